@@ -1,0 +1,57 @@
+"""One exception hierarchy for yarnball.
+
+Every error yarnball raises on purpose is a :class:`YarnballError`. The subclasses say which part of the input or
+the system is at fault, and their messages name the file, key, line, field or message type involved so that the
+user knows what to fix. Exceptions from third-party libraries (msgspec, Ray, the XML parser) are translated at the
+boundary with the original kept as ``__cause__``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ActorError",
+    "ConfigurationError",
+    "DeadLetterError",
+    "ProtocolError",
+    "SchedulingError",
+    "SimulationError",
+    "TimeoutError",
+    "TraceFormatError",
+    "YarnballError",
+]
+
+
+class YarnballError(Exception):
+    """Base class of every error raised by yarnball."""
+
+
+class ConfigurationError(YarnballError):
+    """A configuration file or mapping is invalid; the message names the file and the key."""
+
+
+class TraceFormatError(YarnballError):
+    """A workload trace or node file is malformed; the message names the file, the job and the field."""
+
+
+class ProtocolError(YarnballError):
+    """A frame could not be decoded or a message is not valid; the message names the type and field path."""
+
+
+class SchedulingError(YarnballError):
+    """A scheduling request was refused (unknown or non-leaf queue, ACL, limits)."""
+
+
+class ActorError(YarnballError):
+    """Misuse of the actor runtime (an actor started twice, an unknown handler, a kernel already running)."""
+
+
+class DeadLetterError(ActorError):
+    """An ``ask`` was sent to an actor that does not exist or has stopped, so no reply can ever come."""
+
+
+class TimeoutError(ActorError):  # noqa: A001 - deliberately shadows the builtin inside yarnball's namespace
+    """An ``ask`` got no reply within its timeout, measured in the kernel's clock."""
+
+
+class SimulationError(YarnballError):
+    """A simulation could not run to completion (a backend failed, a shard host died, the run was stalled)."""
