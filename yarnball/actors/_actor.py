@@ -1,0 +1,480 @@
+"""Actors: an address, a mailbox processed one message at a time, typed handlers, timers and supervision.
+
+Handlers are methods marked with :func:`handler`; the message type is taken from the decorator's arguments or from
+the annotation of the handler's message parameter. A handler may be ``def`` or ``async def``; an ``async`` handler
+may await ``self.sleep(ms)``, ``ref.ask(...)`` or any kernel :class:`~yarnball.actors.Future`, and the actor
+processes no other message until it returns (Orleans' non-reentrant turns). Long-running logic that must not block
+the mailbox (an ApplicationMaster's main loop) runs in a process started with :meth:`Actor.start_process`.
+
+``tell`` is the primitive; ``ask`` is sugar over it: the message travels with a one-shot reply address as its
+sender, and whatever the handler returns (or raises) resolves the asker's future.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections import deque
+from collections.abc import Callable, Coroutine
+from typing import Any, ClassVar, Literal
+
+import structlog
+
+from yarnball.actors._kernel import URGENT, Future, Kernel, Task, TimerHandle
+from yarnball.errors import ActorError, DeadLetterError
+from yarnball.errors import TimeoutError as AskTimeoutError
+
+__all__ = ["Actor", "ActorRef", "SupervisionPolicy", "handler"]
+
+log = structlog.get_logger(__name__)
+
+SupervisionPolicy = Literal["resume", "restart", "stop"]
+
+_HANDLER_ATTR = "__yarnball_handles__"
+
+
+def handler(*types: type) -> Any:
+    """Mark a method as the handler of one or more message types.
+
+    ``@handler`` alone takes the type(s) from the annotation of the message parameter (a union means several);
+    ``@handler(A, B)`` names them explicitly.
+    """
+    if len(types) == 1 and callable(types[0]) and not isinstance(types[0], type):
+        fn = types[0]
+        setattr(fn, _HANDLER_ATTR, ())
+        return fn
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        setattr(fn, _HANDLER_ATTR, types)
+        return fn
+
+    return mark
+
+
+def _annotated_types(cls: type, fn: Callable[..., Any]) -> tuple[type, ...]:
+    params = list(inspect.signature(fn).parameters.values())
+    if len(params) < 2:
+        raise ActorError(f"handler {cls.__name__}.{fn.__name__} must take the message as its first argument")
+    module = inspect.getmodule(fn)
+    hints = typing.get_type_hints(fn, globalns=vars(module) if module else None)
+    ann = hints.get(params[1].name)
+    if ann is None:
+        raise ActorError(f"handler {cls.__name__}.{fn.__name__} needs @handler(Type) or a type annotation")
+    args = typing.get_args(ann)
+    return tuple(a for a in args if isinstance(a, type)) if args else (ann,)
+
+
+_PROCESS = object()  # stands for a background process in supervision and logs
+
+
+class _Tick:
+    """A timer firing, delivered through the mailbox so it never interleaves with a running handler."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self.fn = fn
+
+
+class ActorRef:
+    """The address of an actor. ``tell`` never blocks; ``ask`` returns a future of the reply."""
+
+    __slots__ = ("_actor", "id", "kernel")
+
+    def __init__(self, actor_id: str, kernel: Kernel, actor: Actor | None) -> None:
+        self.id = actor_id
+        self.kernel = kernel
+        self._actor = actor
+
+    def __repr__(self) -> str:
+        return f"ActorRef({self.id!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ActorRef) and other.id == self.id and other.kernel is self.kernel
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    @property
+    def is_alive(self) -> bool:
+        return self._actor is not None and not self._actor._stopped
+
+    def tell(self, message: Any, sender: ActorRef | None = None, *, delay: float = 0) -> None:
+        """Deliver ``message`` after the link's latency (plus ``delay`` ms)."""
+        kernel = self.kernel
+        latency = kernel.latency(sender.id if sender is not None else None, self.id) + delay
+        actor = self._actor
+        if actor is None:
+            kernel.schedule(latency, _dead_letter, (self.id, message, sender))
+        else:
+            kernel.schedule(latency, actor._deliver, (message, sender))
+
+    def ask(self, message: Any, *, timeout: float | None = None, sender: ActorRef | None = None) -> Future[Any]:
+        """Send ``message`` and return a future resolved by the handler's return value.
+
+        ``timeout`` is in ms of the kernel's clock; on expiry the future fails with :class:`yarnball.errors.TimeoutError`.
+        """
+        kernel = self.kernel
+        fut: Future[Any] = Future(kernel)
+        self.tell(message, _ReplyRef(kernel, fut, sender))
+        if timeout is not None:
+
+            def expire(_: Any) -> None:
+                fut.set_exception(
+                    AskTimeoutError(f"no reply from {self.id} to {type(message).__name__} within {timeout} ms")
+                )
+
+            kernel.schedule(timeout, expire)
+        return fut
+
+    def stop(self) -> None:
+        if self._actor is not None:
+            self._actor.stop()
+
+
+class _ReplyRef(ActorRef):
+    """A one-shot address that resolves an ``ask`` future; it stands in as the sender of the asked message."""
+
+    __slots__ = ("_asker", "_future")
+
+    def __init__(self, kernel: Kernel, future: Future[Any], asker: ActorRef | None) -> None:
+        super().__init__(asker.id if asker is not None else "<ask>", kernel, None)
+        self._future = future
+        self._asker = asker
+
+    def tell(self, message: Any, sender: ActorRef | None = None, *, delay: float = 0) -> None:
+        latency = self.kernel.latency(sender.id if sender is not None else None, self.id) + delay
+        self.kernel.schedule(latency, _resolve, (self._future, message, None))
+
+    def fail(self, exc: BaseException, sender: ActorRef | None) -> None:
+        latency = self.kernel.latency(sender.id if sender is not None else None, self.id)
+        self.kernel.schedule(latency, _resolve, (self._future, None, exc))
+
+
+def _resolve(arg: tuple[Future[Any], Any, BaseException | None]) -> None:
+    fut, value, exc = arg
+    if exc is not None:
+        fut.set_exception(exc)
+    else:
+        fut.set_result(value)
+
+
+def _dead_letter(arg: tuple[str, Any, ActorRef | None]) -> None:
+    target, message, sender = arg
+    kernel = sender.kernel if sender is not None else None
+    from yarnball.actors._kernel import current_kernel
+
+    kernel = kernel or current_kernel.get()
+    if kernel is not None:
+        kernel.dead_letters += 1
+    log.warning(
+        "dead_letter",
+        target=target,
+        message_type=type(message).__name__,
+        sender=sender.id if sender is not None else None,
+    )
+    if isinstance(sender, _ReplyRef):
+        sender.fail(DeadLetterError(f"{target} is not running; {type(message).__name__} was not delivered"), None)
+
+
+class Actor:
+    """Base class of every actor. Subclass it, mark handlers with :func:`handler`, and ``kernel.spawn`` it.
+
+    Runtime state lives in slots so an idle actor costs little beyond the user's own attributes.
+    """
+
+    __slots__ = (
+        "__dict__",
+        "_busy",
+        "_log",
+        "_mailbox",
+        "_restarts",
+        "_sender",
+        "_stopped",
+        "_timers",
+        "kernel",
+        "ref",
+    )
+
+    #: What happens when a handler raises: keep going ("resume", the default), "restart" (on_restart, then
+    #: on_start again) or "stop".
+    supervision: ClassVar[SupervisionPolicy] = "resume"
+    #: Restarts allowed before the actor is stopped, under the "restart" policy.
+    max_restarts: ClassVar[int] = 10
+
+    _handlers: ClassVar[dict[type, Callable[..., Any]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        table: dict[type, Callable[..., Any]] = {}
+        for klass in reversed(cls.__mro__):
+            for name, fn in vars(klass).items():
+                types = getattr(fn, _HANDLER_ATTR, None)
+                if types is None:
+                    continue
+                for t in types or _annotated_types(klass, fn):
+                    table[t] = fn
+                del name
+        cls._handlers = table
+
+    # -- identity and lifecycle --------------------------------------------------------------------------------
+    def _attach(self, kernel: Kernel, actor_id: str) -> ActorRef:
+        self.kernel = kernel
+        self.ref = ActorRef(actor_id, kernel, self)
+        self._mailbox: deque[tuple[Any, ActorRef | None]] | None = None
+        self._busy = False
+        self._stopped = False
+        self._sender: ActorRef | None = None
+        self._timers: list[TimerHandle] | None = None
+        self._log: Any = None
+        self._restarts = 0
+        return self.ref
+
+    @property
+    def id(self) -> str:
+        return self.ref.id
+
+    @property
+    def now(self) -> float:
+        """The kernel's current time in ms."""
+        return self.kernel.now
+
+    @property
+    def sender(self) -> ActorRef | None:
+        """The sender of the message being handled (valid in a handler; captured per coroutine for async ones)."""
+        return self._sender
+
+    @property
+    def log(self) -> Any:
+        """A structlog logger bound with this actor's id (created on first use)."""
+        if self._log is None:
+            self._log = structlog.get_logger(type(self).__module__).bind(actor=self.ref.id)
+        return self._log
+
+    def on_start(self) -> None:
+        """Called once when the actor is spawned, before any message (as a kernel event at spawn time)."""
+
+    def on_stop(self) -> None:
+        """Called once when the actor stops."""
+
+    def on_restart(self, error: BaseException) -> None:
+        """Called before ``on_start`` when the "restart" policy restarts the actor after ``error``."""
+
+    def stop(self) -> None:
+        """Stop now: cancel timers, call ``on_stop``; queued and later messages become dead letters."""
+        if self._stopped:
+            return
+        self._stopped = True
+        for t in self._timers or ():
+            t.cancel()
+        self._timers = None
+        try:
+            self.on_stop()
+        except Exception:
+            self.kernel.handler_failures += 1
+            log.exception("on_stop_failed", actor=self.ref.id)
+        mailbox, self._mailbox = self._mailbox, None
+        for message, sender in mailbox or ():
+            _dead_letter((self.ref.id, message, sender))
+        if self.kernel.actors.get(self.ref.id) is self:
+            del self.kernel.actors[self.ref.id]
+        self.ref._actor = None
+
+    # -- timers ------------------------------------------------------------------------------------------------
+    def every(self, interval: float, what: Any, *, start: float | None = None) -> TimerHandle:
+        """Every ``interval`` ms (first after ``start`` ms, default ``interval``): tell self ``what``, or call it
+        if it is a callable. The firing goes through the mailbox, so it never interleaves with a handler."""
+        if interval <= 0:
+            raise ValueError(f"timer interval must be > 0, got {interval}")
+        handle = TimerHandle()
+        item = _Tick(what) if callable(what) and not isinstance(what, type) else what
+        kernel = self.kernel
+
+        def fire(_: Any) -> None:
+            if handle.cancelled or self._stopped:
+                return
+            self._deliver((item, self.ref))
+            kernel.schedule(interval, fire)
+
+        kernel.schedule(interval if start is None else start, fire)
+        self._track(handle)
+        return handle
+
+    def after(self, delay: float, what: Any) -> TimerHandle:
+        """Once, after ``delay`` ms: tell self ``what``, or call it if it is a callable (through the mailbox)."""
+        handle = TimerHandle()
+        item = _Tick(what) if callable(what) and not isinstance(what, type) else what
+
+        def fire(_: Any) -> None:
+            if not handle.cancelled and not self._stopped:
+                self._deliver((item, self.ref))
+
+        self.kernel.schedule(delay, fire)
+        self._track(handle)
+        return handle
+
+    def _track(self, handle: TimerHandle) -> None:
+        if self._timers is None:
+            self._timers = [handle]
+        else:
+            # Drop cancelled handles now and then so one-shot timers do not accumulate.
+            if len(self._timers) > 64:
+                self._timers = [t for t in self._timers if not t.cancelled]
+            self._timers.append(handle)
+
+    def sleep(self, delay: float) -> Future[None]:
+        """``await self.sleep(ms)`` inside an async handler or process."""
+        return self.kernel.sleep(delay)
+
+    def start_process(self, coro: Coroutine[Any, Any, Any]) -> Task[Any]:
+        """Run ``coro`` alongside the mailbox (not one message at a time): an AM's main loop, a poller.
+
+        A failure is handled by the actor's supervision policy like a failing handler.
+        """
+        task: Task[Any] = Task(self.kernel, coro)
+        task.add_done_callback(lambda t: self._task_done(t, _PROCESS, None))
+        return task
+
+    # -- delivery ----------------------------------------------------------------------------------------------
+    def _deliver(self, arg: tuple[Any, ActorRef | None]) -> None:
+        if self._stopped:
+            _dead_letter((self.ref.id, arg[0], arg[1]))
+            return
+        if self._busy:
+            if self._mailbox is None:
+                self._mailbox = deque()
+            self._mailbox.append(arg)
+            return
+        self._handle(arg[0], arg[1])
+
+    def _handle(self, message: Any, sender: ActorRef | None) -> None:
+        if type(message) is _Tick:
+            fn: Callable[..., Any] = _call_tick
+        else:
+            fn = self._handlers.get(type(message)) or self._lookup(type(message))  # type: ignore[assignment]
+            if fn is None:
+                self.on_unhandled(message, sender)
+                return
+        self._sender = sender
+        try:
+            result = fn(self, message)
+        except Exception as exc:
+            self._failed(exc, message, sender)
+            return
+        if result is not None and inspect.iscoroutine(result):
+            self._busy = True
+            task = Task(self.kernel, result, on_resume=lambda: setattr(self, "_sender", sender))
+            task.add_done_callback(lambda t: self._task_done(t, message, sender))
+            return
+        if isinstance(sender, _ReplyRef):
+            sender.tell(result, self.ref)
+
+    def _task_done(self, task: Future[Any], message: Any, sender: ActorRef | None) -> None:
+        exc = task.exception()
+        is_handler = message is not _PROCESS
+        if is_handler:
+            self._busy = False
+        if exc is not None:
+            self._failed(exc, message, sender)  # type: ignore[arg-type]
+        elif isinstance(sender, _ReplyRef):
+            sender.tell(task.result(), self.ref)
+        if is_handler:
+            self._drain()
+
+    def _drain(self) -> None:
+        mailbox = self._mailbox
+        while mailbox and not self._busy and not self._stopped:
+            message, sender = mailbox.popleft()
+            self._handle(message, sender)
+
+    def _lookup(self, mtype: type) -> Callable[..., Any] | None:
+        for base in mtype.__mro__[1:]:
+            fn = self._handlers.get(base)
+            if fn is not None:
+                type(self)._handlers[mtype] = fn
+                return fn
+        return None
+
+    def on_unhandled(self, message: Any, sender: ActorRef | None) -> None:
+        """A message no handler accepts: rejected, logged and counted; the actor keeps running."""
+        self.kernel.dead_letters += 1
+        log.warning(
+            "unhandled_message",
+            actor=self.ref.id,
+            message_type=type(message).__name__,
+            sender=sender.id if sender is not None else None,
+        )
+        if isinstance(sender, _ReplyRef):
+            sender.fail(ActorError(f"{self.ref.id} has no handler for {type(message).__name__}"), self.ref)
+
+    def _failed(self, exc: BaseException, message: Any, sender: ActorRef | None) -> None:
+        self.kernel.handler_failures += 1
+        log.error(
+            "handler_failed",
+            actor=self.ref.id,
+            message_type="process" if message is _PROCESS else type(message).__name__,
+            message=repr(message)[:500],
+            error=f"{type(exc).__name__}: {exc}",
+            policy=self.supervision,
+        )
+        if isinstance(sender, _ReplyRef):
+            sender.fail(exc, self.ref)
+        if self.supervision == "stop":
+            self.stop()
+        elif self.supervision == "restart":
+            self._restarts += 1
+            if self._restarts > self.max_restarts:
+                log.error("restart_limit_reached", actor=self.ref.id, restarts=self._restarts - 1)
+                self.stop()
+                return
+            for t in self._timers or ():
+                t.cancel()
+            self._timers = None
+            self.on_restart(exc)
+            self.on_start()
+
+
+def _call_tick(actor: Actor, tick: _Tick) -> Any:
+    return tick.fn()
+
+
+def _spawn(kernel: Kernel, actor: Actor, actor_id: str) -> ActorRef:
+    if actor_id in kernel.actors:
+        raise ActorError(f"an actor with id {actor_id!r} is already running")
+    if getattr(actor, "ref", None) is not None and getattr(actor, "kernel", None) is not None:
+        raise ActorError(f"{type(actor).__name__} instance is already spawned as {actor.ref.id!r}")
+    ref = actor._attach(kernel, actor_id)
+    kernel.actors[actor_id] = actor
+
+    def start(_: Any) -> None:
+        if actor._stopped:
+            return
+        actor._busy = True
+        try:
+            actor.on_start()
+        except Exception as exc:
+            actor._busy = False
+            actor._failed(exc, _Started(), None)
+            return
+        actor._busy = False
+        actor._drain()
+
+    kernel.schedule(0, start, priority=URGENT)
+    return ref
+
+
+class _Started:
+    """Stands for the start hook in failure logs."""
+
+
+def spawn(kernel: Kernel, actor: Actor, actor_id: str | None = None) -> ActorRef:
+    """Register ``actor`` under ``actor_id`` (default: class name + counter) and schedule its ``on_start``."""
+    if actor_id is None:
+        actor_id = f"{type(actor).__name__}-{len(kernel.actors)}"
+    return _spawn(kernel, actor, actor_id)
+
+
+def lookup(kernel: Kernel, actor_id: str) -> ActorRef:
+    """The address of ``actor_id``; a ref to an unknown id is valid and its messages become dead letters."""
+    actor = kernel.actors.get(actor_id)
+    return actor.ref if actor is not None else ActorRef(actor_id, kernel, None)

@@ -1,0 +1,441 @@
+"""The event kernel: one heap of events ordered by ``(time, priority, sequence)``, and the clocks that pace it.
+
+The shape is SimPy's (``simpy/core.py``): a heap and a step function; everything else is built on it. Time is in
+**milliseconds** (YARN's unit for every interval), as an int or a float.
+
+Why not asyncio's loop as the clock: asyncio's timer heap does not keep insertion order for equal deadlines, so
+simultaneous heartbeats would be ordered by heap accident. Here the sequence number makes equal times FIFO and
+deterministic. Coroutines (``async def`` handlers and processes) are driven by the kernel itself: they await
+kernel :class:`Future` objects (sleeps, ``ask`` replies), which works the same under the virtual and the wall clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import heapq
+import itertools
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Coroutine, Generator
+from typing import Any, Generic, TypeVar
+
+import structlog
+
+from yarnball.errors import ActorError
+
+__all__ = [
+    "NORMAL",
+    "URGENT",
+    "Clock",
+    "Future",
+    "Kernel",
+    "TimerHandle",
+    "VirtualClock",
+    "WallClock",
+    "current_kernel",
+]
+
+log = structlog.get_logger(__name__)
+
+T = TypeVar("T")
+
+URGENT = 0  # runs before NORMAL events of the same time (internal bookkeeping, wake-ups)
+NORMAL = 1  # message deliveries and timers
+
+#: The kernel whose events are being processed; read by the logging processor to stamp simulated time.
+current_kernel: contextvars.ContextVar[Kernel | None] = contextvars.ContextVar("yarnball_kernel", default=None)
+
+_PENDING = object()
+_ASYNCIO_HINT = "use self.sleep(ms), ref.ask(...) or kernel futures instead of asyncio primitives"
+
+
+class Clock(ABC):
+    """How the kernel waits before it processes an event due at simulated time ``t`` (ms)."""
+
+    @abstractmethod
+    def start(self, now: float) -> None:
+        """Called when a run starts at simulated time ``now``."""
+
+    @abstractmethod
+    def wait_until(self, t: float) -> None:
+        """Block until it is time to process an event due at ``t``."""
+
+    @abstractmethod
+    async def wait_until_async(self, t: float, wakeup: asyncio.Event) -> bool:
+        """Await the time ``t``; return False early if ``wakeup`` is set (an earlier event may have arrived)."""
+
+
+class VirtualClock(Clock):
+    """Jump straight to the next event: simulated time runs as fast as the events can be processed (the default)."""
+
+    def start(self, now: float) -> None:
+        pass
+
+    def wait_until(self, t: float) -> None:
+        pass
+
+    async def wait_until_async(self, t: float, wakeup: asyncio.Event) -> bool:
+        return True
+
+
+class WallClock(Clock):
+    """Pace simulated time by the wall clock: ``factor`` simulated ms per real ms (1.0 = real time).
+
+    SimPy's ``RealtimeEnvironment`` shape: remember the (real, simulated) pair at the start, and sleep until the
+    real time that corresponds to each event's simulated time. Events that are late run at once.
+    """
+
+    def __init__(self, factor: float = 1.0) -> None:
+        if factor <= 0:
+            raise ValueError(f"WallClock factor must be > 0, got {factor}")
+        self.factor = factor
+        self._real_start = 0.0
+        self._sim_start = 0.0
+
+    def start(self, now: float) -> None:
+        self._real_start = time.monotonic()
+        self._sim_start = now
+
+    def _delay_s(self, t: float) -> float:
+        due = self._real_start + (t - self._sim_start) / self.factor / 1000.0
+        return due - time.monotonic()
+
+    def wait_until(self, t: float) -> None:
+        delay = self._delay_s(t)
+        if delay > 0:
+            time.sleep(delay)
+
+    async def wait_until_async(self, t: float, wakeup: asyncio.Event) -> bool:
+        delay = self._delay_s(t)
+        if delay <= 0:
+            return True
+        try:
+            await asyncio.wait_for(wakeup.wait(), delay)
+        except TimeoutError:
+            return True
+        return False
+
+
+class Future(Generic[T]):
+    """A result that arrives later in simulated time; awaitable from kernel-driven coroutines.
+
+    Callbacks run as kernel events (never inline), so resolution order is deterministic and recursion stays flat.
+    """
+
+    __slots__ = ("_callbacks", "_exception", "_kernel", "_result")
+
+    def __init__(self, kernel: Kernel) -> None:
+        self._kernel = kernel
+        self._result: Any = _PENDING
+        self._exception: BaseException | None = None
+        self._callbacks: list[Callable[[Future[T]], None]] | None = None
+
+    def done(self) -> bool:
+        return self._result is not _PENDING or self._exception is not None
+
+    def result(self) -> T:
+        if self._exception is not None:
+            raise self._exception
+        if self._result is _PENDING:
+            raise ActorError("Future.result() called before the future was resolved")
+        return self._result  # type: ignore[no-any-return]
+
+    def exception(self) -> BaseException | None:
+        return self._exception
+
+    def set_result(self, value: T) -> None:
+        if self.done():
+            return  # first resolution wins: a late reply after a timeout is ignored
+        self._result = value
+        self._fire()
+
+    def set_exception(self, exc: BaseException) -> None:
+        if self.done():
+            return
+        self._exception = exc
+        self._fire()
+
+    def add_done_callback(self, fn: Callable[[Future[T]], None]) -> None:
+        if self.done():
+            self._kernel.schedule(0, fn, self, priority=URGENT)
+        elif self._callbacks is None:
+            self._callbacks = [fn]
+        else:
+            self._callbacks.append(fn)
+
+    def _fire(self) -> None:
+        callbacks, self._callbacks = self._callbacks, None
+        for fn in callbacks or ():
+            self._kernel.schedule(0, fn, self, priority=URGENT)
+
+    def __await__(self) -> Generator[Future[T], None, T]:
+        if not self.done():
+            yield self
+        return self.result()
+
+
+class TimerHandle:
+    """A scheduled callback that can be cancelled (cancelling is O(1): the event is skipped when popped)."""
+
+    __slots__ = ("cancelled",)
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class Task(Future[T]):
+    """Drives one coroutine on the kernel; resolves with the coroutine's result."""
+
+    __slots__ = ("_coro", "_on_resume")
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        coro: Coroutine[Any, Any, T],
+        on_resume: Callable[[], None] | None = None,
+    ) -> None:
+        super().__init__(kernel)
+        self._coro = coro
+        self._on_resume = on_resume
+        kernel.schedule(0, self._step, None, priority=URGENT)
+
+    def _wakeup(self, fut: Future[Any]) -> None:
+        self._step(fut)
+
+    def _step(self, fut: Future[Any] | None) -> None:
+        if self.done():
+            return
+        if self._on_resume is not None:
+            self._on_resume()
+        try:
+            if fut is not None and fut._exception is not None:
+                yielded = self._coro.throw(fut._exception)
+            else:
+                yielded = self._coro.send(None if fut is None else fut._result)
+        except StopIteration as stop:
+            self.set_result(stop.value)
+            return
+        except RuntimeError as exc:
+            if "event loop" in str(exc):  # an asyncio primitive was awaited outside asyncio
+                error = ActorError(f"{exc}: {_ASYNCIO_HINT}")
+                error.__cause__ = exc
+                self.set_exception(error)
+            else:
+                self.set_exception(exc)
+            return
+        except BaseException as exc:  # reported to whoever awaits the task (the actor's supervisor)
+            self.set_exception(exc)
+            return
+        if isinstance(yielded, Future):
+            yielded.add_done_callback(self._wakeup)
+        else:
+            # e.g. `await asyncio.sleep(1)` inside a kernel-driven coroutine: asyncio's futures cannot be driven here
+            error = ActorError(f"a yarnball coroutine awaited {yielded!r}, which is not a yarnball Future: {_ASYNCIO_HINT}")
+            self._coro.close()
+            self.set_exception(error)
+
+    def cancel(self) -> None:
+        if not self.done():
+            self._coro.close()
+            self.set_exception(ActorError("task cancelled"))
+
+
+class Kernel:
+    """One event queue per process, ordered by ``(time, priority, sequence)``.
+
+    ``schedule`` pushes a callback ``fn(arg)``; ``run`` pops and calls them in order, moving ``now`` to each event's
+    time (immediately under the :class:`VirtualClock`, paced under the :class:`WallClock`).
+    """
+
+    def __init__(self, clock: Clock | None = None, *, start: float = 0) -> None:
+        self.clock: Clock = clock if clock is not None else VirtualClock()
+        self.now: float = start
+        self._queue: list[tuple[float, int, int, Callable[[Any], None], Any]] = []
+        self._seq = itertools.count()
+        self._running = False
+        self._stop_requested = False
+        self._wakeup: asyncio.Event | None = None
+        self.events_processed = 0
+        # The actor runtime's bookkeeping lives here so that every actor of a process shares it.
+        self.actors: dict[str, Any] = {}
+        self.dead_letters = 0
+        self.handler_failures = 0
+        self.default_latency: float = 0
+        self._latency: dict[tuple[str, str], float] = {}
+
+    # -- scheduling ---------------------------------------------------------------------------------------------
+    def schedule(self, delay: float, fn: Callable[[Any], None], arg: Any = None, *, priority: int = NORMAL) -> None:
+        """Call ``fn(arg)`` at ``now + delay``. Equal times run by priority, then in scheduling order."""
+        if delay < 0:
+            raise ValueError(f"cannot schedule into the past (delay={delay})")
+        heapq.heappush(self._queue, (self.now + delay, priority, next(self._seq), fn, arg))
+        if self._wakeup is not None:
+            self._wakeup.set()
+
+    def call_later(self, delay: float, fn: Callable[[], None]) -> TimerHandle:
+        """Call ``fn()`` after ``delay`` ms unless the returned handle is cancelled first."""
+        handle = TimerHandle()
+
+        def fire(_: Any) -> None:
+            if not handle.cancelled:
+                fn()
+
+        self.schedule(delay, fire)
+        return handle
+
+    def spawn(self, actor: Any, actor_id: str | None = None) -> Any:
+        """Register an :class:`~yarnball.actors.Actor` under ``actor_id`` and schedule its ``on_start``."""
+        from yarnball.actors._actor import spawn
+
+        return spawn(self, actor, actor_id)
+
+    def lookup(self, actor_id: str) -> Any:
+        """The :class:`~yarnball.actors.ActorRef` of ``actor_id`` (messages to an unknown id are dead letters)."""
+        from yarnball.actors._actor import lookup
+
+        return lookup(self, actor_id)
+
+    def shutdown(self) -> None:
+        """Orderly stop: every actor is stopped, in reverse order of spawning, with its ``on_stop`` called."""
+        for actor in reversed(list(self.actors.values())):
+            actor.stop()
+
+    def create_future(self) -> Future[Any]:
+        return Future(self)
+
+    def sleep(self, delay: float) -> Future[None]:
+        """A future resolved ``delay`` ms from now: ``await kernel.sleep(1000)``."""
+        fut: Future[None] = Future(self)
+        self.schedule(delay, lambda _: fut.set_result(None))
+        return fut
+
+    def spawn_task(self, coro: Coroutine[Any, Any, T]) -> Task[T]:
+        """Run a coroutine on the kernel (it may await kernel futures)."""
+        return Task(self, coro)
+
+    def peek(self) -> float | None:
+        """The time of the next event, or None when the queue is empty."""
+        return self._queue[0][0] if self._queue else None
+
+    def stop(self) -> None:
+        """Make the current ``run`` return after the event being processed."""
+        self._stop_requested = True
+
+    # -- latency between actors --------------------------------------------------------------------------------
+    def set_latency(self, src: str, dst: str, ms: float) -> None:
+        """Model a delivery latency on the link ``src -> dst`` (actor ids)."""
+        if ms < 0:
+            raise ValueError("latency must be >= 0")
+        self._latency[(src, dst)] = ms
+
+    def latency(self, src: str | None, dst: str) -> float:
+        if self._latency and src is not None:
+            return self._latency.get((src, dst), self.default_latency)
+        return self.default_latency
+
+    # -- running -----------------------------------------------------------------------------------------------
+    def run(self, until: float | None = None) -> float:
+        """Process events until the queue is empty, ``until`` (ms, inclusive) is reached, or ``stop()``.
+
+        Returns the simulated time at the end. With ``until``, ``now`` ends exactly at ``until``.
+        """
+        if self._running:
+            raise ActorError("Kernel.run() called while the kernel is already running")
+        self._running = True
+        self._stop_requested = False
+        token = current_kernel.set(self)
+        queue = self._queue
+        pop = heapq.heappop
+        clock = self.clock
+        virtual = isinstance(clock, VirtualClock)
+        clock.start(self.now)
+        count = 0
+        try:
+            while queue:
+                t = queue[0][0]
+                if until is not None and t > until:
+                    break
+                if not virtual:
+                    clock.wait_until(t)
+                t, _, _, fn, arg = pop(queue)
+                self.now = t
+                count += 1
+                fn(arg)
+                if self._stop_requested:
+                    break
+            else:
+                pass
+            if until is not None and not self._stop_requested and self.now < until:
+                if not virtual:
+                    clock.wait_until(until)
+                self.now = until
+        finally:
+            self.events_processed += count
+            self._running = False
+            current_kernel.reset(token)
+        return self.now
+
+    def run_until_complete(self, fut: Future[T], *, limit: float | None = None) -> T:
+        """Run until ``fut`` is resolved and return its result (raise if the queue empties first)."""
+        done_flag = []
+
+        def done(_: Future[T]) -> None:
+            done_flag.append(True)
+            self.stop()
+
+        fut.add_done_callback(done)
+        while not done_flag:
+            if not self._queue:
+                raise ActorError("the event queue ran empty before the awaited future was resolved")
+            if limit is not None and self._queue[0][0] > limit:
+                raise ActorError(f"the awaited future was not resolved by t={limit} ms")
+            self.run(until=limit)
+        return fut.result()
+
+    async def run_async(self, until: float | None = None) -> float:
+        """Like :meth:`run`, but awaits the clock instead of blocking, for live runs inside asyncio (and Ray).
+
+        While waiting for the next event's wall time, an event scheduled from outside (another asyncio task) wakes
+        the loop so that it is not missed.
+        """
+        if self._running:
+            raise ActorError("Kernel.run_async() called while the kernel is already running")
+        self._running = True
+        self._stop_requested = False
+        self._wakeup = asyncio.Event()
+        token = current_kernel.set(self)
+        queue = self._queue
+        self.clock.start(self.now)
+        try:
+            while not self._stop_requested:
+                if not queue:
+                    if until is None:
+                        break
+                    self._wakeup.clear()
+                    if await self.clock.wait_until_async(until, self._wakeup):
+                        break
+                    continue
+                t = queue[0][0]
+                if until is not None and t > until:
+                    self._wakeup.clear()
+                    if await self.clock.wait_until_async(until, self._wakeup):
+                        break
+                    continue
+                self._wakeup.clear()
+                if not await self.clock.wait_until_async(t, self._wakeup):
+                    continue  # something new was scheduled; look at the head again
+                t, _, _, fn, arg = heapq.heappop(queue)
+                self.now = t
+                self.events_processed += 1
+                fn(arg)
+            if until is not None and not self._stop_requested and self.now < until:
+                self.now = until
+        finally:
+            self._wakeup = None
+            self._running = False
+            current_kernel.reset(token)
+        return self.now
