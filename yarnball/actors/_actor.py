@@ -112,7 +112,8 @@ class ActorRef:
     def ask(self, message: Any, *, timeout: float | None = None, sender: ActorRef | None = None) -> Future[Any]:
         """Send ``message`` and return a future resolved by the handler's return value.
 
-        ``timeout`` is in ms of the kernel's clock; on expiry the future fails with :class:`yarnball.errors.TimeoutError`.
+        ``timeout`` is in ms of the kernel's clock; on expiry the future fails with
+        :class:`yarnball.errors.TimeoutError`.
         """
         kernel = self.kernel
         fut: Future[Any] = Future(kernel)

@@ -234,7 +234,7 @@ class Task(Future[T]):
             yielded.add_done_callback(self._wakeup)
         else:
             # e.g. `await asyncio.sleep(1)` inside a kernel-driven coroutine: asyncio's futures cannot be driven here
-            error = ActorError(f"a yarnball coroutine awaited {yielded!r}, which is not a yarnball Future: {_ASYNCIO_HINT}")
+            error = ActorError(f"a yarnball coroutine awaited {yielded!r}, not a yarnball Future: {_ASYNCIO_HINT}")
             self._coro.close()
             self.set_exception(error)
 
