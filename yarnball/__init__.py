@@ -1,5 +1,57 @@
-"""yarnball: Hadoop YARN resource management as actors exchanging MessagePack heartbeats."""
+"""yarnball: Hadoop YARN resource management as actors exchanging MessagePack heartbeats.
+
+The public API is re-exported here; everything in a ``_module`` is private. Ray is imported only when the Ray
+backend is used.
+"""
 
 from __future__ import annotations
 
+from yarnball.actors import (
+    Actor,
+    ActorRef,
+    Future,
+    Kernel,
+    VirtualClock,
+    WallClock,
+    configure_logging,
+    handler,
+)
+from yarnball.errors import (
+    ActorError,
+    ConfigurationError,
+    DeadLetterError,
+    ProtocolError,
+    SchedulingError,
+    SimulationError,
+    TimeoutError,
+    TraceFormatError,
+    YarnballError,
+)
+from yarnball.protocols import Configuration, Resource, decode, encode
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "Actor",
+    "ActorError",
+    "ActorRef",
+    "Configuration",
+    "ConfigurationError",
+    "DeadLetterError",
+    "Future",
+    "Kernel",
+    "ProtocolError",
+    "Resource",
+    "SchedulingError",
+    "SimulationError",
+    "TimeoutError",
+    "TraceFormatError",
+    "VirtualClock",
+    "WallClock",
+    "YarnballError",
+    "__version__",
+    "configure_logging",
+    "decode",
+    "encode",
+    "handler",
+]

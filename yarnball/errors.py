@@ -49,7 +49,7 @@ class DeadLetterError(ActorError):
     """An ``ask`` was sent to an actor that does not exist or has stopped, so no reply can ever come."""
 
 
-class TimeoutError(ActorError):  # noqa: A001 - deliberately shadows the builtin inside yarnball's namespace
+class TimeoutError(ActorError):  # deliberately shadows the builtin inside yarnball
     """An ``ask`` got no reply within its timeout, measured in the kernel's clock."""
 
 

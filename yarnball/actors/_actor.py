@@ -252,6 +252,12 @@ class Actor:
             self._log = structlog.get_logger(type(self).__module__).bind(actor=self.ref.id)
         return self._log
 
+    def reply(self, message: Any) -> None:
+        """Answer the sender of the message being handled (an actor, or the future of an ``ask``)."""
+        sender = self._sender
+        if sender is not None:
+            sender.tell(message, self.ref)
+
     def on_start(self) -> None:
         """Called once when the actor is spawned, before any message (as a kernel event at spawn time)."""
 

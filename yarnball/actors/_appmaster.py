@@ -1,0 +1,418 @@
+"""The ApplicationMaster base class: submission, an AMRMClient-like API and callbacks.
+
+Subclass :class:`ApplicationMaster` and override the callbacks::
+
+    class MyAM(ApplicationMaster):
+        def on_registered(self, response):
+            self.add_container_request(Resource(1024, 1), priority=20, count=10)
+
+        def on_containers_allocated(self, containers):
+            for c in containers:
+                self.start_container(c, duration_ms=30_000)
+
+        def on_containers_completed(self, statuses):
+            if self.completed_ok >= 10:
+                self.finish()
+
+The AM submits its application at ``submit_at_ms`` (GetNewApplication, then SubmitApplication), waits for the RM
+to launch its AM container, registers, then heartbeats ``allocate`` every ``heartbeat_interval_ms``. As in
+``AMRMClientImpl``, the ask table is keyed by (priority, resource name, execution type, capability) and only the
+entries that changed since the previous heartbeat are sent, with absolute counts that replace the RM's; each
+allocated container is matched to the oldest outstanding request of its priority (node-local first, then rack,
+then any), whose host, rack and ``*`` entries are decremented, like ``removeContainerRequest``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from yarnball.actors._actor import Actor, handler
+from yarnball.actors._nodemanager import nm_actor_id
+from yarnball.protocols import (
+    ANY,
+    AllocateRequest,
+    AllocateResponse,
+    AMCommand,
+    ApplicationAttemptId,
+    ApplicationId,
+    Container,
+    ContainerExitStatus,
+    ContainerId,
+    ContainerStatus,
+    ExecutionType,
+    ExecutionTypeRequest,
+    FinalApplicationStatus,
+    FinishApplicationMasterRequest,
+    FinishApplicationMasterResponse,
+    GetNewApplicationRequest,
+    GetNewApplicationResponse,
+    NodeReport,
+    PreemptionMessage,
+    Priority,
+    RegisterApplicationMasterRequest,
+    RegisterApplicationMasterResponse,
+    Resource,
+    ResourceBlacklistRequest,
+    ResourceRequest,
+    StartContainersRequest,
+    StartContainersResponse,
+    StopContainersRequest,
+    StopContainersResponse,
+    SubmitApplicationRequest,
+    SubmitApplicationResponse,
+)
+from yarnball.protocols._clientprotocol import ApplicationSubmissionContext
+from yarnball.protocols._containermanagement import ContainerLaunchContext, StartContainerRequest
+from yarnball.protocols._executor import (
+    ATTEMPT_ID_ENV,
+    PROCESS_ACTOR_ENV,
+    ContainerLaunched,
+    ContainerProcessExited,
+    ContainerTerminated,
+)
+
+__all__ = ["ApplicationMaster", "ContainerRequest"]
+
+DEFAULT_AM_RESOURCE = Resource(1024, 1)
+AskKey = tuple[int, str, ExecutionType, int, int, int]  # priority, resource name, type, memory, vcores, request id
+
+
+class ContainerRequest:
+    """One outstanding container request (AMRMClient.ContainerRequest): where, what, at which priority."""
+
+    __slots__ = ("capability", "execution_type", "nodes", "priority", "racks", "relax_locality", "request_id")
+
+    def __init__(
+        self,
+        capability: Resource,
+        priority: int,
+        nodes: tuple[str, ...] = (),
+        racks: tuple[str, ...] = (),
+        relax_locality: bool = True,
+        execution_type: ExecutionType = ExecutionType.GUARANTEED,
+        request_id: int = -1,
+    ) -> None:
+        self.capability = capability
+        self.priority = priority
+        self.nodes = nodes
+        self.racks = racks
+        self.relax_locality = relax_locality
+        self.execution_type = execution_type
+        self.request_id = request_id
+
+    def names(self) -> tuple[str, ...]:
+        return (*self.nodes, *self.racks, ANY)
+
+
+class ApplicationMaster(Actor):
+    """Base class of every ApplicationMaster, SLS's simulated ones and users' own."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        queue: str = "default",
+        user: str = "default",
+        am_resource: Resource = DEFAULT_AM_RESOURCE,
+        priority: int = 0,
+        submit_at_ms: float = 0,
+        heartbeat_interval_ms: float = 1000,
+        max_app_attempts: int = 0,
+        application_type: str = "YARN",
+        rm_id: str = "rm",
+    ) -> None:
+        self.name = name
+        self.queue = queue
+        self.user = user
+        self.am_resource = am_resource
+        self.app_priority = priority
+        self.submit_at_ms = submit_at_ms
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.max_app_attempts = max_app_attempts
+        self.application_type = application_type
+        self.rm_id = rm_id
+        self.application_id: ApplicationId | None = None
+        self.attempt_id: ApplicationAttemptId | None = None
+        self.am_container: Container | None = None
+        self.maximum_capability: Resource | None = None
+        self.headroom = Resource()
+        self.num_cluster_nodes = 0
+        self.finished = False
+        self.running: dict[ContainerId, Container] = {}
+        self.submitted_at: float | None = None
+        self.registered_at: float | None = None
+        self._reset_attempt_state()
+
+    def _reset_attempt_state(self) -> None:
+        self._asks: dict[AskKey, ResourceRequest] = {}
+        self._changed: set[AskKey] = set()
+        self._outstanding: dict[int, deque[ContainerRequest]] = {}
+        self._release: list[ContainerId] = []
+        self._response_id = 0
+        self._heartbeat: Any = None
+        self._unregistering = False
+        self.running = {}
+
+    @property
+    def rm(self) -> Any:
+        return self.kernel.lookup(self.rm_id)
+
+    # -- callbacks for subclasses -----------------------------------------------------------------------------
+    def on_registered(self, response: RegisterApplicationMasterResponse) -> None:
+        """The AM is registered: add the first container requests here."""
+
+    def on_containers_allocated(self, containers: tuple[Container, ...]) -> None:
+        """New containers: start them with :meth:`start_container` or give them back with :meth:`release`."""
+
+    def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:
+        """Containers ended (exit status SUCCESS, PREEMPTED, KILLED_*, ABORTED, ...)."""
+
+    def on_preemption_message(self, message: PreemptionMessage) -> None:
+        """The RM wants resources back: a strict contract (will be taken) and/or a negotiable one."""
+
+    def on_node_updates(self, reports: tuple[NodeReport, ...]) -> None:
+        """Nodes changed state (lost, unhealthy, decommissioned)."""
+
+    def on_attempt_restarted(self) -> None:
+        """A new attempt of this application started after the previous AM container died."""
+
+    def on_shutdown_request(self) -> None:
+        """The RM told the AM to shut down (its attempt is gone)."""
+
+    # -- submission (the client side) -------------------------------------------------------------------------
+    def on_start(self) -> None:
+        self.after(self.submit_at_ms, self._get_new_application)
+
+    def _get_new_application(self) -> None:
+        self.rm.tell(GetNewApplicationRequest(), self.ref)
+
+    @handler
+    def on_new_application(self, msg: GetNewApplicationResponse) -> None:
+        self.application_id = msg.application_id
+        self.maximum_capability = msg.maximum_resource_capability
+        context = ApplicationSubmissionContext(
+            application_id=msg.application_id,
+            application_name=self.name,
+            queue=self.queue,
+            priority=Priority(self.app_priority),
+            user=self.user,
+            am_container_spec=ContainerLaunchContext(environment=((PROCESS_ACTOR_ENV, self.id),)),
+            am_container_resource=self.am_resource,
+            application_type=self.application_type,
+            max_app_attempts=self.max_app_attempts,
+        )
+        self.submitted_at = self.now
+        self.rm.tell(SubmitApplicationRequest(application_submission_context=context), self.ref)
+
+    @handler
+    def on_submitted(self, msg: SubmitApplicationResponse) -> None:
+        pass
+
+    # -- launch and registration ------------------------------------------------------------------------------
+    @handler
+    def on_launched(self, msg: ContainerLaunched) -> None:
+        attempt = dict(msg.launch_context.environment).get(ATTEMPT_ID_ENV)
+        if attempt is None:
+            self.log.warning("am_launched_without_attempt_id", container=str(msg.container.id))
+            return
+        restarted = self.attempt_id is not None
+        self._reset_attempt_state()
+        self.attempt_id = ApplicationAttemptId.parse(attempt)
+        self.am_container = msg.container
+        if restarted:
+            self.on_attempt_restarted()
+        self.rm.tell(RegisterApplicationMasterRequest(application_attempt_id=self.attempt_id), self.ref)
+
+    @handler
+    def on_registered_response(self, msg: RegisterApplicationMasterResponse) -> None:
+        self.maximum_capability = msg.maximum_resource_capability
+        self.registered_at = self.now
+        self.on_registered(msg)
+        self._heartbeat = self.every(self.heartbeat_interval_ms, self._allocate)
+
+    @handler
+    def on_terminated(self, msg: ContainerTerminated) -> None:
+        """Our own AM container was killed: the process is gone; a new attempt may launch us again."""
+        if self.am_container is not None and msg.container_id == self.am_container.id:
+            if self._heartbeat is not None:
+                self._heartbeat.cancel()
+            self._heartbeat = None
+            self.am_container = None
+
+    # -- AMRMClient -------------------------------------------------------------------------------------------
+    def add_container_request(
+        self,
+        capability: Resource,
+        priority: int,
+        *,
+        nodes: tuple[str, ...] = (),
+        racks: tuple[str, ...] = (),
+        relax_locality: bool = True,
+        execution_type: ExecutionType = ExecutionType.GUARANTEED,
+        request_id: int = -1,
+        count: int = 1,
+    ) -> None:
+        """Ask for ``count`` containers of ``capability`` at ``priority`` (lower number = more important)."""
+        if count <= 0:
+            return
+        request = ContainerRequest(capability, priority, nodes, racks, relax_locality, execution_type, request_id)
+        queue = self._outstanding.setdefault(priority, deque())
+        for _ in range(count):
+            queue.append(request)
+        for name in request.names():
+            # AMRMClientImpl: relax_locality applies to the rack and ANY entries of a node-specific request.
+            relax = True if name in request.nodes else request.relax_locality or not request.nodes
+            self._change(request, name, +count, relax)
+
+    def remove_container_request(self, request: ContainerRequest) -> None:
+        """Withdraw one outstanding request (after it was satisfied, or when it is no longer wanted)."""
+        queue = self._outstanding.get(request.priority)
+        if queue is not None:
+            try:
+                queue.remove(request)
+            except ValueError:
+                return
+        for name in request.names():
+            self._change(request, name, -1, None)
+
+    def _change(self, request: ContainerRequest, name: str, delta: int, relax: bool | None) -> None:
+        cap = request.capability
+        key: AskKey = (request.priority, name, request.execution_type, cap.memory_mb, cap.vcores, request.request_id)
+        current = self._asks.get(key)
+        count = max(0, (current.num_containers if current is not None else 0) + delta)
+        self._asks[key] = ResourceRequest(
+            priority=Priority(request.priority),
+            capability=cap,
+            resource_name=name,
+            num_containers=count,
+            relax_locality=relax if relax is not None else (current.relax_locality if current else True),
+            execution_type_request=ExecutionTypeRequest(execution_type=request.execution_type),
+            allocation_request_id=request.request_id,
+        )
+        self._changed.add(key)
+
+    def release(self, container_id: ContainerId) -> None:
+        """Give a container back to the RM (``releaseAssignedContainer``)."""
+        self._release.append(container_id)
+        self.running.pop(container_id, None)
+
+    @property
+    def pending_requests(self) -> int:
+        return sum(len(q) for q in self._outstanding.values())
+
+    def _allocate(self) -> None:
+        if self.attempt_id is None or self.finished:
+            return
+        asks = tuple(self._asks[k] for k in sorted(self._changed, key=_ask_sort_key))
+        self._changed = set()
+        release, self._release = tuple(self._release), []
+        progress = 1.0 if self._unregistering else 0.0
+        self.rm.tell(
+            AllocateRequest(
+                application_attempt_id=self.attempt_id,
+                response_id=self._response_id,
+                progress=progress,
+                ask=asks,
+                release=release,
+                resource_blacklist_request=ResourceBlacklistRequest(),
+            ),
+            self.ref,
+        )
+
+    @handler
+    def on_allocate_response(self, msg: AllocateResponse) -> None:
+        if msg.am_command is AMCommand.AM_SHUTDOWN:
+            if self._heartbeat is not None:
+                self._heartbeat.cancel()
+                self._heartbeat = None
+            self.on_shutdown_request()
+            return
+        self._response_id = msg.response_id
+        self.headroom = msg.available_resources
+        self.num_cluster_nodes = msg.num_cluster_nodes
+        if msg.updated_nodes:
+            self.on_node_updates(msg.updated_nodes)
+        if msg.preemption_message is not None:
+            self.on_preemption_message(msg.preemption_message)
+        if msg.completed_container_statuses:
+            for status in msg.completed_container_statuses:
+                self.running.pop(status.container_id, None)
+            self.on_containers_completed(msg.completed_container_statuses)
+        if msg.allocated_containers:
+            for container in msg.allocated_containers:
+                self._match(container)
+            self.on_containers_allocated(msg.allocated_containers)
+
+    def _match(self, container: Container) -> None:
+        """Decrement the oldest outstanding request this container satisfies (node, then rack, then any)."""
+        queue = self._outstanding.get(container.priority.priority)
+        if not queue:
+            return
+        host = container.node_id.host
+        chosen = next((r for r in queue if host in r.nodes), None) or next((r for r in queue if not r.nodes), None)
+        self.remove_container_request(chosen or queue[0])
+
+    # -- ContainerManagement ----------------------------------------------------------------------------------
+    def start_container(
+        self,
+        container: Container,
+        *,
+        duration_ms: float | None = None,
+        context: ContainerLaunchContext | None = None,
+    ) -> None:
+        """Start ``container`` on its NodeManager; a simulated one ends SUCCESS after ``duration_ms``."""
+        if context is None:
+            context = ContainerLaunchContext(simulated_duration_ms=None if duration_ms is None else int(duration_ms))
+        self.running[container.id] = container
+        request = StartContainersRequest(
+            start_container_requests=(StartContainerRequest(container=container, launch_context=context),)
+        )
+        self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(request, self.ref)
+
+    def stop_container(self, container: Container) -> None:
+        """Ask the container's NodeManager to kill it (exit status KILLED_BY_APPMASTER)."""
+        self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(
+            StopContainersRequest(container_ids=(container.id,)), self.ref
+        )
+
+    @handler
+    def on_start_response(self, msg: StartContainersResponse) -> None:
+        for failed in msg.failed_requests:
+            self.log.warning(
+                "container_start_failed", container=str(failed.container_id), diagnostics=failed.diagnostics
+            )
+
+    @handler
+    def on_stop_response(self, msg: StopContainersResponse) -> None:
+        pass
+
+    # -- finishing --------------------------------------------------------------------------------------------
+    def finish(self, status: FinalApplicationStatus = FinalApplicationStatus.SUCCEEDED, diagnostics: str = "") -> None:
+        """Unregister (``finishApplicationMaster``); the AM process then exits and its container completes."""
+        if self.attempt_id is None or self._unregistering:
+            return
+        self._unregistering = True
+        self.rm.tell(
+            FinishApplicationMasterRequest(
+                application_attempt_id=self.attempt_id, final_application_status=status, diagnostics=diagnostics
+            ),
+            self.ref,
+        )
+
+    @handler
+    def on_finish_response(self, msg: FinishApplicationMasterResponse) -> None:
+        self.finished = True
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            self._heartbeat = None
+        if self.am_container is not None:
+            self.kernel.lookup(nm_actor_id(self.am_container.node_id.host)).tell(
+                ContainerProcessExited(container_id=self.am_container.id, exit_status=ContainerExitStatus.SUCCESS),
+                self.ref,
+            )
+
+
+def _ask_sort_key(key: AskKey) -> tuple[Any, ...]:
+    priority, name, etype, mem, vcores, rid = key
+    return (priority, rid, name != ANY, name, etype.value, mem, vcores)

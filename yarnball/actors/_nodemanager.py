@@ -1,0 +1,279 @@
+"""The NodeManager actor: registration, heartbeats, the container lifecycle and a simulated executor.
+
+Lifecycle of a container here (``ContainerImpl`` collapsed to what the RM can observe): a StartContainersRequest
+puts it in SCHEDULED (localizing), after ``localization_ms`` it is RUNNING, and it ends COMPLETE when its simulated
+run time is over (exit status SUCCESS), when the program inside it exits, or when it is killed by the AM
+(KILLED_BY_APPMASTER), the RM (containers_to_cleanup: KILLED_BY_RESOURCEMANAGER) or because its application finished
+(KILLED_AFTER_APP_COMPLETION).
+
+Heartbeats carry the container statuses that changed since the previous heartbeat. Hadoop's NM sends every status
+each time and the RM (``RMNodeImpl``) keeps only what is new — newly RUNNING and newly COMPLETE containers — so
+sending just the changes gives the scheduler exactly the same NODE_UPDATE events at a fraction of the cost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from yarnball.actors._actor import Actor, ActorRef, handler
+from yarnball.protocols import (
+    ApplicationId,
+    Container,
+    ContainerExitStatus,
+    ContainerId,
+    ContainerState,
+    ContainerStatus,
+    NodeAction,
+    NodeHeartbeatRequest,
+    NodeHeartbeatResponse,
+    NodeId,
+    NodeStatus,
+    RegisterNodeManagerRequest,
+    RegisterNodeManagerResponse,
+    Resource,
+    StartContainersRequest,
+    StartContainersResponse,
+    StopContainersRequest,
+    StopContainersResponse,
+)
+from yarnball.protocols._containermanagement import ContainerLaunchContext, FailedContainerRequest
+from yarnball.protocols._executor import (
+    PROCESS_ACTOR_ENV,
+    ContainerLaunched,
+    ContainerProcessExited,
+    ContainerTerminated,
+)
+
+__all__ = ["NodeManager", "nm_actor_id"]
+
+# Diagnostics as Hadoop's NM words them.
+KILLED_BY_AM = "Container killed by the ApplicationMaster."
+KILLED_BY_RM = "Container Killed by ResourceManager"
+KILLED_AFTER_APP = "Container killed on application-finish event"
+
+
+def nm_actor_id(host: str) -> str:
+    """The actor id of the NodeManager on ``host``."""
+    return f"nm-{host}"
+
+
+class _Container:
+    __slots__ = ("container", "context", "process", "state", "timer")
+
+    def __init__(self, container: Container, context: ContainerLaunchContext) -> None:
+        self.container = container
+        self.context = context
+        self.state = ContainerState.SCHEDULED
+        self.timer: Any = None
+        self.process: str | None = None
+
+
+class NodeManager(Actor):
+    """One simulated NodeManager. ``rm`` is the ResourceManager's address."""
+
+    def __init__(
+        self,
+        host: str,
+        rack: str,
+        resource: Resource,
+        rm: ActorRef,
+        *,
+        port: int = 0,
+        start_delay_ms: float = 0,
+        localization_ms: float = 0,
+        labels: tuple[str, ...] = (),
+    ) -> None:
+        self.node_id = NodeId(host, port)
+        self.rack = rack
+        self.resource = resource
+        self.rm = rm
+        self.labels = labels
+        self.start_delay_ms = start_delay_ms
+        self.localization_ms = localization_ms
+        self.containers: dict[ContainerId, _Container] = {}
+        self.used_mb = 0
+        self.used_vcores = 0
+        self.response_id = 0
+        self.heartbeat_interval_ms = 1000
+        self.registered = False
+        self._changes: list[ContainerStatus] = []
+        self._heartbeat: Any = None
+        self.completed_count = 0
+
+    # -- registration and heartbeats --------------------------------------------------------------------------
+    def on_start(self) -> None:
+        self.after(self.start_delay_ms, self._register)
+
+    def _register(self) -> None:
+        request = RegisterNodeManagerRequest(
+            node_id=self.node_id, resource=self.resource, rack_name=self.rack, node_labels=self.labels
+        )
+        self.rm.tell(request, self.ref)
+
+    @handler
+    def on_registered(self, msg: RegisterNodeManagerResponse) -> None:
+        if msg.node_action is NodeAction.SHUTDOWN:
+            self.log.warning("nm_shutdown_by_rm", diagnostics=msg.diagnostics_message)
+            self.stop()
+            return
+        self.registered = True
+        if self._heartbeat is None:
+            self._heartbeat = self.every(self.heartbeat_interval_ms, self._send_heartbeat)
+
+    def _send_heartbeat(self) -> None:
+        changes, self._changes = self._changes, []
+        status = NodeStatus(node_id=self.node_id, response_id=self.response_id, container_statuses=tuple(changes))
+        self.rm.tell(NodeHeartbeatRequest(node_status=status), self.ref)
+
+    @handler
+    def on_heartbeat_response(self, msg: NodeHeartbeatResponse) -> None:
+        self.response_id = msg.response_id
+        for cid in msg.containers_to_cleanup:
+            self._kill(cid, ContainerExitStatus.KILLED_BY_RESOURCEMANAGER, KILLED_BY_RM)
+        for app in msg.applications_to_cleanup:
+            self._cleanup_application(app)
+        if msg.node_action in (NodeAction.SHUTDOWN, NodeAction.RESYNC):
+            # RESYNC: the RM does not know this node (it expired or the RM restarted): register again.
+            if msg.node_action is NodeAction.SHUTDOWN:
+                self.stop()
+                return
+            self._register()
+        if msg.next_heartbeat_interval_ms != self.heartbeat_interval_ms and msg.next_heartbeat_interval_ms > 0:
+            self.heartbeat_interval_ms = msg.next_heartbeat_interval_ms
+            if self._heartbeat is not None:
+                self._heartbeat.cancel()
+            self._heartbeat = self.every(self.heartbeat_interval_ms, self._send_heartbeat)
+
+    # -- ContainerManagementProtocol --------------------------------------------------------------------------
+    @handler
+    def on_start_containers(self, msg: StartContainersRequest) -> None:
+        started: list[ContainerId] = []
+        failed: list[FailedContainerRequest] = []
+        for request in msg.start_container_requests:
+            container = request.container
+            cid = container.id
+            if container.node_id != self.node_id:
+                failed.append(
+                    FailedContainerRequest(container_id=cid, diagnostics=f"Container {cid} is not for {self.node_id}")
+                )
+                continue
+            if cid in self.containers:
+                failed.append(
+                    FailedContainerRequest(
+                        container_id=cid, diagnostics=f"Container {cid} already is running on this node"
+                    )
+                )
+                continue
+            entry = _Container(container, request.launch_context)
+            self.containers[cid] = entry
+            self.used_mb += container.resource.memory_mb
+            self.used_vcores += container.resource.vcores
+            self.after(self.localization_ms, lambda c=cid: self._launch(c))
+            started.append(cid)
+        self.reply(
+            StartContainersResponse(successfully_started_containers=tuple(started), failed_requests=tuple(failed))
+        )
+
+    @handler
+    def on_stop_containers(self, msg: StopContainersRequest) -> None:
+        stopped: list[ContainerId] = []
+        failed: list[FailedContainerRequest] = []
+        for cid in msg.container_ids:
+            if self._kill(cid, ContainerExitStatus.KILLED_BY_APPMASTER, KILLED_BY_AM):
+                stopped.append(cid)
+            else:
+                failed.append(
+                    FailedContainerRequest(
+                        container_id=cid, diagnostics=f"Container {cid} is not handled by this NodeManager"
+                    )
+                )
+        self.reply(
+            StopContainersResponse(successfully_stopped_containers=tuple(stopped), failed_requests=tuple(failed))
+        )
+
+    @handler
+    def on_process_exited(self, msg: ContainerProcessExited) -> None:
+        entry = self.containers.get(msg.container_id)
+        if entry is None or entry.state is ContainerState.COMPLETE:
+            return
+        self._complete(entry, msg.exit_status, msg.diagnostics)
+
+    # -- the executor ----------------------------------------------------------------------------------------
+    def _launch(self, cid: ContainerId) -> None:
+        entry = self.containers.get(cid)
+        if entry is None or entry.state is not ContainerState.SCHEDULED:
+            return
+        entry.state = ContainerState.RUNNING
+        self._changes.append(
+            ContainerStatus(
+                container_id=cid,
+                state=ContainerState.RUNNING,
+                execution_type=entry.container.execution_type,
+                capability=entry.container.resource,
+            )
+        )
+        context = entry.context
+        for key, value in context.environment:
+            if key == PROCESS_ACTOR_ENV:
+                entry.process = value
+                self.kernel.lookup(value).tell(
+                    ContainerLaunched(container=entry.container, launch_context=context), self.ref
+                )
+        if context.simulated_duration_ms is not None:
+            entry.timer = self.after(context.simulated_duration_ms, lambda: self._finish(cid))
+
+    def _finish(self, cid: ContainerId) -> None:
+        entry = self.containers.get(cid)
+        if entry is not None and entry.state is ContainerState.RUNNING:
+            self._complete(entry, ContainerExitStatus.SUCCESS, "")
+
+    def _kill(self, cid: ContainerId, exit_status: int, diagnostics: str) -> bool:
+        entry = self.containers.get(cid)
+        if entry is None:
+            return False
+        if entry.state is ContainerState.COMPLETE:
+            return True
+        if entry.process is not None:
+            self.kernel.lookup(entry.process).tell(
+                ContainerTerminated(container_id=cid, exit_status=exit_status, diagnostics=diagnostics), self.ref
+            )
+        self._complete(entry, exit_status, diagnostics)
+        return True
+
+    def _cleanup_application(self, app: ApplicationId) -> None:
+        for cid in [c for c in self.containers if c.application_attempt_id.application_id == app]:
+            self._kill(cid, ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, KILLED_AFTER_APP)
+
+    def _complete(self, entry: _Container, exit_status: int, diagnostics: str) -> None:
+        if entry.timer is not None:
+            entry.timer.cancel()
+        entry.state = ContainerState.COMPLETE
+        container = entry.container
+        self.used_mb -= container.resource.memory_mb
+        self.used_vcores -= container.resource.vcores
+        self.completed_count += 1
+        del self.containers[container.id]
+        self._changes.append(
+            ContainerStatus(
+                container_id=container.id,
+                state=ContainerState.COMPLETE,
+                exit_status=exit_status,
+                diagnostics=diagnostics,
+                execution_type=container.execution_type,
+                capability=container.resource,
+            )
+        )
+
+    def fail(self) -> None:
+        """Simulate the node dying: it stops heartbeating and its programs are killed (the RM will expire it)."""
+        for entry in list(self.containers.values()):
+            if entry.process is not None:
+                self.kernel.lookup(entry.process).tell(
+                    ContainerTerminated(
+                        container_id=entry.container.id,
+                        exit_status=ContainerExitStatus.ABORTED,
+                        diagnostics="Container released on a *lost* node",
+                    ),
+                    self.ref,
+                )
+        self.stop()

@@ -1,0 +1,579 @@
+"""The ResourceManager actor: its services, the dispatcher into the scheduler, AM launching and liveness.
+
+One actor holds what Hadoop's RM splits into services, each a group of handlers here:
+
+- ResourceTrackerService: NM registration and heartbeats (NODE_ADDED, NODE_UPDATE), NM liveness expiry;
+- ApplicationMasterService: AM register, allocate heartbeats, finish;
+- ClientRMService: new application ids, submissions, kills and reports;
+- the dispatcher: every scheduler event goes through :meth:`ResourceManager.dispatch`, which hands it to the
+  CapacityScheduler policy and acts on what the policy answers (accepted/rejected applications, allocated,
+  reserved and completed containers);
+- ApplicationMasterLauncher: starts the AM container on its NodeManager; attempts fail and retry up to
+  ``yarn.resourcemanager.am.max-attempts``;
+- ContainerAllocationExpirer: containers allocated but never reported RUNNING are expired.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+from yarnball.actors._actor import Actor, handler
+from yarnball.actors._nodemanager import nm_actor_id
+from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
+from yarnball.policies.capacity import (
+    AppAccepted,
+    AppRejected,
+    AttemptAdded,
+    CapacityScheduler,
+    ContainerAllocated,
+    ContainerCompleted,
+    ContainerReserved,
+)
+from yarnball.protocols import (
+    AllocateRequest,
+    AllocateResponse,
+    AMCommand,
+    AppAddedSchedulerEvent,
+    AppAttemptAddedSchedulerEvent,
+    AppAttemptRemovedSchedulerEvent,
+    ApplicationAttemptId,
+    ApplicationId,
+    AppRemovedSchedulerEvent,
+    Configuration,
+    Container,
+    ContainerExitStatus,
+    ContainerExpiredSchedulerEvent,
+    ContainerId,
+    ContainerState,
+    ContainerStatus,
+    FinalApplicationStatus,
+    FinishApplicationMasterRequest,
+    FinishApplicationMasterResponse,
+    GetApplicationReportRequest,
+    GetApplicationReportResponse,
+    GetApplicationsRequest,
+    GetApplicationsResponse,
+    GetClusterMetricsRequest,
+    GetClusterMetricsResponse,
+    GetNewApplicationRequest,
+    GetNewApplicationResponse,
+    KillApplicationRequest,
+    KillApplicationResponse,
+    NodeAction,
+    NodeAddedSchedulerEvent,
+    NodeHeartbeatRequest,
+    NodeHeartbeatResponse,
+    NodeId,
+    NodeRemovedSchedulerEvent,
+    NodeUpdateSchedulerEvent,
+    Priority,
+    RegisterApplicationMasterRequest,
+    RegisterApplicationMasterResponse,
+    RegisterNodeManagerRequest,
+    RegisterNodeManagerResponse,
+    Resource,
+    ResourceRequest,
+    StartContainersRequest,
+    StartContainersResponse,
+    SubmitApplicationRequest,
+    SubmitApplicationResponse,
+    YarnApplicationState,
+    keys,
+)
+from yarnball.protocols._clientprotocol import YarnClusterMetrics
+from yarnball.protocols._containermanagement import ContainerLaunchContext, StartContainerRequest
+from yarnball.protocols._executor import ATTEMPT_ID_ENV
+
+__all__ = ["RMNode", "ResourceManager"]
+
+AM_PRIORITY = Priority(0)  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
+
+
+class RMNode:
+    __slots__ = ("id", "last_heartbeat", "pending_app_cleanup", "pending_cleanup", "rack", "resource", "response_id")
+
+    def __init__(self, node_id: NodeId, rack: str, resource: Resource, now: float) -> None:
+        self.id = node_id
+        self.rack = rack
+        self.resource = resource
+        self.last_heartbeat = now
+        self.response_id = 0
+        self.pending_cleanup: list[ContainerId] = []
+        self.pending_app_cleanup: list[ApplicationId] = []
+
+
+class ResourceManager(Actor):
+    """The ResourceManager. ``conf`` is the layered yarn-site + capacity-scheduler configuration."""
+
+    def __init__(self, conf: Configuration, scheduler: CapacityScheduler, *, cluster_timestamp: int = 1) -> None:
+        self.conf = conf
+        self.scheduler = scheduler
+        self.cluster_timestamp = cluster_timestamp
+        self.heartbeat_interval_ms = conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
+        self.nm_expiry_ms = conf.get_int(keys.RM_NM_EXPIRY_INTERVAL_MS)
+        self.alloc_expiry_ms = conf.get_int(keys.RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS)
+        self.am_expiry_ms = conf.get_int(keys.RM_AM_EXPIRY_INTERVAL_MS)
+        self.max_attempts = conf.get_int(keys.RM_AM_MAX_ATTEMPTS)
+        self.maximum_allocation = scheduler.conf.get_maximum_allocation()
+        self.nodes: dict[NodeId, RMNode] = {}
+        self.lost_nodes: set[NodeId] = set()
+        self.apps: dict[ApplicationId, RMApp] = {}
+        self.attempts: dict[ApplicationAttemptId, RMAppAttempt] = {}
+        self.am_containers: dict[ContainerId, ApplicationAttemptId] = {}
+        self.unlaunched: dict[ContainerId, tuple[float, NodeId]] = {}
+        self._next_app_id = 1
+        self.counters: Counter[str] = Counter()
+        self.live: set[ContainerId] = set()  # allocated and not yet ended, as the RM counts them
+        self.done_listeners: list[Any] = []
+        self.expected_applications: int | None = None
+        self.apps_done = 0
+        # Wall-clock cost of scheduler calls, per operation, like SLS's SchedulerMetrics (not part of the event log).
+        self.op_counts: Counter[str] = Counter()
+        self.op_seconds: Counter[str] = Counter()
+
+    def on_start(self) -> None:
+        # Hadoop's AbstractLivenessMonitor checks every expireInterval / 3.
+        self.every(max(1, self.nm_expiry_ms // 3), self._check_node_liveness)
+        self.every(max(1, self.alloc_expiry_ms // 3), self._check_container_expiry)
+        self.every(max(1, self.am_expiry_ms // 3), self._check_am_liveness)
+
+    # -- the dispatcher ---------------------------------------------------------------------------------------
+    def dispatch(self, event: Any) -> None:
+        """Hand one scheduler event to the CapacityScheduler and act on its notifications."""
+        name = event.event_type.value
+        start = time.perf_counter()
+        notes = self.scheduler.handle(event)
+        self.op_seconds[name] += time.perf_counter() - start
+        self.op_counts[name] += 1
+        self._on_notifications(notes)
+
+    def _on_notifications(self, notes: Any) -> None:
+        for note in notes:
+            kind = type(note)
+            if kind is ContainerAllocated:
+                self._on_allocated(note)
+            elif kind is ContainerCompleted:
+                self._on_scheduler_completed(note)
+            elif kind is AppAccepted:
+                self._on_accepted(note.application_id)
+            elif kind is AppRejected:
+                self._on_rejected(note.application_id, note.diagnostics)
+            elif kind is AttemptAdded:
+                self._on_attempt_added(note.attempt_id)
+            elif kind is ContainerReserved:
+                self.counters["containers_reserved"] += 1
+
+    def _on_allocated(self, note: ContainerAllocated) -> None:
+        container = note.container
+        self.counters["containers_allocated"] += 1
+        self.live.add(container.id)
+        self.unlaunched[container.id] = (self.now, container.node_id)
+        app = self.apps.get(note.attempt_id.application_id)
+        if app is not None:
+            app.nodes.add(container.node_id)
+        attempt = self.attempts.get(note.attempt_id)
+        if note.is_am and attempt is not None and attempt.state is AttemptState.SCHEDULED:
+            self._launch_am(app, attempt, container)  # type: ignore[arg-type]
+
+    def _on_scheduler_completed(self, note: ContainerCompleted) -> None:
+        """The scheduler ended a container itself: the NM must kill it, and an AM container ends its attempt."""
+        self._container_done(note.container_id, note.status)
+        node = self.nodes.get(note.node_id)
+        if node is not None:
+            node.pending_cleanup.append(note.container_id)
+
+    def _container_done(self, cid: ContainerId, status: ContainerStatus) -> None:
+        self.unlaunched.pop(cid, None)
+        if cid not in self.live:
+            return
+        self.live.discard(cid)
+        exit_status = status.exit_status
+        if exit_status == ContainerExitStatus.PREEMPTED:
+            self.counters["containers_preempted"] += 1
+        elif exit_status == ContainerExitStatus.SUCCESS:
+            self.counters["containers_completed"] += 1
+        elif status.diagnostics.startswith("Container released on a *lost* node"):
+            self.counters["containers_lost"] += 1
+        else:
+            self.counters["containers_killed"] += 1
+        attempt_id = self.am_containers.pop(cid, None)
+        if attempt_id is not None:
+            self._am_container_finished(attempt_id, status)
+
+    # -- ResourceTrackerService -------------------------------------------------------------------------------
+    @handler
+    def on_register_node(self, msg: RegisterNodeManagerRequest) -> None:
+        node_id = msg.node_id
+        if node_id in self.nodes:
+            # A re-registering node (after RESYNC) is removed and added again, as RMNodeImpl's ReconnectNodeTransition.
+            self.dispatch(NodeRemovedSchedulerEvent(node_id=node_id))
+        self.nodes[node_id] = RMNode(node_id, msg.rack_name, msg.resource, self.now)
+        self.lost_nodes.discard(node_id)
+        self.dispatch(
+            NodeAddedSchedulerEvent(
+                node_id=node_id, rack_name=msg.rack_name, total_resource=msg.resource, node_labels=msg.node_labels
+            )
+        )
+        self.log.info("node_added", node=str(node_id), rack=msg.rack_name, resource=str(msg.resource))
+        response = RegisterNodeManagerResponse(node_action=NodeAction.NORMAL, rm_identifier=self.cluster_timestamp)
+        self.reply(response)
+
+    @handler
+    def on_node_heartbeat(self, msg: NodeHeartbeatRequest) -> None:
+        status = msg.node_status
+        node = self.nodes.get(status.node_id)
+        if node is None:
+            # ResourceTrackerService: "Node not found resyncing <node>"
+            self.reply(
+                NodeHeartbeatResponse(node_action=NodeAction.RESYNC, diagnostics_message="Node not found resyncing")
+            )
+            return
+        node.last_heartbeat = self.now
+        launched: list[ContainerStatus] = []
+        completed: list[ContainerStatus] = []
+        for cs in status.container_statuses:
+            if cs.state is ContainerState.RUNNING:
+                if self.unlaunched.pop(cs.container_id, None) is not None:
+                    launched.append(cs)
+            elif cs.state is ContainerState.COMPLETE:
+                completed.append(cs)
+        for cs in completed:
+            self._container_done(cs.container_id, cs)
+        self.dispatch(
+            NodeUpdateSchedulerEvent(
+                node_id=node.id, newly_launched_containers=tuple(launched), completed_containers=tuple(completed)
+            )
+        )
+        node.response_id = status.response_id + 1
+        cleanup, node.pending_cleanup = node.pending_cleanup, []
+        app_cleanup, node.pending_app_cleanup = node.pending_app_cleanup, []
+        self.reply(
+            NodeHeartbeatResponse(
+                response_id=node.response_id,
+                containers_to_cleanup=tuple(cleanup),
+                applications_to_cleanup=tuple(app_cleanup),
+                next_heartbeat_interval_ms=self.heartbeat_interval_ms,
+            )
+        )
+
+    def _check_node_liveness(self) -> None:
+        deadline = self.now - self.nm_expiry_ms
+        for node in [n for n in self.nodes.values() if n.last_heartbeat < deadline]:
+            self.log.warning("node_lost", node=str(node.id), last_heartbeat_ms=node.last_heartbeat)
+            self.counters["nodes_lost"] += 1
+            del self.nodes[node.id]
+            self.lost_nodes.add(node.id)
+            self.dispatch(NodeRemovedSchedulerEvent(node_id=node.id))
+
+    def _check_container_expiry(self) -> None:
+        deadline = self.now - self.alloc_expiry_ms
+        for cid, (allocated_at, _node) in list(self.unlaunched.items()):
+            if allocated_at < deadline:
+                self.log.info("container_expired", container=str(cid))
+                self.dispatch(ContainerExpiredSchedulerEvent(container_id=cid))
+
+    def _check_am_liveness(self) -> None:
+        deadline = self.now - self.am_expiry_ms
+        for attempt in list(self.attempts.values()):
+            if attempt.state is AttemptState.RUNNING and attempt.last_heartbeat < deadline:
+                self.log.warning("am_expired", attempt=str(attempt.attempt_id))
+                self._fail_attempt(attempt, "ApplicationMaster for attempt timed out", counted=True)
+
+    # -- ClientRMService --------------------------------------------------------------------------------------
+    @handler
+    def on_new_application(self, msg: GetNewApplicationRequest) -> None:
+        app_id = ApplicationId(self.cluster_timestamp, self._next_app_id)
+        self._next_app_id += 1
+        response = GetNewApplicationResponse(application_id=app_id, maximum_resource_capability=self.maximum_allocation)
+        self.reply(response)
+
+    @handler
+    def on_submit(self, msg: SubmitApplicationRequest) -> None:
+        context = msg.application_submission_context
+        app_id = context.application_id
+        response = SubmitApplicationResponse()
+        if app_id in self.apps:
+            self.log.warning("duplicate_submission", application=str(app_id))
+            self.reply(response)
+            return
+        max_attempts = context.max_app_attempts
+        if max_attempts <= 0 or max_attempts > self.max_attempts:
+            max_attempts = self.max_attempts  # RMAppImpl: out-of-range values fall back to the global limit
+        app = RMApp(context, self.now, max_attempts, self.sender)
+        self.apps[app_id] = app
+        self.counters["apps_submitted"] += 1
+        self.log.info("application_submitted", application=str(app_id), queue=app.queue, user=app.user)
+        am = context.am_container_resource
+        if not am.fits_in(self.maximum_allocation) or am.memory_mb <= 0:
+            # RMAppManager.validateAndCreateResourceRequest: InvalidResourceRequestException at submission.
+            self._on_rejected(
+                app_id,
+                f"Invalid resource request, requested resource type=[memory-mb] < 0 or greater than maximum allowed "
+                f"allocation. Requested resource={am}, maximum allowed allocation={self.maximum_allocation}",
+            )
+        else:
+            self.scheduler.set_am_resource(app_id, am)
+            self.dispatch(
+                AppAddedSchedulerEvent(application_id=app_id, queue=app.queue, user=app.user, priority=context.priority)
+            )
+        self.reply(response)
+
+    def _on_accepted(self, app_id: ApplicationId) -> None:
+        app = self.apps[app_id]
+        app.state = YarnApplicationState.ACCEPTED
+        self.log.info("application_accepted", application=str(app_id), queue=app.queue)
+        self._new_attempt(app)
+
+    def _on_rejected(self, app_id: ApplicationId, diagnostics: str) -> None:
+        app = self.apps[app_id]
+        app.diagnostics = diagnostics
+        self.counters["apps_rejected"] += 1
+        self.log.warning("application_rejected", application=str(app_id), queue=app.queue, diagnostics=diagnostics)
+        self._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED, rejected=True)
+
+    def _new_attempt(self, app: RMApp) -> None:
+        attempt = RMAppAttempt(ApplicationAttemptId(app.id, len(app.attempts) + 1), self.now)
+        app.attempts.append(attempt)
+        self.attempts[attempt.attempt_id] = attempt
+        self.dispatch(AppAttemptAddedSchedulerEvent(application_attempt_id=attempt.attempt_id))
+
+    def _on_attempt_added(self, attempt_id: ApplicationAttemptId) -> None:
+        app = self.apps[attempt_id.application_id]
+        request = ResourceRequest(priority=AM_PRIORITY, capability=app.context.am_container_resource, resource_name="*")
+        self._allocate(attempt_id, (request,), ())
+
+    @handler
+    def on_kill(self, msg: KillApplicationRequest) -> None:
+        app = self.apps.get(msg.application_id)
+        if app is None or app.is_done:
+            response = KillApplicationResponse(is_kill_completed=True)
+            self.reply(response)
+            return
+        self.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics)
+        app.diagnostics = msg.diagnostics or "Application killed by user."
+        attempt = app.current_attempt
+        if attempt is not None and not attempt.is_done:
+            attempt.state = AttemptState.KILLED
+            self._remove_attempt(attempt, "KILLED")
+        self._finish_app(app, YarnApplicationState.KILLED, FinalApplicationStatus.KILLED)
+        response = KillApplicationResponse(is_kill_completed=True)
+        self.reply(response)
+
+    @handler
+    def on_app_report(self, msg: GetApplicationReportRequest) -> None:
+        app = self.apps.get(msg.application_id)
+        if app is None:
+            self.log.warning("unknown_application", application=str(msg.application_id))
+            return
+        response = GetApplicationReportResponse(application_report=app.report())
+        self.reply(response)
+
+    @handler
+    def on_apps(self, msg: GetApplicationsRequest) -> None:
+        reports = [a.report() for a in self.apps.values()]
+        if msg.queues:
+            reports = [r for r in reports if r.queue in msg.queues]
+        if msg.application_states:
+            reports = [r for r in reports if r.state in msg.application_states]
+        response = GetApplicationsResponse(application_list=tuple(reports))
+        self.reply(response)
+
+    @handler
+    def on_cluster_metrics(self, msg: GetClusterMetricsRequest) -> None:
+        metrics = YarnClusterMetrics(
+            num_node_managers=len(self.nodes),
+            num_active_node_managers=len(self.nodes),
+            num_lost_node_managers=len(self.lost_nodes),
+        )
+        response = GetClusterMetricsResponse(cluster_metrics=metrics)
+        self.reply(response)
+
+    # -- ApplicationMasterLauncher ----------------------------------------------------------------------------
+    def _launch_am(self, app: RMApp, attempt: RMAppAttempt, container: Container) -> None:
+        # RMAppAttemptImpl.AMContainerAllocatedTransition pulls the AM container from the scheduler itself.
+        self._allocate(attempt.attempt_id, (), ())
+        attempt.state = AttemptState.ALLOCATED
+        attempt.am_container = container
+        self.am_containers[container.id] = attempt.attempt_id
+        spec = app.context.am_container_spec
+        context = ContainerLaunchContext(
+            commands=spec.commands,
+            environment=(*spec.environment, (ATTEMPT_ID_ENV, str(attempt.attempt_id))),
+            payload=spec.payload,
+            simulated_duration_ms=spec.simulated_duration_ms,
+        )
+        request = StartContainersRequest(
+            start_container_requests=(StartContainerRequest(container=container, launch_context=context),)
+        )
+        self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(request, self.ref)
+        attempt.state = AttemptState.LAUNCHED
+        if app.launch_time is None:
+            app.launch_time = self.now
+        self.log.info(
+            "am_launched", attempt=str(attempt.attempt_id), container=str(container.id), node=str(container.node_id)
+        )
+
+    @handler
+    def on_start_response(self, msg: StartContainersResponse) -> None:
+        for failed in msg.failed_requests:
+            attempt_id = self.am_containers.get(failed.container_id)
+            self.log.warning("am_launch_failed", container=str(failed.container_id), diagnostics=failed.diagnostics)
+            if attempt_id is not None:
+                status = ContainerStatus(
+                    container_id=failed.container_id,
+                    state=ContainerState.COMPLETE,
+                    exit_status=ContainerExitStatus.INVALID,
+                    diagnostics=failed.diagnostics,
+                )
+                self._container_done(failed.container_id, status)
+
+    def _am_container_finished(self, attempt_id: ApplicationAttemptId, status: ContainerStatus) -> None:
+        attempt = self.attempts.get(attempt_id)
+        if attempt is None or attempt.is_done:
+            return
+        if attempt.state is AttemptState.FINISHING:
+            attempt.state = AttemptState.FINISHED
+            self._remove_attempt(attempt, "FINISHED")
+            app = self.apps[attempt_id.application_id]
+            final = attempt.final_status
+            state = {
+                FinalApplicationStatus.FAILED: YarnApplicationState.FAILED,
+                FinalApplicationStatus.KILLED: YarnApplicationState.KILLED,
+            }.get(final, YarnApplicationState.FINISHED)
+            self._finish_app(app, state, final)
+            return
+        counted = status.exit_status not in NOT_COUNTED_EXITS
+        diagnostics = (
+            f"AM Container for {attempt_id} exited with  exitCode: {status.exit_status} "
+            f"due to: {status.diagnostics}".rstrip()
+        )
+        self._fail_attempt(attempt, diagnostics, counted=counted)
+
+    def _fail_attempt(self, attempt: RMAppAttempt, diagnostics: str, *, counted: bool) -> None:
+        app = self.apps[attempt.attempt_id.application_id]
+        attempt.state = AttemptState.FAILED
+        self.log.warning("attempt_failed", attempt=str(attempt.attempt_id), diagnostics=diagnostics, counted=counted)
+        if attempt.am_container is not None:
+            self.am_containers.pop(attempt.am_container.id, None)
+        self._remove_attempt(attempt, "FAILED")
+        if counted:
+            app.counted_failures += 1
+        if app.counted_failures >= app.max_attempts:
+            app.diagnostics = (
+                f"Application {app.id} failed {app.max_attempts} times due to {diagnostics}. Failing the application."
+            )
+            self._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED)
+        else:
+            self._new_attempt(app)
+
+    def _remove_attempt(self, attempt: RMAppAttempt, final_state: str) -> None:
+        self.dispatch(
+            AppAttemptRemovedSchedulerEvent(application_attempt_id=attempt.attempt_id, final_attempt_state=final_state)
+        )
+
+    def _finish_app(
+        self, app: RMApp, state: YarnApplicationState, final: FinalApplicationStatus, *, rejected: bool = False
+    ) -> None:
+        if app.is_done:
+            return
+        app.state = state
+        app.final_status = final
+        app.finish_time = self.now
+        if not rejected:
+            self.dispatch(AppRemovedSchedulerEvent(application_id=app.id, final_state=state.value))
+            if state is YarnApplicationState.FINISHED and final is FinalApplicationStatus.SUCCEEDED:
+                self.counters["apps_finished"] += 1
+            elif state is YarnApplicationState.KILLED:
+                self.counters["apps_killed"] += 1
+            else:
+                self.counters["apps_failed"] += 1
+        for node_id in sorted(app.nodes, key=str):
+            node = self.nodes.get(node_id)
+            if node is not None:
+                node.pending_app_cleanup.append(app.id)
+        self.log.info(
+            "application_finished",
+            application=str(app.id),
+            state=state.value,
+            final_status=final.value,
+            diagnostics=app.diagnostics,
+        )
+        self.apps_done += 1
+        for listener in self.done_listeners:
+            listener(app)
+
+    # -- ApplicationMasterService -----------------------------------------------------------------------------
+    def _current_attempt(self, attempt_id: ApplicationAttemptId) -> RMAppAttempt | None:
+        attempt = self.attempts.get(attempt_id)
+        if attempt is None or attempt.is_done:
+            return None
+        return attempt
+
+    @handler
+    def on_register_am(self, msg: RegisterApplicationMasterRequest) -> None:
+        attempt = self._current_attempt(msg.application_attempt_id)
+        if attempt is None:
+            self.log.warning("register_unknown_attempt", attempt=str(msg.application_attempt_id))
+            return
+        attempt.state = AttemptState.RUNNING
+        attempt.last_heartbeat = self.now
+        app = self.apps[msg.application_attempt_id.application_id]
+        app.state = YarnApplicationState.RUNNING
+        self.log.info("am_registered", attempt=str(attempt.attempt_id))
+        response = RegisterApplicationMasterResponse(
+            maximum_resource_capability=self.maximum_allocation, queue=app.queue
+        )
+        self.reply(response)
+
+    @handler
+    def on_allocate(self, msg: AllocateRequest) -> None:
+        attempt = self._current_attempt(msg.application_attempt_id)
+        if attempt is None or attempt.state not in (AttemptState.RUNNING, AttemptState.FINISHING):
+            # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
+            response = AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
+            self.reply(response)
+            return
+        attempt.last_heartbeat = self.now
+        allocation = self._allocate(msg.application_attempt_id, msg.ask, msg.release, msg.resource_blacklist_request)
+        attempt.response_id = msg.response_id + 1
+        response = AllocateResponse(
+            response_id=attempt.response_id,
+            allocated_containers=allocation.containers,
+            completed_container_statuses=allocation.completed,
+            available_resources=allocation.headroom,
+            num_cluster_nodes=len(self.nodes),
+        )
+        self.reply(response)
+
+    def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:
+        start = time.perf_counter()
+        allocation = self.scheduler.allocate(
+            attempt_id,
+            ask,
+            release,
+            blacklist.blacklist_additions if blacklist is not None else (),
+            blacklist.blacklist_removals if blacklist is not None else (),
+        )
+        self.op_seconds["allocate"] += time.perf_counter() - start
+        self.op_counts["allocate"] += 1
+        for error in allocation.errors:
+            self.counters["invalid_resource_requests"] += 1
+            self.log.warning("invalid_resource_request", attempt=str(attempt_id), error=error)
+        self._on_notifications(allocation.notifications)
+        return allocation
+
+    @handler
+    def on_finish_am(self, msg: FinishApplicationMasterRequest) -> None:
+        attempt = self._current_attempt(msg.application_attempt_id)
+        if attempt is not None:
+            attempt.state = AttemptState.FINISHING
+            attempt.final_status = msg.final_application_status
+            app = self.apps[msg.application_attempt_id.application_id]
+            app.diagnostics = msg.diagnostics
+            self.log.info(
+                "am_unregistered", attempt=str(attempt.attempt_id), final_status=msg.final_application_status.value
+            )
+        response = FinishApplicationMasterResponse(is_unregistered=attempt is not None)
+        self.reply(response)

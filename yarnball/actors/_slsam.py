@@ -1,0 +1,211 @@
+"""SLS's simulated ApplicationMasters: MapReduce (maps, then reduces), stream and DAG.
+
+They follow ``MRAMSimulator``, ``StreamAMSimulator`` and ``DAGAMSimulator`` of hadoop-sls: each task is one
+container request (node-local + rack-local + ANY when the trace names a host), each allocated container runs for
+the task's traced duration, and a task whose container ends with anything but SUCCESS (preempted, killed, lost) is
+requested again and re-run from scratch — SLS's AMs ignore the PreemptionMessage, so preemption means kill + rerun.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from typing import Protocol
+
+from yarnball.actors._appmaster import ApplicationMaster
+from yarnball.protocols import (
+    Container,
+    ContainerExitStatus,
+    ContainerId,
+    ContainerStatus,
+    ExecutionType,
+    FinalApplicationStatus,
+    RegisterApplicationMasterResponse,
+    Resource,
+)
+
+__all__ = ["SLS_AM_TYPES", "DAGAppMaster", "MRAppMaster", "StreamAppMaster", "TaskLike"]
+
+
+class TaskLike(Protocol):
+    """What an SLS AM needs of a task group (``yarnball.launcher.workloads.TaskSpec`` satisfies it)."""
+
+    @property
+    def count(self) -> int: ...
+    @property
+    def duration_ms(self) -> int: ...
+    @property
+    def priority(self) -> int: ...
+    @property
+    def task_type(self) -> str: ...
+    @property
+    def resource(self) -> Resource: ...
+    @property
+    def hosts(self) -> tuple[str, ...]: ...
+    @property
+    def rack(self) -> str | None: ...
+    @property
+    def execution_type(self) -> ExecutionType: ...
+    @property
+    def allocation_request_id(self) -> int: ...
+    @property
+    def request_delay_ms(self) -> int: ...
+
+
+class _Task:
+    __slots__ = ("attempts", "spec")
+
+    def __init__(self, spec: TaskLike) -> None:
+        self.spec = spec
+        self.attempts = 0
+
+
+class _TraceAppMaster(ApplicationMaster):
+    """Shared machinery: phases of tasks, requests, assignment of containers, reruns, finishing."""
+
+    def __init__(self, *, tasks: Sequence[TaskLike], **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.tasks = tuple(tasks)
+        self.phases: list[list[_Task]] = self._phases()
+        self.phase = -1
+        self.pending: deque[_Task] = deque()
+        self.assigned: dict[ContainerId, _Task] = {}
+        self.completed_tasks = 0
+        self.failed_task_attempts = 0
+        self.total_tasks = sum(len(p) for p in self.phases)
+        self._delayed = 0  # DAG: requests still waiting for their container.request.delay
+
+    def _phases(self) -> list[list[_Task]]:
+        return [[_Task(spec) for spec in self.tasks for _ in range(spec.count)]]
+
+    def on_registered(self, response: RegisterApplicationMasterResponse) -> None:
+        maximum = response.maximum_resource_capability
+        for spec in self.tasks:
+            if not spec.resource.fits_in(maximum):
+                # MRAppMaster refuses such a job up front ("... capability required is more than the supported max
+                # container capability in the cluster. Killing the Job.").
+                self.finish(
+                    FinalApplicationStatus.FAILED,
+                    f"{spec.task_type.upper()} capability required is more than the supported max container "
+                    f"capability in the cluster. Killing the Job. {spec.task_type}ResourceRequest: {spec.resource} "
+                    f"maxContainerCapability:{maximum}",
+                )
+                return
+        self.phase = -1
+        self.pending.clear()
+        self.assigned.clear()
+        self.completed_tasks = 0
+        self._next_phase()
+
+    def on_attempt_restarted(self) -> None:
+        # SLS restart(): the new attempt re-runs every task of the job from the beginning.
+        self.phases = self._phases()
+
+    def _next_phase(self) -> None:
+        while True:
+            self.phase += 1
+            if self.phase >= len(self.phases):
+                self.finish(FinalApplicationStatus.SUCCEEDED)
+                return
+            if self.phases[self.phase]:
+                break
+        for task in self.phases[self.phase]:
+            self._request(task)
+
+    def _request(self, task: _Task) -> None:
+        spec = task.spec
+        self.pending.append(task)
+        nodes = tuple(h for h in spec.hosts if h)
+        racks = (spec.rack,) if spec.rack and nodes else ()
+        self.add_container_request(
+            spec.resource,
+            spec.priority,
+            nodes=nodes,
+            racks=racks,
+            execution_type=spec.execution_type,
+            request_id=spec.allocation_request_id,
+        )
+
+    def on_containers_allocated(self, containers: tuple[Container, ...]) -> None:
+        for container in containers:
+            task = self._take_task(container)
+            if task is None:
+                self.release(container.id)
+                continue
+            task.attempts += 1
+            self.assigned[container.id] = task
+            self.start_container(container, duration_ms=task.spec.duration_ms)
+
+    def _take_task(self, container: Container) -> _Task | None:
+        host = container.node_id.host
+        prio = container.priority.priority
+        best = None
+        for task in self.pending:
+            if task.spec.priority != prio:
+                continue
+            if host in task.spec.hosts:
+                best = task
+                break
+            if best is None:
+                best = task
+        if best is not None:
+            self.pending.remove(best)
+        return best
+
+    def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:
+        for status in statuses:
+            task = self.assigned.pop(status.container_id, None)
+            if task is None:
+                continue
+            if status.exit_status == ContainerExitStatus.SUCCESS:
+                self.completed_tasks += 1
+            else:
+                self.failed_task_attempts += 1
+                self._request(task)  # rerun from scratch, as SLS's pendingFailedMaps/Reduces
+        idle = not self.pending and not self.assigned and not self._delayed
+        if self.phase < len(self.phases) and idle and not self._unregistering:
+            self._next_phase()
+
+
+class MRAppMaster(_TraceAppMaster):
+    """``MRAMSimulator``: all maps first; reduces are requested once every map has finished."""
+
+    def _phases(self) -> list[list[_Task]]:
+        maps = [_Task(s) for s in self.tasks if s.task_type != "reduce" for _ in range(s.count)]
+        reduces = [_Task(s) for s in self.tasks if s.task_type == "reduce" for _ in range(s.count)]
+        return [maps, reduces]
+
+
+class StreamAppMaster(_TraceAppMaster):
+    """``StreamAMSimulator``: one phase of long-lived containers, each running for its traced duration."""
+
+
+class DAGAppMaster(_TraceAppMaster):
+    """``DAGAMSimulator``: each task is requested ``container.request.delay`` ms after the AM starts."""
+
+    def _next_phase(self) -> None:
+        self.phase += 1
+        if self.phase >= len(self.phases) or not self.phases[self.phase]:
+            self.finish(FinalApplicationStatus.SUCCEEDED)
+            return
+        self._delayed = 0
+        for task in self.phases[self.phase]:
+            delay = task.spec.request_delay_ms
+            if delay > 0:
+                self._delayed += 1
+                self.after(delay, lambda t=task: self._request_delayed(t))
+            else:
+                self._request(task)
+
+    def _request_delayed(self, task: _Task) -> None:
+        self._delayed -= 1
+        if not self._unregistering:
+            self._request(task)
+
+
+#: ``yarn.sls.am.type.<name>`` -> AM class (sls-runner.xml registers mapreduce, stream and dag).
+SLS_AM_TYPES: dict[str, type[_TraceAppMaster]] = {
+    "mapreduce": MRAppMaster,
+    "stream": StreamAppMaster,
+    "dag": DAGAppMaster,
+}

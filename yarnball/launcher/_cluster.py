@@ -1,0 +1,176 @@
+"""``yarnball.Cluster``: build a cluster, submit applications, run it in virtual time, inspect it.
+
+>>> from yarnball import Cluster, Configuration
+>>> from yarnball.launcher.workloads import WorkloadBuilder
+>>> workload = WorkloadBuilder().nodes(4, memory_mb=8192, vcores=8).job("job1", tasks=[...]).build()
+>>> cluster = Cluster(Configuration(), workload.nodes, seed=1)
+>>> cluster.submit_workload(workload)
+>>> cluster.run()                     # until every application has finished
+>>> [a.state for a in cluster.applications]
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from yarnball.actors import Kernel
+from yarnball.actors._appmaster import ApplicationMaster
+from yarnball.actors._nodemanager import NodeManager, nm_actor_id
+from yarnball.actors._resourcemanager import ResourceManager
+from yarnball.actors._slsam import SLS_AM_TYPES
+from yarnball.errors import SimulationError
+from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob, Workload
+from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration, QueueMetrics
+from yarnball.protocols import ApplicationReport, Configuration, keys
+
+__all__ = ["Cluster"]
+
+#: Hadoop's shipped capacity-scheduler.xml: a single queue, root.default, at 100%.
+DEFAULT_QUEUES = {
+    "yarn.scheduler.capacity.root.queues": "default",
+    "yarn.scheduler.capacity.root.default.capacity": "100",
+    "yarn.scheduler.capacity.root.default.maximum-capacity": "100",
+}
+
+#: Deterministic RM start time used in application ids (``application_<clusterTimestamp>_<seq>``).
+DEFAULT_CLUSTER_TIMESTAMP = 1_700_000_000_000
+
+
+class Cluster:
+    """A ResourceManager with its CapacityScheduler and one NodeManager per node, on one virtual-time kernel."""
+
+    def __init__(
+        self,
+        conf: Configuration | Mapping[str, object] | None = None,
+        nodes: Sequence[NodeSpec] = (),
+        *,
+        seed: int = 0,
+        cluster_timestamp: int = DEFAULT_CLUSTER_TIMESTAMP,
+        backend: str = "embedded",
+    ) -> None:
+        if backend != "embedded":
+            raise SimulationError(f"unknown backend {backend!r}; this build supports 'embedded'")
+        if not isinstance(conf, Configuration):
+            conf = Configuration(conf)
+        if conf.get("yarn.scheduler.capacity.root.queues") is None:
+            for key, value in DEFAULT_QUEUES.items():
+                conf.set(key, value)
+        self.conf = conf
+        self.seed = seed
+        self.rng = random.Random(seed)
+        cs_conf = CapacitySchedulerConfiguration(conf)
+        cs_conf.validate()
+        self.kernel = Kernel()
+        self.scheduler = CapacityScheduler(cs_conf, cluster_timestamp=cluster_timestamp)
+        self.rm = ResourceManager(conf, self.scheduler, cluster_timestamp=cluster_timestamp)
+        self.kernel.spawn(self.rm, "rm")
+        self.heartbeat_interval_ms = conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
+        self.node_managers: dict[str, NodeManager] = {}
+        self.masters: list[ApplicationMaster] = []
+        self.jobs: dict[str, JobSpec] = {}
+        self.skipped: list[SkippedJob] = []
+        self.rm.done_listeners.append(self._on_app_done)
+        for spec in nodes:
+            self.add_node(spec)
+
+    # -- building ---------------------------------------------------------------------------------------------
+    def add_node(self, spec: NodeSpec, *, start_delay_ms: float | None = None) -> NodeManager:
+        """Start a NodeManager for ``spec``; by default it registers at a seeded random point of the first
+        heartbeat interval, so that heartbeats are spread as on a real cluster."""
+        if spec.hostname in self.node_managers:
+            raise SimulationError(f"node {spec.hostname!r} is defined twice")
+        delay = self.rng.randrange(max(1, self.heartbeat_interval_ms)) if start_delay_ms is None else start_delay_ms
+        nm = NodeManager(spec.hostname, spec.rack, spec.resource, self.rm.ref, start_delay_ms=delay, labels=spec.labels)
+        self.kernel.spawn(nm, nm_actor_id(spec.hostname))
+        self.node_managers[spec.hostname] = nm
+        return nm
+
+    def submit(self, am: ApplicationMaster) -> ApplicationMaster:
+        """Start an ApplicationMaster actor; it submits its application at its ``submit_at_ms``."""
+        self.kernel.spawn(am, f"am-{am.name}-{len(self.masters)}")
+        self.masters.append(am)
+        return am
+
+    def submit_job(self, job: JobSpec) -> ApplicationMaster | None:
+        """Submit one trace job with the SLS AM of its type; an unknown AM type is skipped and reported."""
+        am_class = SLS_AM_TYPES.get(job.am_type)
+        if am_class is None:
+            self.skipped.append(
+                SkippedJob(job.job_id, f"unknown AM type {job.am_type!r}; known: {sorted(SLS_AM_TYPES)}")
+            )
+            return None
+        heartbeat = self.conf.get_int(keys.SLS_AM_HEARTBEAT_INTERVAL_MS, keys.DEFAULT_SLS_AM_HEARTBEAT_INTERVAL_MS)
+        am = am_class(
+            tasks=job.tasks,
+            name=job.job_id,
+            queue=job.queue,
+            user=job.user,
+            am_resource=job.am_resource,
+            submit_at_ms=job.submit_ms,
+            heartbeat_interval_ms=heartbeat,
+            application_type="MAPREDUCE" if job.am_type == "mapreduce" else job.am_type.upper(),
+        )
+        self.jobs[job.job_id] = job
+        return self.submit(am)
+
+    def submit_workload(self, workload: Workload) -> None:
+        """Submit every job of a workload (its nodes are given to the constructor); skipped jobs are kept."""
+        self.skipped.extend(workload.skipped)
+        for job in workload.jobs:
+            self.submit_job(job)
+
+    def every(self, interval_ms: float, callback: Callable[[], Any], *, start_ms: float = 0) -> None:
+        """Call ``callback()`` every ``interval_ms`` of simulated time (for samplers and progress)."""
+        kernel = self.kernel
+
+        def tick(_: Any) -> None:
+            callback()
+            kernel.schedule(interval_ms, tick)
+
+        kernel.schedule(start_ms, tick)
+
+    def fail_node(self, host: str, at_ms: float) -> None:
+        """Make the NodeManager on ``host`` die at ``at_ms``; the RM expires it after the liveness interval."""
+        nm = self.node_managers[host]
+        self.kernel.schedule(max(0.0, at_ms - self.kernel.now), lambda _: nm.fail())
+
+    # -- running ----------------------------------------------------------------------------------------------
+    def _on_app_done(self, app: Any) -> None:
+        if self._all_done():
+            self.kernel.stop()
+
+    def _all_done(self) -> bool:
+        return all(am.application_id is not None for am in self.masters) and self.rm.apps_done >= len(self.masters)
+
+    def run(self, until_ms: float | None = None, on_progress: Callable[[float], None] | None = None) -> float:
+        """Run in virtual time until every submitted application has finished (or ``until_ms``); return the time."""
+        if on_progress is not None:
+            self.every(1000, lambda: on_progress(self.kernel.now))
+        if self.masters and self._all_done():
+            return self.kernel.now
+        if not self.masters and until_ms is None:
+            return self.kernel.now
+        return self.kernel.run(until=until_ms)
+
+    # -- inspection -------------------------------------------------------------------------------------------
+    @property
+    def now(self) -> float:
+        return self.kernel.now
+
+    @property
+    def applications(self) -> list[ApplicationReport]:
+        return [app.report() for app in self.rm.apps.values()]
+
+    @property
+    def queues(self) -> list[QueueMetrics]:
+        return self.scheduler.queue_metrics()
+
+    @property
+    def nodes(self) -> list[NodeManager]:
+        return list(self.node_managers.values())
+
+    @property
+    def running_containers(self) -> int:
+        return len(self.rm.live)

@@ -1,0 +1,400 @@
+"""Hadoop configuration key names and their defaults, with YARN's own strings and Java constant names.
+
+Each key is a pair: ``NAME = "yarn.some.key"`` and ``DEFAULT_NAME = <python value>``, named after the Java
+constant in ``YarnConfiguration``, ``CapacitySchedulerConfiguration``, ``FairSchedulerConfiguration`` or
+``SLSConfiguration`` where one exists, so a YARN engineer can grep for either.
+
+:data:`DEFAULTS` maps every full key that has a default to that default as the string Hadoop would read from
+``yarn-default.xml``; :class:`yarnball.protocols.Configuration` falls back on it. It is built by pairing each
+``X = "yarn..."`` constant with ``DEFAULT_X``, so helpers may append new pairs at the end of this module:
+:func:`defaults` rebuilds the table from the module's globals, and Configuration calls it on construction.
+
+Per-queue capacity-scheduler keys are suffixes (``yarn.scheduler.capacity.<queue-path>.<suffix>``); their
+defaults live here too but are not in DEFAULTS, because they are not full keys.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# ----------------------------------------------------------------------------------------------------
+# YarnConfiguration: prefixes
+# ----------------------------------------------------------------------------------------------------
+YARN_PREFIX = "yarn."
+RM_PREFIX = "yarn.resourcemanager."
+NM_PREFIX = "yarn.nodemanager."
+
+# ----------------------------------------------------------------------------------------------------
+# yarn-site.xml: ResourceManager / NodeManager basics
+# ----------------------------------------------------------------------------------------------------
+RM_NM_HEARTBEAT_INTERVAL_MS = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms"
+DEFAULT_RM_NM_HEARTBEAT_INTERVAL_MS = 1000
+
+RM_NM_EXPIRY_INTERVAL_MS = "yarn.nm.liveness-monitor.expiry-interval-ms"
+DEFAULT_RM_NM_EXPIRY_INTERVAL_MS = 600000
+
+RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS = "yarn.resourcemanager.rm.container-allocation.expiry-interval-ms"
+DEFAULT_RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS = 600000
+
+RM_AM_EXPIRY_INTERVAL_MS = "yarn.am.liveness-monitor.expiry-interval-ms"
+DEFAULT_RM_AM_EXPIRY_INTERVAL_MS = 600000
+
+RM_SCHEDULER_MINIMUM_ALLOCATION_MB = "yarn.scheduler.minimum-allocation-mb"
+DEFAULT_RM_SCHEDULER_MINIMUM_ALLOCATION_MB = 1024
+RM_SCHEDULER_MINIMUM_ALLOCATION_VCORES = "yarn.scheduler.minimum-allocation-vcores"
+DEFAULT_RM_SCHEDULER_MINIMUM_ALLOCATION_VCORES = 1
+RM_SCHEDULER_MAXIMUM_ALLOCATION_MB = "yarn.scheduler.maximum-allocation-mb"
+DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_MB = 8192
+RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES = "yarn.scheduler.maximum-allocation-vcores"
+DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES = 4
+
+RM_AM_MAX_ATTEMPTS = "yarn.resourcemanager.am.max-attempts"
+DEFAULT_RM_AM_MAX_ATTEMPTS = 2
+
+RM_SCHEDULER = "yarn.resourcemanager.scheduler.class"
+DEFAULT_RM_SCHEDULER = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
+
+NM_PMEM_MB = "yarn.nodemanager.resource.memory-mb"
+DEFAULT_NM_PMEM_MB = 8192
+NM_VCORES = "yarn.nodemanager.resource.cpu-vcores"
+DEFAULT_NM_VCORES = 8
+
+YARN_ACL_ENABLE = "yarn.acl.enable"
+DEFAULT_YARN_ACL_ENABLE = False
+YARN_ADMIN_ACL = "yarn.admin.acl"
+DEFAULT_YARN_ADMIN_ACL = "*"
+# "ACL used in case none is found. Allows nothing." (YarnConfiguration.DEFAULT_YARN_APP_ACL)
+DEFAULT_YARN_APP_ACL = " "
+
+# ----------------------------------------------------------------------------------------------------
+# Scheduling monitors and the ProportionalCapacityPreemptionPolicy (preemption.md §1)
+# ----------------------------------------------------------------------------------------------------
+RM_SCHEDULER_ENABLE_MONITORS = "yarn.resourcemanager.scheduler.monitor.enable"
+DEFAULT_RM_SCHEDULER_ENABLE_MONITORS = False
+RM_SCHEDULER_MONITOR_POLICIES = "yarn.resourcemanager.scheduler.monitor.policies"
+# YarnConfiguration has no Java default constant; this is the value of yarn-default.xml.
+DEFAULT_RM_SCHEDULER_MONITOR_POLICIES = (
+    "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy"
+)
+
+PREEMPTION_CONFIG_PREFIX = "yarn.resourcemanager.monitor.capacity.preemption."
+PREEMPTION_OBSERVE_ONLY = PREEMPTION_CONFIG_PREFIX + "observe_only"
+DEFAULT_PREEMPTION_OBSERVE_ONLY = False
+PREEMPTION_MONITORING_INTERVAL = PREEMPTION_CONFIG_PREFIX + "monitoring_interval"
+DEFAULT_PREEMPTION_MONITORING_INTERVAL = 3000
+PREEMPTION_WAIT_TIME_BEFORE_KILL = PREEMPTION_CONFIG_PREFIX + "max_wait_before_kill"
+DEFAULT_PREEMPTION_WAIT_TIME_BEFORE_KILL = 15000
+TOTAL_PREEMPTION_PER_ROUND = PREEMPTION_CONFIG_PREFIX + "total_preemption_per_round"
+DEFAULT_TOTAL_PREEMPTION_PER_ROUND = 0.1
+PREEMPTION_MAX_IGNORED_OVER_CAPACITY = PREEMPTION_CONFIG_PREFIX + "max_ignored_over_capacity"
+DEFAULT_PREEMPTION_MAX_IGNORED_OVER_CAPACITY = 0.1
+PREEMPTION_NATURAL_TERMINATION_FACTOR = PREEMPTION_CONFIG_PREFIX + "natural_termination_factor"
+DEFAULT_PREEMPTION_NATURAL_TERMINATION_FACTOR = 0.2
+PREEMPTION_SELECT_CANDIDATES_FOR_RESERVED_CONTAINERS = (
+    PREEMPTION_CONFIG_PREFIX + "select_based_on_reserved_containers"
+)
+DEFAULT_PREEMPTION_SELECT_CANDIDATES_FOR_RESERVED_CONTAINERS = False
+ADDITIONAL_RESOURCE_BALANCE_BASED_ON_RESERVED_CONTAINERS = (
+    PREEMPTION_CONFIG_PREFIX + "additional_res_balance_based_on_reserved_containers"
+)
+DEFAULT_ADDITIONAL_RESOURCE_BALANCE_BASED_ON_RESERVED_CONTAINERS = False
+INTRAQUEUE_PREEMPTION_ENABLED = PREEMPTION_CONFIG_PREFIX + "intra-queue-preemption.enabled"
+DEFAULT_INTRAQUEUE_PREEMPTION_ENABLED = False
+INTRAQUEUE_PREEMPTION_MINIMUM_THRESHOLD = (
+    PREEMPTION_CONFIG_PREFIX + "intra-queue-preemption.minimum-threshold"
+)
+DEFAULT_INTRAQUEUE_PREEMPTION_MINIMUM_THRESHOLD = 0.5
+INTRAQUEUE_PREEMPTION_MAX_ALLOWABLE_LIMIT = (
+    PREEMPTION_CONFIG_PREFIX + "intra-queue-preemption.max-allowable-limit"
+)
+DEFAULT_INTRAQUEUE_PREEMPTION_MAX_ALLOWABLE_LIMIT = 0.2
+INTRAQUEUE_PREEMPTION_ORDER_POLICY = (
+    PREEMPTION_CONFIG_PREFIX + "intra-queue-preemption.preemption-order-policy"
+)
+DEFAULT_INTRAQUEUE_PREEMPTION_ORDER_POLICY = "userlimit_first"
+CROSS_QUEUE_PREEMPTION_CONSERVATIVE_DRF = PREEMPTION_CONFIG_PREFIX + "conservative-drf"
+DEFAULT_CROSS_QUEUE_PREEMPTION_CONSERVATIVE_DRF = False
+IN_QUEUE_PREEMPTION_CONSERVATIVE_DRF = PREEMPTION_CONFIG_PREFIX + "intra-queue-preemption.conservative-drf"
+DEFAULT_IN_QUEUE_PREEMPTION_CONSERVATIVE_DRF = True
+PREEMPTION_TO_BALANCE_QUEUES_BEYOND_GUARANTEED = (
+    PREEMPTION_CONFIG_PREFIX + "preemption-to-balance-queue-after-satisfied.enabled"
+)
+DEFAULT_PREEMPTION_TO_BALANCE_QUEUES_BEYOND_GUARANTEED = False
+MAX_WAIT_BEFORE_KILL_FOR_QUEUE_BALANCE_PREEMPTION = (
+    PREEMPTION_CONFIG_PREFIX + "preemption-to-balance-queue-after-satisfied.max-wait-before-kill"
+)
+DEFAULT_MAX_WAIT_BEFORE_KILL_FOR_QUEUE_BALANCE_PREEMPTION = 300000
+
+# ----------------------------------------------------------------------------------------------------
+# Opportunistic containers and distributed scheduling (opportunistic.md §2)
+# ----------------------------------------------------------------------------------------------------
+OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED = "yarn.resourcemanager.opportunistic-container-allocation.enabled"
+DEFAULT_OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED = False
+OPP_CONTAINER_MAX_ALLOCATIONS_PER_AM_HEARTBEAT = (
+    "yarn.resourcemanager.opportunistic.max.container-allocation.per.am.heartbeat"
+)
+DEFAULT_OPP_CONTAINER_MAX_ALLOCATIONS_PER_AM_HEARTBEAT = -1  # any value <= 0 means "no limit"
+OPP_CONTAINER_ALLOCATION_NODES_NUMBER_USED = (
+    "yarn.resourcemanager.opportunistic-container-allocation.nodes-used"
+)
+DEFAULT_OPP_CONTAINER_ALLOCATION_NODES_NUMBER_USED = 10
+NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS = (
+    "yarn.resourcemanager.nm-container-queuing.sorting-nodes-interval-ms"
+)
+DEFAULT_NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS = 1000
+NM_CONTAINER_QUEUING_LOAD_COMPARATOR = "yarn.resourcemanager.nm-container-queuing.load-comparator"
+DEFAULT_NM_CONTAINER_QUEUING_LOAD_COMPARATOR = "QUEUE_LENGTH"
+NM_CONTAINER_QUEUING_LIMIT_STDEV = "yarn.resourcemanager.nm-container-queuing.queue-limit-stdev"
+DEFAULT_NM_CONTAINER_QUEUING_LIMIT_STDEV = 1.0
+NM_CONTAINER_QUEUING_MIN_QUEUE_LENGTH = "yarn.resourcemanager.nm-container-queuing.min-queue-length"
+DEFAULT_NM_CONTAINER_QUEUING_MIN_QUEUE_LENGTH = 5
+NM_CONTAINER_QUEUING_MAX_QUEUE_LENGTH = "yarn.resourcemanager.nm-container-queuing.max-queue-length"
+DEFAULT_NM_CONTAINER_QUEUING_MAX_QUEUE_LENGTH = 15
+NM_CONTAINER_QUEUING_MIN_QUEUE_WAIT_TIME_MS = (
+    "yarn.resourcemanager.nm-container-queuing.min-queue-wait-time-ms"
+)
+DEFAULT_NM_CONTAINER_QUEUING_MIN_QUEUE_WAIT_TIME_MS = 10
+NM_CONTAINER_QUEUING_MAX_QUEUE_WAIT_TIME_MS = (
+    "yarn.resourcemanager.nm-container-queuing.max-queue-wait-time-ms"
+)
+DEFAULT_NM_CONTAINER_QUEUING_MAX_QUEUE_WAIT_TIME_MS = 100
+RM_AUTO_UPDATE_CONTAINERS = "yarn.resourcemanager.auto-update.containers"
+DEFAULT_RM_AUTO_UPDATE_CONTAINERS = False
+RM_SCHEDULER_CLIENT_THREAD_COUNT = "yarn.resourcemanager.scheduler.client.thread-count"
+DEFAULT_RM_SCHEDULER_CLIENT_THREAD_COUNT = 50
+NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH = "yarn.nodemanager.opportunistic-containers-max-queue-length"
+DEFAULT_NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH = 0
+# Trunk only (OpportunisticContainersQueuePolicy): BY_QUEUE_LEN or BY_RESOURCES.
+NM_OPPORTUNISTIC_CONTAINERS_QUEUE_POLICY = "yarn.nodemanager.opportunistic-containers-queue-policy"
+DEFAULT_NM_OPPORTUNISTIC_CONTAINERS_QUEUE_POLICY = "BY_QUEUE_LEN"
+NM_OPPORTUNISTIC_CONTAINERS_USE_PAUSE_FOR_PREEMPTION = (
+    "yarn.nodemanager.opportunistic-containers-use-pause-for-preemption"
+)
+DEFAULT_NM_OPPORTUNISTIC_CONTAINERS_USE_PAUSE_FOR_PREEMPTION = False
+DIST_SCHEDULING_ENABLED = "yarn.nodemanager.distributed-scheduling.enabled"
+DEFAULT_DIST_SCHEDULING_ENABLED = False
+AMRM_PROXY_ENABLED = "yarn.nodemanager.amrmproxy.enabled"
+DEFAULT_AMRM_PROXY_ENABLED = False
+AMRM_PROXY_ADDRESS = "yarn.nodemanager.amrmproxy.address"
+DEFAULT_AMRM_PROXY_ADDRESS = "0.0.0.0:8049"
+AMRM_PROXY_CLIENT_THREAD_COUNT = "yarn.nodemanager.amrmproxy.client.thread-count"
+DEFAULT_AMRM_PROXY_CLIENT_THREAD_COUNT = 3
+AMRM_PROXY_INTERCEPTOR_CLASS_PIPELINE = "yarn.nodemanager.amrmproxy.interceptor-class.pipeline"
+DEFAULT_AMRM_PROXY_INTERCEPTOR_CLASS_PIPELINE = (
+    "org.apache.hadoop.yarn.server.nodemanager.amrmproxy.DefaultRequestInterceptor"
+)
+NM_VMEM_PMEM_RATIO = "yarn.nodemanager.vmem-pmem-ratio"
+DEFAULT_NM_VMEM_PMEM_RATIO = 2.1
+NM_VMEM_CHECK_ENABLED = "yarn.nodemanager.vmem-check-enabled"
+DEFAULT_NM_VMEM_CHECK_ENABLED = True
+
+# ----------------------------------------------------------------------------------------------------
+# FairScheduler continuous scheduling and Qubole's container packing (FairSchedulerConfiguration)
+# ----------------------------------------------------------------------------------------------------
+FS_CONF_PREFIX = "yarn.scheduler.fair."
+CONTINUOUS_SCHEDULING_SLEEP_MS = "yarn.scheduler.fair.continuous-scheduling-sleep-ms"
+DEFAULT_CONTINUOUS_SCHEDULING_SLEEP_MS = 5
+CONTINUOUS_SCHEDULING_PACKED = "yarn.scheduler.fair.continuous-scheduling-packed"
+DEFAULT_CONTINUOUS_SCHEDULING_PACKED = False
+CONTINUOUS_SCHEDULING_PACKED_HIGH_MEMORY_THRESHOLD = (
+    "yarn.scheduler.fair.continuous-scheduling-packed.high.memory.threshold"
+)
+DEFAULT_CONTINUOUS_SCHEDULING_PACKED_HIGH_MEMORY_THRESHOLD = 60
+CONTINUOUS_SCHEDULING_PACKED_MIN_NODES = "yarn.scheduler.fair.continuous-scheduling-packed.min.nodes"
+DEFAULT_CONTINUOUS_SCHEDULING_PACKED_MIN_NODES = 5
+
+# ----------------------------------------------------------------------------------------------------
+# SLS (sls-runner.xml, SLSConfiguration; anchors.md §a.3). SLSConfiguration names its defaults X_DEFAULT and
+# clashes with YarnConfiguration's NM_*/AM_* names, so here every name carries an SLS_ prefix.
+# ----------------------------------------------------------------------------------------------------
+SLS_PREFIX = "yarn.sls."
+SLS_RUNNER_POOL_SIZE = "yarn.sls.runner.pool.size"
+DEFAULT_SLS_RUNNER_POOL_SIZE = 10
+SLS_NM_MEMORY_MB = "yarn.sls.nm.memory.mb"
+DEFAULT_SLS_NM_MEMORY_MB = 10240
+SLS_NM_VCORES = "yarn.sls.nm.vcores"
+DEFAULT_SLS_NM_VCORES = 10
+SLS_NM_HEARTBEAT_INTERVAL_MS = "yarn.sls.nm.heartbeat.interval.ms"
+DEFAULT_SLS_NM_HEARTBEAT_INTERVAL_MS = 1000
+SLS_AM_HEARTBEAT_INTERVAL_MS = "yarn.sls.am.heartbeat.interval.ms"
+DEFAULT_SLS_AM_HEARTBEAT_INTERVAL_MS = 1000
+SLS_AM_CONTAINER_MEMORY = "yarn.sls.am.container.memory"
+DEFAULT_SLS_AM_CONTAINER_MEMORY = 1024
+SLS_AM_CONTAINER_VCORES = "yarn.sls.am.container.vcores"
+DEFAULT_SLS_AM_CONTAINER_VCORES = 1
+SLS_CONTAINER_MEMORY_MB = "yarn.sls.container.memory.mb"
+DEFAULT_SLS_CONTAINER_MEMORY_MB = 1024
+SLS_CONTAINER_VCORES = "yarn.sls.container.vcores"
+DEFAULT_SLS_CONTAINER_VCORES = 1
+SLS_NM_RESOURCE_UTILIZATION_RATIO = "yarn.sls.nm.resource.utilization.ratio"
+DEFAULT_SLS_NM_RESOURCE_UTILIZATION_RATIO = -1.0  # off
+# yarn.sls.am.type.<type> = AM simulator class (mapreduce, stream, dag).
+SLS_AM_TYPE_PREFIX = "yarn.sls.am.type."
+# The code constant; the SLS docs say yarn.sls.runner.metrics.switch (docs/code mismatch, anchors.md §a.3).
+SLS_METRICS_SWITCH = "yarn.sls.metrics.switch"
+SLS_METRICS_WEB_ADDRESS_PORT = "yarn.sls.metrics.web.address.port"
+DEFAULT_SLS_METRICS_WEB_ADDRESS_PORT = 10001
+SLS_METRICS_TIMER_WINDOW_SIZE = "yarn.sls.metrics.timer.window.size"
+DEFAULT_SLS_METRICS_TIMER_WINDOW_SIZE = 100
+SLS_METRICS_RECORD_INTERVAL_MS = "yarn.sls.metrics.record.interval.ms"
+DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS = 1000
+SLS_METRICS_OUTPUT_DIR = "yarn.sls.metrics.output"
+SLS_SCHEDULER_CLASS = "yarn.sls.scheduler.class"
+
+# ----------------------------------------------------------------------------------------------------
+# capacity-scheduler.xml (CapacitySchedulerConfiguration; capacity.md §8). Global keys are full keys;
+# per-queue keys are suffixes of yarn.scheduler.capacity.<queue-path>.
+# ----------------------------------------------------------------------------------------------------
+CS_PREFIX = "yarn.scheduler.capacity."
+CS_CONFIGURATION_FILE = "capacity-scheduler.xml"
+YARN_SITE_CONFIGURATION_FILE = "yarn-site.xml"
+ROOT = "root"
+
+MAXIMUM_APPLICATIONS_SUFFIX = "maximum-applications"
+MAXIMUM_SYSTEM_APPLICATIONS = CS_PREFIX + MAXIMUM_APPLICATIONS_SUFFIX
+DEFAULT_MAXIMUM_SYSTEM_APPLICATIONS = 10000
+DEFAULT_MAXIMUM_SYSTEM_APPLICATIIONS = DEFAULT_MAXIMUM_SYSTEM_APPLICATIONS  # Hadoop's spelling (sic)
+MAXIMUM_AM_RESOURCE_SUFFIX = "maximum-am-resource-percent"
+MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT = CS_PREFIX + MAXIMUM_AM_RESOURCE_SUFFIX
+DEFAULT_MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT = 0.1  # a fraction, not a percent
+DEFAULT_MAXIMUM_APPLICATIONMASTERS_RESOURCE_PERCENT = DEFAULT_MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT
+QUEUE_GLOBAL_MAX_APPLICATION = CS_PREFIX + "global-queue-max-application"
+DEFAULT_QUEUE_GLOBAL_MAX_APPLICATION = -1  # UNDEFINED
+RESOURCE_CALCULATOR_CLASS = CS_PREFIX + "resource-calculator"
+DEFAULT_RESOURCE_CALCULATOR_CLASS = "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator"
+DOMINANT_RESOURCE_CALCULATOR_CLASS = "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
+NODE_LOCALITY_DELAY = CS_PREFIX + "node-locality-delay"
+DEFAULT_NODE_LOCALITY_DELAY = 40
+RACK_LOCALITY_ADDITIONAL_DELAY = CS_PREFIX + "rack-locality-additional-delay"
+DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY = -1
+RACK_LOCALITY_FULL_RESET = CS_PREFIX + "rack-locality-full-reset"
+DEFAULT_RACK_LOCALITY_FULL_RESET = True
+RESERVE_CONT_LOOK_ALL_NODES = CS_PREFIX + "reservations-continue-look-all-nodes"
+DEFAULT_RESERVE_CONT_LOOK_ALL_NODES = True
+ASSIGN_MULTIPLE_ENABLED = CS_PREFIX + "per-node-heartbeat.multiple-assignments-enabled"
+DEFAULT_ASSIGN_MULTIPLE_ENABLED = True
+MAX_ASSIGN_PER_HEARTBEAT = CS_PREFIX + "per-node-heartbeat.maximum-container-assignments"
+# -1 (unlimited) as in Hadoop 3.1-3.3 and capacity.md §8; recent trunk changed it to 100.
+DEFAULT_MAX_ASSIGN_PER_HEARTBEAT = -1
+OFFSWITCH_PER_HEARTBEAT_LIMIT = CS_PREFIX + "per-node-heartbeat.maximum-offswitch-assignments"
+DEFAULT_OFFSWITCH_PER_HEARTBEAT_LIMIT = 1
+SCHEDULE_ASYNCHRONOUSLY_PREFIX = CS_PREFIX + "schedule-asynchronously"
+SCHEDULE_ASYNCHRONOUSLY_ENABLE = SCHEDULE_ASYNCHRONOUSLY_PREFIX + ".enable"
+DEFAULT_SCHEDULE_ASYNCHRONOUSLY_ENABLE = False  # 3.1/3.2 value (capacity.md §8)
+SCHEDULE_ASYNCHRONOUSLY_MAXIMUM_THREAD = SCHEDULE_ASYNCHRONOUSLY_PREFIX + ".maximum-threads"
+DEFAULT_SCHEDULE_ASYNCHRONOUSLY_MAXIMUM_THREAD = 1
+ASYNC_SCHEDULER_INTERVAL = SCHEDULE_ASYNCHRONOUSLY_PREFIX + ".scheduling-interval-ms"
+DEFAULT_ASYNC_SCHEDULER_INTERVAL = 5
+SCHEDULE_ASYNCHRONOUSLY_MAXIMUM_PENDING_BACKLOGS = (
+    SCHEDULE_ASYNCHRONOUSLY_PREFIX + ".maximum-pending-backlogs"
+)
+DEFAULT_SCHEDULE_ASYNCHRONOUSLY_MAXIMUM_PENDING_BACKLOGS = 100
+ENABLE_USER_METRICS = CS_PREFIX + "user-metrics.enable"
+DEFAULT_ENABLE_USER_METRICS = False
+LAZY_PREEMPTION_ENABLED = CS_PREFIX + "lazy-preemption-enabled"
+DEFAULT_LAZY_PREEMPTION_ENABLED = False
+QUEUE_MAPPING = CS_PREFIX + "queue-mappings"
+DEFAULT_QUEUE_MAPPING = ""
+ENABLE_QUEUE_MAPPING_OVERRIDE = QUEUE_MAPPING + "-override.enable"
+DEFAULT_ENABLE_QUEUE_MAPPING_OVERRIDE = False
+LEGACY_QUEUE_MODE_ENABLED = CS_PREFIX + "legacy-queue-mode.enabled"  # trunk only
+DEFAULT_LEGACY_QUEUE_MODE_ENABLED = True
+# Global default of <queue-path>.max-parallel-apps (Integer.MAX_VALUE); also yarn.scheduler.capacity.user.*.
+MAX_PARALLEL_APPLICATIONS = "max-parallel-apps"
+DEFAULT_MAX_PARALLEL_APPLICATIONS = 2**31 - 1
+QUEUE_PRIORITY_UTILIZATION_UNDERUTILIZED_PREEMPTION_ENABLED = (
+    CS_PREFIX + "ordering-policy.priority-utilization.underutilized-preemption.enabled"
+)
+DEFAULT_QUEUE_PRIORITY_UTILIZATION_UNDERUTILIZED_PREEMPTION_ENABLED = False
+QUEUE_PRIORITY_UTILIZATION_UNDERUTILIZED_PREEMPTION_DELAY = (
+    CS_PREFIX + "ordering-policy.priority-utilization.underutilized-preemption.reserved-container-delay-ms"
+)
+DEFAULT_QUEUE_PRIORITY_UTILIZATION_UNDERUTILIZED_PREEMPTION_DELAY = 60000
+QUEUE_PRIORITY_UTILIZATION_UNDERUTILIZED_PREEMPTION_MOVE_RESERVATION = (
+    CS_PREFIX + "ordering-policy.priority-utilization.underutilized-preemption.allow-move-reservation"
+)
+DEFAULT_QUEUE_PRIORITY_UTILIZATION_UNDERUTILIZED_PREEMPTION_MOVE_RESERVATION = False
+
+# Per-queue suffixes (yarn.scheduler.capacity.<queue-path>.<suffix>) and their defaults.
+DOT = "."
+QUEUES = "queues"
+CAPACITY = "capacity"
+MAXIMUM_CAPACITY = "maximum-capacity"
+USER_LIMIT = "minimum-user-limit-percent"
+USER_LIMIT_FACTOR = "user-limit-factor"
+USER_SETTINGS = "user-settings"
+USER_WEIGHT = "weight"
+STATE = "state"
+ACCESSIBLE_NODE_LABELS = "accessible-node-labels"
+DEFAULT_NODE_LABEL_EXPRESSION = "default-node-label-expression"  # a suffix despite its name (Hadoop's)
+MAXIMUM_ALLOCATION_MB = "maximum-allocation-mb"
+MAXIMUM_ALLOCATION_VCORES = "maximum-allocation-vcores"
+ORDERING_POLICY = "ordering-policy"
+FIFO_APP_ORDERING_POLICY = "fifo"
+FAIR_APP_ORDERING_POLICY = "fair"
+DEFAULT_APP_ORDERING_POLICY = FIFO_APP_ORDERING_POLICY
+QUEUE_UTILIZATION_ORDERING_POLICY = "utilization"
+QUEUE_PRIORITY_UTILIZATION_ORDERING_POLICY = "priority-utilization"
+DEFAULT_QUEUE_ORDERING_POLICY = QUEUE_UTILIZATION_ORDERING_POLICY
+# FairOrderingPolicy.ENABLE_SIZE_BASED_WEIGHT, read under <queue-path>.ordering-policy.
+ENABLE_SIZE_BASED_WEIGHT = "fair.enable-size-based-weight"
+ACL_SUBMIT_APPLICATIONS = "acl_submit_applications"
+ACL_ADMINISTER_QUEUE = "acl_administer_queue"
+PRIORITY = "priority"
+DEFAULT_APPLICATION_PRIORITY = "default-application-priority"  # a suffix despite its name (Hadoop's)
+DEFAULT_CONFIGURATION_APPLICATION_PRIORITY = 0
+QUEUE_PREEMPTION_DISABLED = "disable_preemption"
+INTRA_QUEUE_PREEMPTION_DISABLED = "intra-queue-preemption.disable_preemption"
+IS_RESERVABLE = "reservable"
+RESERVATION_SHOW_RESERVATION_AS_QUEUE = "show-reservations-as-queues"
+ALLOW_ZERO_CAPACITY_SUM = "allow-zero-capacity-sum"
+DEFAULT_ALLOW_ZERO_CAPACITY_SUM = False
+MINIMUM_RESOURCE = "min-resource"
+MAXIMUM_RESOURCE = "max-resource"
+
+UNDEFINED = -1
+MINIMUM_CAPACITY_VALUE = 0.0
+MAXIMUM_CAPACITY_VALUE = 100.0
+DEFAULT_MAXIMUM_CAPACITY_VALUE = -1.0
+DEFAULT_USER_LIMIT = 100
+DEFAULT_USER_LIMIT_FACTOR = 1.0
+DEFAULT_USER_WEIGHT = 1.0
+DEFAULT_QUEUE_PRIORITY = 0
+ALL_ACL = "*"
+NONE_ACL = " "
+QUEUE_STATE_RUNNING = "RUNNING"
+DEFAULT_QUEUE_STATE = QUEUE_STATE_RUNNING
+
+
+# ----------------------------------------------------------------------------------------------------
+# The defaults table
+# ----------------------------------------------------------------------------------------------------
+def _as_hadoop_string(value: Any) -> str:
+    """Render a Python default the way it would be written in yarn-default.xml."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def defaults() -> dict[str, str]:
+    """Return key -> default string for every ``X = "yarn..."`` constant that has a ``DEFAULT_X``.
+
+    Rebuilt from the module's globals on each call, so pairs appended later in this module are included.
+    Suffix constants (per-queue keys) do not start with "yarn." and are skipped.
+    """
+    table: dict[str, str] = {}
+    namespace = globals()
+    for name, key in sorted(namespace.items()):
+        if name.startswith(("_", "DEFAULT_")) or not isinstance(key, str) or not key.startswith("yarn."):
+            continue
+        default = namespace.get("DEFAULT_" + name)
+        if default is None or key.endswith("."):
+            continue
+        table[key] = _as_hadoop_string(default)
+    return table
+
+
+DEFAULTS: dict[str, str] = defaults()
+
+# Helpers: append new ``X = "yarn..."`` / ``DEFAULT_X = value`` pairs below this line. ``defaults()`` picks
+# them up; to have them in the DEFAULTS dict too, also append ``DEFAULTS[X] = _as_hadoop_string(DEFAULT_X)``.
