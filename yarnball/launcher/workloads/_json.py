@@ -1,0 +1,170 @@
+"""Reading SLS-style JSON: a stream of concatenated objects (or arrays of them), and typed field access.
+
+SLS reads its inputs with Jackson's ``ObjectMapper.readValues`` (AMRunner, SLSUtils), which accepts a sequence of
+root-level objects and unwraps a root-level array. We do the same with ``json.JSONDecoder.raw_decode`` and report
+syntax errors with the line and column. Field helpers parse numbers the way SLS's ``Long.parseLong(v.toString())``
+does (an integer or a string holding one) and raise :class:`TraceFormatError` naming file, job and field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from yarnball.errors import TraceFormatError
+
+__all__ = ["MAX_EXPANSION", "Where", "iter_json_values", "read_text"]
+
+_WS = re.compile(r"\s*")
+_JAVA_LONG = re.compile(r"[+-]?[0-9]+")
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+# Guard against a typo expanding into billions of objects: job.count, num.nodes, num_nodes, num_jobs.
+MAX_EXPANSION = 10_000_000
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """The file's text (UTF-8), or TraceFormatError if it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise TraceFormatError(f"{os.fspath(path)}: no such file") from None
+    except UnicodeDecodeError as e:
+        raise TraceFormatError(f"{os.fspath(path)}: not UTF-8 text (byte {e.start})") from e
+    except OSError as e:
+        raise TraceFormatError(f"{os.fspath(path)}: cannot read: {e.strerror or e}") from e
+
+
+def _reject_constant(name: str) -> NoReturn:
+    # Jackson refuses NaN/Infinity by default; Python's json would accept them.
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def iter_json_values(path: str | os.PathLike[str], text: str | None = None) -> Iterator[tuple[int, int, Any]]:
+    """Yield ``(index, line, value)`` for every root-level value; elements of a root-level array count as values."""
+    name = os.fspath(path)
+    if text is None:
+        text = read_text(path)
+    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    index = 0
+    line, counted = 1, 0  # line number of `pos`, counted incrementally (big traces hold many objects)
+    while pos < len(text):
+        line += text.count("\n", counted, pos)
+        counted = pos
+        try:
+            value, end = _DECODER.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            raise TraceFormatError(f"{name}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+        except ValueError as e:  # NaN / Infinity, integers too long to convert
+            raise TraceFormatError(f"{name}: invalid JSON in the value starting at line {line}: {e}") from None
+        except RecursionError:
+            raise TraceFormatError(f"{name}: JSON nested too deeply at line {line}") from None
+        if isinstance(value, list):
+            for item in value:
+                yield index, line, item
+                index += 1
+        else:
+            yield index, line, value
+            index += 1
+        pos = _WS.match(text, end).end()  # type: ignore[union-attr]
+
+
+@dataclass(slots=True)
+class Where:
+    """Names the place in a trace that an error is about: file, job (id or position) and, per call, the field."""
+
+    path: str
+    what: str  # e.g. "job 'job_1'" or "object #3 (line 42)"
+
+    def fail(self, field: str, message: str) -> NoReturn:
+        raise TraceFormatError(f"{self.path}: {self.what}: field '{field}': {message}")
+
+    def obj(self, value: Any, field: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            self.fail(field, f"expected a JSON object, got {_kind(value)}")
+        return value
+
+    def list(self, value: Any, field: str) -> list[Any]:
+        if not isinstance(value, list):
+            self.fail(field, f"expected a JSON array, got {_kind(value)}")
+        return value
+
+    def long(self, value: Any, field: str, *, minimum: int | None = None) -> int:
+        """``Long.parseLong(value.toString())``: an integer, or a string holding one; no fractions."""
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            self.fail(field, f"expected an integer, got {_kind(value)} {_short(value)}")
+        if isinstance(value, str):
+            if not _JAVA_LONG.fullmatch(value):
+                self.fail(field, f"expected an integer, got the string {_short(value)}")
+            try:
+                value = int(value)
+            except ValueError:  # more digits than Python converts; far beyond a Java long anyway
+                self.fail(field, "integer out of range")
+        if not _LONG_MIN <= value <= _LONG_MAX:
+            self.fail(field, "integer out of range for a Java long")
+        if minimum is not None and value < minimum:
+            self.fail(field, f"must be >= {minimum}, got {value}")
+        return value
+
+    def opt_long(self, d: dict[str, Any], field: str, default: int, *, minimum: int | None = None) -> int:
+        if field not in d or d[field] is None:
+            return default
+        return self.long(d[field], field, minimum=minimum)
+
+    def number(self, value: Any, field: str) -> float:
+        """A JSON number (or a numeric string) bound to a Java double/int field by Jackson."""
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            self.fail(field, f"expected a number, got {_kind(value)} {_short(value)}")
+        try:
+            result = float(value)
+        except (ValueError, OverflowError):
+            self.fail(field, f"expected a number, got {_short(value)}")
+        if result != result or result in (float("inf"), float("-inf")):
+            self.fail(field, f"expected a finite number, got {_short(value)}")
+        return result
+
+    def string(self, value: Any, field: str) -> str:
+        if not isinstance(value, str):
+            self.fail(field, f"expected a string, got {_kind(value)} {_short(value)}")
+        return value
+
+    def text(self, value: Any, field: str) -> str:
+        """``value.toString()``: strings and numbers are accepted, containers are not."""
+        if isinstance(value, str):
+            return value
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int | float):
+            return str(value)
+        self.fail(field, f"expected a string, got {_kind(value)}")
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _short(value: Any) -> str:
+    try:
+        text = repr(value)
+    except ValueError:  # an int with more digits than Python will print
+        return "<huge integer>"
+    return text if len(text) <= 60 else text[:57] + "..."

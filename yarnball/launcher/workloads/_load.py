@@ -1,0 +1,98 @@
+"""``load_workload``: what SLSRunner does with ``--tracetype``, ``--tracelocation`` and ``--nodes``."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Sequence
+
+import structlog
+
+from yarnball.errors import TraceFormatError
+
+from ._defaults import TraceDefaults
+from ._model import JobSpec, NodeSpec, SkippedJob, Workload
+from ._nodes import dedupe_nodes, read_nodes_file
+from ._rumen import RumenBaseline, read_rumen_trace
+from ._sls import JobCounter, read_sls_trace
+from ._synth import read_synth_trace
+
+__all__ = ["TRACE_TYPES", "load_workload"]
+
+log = structlog.get_logger(__name__)
+
+TRACE_TYPES = ("SLS", "RUMEN", "SYNTH")
+
+PathArg = str | os.PathLike[str]
+
+
+def load_workload(
+    trace_type: str,
+    paths: Sequence[PathArg] | PathArg,
+    nodes_file: PathArg | None = None,
+    defaults: TraceDefaults | None = None,
+    seed: int | None = None,
+) -> Workload:
+    """Read every trace file of one type and the cluster, as SLSRunner does.
+
+    ``paths`` may be a list or SLS's comma-separated ``--tracelocation`` string. Without ``nodes_file`` the nodes
+    come from the traces (SLSUtils.parseNodesFromSLSTrace / parseNodesFromRumenTrace; SYNTH: ``num_nodes`` in
+    racks of ``nodes_per_rack``). Several traces are merged in order: SLS numbers unnamed jobs across all files,
+    Rumen times share one baseline, and the nodes are the union (SLS's NMRunner keeps only the last file's nodes,
+    an apparent bug not copied). SYNTH reads only the first file, as SLS does.
+    """
+    defaults = defaults or TraceDefaults()
+    kind = trace_type.strip().upper() if isinstance(trace_type, str) else ""
+    if kind not in TRACE_TYPES:
+        raise TraceFormatError(
+            f"unknown trace type {trace_type!r}: Input configuration not recognized, trace type should be SLS, "
+            "RUMEN, or SYNTH"
+        )
+    if isinstance(paths, str):
+        files: list[PathArg] = [p for p in paths.split(",") if p.strip()]
+    elif isinstance(paths, os.PathLike):
+        files = [paths]
+    else:
+        files = list(paths)
+    if not files:
+        raise TraceFormatError(f"{kind} trace: no trace file given")
+    names = [os.fspath(p) for p in files]
+    source = f"{kind}:{','.join(names)}"
+    file_nodes = read_nodes_file(nodes_file, defaults) if nodes_file is not None else None
+
+    if kind == "SYNTH":
+        if len(files) > 1:
+            log.warning("SYNTH reads only the first trace file, as SLS does", ignored=names[1:])
+        wl = read_synth_trace(files[0], defaults, seed, nodes=file_nodes)
+        return _finish(wl.jobs, wl.nodes, wl.skipped, source, names)
+
+    jobs: list[JobSpec] = []
+    skipped: list[SkippedJob] = []
+    nodes: list[NodeSpec] = []
+    counter, baseline = JobCounter(), RumenBaseline()
+    for f in files:
+        if kind == "SLS":
+            wl = read_sls_trace(f, defaults, counter=counter)
+        else:
+            wl = read_rumen_trace(f, defaults, baseline=baseline)
+        jobs.extend(wl.jobs)
+        skipped.extend(wl.skipped)
+        nodes.extend(wl.nodes)
+    cluster = file_nodes if file_nodes is not None else dedupe_nodes(nodes, source)
+    return _finish(jobs, cluster, skipped, source, names)
+
+
+def _finish(
+    jobs: Sequence[JobSpec], nodes: Sequence[NodeSpec], skipped: Sequence[SkippedJob], source: str, names: list[str]
+) -> Workload:
+    if not nodes:
+        raise TraceFormatError(f"{','.join(names)}: No node! Please configure nodes.")
+    known = {n.hostname for n in nodes}
+    unknown = sorted({h for j in jobs for t in j.tasks for h in t.hosts if h not in known})
+    if unknown:
+        # Such requests can only be met off-switch (relaxed locality), as in SLS.
+        log.info("tasks prefer hosts that are not in the cluster", count=len(unknown), first=unknown[:5])
+    dupes = sorted(job_id for job_id, n in Counter(j.job_id for j in jobs).items() if n > 1)
+    if dupes:
+        log.warning("job ids repeat across the traces; SLS tracks only the last of each", ids=dupes[:5])
+    return Workload(tuple(jobs), tuple(nodes), tuple(skipped), source)

@@ -1,0 +1,160 @@
+"""SLS node (topology) files, ``/rack/host`` names, node labels and generated clusters (SLSUtils)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+import structlog
+
+from yarnball.protocols import Resource
+
+from ._defaults import TraceDefaults
+from ._json import Where, iter_json_values
+from ._model import DEFAULT_RACK, NodeSpec
+
+__all__ = ["dedupe_nodes", "generate_nodes", "parse_labels", "read_nodes_file", "split_host_path"]
+
+log = structlog.get_logger(__name__)
+
+_LABEL_FORMAT = (
+    "Input format for adding node-labels is not correct, it should be "
+    "labelName1[(exclusive=true/false)],labelName2[] .."
+)
+
+
+def split_host_path(path: str) -> tuple[str, str] | None:
+    """``"/rack/host"`` -> ``("/rack", "host")``; ``None`` for an empty name (= anywhere).
+
+    SLSUtils.getRackHostName uses Hadoop's NodeBase: the host is the last path component and the rack everything
+    before it (``/coreSwitchA/TORSwitchB/hostBar`` -> rack ``/coreSwitchA/TORSwitchB``). SLS strips the leading
+    slash from the rack; we keep it, since that is how YARN's NetworkTopology names racks and the scheduler must
+    match rack requests against node racks. NodeBase rejects a name without a leading slash (SLS then fails to
+    create that node or request); we accept it as a host on ``/default-rack`` instead.
+    """
+    name = path.strip()
+    if not name:
+        return None
+    if not name.startswith("/"):
+        return DEFAULT_RACK, name
+    name = name.rstrip("/")  # NodeBase.normalize drops a trailing separator
+    if not name:
+        return None
+    rack, _, host = name.rpartition("/")
+    return (rack or DEFAULT_RACK), host
+
+
+def parse_labels(text: str, where: Where, field: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """YarnClientUtils.buildNodeLabelsFromStr: ``"l1, l2(exclusive=false)"`` -> (names, non-exclusive names)."""
+    names: list[str] = []
+    non_exclusive: list[str] = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        left, right = part.find("("), part.find(")")
+        exclusive = True  # NodeLabel.DEFAULT_NODE_LABEL_EXCLUSIVITY
+        if (left == -1) != (right == -1) or (left > right):
+            where.fail(field, f"{_LABEL_FORMAT}; got {text!r}")
+        if left > 0:
+            prop = part[left + 1 : right]
+            if "=" in prop:
+                key, _, value = prop.partition("=")
+                if key.strip() != "exclusive" or value.strip() not in ("true", "false"):
+                    where.fail(field, f"{_LABEL_FORMAT}; got {text!r}")
+                exclusive = value.strip() == "true"
+            elif prop.strip():
+                where.fail(field, f"{_LABEL_FORMAT}; got {text!r}")
+        elif left == 0:
+            where.fail(field, f"{_LABEL_FORMAT}; got {text!r}")
+        # Hadoop trims the name only when it has "(...)"; a name with spaces is not a valid label, so trim always.
+        name = part[: part.index("(")] if "(" in part else part
+        name = name.strip()
+        if not name:
+            where.fail(field, f"{_LABEL_FORMAT}; got {text!r}")
+        if name not in names:
+            names.append(name)
+            if not exclusive:
+                non_exclusive.append(name)
+    if not names:
+        where.fail(field, f"No cluster node-labels are specified; got {text!r}")
+    return tuple(names), tuple(non_exclusive)
+
+
+def read_nodes_file(path: str | os.PathLike[str], defaults: TraceDefaults | None = None) -> tuple[NodeSpec, ...]:
+    """Read an SLS ``--nodes`` file: concatenated ``{"rack": r, "nodes": [{"node": h, ...}]}`` objects.
+
+    As SLSUtils.parseNodesFromNodeFile: a node gets the NM defaults unless it sets ``memory-mb`` / ``vcores`` (or
+    another resource type), ``labels`` is a node-label list. Quirk kept: a node entry without ``"node"`` (the
+    ``{ }`` in SLS's own nodes.json) becomes host ``null`` (Java's ``rack + "/" + null``), so nodes.json has 20
+    nodes, as SLS's TestSLSUtils asserts; likewise a rack object without ``"rack"`` names rack ``/null``.
+    Entries repeating a host keep the first (SLS keeps a set; two entries of one host overwrite each other).
+    """
+    name = os.fspath(path)
+    defaults = defaults or TraceDefaults()
+    nodes: list[NodeSpec] = []
+    for index, line, raw in iter_json_values(path):
+        where = Where(name, f"rack object #{index} (line {line})")
+        entry = where.obj(raw, "<root>")
+        rack_name = entry.get("rack")
+        if rack_name is None:
+            log.warning("node file rack without a name; SLS calls it 'null'", file=name, object=index)
+        rack_text = "null" if rack_name is None else where.text(rack_name, "rack")
+        if isinstance(rack_name, str):
+            where = Where(name, f"rack '{rack_name}'")
+        if "nodes" not in entry:
+            where.fail("nodes", "missing (SLS needs a 'nodes' array in every rack object)")
+        for i, node_raw in enumerate(where.list(entry["nodes"], "nodes")):
+            field = f"nodes[{i}]"
+            node = where.obj(node_raw, field)
+            host = node.get("node")
+            if host is None:
+                log.warning("node file entry without 'node'; SLS names the host 'null'", file=name, entry=field)
+                host_text = "null"
+            else:
+                host_text = where.text(host, f"{field}.node")
+            parsed = split_host_path(f"/{rack_text}/{host_text}")
+            if parsed is None:
+                where.fail(f"{field}.node", "empty host name")
+            rack, hostname = parsed
+
+            mem = _size(node, "memory-mb", defaults.nm_memory_mb, where, field)
+            vcores = _size(node, "vcores", defaults.nm_vcores, where, field)
+            extended = tuple((rt, _size(node, rt, 0, where, field)) for rt in defaults.resource_types if rt in node)
+            labels: tuple[str, ...] = ()
+            non_exclusive: tuple[str, ...] = ()
+            if node.get("labels") is not None:
+                labels, non_exclusive = parse_labels(
+                    where.text(node["labels"], f"{field}.labels"), where, f"{field}.labels"
+                )
+            nodes.append(NodeSpec(hostname, rack, Resource(mem, vcores, extended), labels, non_exclusive))
+    return dedupe_nodes(nodes, name)
+
+
+def _size(node: dict[str, Any], key: str, default: int, where: Where, field: str) -> int:
+    value = node.get(key)
+    return default if value is None else where.long(value, f"{field}.{key}", minimum=0)
+
+
+def generate_nodes(num_nodes: int, num_racks: int, resource: Resource) -> tuple[NodeSpec, ...]:
+    """SLSUtils.generateNodes: ``/rack{i % racks}/node{i}``; racks clamped to ``[1, num_nodes]``."""
+    num_racks = max(1, min(num_racks, num_nodes))
+    return tuple(NodeSpec(f"node{i}", f"/rack{i % num_racks}", resource) for i in range(num_nodes))
+
+
+def dedupe_nodes(nodes: Iterable[NodeSpec], source: str) -> tuple[NodeSpec, ...]:
+    """Keep the first node of each hostname, in first-seen order (deterministic, unlike SLS's HashSet)."""
+    seen: dict[str, NodeSpec] = {}
+    for node in nodes:
+        first = seen.get(node.hostname)
+        if first is None:
+            seen[node.hostname] = node
+        elif first != node:
+            log.warning(
+                "host listed twice with different settings; keeping the first",
+                source=source,
+                host=node.hostname,
+                first=first.path,
+                second=node.path,
+            )
+    return tuple(seen.values())
