@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from yarnball.actors import configure_logging
+from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._logging import close_logging
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import TraceDefaults, WorkloadBuilder, load_workload, task_spec
@@ -19,7 +20,6 @@ from yarnball.protocols import (
     YarnApplicationState,
 )
 from yarnball.testing import captured_events
-from yarnball.actors._appmaster import ApplicationMaster
 
 TWO_QUEUES = {
     "yarn.scheduler.capacity.root.queues": "a,b",
@@ -33,7 +33,11 @@ TWO_QUEUES = {
 def run_trace(shared_data: Path, trace_type: str, trace: str, seed: int = 1) -> Cluster:
     conf = Configuration.from_conf_dir(shared_data / "sls" / "sample-conf")
     workload = load_workload(
-        trace_type, [shared_data / "sls" / trace], shared_data / "sls" / "nodes.json", TraceDefaults.from_configuration(conf), seed
+        trace_type,
+        [shared_data / "sls" / trace],
+        shared_data / "sls" / "nodes.json",
+        TraceDefaults.from_configuration(conf),
+        seed,
     )
     cluster = Cluster(conf, workload.nodes, seed=seed)
     cluster.submit_workload(workload)
@@ -51,7 +55,9 @@ def test_shared_sample_traces_run_to_completion(shared_data: Path, trace_type: s
     cluster = run_trace(shared_data, trace_type, trace)
     apps = cluster.applications
     assert len(apps) == jobs
-    assert all(a.state is YarnApplicationState.FINISHED and a.final_status is FinalApplicationStatus.SUCCEEDED for a in apps)
+    assert all(
+        a.state is YarnApplicationState.FINISHED and a.final_status is FinalApplicationStatus.SUCCEEDED for a in apps
+    )
     counters = cluster.rm.counters
     assert counters["containers_allocated"] >= sum(t.count for j in cluster.jobs.values() for t in j.tasks) + jobs
     assert cluster.running_containers == 0
@@ -72,7 +78,9 @@ def test_same_seed_gives_identical_event_log(shared_data: Path, tmp_path: Path) 
         path = tmp_path / name
         configure_logging(json_path=path)
         conf = Configuration.from_conf_dir(shared_data / "sls" / "sample-conf")
-        workload = load_workload("SYNTH", [shared_data / "sls" / "syn.json"], None, TraceDefaults.from_configuration(conf), seed)
+        workload = load_workload(
+            "SYNTH", [shared_data / "sls" / "syn.json"], None, TraceDefaults.from_configuration(conf), seed
+        )
         cluster = Cluster(conf, workload.nodes, seed=seed)
         cluster.submit_workload(workload)
         cluster.run(until_ms=3_600_000)
@@ -83,7 +91,9 @@ def test_same_seed_gives_identical_event_log(shared_data: Path, tmp_path: Path) 
     assert digest("a.jsonl", 5) != digest("c.jsonl", 6)
 
 
-def small_cluster(conf: dict[str, str] | None = None, nodes: int = 4, **node_kw: int) -> tuple[Cluster, WorkloadBuilder]:
+def small_cluster(
+    conf: dict[str, str] | None = None, nodes: int = 4, **node_kw: int
+) -> tuple[Cluster, WorkloadBuilder]:
     builder = WorkloadBuilder().nodes(nodes, memory_mb=node_kw.get("memory_mb", 8192), vcores=node_kw.get("vcores", 8))
     return Cluster(Configuration(conf or TWO_QUEUES), builder.build().nodes, seed=3), builder
 
@@ -169,7 +179,12 @@ def test_killed_application_releases_its_containers() -> None:
         cluster.run(until_ms=60_000)
     app = next(a for a in cluster.applications if a.name == "victim")
     assert app.state is YarnApplicationState.KILLED
-    left = [c for nm in cluster.nodes for c in nm.containers if c.application_attempt_id.application_id == app.application_id]
+    left = [
+        c
+        for nm in cluster.nodes
+        for c in nm.containers
+        if c.application_attempt_id.application_id == app.application_id
+    ]
     assert left == []
     assert cluster.running_containers == 2  # the bystander's AM and task
 

@@ -16,6 +16,7 @@ from yarnball.actors import (
     configure_logging,
     handler,
 )
+from yarnball.actors._appmaster import ApplicationMaster, ContainerRequest
 from yarnball.errors import (
     ActorError,
     ConfigurationError,
@@ -27,6 +28,7 @@ from yarnball.errors import (
     TraceFormatError,
     YarnballError,
 )
+from yarnball.launcher import Cluster
 from yarnball.protocols import Configuration, Resource, decode, encode
 
 __version__ = "0.1.0"
@@ -35,8 +37,11 @@ __all__ = [
     "Actor",
     "ActorError",
     "ActorRef",
+    "ApplicationMaster",
+    "Cluster",
     "Configuration",
     "ConfigurationError",
+    "ContainerRequest",
     "DeadLetterError",
     "Future",
     "Kernel",

@@ -1,0 +1,427 @@
+"""Allocation inside one application: ``RegularContainerAllocator`` plus the commit (``accept``/``apply``).
+
+capacity.md §5.2: scheduler keys in priority order; a pre-check (outstanding asks, headroom); delay scheduling with
+missed-opportunity counters (node-local, then rack-local after ``node-locality-delay`` misses, then off-switch after
+the locality wait factor or ``rack-locality-additional-delay``); and on a node without room, a reservation. The
+commit is applied at once (synchronous scheduling), charging queue and user usage for allocations *and*
+reservations (§2.1).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from yarnball.policies.capacity._context import (
+    ASSIGN_SKIP_OTHER,
+    ASSIGN_SKIP_QUEUE_LIMIT,
+    CSAssignment,
+    ResourceLimits,
+    SchedulerContext,
+)
+from yarnball.policies.capacity._notifications import ContainerAllocated, ContainerReserved
+from yarnball.policies.capacity._state import (
+    ALLOCATED,
+    NODE_LOCAL,
+    OFF_SWITCH,
+    RACK_LOCAL,
+    RESERVED,
+    KeyAsks,
+    RMContainer,
+    SchedulerApp,
+    SchedulerNode,
+)
+from yarnball.protocols import Container, ContainerId, Resource
+
+if TYPE_CHECKING:
+    from yarnball.policies.capacity._leaf import LeafQueue
+
+__all__ = ["assign_app", "assign_reserved", "charge", "release_container", "unreserve"]
+
+# ContainerAllocation states that are not an allocation.
+PRIORITY_SKIPPED = 1
+APP_SKIPPED = 2
+QUEUE_SKIPPED = 3
+LOCALITY_SKIPPED = 4
+
+_CSAssignmentOrState = CSAssignment | int
+
+
+def charge(ctx: SchedulerContext, leaf: LeafQueue, app: SchedulerApp, dm: int, dv: int) -> None:
+    """Queue (up to root) and user usage += (dm, dv): ``allocateResource`` / ``releaseResource``."""
+    q = leaf
+    while q is not None:
+        q.used_m += dm
+        q.used_v += dv
+        q = q.parent
+    leaf.user_used_changed(app.user, dm, dv)
+
+
+def _chain_reserved(leaf: LeafQueue, dm: int, dv: int) -> None:
+    q = leaf
+    while q is not None:
+        q.reserved_m += dm
+        q.reserved_v += dv
+        q = q.parent
+
+
+def _chain_containers(leaf: LeafQueue, d: int) -> None:
+    q = leaf
+    while q is not None:
+        q.num_containers += d
+        q = q.parent
+
+
+def add_pending(leaf: LeafQueue, dm: int, dv: int) -> None:
+    """Queue pending (up to root) += (dm, dv): ``incPendingResource`` / ``decPendingResource``."""
+    q = leaf
+    while q is not None:
+        q.pending_m += dm
+        q.pending_v += dv
+        q = q.parent
+
+
+def should_alloc_or_reserve(ctx: SchedulerContext, leaf: LeafQueue, app: SchedulerApp, ka: KeyAsks) -> bool:
+    """``shouldAllocOrReserveNewContainer``: re-reservations slowly allow one more reservation (starvation)."""
+    key = ka.key
+    required = ka.any_count
+    reserved = app.num_reserved.get(key, 0)
+    starvation = 0
+    if reserved > 0:
+        rc = ctx.rc
+        node_factor = rc.ratio(ka.cap_m, ka.cap_v, leaf.max_alloc_m, leaf.max_alloc_v)
+        min_alloc_factor = rc.ratio(
+            leaf.max_alloc_m - ctx.min_m, leaf.max_alloc_v - ctx.min_v, leaf.max_alloc_m, leaf.max_alloc_v
+        )
+        starvation = int((app.re_reservations.get(key, 0) / reserved) * (1.0 - min(node_factor, min_alloc_factor)))
+    return starvation + required - reserved > 0
+
+
+def assign_app(
+    ctx: SchedulerContext, leaf: LeafQueue, app: SchedulerApp, node: SchedulerNode, limits: ResourceLimits
+) -> CSAssignment:
+    """``RegularContainerAllocator.assignContainers`` without a reserved container."""
+    rc = ctx.rc
+    cm, cv = ctx.cluster_m, ctx.cluster_v
+    for ka in app.keys_in_order():
+        # preCheckForNodeCandidateSet
+        if ka.any_count <= 0:
+            continue  # PRIORITY_SKIPPED
+        if not ctx.continue_looking and not should_alloc_or_reserve(ctx, leaf, app, ka):
+            continue
+        hm, hv = limits.headroom_m, limits.headroom_v
+        if ctx.continue_looking:
+            hm += app.reserved_m
+            hv += app.reserved_v
+        if rc.compare(cm, cv, hm, hv, ka.cap_m, ka.cap_v) < 0:
+            return ASSIGN_SKIP_QUEUE_LIMIT  # QUEUE_SKIPPED: the queue's headroom cannot hold the ask
+        # tryAllocateOnNode
+        if app.blacklist and (node.host in app.blacklist or node.rack in app.blacklist):
+            return ASSIGN_SKIP_OTHER
+        key = ka.key
+        opportunities = app.opportunities
+        opportunities[key] = opportunities.get(key, 0) + 1
+        r = _assign_on_node(ctx, leaf, app, node, ka, limits, None)
+        if r == PRIORITY_SKIPPED:
+            # Don't count 'skipped nodes' as a scheduling opportunity!
+            opportunities[key] -= 1
+            continue
+        if r == APP_SKIPPED:
+            return ASSIGN_SKIP_OTHER
+        if r == QUEUE_SKIPPED:
+            return ASSIGN_SKIP_QUEUE_LIMIT
+        if r == LOCALITY_SKIPPED:  # not reachable in practice: off-switch turns it into APP_SKIPPED
+            return CSAssignment(0, 0, OFF_SWITCH)
+        return r  # type: ignore[return-value]
+    return ASSIGN_SKIP_OTHER
+
+
+def assign_reserved(ctx: SchedulerContext, leaf: LeafQueue, node: SchedulerNode) -> CSAssignment | None:
+    """Try to turn the node's reservation into an allocation (or renew it, or drop it if no longer wanted)."""
+    rmc = node.reserved
+    assert rmc is not None
+    app = rmc.app
+    ka = app.keys.get(rmc.key)
+    if ka is None or ka.any_count <= 0:
+        # Excess reservation: the ask is gone, so the reservation is released (QUEUE_SKIPPED + excess).
+        unreserve(ctx, rmc)
+        return None
+    r = _assign_on_node(ctx, leaf, app, node, ka, ResourceLimits(ctx.cluster_m, ctx.cluster_v), rmc)
+    return r if isinstance(r, CSAssignment) else None
+
+
+def _assign_on_node(
+    ctx: SchedulerContext,
+    leaf: LeafQueue,
+    app: SchedulerApp,
+    node: SchedulerNode,
+    ka: KeyAsks,
+    limits: ResourceLimits,
+    reserved: RMContainer | None,
+) -> _CSAssignmentOrState:
+    """``assignContainersOnNode``: node-local, then rack-local, then off-switch, with delay scheduling."""
+    names = ka.names
+    if names:
+        host_ask = names.get(node.host)
+        rack_ask = names.get(node.rack)
+        if host_ask is not None and host_ask[0] > 0 and (rack_ask is None or rack_ask[0] > 0):
+            r = _assign_container(ctx, leaf, app, node, ka, limits, reserved, NODE_LOCAL)
+            if type(r) is CSAssignment:
+                return r
+        if rack_ask is not None and rack_ask[0] > 0:
+            if not rack_ask[1]:
+                return PRIORITY_SKIPPED  # canDelayTo(rack) is false: relax_locality=False on the rack ask
+            delay = min(ctx.num_nodes, ctx.node_locality_delay)
+            if delay < app.opportunities.get(ka.key, 0):
+                r = _assign_container(ctx, leaf, app, node, ka, limits, reserved, RACK_LOCAL)
+                if type(r) is CSAssignment:
+                    return r
+    if ka.any_count > 0:
+        if not ka.any_relax:
+            return PRIORITY_SKIPPED
+        if _can_assign_off_switch(ctx, app, ka, reserved):
+            r = _assign_container(ctx, leaf, app, node, ka, limits, reserved, OFF_SWITCH)
+            return APP_SKIPPED if r == LOCALITY_SKIPPED else r
+        return APP_SKIPPED  # delayed: the whole app is skipped, lower-priority keys are not tried
+    return PRIORITY_SKIPPED
+
+
+def _can_assign_off_switch(ctx: SchedulerContext, app: SchedulerApp, ka: KeyAsks, reserved: RMContainer | None) -> bool:
+    if reserved is not None:
+        return True
+    n = ctx.num_nodes
+    if n == 0:
+        return False
+    unique = len(ka.names) + 1
+    if unique == 1:
+        return True  # only an ANY ask: no reason to delay
+    missed = app.opportunities.get(ka.key, 0)
+    if ctx.rack_additional_delay > -1:
+        return missed > min(n, ctx.node_locality_delay + ctx.rack_additional_delay)
+    wait_factor = min(max(unique - 1, 0) / n, 1.0)
+    return min(n, ka.any_count * wait_factor) < missed
+
+
+def _assign_container(
+    ctx: SchedulerContext,
+    leaf: LeafQueue,
+    app: SchedulerApp,
+    node: SchedulerNode,
+    ka: KeyAsks,
+    limits: ResourceLimits,
+    reserved: RMContainer | None,
+    locality: int,
+) -> _CSAssignmentOrState:
+    """``assignContainer``: allocate if the node has room, else reserve (or renew the reservation)."""
+    rc = ctx.rc
+    cm, cv = ctx.cluster_m, ctx.cluster_v
+    cap_m, cap_v = ka.cap_m, ka.cap_v
+    if rc.compare(cm, cv, cap_m, cap_v, node.total_m, node.total_v) > 0:
+        return LOCALITY_SKIPPED  # the node can never hold the ask
+    should = should_alloc_or_reserve(ctx, leaf, app, ka)
+    available = rc.available_containers(node.unalloc_m, node.unalloc_v, cap_m, cap_v)
+    need_m, need_v = rc.max(
+        cm, cv, cap_m - limits.headroom_m, cap_v - limits.headroom_v, limits.unres_m, limits.unres_v
+    )
+    need_unreserve = need_m > 0 or (rc.dominant and need_v > 0)  # isAnyMajorResourceAboveZero
+    if available > 0:
+        to_unreserve = None
+        if reserved is None and ctx.continue_looking and (not should or need_unreserve):
+            if not need_unreserve:
+                need_m, need_v = cap_m, cap_v
+            to_unreserve = _find_reservation_to_drop(ctx, app, ka, need_m, need_v)
+            if to_unreserve is None:
+                return LOCALITY_SKIPPED
+        a = _allocate(ctx, leaf, app, node, ka, locality, reserved, to_unreserve)
+    else:
+        if not (should or reserved is not None):
+            return LOCALITY_SKIPPED
+        if ctx.continue_looking and reserved is None and need_unreserve:
+            return LOCALITY_SKIPPED
+        a = _reserve(ctx, leaf, app, node, ka, locality, reserved)
+    if reserved is None and locality != OFF_SWITCH and (locality == NODE_LOCAL or ctx.rack_full_reset):
+        # Only when first allocated/reserved; off-switch never resets (so apps with many off-switch asks
+        # keep their accumulated opportunities).
+        app.opportunities[ka.key] = 0
+    return a
+
+
+def _find_reservation_to_drop(
+    ctx: SchedulerContext, app: SchedulerApp, ka: KeyAsks, need_m: int, need_v: int
+) -> RMContainer | None:
+    """``findNodeToUnreserve``: the first reservation of this key at least as large as needed."""
+    by_node = app.reserved.get(ka.key)
+    if not by_node:
+        return None
+    for rmc in by_node.values():
+        if ctx.rc.fits_in(need_m, need_v, rmc.mem, rmc.vc):
+            return rmc
+    return None
+
+
+def _new_container_id(app: SchedulerApp) -> ContainerId:
+    seq = app.next_seq
+    app.next_seq = seq + 1
+    return ContainerId(app.attempt_id, seq)
+
+
+def _allocate(
+    ctx: SchedulerContext,
+    leaf: LeafQueue,
+    app: SchedulerApp,
+    node: SchedulerNode,
+    ka: KeyAsks,
+    locality: int,
+    from_reserved: RMContainer | None,
+    to_unreserve: RMContainer | None,
+) -> CSAssignment:
+    cap_m, cap_v = ka.cap_m, ka.cap_v
+    if to_unreserve is not None:
+        unreserve(ctx, to_unreserve)
+    if from_reserved is not None:
+        # The reservation becomes the container: usage was charged when it was reserved.
+        rmc = from_reserved
+        _drop_reservation(ctx, leaf, rmc)
+        rmc.state = ALLOCATED
+        cid = rmc.cid
+    else:
+        cid = _new_container_id(app)
+        rmc = RMContainer(cid, app, node, ka.key, ka.priority, cap_m, cap_v, ALLOCATED)
+        charge(ctx, leaf, app, cap_m, cap_v)
+        ctx.containers[cid] = rmc
+    node.unalloc_m -= cap_m
+    node.unalloc_v -= cap_v
+    node.containers[cid] = rmc
+    app.live[cid] = rmc
+    app.used_m += cap_m
+    app.used_v += cap_v
+    _chain_containers(leaf, 1)
+    decrement_asks(leaf, app, ka, node, locality)
+    is_am = False
+    if not app.am_running:
+        # The attempt's first container is its AM container (isAmRunning / amResource in Hadoop).
+        is_am = rmc.is_am = app.am_running = True
+        if app.is_active and (app.am_m != cap_m or app.am_v != cap_v):
+            dm, dv = cap_m - app.am_m, cap_v - app.am_v
+            leaf.am_used_m += dm
+            leaf.am_used_v += dv
+            app.user.am_used_m += dm
+            app.user.am_used_v += dv
+        app.am_m, app.am_v = cap_m, cap_v
+    container = Container(
+        id=cid,  # type: ignore[arg-type]
+        node_id=node.node_id,
+        resource=ka.resource or Resource(cap_m, cap_v),
+        priority=ka.priority,
+        allocation_request_id=ka.request_id,
+    )
+    rmc.container = container
+    app.new_containers.append(container)
+    ctx.outbox.append(ContainerAllocated(app.attempt_id, container, is_am))
+    if leaf.fair:
+        leaf.fair_dirty = True
+    return CSAssignment(cap_m, cap_v, locality)
+
+
+def _reserve(
+    ctx: SchedulerContext,
+    leaf: LeafQueue,
+    app: SchedulerApp,
+    node: SchedulerNode,
+    ka: KeyAsks,
+    locality: int,
+    reserved: RMContainer | None,
+) -> CSAssignment:
+    key = ka.key
+    if reserved is not None:
+        app.re_reservations[key] = app.re_reservations.get(key, 0) + 1  # addReReservation
+        return CSAssignment(ka.cap_m, ka.cap_v, locality, reserved=True)
+    cid = _new_container_id(app)
+    rmc = RMContainer(cid, app, node, key, ka.priority, ka.cap_m, ka.cap_v, RESERVED)
+    node.reserved = rmc
+    app.reserved.setdefault(key, {})[node.node_id] = rmc
+    app.num_reserved[key] = app.num_reserved.get(key, 0) + 1
+    app.re_reservations[key] = 0  # resetReReservations
+    app.reserved_m += ka.cap_m
+    app.reserved_v += ka.cap_v
+    _chain_reserved(leaf, ka.cap_m, ka.cap_v)
+    charge(ctx, leaf, app, ka.cap_m, ka.cap_v)  # a reservation counts as queue and user usage
+    ctx.containers[cid] = rmc
+    ctx.outbox.append(ContainerReserved(app.attempt_id, node.node_id, Resource(ka.cap_m, ka.cap_v)))
+    return CSAssignment(ka.cap_m, ka.cap_v, locality, reserved=True)
+
+
+def _drop_reservation(ctx: SchedulerContext, leaf: LeafQueue, rmc: RMContainer) -> None:
+    app = rmc.app
+    node = rmc.node
+    if node.reserved is rmc:
+        node.reserved = None
+    by_node = app.reserved.get(rmc.key)
+    if by_node is not None:
+        by_node.pop(node.node_id, None)
+        if not by_node:
+            del app.reserved[rmc.key]
+    n = app.num_reserved.get(rmc.key, 0) - 1
+    if n > 0:
+        app.num_reserved[rmc.key] = n
+    else:
+        app.num_reserved.pop(rmc.key, None)
+    app.reserved_m -= rmc.mem
+    app.reserved_v -= rmc.vc
+    _chain_reserved(leaf, -rmc.mem, -rmc.vc)
+
+
+def unreserve(ctx: SchedulerContext, rmc: RMContainer) -> None:
+    """Cancel a reservation (``app.unreserve`` + ``releaseResource``)."""
+    leaf = rmc.app.queue
+    _drop_reservation(ctx, leaf, rmc)
+    charge(ctx, leaf, rmc.app, -rmc.mem, -rmc.vc)
+    ctx.containers.pop(rmc.cid, None)
+
+
+def release_container(ctx: SchedulerContext, rmc: RMContainer) -> None:
+    """Free an allocated container's resources on its node, app, queues and user (``completedContainer``)."""
+    app = rmc.app
+    leaf = app.queue
+    node = rmc.node
+    cid = rmc.cid
+    if node.containers.pop(cid, None) is not None:
+        node.unalloc_m += rmc.mem
+        node.unalloc_v += rmc.vc
+    app.live.pop(cid, None)
+    app.used_m -= rmc.mem
+    app.used_v -= rmc.vc
+    app.preempt.discard(cid)  # type: ignore[arg-type]
+    ctx.containers.pop(cid, None)
+    charge(ctx, leaf, app, -rmc.mem, -rmc.vc)
+    _chain_containers(leaf, -1)
+    if leaf.fair:
+        leaf.fair_dirty = True
+
+
+def decrement_asks(leaf: LeafQueue, app: SchedulerApp, ka: KeyAsks, node: SchedulerNode, locality: int) -> None:
+    """``LocalityAppPlacementAllocator.allocate``: node-local takes host, rack and ANY; rack-local rack and ANY."""
+    names = ka.names
+    if locality == NODE_LOCAL:
+        _dec_name(names, node.host)
+        _dec_name(names, node.rack)
+    elif locality == RACK_LOCAL:
+        _dec_name(names, node.rack)
+    had = app.pending_m > 0 or app.pending_v > 0
+    ka.any_count -= 1
+    app.pending_m -= ka.cap_m
+    app.pending_v -= ka.cap_v
+    add_pending(leaf, -ka.cap_m, -ka.cap_v)
+    if ka.any_count <= 0:
+        ka.any_count = 0
+        del app.keys[ka.key]
+        app.sorted_keys = None
+    if had and not (app.pending_m > 0 or app.pending_v > 0):
+        leaf.app_asks_changed(app, True, False)
+
+
+def _dec_name(names: dict[str, list], name: str) -> None:
+    entry = names.get(name)
+    if entry is not None:
+        entry[0] -= 1
+        if entry[0] <= 0:
+            del names[name]

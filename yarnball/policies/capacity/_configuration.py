@@ -1,0 +1,328 @@
+"""Hadoop's ``CapacitySchedulerConfiguration``: typed getters over ``capacity-scheduler.xml`` and its validation.
+
+Getters follow CapacitySchedulerConfiguration (Hadoop 3.x) key by key. :meth:`validate` gathers the checks Hadoop
+makes while it builds the queue tree (CapacitySchedulerQueueManager.parseQueue, ParentQueue.setChildQueues,
+CSQueueUtils, CapacitySchedulerConfigValidator) and raises the first failure, as Hadoop does, with Hadoop's own
+wording prefixed by the file, line and key at fault.
+
+Java ``float`` arithmetic is reproduced where a message prints a float (capacities are floats in Hadoop, so a
+children sum of 60 + 50 reads "1.1" and 30 + 70.5 reads "1.005").
+"""
+
+from __future__ import annotations
+
+import re
+
+import structlog
+
+from yarnball.errors import ConfigurationError
+from yarnball.policies.capacity._acl import AccessControlList, QueueACL, QueueState
+from yarnball.policies.capacity._validation import java_float_str, validate_capacity_configuration
+from yarnball.protocols import Configuration, Resource
+from yarnball.protocols import keys as k
+
+__all__ = [
+    "AccessControlList",
+    "CapacitySchedulerConfiguration",
+    "QueueACL",
+    "QueueState",
+    "java_float_str",
+]
+
+log = structlog.get_logger(__name__)
+
+# CapacitySchedulerConfiguration.PATTERN_FOR_ABSOLUTE_RESOURCE
+_ABSOLUTE_RESOURCE = re.compile(r"^\[[\w.,\-_= /]+\]$")
+_APP_ORDERING_POLICIES = {
+    "fifo": "fifo",
+    "fair": "fair",
+    "fifo-with-partitions": "fifo-with-partitions",
+    "fifo-for-pending-apps": "fifo-for-pending-apps",
+    # Hadoop also accepts the class names.
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.FifoOrderingPolicy": "fifo",
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.FairOrderingPolicy": "fair",
+}
+_QUEUE_ORDERING_POLICIES = (k.QUEUE_UTILIZATION_ORDERING_POLICY, k.QUEUE_PRIORITY_UTILIZATION_ORDERING_POLICY)
+
+
+class CapacitySchedulerConfiguration:
+    """Typed, validated view of the ``yarn.scheduler.capacity.*`` keys of a :class:`Configuration`."""
+
+    ROOT = k.ROOT
+    PREFIX = k.CS_PREFIX
+
+    __slots__ = ("conf",)
+
+    def __init__(self, conf: Configuration) -> None:
+        self.conf = conf
+
+    # -- keys and errors -------------------------------------------------------------------------------------
+    @staticmethod
+    def get_queue_prefix(path: str) -> str:
+        """``yarn.scheduler.capacity.<path>.``"""
+        return k.CS_PREFIX + path + k.DOT
+
+    def _key(self, path: str, suffix: str) -> str:
+        return self.get_queue_prefix(path) + suffix
+
+    def _error(self, key: str, message: str) -> ConfigurationError:
+        return ConfigurationError(f"{self.conf.location_of(key)}: {key}: {message}")
+
+    def _float(self, key: str, default: float) -> float:
+        return self.conf.get_float(key, default)
+
+    def _int(self, key: str, default: int) -> int:
+        return self.conf.get_int(key, default)
+
+    # -- the queue tree --------------------------------------------------------------------------------------
+    def get_queues(self, path: str) -> list[str]:
+        """Child short names of ``path`` (``getQueues``: trimmed, comma or newline separated; empty = leaf)."""
+        return self.conf.get_strings(self._key(path, k.QUEUES))
+
+    def is_leaf(self, path: str) -> bool:
+        """A queue without children."""
+        return not self.get_queues(path)
+
+    def get_queue_paths(self) -> list[str]:
+        """Every queue path reachable from root, depth first in declaration order (root first)."""
+        paths: list[str] = []
+        stack = [k.ROOT]
+        while stack:
+            path = stack.pop()
+            paths.append(path)
+            stack.extend(f"{path}.{child}" for child in reversed(self.get_queues(path)))
+        return paths
+
+    # -- capacities ------------------------------------------------------------------------------------------
+    def _reject_non_percent(self, key: str, value: str) -> None:
+        if _ABSOLUTE_RESOURCE.match(value):
+            raise self._error(
+                key,
+                f"absolute resource capacity {value!r} is not supported (yet) by yarnball "
+                "(expected a percentage such as 25 or 37.5)",
+            )
+        if value.endswith("w"):
+            raise self._error(
+                key, f"weight capacity {value!r} is not supported (yet) by yarnball (expected a percentage)"
+            )
+
+    def get_capacity(self, path: str) -> float:
+        """``capacity`` in percent; root is always 100, a missing value is 0 (Hadoop 3.x)."""
+        key = self._key(path, k.CAPACITY)
+        raw = self.conf.get(key)
+        if raw is not None:
+            self._reject_non_percent(key, raw)
+        if path == k.ROOT:
+            return 100.0
+        capacity = 0.0 if raw is None else self._float(key, 0.0)
+        if not k.MINIMUM_CAPACITY_VALUE <= capacity <= k.MAXIMUM_CAPACITY_VALUE:
+            # CapacitySchedulerConfiguration.getNonLabeledQueueCapacity
+            raise self._error(key, f"Illegal capacity of {java_float_str(capacity)} for queue {path}")
+        return capacity
+
+    def get_maximum_capacity(self, path: str) -> float:
+        """``maximum-capacity`` in percent; default 100, and -1 (UNDEFINED) also means 100."""
+        key = self._key(path, k.MAXIMUM_CAPACITY)
+        raw = self.conf.get(key)
+        if raw is None:
+            return k.MAXIMUM_CAPACITY_VALUE
+        self._reject_non_percent(key, raw)
+        maximum = self._float(key, k.MAXIMUM_CAPACITY_VALUE)
+        return k.MAXIMUM_CAPACITY_VALUE if maximum == k.DEFAULT_MAXIMUM_CAPACITY_VALUE else maximum
+
+    # -- users and applications ------------------------------------------------------------------------------
+    def get_user_limit(self, path: str) -> int:
+        """``minimum-user-limit-percent`` (default 100; the global ``yarn.scheduler.capacity.`` value if set)."""
+        default = self._int(k.CS_PREFIX + k.USER_LIMIT, k.DEFAULT_USER_LIMIT)
+        return self._int(self._key(path, k.USER_LIMIT), default)
+
+    def get_user_limit_factor(self, path: str) -> float:
+        """``user-limit-factor`` (default 1.0; the global value if set)."""
+        default = self._float(k.CS_PREFIX + k.USER_LIMIT_FACTOR, k.DEFAULT_USER_LIMIT_FACTOR)
+        return self._float(self._key(path, k.USER_LIMIT_FACTOR), default)
+
+    def get_user_weight(self, path: str, user: str) -> float:
+        """``user-settings.<user>.weight`` (default 1.0)."""
+        return self._float(self._key(path, f"{k.USER_SETTINGS}.{user}.{k.USER_WEIGHT}"), k.DEFAULT_USER_WEIGHT)
+
+    def get_maximum_system_applications(self) -> int:
+        """``maximum-applications`` (default 10000)."""
+        return self._int(k.MAXIMUM_SYSTEM_APPLICATIONS, k.DEFAULT_MAXIMUM_SYSTEM_APPLICATIONS)
+
+    def get_maximum_application_master_resource_percent(self) -> float:
+        """Global ``maximum-am-resource-percent`` (a fraction, default 0.1)."""
+        return self._float(
+            k.MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT, k.DEFAULT_MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT
+        )
+
+    def get_maximum_am_resource_percent(self, path: str) -> float:
+        """The queue's ``maximum-am-resource-percent``, else the global one."""
+        return self._float(
+            self._key(path, k.MAXIMUM_AM_RESOURCE_SUFFIX), self.get_maximum_application_master_resource_percent()
+        )
+
+    def get_maximum_applications_per_queue(self, path: str) -> int:
+        """The queue's ``maximum-applications``; -1 (UNDEFINED) when unset."""
+        return self._int(self._key(path, k.MAXIMUM_APPLICATIONS_SUFFIX), k.UNDEFINED)
+
+    def get_global_maximum_applications_per_queue(self) -> int:
+        """``global-queue-max-application``; -1 when unset."""
+        return self._int(k.QUEUE_GLOBAL_MAX_APPLICATION, k.UNDEFINED)
+
+    def get_max_parallel_apps(self, path: str) -> int | None:
+        """The queue's ``max-parallel-apps``, else the global one; None when neither is set (unlimited)."""
+        value = self.conf.get(self._key(path, k.MAX_PARALLEL_APPLICATIONS))
+        if value is not None:
+            return self._int(self._key(path, k.MAX_PARALLEL_APPLICATIONS), 0)
+        if k.CS_PREFIX + k.MAX_PARALLEL_APPLICATIONS in self.conf:
+            return self._int(k.CS_PREFIX + k.MAX_PARALLEL_APPLICATIONS, 0)
+        return None
+
+    def get_max_parallel_apps_for_user(self, user: str) -> int | None:
+        """``user.<user>.max-parallel-apps``, else ``user.max-parallel-apps``; None when neither is set."""
+        own = f"{k.CS_PREFIX}user.{user}.{k.MAX_PARALLEL_APPLICATIONS}"
+        default = f"{k.CS_PREFIX}user.{k.MAX_PARALLEL_APPLICATIONS}"
+        for key in (own, default):
+            if key in self.conf:
+                return self._int(key, 0)
+        return None
+
+    # -- state, ACLs, priorities, ordering -------------------------------------------------------------------
+    def get_configured_state(self, path: str) -> QueueState | None:
+        """The ``state`` as configured, or None."""
+        key = self._key(path, k.STATE)
+        raw = self.conf.get(key)
+        if raw is None:
+            return None
+        try:
+            return QueueState(raw.strip().upper())
+        except ValueError:
+            raise self._error(
+                key, f"No enum constant QueueState.{raw.strip().upper()} (expected RUNNING or STOPPED)"
+            ) from None
+
+    def get_state(self, path: str) -> QueueState:
+        """``state``, RUNNING by default. A STOPPED parent stopping its children is the scheduler's job."""
+        return self.get_configured_state(path) or QueueState.RUNNING
+
+    def get_acl(self, path: str, acl: QueueACL) -> AccessControlList:
+        """``acl_submit_applications`` / ``acl_administer_queue``: root defaults to "*", other queues to " "."""
+        default = k.ALL_ACL if path == k.ROOT else k.NONE_ACL
+        # Configuration strips values, so a configured " " reads as "": both mean nobody.
+        value = self.conf.get(self._key(path, acl.key_suffix))
+        return AccessControlList(default if value is None else value)
+
+    def get_priority(self, path: str) -> int:
+        """The queue's ``priority`` (default 0)."""
+        return self._int(self._key(path, k.PRIORITY), k.DEFAULT_QUEUE_PRIORITY)
+
+    def get_default_application_priority(self, path: str) -> int:
+        """``default-application-priority`` (default 0)."""
+        return self._int(self._key(path, k.DEFAULT_APPLICATION_PRIORITY), k.DEFAULT_CONFIGURATION_APPLICATION_PRIORITY)
+
+    def get_ordering_policy(self, path: str) -> str:
+        """A leaf's application ordering policy: ``"fifo"`` (default) or ``"fair"`` (also Hadoop's class names)."""
+        key = self._key(path, k.ORDERING_POLICY)
+        raw = (self.conf.get(key) or k.DEFAULT_APP_ORDERING_POLICY).strip()
+        policy = _APP_ORDERING_POLICIES.get(raw)
+        if policy is None:
+            raise self._error(key, f"Unable to construct ordering policy for: {raw} (expected fifo or fair)")
+        return policy
+
+    def get_queue_ordering_policy(self, path: str, parent_policy: str | None = None) -> str:
+        """A parent's child ordering: ``utilization`` (default, or the parent's) or ``priority-utilization``."""
+        key = self._key(path, k.ORDERING_POLICY)
+        raw = (self.conf.get(key) or parent_policy or k.DEFAULT_QUEUE_ORDERING_POLICY).strip()
+        if raw not in _QUEUE_ORDERING_POLICIES:
+            raise self._error(
+                key,
+                f"Unable to construct queue ordering policy={raw} queue={path} "
+                "(expected utilization or priority-utilization)",
+            )
+        return raw
+
+    def get_enable_size_based_weight(self, path: str) -> bool:
+        """``ordering-policy.fair.enable-size-based-weight`` of the FairOrderingPolicy (default false)."""
+        return self.conf.get_bool(self._key(path, f"{k.ORDERING_POLICY}.{k.ENABLE_SIZE_BASED_WEIGHT}"), False)
+
+    def get_preemption_disabled(self, path: str, default: bool) -> bool:
+        """``disable_preemption``, with the inherited value as ``default`` (AbstractCSQueue)."""
+        return self.conf.get_bool(self._key(path, k.QUEUE_PREEMPTION_DISABLED), default)
+
+    # -- locality and heartbeats -----------------------------------------------------------------------------
+    def get_node_locality_delay(self) -> int:
+        return self._int(k.NODE_LOCALITY_DELAY, k.DEFAULT_NODE_LOCALITY_DELAY)
+
+    def get_rack_locality_additional_delay(self) -> int:
+        return self._int(k.RACK_LOCALITY_ADDITIONAL_DELAY, k.DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY)
+
+    def get_rack_locality_full_reset(self) -> bool:
+        return self.conf.get_bool(k.RACK_LOCALITY_FULL_RESET, k.DEFAULT_RACK_LOCALITY_FULL_RESET)
+
+    def get_reservation_continue_look(self) -> bool:
+        return self.conf.get_bool(k.RESERVE_CONT_LOOK_ALL_NODES, k.DEFAULT_RESERVE_CONT_LOOK_ALL_NODES)
+
+    def get_assign_multiple_enabled(self) -> bool:
+        return self.conf.get_bool(k.ASSIGN_MULTIPLE_ENABLED, k.DEFAULT_ASSIGN_MULTIPLE_ENABLED)
+
+    def get_max_assign_per_heartbeat(self) -> int:
+        return self._int(k.MAX_ASSIGN_PER_HEARTBEAT, k.DEFAULT_MAX_ASSIGN_PER_HEARTBEAT)
+
+    def get_offswitch_per_heartbeat_limit(self) -> int:
+        """``per-node-heartbeat.maximum-offswitch-assignments``; Hadoop resets values below 1 to 1 (warns)."""
+        limit = self._int(k.OFFSWITCH_PER_HEARTBEAT_LIMIT, k.DEFAULT_OFFSWITCH_PER_HEARTBEAT_LIMIT)
+        if limit < 1:
+            log.warning(
+                "offswitch per heartbeat limit below 1; using the default",
+                key=k.OFFSWITCH_PER_HEARTBEAT_LIMIT,
+                value=limit,
+                default=k.DEFAULT_OFFSWITCH_PER_HEARTBEAT_LIMIT,
+            )
+            limit = k.DEFAULT_OFFSWITCH_PER_HEARTBEAT_LIMIT
+        return limit
+
+    def get_lazy_preemption_enabled(self) -> bool:
+        return self.conf.get_bool(k.LAZY_PREEMPTION_ENABLED, k.DEFAULT_LAZY_PREEMPTION_ENABLED)
+
+    def get_resource_calculator(self) -> str:
+        """``"default"`` (DefaultResourceCalculator, memory only) or ``"dominant"`` (DominantResourceCalculator)."""
+        key = k.RESOURCE_CALCULATOR_CLASS
+        name = (self.conf.get(key) or k.DEFAULT_RESOURCE_CALCULATOR_CLASS).strip()
+        short = name.rsplit(".", 1)[-1]
+        if short == "DefaultResourceCalculator":
+            return "default"
+        if short == "DominantResourceCalculator":
+            return "dominant"
+        raise self._error(
+            key,
+            f"unknown resource calculator {name!r} (expected {k.DEFAULT_RESOURCE_CALCULATOR_CLASS} or "
+            f"{k.DOMINANT_RESOURCE_CALCULATOR_CLASS})",
+        )
+
+    # -- allocation ------------------------------------------------------------------------------------------
+    def get_minimum_allocation(self) -> Resource:
+        """``yarn.scheduler.minimum-allocation-mb`` / ``-vcores``."""
+        return Resource(
+            self._int(k.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, k.DEFAULT_RM_SCHEDULER_MINIMUM_ALLOCATION_MB),
+            self._int(k.RM_SCHEDULER_MINIMUM_ALLOCATION_VCORES, k.DEFAULT_RM_SCHEDULER_MINIMUM_ALLOCATION_VCORES),
+        )
+
+    def get_maximum_allocation(self, path: str | None = None) -> Resource:
+        """The queue's ``maximum-allocation-mb`` / ``-vcores`` when set, else the cluster's maximum allocation."""
+        cluster = Resource(
+            self._int(k.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, k.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_MB),
+            self._int(k.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES, k.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES),
+        )
+        if path is None:
+            return cluster
+        memory = self._int(self._key(path, k.MAXIMUM_ALLOCATION_MB), k.UNDEFINED)
+        vcores = self._int(self._key(path, k.MAXIMUM_ALLOCATION_VCORES), k.UNDEFINED)
+        return Resource(
+            cluster.memory_mb if memory == k.UNDEFINED else memory,
+            cluster.vcores if vcores == k.UNDEFINED else vcores,
+        )
+
+    # -- validation ------------------------------------------------------------------------------------------
+    def validate(self) -> None:
+        """Raise :class:`ConfigurationError` for the first rule Hadoop would reject the configuration by."""
+        validate_capacity_configuration(self)

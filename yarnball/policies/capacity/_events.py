@@ -1,0 +1,368 @@
+"""The scheduler-event handlers of :class:`CapacityScheduler` (capacity.md §1), kept apart from the allocation core.
+
+Rejection texts are Hadoop's (``CapacityScheduler.addApplication``, ``AbstractLeafQueue.validateSubmitApplication``);
+queue-level refusals are ``AccessControlException``s in Hadoop and reach the application as ``ace.toString()``, so
+they carry the ``org.apache.hadoop.security.AccessControlException: `` prefix. Container-ending statuses use
+``SchedulerUtils``' diagnostics and exit codes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from yarnball.policies.capacity._acl import QueueACL, QueueState
+from yarnball.policies.capacity._allocator import add_pending, release_container, unreserve
+from yarnball.policies.capacity._leaf import LeafQueue
+from yarnball.policies.capacity._notifications import (
+    AppAccepted,
+    AppRejected,
+    AttemptAdded,
+    ContainerCompleted,
+)
+from yarnball.policies.capacity._state import (
+    RESERVED,
+    RUNNING,
+    RMContainer,
+    SchedulerApp,
+    SchedulerApplication,
+    SchedulerNode,
+)
+from yarnball.protocols import ContainerExitStatus, ContainerId, ContainerState, ContainerStatus
+
+if TYPE_CHECKING:
+    from yarnball.policies.capacity._scheduler import CapacityScheduler
+
+__all__ = ["EventHandlersMixin", "abnormal_status"]
+
+log = structlog.get_logger(__name__)
+
+# SchedulerUtils diagnostics
+RELEASED_CONTAINER = "Container released by application"
+LOST_CONTAINER = "Container released on a *lost* node"
+PREEMPTED_CONTAINER = "Container preempted by scheduler"
+COMPLETED_APPLICATION = "Container of a completed application"
+EXPIRED_CONTAINER = "Container expired since it was unused"
+UNRESERVED_CONTAINER = "Container reservation no longer required."
+
+ACE = "org.apache.hadoop.security.AccessControlException: "
+
+
+def abnormal_status(cid: ContainerId, diagnostics: str) -> ContainerStatus:
+    """``SchedulerUtils.createAbnormalContainerStatus``: COMPLETE, exit ABORTED (-100)."""
+    return ContainerStatus(
+        container_id=cid,
+        state=ContainerState.COMPLETE,
+        exit_status=ContainerExitStatus.ABORTED,
+        diagnostics=diagnostics,
+    )
+
+
+def preempted_status(cid: ContainerId) -> ContainerStatus:
+    """``SchedulerUtils.createPreemptedContainerStatus``: COMPLETE, exit PREEMPTED (-102)."""
+    return ContainerStatus(
+        container_id=cid,
+        state=ContainerState.COMPLETE,
+        exit_status=ContainerExitStatus.PREEMPTED,
+        diagnostics=PREEMPTED_CONTAINER,
+    )
+
+
+class EventHandlersMixin:
+    """NODE_*, APP_*, CONTAINER_* handling; mixed into :class:`CapacityScheduler`."""
+
+    _handlers: dict[str, Callable[[Any, Any], None]] = {}
+
+    # -- containers ending -------------------------------------------------------------------------------------
+    def _complete(self: CapacityScheduler, rmc: RMContainer, status: ContainerStatus, *, notify: bool) -> None:
+        """``completedContainer`` for an allocated container: free it, queue the status for the AM, and (when the
+        scheduler itself ends it) tell the RM so the NodeManager cleans it up."""
+        app = rmc.app
+        release_container(self._ctx, rmc)
+        if not app.stopped:
+            app.completed.append(status)
+        if notify:
+            self._ctx.outbox.append(ContainerCompleted(app.attempt_id, rmc.cid, rmc.node.node_id, status))
+
+    def _end_container(self: CapacityScheduler, cid: ContainerId, status: ContainerStatus) -> None:
+        rmc = self._ctx.containers.get(cid)
+        if rmc is None:
+            log.info("Container " + str(cid) + " of unknown or finished application completed")
+            return
+        if rmc.state == RESERVED:
+            unreserve(self._ctx, rmc)
+            return
+        self._complete(rmc, status, notify=True)
+
+    # -- nodes -------------------------------------------------------------------------------------------------
+    def _node_added(self: CapacityScheduler, e: Any) -> None:
+        ctx = self._ctx
+        if e.node_id in self.nodes:
+            log.warning("Node already added, ignoring", node=str(e.node_id))
+            return
+        total = e.total_resource
+        node = SchedulerNode(e.node_id, e.rack_name, total.memory_mb, total.vcores, tuple(e.node_labels))
+        self.nodes[e.node_id] = node
+        ctx.cluster_m += total.memory_mb
+        ctx.cluster_v += total.vcores
+        ctx.num_nodes += 1
+        self._refresh_largest_node()
+        self._cluster_changed()
+        log.info("Added node " + str(e.node_id) + " clusterResource: " + str(self.cluster_resource))
+
+    def _node_removed(self: CapacityScheduler, e: Any) -> None:
+        ctx = self._ctx
+        node = self.nodes.get(e.node_id)
+        if node is None:
+            log.error("Attempting to remove non-existent node " + str(e.node_id))
+            return
+        for rmc in list(node.containers.values()):
+            self._complete(rmc, abnormal_status(rmc.cid, LOST_CONTAINER), notify=True)
+        if node.reserved is not None:
+            unreserve(ctx, node.reserved)
+        del self.nodes[e.node_id]
+        ctx.cluster_m -= node.total_m
+        ctx.cluster_v -= node.total_v
+        ctx.num_nodes -= 1
+        self._refresh_largest_node()
+        self._cluster_changed()
+        log.info("Removed node " + str(e.node_id) + " clusterResource: " + str(self.cluster_resource))
+
+    def _node_resource_update(self: CapacityScheduler, e: Any) -> None:
+        ctx = self._ctx
+        node = self.nodes.get(e.node_id)
+        if node is None:
+            return
+        total = e.total_resource
+        dm, dv = total.memory_mb - node.total_m, total.vcores - node.total_v
+        node.total_m += dm
+        node.total_v += dv
+        node.unalloc_m += dm
+        node.unalloc_v += dv
+        ctx.cluster_m += dm
+        ctx.cluster_v += dv
+        self._refresh_largest_node()
+        self._cluster_changed()
+
+    def _refresh_largest_node(self: CapacityScheduler) -> None:
+        mm = mv = 0
+        for n in self.nodes.values():
+            mm = max(mm, n.total_m)
+            mv = max(mv, n.total_v)
+        self._largest_node = (mm, mv)
+
+    def _node_update(self: CapacityScheduler, e: Any) -> None:
+        node = self.nodes.get(e.node_id)
+        if node is None:
+            return
+        containers = self._ctx.containers
+        for st in e.newly_launched_containers:
+            rmc = containers.get(st.container_id)
+            if rmc is not None and rmc.state != RESERVED:
+                rmc.state = RUNNING
+        for st in e.completed_containers:
+            rmc = containers.get(st.container_id)
+            if rmc is None or rmc.state == RESERVED:
+                continue
+            self._complete(rmc, st, notify=False)
+        self.allocate_containers_to_node(node)
+
+    # -- applications ------------------------------------------------------------------------------------------
+    def _reject(self: CapacityScheduler, app_id: Any, message: str) -> None:
+        log.info(message)
+        self._ctx.outbox.append(AppRejected(app_id, message))
+
+    def _app_added(self: CapacityScheduler, e: Any) -> None:
+        app_id, user, queue_name = e.application_id, e.user, e.queue
+        if app_id in self.applications:
+            log.warning("Application already added, ignoring", application=str(app_id))
+            return
+        if self.root.num_applications >= self.max_system_apps:
+            self._reject(
+                app_id, f"Maximum system application limit reached,cannot accept submission of application: {app_id}"
+            )
+            return
+        queue = self.get_queue(queue_name)
+        if queue is None:
+            if len(self._short.get(queue_name, ())) > 1:
+                self._reject(
+                    app_id,
+                    f"Application {app_id} submitted by user {user} to ambiguous queue: {queue_name} "
+                    "please use full queue path instead.",
+                )
+            else:
+                self._reject(app_id, f"Application {app_id} submitted by user {user} to unknown queue: {queue_name}")
+            return
+        if not isinstance(queue, LeafQueue):
+            self._reject(app_id, f"Application {app_id} submitted by user : {user} to non-leaf queue : {queue_name}")
+            return
+        refusal = self._validate_submit(queue, app_id, user)
+        if refusal is not None and not e.is_app_recovering:
+            log.info(f"Failed to submit application {app_id} to queue {queue_name} from user {user}")
+            self._ctx.outbox.append(AppRejected(app_id, ACE + refusal))
+            return
+        q = queue
+        while q is not None:
+            q.num_applications += 1
+            q = q.parent
+        self.applications[app_id] = SchedulerApplication(app_id, queue, user, e.priority.priority)
+        log.info(f"Accepted application {app_id} from user: {user}, in queue: {queue_name}")
+        if not e.is_app_recovering:
+            self._ctx.outbox.append(AppAccepted(app_id))
+
+    def _validate_submit(self: CapacityScheduler, leaf: LeafQueue, app_id: Any, user: str) -> str | None:
+        """``validateSubmitApplication`` plus the submit ACL (checked by RMAppManager when yarn.acl.enable)."""
+        if self.acl_enabled and not (
+            leaf.has_access(QueueACL.SUBMIT_APPLICATIONS, user) or leaf.has_access(QueueACL.ADMINISTER_QUEUE, user)
+        ):
+            return f"User {user} cannot submit applications to queue {leaf.path}"
+        if leaf.state != QueueState.RUNNING:
+            return f"Queue {leaf.path} is STOPPED. Cannot accept submission of application: {app_id}"
+        n = len(leaf.active) + len(leaf.pending)
+        if n >= leaf.max_apps:
+            return f"Queue {leaf.path} already has {n} applications, cannot accept submission of application: {app_id}"
+        u = leaf.users.get(user)
+        total = u.total_applications if u is not None else 0
+        if total >= leaf.max_apps_per_user:
+            return (
+                f"Queue {leaf.path} already has {total} applications from user {user} "
+                f"cannot accept submission of application: {app_id}"
+            )
+        return None
+
+    def _app_removed(self: CapacityScheduler, e: Any) -> None:
+        app = self.applications.pop(e.application_id, None)
+        if app is None:
+            log.warning("Couldn't find application " + str(e.application_id))
+            return
+        if app.attempt is not None:
+            self._remove_attempt(app.attempt, keep=False)
+        for rmc in app.kept:
+            if rmc.cid in self._ctx.containers:
+                self._complete(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+        app.kept.clear()
+        q = app.queue
+        while q is not None:
+            q.num_applications -= 1
+            q = q.parent
+        self._am_hints.pop(e.application_id, None)
+
+    def _attempt_added(self: CapacityScheduler, e: Any) -> None:
+        ctx = self._ctx
+        attempt_id = e.application_attempt_id
+        app = self.applications.get(attempt_id.application_id)
+        if app is None:
+            log.error("Application " + str(attempt_id.application_id) + " not found, cannot add attempt")
+            return
+        if app.attempt is not None:
+            self._remove_attempt(app.attempt, keep=False)
+        leaf = app.queue
+        hint = self._am_hints.get(app.app_id)
+        am_m, am_v = (hint.memory_mb, hint.vcores) if hint is not None else (ctx.min_m, ctx.min_v)
+        attempt = SchedulerApp(attempt_id, app, leaf.get_user(app.user), am_m, am_v)
+        attempt.am_known = hint is not None
+        if e.transfer_state_from_previous_attempt:
+            attempt.next_seq = app.last_seq + 1
+            for rmc in app.kept:
+                if rmc.cid in ctx.containers:
+                    rmc.app = attempt
+                    attempt.live[rmc.cid] = rmc
+                    attempt.used_m += rmc.mem
+                    attempt.used_v += rmc.vc
+            app.kept.clear()
+        app.attempt = attempt
+        self.attempts[attempt_id] = attempt
+        leaf.submit_attempt(ctx, attempt)
+        log.info("Added Application Attempt " + str(attempt_id) + " to scheduler from user " + app.user)
+        if not e.is_attempt_recovering:
+            ctx.outbox.append(AttemptAdded(attempt_id))
+
+    def _attempt_removed(self: CapacityScheduler, e: Any) -> None:
+        attempt = self.attempts.get(e.application_attempt_id)
+        if attempt is None:
+            log.info("Unknown application " + str(e.application_attempt_id) + " has completed!")
+            return
+        self._remove_attempt(attempt, keep=e.keep_containers_across_app_attempts)
+
+    def _remove_attempt(self: CapacityScheduler, attempt: SchedulerApp, *, keep: bool) -> None:
+        """``doneApplicationAttempt``: kill live containers (RUNNING ones survive with keep-containers), drop
+        reservations and asks, and let the leaf re-run activation."""
+        ctx = self._ctx
+        app = attempt.app
+        for rmc in list(attempt.live.values()):
+            if keep and rmc.state == RUNNING and not rmc.is_am:
+                app.kept.append(rmc)
+                continue
+            self._complete(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+        for by_node in list(attempt.reserved.values()):
+            for rmc in list(by_node.values()):
+                unreserve(ctx, rmc)
+        leaf = attempt.queue
+        had = attempt.has_pending()
+        if had:
+            add_pending(leaf, -attempt.pending_m, -attempt.pending_v)
+            attempt.pending_m = attempt.pending_v = 0
+        attempt.keys.clear()
+        attempt.sorted_keys = None
+        leaf.app_asks_changed(attempt, had, False)
+        attempt.stopped = True
+        app.last_seq = attempt.next_seq - 1
+        if app.attempt is attempt:
+            app.attempt = None
+        self.attempts.pop(attempt.attempt_id, None)
+        leaf.finish_attempt(ctx, attempt)
+
+    # -- container events --------------------------------------------------------------------------------------
+    def _container_expired(self: CapacityScheduler, e: Any) -> None:
+        if getattr(e, "increase", False):
+            return  # container increase rollback: resource increases are not modelled
+        self._end_container(e.container_id, abnormal_status(e.container_id, EXPIRED_CONTAINER))
+
+    def _release_container(self: CapacityScheduler, e: Any) -> None:
+        self._end_container(e.container_id, abnormal_status(e.container_id, RELEASED_CONTAINER))
+
+    def _kill_reserved(self: CapacityScheduler, e: Any) -> None:
+        cid = e.container_id if hasattr(e, "container_id") else e.container.id
+        rmc = self._ctx.containers.get(cid)
+        if rmc is not None and rmc.state == RESERVED:
+            unreserve(self._ctx, rmc)
+
+    def _mark_for_preemption(self: CapacityScheduler, e: Any) -> None:
+        attempt = self.attempts.get(e.application_attempt_id)
+        cid = e.container.id
+        if attempt is not None and cid in attempt.live:
+            attempt.preempt.add(cid)
+
+    def _mark_killable(self: CapacityScheduler, e: Any) -> None:
+        # Lazy preemption is not modelled: a killable container is killed at once (PREEMPTED_CONTAINER).
+        cid = e.container.id
+        rmc = self._ctx.containers.get(cid)
+        if rmc is None:
+            return
+        if rmc.state == RESERVED:
+            unreserve(self._ctx, rmc)
+            return
+        self._complete(rmc, preempted_status(cid), notify=True)
+
+    def _mark_nonkillable(self: CapacityScheduler, e: Any) -> None:
+        return  # only meaningful with lazy preemption
+
+
+EventHandlersMixin._handlers = {
+    "NODE_ADDED": EventHandlersMixin._node_added,
+    "NODE_REMOVED": EventHandlersMixin._node_removed,
+    "NODE_UPDATE": EventHandlersMixin._node_update,
+    "NODE_RESOURCE_UPDATE": EventHandlersMixin._node_resource_update,
+    "APP_ADDED": EventHandlersMixin._app_added,
+    "APP_REMOVED": EventHandlersMixin._app_removed,
+    "APP_ATTEMPT_ADDED": EventHandlersMixin._attempt_added,
+    "APP_ATTEMPT_REMOVED": EventHandlersMixin._attempt_removed,
+    "CONTAINER_EXPIRED": EventHandlersMixin._container_expired,
+    "RELEASE_CONTAINER": EventHandlersMixin._release_container,
+    "KILL_RESERVED_CONTAINER": EventHandlersMixin._kill_reserved,
+    "MARK_CONTAINER_FOR_PREEMPTION": EventHandlersMixin._mark_for_preemption,
+    "MARK_CONTAINER_FOR_KILLABLE": EventHandlersMixin._mark_killable,
+    "MARK_CONTAINER_FOR_NONKILLABLE": EventHandlersMixin._mark_nonkillable,
+}

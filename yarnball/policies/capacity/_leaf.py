@@ -1,0 +1,432 @@
+"""The leaf queue (``AbstractLeafQueue`` + ``UsersManager``): applications, users, limits and the leaf walk.
+
+* Applications are kept apart as *pending* (waiting for AM-limit room, §6.3) and *active* (in the ordering policy).
+  FIFO order (higher application priority, then submission order) is kept sorted on insertion, so a heartbeat never
+  sorts; the fair policy re-sorts only after usage changed.
+* The user limit (§7) is recomputed only when the users' state version changes (any user usage change or
+  activation), exactly like ``UsersManager``'s cache, and the sums it needs are maintained incrementally.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from typing import TYPE_CHECKING
+
+import structlog
+
+from yarnball.policies.capacity._allocator import assign_app, assign_reserved
+from yarnball.policies.capacity._context import (
+    SKIP_OTHER,
+    SKIP_QUEUE_LIMIT,
+    CSAssignment,
+    ResourceLimits,
+    SchedulerContext,
+)
+from yarnball.policies.capacity._queues import CSQueue, ParentQueue, f32
+from yarnball.policies.capacity._state import SchedulerApp, SchedulerNode, User
+
+if TYPE_CHECKING:
+    from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
+
+__all__ = ["LeafQueue"]
+
+log = structlog.get_logger(__name__)
+
+
+class LeafQueue(CSQueue):
+    """A leaf: holds applications and users, enforces user limits, AM limits and maximum applications."""
+
+    __slots__ = (
+        "active",
+        "active_used_m",
+        "active_used_v",
+        "active_users",
+        "active_weights",
+        "am_limit_m",
+        "am_limit_v",
+        "am_used_m",
+        "am_used_v",
+        "conf",
+        "cur_limit_m",
+        "cur_limit_v",
+        "fair",
+        "fair_dirty",
+        "max_am_percent",
+        "max_apps",
+        "max_apps_per_user",
+        "pending",
+        "size_based_weight",
+        "ul_cache",
+        "ul_version",
+        "user_limit",
+        "user_limit_factor",
+        "users",
+        "users_version",
+    )
+
+    def __init__(self, conf: CapacitySchedulerConfiguration, path: str, parent: ParentQueue | None) -> None:
+        super().__init__(conf, path, parent)
+        self.conf = conf
+        self.is_leaf = True
+        self.user_limit = conf.get_user_limit(path)
+        self.user_limit_factor = conf.get_user_limit_factor(path)
+        self.max_am_percent = conf.get_maximum_am_resource_percent(path)
+        self.fair = conf.get_ordering_policy(path) == "fair"
+        self.size_based_weight = self.fair and conf.get_enable_size_based_weight(path)
+        self.fair_dirty = False
+        self.users: dict[str, User] = {}
+        self.active: list[SchedulerApp] = []
+        self.pending: list[SchedulerApp] = []
+        self.am_used_m = self.am_used_v = 0
+        self.am_limit_m = self.am_limit_v = 0
+        self.cur_limit_m = self.cur_limit_v = 0
+        self.max_apps = 0
+        self.max_apps_per_user = 0
+        # UsersManager state: active users (with outstanding asks) and the sum of their usage.
+        self.active_users = 0
+        self.active_weights = 0.0
+        self.active_used_m = self.active_used_v = 0
+        self.users_version = 0
+        self.ul_version = -1
+        self.ul_cache: tuple[int, int] = (0, 0)
+
+    # -- users -------------------------------------------------------------------------------------------------
+    def get_user(self, name: str) -> User:
+        user = self.users.get(name)
+        if user is None:
+            user = self.users[name] = User(name, self.conf.get_user_weight(self.path, name))
+        return user
+
+    def user_used_changed(self, user: User, dm: int, dv: int) -> None:
+        """Record a change of a user's usage (allocation, reservation, release)."""
+        user.used_m += dm
+        user.used_v += dv
+        if user.apps_with_asks > 0:
+            self.active_used_m += dm
+            self.active_used_v += dv
+        self.users_version += 1
+        if self.fair:
+            self.fair_dirty = True
+
+    def app_asks_changed(self, app: SchedulerApp, had: bool, has: bool) -> None:
+        """``UsersManager.activateApplication`` / ``deactivateApplication`` when an app gains or loses all asks."""
+        if had == has:
+            return
+        user = app.user
+        if has:
+            user.apps_with_asks += 1
+            if user.apps_with_asks == 1:
+                self.active_users += 1
+                self.active_weights += user.weight
+                self.active_used_m += user.used_m
+                self.active_used_v += user.used_v
+        else:
+            user.apps_with_asks -= 1
+            if user.apps_with_asks == 0:
+                self.active_users -= 1
+                self.active_weights -= user.weight
+                self.active_used_m -= user.used_m
+                self.active_used_v -= user.used_v
+        self.users_version += 1
+
+    # -- cluster resource updates ------------------------------------------------------------------------------
+    def update_cluster_resource(self, ctx: SchedulerContext, limits: ResourceLimits) -> None:
+        self.update_effective_resources(ctx)
+        self.update_current_limit(ctx, limits)
+        self.update_maximum_applications()
+        self.users_version += 1
+        self.activate_applications(ctx)
+
+    def update_current_limit(self, ctx: SchedulerContext, limits: ResourceLimits) -> None:
+        """``updateCurrentResourceLimits``: ``min(normalizeDown(effectiveMax), limit from parent)``."""
+        rc = ctx.rc
+        nm, nv = rc.round_down(self.eff_max_m, self.eff_max_v, ctx.min_m, ctx.min_v)
+        if not rc.dominant:
+            if nm <= limits.limit_m:
+                self.cur_limit_m, self.cur_limit_v = nm, nv
+            else:
+                self.cur_limit_m, self.cur_limit_v = limits.limit_m, limits.limit_v
+            return
+        self.cur_limit_m, self.cur_limit_v = rc.min(
+            ctx.cluster_m, ctx.cluster_v, nm, nv, limits.limit_m, limits.limit_v
+        )
+
+    def update_maximum_applications(self) -> None:
+        """``updateMaximumApplications`` (§6.2), in Java float arithmetic."""
+        conf = self.conf
+        per_queue = conf.get_maximum_applications_per_queue(self.path)
+        global_per_queue = conf.get_global_maximum_applications_per_queue()
+        system = conf.get_maximum_system_applications()
+        base = min(global_per_queue, system) if global_per_queue > 0 else system
+        if per_queue < 0:
+            max_apps = base if global_per_queue > 0 else int(f32(base * self.abs_cap))
+        else:
+            max_apps = per_queue
+        self.max_apps = max_apps
+        if self.user_limit_factor == -1:
+            self.max_apps_per_user = max_apps
+        else:
+            per_user = int(f32(f32(max_apps * f32(self.user_limit / 100.0)) * self.user_limit_factor))
+            self.max_apps_per_user = min(max_apps, per_user)
+
+    # -- user limit (§7) ---------------------------------------------------------------------------------------
+    def computed_user_limit(self, ctx: SchedulerContext) -> tuple[int, int]:
+        """``getComputedResourceLimitForActiveUsers`` (before the per-user weight), cached per users' version."""
+        if self.ul_version == self.users_version:
+            return self.ul_cache
+        if not ctx.rc.dominant:
+            result = self._computed_user_limit_memory(ctx)
+            self.ul_cache = result
+            self.ul_version = self.users_version
+            return result
+        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
+        min_m, min_v = ctx.min_m, ctx.min_v
+        orig_none = self.eff_min_m == 0 and self.eff_min_v == 0
+        qm, qv = rc.max(cm, cv, self.eff_min_m, self.eff_min_v, min_m, min_v)
+        if rc.dominant:
+            ratio = sum(rc.usage_share(cm, cv, u.used_m, u.used_v) for u in self.users.values())
+        else:
+            # Sum of the users' memory shares == the queue's used memory share (all usage is some user's).
+            ratio = rc.usage_share(cm, cv, self.used_m, 0)
+        con_m, con_v = rc.multiply_and_normalize_up(cm, cv, ratio, min_m, min_v)
+        if rc.compare(cm, cv, con_m, con_v, qm, qv) < 0:
+            cur_m, cur_v = qm, qv
+        else:
+            cur_m, cur_v = con_m + min_m, con_v + min_v
+        weights = self.active_weights
+        am_, av_ = rc.divide_and_ceil(self.active_used_m + min_m, self.active_used_v + min_v, weights)
+        ulp = self.user_limit
+        bm, bv = rc.divide_and_ceil(int(cur_m * ulp), int(cur_v * ulp), 100.0)
+        ul_m, ul_v = rc.max(cm, cv, am_, av_, bm, bv)
+        if self.user_limit_factor == -1 or orig_none:
+            mx_m, mx_v = rc.round_down(self.eff_max_m, self.eff_max_v, min_m, min_v)
+        else:
+            f = self.user_limit_factor
+            mx_m, mx_v = int(qm * f), int(qv * f)
+        ul_m, ul_v = rc.min(cm, cv, ul_m, ul_v, mx_m, mx_v)
+        result = rc.round_up(ul_m, ul_v, min_m, min_v)
+        self.ul_cache = result
+        self.ul_version = self.users_version
+        return result
+
+    def _computed_user_limit_memory(self, ctx: SchedulerContext) -> tuple[int, int]:
+        """The same computation specialised for the DefaultResourceCalculator (memory decides every comparison;
+        vcores follow the same arithmetic), written with plain ints because it runs after every allocation."""
+        cm = ctx.cluster_m
+        min_m, min_v = ctx.min_m, ctx.min_v
+        eff_m, eff_v = self.eff_min_m, self.eff_min_v
+        orig_none = eff_m == 0 and eff_v == 0
+        qm, qv = (eff_m, eff_v) if eff_m >= min_m else (min_m, min_v)
+        ratio = self.used_m / cm if cm else 0.0
+        con_m = int(cm * ratio + 0.5)
+        con_m = -(-con_m // min_m) * min_m if min_m > 0 and con_m >= 0 else con_m
+        if con_m < qm:
+            cur_m, cur_v = qm, qv
+        else:
+            cur_v = int(ctx.cluster_v * ratio + 0.5)
+            cur_v = -(-cur_v // min_v) * min_v if min_v > 0 else cur_v
+            cur_m, cur_v = con_m + min_m, cur_v + min_v
+        w = self.active_weights
+        if w:
+            am_ = math.ceil((self.active_used_m + min_m) / w)
+            av_ = math.ceil((self.active_used_v + min_v) / w)
+        else:
+            am_ = av_ = 0
+        ulp = self.user_limit
+        bm = math.ceil(cur_m * ulp / 100.0)
+        bv = math.ceil(cur_v * ulp / 100.0)
+        ul_m, ul_v = (am_, av_) if am_ >= bm else (bm, bv)
+        if self.user_limit_factor == -1 or orig_none:
+            mx_m = (self.eff_max_m // min_m) * min_m if min_m > 0 else self.eff_max_m
+            mx_v = (self.eff_max_v // min_v) * min_v if min_v > 0 else self.eff_max_v
+        else:
+            f = self.user_limit_factor
+            mx_m, mx_v = int(qm * f), int(qv * f)
+        if mx_m < ul_m:
+            ul_m, ul_v = mx_m, mx_v
+        if min_m > 0:
+            ul_m = -(-ul_m // min_m) * min_m
+        if min_v > 0:
+            ul_v = -(-ul_v // min_v) * min_v
+        return ul_m, ul_v
+
+    def user_limit_for(self, ctx: SchedulerContext, user: User) -> tuple[int, int]:
+        """The per-user limit: ``multiplyAndNormalizeDown(UL, weight(user), minimumAllocation)``."""
+        ul_m, ul_v = self.computed_user_limit(ctx)
+        if user.weight == 1.0:
+            return ul_m, ul_v
+        return ctx.rc.multiply_and_normalize_down(ul_m, ul_v, user.weight, ctx.min_m, ctx.min_v)
+
+    def headroom(self, ctx: SchedulerContext, user: User, root: CSQueue) -> tuple[int, int]:
+        """``getHeadroom`` (§7.1), computed on demand with the current user limit."""
+        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
+        ul_m, ul_v = self.user_limit_for(ctx, user)
+        hm = min(max(ul_m - user.used_m, 0), max(self.cur_limit_m - self.used_m, 0))
+        hv = min(max(ul_v - user.used_v, 0), max(self.cur_limit_v - self.used_v, 0))
+        hm, hv = rc.round_down(hm, hv, ctx.min_m, ctx.min_v)
+        free_m, free_v = cm - root.used_m, cv - root.used_v
+        hm, hv = rc.min(cm, cv, free_m, free_v, hm, hv)
+        return max(hm, 0), max(min(hv, free_v), 0)
+
+    # -- AM limits and activation (§6.3) -----------------------------------------------------------------------
+    def compute_am_limit(self, ctx: SchedulerContext) -> tuple[int, int]:
+        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
+        um, uv = rc.max(cm, cv, self.eff_min_m, self.eff_min_v, self.cur_limit_m, self.cur_limit_v)
+        self.am_limit_m, self.am_limit_v = rc.multiply_and_normalize_up(
+            um, uv, self.max_am_percent, ctx.min_m, ctx.min_v
+        )
+        return self.am_limit_m, self.am_limit_v
+
+    def user_am_limit(self, ctx: SchedulerContext, user: User) -> tuple[int, int]:
+        """``getUserAMResourceLimitPerPartition``."""
+        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
+        eff_ul = max(self.user_limit / 100.0, 1.0 / max(self.active_users, 1))
+        eff_ul_w = min(eff_ul * user.weight, 1.0)
+        if self.user_limit_factor == -1:
+            by = self.max_am_percent
+        else:
+            by = self.max_am_percent * eff_ul_w * self.user_limit_factor
+        um, uv = rc.multiply_and_normalize_up(self.eff_min_m, self.eff_min_v, by, ctx.min_m, ctx.min_v)
+        return rc.min(cm, cv, um, uv, self.am_limit_m, self.am_limit_v)
+
+    def activate_applications(self, ctx: SchedulerContext) -> None:
+        """``activateApplications``: move pending attempts into the ordering policy while AM limits allow."""
+        if not self.pending or (ctx.cluster_m == 0 and ctx.cluster_v == 0):
+            return  # CLUSTER_RESOURCE_EMPTY: nothing is activated on an empty cluster
+        rc = ctx.rc
+        am_m, am_v = self.compute_am_limit(ctx)
+        user_am: tuple[int, int] | None = None  # computed once per call with the first app's user (Hadoop)
+        for app in list(self.pending):
+            blocked_ok = len(self.active) >= 1 and rc.is_positive(self.am_used_m, self.am_used_v)
+            if not rc.fits_in(app.am_m + self.am_used_m, app.am_v + self.am_used_v, am_m, am_v):
+                if blocked_ok:
+                    continue  # QUEUE_AM_RESOURCE_LIMIT_EXCEED: later (smaller) AMs may still fit
+                log.warning(
+                    "maximum-am-resource-percent is insufficient to start a single application in queue,"
+                    " it is likely set too low. skipping enforcement to allow at least one application"
+                    " to start",
+                    queue=self.path,
+                )
+            user = app.user
+            if user_am is None:
+                user_am = self.user_am_limit(ctx, user)
+            if not rc.fits_in(app.am_m + user.am_used_m, app.am_v + user.am_used_v, user_am[0], user_am[1]):
+                if blocked_ok:
+                    continue  # USER_AM_RESOURCE_LIMIT_EXCEED
+                log.warning(
+                    "maximum-am-resource-percent is insufficient to start a single application in queue"
+                    " for user, it is likely set too low. skipping enforcement to allow at least one"
+                    " application to start",
+                    queue=self.path,
+                    user=user.name,
+                )
+            self.pending.remove(app)
+            user.pending_apps -= 1
+            user.active_apps += 1
+            self.am_used_m += app.am_m
+            self.am_used_v += app.am_v
+            user.am_used_m += app.am_m
+            user.am_used_v += app.am_v
+            app.is_active = True
+            bisect.insort(self.active, app, key=_order)
+            self.fair_dirty = True
+            log.debug("application activated", attempt=str(app.attempt_id), queue=self.path)
+
+    def submit_attempt(self, ctx: SchedulerContext, app: SchedulerApp) -> None:
+        """``submitApplicationAttempt``: the attempt waits in the pending list, then activation runs."""
+        app.user.pending_apps += 1
+        bisect.insort(self.pending, app, key=_order)
+        self.activate_applications(ctx)
+
+    def finish_attempt(self, ctx: SchedulerContext, app: SchedulerApp) -> None:
+        """``finishApplicationAttempt``: forget the attempt, release its AM usage, re-run activation."""
+        user = app.user
+        if app.is_active:
+            self.active.remove(app)
+            user.active_apps -= 1
+            self.am_used_m -= app.am_m
+            self.am_used_v -= app.am_v
+            user.am_used_m -= app.am_m
+            user.am_used_v -= app.am_v
+            app.is_active = False
+        elif app in self.pending:
+            self.pending.remove(app)
+            user.pending_apps -= 1
+        self.activate_applications(ctx)
+
+    def reorder_if_fair(self) -> None:
+        if self.fair and self.fair_dirty:
+            self.fair_dirty = False
+            if self.size_based_weight:
+
+                def key(a: SchedulerApp) -> tuple:
+                    weight = math.log1p(a.pending_m + a.used_m) / math.log(2)
+                    return (a.used_m / weight if weight else 0.0, a.order)
+
+                self.active.sort(key=key)
+            else:
+                self.active.sort(key=_fair_order)
+
+    # -- the leaf walk (§5) ------------------------------------------------------------------------------------
+    def can_assign_to_user(self, ctx: SchedulerContext, app: SchedulerApp, limits: ResourceLimits) -> bool:
+        """``canAssignToUser``: strict ``used > limit`` refuses (the current ask is not added)."""
+        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
+        user = app.user
+        ul_m, ul_v = self.user_limit_for(ctx, user)
+        limits.unres_m = limits.unres_v = 0
+        if rc.compare(cm, cv, user.used_m, user.used_v, ul_m, ul_v) > 0:
+            if (
+                ctx.continue_looking
+                and rc.compare(cm, cv, user.used_m - app.reserved_m, user.used_v - app.reserved_v, ul_m, ul_v) <= 0
+            ):
+                limits.unres_m = user.used_m - ul_m
+                limits.unres_v = user.used_v - ul_v
+                return True
+            return False
+        return True
+
+    def assign(self, ctx: SchedulerContext, node: SchedulerNode, limits: ResourceLimits) -> CSAssignment | None:
+        self.update_current_limit(ctx, limits)
+        rc = ctx.rc
+        if not rc.is_positive(self.pending_m, self.pending_v):
+            return None
+        if self.fair:
+            self.reorder_if_fair()
+        need_queue_check = True
+        for app in self.active:
+            if app.pending_m <= 0 and app.pending_v <= 0:
+                continue  # no outstanding asks: the allocator would skip it (SKIP_OTHER)
+            if need_queue_check:
+                if not self.can_assign_to_this_queue(ctx, limits, app.reserved_m, app.reserved_v):
+                    return None
+                if not ctx.continue_looking or (app.reserved_m == 0 and app.reserved_v == 0):
+                    need_queue_check = False
+            if not self.can_assign_to_user(ctx, app, limits):
+                continue  # "User capacity has reached its maximum limit."
+            a = assign_app(ctx, self, app, node, limits)
+            if rc.is_positive(a.mem, a.vc):
+                return a
+            if a.skipped == SKIP_OTHER:
+                continue
+            if a.skipped == SKIP_QUEUE_LIMIT:
+                return a
+            return None  # QUEUE_SKIPPED_TO_RESPECT_FIFO
+        return None
+
+    def assign_from_reservation(self, ctx: SchedulerContext, node: SchedulerNode) -> CSAssignment | None:
+        """``allocateFromReservedContainer``: only the reserving app, limits = the whole partition."""
+        self.update_current_limit(ctx, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
+        return assign_reserved(ctx, self, node)
+
+    def user_count_active(self) -> int:
+        return self.active_users
+
+
+def _order(app: SchedulerApp) -> tuple[int, int, int, int]:
+    return app.order
+
+
+def _fair_order(app: SchedulerApp) -> tuple:
+    # FairOrderingPolicy: less memory used first, then FIFO.
+    return (app.used_m, app.order)

@@ -1,0 +1,274 @@
+"""The queue tree: the common queue (``AbstractCSQueue``) and the parent queue (``AbstractParentQueue``).
+
+Capacities follow capacity.md §4: ``absoluteCapacity = capacity x parent.absoluteCapacity`` in Java ``float``,
+effective min/max = ``(long)(partition x absolute(Max)Capacity)``, ``usedCapacity = used / max(effectiveMin,
+minimumAllocation)``. The parent walk (§3) hands each child ``min(limit, effectiveMax) - used + child.used`` rounded
+down to the minimum allocation, serves children in ``PriorityUtilizationQueueOrderingPolicy`` order and returns at
+most one container per call.
+"""
+
+from __future__ import annotations
+
+import functools
+import struct
+from typing import TYPE_CHECKING
+
+from yarnball.policies.capacity._acl import AccessControlList, QueueACL, QueueState
+from yarnball.policies.capacity._context import SKIP_QUEUE_LIMIT, CSAssignment, ResourceLimits, SchedulerContext
+
+if TYPE_CHECKING:
+    from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
+    from yarnball.policies.capacity._state import SchedulerNode
+
+__all__ = ["CSQueue", "ParentQueue", "f32"]
+
+_F32 = struct.Struct("f")
+
+
+def f32(x: float) -> float:
+    """Round to Java ``float`` (Hadoop keeps capacities and many factors as 32-bit floats)."""
+    return _F32.unpack(_F32.pack(x))[0]
+
+
+class CSQueue:
+    """State and limits common to parent and leaf queues."""
+
+    __slots__ = (
+        "abs_cap",
+        "abs_max",
+        "acls",
+        "capacity",
+        "children",
+        "eff_max_m",
+        "eff_max_v",
+        "eff_min_m",
+        "eff_min_v",
+        "is_leaf",
+        "max_alloc_m",
+        "max_alloc_v",
+        "max_capacity",
+        "name",
+        "num_applications",
+        "num_containers",
+        "parent",
+        "path",
+        "pending_m",
+        "pending_v",
+        "priority",
+        "reserved_m",
+        "reserved_v",
+        "state",
+        "used_m",
+        "used_v",
+    )
+
+    def __init__(self, conf: CapacitySchedulerConfiguration, path: str, parent: ParentQueue | None) -> None:
+        self.path = path
+        self.name = path.rsplit(".", 1)[-1]
+        self.parent = parent
+        self.children: list[CSQueue] = []
+        self.is_leaf = False
+        if parent is None:
+            self.capacity = 1.0
+            self.max_capacity = 1.0
+            self.abs_cap = 1.0
+            self.abs_max = 1.0
+        else:
+            self.capacity = f32(f32(conf.get_capacity(path)) / 100.0)
+            self.max_capacity = f32(f32(conf.get_maximum_capacity(path)) / 100.0)
+            # CSQueueUtils.updateAbsoluteCapacitiesByNodeLabels (float products)
+            self.abs_cap = f32(self.capacity * parent.abs_cap)
+            self.abs_max = f32(self.max_capacity * parent.abs_max)
+        state = conf.get_state(path)
+        # AbstractCSQueue.initializeQueueState: a STOPPED parent stops its children.
+        if parent is not None and parent.state == QueueState.STOPPED:
+            state = QueueState.STOPPED
+        self.state = state
+        self.priority = conf.get_priority(path)
+        self.acls: dict[QueueACL, AccessControlList] = {acl: conf.get_acl(path, acl) for acl in QueueACL}
+        max_alloc = conf.get_maximum_allocation(path)
+        self.max_alloc_m = max_alloc.memory_mb
+        self.max_alloc_v = max_alloc.vcores
+        self.used_m = self.used_v = 0
+        self.reserved_m = self.reserved_v = 0
+        self.pending_m = self.pending_v = 0
+        self.eff_min_m = self.eff_min_v = 0
+        self.eff_max_m = self.eff_max_v = 0
+        self.num_containers = 0
+        self.num_applications = 0
+
+    # -- capacities --------------------------------------------------------------------------------------------
+    def update_effective_resources(self, ctx: SchedulerContext) -> None:
+        """``updateEffectiveResources`` (percentage mode): truncating products of the partition resource."""
+        cm, cv = ctx.cluster_m, ctx.cluster_v
+        if self.parent is None:
+            self.eff_min_m, self.eff_min_v, self.eff_max_m, self.eff_max_v = cm, cv, cm, cv
+        else:
+            self.eff_min_m, self.eff_min_v = int(cm * self.abs_cap), int(cv * self.abs_cap)
+            self.eff_max_m, self.eff_max_v = int(cm * self.abs_max), int(cv * self.abs_max)
+
+    def used_capacity(self, ctx: SchedulerContext) -> float:
+        """``usedCapacity = rc.divide(partition, used, max(effectiveMin, minimumAllocation))``."""
+        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
+        gm, gv = rc.max(cm, cv, self.eff_min_m, self.eff_min_v, ctx.min_m, ctx.min_v)
+        return rc.divide(cm, cv, self.used_m, self.used_v, gm, gv)
+
+    def absolute_used_capacity(self, ctx: SchedulerContext) -> float:
+        cm, cv = ctx.cluster_m, ctx.cluster_v
+        return ctx.rc.divide(cm, cv, self.used_m, self.used_v, cm, cv)
+
+    def can_assign_to_this_queue(
+        self, ctx: SchedulerContext, limits: ResourceLimits, unreservable_m: int, unreservable_v: int
+    ) -> bool:
+        """``canAssignToThisQueue``: sets ``limits.headroom`` and refuses when ``used >= currentLimit``."""
+        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
+        um, uv = self.used_m, self.used_v
+        if not rc.dominant:  # fast path: memory decides
+            lm, lv = (
+                (self.eff_max_m, self.eff_max_v)
+                if self.eff_max_m <= limits.limit_m
+                else (limits.limit_m, limits.limit_v)
+            )
+            limits.headroom_m = lm - um
+            limits.headroom_v = lv - uv
+            if um < lm:
+                return True
+            if ctx.continue_looking and unreservable_m > 0:
+                return um - unreservable_m < lm
+            return False
+        lm, lv = rc.min(cm, cv, self.eff_max_m, self.eff_max_v, limits.limit_m, limits.limit_v)
+        limits.headroom_m = lm - um
+        limits.headroom_v = lv - uv
+        if rc.compare(cm, cv, um, uv, lm, lv) >= 0:
+            # reservations-continue-look-all-nodes: unreserving elsewhere may bring us back under the limit.
+            if ctx.continue_looking and rc.is_positive(unreservable_m, unreservable_v):
+                return rc.compare(cm, cv, um - unreservable_m, uv - unreservable_v, lm, lv) < 0
+            return False
+        return True
+
+    def has_access(self, acl: QueueACL, user: str, groups: tuple[str, ...] = ()) -> bool:
+        """``ConfiguredYarnAuthorizer.checkPermission``: this queue's ACL, else the parent's, up to root."""
+        queue: CSQueue | None = self
+        while queue is not None:
+            if queue.acls[acl].is_user_allowed(user, groups):
+                return True
+            queue = queue.parent
+        return False
+
+    def child_limits(self, ctx: SchedulerContext, child: CSQueue, limits: ResourceLimits, net: bool) -> ResourceLimits:
+        """``getResourceLimitsOfChild``: ``min(limit, effectiveMax) [- blocked] - used + child.used``, rounded down."""
+        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
+        lm, lv = rc.min(cm, cv, limits.limit_m, limits.limit_v, self.eff_max_m, self.eff_max_v)
+        limits.limit_m, limits.limit_v = lm, lv
+        if net:
+            lm -= limits.blocked_m
+            lv -= limits.blocked_v
+        cl_m, cl_v = rc.round_down(
+            lm - self.used_m + child.used_m, lv - self.used_v + child.used_v, ctx.min_m, ctx.min_v
+        )
+        return ResourceLimits(cl_m, cl_v)
+
+    def update_cluster_resource(self, ctx: SchedulerContext, limits: ResourceLimits) -> None:
+        raise NotImplementedError
+
+    def assign(self, ctx: SchedulerContext, node: SchedulerNode, limits: ResourceLimits) -> CSAssignment | None:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.path}>"
+
+
+def _priority_utilization_cmp(a: tuple[float, float, int, CSQueue], b: tuple[float, float, int, CSQueue]) -> int:
+    # PriorityUtilizationQueueOrderingPolicy.PriorityQueueComparator (default partition).
+    abs1, used1, p1, _ = a
+    abs2, used2, p2, _ = b
+    if (abs1 > 0) != (abs2 > 0):
+        return -1 if abs1 > 0 else 1
+    if p1 == p2:
+        res = (used1 > used2) - (used1 < used2)
+    elif (used1 < 1.0 and used2 < 1.0) or (used1 >= 1.0 and used2 >= 1.0):
+        res = -1 if p1 > p2 else 1
+    else:
+        res = (used1 > used2) - (used1 < used2)
+    if res == 0:
+        res = (abs1 < abs2) - (abs1 > abs2)  # larger absolute capacity first
+    return res
+
+
+def _first3(d: tuple) -> tuple:
+    return d[0], d[1], d[2]
+
+
+class ParentQueue(CSQueue):
+    """``AbstractParentQueue``: serves its children in utilization order, one container per call."""
+
+    __slots__ = ("respect_priority",)
+
+    def __init__(self, conf: CapacitySchedulerConfiguration, path: str, parent: ParentQueue | None) -> None:
+        super().__init__(conf, path, parent)
+        policy = conf.get_queue_ordering_policy(path)
+        self.respect_priority = policy == "priority-utilization"
+
+    def ordered_children(self, ctx: SchedulerContext) -> list[CSQueue]:
+        """A sorted copy of the children (stable: ties keep the ``queues`` order)."""
+        children = self.children
+        if len(children) < 2:
+            return children
+        decorated = []
+        if not ctx.rc.dominant and not self.respect_priority:
+            # Fast path of the same comparator for the memory-only calculator.
+            min_m, cm = ctx.min_m, ctx.cluster_m
+            for q in children:
+                ab = q.abs_cap
+                if ab > 0:
+                    g = q.eff_min_m if q.eff_min_m >= min_m else min_m
+                    decorated.append((0, q.used_m / g if g else 0.0, -ab, q))
+                else:
+                    decorated.append((1, q.used_m / cm if cm else 0.0, -ab, q))
+            decorated.sort(key=_first3)
+            return [d[3] for d in decorated]
+        for q in children:
+            ab = q.abs_cap
+            used = q.used_capacity(ctx) if ab > 0 else q.absolute_used_capacity(ctx)
+            decorated.append((ab, used, q.priority if self.respect_priority else 0, q))
+        if self.respect_priority:
+            decorated.sort(key=functools.cmp_to_key(_priority_utilization_cmp))
+        else:
+            # Same comparator without priorities, as a key: queues with a guarantee first, then the least
+            # relatively used, then the larger absolute capacity.
+            decorated.sort(key=lambda d: (0 if d[0] > 0 else 1, d[1], -d[0]))
+        return [d[3] for d in decorated]
+
+    def update_cluster_resource(self, ctx: SchedulerContext, limits: ResourceLimits) -> None:
+        self.update_effective_resources(ctx)
+        for child in self.children:
+            child.update_cluster_resource(ctx, self.child_limits(ctx, child, limits, net=False))
+
+    def assign(self, ctx: SchedulerContext, node: SchedulerNode, limits: ResourceLimits) -> CSAssignment | None:
+        rc = ctx.rc
+        if not rc.is_positive(self.pending_m, self.pending_v):
+            return None
+        # canAssign(node): no reservation on the node and room for a minimum allocation.
+        if node.reserved is not None or not rc.fits_in(ctx.min_m, ctx.min_v, node.unalloc_m, node.unalloc_v):
+            return None
+        if not self.can_assign_to_this_queue(ctx, limits, self.reserved_m, self.reserved_v):
+            return None
+        result: CSAssignment | None = None
+        for child in self.ordered_children(ctx):
+            cl = self.child_limits(ctx, child, limits, net=True)
+            a = child.assign(ctx, node, cl)
+            if a is None:
+                continue
+            if rc.is_positive(a.mem, a.vc):
+                return a
+            if a.skipped == SKIP_QUEUE_LIMIT:
+                if result is None or result.skipped != SKIP_QUEUE_LIMIT:
+                    result = a
+                # The blocked child's headroom is not offered to later siblings (addBlockedHeadroom).
+                if child.is_leaf:
+                    bm, bv = cl.headroom_m, cl.headroom_v
+                else:
+                    bm, bv = cl.blocked_m, cl.blocked_v
+                limits.blocked_m += max(bm, 0)
+                limits.blocked_v += max(bv, 0)
+        return result

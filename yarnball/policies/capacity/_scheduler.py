@@ -1,0 +1,444 @@
+"""``CapacityScheduler`` as a pure policy: scheduler events in, notifications and allocations out.
+
+Driven like Hadoop's: the RM calls :meth:`CapacityScheduler.handle` with the dispatcher's scheduler events
+(capacity.md §1) and :meth:`CapacityScheduler.allocate` for each AM heartbeat (YARN's pull model: containers
+allocated on NODE_UPDATE wait in the attempt until the AM's next ``allocate``). There are no actors, clocks or I/O
+here; every decision is deterministic (dicts keep insertion order, ties break on ids).
+
+AM containers are recognised implicitly, as Hadoop's ``isAmRunning`` does: an attempt's first allocated container
+is its AM container. Its size is taken for the AM-limit accounting from the attempt's first ask (or from
+:meth:`CapacityScheduler.set_am_resource` if the RM tells it earlier; the minimum allocation until then, as
+``FiCaSchedulerApp`` does when the submission context has no AM request).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import structlog
+
+from yarnball.policies.capacity._acl import AccessControlList, QueueACL
+from yarnball.policies.capacity._allocator import add_pending
+from yarnball.policies.capacity._calculator import make_calculator
+from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
+from yarnball.policies.capacity._context import CSAssignment, ResourceLimits, SchedulerContext
+from yarnball.policies.capacity._events import RELEASED_CONTAINER, EventHandlersMixin, abnormal_status
+from yarnball.policies.capacity._leaf import LeafQueue
+from yarnball.policies.capacity._notifications import (
+    Allocation,
+    QueueMetrics,
+    SchedulerNotification,
+)
+from yarnball.policies.capacity._queues import CSQueue, ParentQueue
+from yarnball.policies.capacity._state import (
+    ACQUIRED,
+    OFF_SWITCH,
+    KeyAsks,
+    SchedulerApp,
+    SchedulerApplication,
+    SchedulerNode,
+)
+from yarnball.protocols import (
+    ANY,
+    ApplicationAttemptId,
+    ApplicationId,
+    ContainerId,
+    NodeId,
+    NodeReport,
+    Resource,
+    ResourceRequest,
+)
+from yarnball.protocols import keys as k
+
+__all__ = ["CapacityScheduler"]
+
+log = structlog.get_logger(__name__)
+
+
+class CapacityScheduler(EventHandlersMixin):
+    """Hadoop's CapacityScheduler (synchronous scheduling, default partition) over plain records."""
+
+    def __init__(self, conf: CapacitySchedulerConfiguration, *, cluster_timestamp: int = 0) -> None:
+        conf.validate()
+        self.conf = conf
+        self.cluster_timestamp = cluster_timestamp
+        ctx = self._ctx = SchedulerContext(make_calculator(conf.get_resource_calculator()))
+        minimum = conf.get_minimum_allocation()
+        maximum = conf.get_maximum_allocation()
+        ctx.min_m, ctx.min_v = minimum.memory_mb, minimum.vcores
+        ctx.max_m, ctx.max_v = maximum.memory_mb, maximum.vcores
+        ctx.node_locality_delay = conf.get_node_locality_delay()
+        ctx.rack_additional_delay = conf.get_rack_locality_additional_delay()
+        ctx.rack_full_reset = conf.get_rack_locality_full_reset()
+        ctx.continue_looking = conf.get_reservation_continue_look()
+        self.assign_multiple = conf.get_assign_multiple_enabled()
+        self.max_assign = conf.get_max_assign_per_heartbeat()
+        self.offswitch_limit = conf.get_offswitch_per_heartbeat_limit()
+        self.max_system_apps = conf.get_maximum_system_applications()
+        self.acl_enabled = conf.conf.get_bool(k.YARN_ACL_ENABLE, k.DEFAULT_YARN_ACL_ENABLE)
+        self.admin_acl = AccessControlList(conf.conf.get(k.YARN_ADMIN_ACL) or k.DEFAULT_YARN_ADMIN_ACL)
+        self.queues: dict[str, CSQueue] = {}
+        self._short: dict[str, list[CSQueue]] = {}
+        self.root: ParentQueue = self._build(k.ROOT, None)  # type: ignore[assignment]
+        self.nodes: dict[NodeId, SchedulerNode] = {}
+        self.applications: dict[ApplicationId, SchedulerApplication] = {}
+        self.attempts: dict[ApplicationAttemptId, SchedulerApp] = {}
+        self._am_hints: dict[ApplicationId, Resource] = {}
+        self._largest_node = (0, 0)
+        self._by_class: dict[type, object] = {}
+        self.root.update_cluster_resource(ctx, ResourceLimits(0, 0))
+
+    def _build(self, path: str, parent: ParentQueue | None) -> CSQueue:
+        children = self.conf.get_queues(path)
+        queue: CSQueue
+        if children or parent is None:
+            queue = ParentQueue(self.conf, path, parent)
+            for name in children:
+                queue.children.append(self._build(f"{path}.{name}", queue))
+        else:
+            queue = LeafQueue(self.conf, path, parent)
+        self.queues[path] = queue
+        self._short.setdefault(queue.name, []).append(queue)
+        return queue
+
+    # -- read-only inspection ----------------------------------------------------------------------------------
+    @property
+    def cluster_resource(self) -> Resource:
+        return Resource(self._ctx.cluster_m, self._ctx.cluster_v)
+
+    @property
+    def calculator(self) -> object:
+        return self._ctx.rc
+
+    @property
+    def minimum_allocation(self) -> Resource:
+        return Resource(self._ctx.min_m, self._ctx.min_v)
+
+    def get_queue(self, name: str) -> CSQueue | None:
+        """A queue by full path (``root.a.b``) or by unambiguous short name (``b``)."""
+        queue = self.queues.get(name)
+        if queue is not None:
+            return queue
+        found = self._short.get(name)
+        return found[0] if found and len(found) == 1 else None
+
+    def leaf_queues(self) -> list[LeafQueue]:
+        return [q for q in self.queues.values() if isinstance(q, LeafQueue)]
+
+    def get_application(self, app_or_attempt: ApplicationId | ApplicationAttemptId) -> SchedulerApp | None:
+        """The attempt with this id, or the current attempt of this application."""
+        if isinstance(app_or_attempt, ApplicationAttemptId):
+            return self.attempts.get(app_or_attempt)
+        app = self.applications.get(app_or_attempt)
+        return app.attempt if app is not None else None
+
+    def node_report(self, node_id: NodeId) -> NodeReport | None:
+        node = self.nodes.get(node_id)
+        if node is None:
+            return None
+        return NodeReport(
+            node_id=node_id,
+            rack_name=node.rack,
+            used=Resource(node.total_m - node.unalloc_m, node.total_v - node.unalloc_v),
+            capability=Resource(node.total_m, node.total_v),
+            num_containers=len(node.containers),
+            node_labels=node.labels,
+        )
+
+    def maximum_allocation(self, queue: CSQueue | None = None) -> Resource:
+        """``getMaximumResourceCapability(queue)``: the queue's maximum allocation, capped by the largest node."""
+        ctx = self._ctx
+        mm, mv = (queue.max_alloc_m, queue.max_alloc_v) if queue is not None else (ctx.max_m, ctx.max_v)
+        if self.nodes:
+            mm, mv = min(mm, self._largest_node[0]), min(mv, self._largest_node[1])
+        return Resource(mm, mv)
+
+    def is_admin(self, user: str, groups: tuple[str, ...] = ()) -> bool:
+        """``yarn.admin.acl`` membership."""
+        return self.admin_acl.is_user_allowed(user, groups)
+
+    def check_access(self, user: str, acl: QueueACL, queue_name: str, groups: tuple[str, ...] = ()) -> bool:
+        """``CapacityScheduler.checkAccess``: always true while ``yarn.acl.enable`` is false; admins may
+        administer every queue."""
+        if not self.acl_enabled:
+            return True
+        queue = self.get_queue(queue_name)
+        if queue is None:
+            return False
+        if acl == QueueACL.ADMINISTER_QUEUE and self.is_admin(user, groups):
+            return True
+        return queue.has_access(acl, user, groups)
+
+    def headroom(self, attempt_id: ApplicationAttemptId) -> Resource:
+        app = self.attempts.get(attempt_id)
+        if app is None:
+            return Resource()
+        hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
+        return Resource(hm, hv)
+
+    def queue_metrics(self) -> list[QueueMetrics]:
+        """One snapshot per queue, root first, in configuration (pre-)order."""
+        ctx = self._ctx
+        out: list[QueueMetrics] = []
+        free_m = ctx.cluster_m - self.root.used_m
+        free_v = ctx.cluster_v - self.root.used_v
+
+        def visit(q: CSQueue) -> None:
+            leaf = q if isinstance(q, LeafQueue) else None
+            avail = Resource(max(min(q.eff_max_m - q.used_m, free_m), 0), max(min(q.eff_max_v - q.used_v, free_v), 0))
+            if leaf is not None:
+                pending_apps = len(leaf.pending)
+                running = len(leaf.active)
+                am_used = Resource(leaf.am_used_m, leaf.am_used_v)
+                am_limit = Resource(leaf.am_limit_m, leaf.am_limit_v)
+                users = leaf.active_users
+            else:
+                pending_apps = running = users = 0
+                for lq in _leaves(q):
+                    pending_apps += len(lq.pending)
+                    running += len(lq.active)
+                am_used = am_limit = Resource()
+            out.append(
+                QueueMetrics(
+                    path=q.path,
+                    queue_name=q.name,
+                    is_leaf=leaf is not None,
+                    state=str(q.state),
+                    priority=q.priority,
+                    capacity=q.capacity,
+                    maximum_capacity=q.max_capacity,
+                    absolute_capacity=q.abs_cap,
+                    absolute_maximum_capacity=q.abs_max,
+                    used_capacity=q.used_capacity(ctx),
+                    absolute_used_capacity=q.absolute_used_capacity(ctx),
+                    allocated=Resource(q.used_m - q.reserved_m, q.used_v - q.reserved_v),
+                    pending=Resource(q.pending_m, q.pending_v),
+                    reserved=Resource(q.reserved_m, q.reserved_v),
+                    available=avail,
+                    effective_min=Resource(q.eff_min_m, q.eff_min_v),
+                    effective_max=Resource(q.eff_max_m, q.eff_max_v),
+                    am_used=am_used,
+                    am_limit=am_limit,
+                    apps_pending=pending_apps,
+                    apps_running=running,
+                    containers_allocated=q.num_containers,
+                    num_active_users=users,
+                )
+            )
+            for child in q.children:
+                visit(child)
+
+        visit(self.root)
+        return out
+
+    # -- events ------------------------------------------------------------------------------------------------
+    def handle(self, event: object) -> list[SchedulerNotification]:
+        """Apply one scheduler event (``CapacityScheduler.handle``) and return what the RM must act on."""
+        ctx = self._ctx
+        out: list[SchedulerNotification] = []
+        ctx.outbox = out
+        cls = type(event)
+        handler = self._by_class.get(cls)
+        if handler is None:
+            handler = self._handlers.get(getattr(getattr(event, "event_type", None), "name", ""))
+            if handler is not None and "event_type" not in getattr(cls, "__struct_fields__", ("event_type",)):
+                self._by_class[cls] = handler  # the type is a class constant: dispatch on the class next time
+        if handler is None:
+            log.error("Invalid eventtype " + str(getattr(event, "event_type", event)) + ". Ignoring!")
+            return out
+        handler(self, event)
+        return out
+
+    # -- the heartbeat (§2) ------------------------------------------------------------------------------------
+    def _allocate_on_node(self, node: SchedulerNode) -> CSAssignment | None:
+        ctx = self._ctx
+        rc = ctx.rc
+        if node.reserved is not None:
+            leaf = node.reserved.app.queue
+            leaf.assign_from_reservation(ctx, node)
+            return None  # no new allocation on a reserved node in this call
+        if rc.available_containers(node.unalloc_m, node.unalloc_v, ctx.min_m, ctx.min_v) <= 0:
+            return None
+        a = self.root.assign(ctx, node, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
+        if a is not None and rc.is_positive(a.mem, a.vc):
+            return a
+        return None
+
+    def allocate_containers_to_node(self, node: SchedulerNode) -> None:
+        """``allocateContainersToNode`` with the assign-multiple loop (``canAllocateMore``)."""
+        a = self._allocate_on_node(node)
+        if a is None:
+            return
+        offswitch = 1 if a.locality == OFF_SWITCH else 0
+        assigned = 1
+        limit = self.offswitch_limit
+        while True:
+            if offswitch >= limit or a.reserved or not self.assign_multiple:
+                return
+            if self.max_assign != -1 and assigned >= self.max_assign:
+                return
+            a = self._allocate_on_node(node)
+            if a is None:
+                return
+            if a.locality == OFF_SWITCH:
+                offswitch += 1
+            assigned += 1
+
+    # -- the AM heartbeat --------------------------------------------------------------------------------------
+    def set_am_resource(self, application_id: ApplicationId, resource: Resource) -> None:
+        """Tell the AM container's size before the attempt is added (``ApplicationSubmissionContext``'s AM ask)."""
+        self._am_hints[application_id] = resource
+
+    def allocate(
+        self,
+        attempt_id: ApplicationAttemptId,
+        ask: Sequence[ResourceRequest],
+        release: Sequence[ContainerId],
+        blacklist_additions: Iterable[str] = (),
+        blacklist_removals: Iterable[str] = (),
+    ) -> Allocation:
+        """The AM's ``allocate``: validate and normalise asks, release, update asks and blacklist, then pull."""
+        app = self.attempts.get(attempt_id)
+        if app is None or app.stopped:
+            log.info("Calling allocate on removed or non existent application " + str(attempt_id))
+            return Allocation()
+        ctx = self._ctx
+        leaf = app.queue
+        maximum = self.maximum_allocation(leaf)
+        errors = tuple(e for e in (_validate(r, maximum) for r in ask) if e)
+        if errors:
+            # ApplicationMasterService throws InvalidResourceRequestException: nothing of the call is applied.
+            hm, hv = leaf.headroom(ctx, app.user, self.root)
+            return Allocation(headroom=Resource(hm, hv), errors=errors)
+        out: list[SchedulerNotification] = []
+        ctx.outbox = out
+        for cid in release:
+            rmc = ctx.containers.get(cid)
+            if rmc is None or rmc.app is not app or rmc.cid not in app.live:
+                log.info("Trying to release container not owned by app or with invalid id.", container=str(cid))
+                continue
+            self._complete(rmc, abnormal_status(cid, RELEASED_CONTAINER), notify=True)
+        if ask:
+            self._update_asks(app, ask, maximum)
+        for name in blacklist_additions:
+            app.blacklist.add(name)
+        for name in blacklist_removals:
+            app.blacklist.discard(name)
+        containers = tuple(app.new_containers)
+        app.new_containers.clear()
+        for c in containers:
+            rmc = app.live.get(c.id)
+            if rmc is not None:
+                rmc.state = ACQUIRED
+        completed = tuple(app.completed)
+        app.completed.clear()
+        hm, hv = leaf.headroom(ctx, app.user, self.root)
+        preempt = frozenset(c for c in app.preempt if c in app.live)
+        return Allocation(
+            containers=containers,
+            completed=completed,
+            headroom=Resource(hm, hv),
+            preempt=preempt,
+            notifications=tuple(out),
+        )
+
+    def _update_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> None:
+        """``AppSchedulingInfo.updateResourceRequests``: the latest ask per (key, resource name) replaces the last."""
+        ctx = self._ctx
+        rc = ctx.rc
+        leaf = app.queue
+        had = app.has_pending()
+        first = not app.am_known and not app.am_running and not app.keys
+        dm = dv = 0
+        touched: list[KeyAsks] = []
+        for r in asks:
+            key = (r.priority.priority, r.allocation_request_id)
+            ka = app.keys.get(key)
+            if ka is None:
+                ka = app.keys[key] = KeyAsks(key, r.priority, r.allocation_request_id)
+                app.sorted_keys = None
+            touched.append(ka)
+            if r.resource_name == ANY:
+                cap = r.capability
+                nm, nv = rc.normalize(
+                    cap.memory_mb,
+                    cap.vcores,
+                    ctx.min_m,
+                    ctx.min_v,
+                    maximum.memory_mb,
+                    maximum.vcores,
+                    ctx.min_m,
+                    ctx.min_v,
+                )
+                count = max(r.num_containers, 0)
+                dm += count * nm - ka.any_count * ka.cap_m
+                dv += count * nv - ka.any_count * ka.cap_v
+                if (nm, nv) != (ka.cap_m, ka.cap_v) or ka.resource is None:
+                    ka.resource = Resource(nm, nv)
+                ka.cap_m, ka.cap_v = nm, nv
+                ka.any_count = count
+                ka.any_relax = r.relax_locality
+            elif r.num_containers > 0:
+                ka.names[r.resource_name] = [r.num_containers, r.relax_locality]
+            else:
+                ka.names.pop(r.resource_name, None)
+        for ka in touched:
+            if ka.any_count <= 0 and app.keys.get(ka.key) is ka:
+                del app.keys[ka.key]
+                app.sorted_keys = None
+        if dm or dv:
+            app.pending_m += dm
+            app.pending_v += dv
+            add_pending(leaf, dm, dv)
+            if leaf.fair and leaf.size_based_weight:
+                leaf.fair_dirty = True
+        if first and app.keys:
+            # The attempt's first ask is its AM request: account the AM by its real size.
+            ka = app.keys_in_order()[0]
+            self._set_am_size(app, ka.cap_m, ka.cap_v)
+        leaf.app_asks_changed(app, had, app.has_pending())
+
+    def _set_am_size(self, app: SchedulerApp, mem: int, vc: int) -> None:
+        app.am_known = True
+        if app.is_active:
+            leaf = app.queue
+            dm, dv = mem - app.am_m, vc - app.am_v
+            leaf.am_used_m += dm
+            leaf.am_used_v += dv
+            app.user.am_used_m += dm
+            app.user.am_used_v += dv
+        app.am_m, app.am_v = mem, vc
+
+    def _cluster_changed(self) -> None:
+        ctx = self._ctx
+        self.root.update_cluster_resource(ctx, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
+
+
+def _leaves(q: CSQueue) -> Iterable[LeafQueue]:
+    for child in q.children:
+        if isinstance(child, LeafQueue):
+            yield child
+        else:
+            yield from _leaves(child)
+
+
+def _validate(r: ResourceRequest, maximum: Resource) -> str | None:
+    """``SchedulerUtils.validateResourceRequest``: each resource type within ``[0, maximum]``."""
+    cap = r.capability
+    for name, value, top in (("memory-mb", cap.memory_mb, maximum.memory_mb), ("vcores", cap.vcores, maximum.vcores)):
+        if value < 0:
+            return (
+                "Invalid resource request! Cannot allocate containers as requested resource is less than 0! "
+                f"Requested resource type=[{name}], Requested resource={cap}"
+            )
+        if value > top:
+            return (
+                "Invalid resource request! Cannot allocate containers as requested resource is greater than "
+                f"maximum allowed allocation. Requested resource type=[{name}], Requested resource={cap}, "
+                f"maximum allowed allocation={maximum}, please note that maximum allowed allocation is "
+                "calculated by scheduler based on maximum resource of registered NodeManagers, which might "
+                f"be less than configured maximum allocation={maximum}"
+            )
+    if r.num_containers < 0:
+        return f"Invalid resource request, number of containers is negative: {r.num_containers}"
+    return None

@@ -1,0 +1,339 @@
+"""Validation of a capacity-scheduler configuration, in the order and wording Hadoop uses.
+
+Hadoop checks the configuration while it builds the queue tree: CapacitySchedulerConfigValidator (min/max
+allocation) first, then CapacitySchedulerQueueManager.parseQueue depth first, each queue's capacities on
+creation (CapacitySchedulerConfiguration getters, CSQueueUtils.capacitiesSanityCheck, the maximum allocation in
+AbstractCSQueue) and each parent's children sum once its children exist (ParentQueue.setChildQueues, Hadoop
+3.2 wording). The first failure is raised. A few checks Hadoop does not make are marked "yarnball" below.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from yarnball.errors import ConfigurationError
+from yarnball.protocols import keys as k
+
+if TYPE_CHECKING:
+    from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
+
+__all__ = ["f32", "java_float_str", "validate_capacity_configuration"]
+
+# ParentQueue.PRECISION: 0.05 % on capacity fractions.
+PRECISION = 0.0005
+
+
+# First components of a per-queue key suffix that are properties, not child queue names (used to spot keys
+# that configure an undeclared queue).
+QUEUE_PROPERTY_HEADS = frozenset(
+    {
+        k.QUEUES,
+        k.CAPACITY,
+        k.MAXIMUM_CAPACITY,
+        k.USER_LIMIT,
+        k.USER_LIMIT_FACTOR,
+        k.USER_SETTINGS,
+        k.STATE,
+        k.ACCESSIBLE_NODE_LABELS,
+        k.DEFAULT_NODE_LABEL_EXPRESSION,
+        "maximum-allocation",
+        k.MAXIMUM_ALLOCATION_MB,
+        k.MAXIMUM_ALLOCATION_VCORES,
+        k.ORDERING_POLICY,
+        k.ACL_SUBMIT_APPLICATIONS,
+        k.ACL_ADMINISTER_QUEUE,
+        "acl_application_max_priority",
+        k.PRIORITY,
+        k.DEFAULT_APPLICATION_PRIORITY,
+        k.QUEUE_PREEMPTION_DISABLED,
+        "intra-queue-preemption",
+        k.IS_RESERVABLE,
+        k.RESERVATION_SHOW_RESERVATION_AS_QUEUE,
+        "average-capacity",
+        "instantaneous-max-capacity",
+        "reservation-policy",
+        "reservation-agent",
+        "reservation-planner",
+        "reservation-move-on-expiry",
+        "reservation-enforcement-window",
+        "reservation-window",
+        k.MAXIMUM_APPLICATIONS_SUFFIX,
+        k.MAXIMUM_AM_RESOURCE_SUFFIX,
+        k.MAX_PARALLEL_APPLICATIONS,
+        k.ALLOW_ZERO_CAPACITY_SUM,
+        k.MINIMUM_RESOURCE,
+        k.MAXIMUM_RESOURCE,
+        "maximum-application-lifetime",
+        "default-application-lifetime",
+        "auto-create-child-queue",
+        "leaf-queue-template",
+        "auto-queue-creation-v2",
+        "multi-node-placement-enabled",
+        "multi-node-sorting",
+    }
+)
+
+
+# -- Java float arithmetic ---------------------------------------------------------------------------------------
+def f32(value: float) -> float:
+    """Round to the nearest Java ``float``. One IEEE operation on two floats done in double and rounded with
+    f32 gives exactly Java's float result (+, -, *, / are all safe from double rounding at 53 >= 2*24+2 bits)."""
+    if math.isnan(value) or math.isinf(value):
+        return value
+    try:
+        return float(struct.unpack("f", struct.pack("f", value))[0])
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+def java_float_str(value: float) -> str:
+    """``Float.toString`` of ``value`` rounded to a Java float: ``1.1``, ``110.0``, ``-1.0``, ``1.0E-4``."""
+    f = f32(value)
+    if math.isnan(f):
+        return "NaN"
+    if math.isinf(f):
+        return "Infinity" if f > 0 else "-Infinity"
+    if f == 0:
+        return "-0.0" if math.copysign(1.0, f) < 0 else "0.0"
+    shortest = repr(f)
+    for digits in range(1, 10):
+        candidate = f"{f:.{digits}g}"
+        if f32(float(candidate)) == f:
+            shortest = candidate
+            break
+    exact = Decimal(shortest)
+    if 1e-3 <= abs(f) < 1e7:
+        text = format(exact, "f")
+        return text if "." in text else text + ".0"
+    sign, digit_tuple, exponent = exact.as_tuple()
+    assert isinstance(exponent, int)
+    mantissa = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    power = len(digit_tuple) + exponent - 1
+    return ("-" if sign else "") + mantissa[0] + "." + (mantissa[1:] or "0") + "E" + str(power)
+
+
+# -- validation --------------------------------------------------------------------------------------------------
+def _error(cs: CapacitySchedulerConfiguration, key: str, message: str) -> ConfigurationError:
+    return ConfigurationError(f"{cs.conf.location_of(key)}: {key}: {message}")
+
+
+def _check_allocation(cs: CapacitySchedulerConfiguration) -> None:
+    # CapacitySchedulerConfigValidator.validateMemoryAllocation / validateVCores (YarnRuntimeException).
+    minimum = cs.get_minimum_allocation()
+    maximum = cs.get_maximum_allocation()
+    checks = (
+        ("memory", k.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, k.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB,
+         minimum.memory_mb, maximum.memory_mb),
+        ("vcores", k.RM_SCHEDULER_MINIMUM_ALLOCATION_VCORES, k.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES,
+         minimum.vcores, maximum.vcores),
+    )  # fmt: skip
+    for kind, min_key, max_key, low, high in checks:
+        if low <= 0 or low > high:
+            # Name the key the user most likely got wrong: the minimum, unless only the maximum was set.
+            explicit_max = cs.conf.source_of(max_key) != "default"
+            key = max_key if low > 0 and explicit_max else min_key
+            raise _error(
+                cs,
+                key,
+                f"Invalid resource scheduler {kind} allocation configuration, {min_key}={low}, "
+                f"{max_key}={high}, min and max should be greater than 0, max should be no smaller than min.",
+            )
+
+
+class _TreeValidator:
+    """One depth-first walk of the queue tree, as CapacitySchedulerQueueManager.parseQueue does it."""
+
+    def __init__(self, cs: CapacitySchedulerConfiguration) -> None:
+        self.cs = cs
+        self.leaf_names: dict[str, str] = {}
+        self.paths: list[str] = []
+
+    def walk(self) -> None:
+        cs = self.cs
+        if not cs.get_queues(k.ROOT):
+            raise _error(
+                cs,
+                cs.get_queue_prefix(k.ROOT) + k.QUEUES,
+                "Queue configuration missing child queue names for root",
+            )
+        self._parse(k.ROOT, None, 1.0, 1.0, None)
+
+    def _parse(
+        self,
+        path: str,
+        parent: str | None,
+        parent_abs_capacity: float,
+        parent_abs_maximum: float,
+        parent_policy: str | None,
+    ) -> float:
+        """Check one queue and its subtree; return its capacity as a Java float fraction."""
+        cs = self.cs
+        self.paths.append(path)
+        name = path.rsplit(".", 1)[-1]
+        children = cs.get_queues(path)
+
+        # CSQueueUtils.loadUpdateAndCheckCapacities: percent getters (range), fractions, absolute values.
+        capacity = f32(f32(cs.get_capacity(path)) / f32(100.0))
+        maximum_percent = cs.get_maximum_capacity(path)
+        if not k.MINIMUM_CAPACITY_VALUE <= maximum_percent <= k.MAXIMUM_CAPACITY_VALUE:
+            # CapacitySchedulerConfiguration.setMaximumCapacity's wording; Hadoop 3.x only rejects it there.
+            raise _error(
+                cs,
+                cs.get_queue_prefix(path) + k.MAXIMUM_CAPACITY,
+                f"Illegal maximum-capacity of {java_float_str(maximum_percent)} for queue {path}",
+            )
+        maximum = f32(f32(maximum_percent) / f32(100.0))
+        # updateAbsoluteCapacitiesByNodeLabels only sets an absolute value for a positive fraction (else 0).
+        abs_capacity = f32(capacity * parent_abs_capacity) if capacity > 0 else 0.0
+        abs_maximum = f32(maximum * parent_abs_maximum) if maximum > 0 else 0.0
+        if abs_capacity > abs_maximum:
+            raise _error(
+                cs,
+                cs.get_queue_prefix(path) + k.MAXIMUM_CAPACITY,
+                f"Illegal queue capacity setting (abs-capacity={java_float_str(abs_capacity)}) > "
+                f"(abs-maximum-capacity={java_float_str(abs_maximum)}) for queue=[{path}],label=[]",
+            )
+
+        # AbstractCSQueue.setupQueueConfigs: maximum allocation, state, ordering.
+        cluster_max = cs.get_maximum_allocation()
+        queue_max = cs.get_maximum_allocation(path)
+        if not queue_max.fits_in(cluster_max):
+            raise _error(
+                cs,
+                cs.get_queue_prefix(path)
+                + (k.MAXIMUM_ALLOCATION_MB if queue_max.memory_mb > cluster_max.memory_mb
+                   else k.MAXIMUM_ALLOCATION_VCORES),
+                f"Queue maximum allocation cannot be larger than the cluster setting for queue {path} "
+                f"max allocation per queue: {queue_max} cluster setting: {cluster_max}",
+            )  # fmt: skip
+        cs.get_state(path)
+        cs.get_priority(path)
+
+        if children:
+            policy = cs.get_queue_ordering_policy(path, parent_policy)
+            self._check_children(path, name, children, capacity, abs_capacity, abs_maximum, policy)
+        else:
+            cs.get_ordering_policy(path)
+            cs.get_enable_size_based_weight(path)
+            self._check_leaf(path)
+            # CapacitySchedulerQueueManager.parseQueue (Hadoop 2.x-3.2): leaf names are looked up without path.
+            if name in self.leaf_names:
+                raise _error(
+                    cs,
+                    cs.get_queue_prefix(parent or k.ROOT) + k.QUEUES,
+                    f"Two leaf queues were named {name}. Leaf queue names must be distinct "
+                    f"({self.leaf_names[name]} and {path})",
+                )
+            self.leaf_names[name] = path
+        return capacity
+
+    def _check_children(
+        self,
+        path: str,
+        name: str,
+        children: list[str],
+        capacity: float,
+        abs_capacity: float,
+        abs_maximum: float,
+        policy: str,
+    ) -> None:
+        cs = self.cs
+        total = 0.0
+        for child in children:
+            total = f32(total + self._parse(f"{path}.{child}", path, abs_capacity, abs_maximum, policy))
+        # ParentQueue.setChildQueues (Hadoop 2.x-3.2): float sum, 0.05 % precision; a 0 parent needs 0 children.
+        delta = f32(abs(f32(1.0 - total)))
+        if (capacity > 0 and delta > f32(PRECISION)) or (capacity == 0 and total > 0):
+            raise _error(
+                cs,
+                cs.get_queue_prefix(path) + k.QUEUES,
+                f"Illegal capacity of {java_float_str(total)} for children of queue {name}",
+            )
+
+    def _check_leaf(self, path: str) -> None:
+        """Ranges Hadoop leaves unchecked but that make no sense (yarnball's own checks)."""
+        cs = self.cs
+        prefix = cs.get_queue_prefix(path)
+        user_limit = cs.get_user_limit(path)
+        if not 0 < user_limit <= 100:
+            raise _error(
+                cs,
+                prefix + k.USER_LIMIT,
+                f"Illegal minimum-user-limit-percent of {user_limit} for queue {path} "
+                "(yarnball: expected an integer percent in (0, 100])",
+            )
+        factor = cs.get_user_limit_factor(path)
+        if not (factor > 0 or factor == -1):
+            raise _error(
+                cs,
+                prefix + k.USER_LIMIT_FACTOR,
+                f"Illegal user-limit-factor of {java_float_str(factor)} for queue {path} "
+                "(yarnball: expected a positive number, or -1 for no user limit)",
+            )
+        am_percent = cs.get_maximum_am_resource_percent(path)
+        if not 0 <= am_percent <= 1:
+            key = prefix + k.MAXIMUM_AM_RESOURCE_SUFFIX
+            if key not in cs.conf:
+                key = k.MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT
+            raise _error(
+                cs,
+                key,
+                f"Illegal maximum-am-resource-percent of {java_float_str(am_percent)} for queue {path} "
+                "(yarnball: expected a fraction in [0, 1], e.g. 0.1 for 10 %)",
+            )
+
+
+def _check_undeclared_queues(cs: CapacitySchedulerConfiguration, paths: list[str]) -> None:
+    """Reject keys that configure a queue its parent does not declare (Hadoop silently ignores them)."""
+    known = set(paths)
+    root_prefix = cs.get_queue_prefix(k.ROOT)
+    for key in cs.conf.keys():
+        if not key.startswith(root_prefix):
+            continue
+        parts = key[len(k.CS_PREFIX) :].split(".")
+        # The longest declared queue path the key starts with, then what follows it.
+        depth = 1
+        while depth < len(parts) and ".".join(parts[: depth + 1]) in known:
+            depth += 1
+        parent, rest = ".".join(parts[:depth]), parts[depth:]
+        if len(rest) < 2 or rest[0] in QUEUE_PROPERTY_HEADS:
+            continue
+        # rest[0] looks like a child queue name if some later component starts a known per-queue property.
+        if any(part in QUEUE_PROPERTY_HEADS for part in rest[1:]):
+            raise _error(
+                cs,
+                key,
+                f"configures queue {parent}.{rest[0]}, but its parent {parent} does not declare it "
+                f"(unknown parent: expected {rest[0]!r} in {cs.get_queue_prefix(parent)}{k.QUEUES} = "
+                f"{','.join(cs.get_queues(parent))!r})",
+            )
+
+
+def validate_capacity_configuration(cs: CapacitySchedulerConfiguration) -> None:
+    """Raise ConfigurationError for the first rule the configuration breaks."""
+    _check_allocation(cs)
+    cs.get_resource_calculator()
+    for getter in (
+        cs.get_maximum_system_applications,
+        cs.get_node_locality_delay,
+        cs.get_rack_locality_additional_delay,
+        cs.get_rack_locality_full_reset,
+        cs.get_assign_multiple_enabled,
+        cs.get_max_assign_per_heartbeat,
+        cs.get_offswitch_per_heartbeat_limit,
+    ):
+        getter()  # a value that does not parse raises here, naming its file and key
+    am_percent = cs.get_maximum_application_master_resource_percent()
+    if not 0 <= am_percent <= 1:
+        raise _error(
+            cs,
+            k.MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT,
+            f"Illegal maximum-am-resource-percent of {java_float_str(am_percent)} "
+            "(yarnball: expected a fraction in [0, 1], e.g. 0.1 for 10 %)",
+        )
+    tree = _TreeValidator(cs)
+    tree.walk()
+    _check_undeclared_queues(cs, tree.paths)
