@@ -1,0 +1,542 @@
+"""What a simulation leaves behind: metrics sampled in simulated time and SLS-compatible output files.
+
+:class:`MetricsRecorder` samples the cluster every ``yarn.sls.metrics.record.interval.ms`` of *simulated* time (SLS's
+``SchedulerMetrics`` samples every wall-clock second, because SLS runs in real time). :func:`write_outputs` turns the
+samples and the ResourceManager's final state into:
+
+- ``realtimetrack.json``: SLS's ``MetricsLogRunnable`` format (a JSON array, one record per sample, SLSWebApp's keys);
+- ``jobruntime.csv``: SLS's ``SchedulerMetrics.addAMRuntime`` rows;
+- ``metrics/cluster.csv``, ``metrics/queues.csv``, ``metrics/scheduler_ops.csv``, ``metrics/applications.csv``
+  (and ``metrics/tracked_jobs.csv`` for ``--track-jobs``);
+- ``metrics/scheduler_timecost.csv``: wall-clock cost of scheduler calls, the one file that is not deterministic;
+- ``summary.json`` and the PNG plots.
+
+Everything except ``summary.json``'s ``wall_seconds``/``speedup`` and ``scheduler_timecost.csv`` is a function of the
+inputs and the seed: rows are ordered by time and by name, never by set or hash order, and floats are rounded.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from yarnball.protocols import YarnApplicationState
+from yarnball.protocols._schedulerevents import SchedulerEventType
+
+__all__ = ["ClusterSample", "MetricsRecorder", "QueueSample", "write_outputs"]
+
+log = structlog.get_logger(__name__)
+
+_FINAL_STATES = frozenset({YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED})
+_FLOAT_DIGITS = 6  # summary floats are rounded so that they print the same on every platform
+
+
+@dataclass(slots=True, frozen=True)
+class ClusterSample:
+    """The whole cluster at one sample time (memory in MB)."""
+
+    time_ms: int
+    total_memory_mb: int
+    total_vcores: int
+    allocated_memory_mb: int
+    allocated_vcores: int
+    available_memory_mb: int
+    available_vcores: int
+    pending_memory_mb: int
+    pending_vcores: int
+    reserved_memory_mb: int
+    reserved_vcores: int
+    running_applications: int
+    pending_applications: int
+    running_containers: int
+
+
+@dataclass(slots=True, frozen=True)
+class QueueSample:
+    """One queue (leaf or parent) at one sample time (memory in MB)."""
+
+    time_ms: int
+    queue: str
+    leaf: bool
+    allocated_memory_mb: int
+    allocated_vcores: int
+    pending_memory_mb: int
+    pending_vcores: int
+    available_memory_mb: int
+    available_vcores: int
+    reserved_memory_mb: int
+    reserved_vcores: int
+    apps_running: int
+    apps_pending: int
+
+
+CLUSTER_COLUMNS = (
+    "time",
+    "cluster.total.memory",
+    "cluster.total.vcores",
+    "cluster.allocated.memory",
+    "cluster.allocated.vcores",
+    "cluster.available.memory",
+    "cluster.available.vcores",
+    "cluster.pending.memory",
+    "cluster.pending.vcores",
+    "cluster.reserved.memory",
+    "cluster.reserved.vcores",
+    "running.applications",
+    "pending.applications",
+    "running.containers",
+)
+QUEUE_COLUMNS = (
+    "time",
+    "queue",
+    "leaf",
+    "allocated.memory",
+    "allocated.vcores",
+    "pending.memory",
+    "pending.vcores",
+    "available.memory",
+    "available.vcores",
+    "reserved.memory",
+    "reserved.vcores",
+    "running.applications",
+    "pending.applications",
+)
+
+
+class MetricsRecorder:
+    """Samples cluster, queue, scheduler-operation and tracked-job metrics every ``interval_ms`` of simulated time.
+
+    ``cluster`` is a :class:`yarnball.launcher._cluster.Cluster` (anything with ``.kernel``, ``.rm``, ``.every``).
+    Call :meth:`start` before running the cluster. Samples are kept in memory: a day of simulated time at 1 s is
+    86,400 cluster rows, a few MB.
+    """
+
+    def __init__(self, cluster: Any, interval_ms: int = 1000, *, track_jobs: Sequence[str] = ()) -> None:
+        if interval_ms <= 0:
+            raise ValueError(f"interval_ms must be positive, got {interval_ms}")
+        self.cluster = cluster
+        self.interval_ms = int(interval_ms)
+        self.track_jobs: tuple[str, ...] = tuple(dict.fromkeys(track_jobs))
+        self.cluster_rows: list[ClusterSample] = []
+        self.queue_rows: list[QueueSample] = []
+        self.op_rows: list[tuple[int, str, int]] = []  # (time, op, cumulative count)
+        # Wall-clock cost, kept apart because it differs from run to run: (time, op, cumulative count, seconds).
+        self.timecost_rows: list[tuple[int, str, int, float]] = []
+        self.tracked_rows: list[tuple[int, str, str, int]] = []  # (time, job id, application id, live containers)
+        self._last_time: int | None = None
+        self._started = False
+
+    def start(self) -> None:
+        """Take the first sample now and then one every ``interval_ms`` of simulated time."""
+        if self._started:
+            return
+        self._started = True
+        self.sample()
+        self.cluster.every(self.interval_ms, self.sample)
+
+    # -- sampling ------------------------------------------------------------------------------------------------
+    def sample(self) -> None:
+        """Record one sample at the kernel's current time (a second call at the same time is ignored)."""
+        now = int(self.cluster.kernel.now)
+        if now == self._last_time:
+            return
+        self._last_time = now
+        rm = self.cluster.rm
+        scheduler = rm.scheduler
+        queues = sorted(scheduler.queue_metrics(), key=lambda q: q.path)
+        root = next((q for q in queues if q.path == "root"), None)
+        leaves = [q for q in queues if q.is_leaf]
+        total = scheduler.cluster_resource
+        if root is not None:
+            alloc_m, alloc_v = root.allocated.memory_mb, root.allocated.vcores
+            res_m, res_v = root.reserved.memory_mb, root.reserved.vcores
+        else:
+            alloc_m = sum(q.allocated.memory_mb for q in leaves)
+            alloc_v = sum(q.allocated.vcores for q in leaves)
+            res_m = sum(q.reserved.memory_mb for q in leaves)
+            res_v = sum(q.reserved.vcores for q in leaves)
+        self.cluster_rows.append(
+            ClusterSample(
+                time_ms=now,
+                total_memory_mb=total.memory_mb,
+                total_vcores=total.vcores,
+                allocated_memory_mb=alloc_m,
+                allocated_vcores=alloc_v,
+                # Hadoop's root QueueMetrics: available = cluster resource - allocated.
+                available_memory_mb=total.memory_mb - alloc_m,
+                available_vcores=total.vcores - alloc_v,
+                pending_memory_mb=sum(q.pending.memory_mb for q in leaves),
+                pending_vcores=sum(q.pending.vcores for q in leaves),
+                reserved_memory_mb=res_m,
+                reserved_vcores=res_v,
+                running_applications=sum(q.apps_running for q in leaves),
+                pending_applications=sum(q.apps_pending for q in leaves),
+                running_containers=len(rm.live),
+            )
+        )
+        for q in queues:
+            self.queue_rows.append(
+                QueueSample(
+                    time_ms=now,
+                    queue=q.path,
+                    leaf=q.is_leaf,
+                    allocated_memory_mb=q.allocated.memory_mb,
+                    allocated_vcores=q.allocated.vcores,
+                    pending_memory_mb=q.pending.memory_mb,
+                    pending_vcores=q.pending.vcores,
+                    available_memory_mb=q.available.memory_mb,
+                    available_vcores=q.available.vcores,
+                    reserved_memory_mb=q.reserved.memory_mb,
+                    reserved_vcores=q.reserved.vcores,
+                    apps_running=q.apps_running,
+                    apps_pending=q.apps_pending,
+                )
+            )
+        for op in sorted(rm.op_counts):
+            count = rm.op_counts[op]
+            self.op_rows.append((now, op, count))
+            self.timecost_rows.append((now, op, count, float(rm.op_seconds[op])))
+        if self.track_jobs:
+            self._sample_tracked(now, rm)
+
+    def _sample_tracked(self, now: int, rm: Any) -> None:
+        # SLS's variable.app.<jobId>.live.containers: the running attempt's live containers (AM included).
+        by_job = {app.context.application_name: app_id for app_id, app in rm.apps.items()}
+        live: dict[Any, int] = {}
+        for cid in rm.live:
+            app_id = cid.application_attempt_id.application_id
+            live[app_id] = live.get(app_id, 0) + 1
+        for job_id in self.track_jobs:
+            app_id = by_job.get(job_id)
+            if app_id is not None:
+                self.tracked_rows.append((now, job_id, str(app_id), live.get(app_id, 0)))
+
+    # -- aggregates ----------------------------------------------------------------------------------------------
+    def utilization(self) -> dict[str, float]:
+        """Mean and peak allocated/total over the samples where the cluster has resources."""
+        mem = [r.allocated_memory_mb / r.total_memory_mb for r in self.cluster_rows if r.total_memory_mb > 0]
+        vc = [r.allocated_vcores / r.total_vcores for r in self.cluster_rows if r.total_vcores > 0]
+        return {
+            "memory_mean": _round(sum(mem) / len(mem)) if mem else 0.0,
+            "vcores_mean": _round(sum(vc) / len(vc)) if vc else 0.0,
+            "memory_peak": _round(max(mem)) if mem else 0.0,
+            "vcores_peak": _round(max(vc)) if vc else 0.0,
+        }
+
+    def leaf_queues(self) -> list[str]:
+        """Paths of the leaf queues seen in the samples, sorted."""
+        return sorted({q.queue for q in self.queue_rows if q.leaf})
+
+
+# -- writers -----------------------------------------------------------------------------------------------------
+def write_outputs(
+    out_dir: str | os.PathLike[str],
+    cluster: Any,
+    recorder: MetricsRecorder,
+    *,
+    wall_seconds: float,
+    seed: int,
+    workload: Any | None = None,
+    plots: bool = True,
+) -> dict[str, Any]:
+    """Write every output file into ``out_dir`` (created if needed) and return the summary that was written."""
+    out = Path(out_dir)
+    metrics = out / "metrics"
+    metrics.mkdir(parents=True, exist_ok=True)
+    write_realtimetrack(out / "realtimetrack.json", recorder)
+    jobs = _jobs_by_id(cluster, workload)
+    write_jobruntime(out / "jobruntime.csv", cluster, jobs)
+    _write_csv(metrics / "cluster.csv", CLUSTER_COLUMNS, (_cluster_row(r) for r in recorder.cluster_rows))
+    _write_csv(metrics / "queues.csv", QUEUE_COLUMNS, (_queue_row(r) for r in recorder.queue_rows))
+    _write_csv(metrics / "scheduler_ops.csv", ("time", "op", "count"), recorder.op_rows)
+    _write_csv(
+        metrics / "scheduler_timecost.csv",
+        ("time", "op", "count", "wall_seconds"),
+        ((t, op, n, f"{s:.9f}") for t, op, n, s in recorder.timecost_rows),
+    )
+    _write_csv(metrics / "applications.csv", APPLICATION_COLUMNS, _application_rows(cluster))
+    if recorder.track_jobs:
+        _write_csv(
+            metrics / "tracked_jobs.csv", ("time", "job_id", "application_id", "live.containers"), recorder.tracked_rows
+        )
+    plot_files: list[str] = []
+    if plots:
+        from yarnball.launcher._plots import write_plots  # matplotlib is imported only when plots are written
+
+        plot_files = [p.name for p in write_plots(out, recorder)]
+    summary = build_summary(cluster, recorder, wall_seconds=wall_seconds, seed=seed, workload=workload)
+    summary["outputs"] = sorted(
+        [
+            "jobruntime.csv",
+            "metrics/applications.csv",
+            "metrics/cluster.csv",
+            "metrics/queues.csv",
+            "metrics/scheduler_ops.csv",
+            "metrics/scheduler_timecost.csv",
+            "realtimetrack.json",
+            "summary.json",
+            *(["metrics/tracked_jobs.csv"] if recorder.track_jobs else []),
+            *(["events.jsonl"] if (out / "events.jsonl").is_file() else []),
+            *plot_files,
+        ]
+    )
+    (out / "summary.json").write_text(json.dumps(summary, sort_keys=True, indent=2) + "\n", encoding="utf-8")
+    return summary
+
+
+def write_realtimetrack(path: Path, recorder: MetricsRecorder) -> None:
+    """``realtimetrack.json`` exactly shaped as SLS's MetricsLogRunnable writes it: ``[rec\\n,rec\\n...]``.
+
+    Keys and units follow SLSWebApp.generateRealTimeTrackingMetrics: memory in GB (MB / 1024), vcores as counts,
+    one ``queue.<name>.allocated.{memory,vcores}`` pair per leaf queue (SLS's tracker queue set holds leaf names).
+    Departures, all for determinism: ``time`` is simulated ms since the start (SLS: wall-clock epoch ms); the
+    ``jvm.*`` fields are 0.0 (there is no JVM); the ``scheduler.*.timecost`` and ``*.throughput`` fields are 0
+    (wall-clock costs are in ``metrics/scheduler_timecost.csv``). They are kept so SLS's trace viewer still reads
+    the file.
+    """
+    leaves = recorder.leaf_queues()
+    names = _queue_display_names(leaves)
+    by_time: dict[int, dict[str, QueueSample]] = {}
+    for q in recorder.queue_rows:
+        if q.leaf:
+            by_time.setdefault(q.time_ms, {})[q.queue] = q
+    event_types = [e.value for e in SchedulerEventType]
+    records: list[str] = []
+    for r in recorder.cluster_rows:
+        rec: dict[str, Any] = {
+            "time": r.time_ms,
+            "jvm.free.memory": 0.0,
+            "jvm.max.memory": 0.0,
+            "jvm.total.memory": 0.0,
+            "running.applications": r.running_applications,
+            "running.containers": r.running_containers,
+            "cluster.allocated.memory": r.allocated_memory_mb / 1024,
+            "cluster.allocated.vcores": float(r.allocated_vcores),
+            "cluster.available.memory": r.available_memory_mb / 1024,
+            "cluster.available.vcores": float(r.available_vcores),
+        }
+        queues = by_time.get(r.time_ms, {})
+        for leaf in leaves:
+            q = queues.get(leaf)
+            rec[f"queue.{names[leaf]}.allocated.memory"] = (q.allocated_memory_mb / 1024) if q else 0.0
+            rec[f"queue.{names[leaf]}.allocated.vcores"] = q.allocated_vcores if q else 0
+        rec["scheduler.allocate.timecost"] = 0.0
+        rec["scheduler.commit.success.timecost"] = 0.0
+        rec["scheduler.commit.failure.timecost"] = 0.0
+        rec["scheduler.commit.success.throughput"] = 0
+        rec["scheduler.commit.failure.throughput"] = 0
+        rec["scheduler.handle.timecost"] = 0.0
+        for e in event_types:
+            rec[f"scheduler.handle-{e}.timecost"] = 0.0
+        records.append(json.dumps(rec, separators=(",", ":")))
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write("[")
+        f.write("\n,".join(records))
+        f.write("\n]" if records else "]")
+
+
+JOBRUNTIME_COLUMNS = ("JobID", "real_start_time", "real_end_time", "simulate_start_time", "simulate_end_time")
+
+
+def write_jobruntime(path: Path, cluster: Any, jobs: dict[str, Any]) -> None:
+    """``jobruntime.csv`` with SLS's header; one row per application that reached FINISHED, in finish order.
+
+    SLS writes the row in AMSimulator.lastStep: trace start/end (``job.start.ms``/``job.end.ms``) against the
+    simulated submit (``firstStep``) and finish times, all in ms. SLS puts the YARN application id in ``JobID``;
+    here it is the trace's job id, which is what the header names and what ``--track-jobs`` takes (the
+    application id of every job is in ``metrics/applications.csv``). A trace without an end time gives -1.
+    """
+    rows = []
+    for app_id, app in cluster.rm.apps.items():
+        if app.state is not YarnApplicationState.FINISHED or app.finish_time is None:
+            continue
+        job_id = app.context.application_name or str(app_id)
+        job = jobs.get(job_id)
+        real_start = job.submit_ms if job is not None else -1
+        real_end = job.end_ms if job is not None and job.end_ms is not None else -1
+        rows.append((int(app.finish_time), app_id.id, job_id, real_start, real_end, int(app.submit_time)))
+    rows.sort()
+    _write_csv(path, JOBRUNTIME_COLUMNS, ((j, rs, re_, ss, fin) for fin, _n, j, rs, re_, ss in rows))
+
+
+APPLICATION_COLUMNS = (
+    "job_id",
+    "application_id",
+    "queue",
+    "user",
+    "state",
+    "final_status",
+    "submit_time",
+    "launch_time",
+    "finish_time",
+    "attempts",
+    "diagnostics",
+)
+
+
+def _application_rows(cluster: Any) -> Iterable[tuple[Any, ...]]:
+    for app_id, app in sorted(cluster.rm.apps.items(), key=lambda kv: (kv[0].cluster_timestamp, kv[0].id)):
+        yield (
+            app.context.application_name,
+            str(app_id),
+            app.queue,
+            app.user,
+            app.state.value,
+            app.final_status.value,
+            _ms(app.submit_time),
+            _ms(app.launch_time),
+            _ms(app.finish_time),
+            len(app.attempts),
+            app.diagnostics,
+        )
+
+
+def build_summary(
+    cluster: Any, recorder: MetricsRecorder, *, wall_seconds: float, seed: int, workload: Any | None = None
+) -> dict[str, Any]:
+    """The run's summary: counts from the RM's counters, utilisation from the samples, what did not finish and why."""
+    rm = cluster.rm
+    c = rm.counters
+    now = float(cluster.kernel.now)
+    simulated_seconds = now / 1000.0
+    apps = sorted(rm.apps.items(), key=lambda kv: (kv[0].cluster_timestamp, kv[0].id))
+    unfinished: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    seen_jobs: set[str] = set()
+    for app_id, app in apps:
+        seen_jobs.add(app.context.application_name)
+        entry = {"job_id": app.context.application_name, "application_id": str(app_id), "state": app.state.value}
+        if app.state not in _FINAL_STATES:
+            unfinished.append({**entry, "reason": f"still {app.state.value} when the run stopped"})
+        elif app.state is not YarnApplicationState.FINISHED:
+            failed.append({**entry, "final_status": app.final_status.value, "diagnostics": app.diagnostics})
+    # Jobs handed to the cluster whose submit time the run never reached (``--until-ms``).
+    for job_id, job in sorted(_jobs_by_id(cluster, workload).items(), key=lambda kv: (kv[1].submit_ms, kv[0])):
+        if job_id not in seen_jobs and job_id in getattr(cluster, "jobs", {}):
+            unfinished.append(
+                {
+                    "job_id": job_id,
+                    "application_id": None,
+                    "state": "NOT_SUBMITTED",
+                    "reason": f"the run stopped at {_ms(now)} ms, before the job's submit time {job.submit_ms} ms",
+                }
+            )
+    # The cluster's list holds the workload's refused jobs plus those it could not start (unknown AM type).
+    refused = getattr(cluster, "skipped", None)
+    if refused is None:
+        refused = workload.skipped if workload is not None else ()
+    skipped = [{"job_id": s.job_id, "reason": s.reason} for s in refused]
+    total = rm.scheduler.cluster_resource
+    return {
+        "simulated_seconds": _round(simulated_seconds),
+        "wall_seconds": _round(wall_seconds),
+        "speedup": _round(simulated_seconds / wall_seconds) if wall_seconds > 0 else None,
+        "seed": seed,
+        "source": getattr(workload, "source", "") if workload is not None else "",
+        "cluster": {"nodes": len(rm.nodes), "memory_mb": total.memory_mb, "vcores": total.vcores},
+        "jobs": {
+            "in_trace": len(workload.jobs) if workload is not None else len(getattr(cluster, "jobs", {})),
+            "skipped": len(skipped),
+        },
+        "applications": {
+            "submitted": c["apps_submitted"],
+            "finished": c["apps_finished"],
+            "failed": c["apps_failed"],
+            "killed": c["apps_killed"],
+            "rejected": c["apps_rejected"],
+            "unfinished": len(unfinished),
+        },
+        "containers": {
+            "allocated": c["containers_allocated"],
+            "completed": c["containers_completed"],
+            "killed": c["containers_killed"],
+            "preempted": c["containers_preempted"],
+            "lost": c["containers_lost"],
+            "running_at_end": len(rm.live),
+        },
+        "scheduler_operations": {op: rm.op_counts[op] for op in sorted(rm.op_counts)},
+        "utilization": recorder.utilization(),
+        "samples": len(recorder.cluster_rows),
+        "sample_interval_ms": recorder.interval_ms,
+        "skipped_jobs": skipped,
+        "failed_jobs": failed,
+        "unfinished": unfinished,
+    }
+
+
+# -- helpers -----------------------------------------------------------------------------------------------------
+def _jobs_by_id(cluster: Any, workload: Any | None) -> dict[str, Any]:
+    jobs: dict[str, Any] = {}
+    if workload is not None:
+        for job in workload.jobs:
+            jobs[job.job_id] = job  # SLS tracks the last job of a repeated id
+    for job_id, job in getattr(cluster, "jobs", {}).items():
+        jobs.setdefault(job_id, job)
+    return jobs
+
+
+def _queue_display_names(paths: Sequence[str]) -> dict[str, str]:
+    """SLS names queues by their leaf name; a leaf name shared by two paths falls back to the full path."""
+    short = [p.rsplit(".", 1)[-1] for p in paths]
+    return {p: (s if short.count(s) == 1 else p) for p, s in zip(paths, short, strict=True)}
+
+
+def _cluster_row(r: ClusterSample) -> tuple[int, ...]:
+    return (
+        r.time_ms,
+        r.total_memory_mb,
+        r.total_vcores,
+        r.allocated_memory_mb,
+        r.allocated_vcores,
+        r.available_memory_mb,
+        r.available_vcores,
+        r.pending_memory_mb,
+        r.pending_vcores,
+        r.reserved_memory_mb,
+        r.reserved_vcores,
+        r.running_applications,
+        r.pending_applications,
+        r.running_containers,
+    )
+
+
+def _queue_row(r: QueueSample) -> tuple[Any, ...]:
+    return (
+        r.time_ms,
+        r.queue,
+        int(r.leaf),
+        r.allocated_memory_mb,
+        r.allocated_vcores,
+        r.pending_memory_mb,
+        r.pending_vcores,
+        r.available_memory_mb,
+        r.available_vcores,
+        r.reserved_memory_mb,
+        r.reserved_vcores,
+        r.apps_running,
+        r.apps_pending,
+    )
+
+
+def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def _ms(value: float | None) -> int | float | str:
+    if value is None:
+        return ""
+    return int(value) if value == int(value) else value
+
+
+def _round(value: float) -> float:
+    return round(float(value), _FLOAT_DIGITS)

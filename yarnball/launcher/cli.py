@@ -1,0 +1,334 @@
+"""The ``yarnball`` command: ``yarnball simulate`` (SLS's ``slsrun.sh``, in virtual time) and ``yarnball preempt``.
+
+``yarnball simulate`` takes SLS's option names (``--tracetype``, ``--tracelocation``, ``--nodes``, ``--output-dir``,
+``--track-jobs``, ``--print-simulation``; both ``--opt value`` and SLS's ``--opt=value``) plus ``--conf-dir``,
+``--seed``, ``--until-ms`` and ``--log-level``. It replays the trace in simulated time and writes SLS's outputs
+(``realtimetrack.json``, ``jobruntime.csv``, ``metrics/``) plus ``summary.json``, plots and the JSON-lines event log
+``events.jsonl`` into the output directory.
+
+User errors (a bad trace or configuration, a missing file) print one line, ``yarnball: error: <message>``, and exit
+with status 2, as argparse does for bad options. A traceback means a bug in yarnball.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from yarnball.errors import ConfigurationError, YarnballError
+
+__all__ = ["build_parser", "main"]
+
+PROG = "yarnball"
+SLS_RUNNER_FILE = "sls-runner.xml"  # SLSRunner reads it from the configuration directory (the classpath in SLS)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``yarnball`` argument parser (``simulate`` and ``preempt`` subcommands)."""
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="YARN resource management simulated as actors: replay SLS traces in virtual time."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="{simulate,preempt}")
+    sub.required = True
+    sim = sub.add_parser(
+        "simulate",
+        help="replay an SLS, Rumen or SYNTH trace (SLS's slsrun.sh options)",
+        description="Replay a workload trace on a simulated YARN cluster in virtual time and write SLS's outputs.",
+    )
+    sim.add_argument(
+        "--tracetype",
+        type=str.upper,
+        choices=("SLS", "RUMEN", "SYNTH"),
+        default=None,
+        help="trace format (default SLS)",
+    )
+    sim.add_argument("--tracelocation", metavar="FILE[,FILE]", help="trace file(s), comma-separated")
+    sim.add_argument("--input-sls", metavar="FILE[,FILE]", help=argparse.SUPPRESS)  # SLS's deprecated alias
+    sim.add_argument("--input-rumen", metavar="FILE[,FILE]", help=argparse.SUPPRESS)  # SLS's deprecated alias
+    sim.add_argument("--nodes", metavar="FILE", help="SLS nodes file (default: the nodes named in the trace)")
+    sim.add_argument("--output-dir", metavar="DIR", required=True, help="where the outputs are written")
+    sim.add_argument(
+        "--track-jobs",
+        metavar="J1,J2",
+        default="",
+        help="job ids whose live containers are recorded every sample into metrics/tracked_jobs.csv",
+    )
+    sim.add_argument(
+        "--print-simulation", action="store_true", help="print the cluster and the job table before running"
+    )
+    sim.add_argument(
+        "--conf-dir",
+        metavar="DIR",
+        help="directory with yarn-site.xml, capacity-scheduler.xml and sls-runner.xml "
+        "(default: built-in defaults, one queue root.default at 100%%)",
+    )
+    sim.add_argument("--seed", type=int, default=0, help="random seed (default 0); one seed gives identical outputs")
+    sim.add_argument(
+        "--until-ms", type=_non_negative_int, default=None, metavar="N", help="stop at this simulated time (ms)"
+    )
+    sim.add_argument(
+        "--log-level",
+        type=str.lower,
+        choices=("debug", "info", "warning", "error"),
+        default="info",
+        help="lowest level written to events.jsonl (default info)",
+    )
+    sim.add_argument("--no-plots", action="store_true", help="do not write the PNG plots")
+    sim.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
+    # Listed for --help only: main() hands everything after 'preempt' to yarnball.launcher.whatif.main.
+    sub.add_parser(
+        "preempt",
+        help="show what the preemption policy would take from a cluster snapshot (yarnball preempt --help)",
+        add_help=False,
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``yarnball`` command; return the exit status (0 ok, 2 user error)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] == "preempt":
+        from yarnball.launcher import whatif
+
+        return whatif.main(args_list[1:])
+    parser = build_parser()
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # argparse exits 2 on bad options and 0 on --help; return it instead
+        return exc.code if isinstance(exc.code, int) else 2
+    try:
+        return _simulate(args)
+    except YarnballError as err:
+        _error(err)
+        return 2
+    except OSError as err:  # e.g. the output directory cannot be created or written
+        name = f"{err.filename}: " if err.filename else ""
+        _error(f"{name}{err.strerror or err}")
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+# -- simulate ----------------------------------------------------------------------------------------------------
+def _simulate(args: argparse.Namespace) -> int:
+    # Heavy imports happen here so that `yarnball --help` stays quick.
+    from yarnball.actors._logging import close_logging, configure_logging
+    from yarnball.launcher._cluster import Cluster
+    from yarnball.launcher._outputs import MetricsRecorder, write_outputs
+    from yarnball.launcher.workloads import TraceDefaults, load_workload
+    from yarnball.protocols import keys
+
+    trace_type, trace_location = _trace_arguments(args)
+    # While the inputs are read, their warnings go to stderr for the user; the run itself logs to events.jsonl.
+    configure_logging(level="warning", stream=sys.stderr)
+    try:
+        conf = _load_configuration(args.conf_dir)
+        defaults = TraceDefaults.from_configuration(conf)
+        workload = load_workload(trace_type, trace_location, args.nodes, defaults, args.seed)
+    finally:
+        close_logging()
+    interval_ms = conf.get_int(keys.SLS_METRICS_RECORD_INTERVAL_MS, keys.DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS)
+    if interval_ms <= 0:
+        raise ConfigurationError(
+            f"{keys.SLS_METRICS_RECORD_INTERVAL_MS}: expected a positive integer, got {interval_ms}"
+        )
+    track = [j.strip() for j in args.track_jobs.split(",") if j.strip()]
+    known = {j.job_id for j in workload.jobs}
+    for job_id in track:
+        if job_id not in known:
+            _warn(f"--track-jobs: job {job_id!r} is not in the trace; it is not tracked")
+
+    out = Path(args.output_dir)
+    if out.exists() and not out.is_dir():
+        raise ConfigurationError(f"{out}: --output-dir exists and is not a directory")
+    out.mkdir(parents=True, exist_ok=True)
+
+    if args.print_simulation:
+        print_simulation(workload, sys.stdout)
+
+    configure_logging(json_path=out / "events.jsonl", level=args.log_level)
+    try:
+        cluster = Cluster(conf, workload.nodes, seed=args.seed)
+        cluster.submit_workload(workload)
+        recorder = MetricsRecorder(cluster, interval_ms, track_jobs=[j for j in track if j in known])
+        recorder.start()
+        progress = _Progress(cluster, _target_ms(workload, args.until_ms), sys.stderr, enabled=not args.no_progress)
+        start = time.perf_counter()
+        cluster.run(until_ms=args.until_ms, on_progress=progress)
+        wall = time.perf_counter() - start
+        progress.finish()
+        summary = write_outputs(
+            out, cluster, recorder, wall_seconds=wall, seed=args.seed, workload=workload, plots=not args.no_plots
+        )
+    finally:
+        close_logging()
+    _print_summary(summary, out, sys.stdout)
+    return 0
+
+
+def _trace_arguments(args: argparse.Namespace) -> tuple[str, str]:
+    """SLSRunner.run: the deprecated --input-sls/--input-rumen set both, --tracetype/--tracelocation win."""
+    trace_type, location = None, None
+    if args.input_rumen:
+        trace_type, location = "RUMEN", args.input_rumen
+    if args.input_sls:
+        trace_type, location = "SLS", args.input_sls
+    if args.tracetype or args.tracelocation:
+        trace_type, location = args.tracetype or "SLS", args.tracelocation
+    if not location:
+        raise ConfigurationError("--tracelocation is required (the trace file or files, comma-separated)")
+    return trace_type or "SLS", location
+
+
+def _load_configuration(conf_dir: str | None) -> Any:
+    from yarnball.protocols import Configuration, keys
+
+    if conf_dir is None:
+        return Configuration()
+    conf = Configuration.from_conf_dir(conf_dir)
+    sls_runner = Path(conf_dir) / SLS_RUNNER_FILE
+    if sls_runner.is_file():
+        conf.add_resource(sls_runner)
+    scheduler_class = conf.get(keys.RM_SCHEDULER)
+    if scheduler_class and scheduler_class.strip() != keys.DEFAULT_RM_SCHEDULER:
+        _warn(
+            f"{conf.source_of(keys.RM_SCHEDULER)}: {keys.RM_SCHEDULER} is {scheduler_class.strip()}; "
+            "yarnball simulates the CapacityScheduler, so it is used instead"
+        )
+    return conf
+
+
+def _target_ms(workload: Any, until_ms: int | None) -> float:
+    if until_ms is not None:
+        return float(until_ms)
+    ends = [j.end_ms if j.end_ms is not None else j.submit_ms for j in workload.jobs]
+    return float(max(ends, default=0))
+
+
+def print_simulation(workload: Any, stream: IO[str]) -> None:
+    """SLSRunner.printSimulationInfo: the cluster, the job table, the queues and the trace's span."""
+    line = "-" * 36
+    nodes = workload.nodes
+    racks = len({n.rack for n in nodes})
+    sizes = sorted({(n.resource.memory_mb, n.resource.vcores) for n in nodes})
+    if len(sizes) == 1:
+        capacity = f"capacity of each node {sizes[0][0]} MB memory and {sizes[0][1]} vcores."
+    else:
+        capacity = f"node capacities vary ({len(sizes)} sizes)."
+    jobs = workload.jobs
+    tasks = sum(j.num_containers for j in jobs)
+    queues = {j.queue for j in jobs}
+    max_runtime = max((j.end_ms if j.end_ms is not None else j.submit_ms for j in jobs), default=0)
+    out = [line, f"# nodes = {len(nodes)}, # racks = {racks}, {capacity}", line]
+    out.append(
+        f"# applications = {len(jobs)}, # total tasks = {tasks}, "
+        f"average # tasks per application = {math.ceil(tasks / len(jobs)) if jobs else 0}"
+    )
+    out.append("JobId\tQueue\tAMType\tDuration\t#Tasks")
+    for j in jobs:
+        duration = (j.end_ms - j.submit_ms) if j.end_ms is not None else ""
+        out.append(f"{j.job_id}\t{j.queue}\t{j.am_type}\t{duration}\t{j.num_containers}")
+    out.append(line)
+    out.append(
+        f"number of queues = {len(queues)}  "
+        f"average number of apps = {math.ceil(len(jobs) / len(queues)) if queues else 0}"
+    )
+    out.append(line)
+    out.append(f"estimated simulation time is {math.ceil(max_runtime / 1000)} seconds")
+    out.append(line)
+    stream.write("\n".join(out) + "\n")
+    stream.flush()
+
+
+class _Progress:
+    """A plain-text progress line on stderr, redrawn at most ``max_hz`` times per wall second.
+
+    The percentage is the simulated time over the trace's span (or ``--until-ms``), capped below 100 until the run
+    ends because a simulated job may finish later than the trace says. When stderr is not a terminal, a line is
+    printed at most every ``quiet_seconds`` instead of redrawing.
+    """
+
+    def __init__(
+        self, cluster: Any, target_ms: float, stream: IO[str], *, enabled: bool = True, max_hz: float = 4.0
+    ) -> None:
+        self.cluster = cluster
+        self.target_ms = target_ms
+        self.stream = stream
+        self.enabled = enabled
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.min_gap = 1.0 / max_hz if self.tty else 10.0
+        self.last = time.monotonic()
+        self.drawn = False
+
+    def __call__(self, now_ms: float) -> None:
+        if not self.enabled:
+            return
+        wall = time.monotonic()
+        if wall - self.last < self.min_gap:
+            return
+        self.last = wall
+        self._draw(now_ms, final=False)
+
+    def _draw(self, now_ms: float, *, final: bool) -> None:
+        pct = 100.0 if final else min(99.9, 100.0 * now_ms / self.target_ms) if self.target_ms > 0 else 0.0
+        filled = int(pct / 100 * 30)
+        rm = self.cluster.rm
+        text = (
+            f"[{'#' * filled}{'.' * (30 - filled)}] {pct:5.1f}%  simulated {now_ms / 1000:,.0f} s  "
+            f"apps done {rm.apps_done}/{len(self.cluster.masters)}"
+        )
+        if self.tty:
+            self.stream.write("\r" + text + ("\n" if final else ""))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+        self.drawn = True
+
+    def finish(self) -> None:
+        if self.enabled and (self.tty or self.drawn):
+            self._draw(self.cluster.kernel.now, final=True)
+
+
+def _print_summary(summary: dict[str, Any], out: Path, stream: IO[str]) -> None:
+    apps, cont, util = summary["applications"], summary["containers"], summary["utilization"]
+    speedup = summary["speedup"]
+    lines = [
+        f"yarnball: simulated {summary['simulated_seconds']:,.1f} s in {summary['wall_seconds']:.2f} s wall"
+        + (f" (speed-up {speedup:,.0f}x)" if speedup else ""),
+        f"  applications: {apps['submitted']} submitted, {apps['finished']} finished, {apps['failed']} failed, "
+        f"{apps['killed']} killed, {apps['rejected']} rejected, {apps['unfinished']} unfinished",
+        f"  containers:   {cont['allocated']} allocated, {cont['completed']} completed, {cont['killed']} killed, "
+        f"{cont['preempted']} preempted, {cont['lost']} lost",
+        f"  utilization:  memory {100 * util['memory_mean']:.1f}%, vcores {100 * util['vcores_mean']:.1f}% (mean)",
+    ]
+    if summary["skipped_jobs"]:
+        lines.append(f"  skipped jobs: {len(summary['skipped_jobs'])} (reasons in summary.json)")
+    lines.append(f"  outputs:      {os.fspath(out)}")
+    stream.write("\n".join(lines) + "\n")
+    stream.flush()
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer number of ms, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a time >= 0 ms, got {value}")
+    return value
+
+
+def _error(message: object) -> None:
+    text = " ".join(str(message).split()) if "\n" in str(message) else str(message)
+    print(f"{PROG}: error: {text}", file=sys.stderr)
+
+
+def _warn(message: str) -> None:
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
