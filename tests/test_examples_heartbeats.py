@@ -49,3 +49,10 @@ def test_same_seed_gives_byte_identical_event_log(heartbeats: dict[str, object],
     other = _event_log_hash(heartbeats, tmp_path / "c.jsonl", seed=12)
     assert first == second
     assert first != other  # the seed matters: registration order and times differ
+
+
+def test_embedding_example_finishes_its_application() -> None:
+    """examples/embedding.py (the README's embedding program) runs its AM to SUCCEEDED."""
+    script = EXAMPLE.parent / "embedding.py"
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1].startswith("SUCCEEDED at ")
