@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal
 
 import structlog
 
-from yarnball.actors._kernel import URGENT, Future, Kernel, Task, TimerHandle
+from yarnball.actors._kernel import URGENT, Future, Kernel, Task, TimerHandle, current_kernel
 from yarnball.errors import ActorError, DeadLetterError
 from yarnball.errors import TimeoutError as AskTimeoutError
 
@@ -162,10 +162,7 @@ def _resolve(arg: tuple[Future[Any], Any, BaseException | None]) -> None:
 
 def _dead_letter(arg: tuple[str, Any, ActorRef | None]) -> None:
     target, message, sender = arg
-    kernel = sender.kernel if sender is not None else None
-    from yarnball.actors._kernel import current_kernel
-
-    kernel = kernel or current_kernel.get()
+    kernel = sender.kernel if sender is not None else current_kernel.get()
     if kernel is not None:
         kernel.dead_letters += 1
     log.warning(

@@ -367,8 +367,6 @@ class Kernel:
                 fn(arg)
                 if self._stop_requested:
                     break
-            else:
-                pass
             if until is not None and not self._stop_requested and self.now < until:
                 if not virtual:
                     clock.wait_until(until)
