@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __all__ = [
     "ActorError",
+    "CheckpointError",
     "ConfigurationError",
     "DeadLetterError",
     "ProtocolError",
@@ -55,3 +56,8 @@ class TimeoutError(ActorError):  # deliberately shadows the builtin inside yarnb
 
 class SimulationError(YarnballError):
     """A simulation could not run to completion (a backend failed, a shard host died, the run was stalled)."""
+
+
+class CheckpointError(YarnballError):
+    """A task checkpoint could not be saved or read back (missing directory, corrupt file, bad task id); the
+    message names the file or the task."""

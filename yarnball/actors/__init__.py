@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from yarnball.actors._actor import Actor, ActorRef, SupervisionPolicy, handler
+from yarnball.actors._checkpoint import Checkpoint, CheckpointStore, FileSystemCheckpointStore, InMemoryCheckpointStore
 from yarnball.actors._kernel import (
     NORMAL,
     URGENT,
@@ -16,21 +17,40 @@ from yarnball.actors._kernel import (
     current_kernel,
 )
 from yarnball.actors._logging import configure_logging
+from yarnball.actors._preemptible import (
+    CheckpointingMRAppMaster,
+    PreemptibleAppMaster,
+    RestartingMRAppMaster,
+    TaskWork,
+    mapreduce_tasks,
+)
+from yarnball.actors._preemption import PreemptionMonitor, preemption_message
 
 __all__ = [
     "NORMAL",
     "URGENT",
     "Actor",
     "ActorRef",
+    "Checkpoint",
+    "CheckpointStore",
+    "CheckpointingMRAppMaster",
     "Clock",
+    "FileSystemCheckpointStore",
     "Future",
+    "InMemoryCheckpointStore",
     "Kernel",
+    "PreemptibleAppMaster",
+    "PreemptionMonitor",
+    "RestartingMRAppMaster",
     "SupervisionPolicy",
     "Task",
+    "TaskWork",
     "TimerHandle",
     "VirtualClock",
     "WallClock",
     "configure_logging",
     "current_kernel",
     "handler",
+    "mapreduce_tasks",
+    "preemption_message",
 ]

@@ -21,6 +21,7 @@ from typing import Any
 
 from yarnball.actors._actor import Actor, handler
 from yarnball.actors._nodemanager import nm_actor_id
+from yarnball.actors._preemption import create_preemption_monitor, preemption_message
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
 from yarnball.policies.capacity import (
     AppAccepted,
@@ -46,6 +47,7 @@ from yarnball.protocols import (
     ContainerExitStatus,
     ContainerExpiredSchedulerEvent,
     ContainerId,
+    ContainerPreemptEvent,
     ContainerState,
     ContainerStatus,
     FinalApplicationStatus,
@@ -132,12 +134,17 @@ class ResourceManager(Actor):
         # Wall-clock cost of scheduler calls, per operation, like SLS's SchedulerMetrics (not part of the event log).
         self.op_counts: Counter[str] = Counter()
         self.op_seconds: Counter[str] = Counter()
+        # SchedulingMonitor for ProportionalCapacityPreemptionPolicy, when the monitor keys enable it.
+        self.preemption_monitor = create_preemption_monitor(conf, scheduler)
 
     def on_start(self) -> None:
         # Hadoop's AbstractLivenessMonitor checks every expireInterval / 3.
         self.every(max(1, self.nm_expiry_ms // 3), self._check_node_liveness)
         self.every(max(1, self.alloc_expiry_ms // 3), self._check_container_expiry)
         self.every(max(1, self.am_expiry_ms // 3), self._check_am_liveness)
+        if self.preemption_monitor is not None:
+            self.preemption_monitor.rm_id = self.id
+            self.kernel.spawn(self.preemption_monitor, f"{self.id}-preemption-monitor")
 
     # -- the dispatcher ---------------------------------------------------------------------------------------
     def dispatch(self, event: Any) -> None:
@@ -201,6 +208,13 @@ class ResourceManager(Actor):
         attempt_id = self.am_containers.pop(cid, None)
         if attempt_id is not None:
             self._am_container_finished(attempt_id, status)
+
+    @handler
+    def on_container_preempt(self, msg: ContainerPreemptEvent) -> None:
+        """The preemption monitor's MARK_CONTAINER_FOR_PREEMPTION / MARK_CONTAINER_FOR_KILLABLE /
+        KILL_RESERVED_CONTAINER, put through the dispatcher like every scheduler event."""
+        self.counters["preemption_" + msg.event_type.value.lower()] += 1
+        self.dispatch(msg)
 
     # -- ResourceTrackerService -------------------------------------------------------------------------------
     @handler
@@ -544,6 +558,7 @@ class ResourceManager(Actor):
             completed_container_statuses=allocation.completed,
             available_resources=allocation.headroom,
             num_cluster_nodes=len(self.nodes),
+            preemption_message=preemption_message(allocation, self.scheduler, msg.application_attempt_id),
         )
         self.reply(response)
 

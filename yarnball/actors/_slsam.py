@@ -4,6 +4,7 @@ They follow ``MRAMSimulator``, ``StreamAMSimulator`` and ``DAGAMSimulator`` of h
 container request (node-local + rack-local + ANY when the trace names a host), each allocated container runs for
 the task's traced duration, and a task whose container ends with anything but SUCCESS (preempted, killed, lost) is
 requested again and re-run from scratch — SLS's AMs ignore the PreemptionMessage, so preemption means kill + rerun.
+A preempted task is counted in ``preempted_task_attempts``, never in ``failed_task_attempts`` (MAPREDUCE-5900).
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ class _TraceAppMaster(ApplicationMaster):
         self.assigned: dict[ContainerId, _Task] = {}
         self.completed_tasks = 0
         self.failed_task_attempts = 0
+        self.preempted_task_attempts = 0
         self.total_tasks = sum(len(p) for p in self.phases)
         self._delayed = 0  # DAG: requests still waiting for their container.request.delay
 
@@ -159,6 +161,8 @@ class _TraceAppMaster(ApplicationMaster):
                 continue
             if status.exit_status == ContainerExitStatus.SUCCESS:
                 self.completed_tasks += 1
+            elif status.exit_status == ContainerExitStatus.PREEMPTED:
+                self.preempted_task_attempts += 1  # MAPREDUCE-5900: a preempted task is not a failed attempt
             else:
                 self.failed_task_attempts += 1
                 self._request(task)  # rerun from scratch, as SLS's pendingFailedMaps/Reduces

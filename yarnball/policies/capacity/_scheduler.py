@@ -334,6 +334,7 @@ class CapacityScheduler(EventHandlersMixin):
         app.completed.clear()
         hm, hv = leaf.headroom(ctx, app.user, self.root)
         preempt = frozenset(c for c in app.preempt if c in app.live)
+        app.preempt.clear()  # FiCaSchedulerApp.getAllocation: each mark reaches the AM once (containersToPreempt)
         return Allocation(
             containers=containers,
             completed=completed,

@@ -8,6 +8,7 @@ See shared/reference/preemption.md for the algorithm; Hadoop's rounding quirks a
 
 from __future__ import annotations
 
+from yarnball.policies.preemption._live import LiveSnapshot, snapshot_from_scheduler
 from yarnball.policies.preemption._policy import (
     PreemptionCandidate,
     PreemptionEvent,
@@ -26,6 +27,7 @@ __all__ = [
     "AppSnapshot",
     "ClusterSnapshot",
     "ContainerSnapshot",
+    "LiveSnapshot",
     "PreemptionCandidate",
     "PreemptionEvent",
     "PreemptionEventType",
@@ -37,4 +39,5 @@ __all__ = [
     "QueueSnapshot",
     "app_id",
     "snapshot_from_hadoop_table",
+    "snapshot_from_scheduler",
 ]

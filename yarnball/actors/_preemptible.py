@@ -1,0 +1,291 @@
+"""Preemption-aware ApplicationMasters: checkpoint, give back, resume.
+
+:class:`PreemptibleAppMaster` runs tasks of known work (``TaskWork``: so many ms of run time in a container of
+some size), phase after phase (MapReduce: maps, then reduces), and gives AM authors the helpers preemption needs:
+
+- :meth:`~PreemptibleAppMaster.preempted_containers`: the containers of ours a ``PreemptionMessage`` names, from
+  the strict contract and the negotiable one;
+- :meth:`~PreemptibleAppMaster.checkpoint_container`: save the task's progress in that container to the
+  :class:`~yarnball.actors.CheckpointStore`;
+- :meth:`~PreemptibleAppMaster.release_preempted`: checkpoint (optionally), release the container voluntarily
+  (the RM frees it at once, so the queue stops needing the kill) and ask for a new one for the task;
+- :meth:`~PreemptibleAppMaster.resume_task`: start a task in a new container from its last checkpoint.
+
+A container that ends PREEMPTED (-102), or that the AM released because of a PreemptionMessage, is never a task
+failure (MAPREDUCE-5900: ``TaskAttemptImpl`` turns a preempted container into a KILLED attempt, which does not
+count against ``mapreduce.map.maxattempts``): it is counted in ``preempted_task_attempts`` and the task is
+simply requested again. Other abnormal exits count in ``failed_task_attempts``.
+
+Two ready-made AMs: :class:`CheckpointingMRAppMaster` checkpoints and releases every container it is asked
+for; :class:`RestartingMRAppMaster` ignores the message (as SLS's AMs and MapReduce's default
+``NoopAMPreemptionPolicy`` do), so its containers are killed after ``max_wait_before_kill`` and the tasks start
+again from zero. Compare ``work_lost_ms`` and finish times (examples/preemption_checkpointing.py).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from typing import Annotated
+
+import msgspec
+
+from yarnball.actors._appmaster import ApplicationMaster
+from yarnball.actors._checkpoint import Checkpoint, CheckpointStore, InMemoryCheckpointStore
+from yarnball.protocols import (
+    Container,
+    ContainerExitStatus,
+    ContainerId,
+    ContainerStatus,
+    FinalApplicationStatus,
+    PreemptionMessage,
+    RegisterApplicationMasterResponse,
+    Resource,
+)
+
+__all__ = [
+    "CheckpointingMRAppMaster",
+    "PreemptibleAppMaster",
+    "RestartingMRAppMaster",
+    "TaskWork",
+    "mapreduce_tasks",
+]
+
+_DEFAULT_TASK_RESOURCE = Resource(1024, 1)
+MAP_PRIORITY = 20  # RMContainerAllocator.PRIORITY_MAP
+REDUCE_PRIORITY = 10  # RMContainerAllocator.PRIORITY_REDUCE
+
+
+class TaskWork(msgspec.Struct, frozen=True, kw_only=True):
+    """A task: ``work_ms`` of run time in a container of ``resource``, requested at ``priority`` in ``phase``."""
+
+    task_id: str
+    work_ms: Annotated[int, msgspec.Meta(gt=0)]
+    resource: Resource = _DEFAULT_TASK_RESOURCE
+    priority: int = MAP_PRIORITY
+    phase: Annotated[int, msgspec.Meta(ge=0)] = 0
+
+    def __post_init__(self) -> None:
+        # msgspec checks the Meta constraints when decoding; direct construction is checked here.
+        if self.work_ms <= 0 or self.phase < 0:
+            raise ValueError(f"task {self.task_id!r}: work_ms must be > 0 and phase >= 0")
+
+
+def mapreduce_tasks(
+    maps: int,
+    reduces: int = 0,
+    *,
+    map_ms: int,
+    reduce_ms: int = 0,
+    resource: Resource = _DEFAULT_TASK_RESOURCE,
+    prefix: str = "task",
+) -> list[TaskWork]:
+    """``maps`` map tasks (phase 0, priority 20) then ``reduces`` reduce tasks (phase 1, priority 10)."""
+    out = [TaskWork(task_id=f"{prefix}_m_{i:06d}", work_ms=map_ms, resource=resource) for i in range(maps)]
+    out += [
+        TaskWork(task_id=f"{prefix}_r_{i:06d}", work_ms=reduce_ms, resource=resource, priority=REDUCE_PRIORITY, phase=1)
+        for i in range(reduces)
+    ]
+    return out
+
+
+class _Run:
+    """One task attempt in one container."""
+
+    __slots__ = ("base_ms", "container", "overhead_ms", "started_at", "task")
+
+    def __init__(self, task: TaskWork, container: Container, started_at: float, base_ms: int, overhead_ms: int):
+        self.task = task
+        self.container = container
+        self.started_at = started_at
+        self.base_ms = base_ms  # work already saved when this attempt started
+        self.overhead_ms = overhead_ms  # restore time before new work is done
+
+
+class PreemptibleAppMaster(ApplicationMaster):
+    """Runs :class:`TaskWork` phase by phase and offers the checkpoint / release / resume helpers.
+
+    ``store`` keeps checkpoints (default: in memory); ``restore_overhead_ms`` is the time a resumed task spends
+    reading its checkpoint before doing new work. Subclasses decide what to do with a PreemptionMessage in
+    :meth:`on_preemption_message` (this base class only records it).
+    """
+
+    def __init__(
+        self,
+        *,
+        tasks: Sequence[TaskWork],
+        store: CheckpointStore | None = None,
+        restore_overhead_ms: int = 0,
+        **kwargs: object,
+    ) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        if not tasks:
+            raise ValueError(f"{self.name}: an application needs at least one task")
+        self.tasks = tuple(tasks)
+        self.store: CheckpointStore = store if store is not None else InMemoryCheckpointStore()
+        self.restore_overhead_ms = restore_overhead_ms
+        self.phase_ids = sorted({t.phase for t in self.tasks})
+        self.phase = -1
+        self.pending: deque[TaskWork] = deque()
+        self.runs: dict[ContainerId, _Run] = {}
+        self.done: dict[str, float] = {}  # task id -> finish time
+        self.failed_task_attempts = 0
+        self.preempted_task_attempts = 0  # killed with PREEMPTED or released for a PreemptionMessage
+        self.released_for_preemption = 0
+        self.checkpoints_saved = 0
+        self.work_lost_ms = 0.0  # run time whose result was thrown away
+        self.work_resumed_ms = 0.0  # run time saved by resuming from checkpoints
+        self.preemption_messages: list[tuple[float, PreemptionMessage]] = []
+
+    # -- the helpers ------------------------------------------------------------------------------------------
+    def preempted_containers(self, message: PreemptionMessage) -> list[ContainerId]:
+        """Our running containers named by ``message`` (strict contract first, then the negotiable one)."""
+        out: list[ContainerId] = []
+        for contract in (message.strict_contract, message.contract):
+            if contract is None:
+                continue
+            for pc in contract.containers:
+                if pc.id in self.runs and pc.id not in out:
+                    out.append(pc.id)
+        return out
+
+    def progress_ms(self, container_id: ContainerId) -> int:
+        """Work done so far on the task in this container, saved part included."""
+        run = self.runs[container_id]
+        fresh = self.now - run.started_at - run.overhead_ms
+        fresh = min(max(fresh, 0.0), run.task.work_ms - run.base_ms)
+        return run.base_ms + int(fresh)
+
+    def checkpoint_container(self, container_id: ContainerId, state: dict[str, str] | None = None) -> Checkpoint:
+        """Save the progress of the task running in ``container_id`` to the store and return the checkpoint."""
+        run = self.runs[container_id]
+        previous = self.store.load(run.task.task_id)
+        checkpoint = Checkpoint(
+            task_id=run.task.task_id,
+            work_done_ms=self.progress_ms(container_id),
+            saved_at_ms=self.now,
+            attempt=(previous.attempt + 1) if previous is not None else 1,
+            container_id=str(container_id),
+            state=dict(state or {}),
+        )
+        self.store.save(checkpoint)
+        self.checkpoints_saved += 1
+        self.log.info("task_checkpointed", task=run.task.task_id, work_done_ms=checkpoint.work_done_ms)
+        return checkpoint
+
+    def release_preempted(self, container_id: ContainerId, *, checkpoint: bool = True) -> None:
+        """Give ``container_id`` back because of preemption: checkpoint it first (unless ``checkpoint`` is
+        False, which loses its progress), release it, and request a container for its task again."""
+        run = self.runs.get(container_id)
+        if run is None:
+            return
+        if checkpoint:
+            self.checkpoint_container(container_id)
+        else:
+            self.work_lost_ms += self.progress_ms(container_id) - run.base_ms
+        del self.runs[container_id]
+        self.release(container_id)
+        self.released_for_preemption += 1
+        self.preempted_task_attempts += 1
+        self._request(run.task)
+
+    def resume_task(self, task: TaskWork, container: Container) -> int:
+        """Start ``task`` in ``container`` from its last checkpoint (from zero if there is none); returns the
+        work already done. A corrupt checkpoint raises CheckpointError: the task is not silently redone."""
+        saved = self.store.load(task.task_id)
+        base = min(saved.work_done_ms, task.work_ms) if saved is not None else 0
+        overhead = self.restore_overhead_ms if base > 0 else 0
+        self.work_resumed_ms += base
+        self.runs[container.id] = _Run(task, container, self.now, base, overhead)
+        self.start_container(container, duration_ms=task.work_ms - base + overhead)
+        return base
+
+    # -- the task machinery -----------------------------------------------------------------------------------
+    def on_preemption_message(self, message: PreemptionMessage) -> None:
+        self.preemption_messages.append((self.now, message))
+
+    def on_registered(self, response: RegisterApplicationMasterResponse) -> None:
+        maximum = response.maximum_resource_capability
+        too_big = next((t for t in self.tasks if not t.resource.fits_in(maximum)), None)
+        if too_big is not None:
+            self.finish(
+                FinalApplicationStatus.FAILED,
+                f"task {too_big.task_id} needs {too_big.resource}, more than the maximum allocation {maximum}",
+            )
+            return
+        self.phase = -1
+        self.pending.clear()
+        self._next_phase()
+
+    def on_attempt_restarted(self) -> None:
+        # The old attempt's containers die with it: their unsaved work is lost (finished tasks are recovered,
+        # as MapReduce's AM recovery does).
+        for cid in list(self.runs):
+            self.work_lost_ms += self.progress_ms(cid) - self.runs[cid].base_ms
+        self.runs.clear()
+
+    def _next_phase(self) -> None:
+        while True:
+            self.phase += 1
+            if self.phase >= len(self.phase_ids):
+                self.finish(FinalApplicationStatus.SUCCEEDED)
+                return
+            todo = [t for t in self.tasks if t.phase == self.phase_ids[self.phase] and t.task_id not in self.done]
+            if todo:
+                break
+        for task in todo:
+            self._request(task)
+
+    def _request(self, task: TaskWork) -> None:
+        self.pending.append(task)
+        self.add_container_request(task.resource, task.priority)
+
+    def on_containers_allocated(self, containers: tuple[Container, ...]) -> None:
+        for container in containers:
+            prio = container.priority.priority
+            task = next((t for t in self.pending if t.priority == prio), None)
+            if task is None:
+                self.release(container.id)
+                continue
+            self.pending.remove(task)
+            self.resume_task(task, container)
+
+    def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:
+        for status in statuses:
+            run = self.runs.get(status.container_id)
+            if run is None:
+                continue  # released by us, or not a task container
+            task = run.task
+            progress = self.progress_ms(status.container_id)
+            del self.runs[status.container_id]
+            if status.exit_status == ContainerExitStatus.SUCCESS:
+                self.done[task.task_id] = self.now
+                self.store.delete(task.task_id)
+                continue
+            self.work_lost_ms += progress - run.base_ms
+            if status.exit_status == ContainerExitStatus.PREEMPTED:
+                self.preempted_task_attempts += 1  # MAPREDUCE-5900: not a task failure
+            else:
+                self.failed_task_attempts += 1
+            self._request(task)
+        if not self.pending and not self.runs and not self._unregistering and self.phase < len(self.phase_ids):
+            self._next_phase()
+
+    @property
+    def completed_tasks(self) -> int:
+        return len(self.done)
+
+
+class CheckpointingMRAppMaster(PreemptibleAppMaster):
+    """A MapReduce-style AM that, when asked, checkpoints each named container, releases it and resumes the
+    task later in a new container."""
+
+    def on_preemption_message(self, message: PreemptionMessage) -> None:
+        super().on_preemption_message(message)
+        for cid in self.preempted_containers(message):
+            self.release_preempted(cid, checkpoint=True)
+
+
+class RestartingMRAppMaster(PreemptibleAppMaster):
+    """A MapReduce-style AM that ignores PreemptionMessages: its containers are killed after
+    ``max_wait_before_kill`` and their tasks restart from zero (never counted as failures)."""
