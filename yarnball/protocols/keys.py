@@ -398,3 +398,11 @@ DEFAULTS: dict[str, str] = defaults()
 
 # Helpers: append new ``X = "yarn..."`` / ``DEFAULT_X = value`` pairs below this line. ``defaults()`` picks
 # them up; to have them in the DEFAULTS dict too, also append ``DEFAULTS[X] = _as_hadoop_string(DEFAULT_X)``.
+
+# ----------------------------------------------------------------------------------------------------
+# Container packing and elastic clusters (issue 6). FairScheduler's continuous-scheduling switch, then
+# yarnball's own autoscaler keys (no Hadoop counterpart: Qubole's autoscaler is not part of Apache Hadoop).
+# ----------------------------------------------------------------------------------------------------
+CONTINUOUS_SCHEDULING_ENABLED = "yarn.scheduler.fair.continuous-scheduling-enabled"
+DEFAULT_CONTINUOUS_SCHEDULING_ENABLED = False
+DEFAULTS[CONTINUOUS_SCHEDULING_ENABLED] = _as_hadoop_string(DEFAULT_CONTINUOUS_SCHEDULING_ENABLED)
