@@ -37,8 +37,9 @@ POLICIES: dict[str, dict[str, object]] = {
 }
 
 
-def elastic_trace(hours: float = 6.0, seed: int = 1, *, max_nodes: int = 30) -> Workload:
-    """Long ETL jobs plus bursts of short queries in alternate hours; ``max_nodes`` initial nodes of 10 slots."""
+def elastic_trace(hours: float = 6.0, seed: int = 1, *, max_nodes: int = 30, period_ms: int = HOUR_MS) -> Workload:
+    """Long ETL jobs plus bursts of short queries in alternate periods (busy, quiet, busy, ...) of ``period_ms``;
+    ``max_nodes`` node specs of 10 one-GB slots (the autoscaler's template)."""
     rng = random.Random(seed)
     b = WorkloadBuilder().nodes(max_nodes, memory_mb=10 * 1024, vcores=10)
     end = int(hours * HOUR_MS)
@@ -51,11 +52,11 @@ def elastic_trace(hours: float = 6.0, seed: int = 1, *, max_nodes: int = 30) -> 
         b.job(f"etl{n:03d}", submit_ms=t, tasks=tasks)
         t += int(rng.expovariate(1 / (40 * 60_000)))
     # Short queries: a burst in every other hour (the even ones), sized to need most of the cluster.
-    for hour in range(math.ceil(hours)):
-        if hour % 2:
+    for period in range(math.ceil(end / period_ms)):
+        if period % 2:
             continue
-        t = hour * HOUR_MS
-        stop = min((hour + 1) * HOUR_MS, end)
+        t = period * period_ms
+        stop = min((period + 1) * period_ms, end)
         while True:
             t += int(rng.expovariate(1 / 90_000))
             if t >= stop:
@@ -99,9 +100,11 @@ def run_policy(
     }
 
 
-def compare(hours: float = 6.0, seed: int = 1, *, min_nodes: int = 2, max_nodes: int = 30) -> dict[str, Any]:
+def compare(
+    hours: float = 6.0, seed: int = 1, *, min_nodes: int = 2, max_nodes: int = 30, period_ms: int = HOUR_MS
+) -> dict[str, Any]:
     """Spread and packing side by side on the same trace and autoscaler; the saving is packing's."""
-    workload = elastic_trace(hours, seed, max_nodes=max_nodes)
+    workload = elastic_trace(hours, seed, max_nodes=max_nodes, period_ms=period_ms)
     runs = {p: run_policy(p, workload, seed=seed, min_nodes=min_nodes, max_nodes=max_nodes) for p in POLICIES}
     spread, packing = runs["spread"]["node_hours"], runs["packing"]["node_hours"]
     return {"jobs": len(workload.jobs), "runs": runs, "saving": 1 - packing / spread if spread else 0.0}
@@ -113,9 +116,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--min-nodes", type=int, default=2)
     parser.add_argument("--max-nodes", type=int, default=30)
+    parser.add_argument("--period-minutes", type=float, default=60.0, help="length of each busy and quiet period")
     args = parser.parse_args(argv)
     configure_logging(level="warning")
-    result = compare(args.hours, args.seed, min_nodes=args.min_nodes, max_nodes=args.max_nodes)
+    result = compare(
+        args.hours,
+        args.seed,
+        min_nodes=args.min_nodes,
+        max_nodes=args.max_nodes,
+        period_ms=int(args.period_minutes * 60_000),
+    )
     print(f"jobs: {result['jobs']}")
     for policy, r in result["runs"].items():
         print(
