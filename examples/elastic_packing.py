@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from yarnball import Cluster, configure_logging
-from yarnball.launcher._elastic import ElasticConfig
+from yarnball.launcher import ElasticConfig
 from yarnball.launcher.workloads import Workload, WorkloadBuilder, task_spec
 from yarnball.protocols import keys
 

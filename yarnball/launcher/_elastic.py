@@ -29,6 +29,7 @@ import structlog
 from yarnball.errors import ConfigurationError
 from yarnball.launcher.workloads import NodeSpec
 from yarnball.protocols import Configuration
+from yarnball.protocols import keys as k
 
 if TYPE_CHECKING:
     from yarnball.launcher._cluster import Cluster
@@ -49,14 +50,14 @@ __all__ = [
 
 log = structlog.get_logger(__name__)
 
-# yarnball's own keys (documented in protocols/keys.py too); not Hadoop's, so they do not start with "yarn.".
-ELASTIC_ENABLED = "yarnball.elastic.enabled"
-ELASTIC_MIN_NODES = "yarnball.elastic.min-nodes"
-ELASTIC_MAX_NODES = "yarnball.elastic.max-nodes"
-ELASTIC_UPSCALE_WAIT_MS = "yarnball.elastic.upscale.pending-wait-ms"
-ELASTIC_DOWNSCALE_COOLDOWN_MS = "yarnball.elastic.downscale.cooldown-ms"
-ELASTIC_CHECK_INTERVAL_MS = "yarnball.elastic.check-interval-ms"
-ELASTIC_NODE_STARTUP_MS = "yarnball.elastic.node-startup-ms"
+# yarnball's own keys, documented with their defaults at the end of protocols/keys.py.
+ELASTIC_ENABLED = k.ELASTIC_ENABLED
+ELASTIC_MIN_NODES = k.ELASTIC_MIN_NODES
+ELASTIC_MAX_NODES = k.ELASTIC_MAX_NODES
+ELASTIC_UPSCALE_WAIT_MS = k.ELASTIC_UPSCALE_WAIT_MS
+ELASTIC_DOWNSCALE_COOLDOWN_MS = k.ELASTIC_DOWNSCALE_COOLDOWN_MS
+ELASTIC_CHECK_INTERVAL_MS = k.ELASTIC_CHECK_INTERVAL_MS
+ELASTIC_NODE_STARTUP_MS = k.ELASTIC_NODE_STARTUP_MS
 
 _FIELD_KEYS = {
     "min_nodes": ELASTIC_MIN_NODES,
@@ -75,12 +76,12 @@ class ElasticConfig:
     """Autoscaling bounds and timings. ``max_nodes`` None means the cluster's initial size; ``node`` is the
     template for added nodes (default: the cluster's first node)."""
 
-    min_nodes: int = 1
+    min_nodes: int = k.DEFAULT_ELASTIC_MIN_NODES
     max_nodes: int | None = None
-    upscale_wait_ms: int = 180_000  # Qubole: requests pending for three minutes trigger an upscale
-    downscale_cooldown_ms: int = 300_000
-    check_interval_ms: int = 10_000
-    node_startup_ms: int = 60_000
+    upscale_wait_ms: int = k.DEFAULT_ELASTIC_UPSCALE_WAIT_MS  # Qubole: requests pending for three minutes
+    downscale_cooldown_ms: int = k.DEFAULT_ELASTIC_DOWNSCALE_COOLDOWN_MS
+    check_interval_ms: int = k.DEFAULT_ELASTIC_CHECK_INTERVAL_MS
+    node_startup_ms: int = k.DEFAULT_ELASTIC_NODE_STARTUP_MS
     node: NodeSpec | None = None
 
     def validate(self, where: Callable[[str], str] | None = None) -> None:
@@ -103,10 +104,10 @@ class ElasticConfig:
     @classmethod
     def from_conf(cls, conf: Configuration) -> ElasticConfig | None:
         """The autoscaler the configuration asks for (``yarnball.elastic.enabled``), or None."""
-        if not conf.get_bool(ELASTIC_ENABLED, False):
+        if not conf.get_bool(ELASTIC_ENABLED, k.DEFAULT_ELASTIC_ENABLED):
             return None
         d = cls()
-        max_nodes = conf.get_int(ELASTIC_MAX_NODES, -1)
+        max_nodes = conf.get_int(ELASTIC_MAX_NODES, k.DEFAULT_ELASTIC_MAX_NODES)
         config = cls(
             min_nodes=conf.get_int(ELASTIC_MIN_NODES, d.min_nodes),
             max_nodes=None if max_nodes == -1 else max_nodes,
