@@ -35,6 +35,8 @@ from yarnball.protocols import (
     StartContainersResponse,
     StopContainersRequest,
     StopContainersResponse,
+    UnRegisterNodeManagerRequest,
+    UnRegisterNodeManagerResponse,
 )
 from yarnball.protocols._containermanagement import ContainerLaunchContext, FailedContainerRequest
 from yarnball.protocols._executor import (
@@ -263,6 +265,21 @@ class NodeManager(Actor):
                 capability=container.resource,
             )
         )
+
+    def decommission(self) -> None:
+        """Leave the cluster gracefully (an elastic downscale): stop heartbeating and unregister from the RM, which
+        removes the node from the scheduler (NODE_REMOVED); the NM stops when the RM acknowledges."""
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            self._heartbeat = None
+        self.registered = False
+        self.rm.tell(UnRegisterNodeManagerRequest(node_id=self.node_id), self.ref)
+
+    @handler
+    def on_unregistered(self, msg: UnRegisterNodeManagerResponse) -> None:
+        for cid in list(self.containers):  # nothing should run here; anything that raced in is killed with the node
+            self._kill(cid, ContainerExitStatus.KILLED_BY_RESOURCEMANAGER, KILLED_BY_RM)
+        self.stop()
 
     def fail(self) -> None:
         """Simulate the node dying: it stops heartbeating and its programs are killed (the RM will expire it)."""

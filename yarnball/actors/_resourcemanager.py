@@ -81,6 +81,8 @@ from yarnball.protocols import (
     StartContainersResponse,
     SubmitApplicationRequest,
     SubmitApplicationResponse,
+    UnRegisterNodeManagerRequest,
+    UnRegisterNodeManagerResponse,
     YarnApplicationState,
     keys,
 )
@@ -145,6 +147,16 @@ class ResourceManager(Actor):
         if self.preemption_monitor is not None:
             self.preemption_monitor.rm_id = self.id
             self.kernel.spawn(self.preemption_monitor, f"{self.id}-preemption-monitor")
+        if self.scheduler.continuous_scheduling:
+            # FairScheduler's continuous-scheduling thread, as a timer (policies/capacity/_continuous.py).
+            self.every(self.scheduler.continuous_scheduling_sleep_ms, self._continuous_scheduling)
+
+    def _continuous_scheduling(self) -> None:
+        start = time.perf_counter()
+        notes = self.scheduler.continuous_scheduling_attempt()
+        self.op_seconds["continuous_scheduling"] += time.perf_counter() - start
+        self.op_counts["continuous_scheduling"] += 1
+        self._on_notifications(notes)
 
     # -- the dispatcher ---------------------------------------------------------------------------------------
     def dispatch(self, event: Any) -> None:
@@ -271,6 +283,19 @@ class ResourceManager(Actor):
                 next_heartbeat_interval_ms=self.heartbeat_interval_ms,
             )
         )
+
+    @handler
+    def on_unregister_node(self, msg: UnRegisterNodeManagerRequest) -> None:
+        """ResourceTrackerService.unRegisterNodeManager: the node leaves (a graceful shutdown or an elastic
+        downscale); RMNodeImpl's DeactivateNodeTransition sends NODE_REMOVED to the scheduler."""
+        node = self.nodes.pop(msg.node_id, None)
+        if node is None:
+            self.log.warning("unregister_unknown_node", node=str(msg.node_id))
+        else:
+            self.counters["nodes_shutdown"] += 1
+            self.log.info("node_unregistered", node=str(msg.node_id))
+            self.dispatch(NodeRemovedSchedulerEvent(node_id=msg.node_id))
+        self.reply(UnRegisterNodeManagerResponse())
 
     def _check_node_liveness(self) -> None:
         deadline = self.now - self.nm_expiry_ms

@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from yarnball.launcher._cluster import Cluster
+from yarnball.launcher._elastic import Autoscaler, ElasticConfig, ElasticReport, node_hours
 
-__all__ = ["Cluster"]
+__all__ = ["Autoscaler", "Cluster", "ElasticConfig", "ElasticReport", "node_hours"]

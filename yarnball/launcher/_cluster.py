@@ -21,8 +21,10 @@ from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.actors._slsam import SLS_AM_TYPES
 from yarnball.errors import SimulationError
+from yarnball.launcher._elastic import Autoscaler, ElasticConfig, attach_autoscaler
 from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob, Workload
 from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration, QueueMetrics
+from yarnball.policies.placement import placement_from_conf
 from yarnball.protocols import ApplicationReport, Configuration, keys
 
 __all__ = ["Cluster"]
@@ -49,6 +51,7 @@ class Cluster:
         seed: int = 0,
         cluster_timestamp: int = DEFAULT_CLUSTER_TIMESTAMP,
         backend: str = "embedded",
+        elastic: ElasticConfig | None = None,
     ) -> None:
         if backend != "embedded":
             raise SimulationError(f"unknown backend {backend!r}; this build supports 'embedded'")
@@ -74,6 +77,10 @@ class Cluster:
         self.rm.done_listeners.append(self._on_app_done)
         for spec in nodes:
             self.add_node(spec)
+        # Issue 6: packing's LOW-set shuffle takes the run's seed; an autoscaler runs when asked for (elastic= or
+        # yarnball.elastic.enabled), see launcher/_elastic.py.
+        self.scheduler.set_placement(placement_from_conf(conf, seed=seed))
+        self.autoscaler: Autoscaler | None = attach_autoscaler(self, elastic)
 
     # -- building ---------------------------------------------------------------------------------------------
     def add_node(self, spec: NodeSpec, *, start_delay_ms: float | None = None) -> NodeManager:

@@ -27,6 +27,7 @@ from typing import Any
 
 import structlog
 
+from yarnball.launcher._elastic import node_hours
 from yarnball.protocols import YarnApplicationState
 from yarnball.protocols._schedulerevents import SchedulerEventType
 
@@ -462,6 +463,8 @@ def build_summary(
             "running_at_end": len(rm.live),
         },
         "scheduler_operations": {op: rm.op_counts[op] for op in sorted(rm.op_counts)},
+        "node_hours": _round(node_hours(cluster)),  # issue 6: billed node time (launcher/_elastic.py)
+        "elastic": cluster.autoscaler.report().to_dict(events=False) if getattr(cluster, "autoscaler", None) else None,
         "utilization": recorder.utilization(),
         "samples": len(recorder.cluster_rows),
         "sample_interval_ms": recorder.interval_ms,

@@ -398,3 +398,27 @@ DEFAULTS: dict[str, str] = defaults()
 
 # Helpers: append new ``X = "yarn..."`` / ``DEFAULT_X = value`` pairs below this line. ``defaults()`` picks
 # them up; to have them in the DEFAULTS dict too, also append ``DEFAULTS[X] = _as_hadoop_string(DEFAULT_X)``.
+
+# ----------------------------------------------------------------------------------------------------
+# Container packing and elastic clusters (issue 6). FairScheduler's continuous-scheduling switch, then
+# yarnball's own autoscaler keys (no Hadoop counterpart: Qubole's autoscaler is not part of Apache Hadoop).
+# ----------------------------------------------------------------------------------------------------
+CONTINUOUS_SCHEDULING_ENABLED = "yarn.scheduler.fair.continuous-scheduling-enabled"
+DEFAULT_CONTINUOUS_SCHEDULING_ENABLED = False
+DEFAULTS[CONTINUOUS_SCHEDULING_ENABLED] = _as_hadoop_string(DEFAULT_CONTINUOUS_SCHEDULING_ENABLED)
+# yarnball's elastic cluster (launcher/_elastic.py; Python API: yarnball.launcher.ElasticConfig). Not Hadoop keys,
+# hence the "yarnball." prefix: defaults() skips them and the autoscaler applies the defaults below itself.
+ELASTIC_ENABLED = "yarnball.elastic.enabled"  # attach an autoscaler to the Cluster
+DEFAULT_ELASTIC_ENABLED = False
+ELASTIC_MIN_NODES = "yarnball.elastic.min-nodes"  # never downscale below this many nodes
+DEFAULT_ELASTIC_MIN_NODES = 1
+ELASTIC_MAX_NODES = "yarnball.elastic.max-nodes"  # never upscale beyond; -1 = the cluster's initial node count
+DEFAULT_ELASTIC_MAX_NODES = -1
+ELASTIC_UPSCALE_WAIT_MS = "yarnball.elastic.upscale.pending-wait-ms"  # requests waiting this long trigger an upscale
+DEFAULT_ELASTIC_UPSCALE_WAIT_MS = 180_000  # Qubole: three minutes
+ELASTIC_DOWNSCALE_COOLDOWN_MS = "yarnball.elastic.downscale.cooldown-ms"  # idle (and stateless) this long -> removed
+DEFAULT_ELASTIC_DOWNSCALE_COOLDOWN_MS = 300_000
+ELASTIC_CHECK_INTERVAL_MS = "yarnball.elastic.check-interval-ms"  # how often the autoscaler decides
+DEFAULT_ELASTIC_CHECK_INTERVAL_MS = 10_000
+ELASTIC_NODE_STARTUP_MS = "yarnball.elastic.node-startup-ms"  # an added node registers after this boot time
+DEFAULT_ELASTIC_NODE_STARTUP_MS = 60_000

@@ -167,7 +167,7 @@ class EventHandlersMixin:
             if rmc is None or rmc.state == RESERVED:
                 continue
             self._complete(rmc, st, notify=False)
-        self.allocate_containers_to_node(node)
+        self.schedule_on_heartbeat(node, bool(e.completed_containers))  # placement-aware (_continuous.py)
 
     # -- applications ------------------------------------------------------------------------------------------
     def _reject(self: CapacityScheduler, app_id: Any, message: str) -> None:

@@ -22,6 +22,7 @@ from yarnball.policies.capacity._allocator import add_pending
 from yarnball.policies.capacity._calculator import make_calculator
 from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 from yarnball.policies.capacity._context import CSAssignment, ResourceLimits, SchedulerContext
+from yarnball.policies.capacity._continuous import ContinuousSchedulingMixin
 from yarnball.policies.capacity._events import RELEASED_CONTAINER, EventHandlersMixin, abnormal_status
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._notifications import (
@@ -55,7 +56,7 @@ __all__ = ["CapacityScheduler"]
 log = structlog.get_logger(__name__)
 
 
-class CapacityScheduler(EventHandlersMixin):
+class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
     """Hadoop's CapacityScheduler (synchronous scheduling, default partition) over plain records."""
 
     def __init__(self, conf: CapacitySchedulerConfiguration, *, cluster_timestamp: int = 0) -> None:
@@ -86,6 +87,7 @@ class CapacityScheduler(EventHandlersMixin):
         self._am_hints: dict[ApplicationId, Resource] = {}
         self._largest_node = (0, 0)
         self._by_class: dict[type, object] = {}
+        self._init_placement()  # node placement policy and continuous scheduling (_continuous.py)
         self.root.update_cluster_resource(ctx, ResourceLimits(0, 0))
 
     def _build(self, path: str, parent: ParentQueue | None) -> CSQueue:
