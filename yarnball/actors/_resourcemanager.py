@@ -15,13 +15,16 @@ One actor holds what Hadoop's RM splits into services, each a group of handlers 
 
 from __future__ import annotations
 
+import random
 import time
 from collections import Counter
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
 from yarnball.actors._nodemanager import nm_actor_id
+from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
+from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import (
     AppAccepted,
     AppRejected,
@@ -107,7 +110,14 @@ class RMNode:
 class ResourceManager(Actor):
     """The ResourceManager. ``conf`` is the layered yarn-site + capacity-scheduler configuration."""
 
-    def __init__(self, conf: Configuration, scheduler: CapacityScheduler, *, cluster_timestamp: int = 1) -> None:
+    def __init__(
+        self,
+        conf: Configuration,
+        scheduler: CapacityScheduler,
+        *,
+        cluster_timestamp: int = 1,
+        rng: random.Random | None = None,
+    ) -> None:
         self.conf = conf
         self.scheduler = scheduler
         self.cluster_timestamp = cluster_timestamp
@@ -132,12 +142,25 @@ class ResourceManager(Actor):
         # Wall-clock cost of scheduler calls, per operation, like SLS's SchedulerMetrics (not part of the event log).
         self.op_counts: Counter[str] = Counter()
         self.op_seconds: Counter[str] = Counter()
+        # OpportunisticContainerAllocatorAMService in front of the ApplicationMasterService, when enabled.
+        self.opportunistic: OpportunisticContainerAllocatorAMService | None = None
+        if conf.get_bool(keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED):
+            self.opportunistic = OpportunisticContainerAllocatorAMService(self, conf, rng or random.Random(0))
+        elif conf.get_bool(keys.DIST_SCHEDULING_ENABLED):
+            # ResourceManager.createApplicationMasterService
+            raise ConfigurationError(
+                "Invalid parameters: opportunistic container allocation has to be enabled when distributed "
+                f"scheduling is enabled. ({keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED}, "
+                f"{keys.DIST_SCHEDULING_ENABLED})"
+            )
 
     def on_start(self) -> None:
         # Hadoop's AbstractLivenessMonitor checks every expireInterval / 3.
         self.every(max(1, self.nm_expiry_ms // 3), self._check_node_liveness)
         self.every(max(1, self.alloc_expiry_ms // 3), self._check_container_expiry)
         self.every(max(1, self.am_expiry_ms // 3), self._check_am_liveness)
+        if self.opportunistic is not None:
+            self.opportunistic.start()
 
     # -- the dispatcher ---------------------------------------------------------------------------------------
     def dispatch(self, event: Any) -> None:
@@ -167,6 +190,8 @@ class ResourceManager(Actor):
 
     def _on_allocated(self, note: ContainerAllocated) -> None:
         container = note.container
+        if self.opportunistic is not None and self.opportunistic.on_guaranteed_allocated(note.attempt_id, container):
+            return  # it serves a promotion: not a container of its own
         self.counters["containers_allocated"] += 1
         self.live.add(container.id)
         self.unlaunched[container.id] = (self.now, container.node_id)
@@ -216,6 +241,8 @@ class ResourceManager(Actor):
                 node_id=node_id, rack_name=msg.rack_name, total_resource=msg.resource, node_labels=msg.node_labels
             )
         )
+        if self.opportunistic is not None:
+            self.opportunistic.on_node_added(node_id, msg.rack_name)
         self.log.info("node_added", node=str(node_id), rack=msg.rack_name, resource=str(msg.resource))
         response = RegisterNodeManagerResponse(node_action=NodeAction.NORMAL, rm_identifier=self.cluster_timestamp)
         self.reply(response)
@@ -249,12 +276,18 @@ class ResourceManager(Actor):
         node.response_id = status.response_id + 1
         cleanup, node.pending_cleanup = node.pending_cleanup, []
         app_cleanup, node.pending_app_cleanup = node.pending_app_cleanup, []
+        limit = None
+        updates: tuple[Container, ...] = ()
+        if self.opportunistic is not None:
+            limit, updates = self.opportunistic.on_node_heartbeat(status, completed)
         self.reply(
             NodeHeartbeatResponse(
                 response_id=node.response_id,
                 containers_to_cleanup=tuple(cleanup),
                 applications_to_cleanup=tuple(app_cleanup),
                 next_heartbeat_interval_ms=self.heartbeat_interval_ms,
+                container_queuing_limit=limit,
+                containers_to_update=updates,
             )
         )
 
@@ -265,6 +298,8 @@ class ResourceManager(Actor):
             self.counters["nodes_lost"] += 1
             del self.nodes[node.id]
             self.lost_nodes.add(node.id)
+            if self.opportunistic is not None:
+                self.opportunistic.on_node_removed(node.id)
             self.dispatch(NodeRemovedSchedulerEvent(node_id=node.id))
 
     def _check_container_expiry(self) -> None:
@@ -469,6 +504,8 @@ class ResourceManager(Actor):
             self._new_attempt(app)
 
     def _remove_attempt(self, attempt: RMAppAttempt, final_state: str) -> None:
+        if self.opportunistic is not None:
+            self.opportunistic.on_attempt_removed(attempt.attempt_id)
         self.dispatch(
             AppAttemptRemovedSchedulerEvent(application_attempt_id=attempt.attempt_id, final_attempt_state=final_state)
         )
@@ -536,7 +573,10 @@ class ResourceManager(Actor):
             self.reply(response)
             return
         attempt.last_heartbeat = self.now
-        allocation = self._allocate(msg.application_attempt_id, msg.ask, msg.release, msg.resource_blacklist_request)
+        ask, release = msg.ask, msg.release
+        if self.opportunistic is not None:
+            ask, release = self.opportunistic.before_allocate(msg)  # OPPORTUNISTIC asks never reach the scheduler
+        allocation = self._allocate(msg.application_attempt_id, ask, release, msg.resource_blacklist_request)
         attempt.response_id = msg.response_id + 1
         response = AllocateResponse(
             response_id=attempt.response_id,
@@ -545,6 +585,8 @@ class ResourceManager(Actor):
             available_resources=allocation.headroom,
             num_cluster_nodes=len(self.nodes),
         )
+        if self.opportunistic is not None:
+            response = self.opportunistic.after_allocate(msg, response)
         self.reply(response)
 
     def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:

@@ -398,3 +398,16 @@ DEFAULTS: dict[str, str] = defaults()
 
 # Helpers: append new ``X = "yarn..."`` / ``DEFAULT_X = value`` pairs below this line. ``defaults()`` picks
 # them up; to have them in the DEFAULTS dict too, also append ``DEFAULTS[X] = _as_hadoop_string(DEFAULT_X)``.
+
+# ----------------------------------------------------------------------------------------------------
+# Opportunistic containers, part 2 (issue 5): MapReduce's share and yarnball's own NM policies (beyond Hadoop)
+# ----------------------------------------------------------------------------------------------------
+# MRJobConfig.MR_NUM_OPPORTUNISTIC_MAPS_PERCENT: the share of a job's maps asked as OPPORTUNISTIC (0..100).
+MR_NUM_OPPORTUNISTIC_MAPS_PERCENT = "mapreduce.job.num-opportunistic-maps-percent"
+DEFAULT_MR_NUM_OPPORTUNISTIC_MAPS_PERCENT = 0
+# Not Hadoop keys (so not in DEFAULTS, which holds yarn.* only): yarnball's pluggable NodeManager policies;
+# FIFO / LIFO are Hadoop's ContainerScheduler.
+NM_OPPORTUNISTIC_QUEUE_ORDER = "yarnball.nodemanager.opportunistic-containers-queue-order"
+DEFAULT_NM_OPPORTUNISTIC_QUEUE_ORDER = "FIFO"
+NM_OPPORTUNISTIC_KILL_POLICY = "yarnball.nodemanager.opportunistic-containers-kill-policy"
+DEFAULT_NM_OPPORTUNISTIC_KILL_POLICY = "LIFO"
