@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from yarnball.actors._actor import Actor, ActorRef, SupervisionPolicy, handler
+from yarnball.actors._containerscheduler import ContainerScheduler
+from yarnball.actors._dshell import DistributedShellAppMaster
 from yarnball.actors._kernel import (
     NORMAL,
     URGENT,
@@ -23,6 +25,8 @@ __all__ = [
     "Actor",
     "ActorRef",
     "Clock",
+    "ContainerScheduler",
+    "DistributedShellAppMaster",
     "Future",
     "Kernel",
     "SupervisionPolicy",
