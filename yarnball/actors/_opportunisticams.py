@@ -48,6 +48,7 @@ from yarnball.protocols import (
     ExecutionTypeRequest,
     NodeId,
     NodeStatus,
+    OpportunisticContainersStatus,
     RemoteNode,
     Resource,
     ResourceRequest,
@@ -151,6 +152,8 @@ class OpportunisticContainerAllocatorAMService:
         self._cached: tuple[RemoteNode, ...] = ()
         self._cached_at: float | None = None
         self._errors: dict[ApplicationAttemptId, list[UpdateContainerError]] = {}
+        # The NMs' last OpportunisticContainersStatus, for the Nodes page (RMNode.getOpportunisticContainersStatus).
+        self.node_status: dict[NodeId, OpportunisticContainersStatus] = {}
 
     # -- periodic sort -------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -188,6 +191,7 @@ class OpportunisticContainerAllocatorAMService:
 
     def on_node_removed(self, node_id: NodeId) -> None:
         self.monitor.remove_node(node_id)
+        self.node_status.pop(node_id, None)
 
     def on_node_heartbeat(
         self, status: NodeStatus, completed: list[ContainerStatus]
@@ -195,6 +199,8 @@ class OpportunisticContainerAllocatorAMService:
         """Update the monitor, hand completed opportunistic containers to their AMs; return the queuing limit and
         the containers to update on the node (``auto-update.containers``)."""
         self.monitor.update_node(status.node_id, status.opportunistic_containers_status, self.rm.now)
+        if status.opportunistic_containers_status is not None:
+            self.node_status[status.node_id] = status.opportunistic_containers_status
         for cs in completed:
             record = self.containers.pop(cs.container_id, None)
             if record is None:
