@@ -28,6 +28,7 @@ from collections import deque
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
+from yarnball.actors._amrmproxy import AMRMPROXY_ENV
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.protocols import (
     ANY,
@@ -148,6 +149,7 @@ class ApplicationMaster(Actor):
         self.running: dict[ContainerId, Container] = {}
         self.submitted_at: float | None = None
         self.registered_at: float | None = None
+        self._amrm_id: str | None = None
         self._reset_attempt_state()
 
     def _reset_attempt_state(self) -> None:
@@ -164,6 +166,11 @@ class ApplicationMaster(Actor):
     @property
     def rm(self) -> Any:
         return self.kernel.lookup(self.rm_id)
+
+    @property
+    def amrm(self) -> Any:
+        """Where ApplicationMasterProtocol goes: the RM, or the node's AMRMProxy when the NM named one."""
+        return self.kernel.lookup(self._amrm_id) if self._amrm_id is not None else self.rm
 
     # -- callbacks for subclasses -----------------------------------------------------------------------------
     def on_registered(self, response: RegisterApplicationMasterResponse) -> None:
@@ -236,9 +243,10 @@ class ApplicationMaster(Actor):
         self._reset_attempt_state()
         self.attempt_id = ApplicationAttemptId.parse(attempt)
         self.am_container = msg.container
+        self._amrm_id = dict(msg.launch_context.environment).get(AMRMPROXY_ENV)
         if restarted:
             self.on_attempt_restarted()
-        self.rm.tell(RegisterApplicationMasterRequest(application_attempt_id=self.attempt_id), self.ref)
+        self.amrm.tell(RegisterApplicationMasterRequest(application_attempt_id=self.attempt_id), self.ref)
 
     @handler
     def on_registered_response(self, msg: RegisterApplicationMasterResponse) -> None:
@@ -361,7 +369,7 @@ class ApplicationMaster(Actor):
         release, self._release = tuple(self._release), []
         updates, self._updates = tuple(self._updates), []
         progress = 1.0 if self._unregistering else 0.0
-        self.rm.tell(
+        self.amrm.tell(
             AllocateRequest(
                 application_attempt_id=self.attempt_id,
                 response_id=self._response_id,
@@ -451,7 +459,7 @@ class ApplicationMaster(Actor):
         if self.attempt_id is None or self._unregistering:
             return
         self._unregistering = True
-        self.rm.tell(
+        self.amrm.tell(
             FinishApplicationMasterRequest(
                 application_attempt_id=self.attempt_id, final_application_status=status, diagnostics=diagnostics
             ),

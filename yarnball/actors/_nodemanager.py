@@ -18,6 +18,7 @@ from typing import Any
 import msgspec
 
 from yarnball.actors._actor import Actor, ActorRef, handler
+from yarnball.actors._amrmproxy import AMRMPROXY_ENV, AMRMProxyService, amrmproxy_actor_id
 from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV, ContainerScheduler
 from yarnball.protocols import (
     ApplicationId,
@@ -48,6 +49,7 @@ from yarnball.protocols import (
 )
 from yarnball.protocols._containermanagement import ContainerLaunchContext, FailedContainerRequest
 from yarnball.protocols._executor import (
+    ATTEMPT_ID_ENV,
     PROCESS_ACTOR_ENV,
     ContainerLaunched,
     ContainerProcessExited,
@@ -144,9 +146,15 @@ class NodeManager(Actor):
             conf.get_bool(keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED)
             or conf.get_bool(keys.DIST_SCHEDULING_ENABLED)
         )
+        # AMRMProxy: on with distributed scheduling (ContainerManagerImpl.createAMRMProxyService).
+        self.amrm_proxy: AMRMProxyService | None = None
+        if conf is not None and (conf.get_bool(keys.DIST_SCHEDULING_ENABLED) or conf.get_bool(keys.AMRM_PROXY_ENABLED)):
+            self.amrm_proxy = AMRMProxyService(conf, rm.id)
 
     # -- registration and heartbeats --------------------------------------------------------------------------
     def on_start(self) -> None:
+        if self.amrm_proxy is not None:
+            self.kernel.spawn(self.amrm_proxy, amrmproxy_actor_id(self.node_id.host))
         self.after(self.start_delay_ms, self._register)
 
     def _register(self) -> None:
@@ -357,6 +365,11 @@ class NodeManager(Actor):
             )
         )
         context = entry.context
+        if self.amrm_proxy is not None and any(k == ATTEMPT_ID_ENV for k, _ in context.environment):
+            # An AM container: its AMRM traffic goes through this node's AMRMProxy.
+            context = msgspec.structs.replace(
+                context, environment=(*context.environment, (AMRMPROXY_ENV, self.amrm_proxy.ref.id))
+            )
         for key, value in context.environment:
             if key == PROCESS_ACTOR_ENV:
                 entry.process = value

@@ -44,11 +44,13 @@ from yarnball.protocols import (
     ContainerQueuingLimit,
     ContainerStatus,
     ContainerUpdateType,
+    DistributedSchedulingAllocateResponse,
     ExecutionType,
     ExecutionTypeRequest,
     NodeId,
     NodeStatus,
     OpportunisticContainersStatus,
+    RegisterDistributedSchedulingAMResponse,
     RemoteNode,
     Resource,
     ResourceRequest,
@@ -409,6 +411,39 @@ class OpportunisticContainerAllocatorAMService:
             self.to_update.setdefault(promoted.node_id, []).append(promoted)
         log.info("container_promoted", container=str(original), version=promoted.version)
         return True
+
+    # -- DistributedSchedulingAMService ---------------------------------------------------------------------------
+    def register_distributed(self, response: Any) -> RegisterDistributedSchedulingAMResponse:
+        """The register answer for an NM's DistributedScheduler: allocation parameters and the node list."""
+        minimum = self.rm.scheduler.minimum_allocation
+        return RegisterDistributedSchedulingAMResponse(
+            register_response=response,
+            container_token_expiry_interval=self.rm.alloc_expiry_ms,
+            # Hadoop: epoch << 40, ids counting down. yarnball's RM has epoch 0, which would make the ids negative;
+            # it starts at 1 << 40 instead, so NM-made ids never meet the scheduler's (which count up from 1).
+            container_id_start=1 << 40,
+            max_container_resource=self.rm.maximum_allocation,
+            min_container_resource=minimum,
+            incr_container_resource=minimum,
+            nodes_for_scheduling=self.least_loaded_nodes(),
+        )
+
+    def record_remote_allocations(self, attempt_id: ApplicationAttemptId, containers: Any) -> None:
+        """Containers an NM allocated: the RM records them (ACQUIRED) to account and clean them up."""
+        rm_app = self.rm.apps.get(attempt_id.application_id)
+        for c in containers:
+            if c.id in self.containers:
+                continue
+            self.containers[c.id] = _OppContainer(attempt_id, c)
+            self.rm.live.add(c.id)
+            if rm_app is not None:
+                rm_app.nodes.add(c.node_id)
+            self.counters["opportunistic_allocated"] += 1
+
+    def distributed_allocate_response(self, response: AllocateResponse) -> DistributedSchedulingAllocateResponse:
+        return DistributedSchedulingAllocateResponse(
+            allocate_response=response, nodes_for_scheduling=self.least_loaded_nodes()
+        )
 
     def on_attempt_removed(self, attempt_id: ApplicationAttemptId) -> None:
         self.contexts.pop(attempt_id, None)

@@ -51,6 +51,7 @@ from yarnball.protocols import (
     ContainerId,
     ContainerState,
     ContainerStatus,
+    DistributedSchedulingAllocateRequest,
     FinalApplicationStatus,
     FinishApplicationMasterRequest,
     FinishApplicationMasterResponse,
@@ -74,6 +75,7 @@ from yarnball.protocols import (
     Priority,
     RegisterApplicationMasterRequest,
     RegisterApplicationMasterResponse,
+    RegisterDistributedSchedulingAMRequest,
     RegisterNodeManagerRequest,
     RegisterNodeManagerResponse,
     Resource,
@@ -550,28 +552,54 @@ class ResourceManager(Actor):
 
     @handler
     def on_register_am(self, msg: RegisterApplicationMasterRequest) -> None:
+        response = self._register_am(msg)
+        if response is not None:
+            self.reply(response)
+
+    def _register_am(self, msg: RegisterApplicationMasterRequest) -> RegisterApplicationMasterResponse | None:
         attempt = self._current_attempt(msg.application_attempt_id)
         if attempt is None:
             self.log.warning("register_unknown_attempt", attempt=str(msg.application_attempt_id))
-            return
+            return None
         attempt.state = AttemptState.RUNNING
         attempt.last_heartbeat = self.now
         app = self.apps[msg.application_attempt_id.application_id]
         app.state = YarnApplicationState.RUNNING
         self.log.info("am_registered", attempt=str(attempt.attempt_id))
-        response = RegisterApplicationMasterResponse(
-            maximum_resource_capability=self.maximum_allocation, queue=app.queue
-        )
-        self.reply(response)
+        return RegisterApplicationMasterResponse(maximum_resource_capability=self.maximum_allocation, queue=app.queue)
+
+    @handler
+    def on_register_am_distributed(self, msg: RegisterDistributedSchedulingAMRequest) -> None:
+        """DistributedSchedulingAMService.registerApplicationMasterForDistributedScheduling (from an AMRMProxy)."""
+        if self.opportunistic is None:
+            attempt_id = msg.register_request.application_attempt_id
+            self.log.warning("distributed_scheduling_disabled", attempt=str(attempt_id))
+            return
+        response = self._register_am(msg.register_request)
+        if response is not None:
+            self.reply(self.opportunistic.register_distributed(response))
+
+    @handler
+    def on_allocate_distributed(self, msg: DistributedSchedulingAllocateRequest) -> None:
+        """DistributedSchedulingAMService.allocateForDistributedScheduling: record the NM-allocated containers,
+        allocate the GUARANTEED asks, return a fresh least-loaded node list."""
+        if self.opportunistic is None:
+            self.reply(AllocateResponse(am_command=AMCommand.AM_SHUTDOWN))
+            return
+        request = msg.allocate_request
+        self.opportunistic.record_remote_allocations(request.application_attempt_id, msg.allocated_containers)
+        response = self._serve_allocate(msg.allocate_request)
+        self.reply(self.opportunistic.distributed_allocate_response(response))
 
     @handler
     def on_allocate(self, msg: AllocateRequest) -> None:
+        self.reply(self._serve_allocate(msg))
+
+    def _serve_allocate(self, msg: AllocateRequest) -> AllocateResponse:
         attempt = self._current_attempt(msg.application_attempt_id)
         if attempt is None or attempt.state not in (AttemptState.RUNNING, AttemptState.FINISHING):
             # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
-            response = AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
-            self.reply(response)
-            return
+            return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
         attempt.last_heartbeat = self.now
         ask, release = msg.ask, msg.release
         if self.opportunistic is not None:
@@ -587,7 +615,7 @@ class ResourceManager(Actor):
         )
         if self.opportunistic is not None:
             response = self.opportunistic.after_allocate(msg, response)
-        self.reply(response)
+        return response
 
     def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:
         start = time.perf_counter()
