@@ -237,3 +237,23 @@ def test_same_seed_same_run() -> None:
         return end, dict(c.rm.counters), dict(c.rm.opportunistic.counters)
 
     assert once() == once()
+
+
+class _NoNMUpdate(DistributedShellAppMaster):
+    """Records granted updates without telling the NodeManager itself."""
+
+    def on_containers_updated(self, updated: Any) -> None:
+        self.promoted.extend(u.container.id for u in updated)
+
+
+def test_auto_update_pushes_promotion_to_the_nm() -> None:
+    """With auto-update.containers the RM sends the promoted container to its NM in a heartbeat response."""
+    conf = {**ENABLED, keys.RM_AUTO_UPDATE_CONTAINERS: "true"}
+    results = {}
+    for name, c in (("auto", cluster(conf)), ("manual", cluster(ENABLED))):
+        am = _NoNMUpdate(name="n", num_containers=1, container_type=O, duration_ms=30_000, promote_after_ms=2_000)
+        c.submit(am)
+        c.run(until_ms=12_000)
+        entry = next(e for nm in c.nodes for e in nm.containers.values() if e.container.id in am.promoted)
+        results[name] = entry.container.execution_type
+    assert results == {"auto": G, "manual": O}
