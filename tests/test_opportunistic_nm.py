@@ -363,3 +363,30 @@ def test_invalid_nm_config_named_by_key(key: str, value: str) -> None:
     """A bad NodeManager queue setting is a ConfigurationError naming the key."""
     with pytest.raises(ConfigurationError, match=key.replace(".", r"\.")):
         Node(**{key: value})
+
+
+def test_default_node_starts_guaranteed_without_keeping_queues() -> None:
+    """At queue length 0 GUARANTEED containers are counted but no per-node queue or running set is allocated."""
+    from yarnball.actors._containerscheduler import _EMPTY
+
+    node = Node(queue_length=0)
+    first = node.start(1, G, duration=1_000)
+    node.start(2, G, duration=50_000)
+    node.run(10)
+    assert node.cs.metrics.running_guaranteed == 2
+    assert node.cs.running is _EMPTY and node.cs.queued_guaranteed is _EMPTY
+    node.run(2_000)
+    assert node.state(first) is None and node.cs.metrics.running_guaranteed == 1
+
+
+def test_shared_empty_queue_is_never_written() -> None:
+    """After queueing, reclaiming, pausing and promoting, the shared empty mapping is still empty."""
+    from yarnball.actors._containerscheduler import _EMPTY
+
+    node = Node(**{keys.NM_OPPORTUNISTIC_CONTAINERS_USE_PAUSE_FOR_PREEMPTION: "true"})
+    for i in range(5):
+        node.start(i, O, duration=5_000)
+    node.start(20, G, duration=1_000)
+    node.run(20_000)
+    assert _EMPTY == {}
+    assert node.cs.running is not _EMPTY

@@ -139,9 +139,7 @@ class NodeManager(Actor):
         self._seq = 0
         # The ContainerScheduler queues and starts containers; with Hadoop's defaults (opportunistic queue length 0)
         # it starts every GUARANTEED container at once, as the NM did before it existed.
-        self.container_scheduler = ContainerScheduler(
-            resource, conf, launch=self._start_entry, kill=self._scheduler_kill, pause=self._scheduler_pause
-        )
+        self.container_scheduler = ContainerScheduler(resource, conf, owner=self)
         self.report_opportunistic = conf is not None and (
             conf.get_bool(keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED)
             or conf.get_bool(keys.DIST_SCHEDULING_ENABLED)
