@@ -257,3 +257,21 @@ def test_auto_update_pushes_promotion_to_the_nm() -> None:
         entry = next(e for nm in c.nodes for e in nm.containers.values() if e.container.id in am.promoted)
         results[name] = entry.container.execution_type
     assert results == {"auto": G, "manual": O}
+
+
+@pytest.mark.parametrize(("field", "value"), [("num_containers", 0), ("duration_ms", 0)])
+def test_distributed_shell_rejects_bad_arguments(field: str, value: int) -> None:
+    """The distributed-shell AM refuses a non-positive container count or duration, naming the field."""
+    kwargs: dict[str, Any] = {"name": "bad", "num_containers": 1, "duration_ms": 1_000, field: value}
+    with pytest.raises(ValueError, match=field):
+        DistributedShellAppMaster(**kwargs)
+
+
+def test_finished_attempts_leave_no_opportunistic_bookkeeping() -> None:
+    """When applications finish, no completion or update lists are kept for their attempts."""
+    c = cluster(ENABLED)
+    dshell(c, 8, O, duration_ms=2_000, promote_after_ms=500)
+    c.run()
+    opp = c.rm.opportunistic
+    assert opp is not None
+    assert opp.completed == {} and opp.updated == {} and opp.contexts == {}

@@ -214,7 +214,9 @@ class OpportunisticContainerAllocatorAMService:
     def _opportunistic_done(self, record: _OppContainer, cs: ContainerStatus) -> None:
         if cs.exit_status == ContainerExitStatus.KILLED_BY_CONTAINER_SCHEDULER:
             self.counters["opportunistic_killed"] += 1
-        self.completed.setdefault(record.attempt_id, []).append(cs)
+        attempt = self.rm.attempts.get(record.attempt_id)
+        if attempt is not None and not attempt.is_done:
+            self.completed.setdefault(record.attempt_id, []).append(cs)  # its AM learns on the next allocate
         cid = record.container.id
         if record.promotion_rid is not None:
             self.promotions.pop(record.promotion_rid, None)
@@ -448,6 +450,9 @@ class OpportunisticContainerAllocatorAMService:
     def on_attempt_removed(self, attempt_id: ApplicationAttemptId) -> None:
         self.contexts.pop(attempt_id, None)
         self.new.pop(attempt_id, None)
+        self.completed.pop(attempt_id, None)
+        self.updated.pop(attempt_id, None)
+        self._errors.pop(attempt_id, None)
 
     @property
     def resource_used(self) -> Resource:
