@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from yarnball.actors._actor import Actor, ActorRef, SupervisionPolicy, handler
 from yarnball.actors._checkpoint import Checkpoint, CheckpointStore, FileSystemCheckpointStore, InMemoryCheckpointStore
+from yarnball.actors._containerscheduler import ContainerScheduler
+from yarnball.actors._dshell import DistributedShellAppMaster
 from yarnball.actors._kernel import (
     NORMAL,
     URGENT,
@@ -35,6 +37,8 @@ __all__ = [
     "CheckpointStore",
     "CheckpointingMRAppMaster",
     "Clock",
+    "ContainerScheduler",
+    "DistributedShellAppMaster",
     "FileSystemCheckpointStore",
     "Future",
     "InMemoryCheckpointStore",

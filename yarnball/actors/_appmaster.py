@@ -28,6 +28,7 @@ from collections import deque
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
+from yarnball.actors._amrmproxy import AMRMPROXY_ENV
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.protocols import (
     ANY,
@@ -40,6 +41,9 @@ from yarnball.protocols import (
     ContainerExitStatus,
     ContainerId,
     ContainerStatus,
+    ContainerUpdateRequest,
+    ContainerUpdateResponse,
+    ContainerUpdateType,
     ExecutionType,
     ExecutionTypeRequest,
     FinalApplicationStatus,
@@ -61,7 +65,10 @@ from yarnball.protocols import (
     StopContainersResponse,
     SubmitApplicationRequest,
     SubmitApplicationResponse,
+    UpdateContainerRequest,
+    UpdatedContainer,
 )
+from yarnball.protocols._amprotocol import UpdateContainerError
 from yarnball.protocols._clientprotocol import ApplicationSubmissionContext
 from yarnball.protocols._containermanagement import ContainerLaunchContext, StartContainerRequest
 from yarnball.protocols._executor import (
@@ -142,6 +149,7 @@ class ApplicationMaster(Actor):
         self.running: dict[ContainerId, Container] = {}
         self.submitted_at: float | None = None
         self.registered_at: float | None = None
+        self._amrm_id: str | None = None
         self._reset_attempt_state()
 
     def _reset_attempt_state(self) -> None:
@@ -149,6 +157,7 @@ class ApplicationMaster(Actor):
         self._changed: set[AskKey] = set()
         self._outstanding: dict[int, deque[ContainerRequest]] = {}
         self._release: list[ContainerId] = []
+        self._updates: list[UpdateContainerRequest] = []
         self._response_id = 0
         self._heartbeat: Any = None
         self._unregistering = False
@@ -157,6 +166,11 @@ class ApplicationMaster(Actor):
     @property
     def rm(self) -> Any:
         return self.kernel.lookup(self.rm_id)
+
+    @property
+    def amrm(self) -> Any:
+        """Where ApplicationMasterProtocol goes: the RM, or the node's AMRMProxy when the NM named one."""
+        return self.kernel.lookup(self._amrm_id) if self._amrm_id is not None else self.rm
 
     # -- callbacks for subclasses -----------------------------------------------------------------------------
     def on_registered(self, response: RegisterApplicationMasterResponse) -> None:
@@ -179,6 +193,15 @@ class ApplicationMaster(Actor):
 
     def on_shutdown_request(self) -> None:
         """The RM told the AM to shut down (its attempt is gone)."""
+
+    def on_containers_updated(self, updated: tuple[UpdatedContainer, ...]) -> None:
+        """The RM granted container updates (e.g. a promotion to GUARANTEED); by default the NMs are told."""
+        for u in updated:
+            self.running[u.container.id] = u.container
+            self.update_container_on_node(u.container, u.update_type)
+
+    def on_update_errors(self, errors: tuple[UpdateContainerError, ...]) -> None:
+        """The RM refused container updates (``UpdateContainerError`` reasons as Hadoop's)."""
 
     # -- submission (the client side) -------------------------------------------------------------------------
     def on_start(self) -> None:
@@ -220,9 +243,10 @@ class ApplicationMaster(Actor):
         self._reset_attempt_state()
         self.attempt_id = ApplicationAttemptId.parse(attempt)
         self.am_container = msg.container
+        self._amrm_id = dict(msg.launch_context.environment).get(AMRMPROXY_ENV)
         if restarted:
             self.on_attempt_restarted()
-        self.rm.tell(RegisterApplicationMasterRequest(application_attempt_id=self.attempt_id), self.ref)
+        self.amrm.tell(RegisterApplicationMasterRequest(application_attempt_id=self.attempt_id), self.ref)
 
     @handler
     def on_registered_response(self, msg: RegisterApplicationMasterResponse) -> None:
@@ -292,6 +316,42 @@ class ApplicationMaster(Actor):
         )
         self._changed.add(key)
 
+    def update_execution_type(self, container: Container, target: ExecutionType) -> None:
+        """Ask the RM to promote (to GUARANTEED) or demote (to OPPORTUNISTIC) ``container`` on the next heartbeat
+        (``AMRMClient.requestContainerUpdate``)."""
+        kind = (
+            ContainerUpdateType.PROMOTE_EXECUTION_TYPE
+            if target is ExecutionType.GUARANTEED
+            else ContainerUpdateType.DEMOTE_EXECUTION_TYPE
+        )
+        self._updates.append(
+            UpdateContainerRequest(
+                container_version=container.version,
+                container_id=container.id,
+                container_update_type=kind,
+                execution_type=target,
+            )
+        )
+
+    def update_container_on_node(self, container: Container, kind: ContainerUpdateType) -> None:
+        """Send an RM-granted update to the container's NodeManager (``NMClient.updateContainerResource``)."""
+        request = UpdateContainerRequest(
+            container_version=container.version,
+            container_id=container.id,
+            container_update_type=kind,
+            execution_type=container.execution_type,
+        )
+        self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(
+            ContainerUpdateRequest(containers_to_update=(request,)), self.ref
+        )
+
+    @handler
+    def on_update_response(self, msg: ContainerUpdateResponse) -> None:
+        for failed in msg.failed_requests:
+            self.log.warning(
+                "container_update_failed", container=str(failed.container_id), diagnostics=failed.diagnostics
+            )
+
     def release(self, container_id: ContainerId) -> None:
         """Give a container back to the RM (``releaseAssignedContainer``)."""
         self._release.append(container_id)
@@ -307,14 +367,16 @@ class ApplicationMaster(Actor):
         asks = tuple(self._asks[k] for k in sorted(self._changed, key=_ask_sort_key))
         self._changed = set()
         release, self._release = tuple(self._release), []
+        updates, self._updates = tuple(self._updates), []
         progress = 1.0 if self._unregistering else 0.0
-        self.rm.tell(
+        self.amrm.tell(
             AllocateRequest(
                 application_attempt_id=self.attempt_id,
                 response_id=self._response_id,
                 progress=progress,
                 ask=asks,
                 release=release,
+                update_requests=updates,
                 resource_blacklist_request=ResourceBlacklistRequest(),
             ),
             self.ref,
@@ -343,6 +405,10 @@ class ApplicationMaster(Actor):
             for container in msg.allocated_containers:
                 self._match(container)
             self.on_containers_allocated(msg.allocated_containers)
+        if msg.updated_containers:
+            self.on_containers_updated(msg.updated_containers)
+        if msg.update_errors:
+            self.on_update_errors(msg.update_errors)
 
     def _match(self, container: Container) -> None:
         """Decrement the oldest outstanding request this container satisfies (node, then rack, then any)."""
@@ -393,7 +459,7 @@ class ApplicationMaster(Actor):
         if self.attempt_id is None or self._unregistering:
             return
         self._unregistering = True
-        self.rm.tell(
+        self.amrm.tell(
             FinishApplicationMasterRequest(
                 application_attempt_id=self.attempt_id, final_application_status=status, diagnostics=diagnostics
             ),

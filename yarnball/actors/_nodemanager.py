@@ -15,14 +15,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from yarnball.actors._actor import Actor, ActorRef, handler
+from yarnball.actors._amrmproxy import AMRMPROXY_ENV, AMRMProxyService, amrmproxy_actor_id
+from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV, ContainerScheduler
 from yarnball.protocols import (
     ApplicationId,
+    Configuration,
     Container,
     ContainerExitStatus,
     ContainerId,
     ContainerState,
     ContainerStatus,
+    ContainerUpdateRequest,
+    ContainerUpdateResponse,
+    ContainerUpdateType,
+    ExecutionType,
     NodeAction,
     NodeHeartbeatRequest,
     NodeHeartbeatResponse,
@@ -37,9 +46,12 @@ from yarnball.protocols import (
     StopContainersResponse,
     UnRegisterNodeManagerRequest,
     UnRegisterNodeManagerResponse,
+    UpdateContainerRequest,
+    keys,
 )
 from yarnball.protocols._containermanagement import ContainerLaunchContext, FailedContainerRequest
 from yarnball.protocols._executor import (
+    ATTEMPT_ID_ENV,
     PROCESS_ACTOR_ENV,
     ContainerLaunched,
     ContainerProcessExited,
@@ -60,14 +72,38 @@ def nm_actor_id(host: str) -> str:
 
 
 class _Container:
-    __slots__ = ("container", "context", "process", "state", "timer")
+    __slots__ = (
+        "container", "context", "nm", "paused", "process", "remaining", "seq", "start_seq", "started_at", "state",
+        "timer",
+    )
 
-    def __init__(self, container: Container, context: ContainerLaunchContext) -> None:
+    def __init__(self, container: Container, context: ContainerLaunchContext, nm: NodeManager, seq: int) -> None:
         self.container = container
         self.context = context
         self.state = ContainerState.SCHEDULED
         self.timer: Any = None
         self.process: str | None = None
+        # For the ContainerScheduler: arrival order, start order, pause state and the run time still to go.
+        self.nm = nm
+        self.seq = seq
+        self.start_seq = 0
+        self.paused = False
+        self.started_at = 0.0
+        self.remaining: float | None = None if context.simulated_duration_ms is None else context.simulated_duration_ms
+
+    def expected_ms(self) -> float | None:
+        return self.remaining
+
+    def remaining_ms(self) -> float | None:
+        if self.remaining is None or self.paused or self.state is not ContainerState.RUNNING:
+            return self.remaining
+        return max(0.0, self.remaining - (self.nm.now - self.started_at))
+
+    def app_remaining_tasks(self) -> int | None:
+        for key, value in self.context.environment:
+            if key == APP_REMAINING_TASKS_ENV:
+                return int(value) if value.isdigit() else None
+        return None
 
 
 class NodeManager(Actor):
@@ -84,6 +120,7 @@ class NodeManager(Actor):
         start_delay_ms: float = 0,
         localization_ms: float = 0,
         labels: tuple[str, ...] = (),
+        conf: Configuration | None = None,
     ) -> None:
         self.node_id = NodeId(host, port)
         self.rack = rack
@@ -101,9 +138,23 @@ class NodeManager(Actor):
         self._changes: list[ContainerStatus] = []
         self._heartbeat: Any = None
         self.completed_count = 0
+        self._seq = 0
+        # The ContainerScheduler queues and starts containers; with Hadoop's defaults (opportunistic queue length 0)
+        # it starts every GUARANTEED container at once, as the NM did before it existed.
+        self.container_scheduler = ContainerScheduler(resource, conf, owner=self)
+        self.report_opportunistic = conf is not None and (
+            conf.get_bool(keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED)
+            or conf.get_bool(keys.DIST_SCHEDULING_ENABLED)
+        )
+        # AMRMProxy: on with distributed scheduling (ContainerManagerImpl.createAMRMProxyService).
+        self.amrm_proxy: AMRMProxyService | None = None
+        if conf is not None and (conf.get_bool(keys.DIST_SCHEDULING_ENABLED) or conf.get_bool(keys.AMRM_PROXY_ENABLED)):
+            self.amrm_proxy = AMRMProxyService(conf, rm.id)
 
     # -- registration and heartbeats --------------------------------------------------------------------------
     def on_start(self) -> None:
+        if self.amrm_proxy is not None:
+            self.kernel.spawn(self.amrm_proxy, amrmproxy_actor_id(self.node_id.host))
         self.after(self.start_delay_ms, self._register)
 
     def _register(self) -> None:
@@ -124,7 +175,12 @@ class NodeManager(Actor):
 
     def _send_heartbeat(self) -> None:
         changes, self._changes = self._changes, []
-        status = NodeStatus(node_id=self.node_id, response_id=self.response_id, container_statuses=tuple(changes))
+        status = NodeStatus(
+            node_id=self.node_id,
+            response_id=self.response_id,
+            container_statuses=tuple(changes),
+            opportunistic_containers_status=self.container_scheduler.status() if self.report_opportunistic else None,
+        )
         self.rm.tell(NodeHeartbeatRequest(node_status=status), self.ref)
 
     @handler
@@ -134,6 +190,19 @@ class NodeManager(Actor):
             self._kill(cid, ContainerExitStatus.KILLED_BY_RESOURCEMANAGER, KILLED_BY_RM)
         for app in msg.applications_to_cleanup:
             self._cleanup_application(app)
+        if msg.container_queuing_limit is not None:
+            self.container_scheduler.update_queuing_limit(msg.container_queuing_limit.max_queue_length)
+        for updated in msg.containers_to_update:  # yarn.resourcemanager.auto-update.containers
+            self._update_container(
+                UpdateContainerRequest(
+                    container_version=updated.version,
+                    container_id=updated.id,
+                    container_update_type=ContainerUpdateType.PROMOTE_EXECUTION_TYPE
+                    if updated.execution_type is ExecutionType.GUARANTEED
+                    else ContainerUpdateType.DEMOTE_EXECUTION_TYPE,
+                    execution_type=updated.execution_type,
+                )
+            )
         if msg.node_action in (NodeAction.SHUTDOWN, NodeAction.RESYNC):
             # RESYNC: the RM does not know this node (it expired or the RM restarted): register again.
             if msg.node_action is NodeAction.SHUTDOWN:
@@ -166,11 +235,12 @@ class NodeManager(Actor):
                     )
                 )
                 continue
-            entry = _Container(container, request.launch_context)
+            self._seq += 1
+            entry = _Container(container, request.launch_context, self, self._seq)
             self.containers[cid] = entry
             self.used_mb += container.resource.memory_mb
             self.used_vcores += container.resource.vcores
-            self.after(self.localization_ms, lambda c=cid: self._launch(c))
+            self.after(self.localization_ms, lambda c=cid: self._schedule(c))
             started.append(cid)
         self.reply(
             StartContainersResponse(successfully_started_containers=tuple(started), failed_requests=tuple(failed))
@@ -200,12 +270,92 @@ class NodeManager(Actor):
             return
         self._complete(entry, msg.exit_status, msg.diagnostics)
 
+    @handler
+    def on_update_containers(self, msg: ContainerUpdateRequest) -> None:
+        updated: list[ContainerId] = []
+        failed: list[FailedContainerRequest] = []
+        for request in msg.containers_to_update:
+            error = self._update_container(request)
+            if error is None:
+                updated.append(request.container_id)
+            else:
+                failed.append(FailedContainerRequest(container_id=request.container_id, diagnostics=error))
+        self.reply(
+            ContainerUpdateResponse(successfully_updated_containers=tuple(updated), failed_requests=tuple(failed))
+        )
+
+    def _update_container(self, request: UpdateContainerRequest) -> str | None:
+        """``ContainerManagerImpl.updateContainerInternal`` for execution-type updates; returns an error or None."""
+        cid = request.container_id
+        entry = self.containers.get(cid)
+        if entry is None:
+            return f"Container {cid} is not handled by this NodeManager"
+        current = entry.container.version
+        if request.container_version <= current:
+            return f"Container {cid} has update version [{current}] >= requested version [{request.container_version}]"
+        kind = request.container_update_type
+        wanted = {
+            ContainerUpdateType.PROMOTE_EXECUTION_TYPE: ExecutionType.GUARANTEED,
+            ContainerUpdateType.DEMOTE_EXECUTION_TYPE: ExecutionType.OPPORTUNISTIC,
+        }.get(kind)
+        if wanted is None:
+            return f"Container {cid}: {kind.value} is not supported by this NodeManager (execution-type updates only)"
+        if request.execution_type is not None and request.execution_type is not wanted:
+            return (
+                f"Container {cid}: {kind.value} needs target execution type {wanted.value}, "
+                f"got {request.execution_type.value}"
+            )
+        old = entry.container.execution_type
+        entry.container = msgspec.structs.replace(
+            entry.container, execution_type=wanted, version=request.container_version
+        )
+        if entry.state is not ContainerState.COMPLETE:
+            self.container_scheduler.on_update_execution_type(entry, old)
+        self.log.info("container_updated", container=str(cid), execution_type=wanted.value)
+        return None
+
+    # -- the ContainerScheduler's hands ------------------------------------------------------------------------
+    def _schedule(self, cid: ContainerId) -> None:
+        entry = self.containers.get(cid)
+        if entry is not None and entry.state is ContainerState.SCHEDULED:
+            self.container_scheduler.schedule(entry)
+
+    def _start_entry(self, entry: _Container) -> None:
+        if not entry.paused:
+            self._launch(entry.container.id)
+            return
+        entry.paused = False  # resume where it stopped
+        entry.started_at = self.now
+        if entry.remaining is not None:
+            cid = entry.container.id
+            entry.timer = self.after(entry.remaining, lambda: self._finish(cid))
+
+    def _scheduler_kill(self, entry: _Container, exit_status: int, diagnostics: str) -> None:
+        # Hadoop sends a kill event (asynchronous): the container ends in the next dispatch, not inside the scheduler.
+        cid = entry.container.id
+        self.after(0, lambda: self._kill(cid, exit_status, diagnostics))
+
+    def _scheduler_pause(self, entry: _Container) -> None:
+        self.after(0, lambda: self._pause(entry))
+
+    def _pause(self, entry: _Container) -> None:
+        if entry.state is not ContainerState.RUNNING or entry.paused or entry.container.id not in self.containers:
+            return
+        if entry.timer is not None:
+            entry.timer.cancel()
+            entry.timer = None
+        entry.remaining = entry.remaining_ms()
+        entry.paused = True
+        self.log.info("container_paused", container=str(entry.container.id))
+        self.container_scheduler.on_resources_reclaimed(entry, paused=True)
+
     # -- the executor ----------------------------------------------------------------------------------------
     def _launch(self, cid: ContainerId) -> None:
         entry = self.containers.get(cid)
         if entry is None or entry.state is not ContainerState.SCHEDULED:
             return
         entry.state = ContainerState.RUNNING
+        entry.started_at = self.now
         self._changes.append(
             ContainerStatus(
                 container_id=cid,
@@ -215,6 +365,11 @@ class NodeManager(Actor):
             )
         )
         context = entry.context
+        if self.amrm_proxy is not None and any(k == ATTEMPT_ID_ENV for k, _ in context.environment):
+            # An AM container: its AMRM traffic goes through this node's AMRMProxy.
+            context = msgspec.structs.replace(
+                context, environment=(*context.environment, (AMRMPROXY_ENV, self.amrm_proxy.ref.id))
+            )
         for key, value in context.environment:
             if key == PROCESS_ACTOR_ENV:
                 entry.process = value
@@ -255,6 +410,7 @@ class NodeManager(Actor):
         self.used_vcores -= container.resource.vcores
         self.completed_count += 1
         del self.containers[container.id]
+        self.container_scheduler.on_resources_reclaimed(entry)
         self._changes.append(
             ContainerStatus(
                 container_id=container.id,

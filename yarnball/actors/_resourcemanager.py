@@ -15,14 +15,17 @@ One actor holds what Hadoop's RM splits into services, each a group of handlers 
 
 from __future__ import annotations
 
+import random
 import time
 from collections import Counter
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
 from yarnball.actors._nodemanager import nm_actor_id
+from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
+from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import (
     AppAccepted,
     AppRejected,
@@ -50,6 +53,7 @@ from yarnball.protocols import (
     ContainerPreemptEvent,
     ContainerState,
     ContainerStatus,
+    DistributedSchedulingAllocateRequest,
     FinalApplicationStatus,
     FinishApplicationMasterRequest,
     FinishApplicationMasterResponse,
@@ -73,6 +77,7 @@ from yarnball.protocols import (
     Priority,
     RegisterApplicationMasterRequest,
     RegisterApplicationMasterResponse,
+    RegisterDistributedSchedulingAMRequest,
     RegisterNodeManagerRequest,
     RegisterNodeManagerResponse,
     Resource,
@@ -111,7 +116,14 @@ class RMNode:
 class ResourceManager(Actor):
     """The ResourceManager. ``conf`` is the layered yarn-site + capacity-scheduler configuration."""
 
-    def __init__(self, conf: Configuration, scheduler: CapacityScheduler, *, cluster_timestamp: int = 1) -> None:
+    def __init__(
+        self,
+        conf: Configuration,
+        scheduler: CapacityScheduler,
+        *,
+        cluster_timestamp: int = 1,
+        rng: random.Random | None = None,
+    ) -> None:
         self.conf = conf
         self.scheduler = scheduler
         self.cluster_timestamp = cluster_timestamp
@@ -138,6 +150,17 @@ class ResourceManager(Actor):
         self.op_seconds: Counter[str] = Counter()
         # SchedulingMonitor for ProportionalCapacityPreemptionPolicy, when the monitor keys enable it.
         self.preemption_monitor = create_preemption_monitor(conf, scheduler)
+        # OpportunisticContainerAllocatorAMService in front of the ApplicationMasterService, when enabled.
+        self.opportunistic: OpportunisticContainerAllocatorAMService | None = None
+        if conf.get_bool(keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED):
+            self.opportunistic = OpportunisticContainerAllocatorAMService(self, conf, rng or random.Random(0))
+        elif conf.get_bool(keys.DIST_SCHEDULING_ENABLED):
+            # ResourceManager.createApplicationMasterService
+            raise ConfigurationError(
+                "Invalid parameters: opportunistic container allocation has to be enabled when distributed "
+                f"scheduling is enabled. ({keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED}, "
+                f"{keys.DIST_SCHEDULING_ENABLED})"
+            )
 
     def on_start(self) -> None:
         # Hadoop's AbstractLivenessMonitor checks every expireInterval / 3.
@@ -150,6 +173,8 @@ class ResourceManager(Actor):
         if self.scheduler.continuous_scheduling:
             # FairScheduler's continuous-scheduling thread, as a timer (policies/capacity/_continuous.py).
             self.every(self.scheduler.continuous_scheduling_sleep_ms, self._continuous_scheduling)
+        if self.opportunistic is not None:
+            self.opportunistic.start()
 
     def _continuous_scheduling(self) -> None:
         start = time.perf_counter()
@@ -186,6 +211,8 @@ class ResourceManager(Actor):
 
     def _on_allocated(self, note: ContainerAllocated) -> None:
         container = note.container
+        if self.opportunistic is not None and self.opportunistic.on_guaranteed_allocated(note.attempt_id, container):
+            return  # it serves a promotion: not a container of its own
         self.counters["containers_allocated"] += 1
         self.live.add(container.id)
         self.unlaunched[container.id] = (self.now, container.node_id)
@@ -242,6 +269,8 @@ class ResourceManager(Actor):
                 node_id=node_id, rack_name=msg.rack_name, total_resource=msg.resource, node_labels=msg.node_labels
             )
         )
+        if self.opportunistic is not None:
+            self.opportunistic.on_node_added(node_id, msg.rack_name)
         self.log.info("node_added", node=str(node_id), rack=msg.rack_name, resource=str(msg.resource))
         response = RegisterNodeManagerResponse(node_action=NodeAction.NORMAL, rm_identifier=self.cluster_timestamp)
         self.reply(response)
@@ -275,12 +304,18 @@ class ResourceManager(Actor):
         node.response_id = status.response_id + 1
         cleanup, node.pending_cleanup = node.pending_cleanup, []
         app_cleanup, node.pending_app_cleanup = node.pending_app_cleanup, []
+        limit = None
+        updates: tuple[Container, ...] = ()
+        if self.opportunistic is not None:
+            limit, updates = self.opportunistic.on_node_heartbeat(status, completed)
         self.reply(
             NodeHeartbeatResponse(
                 response_id=node.response_id,
                 containers_to_cleanup=tuple(cleanup),
                 applications_to_cleanup=tuple(app_cleanup),
                 next_heartbeat_interval_ms=self.heartbeat_interval_ms,
+                container_queuing_limit=limit,
+                containers_to_update=updates,
             )
         )
 
@@ -304,6 +339,8 @@ class ResourceManager(Actor):
             self.counters["nodes_lost"] += 1
             del self.nodes[node.id]
             self.lost_nodes.add(node.id)
+            if self.opportunistic is not None:
+                self.opportunistic.on_node_removed(node.id)
             self.dispatch(NodeRemovedSchedulerEvent(node_id=node.id))
 
     def _check_container_expiry(self) -> None:
@@ -508,6 +545,8 @@ class ResourceManager(Actor):
             self._new_attempt(app)
 
     def _remove_attempt(self, attempt: RMAppAttempt, final_state: str) -> None:
+        if self.opportunistic is not None:
+            self.opportunistic.on_attempt_removed(attempt.attempt_id)
         self.dispatch(
             AppAttemptRemovedSchedulerEvent(application_attempt_id=attempt.attempt_id, final_attempt_state=final_state)
         )
@@ -552,30 +591,59 @@ class ResourceManager(Actor):
 
     @handler
     def on_register_am(self, msg: RegisterApplicationMasterRequest) -> None:
+        response = self._register_am(msg)
+        if response is not None:
+            self.reply(response)
+
+    def _register_am(self, msg: RegisterApplicationMasterRequest) -> RegisterApplicationMasterResponse | None:
         attempt = self._current_attempt(msg.application_attempt_id)
         if attempt is None:
             self.log.warning("register_unknown_attempt", attempt=str(msg.application_attempt_id))
-            return
+            return None
         attempt.state = AttemptState.RUNNING
         attempt.last_heartbeat = self.now
         app = self.apps[msg.application_attempt_id.application_id]
         app.state = YarnApplicationState.RUNNING
         self.log.info("am_registered", attempt=str(attempt.attempt_id))
-        response = RegisterApplicationMasterResponse(
-            maximum_resource_capability=self.maximum_allocation, queue=app.queue
-        )
-        self.reply(response)
+        return RegisterApplicationMasterResponse(maximum_resource_capability=self.maximum_allocation, queue=app.queue)
+
+    @handler
+    def on_register_am_distributed(self, msg: RegisterDistributedSchedulingAMRequest) -> None:
+        """DistributedSchedulingAMService.registerApplicationMasterForDistributedScheduling (from an AMRMProxy)."""
+        if self.opportunistic is None:
+            attempt_id = msg.register_request.application_attempt_id
+            self.log.warning("distributed_scheduling_disabled", attempt=str(attempt_id))
+            return
+        response = self._register_am(msg.register_request)
+        if response is not None:
+            self.reply(self.opportunistic.register_distributed(response))
+
+    @handler
+    def on_allocate_distributed(self, msg: DistributedSchedulingAllocateRequest) -> None:
+        """DistributedSchedulingAMService.allocateForDistributedScheduling: record the NM-allocated containers,
+        allocate the GUARANTEED asks, return a fresh least-loaded node list."""
+        if self.opportunistic is None:
+            self.reply(AllocateResponse(am_command=AMCommand.AM_SHUTDOWN))
+            return
+        request = msg.allocate_request
+        self.opportunistic.record_remote_allocations(request.application_attempt_id, msg.allocated_containers)
+        response = self._serve_allocate(msg.allocate_request)
+        self.reply(self.opportunistic.distributed_allocate_response(response))
 
     @handler
     def on_allocate(self, msg: AllocateRequest) -> None:
+        self.reply(self._serve_allocate(msg))
+
+    def _serve_allocate(self, msg: AllocateRequest) -> AllocateResponse:
         attempt = self._current_attempt(msg.application_attempt_id)
         if attempt is None or attempt.state not in (AttemptState.RUNNING, AttemptState.FINISHING):
             # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
-            response = AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
-            self.reply(response)
-            return
+            return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
         attempt.last_heartbeat = self.now
-        allocation = self._allocate(msg.application_attempt_id, msg.ask, msg.release, msg.resource_blacklist_request)
+        ask, release = msg.ask, msg.release
+        if self.opportunistic is not None:
+            ask, release = self.opportunistic.before_allocate(msg)  # OPPORTUNISTIC asks never reach the scheduler
+        allocation = self._allocate(msg.application_attempt_id, ask, release, msg.resource_blacklist_request)
         attempt.response_id = msg.response_id + 1
         response = AllocateResponse(
             response_id=attempt.response_id,
@@ -585,7 +653,9 @@ class ResourceManager(Actor):
             num_cluster_nodes=len(self.nodes),
             preemption_message=preemption_message(allocation, self.scheduler, msg.application_attempt_id),
         )
-        self.reply(response)
+        if self.opportunistic is not None:
+            response = self.opportunistic.after_allocate(msg, response)
+        return response
 
     def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:
         start = time.perf_counter()

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from yarnball.actors._appmaster import ApplicationMaster
+from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV
+from yarnball.errors import ConfigurationError
 from yarnball.protocols import (
     Container,
     ContainerExitStatus,
@@ -23,7 +25,9 @@ from yarnball.protocols import (
     FinalApplicationStatus,
     RegisterApplicationMasterResponse,
     Resource,
+    keys,
 )
+from yarnball.protocols._containermanagement import ContainerLaunchContext
 
 __all__ = ["SLS_AM_TYPES", "DAGAppMaster", "MRAppMaster", "StreamAppMaster", "TaskLike"]
 
@@ -117,16 +121,21 @@ class _TraceAppMaster(ApplicationMaster):
     def _request(self, task: _Task) -> None:
         spec = task.spec
         self.pending.append(task)
-        nodes = tuple(h for h in spec.hosts if h)
+        execution_type, local = self._execution_type(task)
+        nodes = tuple(h for h in spec.hosts if h) if local else ()
         racks = (spec.rack,) if spec.rack and nodes else ()
         self.add_container_request(
             spec.resource,
             spec.priority,
             nodes=nodes,
             racks=racks,
-            execution_type=spec.execution_type,
+            execution_type=execution_type,
             request_id=spec.allocation_request_id,
         )
+
+    def _execution_type(self, task: _Task) -> tuple[ExecutionType, bool]:
+        """The trace's ``container.execution.type``, and whether to ask for the task's hosts."""
+        return task.spec.execution_type, True
 
     def on_containers_allocated(self, containers: tuple[Container, ...]) -> None:
         for container in containers:
@@ -136,7 +145,12 @@ class _TraceAppMaster(ApplicationMaster):
                 continue
             task.attempts += 1
             self.assigned[container.id] = task
-            self.start_container(container, duration_ms=task.spec.duration_ms)
+            # The remaining-task count lets an NM order its queue by "closest to completion" (a yarnball policy).
+            context = ContainerLaunchContext(
+                environment=((APP_REMAINING_TASKS_ENV, str(self.total_tasks - self.completed_tasks)),),
+                simulated_duration_ms=task.spec.duration_ms,
+            )
+            self.start_container(container, context=context)
 
     def _take_task(self, container: Container) -> _Task | None:
         host = container.node_id.host
@@ -172,7 +186,32 @@ class _TraceAppMaster(ApplicationMaster):
 
 
 class MRAppMaster(_TraceAppMaster):
-    """``MRAMSimulator``: all maps first; reduces are requested once every map has finished."""
+    """``MRAMSimulator``: all maps first; reduces are requested once every map has finished.
+
+    ``opportunistic_maps_percent`` is ``mapreduce.job.num-opportunistic-maps-percent``: as
+    ``RMContainerAllocator.ScheduledRequests.addMap``, a counter cycling 0..99 over first-attempt maps marks a map
+    OPPORTUNISTIC while it is below the percentage (without locality: ``addOpportunisticResourceRequest`` asks ANY
+    only); a map re-run after a failure is never asked as OPPORTUNISTIC.
+    """
+
+    def __init__(self, *, opportunistic_maps_percent: int = 0, **kwargs: object) -> None:
+        if not 0 <= opportunistic_maps_percent <= 100:
+            raise ConfigurationError(
+                f"{keys.MR_NUM_OPPORTUNISTIC_MAPS_PERCENT}: expected a percentage in [0, 100], "
+                f"got {opportunistic_maps_percent}"
+            )
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.opportunistic_maps_percent = opportunistic_maps_percent
+        self._maps_mod_100 = 0
+
+    def _execution_type(self, task: _Task) -> tuple[ExecutionType, bool]:
+        if task.spec.task_type == "reduce" or task.attempts > 0 or self.opportunistic_maps_percent <= 0:
+            return task.spec.execution_type, True
+        opportunistic = self._maps_mod_100 < self.opportunistic_maps_percent
+        self._maps_mod_100 = (self._maps_mod_100 + 1) % 100
+        if opportunistic:
+            return ExecutionType.OPPORTUNISTIC, False
+        return task.spec.execution_type, True
 
     def _phases(self) -> list[list[_Task]]:
         maps = [_Task(s) for s in self.tasks if s.task_type != "reduce" for _ in range(s.count)]

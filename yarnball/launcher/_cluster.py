@@ -67,7 +67,9 @@ class Cluster:
         cs_conf.validate()
         self.kernel = Kernel()
         self.scheduler = CapacityScheduler(cs_conf, cluster_timestamp=cluster_timestamp)
-        self.rm = ResourceManager(conf, self.scheduler, cluster_timestamp=cluster_timestamp)
+        self.rm = ResourceManager(
+            conf, self.scheduler, cluster_timestamp=cluster_timestamp, rng=random.Random(f"opportunistic-{seed}")
+        )
         self.kernel.spawn(self.rm, "rm")
         self.heartbeat_interval_ms = conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
         self.node_managers: dict[str, NodeManager] = {}
@@ -89,7 +91,15 @@ class Cluster:
         if spec.hostname in self.node_managers:
             raise SimulationError(f"node {spec.hostname!r} is defined twice")
         delay = self.rng.randrange(max(1, self.heartbeat_interval_ms)) if start_delay_ms is None else start_delay_ms
-        nm = NodeManager(spec.hostname, spec.rack, spec.resource, self.rm.ref, start_delay_ms=delay, labels=spec.labels)
+        nm = NodeManager(
+            spec.hostname,
+            spec.rack,
+            spec.resource,
+            self.rm.ref,
+            start_delay_ms=delay,
+            labels=spec.labels,
+            conf=self.conf,
+        )
         self.kernel.spawn(nm, nm_actor_id(spec.hostname))
         self.node_managers[spec.hostname] = nm
         return nm
@@ -109,6 +119,11 @@ class Cluster:
             )
             return None
         heartbeat = self.conf.get_int(keys.SLS_AM_HEARTBEAT_INTERVAL_MS, keys.DEFAULT_SLS_AM_HEARTBEAT_INTERVAL_MS)
+        extra: dict[str, Any] = {}
+        if job.am_type == "mapreduce":
+            extra["opportunistic_maps_percent"] = self.conf.get_int(
+                keys.MR_NUM_OPPORTUNISTIC_MAPS_PERCENT, keys.DEFAULT_MR_NUM_OPPORTUNISTIC_MAPS_PERCENT
+            )
         am = am_class(
             tasks=job.tasks,
             name=job.job_id,
@@ -118,6 +133,7 @@ class Cluster:
             submit_at_ms=job.submit_ms,
             heartbeat_interval_ms=heartbeat,
             application_type="MAPREDUCE" if job.am_type == "mapreduce" else job.am_type.upper(),
+            **extra,
         )
         self.jobs[job.job_id] = job
         return self.submit(am)

@@ -28,6 +28,7 @@ from typing import Any
 import structlog
 
 from yarnball.launcher._elastic import node_hours
+from yarnball.launcher._nodereport import NODE_REPORT_COLUMNS, node_report
 from yarnball.protocols import YarnApplicationState
 from yarnball.protocols._schedulerevents import SchedulerEventType
 
@@ -263,6 +264,11 @@ def write_outputs(
         ((t, op, n, f"{s:.9f}") for t, op, n, s in recorder.timecost_rows),
     )
     _write_csv(metrics / "applications.csv", APPLICATION_COLUMNS, _application_rows(cluster))
+    opportunistic = getattr(cluster.rm, "opportunistic", None) is not None
+    if opportunistic:
+        # The RM Nodes page at the end of the run, with its opportunistic columns (only when the feature is on).
+        rows = ([r[c] for c in NODE_REPORT_COLUMNS] for r in node_report(cluster))
+        _write_csv(metrics / "nodes.csv", NODE_REPORT_COLUMNS, rows)
     if recorder.track_jobs:
         _write_csv(
             metrics / "tracked_jobs.csv", ("time", "job_id", "application_id", "live.containers"), recorder.tracked_rows
@@ -284,6 +290,7 @@ def write_outputs(
             "realtimetrack.json",
             "summary.json",
             *(["metrics/tracked_jobs.csv"] if recorder.track_jobs else []),
+            *(["metrics/nodes.csv"] if opportunistic else []),
             *(["events.jsonl"] if (out / "events.jsonl").is_file() else []),
             *plot_files,
         ]
@@ -461,6 +468,7 @@ def build_summary(
             "preempted": c["containers_preempted"],
             "lost": c["containers_lost"],
             "running_at_end": len(rm.live),
+            **_opportunistic_counts(rm),
         },
         "scheduler_operations": {op: rm.op_counts[op] for op in sorted(rm.op_counts)},
         "node_hours": _round(node_hours(cluster)),  # issue 6: billed node time (launcher/_elastic.py)
@@ -475,6 +483,17 @@ def build_summary(
 
 
 # -- helpers -----------------------------------------------------------------------------------------------------
+def _opportunistic_counts(rm: Any) -> dict[str, int]:
+    """OPPORTUNISTIC containers allocated by the RM, killed by NM ContainerSchedulers (-108) and promoted."""
+    opp = getattr(rm, "opportunistic", None)
+    c = opp.counters if opp is not None else {}
+    return {
+        "opportunistic_allocated": c.get("opportunistic_allocated", 0),
+        "opportunistic_killed": c.get("opportunistic_killed", 0),
+        "promoted": c.get("promoted", 0),
+    }
+
+
 def _jobs_by_id(cluster: Any, workload: Any | None) -> dict[str, Any]:
     jobs: dict[str, Any] = {}
     if workload is not None:

@@ -38,6 +38,7 @@ __all__ = [
     "FinishApplicationMasterResponse",
     "RegisterApplicationMasterRequest",
     "RegisterApplicationMasterResponse",
+    "RegisterDistributedSchedulingAMRequest",
     "RegisterDistributedSchedulingAMResponse",
     "ResourceBlacklistRequest",
     "UpdateContainerError",
@@ -174,3 +175,15 @@ class DistributedSchedulingAllocateResponse(
 
     allocate_response: AllocateResponse
     nodes_for_scheduling: tuple[RemoteNode, ...] = ()
+
+
+class RegisterDistributedSchedulingAMRequest(
+    Message, frozen=True, kw_only=True, tag="RegisterDistributedSchedulingAMRequest"
+):
+    """NM's DistributedScheduler -> RM: ``registerApplicationMasterForDistributedScheduling``.
+
+    Hadoop's RPC takes a plain ``RegisterApplicationMasterRequest`` on a separate protocol
+    (``DistributedSchedulingAMProtocol``); a message-passing simulator needs its own type to tell the two apart.
+    """
+
+    register_request: RegisterApplicationMasterRequest

@@ -422,3 +422,14 @@ ELASTIC_CHECK_INTERVAL_MS = "yarnball.elastic.check-interval-ms"  # how often th
 DEFAULT_ELASTIC_CHECK_INTERVAL_MS = 10_000
 ELASTIC_NODE_STARTUP_MS = "yarnball.elastic.node-startup-ms"  # an added node registers after this boot time
 DEFAULT_ELASTIC_NODE_STARTUP_MS = 60_000
+# Opportunistic containers, part 2 (issue 5): MapReduce's share and yarnball's own NM policies (beyond Hadoop)
+# ----------------------------------------------------------------------------------------------------
+# MRJobConfig.MR_NUM_OPPORTUNISTIC_MAPS_PERCENT: the share of a job's maps asked as OPPORTUNISTIC (0..100).
+MR_NUM_OPPORTUNISTIC_MAPS_PERCENT = "mapreduce.job.num-opportunistic-maps-percent"
+DEFAULT_MR_NUM_OPPORTUNISTIC_MAPS_PERCENT = 0
+# Not Hadoop keys (so not in DEFAULTS, which holds yarn.* only): yarnball's pluggable NodeManager policies;
+# FIFO / LIFO are Hadoop's ContainerScheduler.
+NM_OPPORTUNISTIC_QUEUE_ORDER = "yarnball.nodemanager.opportunistic-containers-queue-order"
+DEFAULT_NM_OPPORTUNISTIC_QUEUE_ORDER = "FIFO"
+NM_OPPORTUNISTIC_KILL_POLICY = "yarnball.nodemanager.opportunistic-containers-kill-policy"
+DEFAULT_NM_OPPORTUNISTIC_KILL_POLICY = "LIFO"

@@ -1,0 +1,461 @@
+"""``OpportunisticContainerAllocatorAMService``: the RM's opportunistic allocation in front of the
+ApplicationMasterService (opportunistic.md §4-§6, §8), plus the RM side of distributed scheduling (§7).
+
+The ResourceManager owns one when ``yarn.resourcemanager.opportunistic-container-allocation.enabled`` is true and
+calls it at a few points: node added/removed, node heartbeat (NM queue status in, queuing limit out), AM allocate
+(before: split the asks, allocate OPPORTUNISTIC ones, turn promotions into guaranteed asks; after: add the
+opportunistic containers, their completions and the updated containers to the response), and every guaranteed
+allocation (to catch the ones that satisfy a promotion).
+
+Opportunistic containers are not seen by the CapacityScheduler (as in Hadoop, where they never charge the queues):
+this service keeps them, hands their completions to the AM, and on promotion keeps the GUARANTEED container that
+the scheduler allocated on the same node as the resource holder (Hadoop's ``swapContainer``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import msgspec
+import structlog
+
+from yarnball.errors import ConfigurationError
+from yarnball.policies.opportunistic import (
+    CentralizedOpportunisticContainerAllocator,
+    LoadComparator,
+    NodeQueueLoadMonitor,
+    OpportunisticContainerContext,
+    Placement,
+    QueueLimitCalculator,
+    normalize,
+    partition_asks,
+)
+from yarnball.protocols import (
+    ANY,
+    AllocateRequest,
+    AllocateResponse,
+    ApplicationAttemptId,
+    Configuration,
+    Container,
+    ContainerExitStatus,
+    ContainerId,
+    ContainerQueuingLimit,
+    ContainerStatus,
+    ContainerUpdateType,
+    DistributedSchedulingAllocateResponse,
+    ExecutionType,
+    ExecutionTypeRequest,
+    NodeId,
+    NodeStatus,
+    OpportunisticContainersStatus,
+    RegisterDistributedSchedulingAMResponse,
+    RemoteNode,
+    Resource,
+    ResourceRequest,
+    UpdateContainerRequest,
+    UpdatedContainer,
+    keys,
+)
+from yarnball.protocols._amprotocol import UpdateContainerError
+
+__all__ = ["OpportunisticContainerAllocatorAMService", "OpportunisticSettings"]
+
+log = structlog.get_logger(__name__)
+
+# RMServerUtils' reasons.
+UPDATE_OUTSTANDING_ERROR = "UPDATE_OUTSTANDING_ERROR"
+INCORRECT_CONTAINER_VERSION_ERROR = "INCORRECT_CONTAINER_VERSION_ERROR"
+INVALID_CONTAINER_ID = "INVALID_CONTAINER_ID"
+# Not Hadoop's: yarnball refuses what it does not simulate, or a request whose type and target disagree.
+UNSUPPORTED_UPDATE = "UNSUPPORTED_UPDATE"
+INVALID_TARGET_EXECUTION_TYPE = "INVALID_TARGET_EXECUTION_TYPE"
+
+#: Promotion asks use allocation request ids below this, one per promotion, so the scheduler keeps them apart
+#: from the AM's own asks (Hadoop's SchedulerRequestKey carries ``containerToUpdate`` for the same purpose).
+PROMOTION_REQUEST_ID_BASE = -(1 << 40)
+
+
+class OpportunisticSettings:
+    """The RM's opportunistic configuration, validated with the offending key named."""
+
+    __slots__ = (
+        "auto_update",
+        "comparator",
+        "max_per_heartbeat",
+        "maximum",
+        "minimum",
+        "nodes_used",
+        "sigma",
+        "sort_interval_ms",
+    )
+
+    def __init__(self, conf: Configuration) -> None:
+        self.max_per_heartbeat = conf.get_int(keys.OPP_CONTAINER_MAX_ALLOCATIONS_PER_AM_HEARTBEAT)
+        self.nodes_used = conf.get_int(keys.OPP_CONTAINER_ALLOCATION_NODES_NUMBER_USED)
+        if self.nodes_used <= 0:
+            raise ConfigurationError(
+                f"{keys.OPP_CONTAINER_ALLOCATION_NODES_NUMBER_USED}: must be a positive number of nodes, "
+                f"got {self.nodes_used}"
+            )
+        self.sort_interval_ms = conf.get_int(keys.NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS)
+        if self.sort_interval_ms <= 0:
+            raise ConfigurationError(
+                f"{keys.NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS}: must be positive, got {self.sort_interval_ms}"
+            )
+        self.comparator = LoadComparator.parse(conf.get(keys.NM_CONTAINER_QUEUING_LOAD_COMPARATOR) or "")
+        self.sigma = conf.get_float(keys.NM_CONTAINER_QUEUING_LIMIT_STDEV)
+        if self.sigma < 0:
+            raise ConfigurationError(f"{keys.NM_CONTAINER_QUEUING_LIMIT_STDEV}: must not be negative, got {self.sigma}")
+        if self.comparator is LoadComparator.QUEUE_WAIT_TIME:
+            lo_key = keys.NM_CONTAINER_QUEUING_MIN_QUEUE_WAIT_TIME_MS
+            hi_key = keys.NM_CONTAINER_QUEUING_MAX_QUEUE_WAIT_TIME_MS
+        else:
+            lo_key, hi_key = keys.NM_CONTAINER_QUEUING_MIN_QUEUE_LENGTH, keys.NM_CONTAINER_QUEUING_MAX_QUEUE_LENGTH
+        self.minimum = conf.get_int(lo_key)
+        self.maximum = conf.get_int(hi_key)
+        if self.minimum < 0 or self.minimum > self.maximum:
+            raise ConfigurationError(
+                f"{lo_key} ({self.minimum}) must be >= 0 and not exceed {hi_key} ({self.maximum})"
+            )
+        self.auto_update = conf.get_bool(keys.RM_AUTO_UPDATE_CONTAINERS)
+
+
+class _OppContainer:
+    __slots__ = ("attempt_id", "container", "promotion_rid")
+
+    def __init__(self, attempt_id: ApplicationAttemptId, container: Container) -> None:
+        self.attempt_id = attempt_id
+        self.container = container
+        self.promotion_rid: int | None = None  # an outstanding promotion ask
+
+
+class OpportunisticContainerAllocatorAMService:
+    """Opportunistic allocation for the ResourceManager ``rm``."""
+
+    def __init__(self, rm: Any, conf: Configuration, rng: random.Random) -> None:
+        self.rm = rm
+        self.settings = s = OpportunisticSettings(conf)
+        self.monitor = NodeQueueLoadMonitor(s.comparator, s.nodes_used, rng)
+        self.limits = QueueLimitCalculator(s.sigma, s.minimum, s.maximum)
+        self.allocator = CentralizedOpportunisticContainerAllocator(self.monitor, s.max_per_heartbeat)
+        self.contexts: dict[ApplicationAttemptId, OpportunisticContainerContext] = {}
+        self.containers: dict[ContainerId, _OppContainer] = {}  # live OPPORTUNISTIC (and promoted) containers
+        self.completed: dict[ApplicationAttemptId, list[ContainerStatus]] = {}
+        self.updated: dict[ApplicationAttemptId, list[UpdatedContainer]] = {}
+        self.new: dict[ApplicationAttemptId, list[Container]] = {}
+        self.promotions: dict[int, ContainerId] = {}  # promotion request id -> the container to promote
+        self.holders: dict[ContainerId, ContainerId] = {}  # promoted container -> its scheduler-side G container
+        self.hidden: set[ContainerId] = set()  # scheduler containers the AM must never see
+        self.to_update: dict[NodeId, list[Container]] = {}  # auto-update: pushed to NMs on their heartbeat
+        self.counters: Counter[str] = Counter()
+        self._next_promotion = 0
+        self._cached: tuple[RemoteNode, ...] = ()
+        self._cached_at: float | None = None
+        self._errors: dict[ApplicationAttemptId, list[UpdateContainerError]] = {}
+        # The NMs' last OpportunisticContainersStatus, for the Nodes page (RMNode.getOpportunisticContainersStatus).
+        self.node_status: dict[NodeId, OpportunisticContainersStatus] = {}
+
+    # -- periodic sort -------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        self.rm.every(self.settings.sort_interval_ms, self.sort)
+
+    def sort(self) -> None:
+        """``NodeQueueLoadMonitor.computeTask``: sort, then recompute the queue limit over the sorted nodes."""
+        m = self.monitor
+        m.sort()
+        self.limits.update([m.metric(m.cluster_nodes[n]) for n in m.sorted_nodes])
+
+    def queuing_limit(self) -> ContainerQueuingLimit:
+        limit = self.limits.limit
+        if self.settings.comparator is LoadComparator.QUEUE_WAIT_TIME:
+            return ContainerQueuingLimit(max_queue_wait_time_in_ms=limit, max_queue_length=-1)
+        return ContainerQueuingLimit(max_queue_length=limit, max_queue_wait_time_in_ms=-1)
+
+    def least_loaded_nodes(self) -> tuple[RemoteNode, ...]:
+        """``getLeastLoadedNodes``: cached for one sorting interval; refreshed only to a non-empty list."""
+        now = self.rm.now
+        if self._cached_at is None or now - self._cached_at > self.settings.sort_interval_ms:
+            nodes = tuple(
+                RemoteNode(node_id=n, rack_name=self.monitor.racks.get(n, ""))
+                for n in self.monitor.select_least_loaded_nodes(self.settings.nodes_used)
+                if n in self.rm.nodes
+            )
+            self._cached = nodes
+            if nodes:
+                self._cached_at = now
+        return self._cached
+
+    # -- node events ---------------------------------------------------------------------------------------------
+    def on_node_added(self, node_id: NodeId, rack: str) -> None:
+        self.monitor.add_node(node_id, rack)
+
+    def on_node_removed(self, node_id: NodeId) -> None:
+        self.monitor.remove_node(node_id)
+        self.node_status.pop(node_id, None)
+
+    def on_node_heartbeat(
+        self, status: NodeStatus, completed: list[ContainerStatus]
+    ) -> tuple[ContainerQueuingLimit, tuple[Container, ...]]:
+        """Update the monitor, hand completed opportunistic containers to their AMs; return the queuing limit and
+        the containers to update on the node (``auto-update.containers``)."""
+        self.monitor.update_node(status.node_id, status.opportunistic_containers_status, self.rm.now)
+        if status.opportunistic_containers_status is not None:
+            self.node_status[status.node_id] = status.opportunistic_containers_status
+        for cs in completed:
+            record = self.containers.pop(cs.container_id, None)
+            if record is None:
+                continue
+            self._opportunistic_done(record, cs)
+        updates = tuple(self.to_update.pop(status.node_id, ()))
+        return self.queuing_limit(), updates
+
+    def _opportunistic_done(self, record: _OppContainer, cs: ContainerStatus) -> None:
+        if cs.exit_status == ContainerExitStatus.KILLED_BY_CONTAINER_SCHEDULER:
+            self.counters["opportunistic_killed"] += 1
+        attempt = self.rm.attempts.get(record.attempt_id)
+        if attempt is not None and not attempt.is_done:
+            self.completed.setdefault(record.attempt_id, []).append(cs)  # its AM learns on the next allocate
+        cid = record.container.id
+        if record.promotion_rid is not None:
+            self.promotions.pop(record.promotion_rid, None)
+            self._withdraw_promotion(record)
+        holder = self.holders.pop(cid, None)
+        if holder is not None:
+            # The promoted container ended: give its scheduler-side resources back.
+            self.rm._allocate(record.attempt_id, (), (holder,))
+
+    # -- the AM heartbeat ------------------------------------------------------------------------------------------
+    def _context(self, attempt_id: ApplicationAttemptId) -> OpportunisticContainerContext:
+        ctx = self.contexts.get(attempt_id)
+        if ctx is None:
+            ctx = self.contexts[attempt_id] = OpportunisticContainerContext()
+        return ctx
+
+    def normalizer(self) -> Any:
+        minimum = self.rm.scheduler.minimum_allocation
+        maximum = self.rm.maximum_allocation
+        return lambda r: normalize(r, minimum, maximum, minimum)  # increment = the scheduler's minimum, as Hadoop
+
+    def before_allocate(self, msg: AllocateRequest) -> tuple[list[ResourceRequest], list[ContainerId]]:
+        """Split the asks, allocate the OPPORTUNISTIC ones, turn promotions into guaranteed asks; return the
+        guaranteed asks and the releases for the scheduler."""
+        attempt_id = msg.application_attempt_id
+        guaranteed, opportunistic = partition_asks(msg.ask)
+        release: list[ContainerId] = []
+        for cid in msg.release:
+            record = self.containers.get(cid)
+            if record is None:
+                release.append(cid)
+            else:
+                node = self.rm.nodes.get(record.container.node_id)
+                if node is not None:
+                    node.pending_cleanup.append(cid)  # the NM kills it; its completion reaches the AM later
+        guaranteed.extend(self._promotion_asks(msg))
+        ctx = self._context(attempt_id)
+        bl = msg.resource_blacklist_request
+        placements = self.allocator.allocate(
+            ctx, opportunistic, self.normalizer(), bl.blacklist_additions, bl.blacklist_removals
+        )
+        if placements:
+            self._create(attempt_id, placements)
+        return guaranteed, release
+
+    def _create(self, attempt_id: ApplicationAttemptId, placements: list[Placement]) -> None:
+        app = self.rm.scheduler.get_application(attempt_id)
+        rm_app = self.rm.apps.get(attempt_id.application_id)
+        out = self.new.setdefault(attempt_id, [])
+        for p in placements:
+            seq = app.next_seq  # ids shared with the scheduler (appSchedulingInfo.getNewContainerId)
+            app.next_seq = seq + 1
+            container = Container(
+                id=ContainerId(attempt_id, seq),
+                node_id=p.node_id,
+                resource=p.resource,
+                priority=p.priority,
+                execution_type=ExecutionType.OPPORTUNISTIC,
+                allocation_request_id=p.allocation_request_id,
+            )
+            self.containers[container.id] = _OppContainer(attempt_id, container)
+            self.rm.live.add(container.id)
+            if rm_app is not None:
+                rm_app.nodes.add(p.node_id)
+            self.counters["opportunistic_allocated"] += 1
+            out.append(container)
+
+    def after_allocate(self, msg: AllocateRequest, response: AllocateResponse) -> AllocateResponse:
+        attempt_id = msg.application_attempt_id
+        hidden = self.hidden
+        allocated = [c for c in response.allocated_containers if c.id not in hidden]
+        allocated.extend(self.new.pop(attempt_id, ()))
+        completed = [s for s in response.completed_container_statuses if s.container_id not in hidden]
+        completed.extend(self.completed.pop(attempt_id, ()))
+        updated = self.updated.pop(attempt_id, [])
+        errors = self._errors.pop(attempt_id, [])
+        return msgspec.structs.replace(
+            response,
+            allocated_containers=tuple(allocated),
+            completed_container_statuses=tuple(completed),
+            updated_containers=(*response.updated_containers, *updated),
+            update_errors=(*response.update_errors, *errors),
+        )
+
+    # -- promotion ---------------------------------------------------------------------------------------------------
+    def _promotion_asks(self, msg: AllocateRequest) -> list[ResourceRequest]:
+        """``validateAndSplitUpdateResourceRequests`` + ``checkAndAddToOutstandingIncreases`` for promotions."""
+        attempt_id = msg.application_attempt_id
+        errors = self._errors.setdefault(attempt_id, [])
+        asks: list[ResourceRequest] = []
+        seen: set[ContainerId] = set()
+        for req in msg.update_requests:
+            error = self._check_update(req, attempt_id, seen)
+            seen.add(req.container_id)
+            if error is not None:
+                errors.append(error)
+                continue
+            record = self.containers.get(req.container_id)
+            if record is None or record.container.execution_type is ExecutionType.GUARANTEED:
+                continue  # demoting an opportunistic or promoting a guaranteed container: ignored, as Hadoop
+            if req.container_update_type is ContainerUpdateType.DEMOTE_EXECUTION_TYPE:
+                continue
+            self._next_promotion += 1
+            rid = PROMOTION_REQUEST_ID_BASE - self._next_promotion
+            record.promotion_rid = rid
+            self.promotions[rid] = record.container.id
+            asks.extend(self._promotion_request(record, rid, 1))
+        if not errors:
+            self._errors.pop(attempt_id, None)
+        return asks
+
+    def _promotion_request(self, record: _OppContainer, rid: int, count: int) -> list[ResourceRequest]:
+        c = record.container
+        node = self.rm.nodes.get(c.node_id)
+        rack = node.rack if node is not None else "/default-rack"
+        g = ExecutionTypeRequest(execution_type=ExecutionType.GUARANTEED)
+
+        def ask(name: str, relax: bool) -> ResourceRequest:
+            return ResourceRequest(
+                priority=c.priority, capability=c.resource, resource_name=name, num_containers=count,
+                relax_locality=relax, execution_type_request=g, allocation_request_id=rid,
+            )
+
+        # The container's own host only: relaxLocality=false on the rack and ANY entries.
+        return [ask(c.node_id.host, True), ask(rack, False), ask(ANY, False)]
+
+    def _withdraw_promotion(self, record: _OppContainer) -> None:
+        rid = record.promotion_rid
+        record.promotion_rid = None
+        if rid is not None and record.attempt_id in self.rm.attempts:
+            self.rm._allocate(record.attempt_id, tuple(self._promotion_request(record, rid, 0)), ())
+
+    def _check_update(
+        self, req: UpdateContainerRequest, attempt_id: ApplicationAttemptId, seen: set[ContainerId]
+    ) -> UpdateContainerError | None:
+        def err(reason: str, version: int) -> UpdateContainerError:
+            return UpdateContainerError(reason=reason, update_container_request=req, current_container_version=version)
+
+        kind = req.container_update_type
+        if req.container_id in seen:
+            return err(UPDATE_OUTSTANDING_ERROR, 0)
+        record = self.containers.get(req.container_id)
+        if record is None or record.attempt_id != attempt_id:
+            if req.container_id in self.rm.live and req.container_id.application_attempt_id == attempt_id:
+                # A GUARANTEED container of the scheduler: promotion is a no-op; demotion is not simulated.
+                if kind is ContainerUpdateType.PROMOTE_EXECUTION_TYPE:
+                    return None
+                return err(UNSUPPORTED_UPDATE, 0)
+            return err(INVALID_CONTAINER_ID, -1)
+        version = record.container.version
+        if req.container_version != version:
+            return err(INCORRECT_CONTAINER_VERSION_ERROR, version)
+        if kind not in (ContainerUpdateType.PROMOTE_EXECUTION_TYPE, ContainerUpdateType.DEMOTE_EXECUTION_TYPE):
+            return err(UNSUPPORTED_UPDATE, version)
+        target = ExecutionType.GUARANTEED if kind is ContainerUpdateType.PROMOTE_EXECUTION_TYPE else (
+            ExecutionType.OPPORTUNISTIC
+        )
+        if req.execution_type is not None and req.execution_type is not target:
+            return err(INVALID_TARGET_EXECUTION_TYPE, version)
+        if kind is ContainerUpdateType.DEMOTE_EXECUTION_TYPE and record.container.execution_type is (
+            ExecutionType.GUARANTEED
+        ):
+            return err(UNSUPPORTED_UPDATE, version)  # demoting a promoted container is not simulated
+        if record.promotion_rid is not None:
+            return err(UPDATE_OUTSTANDING_ERROR, version)
+        return None
+
+    def on_guaranteed_allocated(self, attempt_id: ApplicationAttemptId, container: Container) -> bool:
+        """The scheduler allocated a GUARANTEED container; True if it serves a promotion (then the RM must not
+        count it as an ordinary allocation)."""
+        original = self.promotions.pop(container.allocation_request_id, None)
+        if original is None:
+            return False
+        self.hidden.add(container.id)
+        record = self.containers.get(original)
+        if record is None or container.node_id != record.container.node_id:
+            # The container ended meanwhile, or the scheduler placed it elsewhere: give it back (and ask again).
+            self.rm._allocate(attempt_id, (), (container.id,))
+            if record is not None and record.promotion_rid is not None:
+                self.promotions[record.promotion_rid] = original
+                self.rm._allocate(attempt_id, tuple(self._promotion_request(record, record.promotion_rid, 1)), ())
+            return True
+        record.promotion_rid = None
+        promoted = msgspec.structs.replace(
+            record.container, execution_type=ExecutionType.GUARANTEED, version=record.container.version + 1
+        )
+        record.container = promoted
+        self.holders[original] = container.id
+        self.counters["promoted"] += 1
+        self.updated.setdefault(attempt_id, []).append(
+            UpdatedContainer(update_type=ContainerUpdateType.PROMOTE_EXECUTION_TYPE, container=promoted)
+        )
+        if self.settings.auto_update:
+            self.to_update.setdefault(promoted.node_id, []).append(promoted)
+        log.info("container_promoted", container=str(original), version=promoted.version)
+        return True
+
+    # -- DistributedSchedulingAMService ---------------------------------------------------------------------------
+    def register_distributed(self, response: Any) -> RegisterDistributedSchedulingAMResponse:
+        """The register answer for an NM's DistributedScheduler: allocation parameters and the node list."""
+        minimum = self.rm.scheduler.minimum_allocation
+        return RegisterDistributedSchedulingAMResponse(
+            register_response=response,
+            container_token_expiry_interval=self.rm.alloc_expiry_ms,
+            # Hadoop: epoch << 40, ids counting down. yarnball's RM has epoch 0, which would make the ids negative;
+            # it starts at 1 << 40 instead, so NM-made ids never meet the scheduler's (which count up from 1).
+            container_id_start=1 << 40,
+            max_container_resource=self.rm.maximum_allocation,
+            min_container_resource=minimum,
+            incr_container_resource=minimum,
+            nodes_for_scheduling=self.least_loaded_nodes(),
+        )
+
+    def record_remote_allocations(self, attempt_id: ApplicationAttemptId, containers: Any) -> None:
+        """Containers an NM allocated: the RM records them (ACQUIRED) to account and clean them up."""
+        rm_app = self.rm.apps.get(attempt_id.application_id)
+        for c in containers:
+            if c.id in self.containers:
+                continue
+            self.containers[c.id] = _OppContainer(attempt_id, c)
+            self.rm.live.add(c.id)
+            if rm_app is not None:
+                rm_app.nodes.add(c.node_id)
+            self.counters["opportunistic_allocated"] += 1
+
+    def distributed_allocate_response(self, response: AllocateResponse) -> DistributedSchedulingAllocateResponse:
+        return DistributedSchedulingAllocateResponse(
+            allocate_response=response, nodes_for_scheduling=self.least_loaded_nodes()
+        )
+
+    def on_attempt_removed(self, attempt_id: ApplicationAttemptId) -> None:
+        self.contexts.pop(attempt_id, None)
+        self.new.pop(attempt_id, None)
+        self.completed.pop(attempt_id, None)
+        self.updated.pop(attempt_id, None)
+        self._errors.pop(attempt_id, None)
+
+    @property
+    def resource_used(self) -> Resource:
+        mem = sum(r.container.resource.memory_mb for r in self.containers.values())
+        vc = sum(r.container.resource.vcores for r in self.containers.values())
+        return Resource(mem, vc)
