@@ -17,6 +17,7 @@ from typing import Any
 
 from yarnball.actors import Kernel
 from yarnball.actors._appmaster import ApplicationMaster
+from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.actors._slsam import SLS_AM_TYPES
@@ -66,6 +67,10 @@ class Cluster:
         self.scheduler = CapacityScheduler(cs_conf, cluster_timestamp=cluster_timestamp)
         self.rm = ResourceManager(conf, self.scheduler, cluster_timestamp=cluster_timestamp)
         self.kernel.spawn(self.rm, "rm")
+        skip = conf.get_bool(keys.SIMULATION_SKIP_IDLE_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS)
+        #: NM heartbeat timing for every node (skipping needs atomic heartbeats: zero NM<->RM latency).
+        self.heartbeats = HeartbeatClock(self.kernel, skip=skip)
+        self.rm.use_heartbeat_clock(self.heartbeats)
         self.heartbeat_interval_ms = conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
         self.node_managers: dict[str, NodeManager] = {}
         self.masters: list[ApplicationMaster] = []
@@ -82,7 +87,15 @@ class Cluster:
         if spec.hostname in self.node_managers:
             raise SimulationError(f"node {spec.hostname!r} is defined twice")
         delay = self.rng.randrange(max(1, self.heartbeat_interval_ms)) if start_delay_ms is None else start_delay_ms
-        nm = NodeManager(spec.hostname, spec.rack, spec.resource, self.rm.ref, start_delay_ms=delay, labels=spec.labels)
+        nm = NodeManager(
+            spec.hostname,
+            spec.rack,
+            spec.resource,
+            self.rm.ref,
+            start_delay_ms=delay,
+            labels=spec.labels,
+            heartbeats=self.heartbeats,
+        )
         self.kernel.spawn(nm, nm_actor_id(spec.hostname))
         self.node_managers[spec.hostname] = nm
         return nm
@@ -146,6 +159,8 @@ class Cluster:
 
     def run(self, until_ms: float | None = None, on_progress: Callable[[float], None] | None = None) -> float:
         """Run in virtual time until every submitted application has finished (or ``until_ms``); return the time."""
+        if self.kernel.default_latency or self.kernel._latency:
+            self.heartbeats.skip = False  # modelled NM<->RM latency: heartbeats are not atomic, process them all
         if on_progress is not None:
             self.every(1000, lambda: on_progress(self.kernel.now))
         if self.masters and self._all_done():

@@ -398,3 +398,10 @@ DEFAULTS: dict[str, str] = defaults()
 
 # Helpers: append new ``X = "yarn..."`` / ``DEFAULT_X = value`` pairs below this line. ``defaults()`` picks
 # them up; to have them in the DEFAULTS dict too, also append ``DEFAULTS[X] = _as_hadoop_string(DEFAULT_X)``.
+
+
+# -- yarnball's own simulation keys (not Hadoop's; "yarnball." prefix, so not in DEFAULTS) -----------------------
+#: Skip NodeManager heartbeats that provably change nothing (actors/_heartbeats.py); results equal a run that
+#: processes every heartbeat (tests/test_heartbeat_skipping.py). Only the scheduler's NODE_UPDATE count differs.
+SIMULATION_SKIP_IDLE_HEARTBEATS = "yarnball.simulation.skip-idle-heartbeats"
+DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS = True
