@@ -217,3 +217,27 @@ def test_sls_samples_give_identical_outputs(
     ops_on, ops_off = on.pop("scheduler_operations"), off.pop("scheduler_operations")
     assert on == off
     assert ops_on["NODE_UPDATE"] < ops_off["NODE_UPDATE"]
+
+
+def _submit_at_a_phase_point(skip: bool) -> list[tuple[float, str]]:
+    workload = synthetic_workload(3, 30, seed=2, maps=(5, 10), reduces=(0, 0))
+    cluster = Cluster(Configuration({SKIP: str(skip).lower()}), workload.nodes, seed=4)
+    cluster.run(until_ms=1500)
+    beat = max(cluster.heartbeats.beats.values(), key=lambda b: b.priority)
+    cluster.run(until_ms=beat.start + 2 * beat.interval)  # stop exactly at a phase point of the last node
+    allocations: list[tuple[float, str]] = []
+    on_allocated = cluster.rm._on_allocated
+
+    def allocated(note: Any) -> None:
+        allocations.append((cluster.now, str(note.container.node_id)))
+        on_allocated(note)
+
+    cluster.rm._on_allocated = allocated  # type: ignore[method-assign]
+    cluster.submit_workload(workload)
+    cluster.run()
+    return allocations
+
+
+def test_submitting_after_a_run_stopped_at_a_phase_point_matches() -> None:
+    """Heartbeats at the time a run stopped have happened: asks submitted then are not served at that time again."""
+    assert _submit_at_a_phase_point(True) == _submit_at_a_phase_point(False)

@@ -64,9 +64,6 @@ class HeartbeatClock:
         # The RM's predicate and virtual heartbeat (set by the ResourceManager when it is given this clock).
         self.needs: Callable[[Any], bool] = lambda node_id: True
         self.virtual: Callable[[Any, Any], None] | None = None
-        # (time, priority) of the last heartbeat event fired: the chain of that heartbeat is "now".
-        self._pos_t = -1.0
-        self._pos_p = 0
         self.real = 0
         self.virtual_count = 0
 
@@ -99,8 +96,13 @@ class HeartbeatClock:
         if now <= start:
             return start + interval
         t = start + ((now - start) // interval) * interval
-        if t < now or (t == now and self._pos_t == now and self._pos_p >= beat.priority) or t <= start:
+        if t < now or t <= start:
             t += interval
+        elif t == now:
+            # Has (now, this node's priority) been passed? The kernel keeps the highest priority run at ``now``, so
+            # inside the chain of a heartbeat (message deliveries at NORMAL) the position is still that heartbeat's.
+            if self.kernel.priority >= beat.priority:
+                t += interval
         return t
 
     def _arm(self, beat: NodeBeat, t: float) -> None:
@@ -137,8 +139,6 @@ class HeartbeatClock:
         if not beat.armed or beat.due != now:
             return  # superseded (the interval changed or the NM stopped)
         beat.armed = False
-        self._pos_t = now
-        self._pos_p = beat.priority
         nm = beat.nm
         if nm._stopped:
             return
