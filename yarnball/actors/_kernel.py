@@ -42,6 +42,7 @@ T = TypeVar("T")
 
 URGENT = 0  # runs before NORMAL events of the same time (internal bookkeeping, wake-ups)
 NORMAL = 1  # message deliveries and timers
+PASSED = 1 << 62  # Kernel.priority once every event at ``now`` has run
 
 #: The kernel whose events are being processed; read by the logging processor to stamp simulated time.
 current_kernel: contextvars.ContextVar[Kernel | None] = contextvars.ContextVar("yarnball_kernel", default=None)
@@ -254,6 +255,10 @@ class Kernel:
     def __init__(self, clock: Clock | None = None, *, start: float = 0) -> None:
         self.clock: Clock = clock if clock is not None else VirtualClock()
         self.now: float = start
+        #: The highest priority processed so far at ``now``: with ``now``, the position of the run in the event order
+        #: (every event at ``now`` with a lower or equal priority has run). A run that stopped at ``until`` has run
+        #: every event at ``until``: the priority is then ``PASSED``. The NM heartbeat clock relies on it.
+        self.priority: int = -1
         self._queue: list[tuple[float, int, int, Callable[[Any], None], Any]] = []
         self._seq = itertools.count()
         self._running = False
@@ -361,16 +366,21 @@ class Kernel:
                     break
                 if not virtual:
                     clock.wait_until(t)
-                t, _, _, fn, arg = pop(queue)
-                self.now = t
+                t, p, _, fn, arg = pop(queue)
+                if t != self.now:
+                    self.now = t
+                    self.priority = p
+                elif p > self.priority:
+                    self.priority = p  # a same-time event scheduled after later-priority ones ran: keep the mark
                 count += 1
                 fn(arg)
                 if self._stop_requested:
                     break
-            if until is not None and not self._stop_requested and self.now < until:
-                if not virtual:
+            if until is not None and not self._stop_requested:
+                if self.now < until and not virtual:
                     clock.wait_until(until)
                 self.now = until
+                self.priority = PASSED
         finally:
             self.events_processed += count
             self._running = False
@@ -426,12 +436,17 @@ class Kernel:
                 self._wakeup.clear()
                 if not await self.clock.wait_until_async(t, self._wakeup):
                     continue  # something new was scheduled; look at the head again
-                t, _, _, fn, arg = heapq.heappop(queue)
-                self.now = t
+                t, p, _, fn, arg = heapq.heappop(queue)
+                if t != self.now:
+                    self.now = t
+                    self.priority = p
+                elif p > self.priority:
+                    self.priority = p  # a same-time event scheduled after later-priority ones ran: keep the mark
                 self.events_processed += 1
                 fn(arg)
-            if until is not None and not self._stop_requested and self.now < until:
+            if until is not None and not self._stop_requested:
                 self.now = until
+                self.priority = PASSED
         finally:
             self._wakeup = None
             self._running = False

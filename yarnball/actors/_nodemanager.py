@@ -20,6 +20,7 @@ import msgspec
 from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV, AMRMProxyService, amrmproxy_actor_id
 from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV, ContainerScheduler
+from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.protocols import (
     ApplicationId,
     Configuration,
@@ -121,6 +122,7 @@ class NodeManager(Actor):
         localization_ms: float = 0,
         labels: tuple[str, ...] = (),
         conf: Configuration | None = None,
+        heartbeats: HeartbeatClock | None = None,
     ) -> None:
         self.node_id = NodeId(host, port)
         self.rack = rack
@@ -150,6 +152,10 @@ class NodeManager(Actor):
         self.amrm_proxy: AMRMProxyService | None = None
         if conf is not None and (conf.get_bool(keys.DIST_SCHEDULING_ENABLED) or conf.get_bool(keys.AMRM_PROXY_ENABLED)):
             self.amrm_proxy = AMRMProxyService(conf, rm.id)
+        # With a HeartbeatClock (a Cluster's), heartbeats run at the clock's canonical priority and may be skipped
+        # while they provably change nothing; without one, a plain actor timer (every heartbeat sent).
+        self._heartbeats = heartbeats
+        self._beat: NodeBeat | None = None
 
     # -- registration and heartbeats --------------------------------------------------------------------------
     def on_start(self) -> None:
@@ -170,8 +176,28 @@ class NodeManager(Actor):
             self.stop()
             return
         self.registered = True
-        if self._heartbeat is None:
+        if self._heartbeats is not None:
+            if self._beat is None:
+                self._beat = self._heartbeats.start(self, self.heartbeat_interval_ms)
+        elif self._heartbeat is None:
             self._heartbeat = self.every(self.heartbeat_interval_ms, self._send_heartbeat)
+
+    def on_stop(self) -> None:
+        if self._beat is not None:
+            self._heartbeats.stopped(self._beat)  # type: ignore[union-attr]
+
+    def heartbeat_now(self) -> None:
+        """Send a heartbeat now (called by the HeartbeatClock at this node's phase points)."""
+        if self._busy:
+            self.after(0, self._send_heartbeat)
+        else:
+            self._send_heartbeat()
+
+    def _changed(self, status: ContainerStatus) -> None:
+        self._changes.append(status)
+        beat = self._beat
+        if beat is not None and not beat.armed:
+            self._heartbeats.wake(beat)  # type: ignore[union-attr]
 
     def _send_heartbeat(self) -> None:
         changes, self._changes = self._changes, []
@@ -211,6 +237,10 @@ class NodeManager(Actor):
             self._register()
         if msg.next_heartbeat_interval_ms != self.heartbeat_interval_ms and msg.next_heartbeat_interval_ms > 0:
             self.heartbeat_interval_ms = msg.next_heartbeat_interval_ms
+            if self._heartbeats is not None:
+                if self._beat is not None:
+                    self._beat = self._heartbeats.start(self, self.heartbeat_interval_ms)
+                return
             if self._heartbeat is not None:
                 self._heartbeat.cancel()
             self._heartbeat = self.every(self.heartbeat_interval_ms, self._send_heartbeat)
@@ -356,7 +386,7 @@ class NodeManager(Actor):
             return
         entry.state = ContainerState.RUNNING
         entry.started_at = self.now
-        self._changes.append(
+        self._changed(
             ContainerStatus(
                 container_id=cid,
                 state=ContainerState.RUNNING,
@@ -411,7 +441,7 @@ class NodeManager(Actor):
         self.completed_count += 1
         del self.containers[container.id]
         self.container_scheduler.on_resources_reclaimed(entry)
-        self._changes.append(
+        self._changed(
             ContainerStatus(
                 container_id=container.id,
                 state=ContainerState.COMPLETE,

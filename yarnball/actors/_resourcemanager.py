@@ -20,7 +20,8 @@ import time
 from collections import Counter
 from typing import Any
 
-from yarnball.actors._actor import Actor, handler
+from yarnball.actors._actor import Actor, ActorRef, handler
+from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
@@ -161,6 +162,28 @@ class ResourceManager(Actor):
                 f"scheduling is enabled. ({keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED}, "
                 f"{keys.DIST_SCHEDULING_ENABLED})"
             )
+        self.heartbeats: HeartbeatClock | None = None
+
+    def use_heartbeat_clock(self, clock: HeartbeatClock) -> None:
+        """Drive NM heartbeats with ``clock`` (a Cluster's); with skipping on, the RM answers its questions."""
+        self.heartbeats = clock
+        clock.needs = self.needs_heartbeat
+        clock.virtual = self._virtual_heartbeat
+
+    def needs_heartbeat(self, node_id: NodeId) -> bool:
+        """Could an empty heartbeat from ``node_id`` change anything? False only when it provably cannot: no
+        cleanup to send and a NODE_UPDATE the scheduler would return from at once."""
+        node = self.nodes.get(node_id)
+        if node is None:
+            return True  # the NM must hear RESYNC
+        if node.pending_cleanup or node.pending_app_cleanup:
+            return True
+        return not self.scheduler.node_update_is_noop(node_id)
+
+    def _wake(self, node_id: NodeId) -> None:
+        clock = self.heartbeats
+        if clock is not None and clock.skip:
+            clock.wake_node(node_id)
 
     def on_start(self) -> None:
         # Hadoop's AbstractLivenessMonitor checks every expireInterval / 3.
@@ -229,6 +252,7 @@ class ResourceManager(Actor):
         node = self.nodes.get(note.node_id)
         if node is not None:
             node.pending_cleanup.append(note.container_id)
+            self._wake(note.node_id)
 
     def _container_done(self, cid: ContainerId, status: ContainerStatus) -> None:
         self.unlaunched.pop(cid, None)
@@ -278,17 +302,25 @@ class ResourceManager(Actor):
     @handler
     def on_node_heartbeat(self, msg: NodeHeartbeatRequest) -> None:
         status = msg.node_status
-        node = self.nodes.get(status.node_id)
+        self.reply(self._node_heartbeat(status.node_id, status.container_statuses, status))
+        if self.heartbeats is not None:
+            self.heartbeats.processed(status.node_id)
+
+    def _virtual_heartbeat(self, node_id: NodeId, nm: ActorRef) -> None:
+        """An empty heartbeat the NM did not send (it had nothing to report) processed at its phase point: the
+        same handling as a real one, the response delivered to the NM as usual (see actors/_heartbeats.py)."""
+        nm.tell(self._node_heartbeat(node_id, ()), self.ref)
+        self.heartbeats.processed(node_id)  # type: ignore[union-attr]
+
+    def _node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any = None) -> NodeHeartbeatResponse:
+        node = self.nodes.get(node_id)
         if node is None:
             # ResourceTrackerService: "Node not found resyncing <node>"
-            self.reply(
-                NodeHeartbeatResponse(node_action=NodeAction.RESYNC, diagnostics_message="Node not found resyncing")
-            )
-            return
+            return NodeHeartbeatResponse(node_action=NodeAction.RESYNC, diagnostics_message="Node not found resyncing")
         node.last_heartbeat = self.now
         launched: list[ContainerStatus] = []
         completed: list[ContainerStatus] = []
-        for cs in status.container_statuses:
+        for cs in statuses:
             if cs.state is ContainerState.RUNNING:
                 if self.unlaunched.pop(cs.container_id, None) is not None:
                     launched.append(cs)
@@ -301,22 +333,21 @@ class ResourceManager(Actor):
                 node_id=node.id, newly_launched_containers=tuple(launched), completed_containers=tuple(completed)
             )
         )
-        node.response_id = status.response_id + 1
+        # ResourceTrackerService: the next response id is the last response's + 1 (the NM echoes the last one).
+        node.response_id += 1
         cleanup, node.pending_cleanup = node.pending_cleanup, []
         app_cleanup, node.pending_app_cleanup = node.pending_app_cleanup, []
         limit = None
         updates: tuple[Container, ...] = ()
-        if self.opportunistic is not None:
+        if self.opportunistic is not None and status is not None:
             limit, updates = self.opportunistic.on_node_heartbeat(status, completed)
-        self.reply(
-            NodeHeartbeatResponse(
-                response_id=node.response_id,
-                containers_to_cleanup=tuple(cleanup),
-                applications_to_cleanup=tuple(app_cleanup),
-                next_heartbeat_interval_ms=self.heartbeat_interval_ms,
-                container_queuing_limit=limit,
-                containers_to_update=updates,
-            )
+        return NodeHeartbeatResponse(
+            response_id=node.response_id,
+            containers_to_cleanup=tuple(cleanup),
+            applications_to_cleanup=tuple(app_cleanup),
+            next_heartbeat_interval_ms=self.heartbeat_interval_ms,
+            container_queuing_limit=limit,
+            containers_to_update=updates,
         )
 
     @handler
@@ -334,6 +365,12 @@ class ResourceManager(Actor):
 
     def _check_node_liveness(self) -> None:
         deadline = self.now - self.nm_expiry_ms
+        clock = self.heartbeats
+        if clock is not None and clock.skip:
+            # A dormant NM is alive and heartbeating; its skipped heartbeats count (actors/_heartbeats.py).
+            for n in self.nodes.values():
+                if n.last_heartbeat < deadline:
+                    n.last_heartbeat = clock.last_heartbeat(n.id, n.last_heartbeat)
         for node in [n for n in self.nodes.values() if n.last_heartbeat < deadline]:
             self.log.warning("node_lost", node=str(node.id), last_heartbeat_ms=node.last_heartbeat)
             self.counters["nodes_lost"] += 1
@@ -571,6 +608,7 @@ class ResourceManager(Actor):
             node = self.nodes.get(node_id)
             if node is not None:
                 node.pending_app_cleanup.append(app.id)
+                self._wake(node_id)
         self.log.info(
             "application_finished",
             application=str(app.id),
@@ -658,6 +696,8 @@ class ResourceManager(Actor):
         return response
 
     def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:
+        clock = self.heartbeats
+        had_pending = clock is None or not clock.skip or self.scheduler.has_pending()
         start = time.perf_counter()
         allocation = self.scheduler.allocate(
             attempt_id,
@@ -672,6 +712,8 @@ class ResourceManager(Actor):
             self.counters["invalid_resource_requests"] += 1
             self.log.warning("invalid_resource_request", attempt=str(attempt_id), error=error)
         self._on_notifications(allocation.notifications)
+        if not had_pending and self.scheduler.has_pending():
+            clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again
         return allocation
 
     @handler

@@ -433,3 +433,9 @@ NM_OPPORTUNISTIC_QUEUE_ORDER = "yarnball.nodemanager.opportunistic-containers-qu
 DEFAULT_NM_OPPORTUNISTIC_QUEUE_ORDER = "FIFO"
 NM_OPPORTUNISTIC_KILL_POLICY = "yarnball.nodemanager.opportunistic-containers-kill-policy"
 DEFAULT_NM_OPPORTUNISTIC_KILL_POLICY = "LIFO"
+
+# -- yarnball's own simulation keys (not Hadoop's; "yarnball." prefix, so not in DEFAULTS) -----------------------
+#: Skip NodeManager heartbeats that provably change nothing (actors/_heartbeats.py); results equal a run that
+#: processes every heartbeat (tests/test_heartbeat_skipping.py). Only the scheduler's NODE_UPDATE count differs.
+SIMULATION_SKIP_IDLE_HEARTBEATS = "yarnball.simulation.skip-idle-heartbeats"
+DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS = True

@@ -108,7 +108,9 @@ class EventHandlersMixin:
         ctx.cluster_m += total.memory_mb
         ctx.cluster_v += total.vcores
         ctx.num_nodes += 1
-        self._refresh_largest_node()
+        # Adding a node can only raise the largest node: O(1) instead of a scan (a scan per NODE_ADDED is O(n^2)).
+        lm, lv = self._largest_node
+        self._largest_node = (max(lm, total.memory_mb), max(lv, total.vcores))
         self._cluster_changed()
         log.info("Added node " + str(e.node_id) + " clusterResource: " + str(self.cluster_resource))
 
@@ -126,7 +128,8 @@ class EventHandlersMixin:
         ctx.cluster_m -= node.total_m
         ctx.cluster_v -= node.total_v
         ctx.num_nodes -= 1
-        self._refresh_largest_node()
+        if node.total_m >= self._largest_node[0] or node.total_v >= self._largest_node[1]:
+            self._refresh_largest_node()  # only removing a largest node can lower the maximum
         self._cluster_changed()
         log.info("Removed node " + str(e.node_id) + " clusterResource: " + str(self.cluster_resource))
 

@@ -266,6 +266,29 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
             return a
         return None
 
+    def has_pending(self) -> bool:
+        """Whether any application has outstanding asks (the root queue's pending resource is positive)."""
+        return self._ctx.rc.is_positive(self.root.pending_m, self.root.pending_v)
+
+    def node_update_is_noop(self, node_id: NodeId) -> bool:
+        """True when a NODE_UPDATE for ``node_id`` with no container statuses provably changes nothing.
+
+        It mirrors the early returns of ``_allocate_on_node`` and ``ParentQueue.assign``: an unknown node, or a node
+        without a reservation that has no room for a minimum allocation or sees no pending asks anywhere, returns
+        before any queue, application, opportunity or locality counter is touched. The RM uses it to skip idle
+        heartbeats (actors/_heartbeats.py).
+        """
+        node = self.nodes.get(node_id)
+        if node is None:
+            return True
+        if node.reserved is not None:
+            return False
+        ctx = self._ctx
+        rc = ctx.rc
+        if rc.available_containers(node.unalloc_m, node.unalloc_v, ctx.min_m, ctx.min_v) <= 0:
+            return True
+        return not rc.is_positive(self.root.pending_m, self.root.pending_v)
+
     def allocate_containers_to_node(self, node: SchedulerNode) -> None:
         """``allocateContainersToNode`` with the assign-multiple loop (``canAllocateMore``)."""
         a = self._allocate_on_node(node)
