@@ -367,8 +367,14 @@ class ContainerScheduler:
         new = entry.container.execution_type
         if new is old:
             return
-        if cid in self.running:
-            # Running: it simply changes type (a promoted one is no longer a victim).
+        fast_started = (
+            self.settings.force_start_guaranteed
+            and entry.start_seq
+            and cid not in self.queued_opportunistic
+            and cid not in self.queued_guaranteed
+        )
+        if cid in self.running or fast_started:
+            # Running: it simply changes type (a promoted one is no longer a victim, a demoted one is one).
             r = entry.container.resource
             sign = 1 if new is ExecutionType.OPPORTUNISTIC else -1
             self.running_opportunistic += sign
