@@ -202,7 +202,13 @@ class OpportunisticContainerAllocatorAMService:
     ) -> tuple[ContainerQueuingLimit, tuple[Container, ...]]:
         """Update the monitor, hand completed opportunistic containers to their AMs; return the queuing limit and
         the containers to update on the node (``auto-update.containers``)."""
-        self.monitor.update_node(status.node_id, status.opportunistic_containers_status, self.rm.now)
+        capability = allocated = None
+        if self.settings.comparator is LoadComparator.QUEUE_LENGTH_THEN_RESOURCES:
+            capability, allocated = self._node_resources(status)
+        self.monitor.update_node(
+            status.node_id, status.opportunistic_containers_status, self.rm.now,
+            capability=capability, allocated=allocated,
+        )
         if status.opportunistic_containers_status is not None:
             self.node_status[status.node_id] = status.opportunistic_containers_status
         for cs in completed:
@@ -212,6 +218,19 @@ class OpportunisticContainerAllocatorAMService:
             self._opportunistic_done(record, cs)
         updates = tuple(self.to_update.pop(status.node_id, ()))
         return self.queuing_limit(), updates
+
+    def _node_resources(self, status: NodeStatus) -> tuple[Resource | None, Resource | None]:
+        """``rmNode.getTotalCapability()`` and ``getAllocatedContainerResource()``. Hadoop sums the capabilities the
+        NM reports for its RUNNING containers; yarnball's RM takes the scheduler's GUARANTEED use of the node plus
+        the OPPORTUNISTIC use the NM reports (the same containers, counted from the RM's books)."""
+        node = self.rm.nodes.get(status.node_id)
+        if node is None:
+            return None, None
+        report = self.rm.scheduler.node_report(status.node_id)
+        o = status.opportunistic_containers_status
+        mem = (report.used.memory_mb if report is not None else 0) + (o.opport_memory_used if o is not None else 0)
+        vc = (report.used.vcores if report is not None else 0) + (o.opport_cores_used if o is not None else 0)
+        return node.resource, Resource(mem, vc)
 
     def _opportunistic_done(self, record: _OppContainer, cs: ContainerStatus) -> None:
         if cs.exit_status == ContainerExitStatus.KILLED_BY_CONTAINER_SCHEDULER:
