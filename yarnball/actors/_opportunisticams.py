@@ -298,6 +298,8 @@ class OpportunisticContainerAllocatorAMService:
                 execution_type=ExecutionType.OPPORTUNISTIC,
                 allocation_request_id=p.allocation_request_id,
             )
+            # Not registered with the allocation expirer (rm.unlaunched): Hadoop registers it on ACQUIRED, but its NM
+            # reports queued containers as RUNNING (sub-state SCHEDULED) and yarnball's NM does not (README).
             self.containers[container.id] = _OppContainer(attempt_id, container)
             self.rm.live.add(container.id)
             if rm_app is not None:
