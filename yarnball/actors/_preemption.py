@@ -33,7 +33,7 @@ from yarnball.policies.preemption import (
     PreemptionState,
     ProportionalCapacityPreemptionPolicy,
 )
-from yarnball.policies.preemption._live import snapshot_from_scheduler
+from yarnball.policies.preemption._live import SnapshotCache, snapshot_from_scheduler
 from yarnball.protocols import (
     ANY,
     ApplicationAttemptId,
@@ -81,6 +81,7 @@ class PreemptionMonitor(Actor):
         self.interval_ms = 0  # the period the timer runs at (SchedulingMonitor.monitorInterval)
         self.policy_interval_ms = 0  # the policy's value as of its last round (getMonitoringInterval())
         self._timer: TimerHandle | None = None
+        self._snapshots = SnapshotCache()  # unchanged containers' snapshots, reused round after round
 
     def on_start(self) -> None:
         # SchedulingMonitor.serviceInit: the interval is read once here from the policy's configuration ...
@@ -128,7 +129,7 @@ class PreemptionMonitor(Actor):
 
     def edit_schedule(self) -> PreemptionRound:
         """One ``editSchedule()``: snapshot, policy round, events to the RM."""
-        live = snapshot_from_scheduler(self.scheduler)
+        live = snapshot_from_scheduler(self.scheduler, cache=self._snapshots)
         now = int(self.now)
         rnd = self.policy.edit_schedule(live.snapshot, now, self.state)
         self.policy_interval_ms = self.policy.monitoring_interval_ms(live.snapshot)  # updateConfigIfNeeded
