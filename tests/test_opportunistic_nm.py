@@ -354,7 +354,7 @@ def test_fewest_kills_policy_kills_one_big_container_sparing_small_ones() -> Non
     [
         (keys.NM_OPPORTUNISTIC_QUEUE_ORDER, "RANDOM"),
         (keys.NM_OPPORTUNISTIC_KILL_POLICY, "OLDEST"),
-        (keys.NM_OPPORTUNISTIC_CONTAINERS_QUEUE_POLICY, "BY_RESOURCES"),
+        (keys.NM_OPPORTUNISTIC_CONTAINERS_QUEUE_POLICY, "BY_MAGIC"),
         (keys.NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH, "ten"),
         (keys.NM_VMEM_PMEM_RATIO, "0.5"),
     ],

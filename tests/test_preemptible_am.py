@@ -142,3 +142,113 @@ def test_an_am_needs_tasks() -> None:
     """A PreemptibleAppMaster without tasks is refused."""
     with pytest.raises(ValueError, match="at least one task"):
         CheckpointingMRAppMaster(name="empty", tasks=[])
+
+
+def _allocate_to(am: PreemptibleAppMaster, *sizes: Resource) -> tuple[list[str], list[ContainerId]]:
+    """Hand ``am`` one container per size at priority 20; return the tasks started and the containers released."""
+    Kernel().spawn(am, am.name)
+    started: list[str] = []
+    am.resume_task = lambda task, container: started.append(task.task_id) or 0  # type: ignore[method-assign]
+    am.pending.extend(am.tasks)
+    attempt = ApplicationAttemptId(ApplicationId(1, 1), 1)
+    containers = tuple(
+        Container(id=ContainerId(attempt, i + 2), node_id=NodeId("h", 0), resource=size, priority=Priority(20))
+        for i, size in enumerate(sizes)
+    )
+    am.on_containers_allocated(containers)
+    return started, list(am._release)
+
+
+def test_allocated_container_too_small_for_the_task_is_released() -> None:
+    """A container at the task's priority but smaller than the task is given back, not run (getMatchingRequests)."""
+    am = CheckpointingMRAppMaster(name="x", tasks=mapreduce_tasks(1, map_ms=1000, resource=Resource(2048, 1)))
+    started, released = _allocate_to(am, Resource(1024, 1))
+    assert started == [] and len(released) == 1
+    assert [t.task_id for t in am.pending] == ["task_m_000000"]
+
+
+def test_allocated_container_rounded_up_still_matches_the_task() -> None:
+    """A container larger than the ask (the RM rounds up to its increment) serves the task at that priority."""
+    am = CheckpointingMRAppMaster(name="x", tasks=mapreduce_tasks(1, map_ms=1000, resource=Resource(1000, 1)))
+    started, released = _allocate_to(am, Resource(1024, 1))
+    assert started == ["task_m_000000"] and released == []
+
+
+def test_two_task_sizes_at_one_priority_are_refused() -> None:
+    """Tasks of different sizes at one priority are refused: YARN's RM keeps one ask per priority."""
+    tasks = [TaskWork(task_id="a", work_ms=1), TaskWork(task_id="b", work_ms=1, resource=Resource(2048, 1))]
+    with pytest.raises(ValueError, match="different resources at priority 20"):
+        CheckpointingMRAppMaster(name="x", tasks=tasks)
+
+
+# q1's guarantee (20% of 16 GB) is far below its 6 GB AM container and its AM allowance (10% of that) even more,
+# so when q2 claims its share the 10 x 1 GB tasks are not enough and the AM container is selected too.
+AM_CONF = {
+    "yarn.scheduler.capacity.root.queues": "q1,q2",
+    "yarn.scheduler.capacity.root.q1.capacity": "20",
+    "yarn.scheduler.capacity.root.q2.capacity": "80",
+    "yarn.scheduler.capacity.root.q1.maximum-capacity": "100",
+    "yarn.scheduler.capacity.root.q1.user-limit-factor": "5",
+    "yarn.scheduler.capacity.root.q1.maximum-am-resource-percent": "0.1",
+    "yarn.resourcemanager.scheduler.monitor.enable": "true",
+    "yarn.resourcemanager.monitor.capacity.preemption.total_preemption_per_round": "1.0",
+    "yarn.resourcemanager.monitor.capacity.preemption.natural_termination_factor": "1.0",
+}
+
+
+class _Timed(RestartingMRAppMaster):
+    """Records when each task attempt started and when the AM container died."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.started: dict[ContainerId, float] = {}
+        self.deaths: list[float] = []
+        self.runs_at_death: list[list[ContainerId]] = []
+        self.lost_at_restart: list[float] = []
+
+    def resume_task(self, task: TaskWork, container: Container) -> int:
+        self.started[container.id] = self.now
+        return super().resume_task(task, container)
+
+    def on_attempt_restarted(self) -> None:
+        self.deaths.append(self._am_died_at)  # type: ignore[arg-type]
+        self.runs_at_death.append(list(self.runs))
+        before = self.work_lost_ms
+        super().on_attempt_restarted()
+        self.lost_at_restart.append(self.work_lost_ms - before)
+
+
+def am_preempted(am_class: type[PreemptibleAppMaster]) -> tuple[Cluster, PreemptibleAppMaster]:
+    cluster = Cluster(AM_CONF, WorkloadBuilder().nodes(2, memory_mb=8192, vcores=8).build().nodes, seed=5)
+    big = am_class(name="big", queue="q1", am_resource=Resource(6144, 1), tasks=mapreduce_tasks(10, map_ms=600_000))
+    cluster.submit(big)
+    cluster.submit(
+        RestartingMRAppMaster(name="small", queue="q2", submit_at_ms=60_000, tasks=mapreduce_tasks(11, map_ms=60_000))
+    )
+    with captured_events():
+        cluster.run(until_ms=7_200_000)
+    return cluster, big
+
+
+def test_preempted_am_container_starts_a_new_attempt_that_resumes_from_checkpoints() -> None:
+    """The AM container is taken; later attempts resume the checkpointed tasks; no task or attempt failure counts."""
+    cluster, big = am_preempted(CheckpointingMRAppMaster)
+    assert big.attempt_id is not None and big.attempt_id.attempt_id > 1
+    assert cluster.rm.counters["containers_preempted"] >= 1
+    assert cluster.rm.apps[big.application_id].counted_failures == 0
+    assert big.checkpoints_saved > 0 and big.work_resumed_ms > 0
+    assert big.failed_task_attempts == 0 and big.work_lost_ms == 0
+    assert big.completed_tasks == 10
+    report = next(a for a in cluster.applications if a.application_id == big.application_id)
+    assert report.final_status is FinalApplicationStatus.SUCCEEDED
+
+
+def test_work_lost_with_the_am_is_counted_up_to_its_death_not_the_next_launch() -> None:
+    """Tasks that die with a preempted AM lose exactly their run time until the AM container died."""
+    cluster, big = am_preempted(_Timed)
+    assert big.deaths and big.runs_at_death[0]
+    expected = [sum(died - big.started[cid] for cid in cids) for died, cids in zip(big.deaths, big.runs_at_death)]
+    assert big.lost_at_restart == expected
+    assert expected[0] > 0
+    assert big.failed_task_attempts == 0
+    assert cluster.rm.apps[big.application_id].counted_failures == 0

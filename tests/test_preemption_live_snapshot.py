@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_scheduler, run_am, submit
 
-from yarnball.policies.preemption import ProportionalCapacityPreemptionPolicy, snapshot_from_scheduler
+from yarnball.policies.preemption import ProportionalCapacityPreemptionPolicy, SnapshotCache, snapshot_from_scheduler
 from yarnball.protocols import Resource
 
 QUEUES = {
@@ -88,3 +88,18 @@ def test_snapshot_carries_the_monitor_switch() -> None:
     cs.conf.conf.set("yarn.resourcemanager.scheduler.monitor.enable", "false")
     rnd = ProportionalCapacityPreemptionPolicy().edit_schedule(snapshot_from_scheduler(cs).snapshot, 0)
     assert rnd.candidates == ()
+
+
+def test_cached_snapshot_equals_a_fresh_one_and_forgets_gone_containers() -> None:
+    """With a SnapshotCache, later snapshots equal uncached ones, even after containers are released."""
+    cs = busy_scheduler()
+    cache = SnapshotCache()
+    first = snapshot_from_scheduler(cs, cache=cache)
+    assert snapshot_from_scheduler(cs, cache=cache).snapshot == first.snapshot
+    (app1,) = [a for a in first.snapshot.applications if a.queue == "root.a"]
+    gone = [first.containers[c.id][1].id for c in app1.containers if not c.am][:3]
+    cs.allocate(attempt_id(1), [], gone)
+    cached = snapshot_from_scheduler(cs, cache=cache)
+    assert cached.snapshot == snapshot_from_scheduler(cs).snapshot
+    assert cached.containers.keys() == snapshot_from_scheduler(cs).containers.keys()
+    assert not set(gone) & set(cache.container_ids)

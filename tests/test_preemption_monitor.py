@@ -116,6 +116,44 @@ def test_monitor_runs_every_monitoring_interval() -> None:
     assert cluster.rm.preemption_monitor.rounds == 50_000 // 5000 + 1
 
 
+def _round_times(cluster: Cluster) -> list[float]:
+    monitor = cluster.rm.preemption_monitor
+    times: list[float] = []
+    edit = monitor.edit_schedule
+
+    def recording() -> object:
+        times.append(monitor.now)
+        return edit()
+
+    monitor.edit_schedule = recording  # type: ignore[method-assign]
+    return times
+
+
+def test_changed_monitoring_interval_is_picked_up_as_scheduling_monitor_does() -> None:
+    """A new interval is read by the next round and rescheduled (delay 0) one old period later (YARN-7370)."""
+    conf = {**ON, "yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval": "5000"}
+    cluster = Cluster(conf, NODES)
+    cluster.submit(RecordingAM(name="a", queue="q1", tasks=mapreduce_tasks(1, map_ms=100_000)))
+    times = _round_times(cluster)
+    cluster.run(until_ms=12_000)
+    cluster.rm.scheduler.conf.conf.set("yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval", 2000)
+    cluster.run(until_ms=27_000)
+    # 15 s: the round reads 2 s; 20 s: PolicyInvoker sees the change, reschedules, runs at once; then every 2 s.
+    assert times == [0, 5000, 10_000, 15_000, 20_000, 22_000, 24_000, 26_000]
+    assert cluster.rm.preemption_monitor.interval_ms == 2000
+
+
+def test_non_positive_new_monitoring_interval_stops_the_monitor() -> None:
+    """A changed interval of 0 stops the monitor, as scheduleAtFixedRate throws after the old task was cancelled."""
+    cluster = Cluster(ON, NODES)
+    cluster.submit(RecordingAM(name="a", queue="q1", tasks=mapreduce_tasks(1, map_ms=100_000)))
+    times = _round_times(cluster)
+    cluster.run(until_ms=1000)
+    cluster.rm.scheduler.conf.conf.set("yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval", 0)
+    cluster.run(until_ms=30_000)
+    assert times == [0, 3000]
+
+
 def test_preemption_message_contracts() -> None:
     """Strict and negotiable contracts name the same marked containers; the request is Hadoop's
     (priority -1, '*', minimum allocation, ceil(total / minimum) containers)."""

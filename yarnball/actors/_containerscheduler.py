@@ -61,8 +61,8 @@ class ContainerSchedulerSettings:
     """The NodeManager's queue settings, validated with the offending key named. Equal settings are shared by
     every NodeManager of a cluster (see :func:`scheduler_settings`), so a large cluster pays for them once."""
 
-    __slots__ = ("force_start_guaranteed", "kill_policy", "max_opp_queue_length", "queue_order", "use_pause",
-                 "vmem_check", "vmem_ratio")  # fmt: skip
+    __slots__ = ("by_resources", "force_start_guaranteed", "kill_policy", "max_opp_queue_length", "queue_order",
+                 "use_pause", "vmem_check", "vmem_ratio")  # fmt: skip
 
     def __init__(
         self,
@@ -72,10 +72,13 @@ class ContainerSchedulerSettings:
         vmem_check: bool,
         queue_order: QueueOrderPolicy,
         kill_policy: KillPolicy,
+        by_resources: bool = False,
     ) -> None:
         self.max_opp_queue_length = max_opp_queue_length
-        # BY_QUEUE_LEN with a queue length <= 0 starts GUARANTEED containers without any resource check.
-        self.force_start_guaranteed = max_opp_queue_length <= 0
+        self.by_resources = by_resources
+        # BY_QUEUE_LEN with a queue length <= 0 starts GUARANTEED containers without any resource check;
+        # BY_RESOURCES never does (OpportunisticContainersQueuePolicy, ContainerScheduler's constructor).
+        self.force_start_guaranteed = max_opp_queue_length <= 0 and not by_resources
         self.use_pause = use_pause
         self.vmem_ratio = vmem_ratio
         self.vmem_check = vmem_check
@@ -85,18 +88,23 @@ class ContainerSchedulerSettings:
 
 _INTERNED: dict[tuple[Any, ...], ContainerSchedulerSettings] = {}
 
+#: ``OpportunisticContainersQueuePolicy`` values.
+QUEUE_POLICIES = ("BY_QUEUE_LEN", "BY_RESOURCES")
+
 
 def scheduler_settings(conf: Configuration | None) -> ContainerSchedulerSettings:
     """Parse and validate the NM's ContainerScheduler keys; equal results are one shared object."""
     conf = conf if conf is not None else Configuration()
     max_len = max(0, conf.get_int(keys.NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH))
     policy_key = keys.NM_OPPORTUNISTIC_CONTAINERS_QUEUE_POLICY
-    policy = conf.get(policy_key) or keys.DEFAULT_NM_OPPORTUNISTIC_CONTAINERS_QUEUE_POLICY
-    if policy != "BY_QUEUE_LEN":
+    policy = (conf.get(policy_key) or keys.DEFAULT_NM_OPPORTUNISTIC_CONTAINERS_QUEUE_POLICY).strip()
+    if policy not in QUEUE_POLICIES:
         raise ConfigurationError(
-            f"{keys.NM_OPPORTUNISTIC_CONTAINERS_QUEUE_POLICY}: {policy!r} is not supported "
-            "(yarnball implements BY_QUEUE_LEN)"
+            f"{policy_key}: unknown queue policy {policy!r} (expected one of {list(QUEUE_POLICIES)})"
         )
+    by_resources = policy == "BY_RESOURCES"
+    if by_resources:
+        max_len = 0  # ContainerScheduler's constructor: BY_RESOURCES => maxOppQueueLength = 0, no forced starts
     use_pause = conf.get_bool(keys.NM_OPPORTUNISTIC_CONTAINERS_USE_PAUSE_FOR_PREEMPTION)
     vmem_ratio = conf.get_float(keys.NM_VMEM_PMEM_RATIO)
     if vmem_ratio < 1.0:
@@ -106,7 +114,7 @@ def scheduler_settings(conf: Configuration | None) -> ContainerSchedulerSettings
     kill_name = conf.get(keys.NM_OPPORTUNISTIC_KILL_POLICY) or keys.DEFAULT_NM_OPPORTUNISTIC_KILL_POLICY
     order = parse_policy(QueueOrderPolicy, keys.NM_OPPORTUNISTIC_QUEUE_ORDER, order_name)
     kill = parse_policy(KillPolicy, keys.NM_OPPORTUNISTIC_KILL_POLICY, kill_name)
-    key = (max_len, use_pause, vmem_ratio, vmem_check, order, kill)
+    key = (max_len, use_pause, vmem_ratio, vmem_check, order, kill, by_resources)
     settings = _INTERNED.get(key)
     if settings is None:
         settings = _INTERNED[key] = ContainerSchedulerSettings(*key)  # type: ignore[arg-type]
@@ -238,12 +246,25 @@ class ContainerScheduler:
                 self._reclaim_for(entry)
         else:
             self._start_pending(False)
-            if self.max_opp_queue_length > 0 and len(self.queued_opportunistic) < self.max_opp_queue_length:
+            if self._admits_opportunistic(entry):
                 self._put("queued_opportunistic", entry.container.id, entry)
                 self._start_pending(False)
             else:
                 self.rejected += 1
                 self.owner._scheduler_kill(entry, KILLED, QUEUE_FULL_DIAGNOSTICS)
+
+    def _admits_opportunistic(self, entry: Any) -> bool:
+        """``enqueueContainer`` for an OPPORTUNISTIC container, by the NM's queue policy."""
+        if not self.settings.by_resources:
+            return 0 < self.max_opp_queue_length and len(self.queued_opportunistic) < self.max_opp_queue_length
+        # BY_RESOURCES: what runs, plus everything queued, plus this container, must fit in the node.
+        mem = entry.container.resource.memory_mb
+        vcores = entry.container.resource.vcores
+        for queue in (self.queued_guaranteed, self.queued_opportunistic):
+            for e in queue.values():
+                mem += e.container.resource.memory_mb
+                vcores += e.container.resource.vcores
+        return self.has_resources_available(Resource(mem, vcores))
 
     # -- starting -----------------------------------------------------------------------------------------------
     def _start_pending(self, force_guaranteed: bool) -> None:
@@ -367,8 +388,14 @@ class ContainerScheduler:
         new = entry.container.execution_type
         if new is old:
             return
-        if cid in self.running:
-            # Running: it simply changes type (a promoted one is no longer a victim).
+        fast_started = (
+            self.settings.force_start_guaranteed
+            and entry.start_seq
+            and cid not in self.queued_opportunistic
+            and cid not in self.queued_guaranteed
+        )
+        if cid in self.running or fast_started:
+            # Running: it simply changes type (a promoted one is no longer a victim, a demoted one is one).
             r = entry.container.resource
             sign = 1 if new is ExecutionType.OPPORTUNISTIC else -1
             self.running_opportunistic += sign

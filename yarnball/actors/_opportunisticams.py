@@ -68,9 +68,10 @@ log = structlog.get_logger(__name__)
 UPDATE_OUTSTANDING_ERROR = "UPDATE_OUTSTANDING_ERROR"
 INCORRECT_CONTAINER_VERSION_ERROR = "INCORRECT_CONTAINER_VERSION_ERROR"
 INVALID_CONTAINER_ID = "INVALID_CONTAINER_ID"
-# Not Hadoop's: yarnball refuses what it does not simulate, or a request whose type and target disagree.
+RESOURCE_OUTSIDE_ALLOWED_RANGE = "RESOURCE_OUTSIDE_ALLOWED_RANGE"
+#: Not Hadoop's (its CapacityScheduler resizes containers; Hadoop has no reason for a scheduler that cannot):
+#: yarnball does not simulate INCREASE_RESOURCE / DECREASE_RESOURCE and refuses a valid one with this reason.
 UNSUPPORTED_UPDATE = "UNSUPPORTED_UPDATE"
-INVALID_TARGET_EXECUTION_TYPE = "INVALID_TARGET_EXECUTION_TYPE"
 
 #: Promotion asks use allocation request ids below this, one per promotion, so the scheduler keeps them apart
 #: from the AM's own asks (Hadoop's SchedulerRequestKey carries ``containerToUpdate`` for the same purpose).
@@ -148,6 +149,7 @@ class OpportunisticContainerAllocatorAMService:
         self.promotions: dict[int, ContainerId] = {}  # promotion request id -> the container to promote
         self.holders: dict[ContainerId, ContainerId] = {}  # promoted container -> its scheduler-side G container
         self.hidden: set[ContainerId] = set()  # scheduler containers the AM must never see
+        self.demoting: set[ContainerId] = set()  # demoted GUARANTEED containers the scheduler is releasing
         self.to_update: dict[NodeId, list[Container]] = {}  # auto-update: pushed to NMs on their heartbeat
         self.counters: Counter[str] = Counter()
         self._next_promotion = 0
@@ -200,7 +202,13 @@ class OpportunisticContainerAllocatorAMService:
     ) -> tuple[ContainerQueuingLimit, tuple[Container, ...]]:
         """Update the monitor, hand completed opportunistic containers to their AMs; return the queuing limit and
         the containers to update on the node (``auto-update.containers``)."""
-        self.monitor.update_node(status.node_id, status.opportunistic_containers_status, self.rm.now)
+        capability = allocated = None
+        if self.settings.comparator is LoadComparator.QUEUE_LENGTH_THEN_RESOURCES:
+            capability, allocated = self._node_resources(status)
+        self.monitor.update_node(
+            status.node_id, status.opportunistic_containers_status, self.rm.now,
+            capability=capability, allocated=allocated,
+        )
         if status.opportunistic_containers_status is not None:
             self.node_status[status.node_id] = status.opportunistic_containers_status
         for cs in completed:
@@ -210,6 +218,19 @@ class OpportunisticContainerAllocatorAMService:
             self._opportunistic_done(record, cs)
         updates = tuple(self.to_update.pop(status.node_id, ()))
         return self.queuing_limit(), updates
+
+    def _node_resources(self, status: NodeStatus) -> tuple[Resource | None, Resource | None]:
+        """``rmNode.getTotalCapability()`` and ``getAllocatedContainerResource()``. Hadoop sums the capabilities the
+        NM reports for its RUNNING containers; yarnball's RM takes the scheduler's GUARANTEED use of the node plus
+        the OPPORTUNISTIC use the NM reports (the same containers, counted from the RM's books)."""
+        node = self.rm.nodes.get(status.node_id)
+        if node is None:
+            return None, None
+        report = self.rm.scheduler.node_report(status.node_id)
+        o = status.opportunistic_containers_status
+        mem = (report.used.memory_mb if report is not None else 0) + (o.opport_memory_used if o is not None else 0)
+        vc = (report.used.vcores if report is not None else 0) + (o.opport_cores_used if o is not None else 0)
+        return node.resource, Resource(mem, vc)
 
     def _opportunistic_done(self, record: _OppContainer, cs: ContainerStatus) -> None:
         if cs.exit_status == ContainerExitStatus.KILLED_BY_CONTAINER_SCHEDULER:
@@ -252,7 +273,7 @@ class OpportunisticContainerAllocatorAMService:
                 node = self.rm.nodes.get(record.container.node_id)
                 if node is not None:
                     node.pending_cleanup.append(cid)  # the NM kills it; its completion reaches the AM later
-        guaranteed.extend(self._promotion_asks(msg))
+        guaranteed.extend(self._container_updates(msg, release))
         ctx = self._context(attempt_id)
         bl = msg.resource_blacklist_request
         placements = self.allocator.allocate(
@@ -277,6 +298,8 @@ class OpportunisticContainerAllocatorAMService:
                 execution_type=ExecutionType.OPPORTUNISTIC,
                 allocation_request_id=p.allocation_request_id,
             )
+            # Not registered with the allocation expirer (rm.unlaunched): Hadoop registers it on ACQUIRED, but its NM
+            # reports queued containers as RUNNING (sub-state SCHEDULED) and yarnball's NM does not (README).
             self.containers[container.id] = _OppContainer(attempt_id, container)
             self.rm.live.add(container.id)
             if rm_app is not None:
@@ -301,32 +324,133 @@ class OpportunisticContainerAllocatorAMService:
             update_errors=(*response.update_errors, *errors),
         )
 
-    # -- promotion ---------------------------------------------------------------------------------------------------
-    def _promotion_asks(self, msg: AllocateRequest) -> list[ResourceRequest]:
-        """``validateAndSplitUpdateResourceRequests`` + ``checkAndAddToOutstandingIncreases`` for promotions."""
+    # -- container updates -------------------------------------------------------------------------------------
+    def _container_updates(self, msg: AllocateRequest, release: list[ContainerId]) -> list[ResourceRequest]:
+        """``RMServerUtils.validateAndSplitUpdateResourceRequests``, then promotions as guaranteed asks
+        (``checkAndAddToOutstandingIncreases``) and demotions at once (``handleDecreaseRequests``); a demoted
+        GUARANTEED container's scheduler-side resources are appended to ``release``."""
         attempt_id = msg.application_attempt_id
         errors = self._errors.setdefault(attempt_id, [])
         asks: list[ResourceRequest] = []
-        seen: set[ContainerId] = set()
+        outstanding: set[ContainerId] = set()  # RMServerUtils' outstandingUpdate: accepted updates only
+        accepted: list[tuple[UpdateContainerRequest, Container]] = []
+        # Every request is validated before any is applied (validateAndSplit, then handle*Requests), so a
+        # demotion granted here does not change the version the next request is checked against.
         for req in msg.update_requests:
-            error = self._check_update(req, attempt_id, seen)
-            seen.add(req.container_id)
-            if error is not None:
-                errors.append(error)
+            container = self._updatable(req.container_id, attempt_id)
+            reason = self._validate_update(req, container, outstanding)
+            if reason is not None:
+                version = container.version if container is not None else -1
+                errors.append(
+                    UpdateContainerError(reason=reason, update_container_request=req, current_container_version=version)
+                )
                 continue
-            record = self.containers.get(req.container_id)
-            if record is None or record.container.execution_type is ExecutionType.GUARANTEED:
-                continue  # demoting an opportunistic or promoting a guaranteed container: ignored, as Hadoop
-            if req.container_update_type is ContainerUpdateType.DEMOTE_EXECUTION_TYPE:
-                continue
-            self._next_promotion += 1
-            rid = PROMOTION_REQUEST_ID_BASE - self._next_promotion
-            record.promotion_rid = rid
-            self.promotions[rid] = record.container.id
-            asks.extend(self._promotion_request(record, rid, 1))
+            assert container is not None  # for the type checker: a None container was refused above
+            original, target = container.execution_type, req.execution_type
+            if target is None or target is original:
+                continue  # same-type (or no) target: silently ignored, as Hadoop
+            outstanding.add(req.container_id)
+            accepted.append((req, container))
+        for req, container in accepted:
+            if req.execution_type is ExecutionType.GUARANTEED:
+                asks.extend(self._promote(req, attempt_id, errors))
+            else:
+                self._demote(req, attempt_id, container, release)
         if not errors:
             self._errors.pop(attempt_id, None)
         return asks
+
+    def _updatable(self, cid: ContainerId, attempt_id: ApplicationAttemptId) -> Container | None:
+        """The container an update names (``scheduler.getRMContainer``): an OPPORTUNISTIC (or promoted) one of this
+        service, or a GUARANTEED one of the scheduler; None if unknown, completed or another attempt's."""
+        record = self.containers.get(cid)
+        if record is not None:
+            return record.container if record.attempt_id == attempt_id else None
+        if cid not in self.rm.live or cid in self.hidden or cid.application_attempt_id != attempt_id:
+            return None
+        app = self.rm.scheduler.get_application(attempt_id)
+        rmc = app.live.get(cid) if app is not None else None
+        return rmc.container if rmc is not None else None
+
+    def _validate_update(
+        self, req: UpdateContainerRequest, container: Container | None, outstanding: set[ContainerId]
+    ) -> str | None:
+        """``validateContainerIdAndVersion`` (in Hadoop's order) and the resource range check."""
+        if container is None:
+            return INVALID_CONTAINER_ID
+        if req.container_version != container.version:
+            return INCORRECT_CONTAINER_VERSION_ERROR
+        if req.container_id in outstanding:
+            return UPDATE_OUTSTANDING_ERROR
+        kind = req.container_update_type
+        if kind in (ContainerUpdateType.PROMOTE_EXECUTION_TYPE, ContainerUpdateType.DEMOTE_EXECUTION_TYPE):
+            return None
+        # INCREASE_RESOURCE / DECREASE_RESOURCE: Hadoop's range check (validateIncreaseDecreaseRequest) first.
+        cap, maximum = req.capability, self.rm.maximum_allocation
+        if cap is None or not (0 <= cap.memory_mb <= maximum.memory_mb and 0 <= cap.vcores <= maximum.vcores):
+            return RESOURCE_OUTSIDE_ALLOWED_RANGE
+        return UNSUPPORTED_UPDATE
+
+    def _promote(
+        self, req: UpdateContainerRequest, attempt_id: ApplicationAttemptId, errors: list[UpdateContainerError]
+    ) -> list[ResourceRequest]:
+        record = self.containers[req.container_id]
+        if record.promotion_rid is not None:
+            # checkAndAddToOutstandingIncreases refuses a second promotion still waiting for the scheduler;
+            # UpdateContainerError.newInstance(reason, req) leaves the version at its default, 0.
+            errors.append(UpdateContainerError(reason=UPDATE_OUTSTANDING_ERROR, update_container_request=req))
+            return []
+        self._next_promotion += 1
+        rid = PROMOTION_REQUEST_ID_BASE - self._next_promotion
+        record.promotion_rid = rid
+        self.promotions[rid] = record.container.id
+        return self._promotion_request(record, rid, 1)
+
+    def _demote(
+        self,
+        req: UpdateContainerRequest,
+        attempt_id: ApplicationAttemptId,
+        container: Container,
+        release: list[ContainerId],
+    ) -> None:
+        """Demotion is a decrease: it takes effect in this allocate call (version + 1) and the GUARANTEED resources
+        leave the scheduler's books (Hadoop's ``createDemotedRMContainer`` + ``swapContainer``)."""
+        cid = container.id
+        record = self.containers.get(cid)
+        if record is not None:
+            holder = self.holders.pop(cid, None)  # a promoted container: give its holder back
+            if holder is not None:
+                release.append(holder)
+        else:
+            app = self.rm.scheduler.get_application(attempt_id)
+            rmc = app.live.get(cid) if app is not None else None
+            if rmc is None or rmc.is_am:
+                # yarnball keeps an AM container GUARANTEED: releasing it from the scheduler would end the attempt.
+                log.warning("demotion_of_am_container_ignored", container=str(cid))
+                return
+            self.demoting.add(cid)  # the scheduler's release must not end the container (see absorbs_release)
+            self.hidden.add(cid)  # nor reach the AM as a completion
+            release.append(cid)
+            record = self.containers[cid] = _OppContainer(attempt_id, container)
+        demoted = msgspec.structs.replace(
+            container, execution_type=ExecutionType.OPPORTUNISTIC, version=container.version + 1
+        )
+        record.container = demoted
+        self.counters["demoted"] += 1
+        self.updated.setdefault(attempt_id, []).append(
+            UpdatedContainer(update_type=ContainerUpdateType.DEMOTE_EXECUTION_TYPE, container=demoted)
+        )
+        if self.settings.auto_update:
+            self.to_update.setdefault(demoted.node_id, []).append(demoted)
+        log.info("container_demoted", container=str(cid), version=demoted.version)
+
+    def absorbs_release(self, cid: ContainerId) -> bool:
+        """True once for a demoted container the scheduler just released: it runs on as OPPORTUNISTIC, so the RM
+        must neither count it ended nor tell its NM to kill it."""
+        if cid in self.demoting:
+            self.demoting.discard(cid)
+            return True
+        return False
 
     def _promotion_request(self, record: _OppContainer, rid: int, count: int) -> list[ResourceRequest]:
         c = record.container
@@ -348,41 +472,6 @@ class OpportunisticContainerAllocatorAMService:
         record.promotion_rid = None
         if rid is not None and record.attempt_id in self.rm.attempts:
             self.rm._allocate(record.attempt_id, tuple(self._promotion_request(record, rid, 0)), ())
-
-    def _check_update(
-        self, req: UpdateContainerRequest, attempt_id: ApplicationAttemptId, seen: set[ContainerId]
-    ) -> UpdateContainerError | None:
-        def err(reason: str, version: int) -> UpdateContainerError:
-            return UpdateContainerError(reason=reason, update_container_request=req, current_container_version=version)
-
-        kind = req.container_update_type
-        if req.container_id in seen:
-            return err(UPDATE_OUTSTANDING_ERROR, 0)
-        record = self.containers.get(req.container_id)
-        if record is None or record.attempt_id != attempt_id:
-            if req.container_id in self.rm.live and req.container_id.application_attempt_id == attempt_id:
-                # A GUARANTEED container of the scheduler: promotion is a no-op; demotion is not simulated.
-                if kind is ContainerUpdateType.PROMOTE_EXECUTION_TYPE:
-                    return None
-                return err(UNSUPPORTED_UPDATE, 0)
-            return err(INVALID_CONTAINER_ID, -1)
-        version = record.container.version
-        if req.container_version != version:
-            return err(INCORRECT_CONTAINER_VERSION_ERROR, version)
-        if kind not in (ContainerUpdateType.PROMOTE_EXECUTION_TYPE, ContainerUpdateType.DEMOTE_EXECUTION_TYPE):
-            return err(UNSUPPORTED_UPDATE, version)
-        target = ExecutionType.GUARANTEED if kind is ContainerUpdateType.PROMOTE_EXECUTION_TYPE else (
-            ExecutionType.OPPORTUNISTIC
-        )
-        if req.execution_type is not None and req.execution_type is not target:
-            return err(INVALID_TARGET_EXECUTION_TYPE, version)
-        if kind is ContainerUpdateType.DEMOTE_EXECUTION_TYPE and record.container.execution_type is (
-            ExecutionType.GUARANTEED
-        ):
-            return err(UNSUPPORTED_UPDATE, version)  # demoting a promoted container is not simulated
-        if record.promotion_rid is not None:
-            return err(UPDATE_OUTSTANDING_ERROR, version)
-        return None
 
     def on_guaranteed_allocated(self, attempt_id: ApplicationAttemptId, container: Container) -> bool:
         """The scheduler allocated a GUARANTEED container; True if it serves a promotion (then the RM must not

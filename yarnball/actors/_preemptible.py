@@ -30,6 +30,7 @@ from typing import Annotated
 
 import msgspec
 
+from yarnball.actors._actor import handler
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._checkpoint import Checkpoint, CheckpointStore, InMemoryCheckpointStore
 from yarnball.protocols import (
@@ -42,6 +43,7 @@ from yarnball.protocols import (
     RegisterApplicationMasterResponse,
     Resource,
 )
+from yarnball.protocols._executor import ContainerTerminated
 
 __all__ = [
     "CheckpointingMRAppMaster",
@@ -89,6 +91,22 @@ def mapreduce_tasks(
     return out
 
 
+def _check_one_capability_per_priority(name: str, tasks: Sequence[TaskWork]) -> None:
+    """YARN keeps one outstanding ask per priority (and allocation request id) and resource name: the RM's
+    ``AppSchedulingInfo`` replaces an ask by the next one with the same ``SchedulerRequestKey`` whatever its
+    capability, so two sizes at one priority would overwrite each other's counts. MapReduce's
+    ``RMContainerAllocator`` therefore gives maps and reduces their own priorities; tasks here must do the same."""
+    seen: dict[int, TaskWork] = {}
+    for task in tasks:
+        first = seen.setdefault(task.priority, task)
+        if first.resource != task.resource:
+            raise ValueError(
+                f"{name}: tasks {first.task_id!r} ({first.resource}) and {task.task_id!r} ({task.resource}) ask "
+                f"for different resources at priority {task.priority}; YARN keeps one ask per priority "
+                "(AppSchedulingInfo), so give each task size its own priority"
+            )
+
+
 class _Run:
     """One task attempt in one container."""
 
@@ -122,6 +140,7 @@ class PreemptibleAppMaster(ApplicationMaster):
         if not tasks:
             raise ValueError(f"{self.name}: an application needs at least one task")
         self.tasks = tuple(tasks)
+        _check_one_capability_per_priority(self.name, self.tasks)
         self.store: CheckpointStore = store if store is not None else InMemoryCheckpointStore()
         self.restore_overhead_ms = restore_overhead_ms
         self.phase_ids = sorted({t.phase for t in self.tasks})
@@ -136,6 +155,7 @@ class PreemptibleAppMaster(ApplicationMaster):
         self.work_lost_ms = 0.0  # run time whose result was thrown away
         self.work_resumed_ms = 0.0  # run time saved by resuming from checkpoints
         self.preemption_messages: list[tuple[float, PreemptionMessage]] = []
+        self._am_died_at: float | None = None
 
     # -- the helpers ------------------------------------------------------------------------------------------
     def preempted_containers(self, message: PreemptionMessage) -> list[ContainerId]:
@@ -149,10 +169,18 @@ class PreemptibleAppMaster(ApplicationMaster):
                     out.append(pc.id)
         return out
 
-    def progress_ms(self, container_id: ContainerId) -> int:
-        """Work done so far on the task in this container, saved part included."""
+    @staticmethod
+    def named_containers(message: PreemptionMessage) -> set[ContainerId]:
+        """Every container ``message`` names, ours or not, the AM's own included."""
+        return {
+            pc.id for contract in (message.strict_contract, message.contract) if contract is not None
+            for pc in contract.containers
+        }  # fmt: skip
+
+    def progress_ms(self, container_id: ContainerId, at: float | None = None) -> int:
+        """Work done on the task in this container by ``at`` (default: now), saved part included."""
         run = self.runs[container_id]
-        fresh = self.now - run.started_at - run.overhead_ms
+        fresh = (self.now if at is None else at) - run.started_at - run.overhead_ms
         fresh = min(max(fresh, 0.0), run.task.work_ms - run.base_ms)
         return run.base_ms + int(fresh)
 
@@ -217,12 +245,29 @@ class PreemptibleAppMaster(ApplicationMaster):
         self.pending.clear()
         self._next_phase()
 
+    @handler
+    def on_terminated(self, msg: ContainerTerminated) -> None:
+        if self.am_container is not None and msg.container_id == self.am_container.id:
+            self._am_died_at = self.now  # our task containers die with us (the RM kills them with the attempt)
+        super().on_terminated(msg)
+
     def on_attempt_restarted(self) -> None:
-        # The old attempt's containers die with it: their unsaved work is lost (finished tasks are recovered,
-        # as MapReduce's AM recovery does).
+        # The old attempt's containers died with its AM container: the work they did after their last checkpoint
+        # is lost, counted up to the AM's death, not to this new launch (finished tasks are recovered, as
+        # MapReduce's AM recovery does). Whatever killed the AM, these are not task failures: the attempts of
+        # the next AM start the tasks again (from their checkpoints).
+        died = self._am_died_at if self._am_died_at is not None else self.now
         for cid in list(self.runs):
-            self.work_lost_ms += self.progress_ms(cid) - self.runs[cid].base_ms
+            self.work_lost_ms += self._unsaved_ms(cid, died)
         self.runs.clear()
+        self._am_died_at = None
+
+    def _unsaved_ms(self, container_id: ContainerId, at: float | None = None) -> int:
+        """Work in this container by ``at`` that no checkpoint holds (progress minus the latest save)."""
+        run = self.runs[container_id]
+        saved = self.store.load(run.task.task_id)
+        kept = max(run.base_ms, saved.work_done_ms if saved is not None else 0)
+        return max(self.progress_ms(container_id, at) - kept, 0)
 
     def _next_phase(self) -> None:
         while True:
@@ -242,8 +287,7 @@ class PreemptibleAppMaster(ApplicationMaster):
 
     def on_containers_allocated(self, containers: tuple[Container, ...]) -> None:
         for container in containers:
-            prio = container.priority.priority
-            task = next((t for t in self.pending if t.priority == prio), None)
+            task = self._matching_task(container)
             if task is None:
                 self.release(container.id)
                 continue
@@ -256,13 +300,13 @@ class PreemptibleAppMaster(ApplicationMaster):
             if run is None:
                 continue  # released by us, or not a task container
             task = run.task
-            progress = self.progress_ms(status.container_id)
-            del self.runs[status.container_id]
             if status.exit_status == ContainerExitStatus.SUCCESS:
+                del self.runs[status.container_id]
                 self.done[task.task_id] = self.now
                 self.store.delete(task.task_id)
                 continue
-            self.work_lost_ms += progress - run.base_ms
+            self.work_lost_ms += self._unsaved_ms(status.container_id)
+            del self.runs[status.container_id]
             if status.exit_status == ContainerExitStatus.PREEMPTED:
                 self.preempted_task_attempts += 1  # MAPREDUCE-5900: not a task failure
             else:
@@ -270,6 +314,26 @@ class PreemptibleAppMaster(ApplicationMaster):
             self._request(task)
         if not self.pending and not self.runs and not self._unregistering and self.phase < len(self.phase_ids):
             self._next_phase()
+
+    def _matching_task(self, container: Container) -> TaskWork | None:
+        """The pending task ``container`` was allocated for, as ``AMRMClient.getMatchingRequests(priority, *,
+        capability)`` finds it: same priority, the exact capability if one is pending, else the largest pending
+        capability that fits in the container (the RM rounds asks up to its increment; RemoteRequestsTable's
+        ``tailMap`` under ResourceReverseMemoryThenCpuComparator), oldest request first."""
+        prio = container.priority.priority
+        size = container.resource
+        best: TaskWork | None = None
+        for task in self.pending:
+            if task.priority != prio or not task.resource.fits_in(size):
+                continue
+            if task.resource == size:
+                return task
+            if best is None or (task.resource.memory_mb, task.resource.vcores) > (
+                best.resource.memory_mb,
+                best.resource.vcores,
+            ):
+                best = task
+        return best
 
     @property
     def completed_tasks(self) -> int:
@@ -284,6 +348,12 @@ class CheckpointingMRAppMaster(PreemptibleAppMaster):
         super().on_preemption_message(message)
         for cid in self.preempted_containers(message):
             self.release_preempted(cid, checkpoint=True)
+        if self.am_container is not None and self.am_container.id in self.named_containers(message):
+            # Our own container will be taken (AM containers are selected last, once the queue's AM resources
+            # exceed its allowance). It cannot be given back without ending the attempt, and every task
+            # container dies with it: save them all, so that the next attempt resumes them.
+            for cid in list(self.runs):
+                self.checkpoint_container(cid)
 
 
 class RestartingMRAppMaster(PreemptibleAppMaster):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-from yarnball.actors._actor import Actor, ActorRef
+from yarnball.actors._actor import Actor, ActorRef, TimerHandle
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import Allocation, CapacityScheduler
 from yarnball.policies.preemption import (
@@ -33,7 +33,7 @@ from yarnball.policies.preemption import (
     PreemptionState,
     ProportionalCapacityPreemptionPolicy,
 )
-from yarnball.policies.preemption._live import snapshot_from_scheduler
+from yarnball.policies.preemption._live import SnapshotCache, snapshot_from_scheduler
 from yarnball.protocols import (
     ANY,
     ApplicationAttemptId,
@@ -78,17 +78,50 @@ class PreemptionMonitor(Actor):
         self.marked = 0  # MARK_CONTAINER_FOR_PREEMPTION events sent
         self.killed = 0  # MARK_CONTAINER_FOR_KILLABLE events sent
         self.last_round: PreemptionRound | None = None
-        self.interval_ms = 0
+        self.interval_ms = 0  # the period the timer runs at (SchedulingMonitor.monitorInterval)
+        self.policy_interval_ms = 0  # the policy's value as of its last round (getMonitoringInterval())
+        self._timer: TimerHandle | None = None
+        self._snapshots = SnapshotCache()  # unchanged containers' snapshots, reused round after round
 
     def on_start(self) -> None:
+        # SchedulingMonitor.serviceInit: the interval is read once here from the policy's configuration ...
         snapshot = snapshot_from_scheduler(self.scheduler).snapshot
-        self.interval_ms = self.policy.monitoring_interval_ms(snapshot)
+        self.interval_ms = self.policy_interval_ms = self.policy.monitoring_interval_ms(snapshot)
         if self.interval_ms <= 0:
             raise ConfigurationError(
                 f"{keys.PREEMPTION_MONITORING_INTERVAL}: expected a positive number of ms, got {self.interval_ms}"
             )
-        # scheduleAtFixedRate(..., initialDelay 0, monitoringInterval)
-        self.every(self.interval_ms, self.edit_schedule, start=0)
+        # serviceStart: scheduleAtFixedRate(PolicyInvoker, initialDelay 0, monitorInterval)
+        self._timer = self.every(self.interval_ms, self._invoke, start=0)
+
+    def _invoke(self) -> None:
+        """``SchedulingMonitor.PolicyInvoker.run``.
+
+        ... and a changed interval is picked up only as Hadoop 3.x does it (YARN-7370): each round re-reads the
+        policy's keys from the scheduler's configuration (``updateConfigIfNeeded``, here the snapshot's config),
+        which updates the policy's ``monitoring_interval``; the monitor compares it with its own period at the
+        *next* tick and, if it differs, cancels the timer and reschedules at the new period with initial delay 0
+        instead of running a round at that tick. So the new value takes effect one old period after the round
+        that read it, and that tick's round runs at once on the new schedule. A non-positive new value makes
+        Hadoop's ``scheduleAtFixedRate`` throw after the old task was cancelled: the monitor stops (logged).
+        """
+        if self.policy_interval_ms == self.interval_ms:
+            self.edit_schedule()
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.policy_interval_ms <= 0:
+            self.log.error(
+                "preemption_monitor_stopped",
+                key=keys.PREEMPTION_MONITORING_INTERVAL,
+                expected="a positive number of ms",
+                got=self.policy_interval_ms,
+            )
+            return
+        self.log.info("preemption_monitor_rescheduled", old_ms=self.interval_ms, new_ms=self.policy_interval_ms)
+        self.interval_ms = self.policy_interval_ms
+        self._timer = self.every(self.interval_ms, self._invoke, start=0)
 
     @property
     def rm(self) -> ActorRef:
@@ -96,9 +129,10 @@ class PreemptionMonitor(Actor):
 
     def edit_schedule(self) -> PreemptionRound:
         """One ``editSchedule()``: snapshot, policy round, events to the RM."""
-        live = snapshot_from_scheduler(self.scheduler)
+        live = snapshot_from_scheduler(self.scheduler, cache=self._snapshots)
         now = int(self.now)
         rnd = self.policy.edit_schedule(live.snapshot, now, self.state)
+        self.policy_interval_ms = self.policy.monitoring_interval_ms(live.snapshot)  # updateConfigIfNeeded
         # A mark whose container is gone can never lead to a kill: drop it now rather than after 2 x max_wait.
         self.state = PreemptionState({cid: t for cid, t in rnd.state.marks.items() if cid in live.containers})
         self.rounds += 1

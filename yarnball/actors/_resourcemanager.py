@@ -248,6 +248,8 @@ class ResourceManager(Actor):
 
     def _on_scheduler_completed(self, note: ContainerCompleted) -> None:
         """The scheduler ended a container itself: the NM must kill it, and an AM container ends its attempt."""
+        if self.opportunistic is not None and self.opportunistic.absorbs_release(note.container_id):
+            return  # a demoted container leaving the scheduler's books: it runs on as OPPORTUNISTIC
         self._container_done(note.container_id, note.status)
         node = self.nodes.get(note.node_id)
         if node is not None:

@@ -190,7 +190,7 @@ class CentralizedOpportunisticContainerAllocator:
 
                 for host, count in list(e.nodes.items()):
                     for _ in range(min(count, to_alloc - done)):
-                        node = monitor.select_local_node(host, ctx.blacklist)  # type: ignore[attr-defined]
+                        node = monitor.select_local_node(host, ctx.blacklist, resource)  # type: ignore[attr-defined]
                         if node is None:
                             break
                         place(node, host)
@@ -201,13 +201,13 @@ class CentralizedOpportunisticContainerAllocator:
                     if done >= to_alloc:
                         break
                     for _ in range(min(count, to_alloc - done)):
-                        node = monitor.select_rack_local_node(rack, ctx.blacklist)  # type: ignore[attr-defined]
+                        node = monitor.select_rack_local_node(rack, ctx.blacklist, resource)  # type: ignore[attr-defined]
                         if node is None:
                             break
                         place(node, rack)
                         done += 1
                 while done < to_alloc:
-                    node = monitor.select_any_node(ctx.blacklist)  # type: ignore[attr-defined]
+                    node = monitor.select_any_node(ctx.blacklist, resource)  # type: ignore[attr-defined]
                     if node is None:
                         break
                     place(node, ANY)

@@ -11,9 +11,10 @@ import enum
 import math
 import random
 from collections.abc import Iterable
+from typing import Any
 
 from yarnball.errors import ConfigurationError
-from yarnball.protocols import NodeId, OpportunisticContainersStatus, keys
+from yarnball.protocols import NodeId, OpportunisticContainersStatus, Resource, keys
 
 __all__ = ["ClusterNode", "LoadComparator", "NodeQueueLoadMonitor", "QueueLimitCalculator"]
 
@@ -23,6 +24,8 @@ class LoadComparator(enum.Enum):
 
     QUEUE_LENGTH = "QUEUE_LENGTH"
     QUEUE_WAIT_TIME = "QUEUE_WAIT_TIME"
+    #: Queue length, ties broken by the node's free resources (later Hadoop trunk, opportunistic.md §4.2).
+    QUEUE_LENGTH_THEN_RESOURCES = "QUEUE_LENGTH_THEN_RESOURCES"
 
     @classmethod
     def parse(cls, text: str) -> LoadComparator:
@@ -39,7 +42,8 @@ class LoadComparator(enum.Enum):
 class ClusterNode:
     """``ClusterNode``: what the monitor knows of one node."""
 
-    __slots__ = ("node_id", "queue_capacity", "queue_length", "queue_wait_time", "rack", "timestamp")
+    __slots__ = ("alloc_mem", "alloc_vcores", "cap_mem", "cap_vcores", "node_id", "queue_capacity", "queue_length",
+                 "queue_wait_time", "rack", "timestamp")  # fmt: skip
 
     def __init__(self, node_id: NodeId, rack: str) -> None:
         self.node_id = node_id
@@ -48,6 +52,12 @@ class ClusterNode:
         self.queue_wait_time = -1
         self.queue_capacity = 0
         self.timestamp = 0.0
+        # capability / allocatedResource (QUEUE_LENGTH_THEN_RESOURCES only)
+        self.cap_mem = self.cap_vcores = self.alloc_mem = self.alloc_vcores = 0
+
+    def available(self) -> tuple[int, int]:
+        """``max(0, capability - allocated)`` per type: (memory MB, vcores)."""
+        return max(0, self.cap_mem - self.alloc_mem), max(0, self.cap_vcores - self.alloc_vcores)
 
 
 class NodeQueueLoadMonitor:
@@ -77,6 +87,8 @@ class NodeQueueLoadMonitor:
         now: float,
         *,
         decommissioning: bool = False,
+        capability: Resource | None = None,
+        allocated: Resource | None = None,
     ) -> None:
         """NODE_UPDATE with the NM's ``OpportunisticContainersStatus`` (all zero when absent)."""
         if node_id not in self.racks:
@@ -84,7 +96,7 @@ class NodeQueueLoadMonitor:
         if status is None:
             status = OpportunisticContainersStatus()
         eligible = not decommissioning and (
-            status.estimated_queue_wait_time != -1 or self.comparator is LoadComparator.QUEUE_LENGTH
+            status.estimated_queue_wait_time != -1 or self.comparator is not LoadComparator.QUEUE_WAIT_TIME
         )
         node = self.cluster_nodes.get(node_id)
         if not eligible:
@@ -98,6 +110,10 @@ class NodeQueueLoadMonitor:
         node.queue_wait_time = status.estimated_queue_wait_time
         node.queue_length = status.wait_queue_length
         node.timestamp = now
+        if capability is not None:
+            node.cap_mem, node.cap_vcores = capability.memory_mb, capability.vcores
+        if allocated is not None:
+            node.alloc_mem, node.alloc_vcores = allocated.memory_mb, allocated.vcores
 
     # -- sorting ----------------------------------------------------------------------------------------------
     def metric(self, node: ClusterNode) -> int:
@@ -107,9 +123,36 @@ class NodeQueueLoadMonitor:
 
     def sort(self) -> None:
         """The periodic ``computeTask``: least loaded first, full nodes excluded."""
+        if self.comparator is LoadComparator.QUEUE_LENGTH_THEN_RESOURCES:
+            self._sort_then_resources()
+            return
         nodes = [n for n in self.cluster_nodes.values() if not _queue_full(n)]
         # Ties: more recently updated first (``o2.timestamp - o1.timestamp``); then the node id, for determinism.
         nodes.sort(key=lambda n: (self.metric(n), -n.timestamp, n.node_id.host, n.node_id.port))
+        self.sorted_nodes = [n.node_id for n in nodes]
+
+    def _sort_then_resources(self) -> None:
+        """QUEUE_LENGTH_THEN_RESOURCES: queue length, then (if the cluster resource is positive in every type) the
+        larger ``minRatio(available, cluster)``, more free vcores, more free memory; then the newer timestamp.
+        A node is available iff ``queueCapacity <= 0 ? queueLength <= 0 : queueLength < queueCapacity``."""
+        everything = list(self.cluster_nodes.values())
+        cluster_mem = sum(n.cap_mem for n in everything)  # recomputed at each sort, over all ClusterNodes
+        cluster_vc = sum(n.cap_vcores for n in everything)
+        by_resources = cluster_mem > 0 and cluster_vc > 0
+
+        def key(n: ClusterNode) -> tuple[Any, ...]:
+            mem, vc = n.available()
+            ties: tuple[Any, ...] = ()
+            if by_resources:
+                # DominantResourceCalculator.minRatio (inferred): the scarcest type's share of the cluster.
+                ties = (-min(mem / cluster_mem, vc / cluster_vc), -vc, -mem)
+            return (n.queue_length, *ties, -n.timestamp, n.node_id.host, n.node_id.port)
+
+        nodes = [
+            n for n in everything
+            if (n.queue_length <= 0 if n.queue_capacity <= 0 else n.queue_length < n.queue_capacity)
+        ]
+        nodes.sort(key=key)
         self.sorted_nodes = [n.node_id for n in nodes]
 
     def select_least_loaded_nodes(self, k: int) -> list[NodeId]:
@@ -118,34 +161,46 @@ class NodeQueueLoadMonitor:
         return self.sorted_nodes[:k]
 
     # -- selection with a local reservation ------------------------------------------------------------------
-    def _compare_and_increment(self, node: ClusterNode) -> bool:
+    def _compare_and_increment(self, node: ClusterNode, request: Resource | None = None) -> bool:
         if self.comparator is LoadComparator.QUEUE_WAIT_TIME:
             return True
+        if self.comparator is LoadComparator.QUEUE_LENGTH_THEN_RESOURCES and request is not None:
+            mem, vc = node.available()
+            if request.memory_mb <= mem and request.vcores <= vc:
+                node.alloc_mem += request.memory_mb  # runs at once: no queueing (overwritten by the next heartbeat)
+                node.alloc_vcores += request.vcores
+                return True
+            if request.memory_mb > node.cap_mem or request.vcores > node.cap_vcores:
+                return False  # can never fit this node
         if node.queue_length + 1 <= node.queue_capacity:
             node.queue_length += 1  # overwritten by the node's next heartbeat
             return True
         return False
 
-    def select_local_node(self, host: str, blacklist: Iterable[str]) -> NodeId | None:
+    def select_local_node(
+        self, host: str, blacklist: Iterable[str], request: Resource | None = None
+    ) -> NodeId | None:
         if host in set(blacklist):
             return None
         for node_id, node in self.cluster_nodes.items():
             if node_id.host == host:
-                return node_id if self._compare_and_increment(node) else None
+                return node_id if self._compare_and_increment(node, request) else None
         return None
 
-    def select_rack_local_node(self, rack: str, blacklist: Iterable[str]) -> NodeId | None:
+    def select_rack_local_node(
+        self, rack: str, blacklist: Iterable[str], request: Resource | None = None
+    ) -> NodeId | None:
         banned = set(blacklist)
         # Hadoop iterates a HashSet (unspecified order); yarnball uses node id order, for determinism.
         for node_id in sorted((n for n, r in self.racks.items() if r == rack), key=lambda n: (n.host, n.port)):
             node = self.cluster_nodes.get(node_id)
             if node is None or node_id.host in banned:
                 continue
-            if self._compare_and_increment(node):
+            if self._compare_and_increment(node, request):
                 return node_id
         return None
 
-    def select_any_node(self, blacklist: Iterable[str]) -> NodeId | None:
+    def select_any_node(self, blacklist: Iterable[str], request: Resource | None = None) -> NodeId | None:
         """A random start in the ``nodes-used`` least-loaded nodes, then a cyclic scan (``selectAnyNode``)."""
         candidates = self.select_least_loaded_nodes(self.nodes_used)
         if not candidates:
@@ -157,7 +212,7 @@ class NodeQueueLoadMonitor:
             node = self.cluster_nodes.get(node_id)
             if node is None or node_id.host in banned:
                 continue
-            if self._compare_and_increment(node):
+            if self._compare_and_increment(node, request):
                 return node_id
         return None
 

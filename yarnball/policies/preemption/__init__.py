@@ -8,7 +8,7 @@ See shared/reference/preemption.md for the algorithm; Hadoop's rounding quirks a
 
 from __future__ import annotations
 
-from yarnball.policies.preemption._live import LiveSnapshot, snapshot_from_scheduler
+from yarnball.policies.preemption._live import LiveSnapshot, SnapshotCache, snapshot_from_scheduler
 from yarnball.policies.preemption._policy import (
     PreemptionCandidate,
     PreemptionEvent,
@@ -37,6 +37,7 @@ __all__ = [
     "ProportionalCapacityPreemptionPolicy",
     "QueuePreemption",
     "QueueSnapshot",
+    "SnapshotCache",
     "app_id",
     "snapshot_from_hadoop_table",
     "snapshot_from_scheduler",
