@@ -411,13 +411,19 @@ class ApplicationMaster(Actor):
             self.on_update_errors(msg.update_errors)
 
     def _match(self, container: Container) -> None:
-        """Decrement the oldest outstanding request this container satisfies (node, then rack, then any)."""
+        """Decrement the oldest outstanding request this container satisfies (node, then rack, then any).
+
+        Only requests of the container's execution type qualify, as ``AMRMClient.getMatchingRequests`` (keyed by
+        execution type): decrementing a GUARANTEED request for an OPPORTUNISTIC container (or the reverse) leaves
+        the AM's ask table one above the RM's for the other type, unsent because unchanged, and the task waiting
+        for it waits forever."""
         queue = self._outstanding.get(container.priority.priority)
         if not queue:
             return
         host = container.node_id.host
-        chosen = next((r for r in queue if host in r.nodes), None) or next((r for r in queue if not r.nodes), None)
-        self.remove_container_request(chosen or queue[0])
+        same = [r for r in queue if r.execution_type is container.execution_type] or list(queue)
+        chosen = next((r for r in same if host in r.nodes), None) or next((r for r in same if not r.nodes), None)
+        self.remove_container_request(chosen or same[0])
 
     # -- ContainerManagement ----------------------------------------------------------------------------------
     def start_container(
