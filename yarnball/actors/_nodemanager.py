@@ -156,6 +156,7 @@ class NodeManager(Actor):
         # while they provably change nothing; without one, a plain actor timer (every heartbeat sent).
         self._heartbeats = heartbeats
         self._beat: NodeBeat | None = None
+        self._decommissioned = False  # leaving the cluster (decommission): never heartbeat or register again
 
     # -- registration and heartbeats --------------------------------------------------------------------------
     def on_start(self) -> None:
@@ -183,7 +184,7 @@ class NodeManager(Actor):
             self._heartbeat = self.every(self.heartbeat_interval_ms, self._send_heartbeat)
 
     def on_stop(self) -> None:
-        if self._beat is not None:
+        if self._beat is not None and not self._decommissioned:
             self._heartbeats.stopped(self._beat)  # type: ignore[union-attr]
 
     def heartbeat_now(self) -> None:
@@ -200,6 +201,8 @@ class NodeManager(Actor):
             self._heartbeats.wake(beat)  # type: ignore[union-attr]
 
     def _send_heartbeat(self) -> None:
+        if self._decommissioned:
+            return  # leaving: a heartbeat after the unregistration would be answered RESYNC
         changes, self._changes = self._changes, []
         status = NodeStatus(
             node_id=self.node_id,
@@ -234,7 +237,11 @@ class NodeManager(Actor):
             if msg.node_action is NodeAction.SHUTDOWN:
                 self.stop()
                 return
+            if self._decommissioned:
+                return  # the answer to a heartbeat that crossed our unregistration: we are leaving, not resyncing
             self._register()
+        if self._decommissioned:
+            return  # no more phase points to (re)start
         if msg.next_heartbeat_interval_ms != self.heartbeat_interval_ms and msg.next_heartbeat_interval_ms > 0:
             self.heartbeat_interval_ms = msg.next_heartbeat_interval_ms
             if self._heartbeats is not None:
@@ -458,6 +465,11 @@ class NodeManager(Actor):
         if self._heartbeat is not None:
             self._heartbeat.cancel()
             self._heartbeat = None
+        if self._beat is not None and not self._decommissioned:
+            # The HeartbeatClock's phase points too: a heartbeat sent after the unregistration would be answered
+            # RESYNC ("Node not found") and the leaving node would register again.
+            self._heartbeats.stopped(self._beat)  # type: ignore[union-attr]
+        self._decommissioned = True
         self.registered = False
         self.rm.tell(UnRegisterNodeManagerRequest(node_id=self.node_id), self.ref)
 
