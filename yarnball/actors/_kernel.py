@@ -274,6 +274,8 @@ class Kernel:
         self._stop_requested = False
         self._wakeup: asyncio.Event | None = None
         self.events_processed = 0
+        #: The time of the last event processed (``now`` may have moved on to a ``run(until=...)`` bound since).
+        self.last_event_time: float = start
         # The actor runtime's bookkeeping lives here so that every actor of a process shares it.
         self.actors: dict[str, Any] = {}
         self.dead_letters = 0
@@ -420,6 +422,8 @@ class Kernel:
                 entry[4](entry[5])
                 if self._stop_requested:
                     break
+            if count:
+                self.last_event_time = self.now
             if until is not None and not self._stop_requested and self.now < until:
                 if not virtual:
                     clock.wait_until(until)
