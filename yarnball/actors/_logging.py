@@ -19,7 +19,7 @@ import structlog
 
 from yarnball.actors._kernel import current_kernel
 
-__all__ = ["add_sim_time", "configure_logging", "merge_event_logs"]
+__all__ = ["add_sim_time", "configure_logging", "flush_logging", "merge_event_logs"]
 
 _open_file: IO[str] | None = None
 
@@ -133,6 +133,12 @@ def configure_logging(
         logger_factory=factory,
         cache_logger_on_first_use=False,
     )
+
+
+def flush_logging() -> None:
+    """Flush the JSON lines file, if one is open (a shard host does it after every window)."""
+    if _open_file is not None:
+        _open_file.flush()
 
 
 def close_logging() -> None:

@@ -16,6 +16,7 @@ tests, no Ray), ``yarnball.launcher._ray.RayHosts`` runs each in its own Ray act
 
 from __future__ import annotations
 
+import math
 import pickle
 import random
 from abc import ABC, abstractmethod
@@ -28,7 +29,7 @@ from yarnball.errors import SimulationError
 from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, normalized_conf
 from yarnball.launcher._shard import ShardHost
 from yarnball.launcher.workloads import NodeSpec, SkippedJob
-from yarnball.policies.capacity import QueueMetrics
+from yarnball.policies.capacity import CapacitySchedulerConfiguration, QueueMetrics
 from yarnball.protocols import ApplicationReport, Configuration, keys
 
 __all__ = ["HostGroup", "InProcessHosts", "ShardedCluster", "WindowResult"]
@@ -48,8 +49,11 @@ class HostGroup(ABC):
         """Apply setup steps on every host."""
 
     @abstractmethod
-    def run_window(self, end: float | None, inclusive: bool, inbound: list[list[bytes]]) -> list[WindowResult]:
-        """Run one window on every host (in parallel where possible); results in host order."""
+    def run_window(
+        self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
+    ) -> list[WindowResult | None]:
+        """Run one window on the ``active`` hosts (in parallel where possible); results in host order, None for a
+        host left idle (nothing due in the window and nothing delivered to it)."""
 
     @abstractmethod
     def call(self, index: int, method: str, *args: Any) -> Any:
@@ -176,8 +180,10 @@ class InProcessHosts(HostGroup):
         for view in self.views:
             view.setup(pickle.loads(pickle.dumps(steps)))
 
-    def run_window(self, end: float | None, inclusive: bool, inbound: list[list[bytes]]) -> list[WindowResult]:
-        return [view.run_window(end, inclusive, inbound[i]) for i, view in enumerate(self.views)]
+    def run_window(
+        self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
+    ) -> list[WindowResult | None]:
+        return [view.run_window(end, inclusive, inbound[i]) if active[i] else None for i, view in enumerate(self.views)]
 
     def call(self, index: int, method: str, *args: Any) -> Any:
         return getattr(self.views[index], method)(*args)
@@ -220,6 +226,7 @@ class ShardedCluster(Cluster):
                 "(it is the length of the synchronous window)"
             )
         self.conf = normalized_conf(conf)
+        CapacitySchedulerConfiguration(self.conf).validate()  # fail at build, as the embedded cluster does
         self.backend = backend
         self.address = address
         self.hosts = hosts
@@ -238,6 +245,7 @@ class ShardedCluster(Cluster):
         self._dseq = 1  # the driver's (origin "") sequence, as one kernel would count it
         self._group: HostGroup | None = None
         self._inbound: list[list[bytes]] = [[] for _ in range(hosts)]
+        self._peeks: list[float | None] = [-math.inf] * hosts  # each host's next event time, as last reported
         self._now = 0.0
         self._done = False
         self.windows = 0
@@ -306,6 +314,7 @@ class ShardedCluster(Cluster):
         if self._steps:
             steps, self._steps = self._steps, []
             group.setup([*steps, ("expect", len(self.masters))])
+            self._peeks = [-math.inf] * group.size  # new actors: every host has work to look at
 
     def run(self, until_ms: float | None = None, on_progress: Callable[[float], None] | None = None) -> float:
         """Run window by window until every submitted application has finished (or ``until_ms``)."""
@@ -315,11 +324,9 @@ class ShardedCluster(Cluster):
             return self._now
         group = self._start()
         self._flush_steps(group)
-        try:
-            self._now = self._windows(group, until_ms, on_progress)
-        finally:
-            for i in range(group.size):
-                group.call(i, "set_now", self._now)
+        self._now = self._windows(group, until_ms, on_progress)
+        for i in range(group.size):
+            group.call(i, "set_now", self._now)
         return self._now
 
     def _windows(self, group: HostGroup, until: float | None, on_progress: Callable[[float], None] | None) -> float:
@@ -334,21 +341,30 @@ class ShardedCluster(Cluster):
                 end, inclusive = start + width, False
                 if until is not None and end >= until:
                     end, inclusive = until, True
-            results = group.run_window(end, inclusive, self._inbound)
+            peeks = self._peeks
+            active = [
+                bool(self._inbound[i])
+                or (peeks[i] is not None and (end is None or peeks[i] < end or (inclusive and peeks[i] == end)))
+                for i in range(group.size)
+            ]
+            results = group.run_window(end, inclusive, self._inbound, active)
             self.windows += 1
             self._inbound = [[] for _ in range(group.size)]
             pending: list[float] = []
             done_at = None
-            for out, peek, done, last_t, first_out in results:
-                for dst, data in out.items():
-                    self._inbound[dst].append(data)
-                if peek is not None:
-                    pending.append(peek)
-                if first_out is not None:
-                    pending.append(first_out)
-                if done is not None:
-                    done_at = done
-                last = max(last, last_t)
+            for index, result in enumerate(results):
+                if result is not None:
+                    out, peek, done, last_t, first_out = result
+                    for dst, data in out.items():
+                        self._inbound[dst].append(data)
+                    peeks[index] = peek
+                    if first_out is not None:
+                        pending.append(first_out)
+                    if done is not None:
+                        done_at = done
+                    last = max(last, last_t)
+                if peeks[index] is not None:
+                    pending.append(peeks[index])  # type: ignore[arg-type]
             if on_progress is not None and end is not None and end >= next_progress:
                 on_progress(min(end, until) if until is not None else end)
                 next_progress = end + 1000
@@ -365,10 +381,38 @@ class ShardedCluster(Cluster):
             start = max(end, min(pending))  # type: ignore[type-var]
 
     def close(self) -> None:
-        """Stop the shard hosts (and the local Ray this cluster started)."""
+        """Stop the shard hosts (and the local Ray this cluster started), then merge their event logs."""
+        stop_key = None
         if self._group is not None:
             group, self._group = self._group, None
+            try:
+                stop_key = group.call(0, "query", "stop_key") if self._done else None
+            except SimulationError:
+                stop_key = None
             group.close()
+        self.merge_event_log(stop_key)
+
+    def merge_event_log(self, stop_key: tuple[Any, ...] | None = None) -> int:
+        """Merge the hosts' key-prefixed logs into ``event_log`` (canonical order) and remove the parts."""
+        from yarnball.actors._logging import merge_event_logs
+
+        if self.event_log is None:
+            return 0
+        parts = [Path(str(self.event_log) + f".host{i}") for i in range(self.hosts)]
+        if not any(p.is_file() for p in parts):
+            return 0
+        count = merge_event_logs(parts, self.event_log, stop_key=stop_key)
+        for part in parts:
+            part.unlink(missing_ok=True)
+        return count
+
+    def kill_host(self, index: int) -> None:
+        """Kill shard host ``index`` (fault drills; Ray backend only)."""
+        group = self._start()
+        kill = getattr(group, "kill", None)
+        if kill is None:
+            raise SimulationError(f"the {self.backend} backend cannot kill a host")
+        kill(index)
 
     def __enter__(self) -> ShardedCluster:
         return self
