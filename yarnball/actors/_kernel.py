@@ -377,6 +377,8 @@ class Kernel:
     def stop(self) -> None:
         """Make the current ``run`` return after the event being processed."""
         self._stop_requested = True
+        if self._wakeup is not None:  # a run_async waiting for the wall clock looks again at once
+            self._wakeup.set()
 
     # -- latency between actors --------------------------------------------------------------------------------
     def set_latency(self, src: str, dst: str, ms: float) -> None:

@@ -135,6 +135,9 @@ class ShardHost:
         self.rm: ResourceManager | None = None
         self.recorder: Any = None
         self.last_event_time = 0.0
+        #: Live mode (wall clock, no windows): called after each outgoing message so the host can flush soon.
+        self.on_send: Any = None
+        self.live = False
         if index == 0:
             cs_conf = CapacitySchedulerConfiguration(conf)
             scheduler = CapacityScheduler(cs_conf, cluster_timestamp=cluster_timestamp)
@@ -216,12 +219,16 @@ class ShardHost:
         if box is None:
             box = self.outbox[dst_host] = []
         box.append((t, origin, seq, dst, sender_id, message))
+        if self.on_send is not None:
+            self.on_send()
 
     def deliver(self, batches: Iterable[bytes]) -> None:
         """Queue every message of the inbound batches under its canonical key."""
         kernel = self.kernel
         for data in batches:
             for t, origin, seq, dst, sender_id, message in decode_envelope(data):
+                if self.live:  # hosts' wall clocks are not in step: a message is never due before "now"
+                    t = max(t, kernel.now)
                 sender = kernel.lookup(sender_id) if sender_id is not None else None
                 actor = kernel.actors.get(dst)
                 if actor is not None:
@@ -256,6 +263,13 @@ class ShardHost:
                 first = items[0][0] if first is None else min(first, items[0][0])
         self.outbox = {}
         return out, kernel.peek(), self.done_at, first
+
+    def take_outbox(self) -> dict[int, bytes]:
+        """Encode and empty the outbox, one canonical batch per destination host (live mode)."""
+        out = {dst: encode_envelope(items) for dst, items in sorted(self.outbox.items()) if items}
+        self.messages_out += sum(len(items) for items in self.outbox.values())
+        self.outbox = {}
+        return out
 
     def set_now(self, now: float) -> None:
         """Move the kernel's clock to the run's end (the coordinator's notion of "now")."""

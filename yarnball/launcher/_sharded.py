@@ -214,7 +214,13 @@ class ShardedCluster(Cluster):
         latency_ms: float | None = None,
         event_log: str | Path | None = None,
         log_level: str = "info",
+        clock: str = "virtual",
+        wall_factor: float = 1.0,
     ) -> None:
+        if clock not in ("virtual", "wall"):
+            raise SimulationError(f"clock must be 'virtual' or 'wall', got {clock!r}")
+        if clock == "wall" and backend != "ray":
+            raise SimulationError("clock='wall' (live mode) runs on the ray backend only")
         if backend not in ("ray", "inprocess"):
             raise SimulationError(f"unknown sharded backend {backend!r}; expected 'ray' or 'inprocess'")
         if hosts < 1:
@@ -236,6 +242,8 @@ class ShardedCluster(Cluster):
         self.cluster_timestamp = cluster_timestamp
         self.event_log = Path(event_log) if event_log is not None else None
         self.log_level = log_level
+        self.clock = clock
+        self.wall_factor = wall_factor
         self.heartbeat_interval_ms = self.conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
         self.node_specs: dict[str, NodeSpec] = {}
         self.masters: list[ApplicationMaster] = []
@@ -292,14 +300,26 @@ class ShardedCluster(Cluster):
     def _start(self) -> HostGroup:
         if self._group is None:
             options = {"cluster_timestamp": self.cluster_timestamp, "latency_ms": self.latency_ms}
+            log_parts = None
+            if self.event_log is not None:
+                log_parts = [str(self.event_log) + f".host{i}" for i in range(self.hosts)]
             if self.backend == "inprocess":
                 self._group = InProcessHosts(self.hosts, self.conf, options)
+            elif self.clock == "wall":
+                from yarnball.launcher._live import RayLiveHosts
+
+                self._group = RayLiveHosts(
+                    self.hosts,
+                    self.conf,
+                    options,
+                    address=self.address,
+                    log_parts=log_parts,
+                    log_level=self.log_level,
+                    factor=self.wall_factor,
+                )
             else:
                 from yarnball.launcher._ray import RayHosts
 
-                log_parts = None
-                if self.event_log is not None:
-                    log_parts = [str(self.event_log) + f".host{i}" for i in range(self.hosts)]
                 self._group = RayHosts(
                     self.hosts,
                     self.conf,
@@ -324,6 +344,11 @@ class ShardedCluster(Cluster):
             return self._now
         group = self._start()
         self._flush_steps(group)
+        if self.clock == "wall":
+            now, done_at = group.run_live(until_ms)  # type: ignore[attr-defined]
+            self._done = done_at is not None
+            self._now = now
+            return now
         self._now = self._windows(group, until_ms, on_progress)
         for i in range(group.size):
             group.call(i, "set_now", self._now)
