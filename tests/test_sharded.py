@@ -135,3 +135,28 @@ def test_every_is_refused_on_sharded_backends() -> None:
     cluster = Cluster(Configuration(), backend="inprocess", hosts=2)
     with pytest.raises(SimulationError, match="record_metrics"):
         cluster.every(1000, lambda: None)
+
+
+def test_explicit_placement_pins_an_actor_but_never_moves_the_rm() -> None:
+    """A placement map overrides the hash for the ids it lists; the RM stays on host 0 whatever it says."""
+    assert host_of("nm-node7", 4, {"nm-node7": 3}) == 3
+    assert host_of("rm", 4, {"rm": 2}) == 0
+    assert host_of("nm-node8", 4, {"nm-node7": 3}) == zlib.crc32(b"nm-node8") % 4
+
+
+def test_naive_one_host_per_node_placement_gives_the_same_results() -> None:
+    """With every NodeManager pinned to its own host, results still equal the embedded kernel's."""
+    with captured_events():
+        embedded = build("embedded")
+        embedded.run(until_ms=3_600_000)
+        placement = {f"nm-node{i}": i + 1 for i in range(6)}
+        builder = WorkloadBuilder().nodes(6, memory_mb=8192, vcores=8)
+        for i in range(4):
+            builder.job(f"j{i}", submit_ms=i * 3000, tasks=[task_spec(5, 20_000 + i * 1000)])
+        workload = builder.build()
+        naive = Cluster(
+            Configuration(), workload.nodes, seed=3, backend="inprocess", latency_ms=1, hosts=7, placement=placement
+        )
+        naive.submit_workload(workload)
+        naive.run(until_ms=3_600_000)
+    assert outcome(naive) == outcome(embedded)

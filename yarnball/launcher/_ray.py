@@ -11,6 +11,7 @@ a dead host becomes a :class:`~yarnball.errors.SimulationError` naming it, with 
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import ray
@@ -54,6 +55,9 @@ class _HostActor:
     def setup(self, steps: list[tuple[Any, ...]]) -> None:
         assert self.view is not None
         self.view.setup(steps)
+        # The actors just built live for the whole run: keep them out of the collector's generations (this
+        # worker process belongs to the host).
+        gc.freeze()
         flush_logging()
 
     def run_window(self, end: float | None, inclusive: bool, inbound: list[bytes]) -> WindowResult:

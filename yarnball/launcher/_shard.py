@@ -16,9 +16,10 @@ several hosts in one process. The shape is Akka's ShardRegion / Orleans' silo:
 
 from __future__ import annotations
 
+import gc
 import math
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import msgspec
@@ -40,10 +41,15 @@ log = structlog.get_logger(__name__)
 RM_ID = "rm"
 
 
-def host_of(actor_id: str, hosts: int) -> int:
-    """The host that runs ``actor_id``: the RM on host 0, anything else by CRC-32 of its id (stable everywhere)."""
+def host_of(actor_id: str, hosts: int, placement: Mapping[str, int] | None = None) -> int:
+    """The host that runs ``actor_id``: the RM on host 0, an id listed in ``placement`` there, anything else by
+    CRC-32 of its id (stable in every process)."""
     if actor_id == RM_ID or hosts <= 1:
         return 0
+    if placement:
+        pinned = placement.get(actor_id)
+        if pinned is not None:
+            return pinned % hosts
     return zlib.crc32(actor_id.encode("utf-8")) % hosts
 
 
@@ -60,11 +66,18 @@ def encode_envelope(items: list[Outgoing]) -> bytes:
 
 def decode_envelope(data: bytes) -> list[Outgoing]:
     """Decode :func:`encode_envelope`'s frame; a bad frame raises ProtocolError."""
+    # Decoding builds thousands of small acyclic objects; with the collector on, its generation-0 passes over a
+    # large live heap cost about 3/4 of the decode (measured: 22 vs 6 us per heartbeat), so it is paused here.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         meta, payload = msgspec.msgpack.decode(data, type=tuple[list[tuple[float, str, int, str, str | None]], bytes])
+        messages = decode_batch(payload)
     except msgspec.DecodeError as exc:
         raise ProtocolError(f"Cannot decode a shard batch envelope: {exc}") from exc
-    messages = decode_batch(payload)
+    finally:
+        if collecting:
+            gc.enable()
     if len(messages) != len(meta):
         raise ProtocolError(f"Shard batch envelope has {len(meta)} routing keys for {len(messages)} messages")
     return [(*key, message) for key, message in zip(meta, messages, strict=True)]
@@ -84,7 +97,7 @@ class RemoteRef(ActorRef):
         self._host = host
 
     def __repr__(self) -> str:
-        return f"RemoteRef({self.id!r}, host={host_of(self.id, self._host.hosts)})"
+        return f"RemoteRef({self.id!r}, host={host_of(self.id, self._host.hosts, self._host.placement)})"
 
     @property
     def is_alive(self) -> bool:
@@ -116,9 +129,11 @@ class ShardHost:
         cluster_timestamp: int,
         latency_ms: float,
         expected_apps: int = 0,
+        placement: Mapping[str, int] | None = None,
     ) -> None:
         self.index = index
         self.hosts = hosts
+        self.placement = dict(placement or {})
         self.conf = conf
         self.latency_ms = latency_ms
         self.kernel = Kernel()
@@ -164,7 +179,7 @@ class ShardHost:
             elif kind == "nm":
                 _, _, spec, delay = step
                 actor_id = nm_actor_id(spec.hostname)
-                if host_of(actor_id, self.hosts) == self.index:
+                if host_of(actor_id, self.hosts, self.placement) == self.index:
                     rm_ref = kernel.lookup(RM_ID)
                     nm = NodeManager(
                         spec.hostname, spec.rack, spec.resource, rm_ref, start_delay_ms=delay, labels=spec.labels
@@ -172,7 +187,7 @@ class ShardHost:
                     kernel.spawn(nm, actor_id)
             elif kind == "am":
                 _, _, actor_id, am = step
-                if host_of(actor_id, self.hosts) == self.index:
+                if host_of(actor_id, self.hosts, self.placement) == self.index:
                     kernel.spawn(am, actor_id)
             elif kind == "fail":
                 _, _, host, at_ms = step
@@ -193,7 +208,7 @@ class ShardHost:
 
     # -- routing ------------------------------------------------------------------------------------------------
     def _remote(self, actor_id: str) -> RemoteRef | None:
-        if host_of(actor_id, self.hosts) == self.index:
+        if host_of(actor_id, self.hosts, self.placement) == self.index:
             return None
         ref = self._refs.get(actor_id)
         if ref is None:
@@ -214,7 +229,7 @@ class ShardHost:
                 "the window length"
             )
         origin, seq = kernel.next_key()
-        dst_host = host_of(dst, self.hosts)
+        dst_host = host_of(dst, self.hosts, self.placement)
         box = self.outbox.get(dst_host)
         if box is None:
             box = self.outbox[dst_host] = []

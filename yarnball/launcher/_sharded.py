@@ -74,6 +74,7 @@ class HostView:
             conf,
             cluster_timestamp=options["cluster_timestamp"],
             latency_ms=options["latency_ms"],
+            placement=options.get("placement"),
         )
         self.jobs: dict[str, Any] = {}
         self.skipped: list[SkippedJob] = []
@@ -216,6 +217,7 @@ class ShardedCluster(Cluster):
         log_level: str = "info",
         clock: str = "virtual",
         wall_factor: float = 1.0,
+        placement: Mapping[str, int] | None = None,
     ) -> None:
         if clock not in ("virtual", "wall"):
             raise SimulationError(f"clock must be 'virtual' or 'wall', got {clock!r}")
@@ -244,6 +246,7 @@ class ShardedCluster(Cluster):
         self.log_level = log_level
         self.clock = clock
         self.wall_factor = wall_factor
+        self.placement = dict(placement or {})  # actor id -> host, overriding the hash (the RM stays on 0)
         self.heartbeat_interval_ms = self.conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
         self.node_specs: dict[str, NodeSpec] = {}
         self.masters: list[ApplicationMaster] = []
@@ -299,7 +302,11 @@ class ShardedCluster(Cluster):
     # -- running ----------------------------------------------------------------------------------------------
     def _start(self) -> HostGroup:
         if self._group is None:
-            options = {"cluster_timestamp": self.cluster_timestamp, "latency_ms": self.latency_ms}
+            options = {
+                "cluster_timestamp": self.cluster_timestamp,
+                "latency_ms": self.latency_ms,
+                "placement": self.placement,
+            }
             log_parts = None
             if self.event_log is not None:
                 log_parts = [str(self.event_log) + f".host{i}" for i in range(self.hosts)]
