@@ -160,3 +160,14 @@ def test_naive_one_host_per_node_placement_gives_the_same_results() -> None:
         naive.submit_workload(workload)
         naive.run(until_ms=3_600_000)
     assert outcome(naive) == outcome(embedded)
+
+
+def test_cli_address_without_ray_backend_is_a_user_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--address` with the embedded backend exits 2 with a one-line error naming both options."""
+    from yarnball.launcher.cli import main
+
+    trace = tmp_path / "t.json"
+    trace.write_text('{"am.type": "mapreduce", "job.start.ms": 0, "job.end.ms": 10, "job.tasks": []}')
+    argv = ["simulate", "--tracelocation", str(trace), "--output-dir", str(tmp_path / "o"), "--address", "auto"]
+    assert main(argv) == 2
+    assert "--address needs --backend ray" in capsys.readouterr().err

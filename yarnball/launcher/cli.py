@@ -143,6 +143,8 @@ def _simulate(args: argparse.Namespace) -> int:
     from yarnball.launcher.workloads import TraceDefaults, load_workload
     from yarnball.protocols import keys
 
+    if args.address is not None and args.backend != "ray":
+        raise ConfigurationError("--address needs --backend ray")
     trace_type, trace_location = _trace_arguments(args)
     # While the inputs are read, their warnings go to stderr for the user; the run itself logs to events.jsonl.
     configure_logging(level="warning", stream=sys.stderr)
@@ -171,8 +173,6 @@ def _simulate(args: argparse.Namespace) -> int:
     if args.print_simulation:
         print_simulation(workload, sys.stdout)
 
-    if args.address is not None and args.backend != "ray":
-        raise ConfigurationError("--address needs --backend ray")
     if args.backend == "ray":
         from yarnball.launcher._cli_sharded import simulate_sharded
 
