@@ -12,7 +12,7 @@ from yarnball.actors._logging import close_logging, configure_logging, merge_eve
 from yarnball.errors import ActorError, ProtocolError, SimulationError
 from yarnball.launcher import Cluster
 from yarnball.launcher._shard import ShardHost, decode_envelope, encode_envelope, host_of
-from yarnball.launcher._sharded import ShardedCluster
+from yarnball.launcher._sharded import HostGroup, ShardedCluster, WindowResult
 from yarnball.launcher.workloads import WorkloadBuilder, task_spec
 from yarnball.protocols import Configuration, NodeHeartbeatRequest, NodeId
 from yarnball.protocols._resourcetracker import NodeStatus
@@ -171,3 +171,46 @@ def test_cli_address_without_ray_backend_is_a_user_error(tmp_path: Path, capsys:
     argv = ["simulate", "--tracelocation", str(trace), "--output-dir", str(tmp_path / "o"), "--address", "auto"]
     assert main(argv) == 2
     assert "--address needs --backend ray" in capsys.readouterr().err
+
+
+class RecordingHosts(HostGroup):
+    """Two busy hosts that record every window they are asked to run."""
+
+    def __init__(self) -> None:
+        self.size = 2
+        self.windows: list[tuple[float | None, bool]] = []
+
+    def setup(self, steps: list[tuple[object, ...]]) -> None:
+        pass
+
+    def run_window(
+        self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
+    ) -> list[WindowResult | None]:
+        self.windows.append((end, inclusive))
+        busy = end  # an event right at the next window's start, on both hosts
+        return [({}, busy, None, 0.0, None), ({}, busy, None, 0.0, None)]
+
+    def call(self, index: int, method: str, *args: object) -> object:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_window_never_includes_a_time_a_message_from_its_start_can_reach() -> None:
+    """Windows are as long as the latency; the closing window that includes `until` is shorter than the latency."""
+    cluster = Cluster(Configuration(), backend="inprocess", hosts=2, latency_ms=5)
+    assert isinstance(cluster, ShardedCluster)
+    hosts = RecordingHosts()
+    end = cluster._windows(hosts, 20, None)
+    assert end == 20
+    assert hosts.windows == [(5, False), (10, False), (15, False), (20, False), (20, True)]
+
+
+def test_message_due_at_the_end_of_an_inclusive_window_is_refused() -> None:
+    """In the closing (inclusive) window a message due exactly at its end would arrive too late: refused."""
+    host = ShardHost(1, 2, Configuration(), cluster_timestamp=1, latency_ms=1)
+    host.run_window(10.0, True)
+    host.kernel.now = 9.0
+    with pytest.raises(SimulationError, match="inside the current window"):
+        host.send("rm", heartbeat("a"), None, 0)

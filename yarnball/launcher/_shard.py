@@ -262,7 +262,9 @@ class ShardHost:
         self.deliver(inbound)
         kernel = self.kernel
         if self.done_at is None:
-            self.window_end = math.inf if end is None else end
+            # Any message due before window_end would be due inside the window (for an inclusive window: at or
+            # before its end).
+            self.window_end = math.inf if end is None else (math.nextafter(end, math.inf) if inclusive else end)
             until = end if (end is None or inclusive) else math.nextafter(end, -math.inf)
             before = kernel.events_processed
             kernel.run(until=until)

@@ -356,7 +356,7 @@ class ShardedCluster(Cluster):
             self._done = done_at is not None
             self._now = now
             return now
-        self._now = self._windows(group, until_ms, on_progress)
+        self._now = float(self._windows(group, until_ms, on_progress))
         for i in range(group.size):
             group.call(i, "set_now", self._now)
         return self._now
@@ -371,7 +371,9 @@ class ShardedCluster(Cluster):
                 end, inclusive = until, True
             else:
                 end, inclusive = start + width, False
-                if until is not None and end >= until:
+                # The last window may include ``until`` itself only if it is shorter than the latency: a message
+                # sent at its start must not be due inside it.
+                if until is not None and end > until:
                     end, inclusive = until, True
             peeks = self._peeks
             active = [
