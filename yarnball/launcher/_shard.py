@@ -239,18 +239,33 @@ class ShardHost:
 
     def deliver(self, batches: Iterable[bytes]) -> None:
         """Queue every message of the inbound batches under its canonical key."""
+        collecting = gc.isenabled()
+        gc.disable()  # thousands of small acyclic heap entries: see decode_envelope
+        try:
+            self._deliver(batches)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _deliver(self, batches: Iterable[bytes]) -> None:
         kernel = self.kernel
+        push = kernel.push
+        actors = kernel.actors
+        lookup = kernel.lookup
+        live = self.live
+        count = 0
         for data in batches:
             for t, origin, seq, dst, sender_id, message in decode_envelope(data):
-                if self.live:  # hosts' wall clocks are not in step: a message is never due before "now"
+                if live:  # hosts' wall clocks are not in step: a message is never due before "now"
                     t = max(t, kernel.now)
-                sender = kernel.lookup(sender_id) if sender_id is not None else None
-                actor = kernel.actors.get(dst)
+                sender = lookup(sender_id) if sender_id is not None else None
+                actor = actors.get(dst)
                 if actor is not None:
-                    kernel.push(t, NORMAL, origin, seq, actor._deliver, (message, sender), dst)
+                    push(t, NORMAL, origin, seq, actor._deliver, (message, sender), dst)
                 else:
-                    kernel.push(t, NORMAL, origin, seq, _dead_letter, (dst, message, sender), dst)
-                self.messages_in += 1
+                    push(t, NORMAL, origin, seq, _dead_letter, (dst, message, sender), dst)
+                count += 1
+        self.messages_in += count
 
     # -- running ------------------------------------------------------------------------------------------------
     def run_window(
@@ -270,23 +285,30 @@ class ShardHost:
             kernel.run(until=until)
             if kernel.events_processed != before:
                 self.last_event_time = kernel.last_event_time
-        out: dict[int, bytes] = {}
-        first: float | None = None
-        for dst_host in sorted(self.outbox):
-            items = self.outbox[dst_host]
-            if items:
-                self.messages_out += len(items)
-                out[dst_host] = encode_envelope(items)  # sorts canonically: items[0] is the earliest
-                first = items[0][0] if first is None else min(first, items[0][0])
-        self.outbox = {}
+        out, first = self._encode_outbox()
         return out, kernel.peek(), self.done_at, first
 
     def take_outbox(self) -> dict[int, bytes]:
         """Encode and empty the outbox, one canonical batch per destination host (live mode)."""
-        out = {dst: encode_envelope(items) for dst, items in sorted(self.outbox.items()) if items}
-        self.messages_out += sum(len(items) for items in self.outbox.values())
+        return self._encode_outbox()[0]
+
+    def _encode_outbox(self) -> tuple[dict[int, bytes], float | None]:
+        out: dict[int, bytes] = {}
+        first: float | None = None
+        collecting = gc.isenabled()
+        gc.disable()  # encoding builds many small objects too; see decode_envelope
+        try:
+            for dst_host in sorted(self.outbox):
+                items = self.outbox[dst_host]
+                if items:
+                    self.messages_out += len(items)
+                    out[dst_host] = encode_envelope(items)  # sorts canonically: items[0] is the earliest
+                    first = items[0][0] if first is None else min(first, items[0][0])
+        finally:
+            if collecting:
+                gc.enable()
         self.outbox = {}
-        return out
+        return out, first
 
     def set_now(self, now: float) -> None:
         """Move the kernel's clock to the run's end (the coordinator's notion of "now")."""
