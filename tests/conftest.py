@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,3 +28,31 @@ def fixture_shared_data() -> Path:
     if not data.is_dir():
         pytest.skip("../shared/data is not present beside this checkout")
     return data
+
+
+@pytest.fixture(name="ray_cluster", scope="session")
+def fixture_ray_cluster() -> Iterator[None]:
+    """One local Ray (2 CPUs, no dashboard) shared by every Ray test of the session; shut down at the end."""
+    ray = pytest.importorskip("ray")
+    started = not ray.is_initialized()
+    if started:
+        # Workers import the AMs that tests define (cloudpickle ships them by module name).
+        paths = [str(Path(__file__).parent), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+            runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(paths)}},
+        )
+    yield
+    if started:
+        ray.shutdown()
+
+
+@pytest.fixture(name="backend", params=["embedded", pytest.param("ray", marks=pytest.mark.ray)])
+def fixture_backend(request: pytest.FixtureRequest) -> str:
+    """The runtime backend a behaviour test runs on: each such test runs embedded and on 2 Ray shard hosts."""
+    if request.param == "ray":
+        request.getfixturevalue("ray_cluster")
+    return str(request.param)

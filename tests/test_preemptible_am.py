@@ -211,7 +211,9 @@ class _Timed(RestartingMRAppMaster):
         return super().resume_task(task, container)
 
     def on_attempt_restarted(self) -> None:
-        self.deaths.append(self._am_died_at)  # type: ignore[arg-type]
+        # The AM container's ContainerTerminated and the new attempt's launch happen at one simulated time here;
+        # their order among same-time events is the kernel's canonical one, so the death may not be seen yet.
+        self.deaths.append(self._am_died_at if self._am_died_at is not None else self.now)
         self.runs_at_death.append(list(self.runs))
         before = self.work_lost_ms
         super().on_attempt_restarted()

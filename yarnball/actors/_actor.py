@@ -105,9 +105,9 @@ class ActorRef:
         latency = kernel.latency(sender.id if sender is not None else None, self.id) + delay
         actor = self._actor
         if actor is None:
-            kernel.schedule(latency, _dead_letter, (self.id, message, sender))
+            kernel.schedule(latency, _dead_letter, (self.id, message, sender), owner=self.id)
         else:
-            kernel.schedule(latency, actor._deliver, (message, sender))
+            kernel.schedule(latency, actor._deliver, (message, sender), owner=self.id)
 
     def ask(self, message: Any, *, timeout: float | None = None, sender: ActorRef | None = None) -> Future[Any]:
         """Send ``message`` and return a future resolved by the handler's return value.
@@ -463,7 +463,7 @@ def _spawn(kernel: Kernel, actor: Actor, actor_id: str) -> ActorRef:
         actor._busy = False
         actor._drain()
 
-    kernel.schedule(0, start, priority=URGENT)
+    kernel.schedule(0, start, priority=URGENT, owner=actor_id)
     return ref
 
 
@@ -479,6 +479,14 @@ def spawn(kernel: Kernel, actor: Actor, actor_id: str | None = None) -> ActorRef
 
 
 def lookup(kernel: Kernel, actor_id: str) -> ActorRef:
-    """The address of ``actor_id``; a ref to an unknown id is valid and its messages become dead letters."""
+    """The address of ``actor_id``; a ref to an unknown id is valid and its messages become dead letters.
+
+    A kernel that is one shard of a cluster resolves ids hosted elsewhere through its ``remote`` hook."""
     actor = kernel.actors.get(actor_id)
-    return actor.ref if actor is not None else ActorRef(actor_id, kernel, None)
+    if actor is not None:
+        return actor.ref
+    if kernel.remote is not None:
+        ref: ActorRef | None = kernel.remote(actor_id)
+        if ref is not None:
+            return ref
+    return ActorRef(actor_id, kernel, None)

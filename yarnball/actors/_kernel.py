@@ -1,12 +1,21 @@
-"""The event kernel: one heap of events ordered by ``(time, priority, sequence)``, and the clocks that pace it.
+"""The event kernel: one heap of events ordered by ``(time, priority, origin, sequence)``, and the clocks that pace it.
 
 The shape is SimPy's (``simpy/core.py``): a heap and a step function; everything else is built on it. Time is in
 **milliseconds** (YARN's unit for every interval), as an int or a float.
 
 Why not asyncio's loop as the clock: asyncio's timer heap does not keep insertion order for equal deadlines, so
 simultaneous heartbeats would be ordered by heap accident. Here the sequence number makes equal times FIFO and
-deterministic. Coroutines (``async def`` handlers and processes) are driven by the kernel itself: they await
-kernel :class:`Future` objects (sleeps, ``ask`` replies), which works the same under the virtual and the wall clock.
+deterministic.
+
+The sequence is counted **per origin** (the id of the actor whose event scheduled the new one; ``""`` outside any
+actor), not globally: equal-time events are ordered by (origin id, origin's own counter). That order depends only on
+what each actor did, never on which kernel the events were queued in, so a cluster split over several kernels (the
+Ray backend's shard hosts) processes every actor's events in exactly the order one kernel would. Each event also
+carries an ``owner`` (the actor it runs for: the receiver of a message, the actor of a timer); while it runs, the
+owner is the origin of whatever it schedules.
+
+Coroutines (``async def`` handlers and processes) are driven by the kernel itself: they await kernel
+:class:`Future` objects (sleeps, ``ask`` replies), which works the same under the virtual and the wall clock.
 """
 
 from __future__ import annotations
@@ -14,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import heapq
-import itertools
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Coroutine, Generator
@@ -246,7 +254,7 @@ class Task(Future[T]):
 
 
 class Kernel:
-    """One event queue per process, ordered by ``(time, priority, sequence)``.
+    """One event queue per process, ordered by ``(time, priority, origin, sequence)``.
 
     ``schedule`` pushes a callback ``fn(arg)``; ``run`` pops and calls them in order, moving ``now`` to each event's
     time (immediately under the :class:`VirtualClock`, paced under the :class:`WallClock`).
@@ -259,27 +267,72 @@ class Kernel:
         #: (every event at ``now`` with a lower or equal priority has run). A run that stopped at ``until`` has run
         #: every event at ``until``: the priority is then ``PASSED``. The NM heartbeat clock relies on it.
         self.priority: int = -1
-        self._queue: list[tuple[float, int, int, Callable[[Any], None], Any]] = []
-        self._seq = itertools.count()
+        # (time, priority, origin, origin's sequence, fn, arg, owner); (origin, sequence) is unique, so the
+        # comparison never reaches fn.
+        self._queue: list[tuple[float, int, str, int, Callable[[Any], None], Any, str]] = []
+        self._seqs: dict[str, int] = {}
+        #: The owner of the event being processed ("" outside any actor's event).
+        self.current: str = ""
+        #: The heap entry being processed (its first four fields are the event's canonical key), or None.
+        self.event: tuple[Any, ...] | None = None
         self._running = False
         self._stop_requested = False
         self._wakeup: asyncio.Event | None = None
         self.events_processed = 0
+        #: The time of the last event processed (``now`` may have moved on to a ``run(until=...)`` bound since).
+        self.last_event_time: float = start
         # The actor runtime's bookkeeping lives here so that every actor of a process shares it.
         self.actors: dict[str, Any] = {}
         self.dead_letters = 0
         self.handler_failures = 0
         self.default_latency: float = 0
         self._latency: dict[tuple[str, str], float] = {}
+        #: Resolves an actor id this kernel does not host into a ref (set by a shard host; None in one process).
+        self.remote: Callable[[str], Any] | None = None
 
     # -- scheduling ---------------------------------------------------------------------------------------------
-    def schedule(self, delay: float, fn: Callable[[Any], None], arg: Any = None, *, priority: int = NORMAL) -> None:
-        """Call ``fn(arg)`` at ``now + delay``. Equal times run by priority, then in scheduling order."""
+    def schedule(
+        self,
+        delay: float,
+        fn: Callable[[Any], None],
+        arg: Any = None,
+        *,
+        priority: int = NORMAL,
+        owner: str | None = None,
+    ) -> None:
+        """Call ``fn(arg)`` at ``now + delay``. Equal times run by priority, then by origin, then in the origin's
+        scheduling order. ``owner`` is the actor the event runs for (default: the current event's owner)."""
         if delay < 0:
             raise ValueError(f"cannot schedule into the past (delay={delay})")
-        heapq.heappush(self._queue, (self.now + delay, priority, next(self._seq), fn, arg))
+        origin = self.current
+        seq = self._seqs.get(origin, 0)
+        self._seqs[origin] = seq + 1
+        entry = (self.now + delay, priority, origin, seq, fn, arg, origin if owner is None else owner)
+        heapq.heappush(self._queue, entry)
         if self._wakeup is not None:
             self._wakeup.set()
+
+    def next_key(self) -> tuple[str, int]:
+        """Take the next (origin, sequence) of the current origin, as :meth:`schedule` would, without queueing:
+        a message leaving for another kernel carries it, so that it is ordered there exactly as here."""
+        origin = self.current
+        seq = self._seqs.get(origin, 0)
+        self._seqs[origin] = seq + 1
+        return origin, seq
+
+    def push(
+        self, t: float, priority: int, origin: str, seq: int, fn: Callable[[Any], None], arg: Any, owner: str
+    ) -> None:
+        """Queue an event with an explicit canonical key (a message that arrived from another kernel)."""
+        if t < self.now:
+            raise ActorError(f"an event for {owner!r} at t={t} ms arrived after its time (now {self.now} ms)")
+        heapq.heappush(self._queue, (t, priority, origin, seq, fn, arg, owner))
+        if self._wakeup is not None:
+            self._wakeup.set()
+
+    def set_sequence(self, origin: str, seq: int) -> None:
+        """Make ``origin``'s next sequence ``seq`` (a coordinator replays setup steps numbered globally)."""
+        self._seqs[origin] = seq
 
     def call_later(self, delay: float, fn: Callable[[], None]) -> TimerHandle:
         """Call ``fn()`` after ``delay`` ms unless the returned handle is cancelled first."""
@@ -329,6 +382,8 @@ class Kernel:
     def stop(self) -> None:
         """Make the current ``run`` return after the event being processed."""
         self._stop_requested = True
+        if self._wakeup is not None:  # a run_async waiting for the wall clock looks again at once
+            self._wakeup.set()
 
     # -- latency between actors --------------------------------------------------------------------------------
     def set_latency(self, src: str, dst: str, ms: float) -> None:
@@ -366,16 +421,21 @@ class Kernel:
                     break
                 if not virtual:
                     clock.wait_until(t)
-                t, p, _, fn, arg = pop(queue)
+                entry = pop(queue)
+                t, p = entry[0], entry[1]
                 if t != self.now:
                     self.now = t
                     self.priority = p
                 elif p > self.priority:
                     self.priority = p  # a same-time event scheduled after later-priority ones ran: keep the mark
+                self.event = entry
+                self.current = entry[6]
                 count += 1
-                fn(arg)
+                entry[4](entry[5])
                 if self._stop_requested:
                     break
+            if count:
+                self.last_event_time = self.now
             if until is not None and not self._stop_requested:
                 if self.now < until and not virtual:
                     clock.wait_until(until)
@@ -384,6 +444,8 @@ class Kernel:
         finally:
             self.events_processed += count
             self._running = False
+            self.current = ""
+            self.event = None
             current_kernel.reset(token)
         return self.now
 
@@ -436,19 +498,24 @@ class Kernel:
                 self._wakeup.clear()
                 if not await self.clock.wait_until_async(t, self._wakeup):
                     continue  # something new was scheduled; look at the head again
-                t, p, _, fn, arg = heapq.heappop(queue)
+                entry = heapq.heappop(queue)
+                t, p = entry[0], entry[1]
                 if t != self.now:
                     self.now = t
                     self.priority = p
                 elif p > self.priority:
                     self.priority = p  # a same-time event scheduled after later-priority ones ran: keep the mark
+                self.event = entry
+                self.current = entry[6]
                 self.events_processed += 1
-                fn(arg)
+                entry[4](entry[5])
             if until is not None and not self._stop_requested:
                 self.now = until
                 self.priority = PASSED
         finally:
             self._wakeup = None
             self._running = False
+            self.current = ""
+            self.event = None
             current_kernel.reset(token)
         return self.now

@@ -8,6 +8,8 @@ sorted keys and no wall-clock stamp they are byte-identical for the same program
 
 from __future__ import annotations
 
+import heapq
+import json
 import logging
 import sys
 from pathlib import Path
@@ -17,7 +19,7 @@ import structlog
 
 from yarnball.actors._kernel import current_kernel
 
-__all__ = ["add_sim_time", "configure_logging"]
+__all__ = ["add_sim_time", "configure_logging", "flush_logging", "merge_event_logs"]
 
 _open_file: IO[str] | None = None
 
@@ -31,11 +33,71 @@ def add_sim_time(_logger: Any, _method: str, event_dict: dict[str, Any]) -> dict
     return event_dict
 
 
+class _EventKeyPrefix:
+    """Prefix each rendered JSON line with the canonical key of the event that logged it, and a tab.
+
+    A shard host writes such lines so that the driver can merge every host's file into the one log a single
+    kernel would have written (:func:`merge_event_logs`): events run in key order on every kernel, and the lines
+    of one event keep their order through the line counter.
+    """
+
+    def __init__(self) -> None:
+        self._event: object = None
+        self._line = 0
+
+    def __call__(self, _logger: Any, _method: str, rendered: str) -> str:
+        kernel = current_kernel.get()
+        event = kernel.event if kernel is not None else None
+        if event is not self._event:
+            self._event = event
+            self._line = 0
+        else:
+            self._line += 1
+        key = [-1, 0, "", 0] if event is None else [event[0], event[1], event[2], event[3]]
+        key.append(self._line)
+        return json.dumps(key, separators=(",", ":")) + "\t" + rendered
+
+
+def merge_event_logs(
+    parts: list[str | Path], dest: str | Path, *, stop_key: tuple[Any, ...] | None = None, presorted: bool = True
+) -> int:
+    """Merge key-prefixed logs (one per shard host) into ``dest`` in canonical order and strip the keys.
+
+    Lines of events after ``stop_key`` (the event that ended the run on the RM's host; the other hosts may have run
+    on to the window's end) are dropped. Returns the number of lines written.
+    """
+
+    def read(path: str | Path) -> list[tuple[list[Any], str]]:
+        rows = []
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                key, _, body = line.partition("\t")
+                rows.append((json.loads(key), body))
+        return rows
+
+    streams = [read(p) for p in parts if Path(p).is_file()]
+    merged = (
+        heapq.merge(*streams, key=lambda row: row[0])
+        if presorted
+        else sorted((row for s in streams for row in s), key=lambda row: row[0])
+    )
+    limit = list(stop_key) if stop_key is not None else None
+    count = 0
+    with open(dest, "w", encoding="utf-8") as out:
+        for key, body in merged:
+            if limit is not None and key[:4] > limit:
+                continue
+            out.write(body)
+            count += 1
+    return count
+
+
 def configure_logging(
     *,
     json_path: str | Path | None = None,
     level: str = "info",
     stream: IO[str] | None = None,
+    event_keys: bool = False,
 ) -> None:
     """Configure structlog for yarnball.
 
@@ -43,6 +105,7 @@ def configure_logging(
         json_path: write JSON lines (sorted keys, simulated time, no wall time) to this file, replacing it.
         level: the lowest level written ("debug", "info", "warning", "error").
         stream: without ``json_path``, where human-readable lines go (default ``sys.stderr``).
+        event_keys: prefix each JSON line with its event's canonical key (shard hosts; see merge_event_logs).
     """
     global _open_file
     if _open_file is not None:
@@ -58,6 +121,8 @@ def configure_logging(
             structlog.processors.format_exc_info,
             structlog.processors.JSONRenderer(sort_keys=True),
         ]
+        if event_keys:
+            processors.append(_EventKeyPrefix())
         factory: Any = structlog.WriteLoggerFactory(file=_open_file)
     else:
         processors += [structlog.dev.ConsoleRenderer(colors=False)]
@@ -68,6 +133,12 @@ def configure_logging(
         logger_factory=factory,
         cache_logger_on_first_use=False,
     )
+
+
+def flush_logging() -> None:
+    """Flush the JSON lines file, if one is open (a shard host does it after every window)."""
+    if _open_file is not None:
+        _open_file.flush()
 
 
 def close_logging() -> None:

@@ -41,8 +41,30 @@ DEFAULT_QUEUES = {
 DEFAULT_CLUSTER_TIMESTAMP = 1_700_000_000_000
 
 
+def normalized_conf(conf: Configuration | Mapping[str, object] | None) -> Configuration:
+    """``conf`` as a Configuration, with Hadoop's single root.default queue when it defines no queues."""
+    if not isinstance(conf, Configuration):
+        conf = Configuration(conf)
+    if conf.get("yarn.scheduler.capacity.root.queues") is None:
+        for key, value in DEFAULT_QUEUES.items():
+            conf.set(key, value)
+    return conf
+
+
 class Cluster:
-    """A ResourceManager with its CapacityScheduler and one NodeManager per node, on one virtual-time kernel."""
+    """A ResourceManager with its CapacityScheduler and one NodeManager per node, on one virtual-time kernel.
+
+    ``backend="ray"`` returns a :class:`~yarnball.launcher._sharded.ShardedCluster` instead: the same API with the
+    actors on shard hosts in Ray actors (``address`` joins a running Ray cluster, ``hosts`` and ``latency_ms``
+    set the sharding); Ray is imported only then.
+    """
+
+    def __new__(cls, *args: Any, backend: str = "embedded", **kwargs: Any) -> Cluster:
+        if cls is Cluster and backend in ("ray", "inprocess"):
+            from yarnball.launcher._sharded import ShardedCluster
+
+            return super().__new__(ShardedCluster)
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -53,20 +75,20 @@ class Cluster:
         cluster_timestamp: int = DEFAULT_CLUSTER_TIMESTAMP,
         backend: str = "embedded",
         elastic: ElasticConfig | None = None,
+        latency_ms: float | None = None,
     ) -> None:
         if backend != "embedded":
-            raise SimulationError(f"unknown backend {backend!r}; this build supports 'embedded'")
-        if not isinstance(conf, Configuration):
-            conf = Configuration(conf)
-        if conf.get("yarn.scheduler.capacity.root.queues") is None:
-            for key, value in DEFAULT_QUEUES.items():
-                conf.set(key, value)
+            raise SimulationError(f"unknown backend {backend!r}; expected 'embedded' or 'ray'")
+        conf = normalized_conf(conf)
         self.conf = conf
         self.seed = seed
         self.rng = random.Random(seed)
         cs_conf = CapacitySchedulerConfiguration(conf)
         cs_conf.validate()
         self.kernel = Kernel()
+        # One modelled latency for every message between actors (0: instant); the Ray backend needs it > 0 and
+        # gives the same results as this kernel for the same latency.
+        self.kernel.default_latency = float(latency_ms or 0)
         self.scheduler = CapacityScheduler(cs_conf, cluster_timestamp=cluster_timestamp)
         self.rm = ResourceManager(
             conf, self.scheduler, cluster_timestamp=cluster_timestamp, rng=random.Random(f"opportunistic-{seed}")
@@ -163,7 +185,8 @@ class Cluster:
     def fail_node(self, host: str, at_ms: float) -> None:
         """Make the NodeManager on ``host`` die at ``at_ms``; the RM expires it after the liveness interval."""
         nm = self.node_managers[host]
-        self.kernel.schedule(max(0.0, at_ms - self.kernel.now), lambda _: nm.fail())
+        # Owned by the NM, so what it sends is ordered as its own messages (the same on every backend).
+        self.kernel.schedule(max(0.0, at_ms - self.kernel.now), lambda _: nm.fail(), owner=nm.id)
 
     # -- running ----------------------------------------------------------------------------------------------
     def _on_app_done(self, app: Any) -> None:
@@ -219,3 +242,11 @@ class Cluster:
     @property
     def running_containers(self) -> int:
         return len(self.rm.live)
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """The RM's counters (apps_submitted, containers_allocated, nodes_lost, ...)."""
+        return dict(self.rm.counters)
+
+    def close(self) -> None:
+        """Release the backend's resources (nothing to do for the embedded kernel)."""

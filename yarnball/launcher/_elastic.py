@@ -348,7 +348,12 @@ def node_hours(cluster: Any) -> float:
     autoscaler = getattr(cluster, "autoscaler", None)
     if autoscaler is not None:
         return autoscaler.node_hours()
-    return len(cluster.node_managers) * float(cluster.kernel.now) / _HOUR_MS
+    managers = getattr(cluster, "node_managers", None)
+    if managers is None:  # a Ray shard host's view (launcher/_sharded.py HostView): count the nodes the RM knows
+        count = len(cluster.rm.nodes) + len(cluster.rm.lost_nodes)
+    else:
+        count = len(managers)
+    return count * float(cluster.kernel.now) / _HOUR_MS
 
 
 def attach_autoscaler(cluster: Cluster, config: ElasticConfig | None) -> Autoscaler | None:

@@ -80,6 +80,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="lowest level written to events.jsonl (default info)",
     )
     sim.add_argument("--no-plots", action="store_true", help="do not write the PNG plots")
+    sim.add_argument(
+        "--backend",
+        choices=("embedded", "ray"),
+        default="embedded",
+        help="embedded: one process (default); ray: shard hosts in Ray actors, same results for the same seed",
+    )
+    sim.add_argument("--address", default=None, help="with --backend ray: join this Ray cluster (default: start one)")
+    sim.add_argument(
+        "--hosts", type=int, default=2, metavar="N", help="with --backend ray: number of shard hosts (default 2)"
+    )
+    sim.add_argument(
+        "--latency-ms",
+        type=float,
+        default=None,
+        metavar="MS",
+        help="modelled latency of every message between actors (default 0 embedded, 1 on ray; the ray backend's "
+        "window); give the same value to both backends to compare them",
+    )
     sim.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
     # Listed for --help only: main() hands everything after 'preempt' to yarnball.launcher.whatif.main.
     sub.add_parser(
@@ -125,6 +143,8 @@ def _simulate(args: argparse.Namespace) -> int:
     from yarnball.launcher.workloads import TraceDefaults, load_workload
     from yarnball.protocols import keys
 
+    if args.address is not None and args.backend != "ray":
+        raise ConfigurationError("--address needs --backend ray")
     trace_type, trace_location = _trace_arguments(args)
     # While the inputs are read, their warnings go to stderr for the user; the run itself logs to events.jsonl.
     configure_logging(level="warning", stream=sys.stderr)
@@ -153,9 +173,23 @@ def _simulate(args: argparse.Namespace) -> int:
     if args.print_simulation:
         print_simulation(workload, sys.stdout)
 
+    if args.backend == "ray":
+        from yarnball.launcher._cli_sharded import simulate_sharded
+
+        summary = simulate_sharded(
+            args,
+            conf,
+            workload,
+            out,
+            track,
+            interval_ms,
+            _Progress(None, _target_ms(workload, args.until_ms), sys.stderr, enabled=not args.no_progress),
+        )
+        _print_summary(summary, out, sys.stdout)
+        return 0
     configure_logging(json_path=out / "events.jsonl", level=args.log_level)
     try:
-        cluster = Cluster(conf, workload.nodes, seed=args.seed)
+        cluster = Cluster(conf, workload.nodes, seed=args.seed, latency_ms=args.latency_ms)
         cluster.submit_workload(workload)
         recorder = MetricsRecorder(cluster, interval_ms, track_jobs=[j for j in track if j in known])
         recorder.start()
@@ -279,11 +313,10 @@ class _Progress:
     def _draw(self, now_ms: float, *, final: bool) -> None:
         pct = 100.0 if final else min(99.9, 100.0 * now_ms / self.target_ms) if self.target_ms > 0 else 0.0
         filled = int(pct / 100 * 30)
-        rm = self.cluster.rm
-        text = (
-            f"[{'#' * filled}{'.' * (30 - filled)}] {pct:5.1f}%  simulated {now_ms / 1000:,.0f} s  "
-            f"apps done {rm.apps_done}/{len(self.cluster.masters)}"
-        )
+        rm = getattr(self.cluster, "rm", None)  # the sharded backends keep the RM on a host
+        text = f"[{'#' * filled}{'.' * (30 - filled)}] {pct:5.1f}%  simulated {now_ms / 1000:,.0f} s"
+        if rm is not None:
+            text += f"  apps done {rm.apps_done}/{len(self.cluster.masters)}"
         if self.tty:
             self.stream.write("\r" + text + ("\n" if final else ""))
         else:
@@ -293,7 +326,8 @@ class _Progress:
 
     def finish(self) -> None:
         if self.enabled and (self.tty or self.drawn):
-            self._draw(self.cluster.kernel.now, final=True)
+            kernel = getattr(self.cluster, "kernel", None)  # the sharded backends have no local kernel
+            self._draw(kernel.now if kernel is not None else self.cluster.now, final=True)
 
 
 def _print_summary(summary: dict[str, Any], out: Path, stream: IO[str]) -> None:

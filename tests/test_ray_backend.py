@@ -1,0 +1,166 @@
+"""The Ray backend: same outputs as embedded for one seed, a dead shard host, and logging inside the workers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from yarnball.actors._appmaster import ApplicationMaster
+from yarnball.errors import SimulationError
+from yarnball.launcher import Cluster
+from yarnball.launcher._shard import host_of
+from yarnball.launcher.cli import main
+from yarnball.launcher.workloads import WorkloadBuilder, task_spec
+from yarnball.protocols import Configuration
+from yarnball.testing import captured_events
+
+pytestmark = pytest.mark.ray
+
+DETERMINISTIC_OUTPUTS = (
+    "events.jsonl",
+    "jobruntime.csv",
+    "realtimetrack.json",
+    "metrics/cluster.csv",
+    "metrics/queues.csv",
+    "metrics/applications.csv",
+    "metrics/scheduler_ops.csv",
+)
+
+
+def write_trace(path: Path) -> Path:
+    """A small SLS trace: three MapReduce jobs on four nodes, about 40 simulated seconds."""
+    jobs = []
+    for j in range(3):
+        start = j * 4000
+        tasks = [
+            {
+                "container.host": f"/default-rack/node{1 + (t % 4)}",
+                "container.start.ms": start + 1000,
+                "container.end.ms": start + 1000 + 15_000 + 1000 * t,
+                "container.priority": 20,
+                "container.type": "map" if t < 3 else "reduce",
+            }
+            for t in range(4)
+        ]
+        jobs.append(
+            {
+                "am.type": "mapreduce",
+                "job.start.ms": start,
+                "job.end.ms": start + 30_000,
+                "job.queue.name": "default",
+                "job.id": f"job_{j + 1}",
+                "job.user": "default",
+                "job.tasks": tasks,
+            }
+        )
+    path.write_text("\n".join(json.dumps(job) for job in jobs), encoding="utf-8")
+    return path
+
+
+def simulate(trace: Path, out: Path, *extra: str) -> None:
+    argv = ["simulate", "--tracelocation", str(trace), "--output-dir", str(out), "--seed", "7"]
+    argv += ["--latency-ms", "1", "--no-plots", "--no-progress", "--log-level", "debug", *extra]
+    assert main(argv) == 0
+
+
+def test_golden_outputs_equal_on_embedded_and_ray_with_1_and_2_hosts(ray_cluster: None, tmp_path: Path) -> None:
+    """One seed: embedded, 1 Ray host and 2 Ray hosts write byte-identical event logs and results files."""
+    trace = write_trace(tmp_path / "trace.json")
+    simulate(trace, tmp_path / "embedded")
+    simulate(trace, tmp_path / "ray1", "--backend", "ray", "--hosts", "1")
+    simulate(trace, tmp_path / "ray2", "--backend", "ray", "--hosts", "2")
+    expected = {name: (tmp_path / "embedded" / name).read_bytes() for name in DETERMINISTIC_OUTPUTS}
+    assert expected["jobruntime.csv"].count(b"\n") == 4  # header + three finished jobs
+    assert expected["events.jsonl"].count(b"\n") > 20
+    for run in ("ray1", "ray2"):
+        for name in DETERMINISTIC_OUTPUTS:
+            assert (tmp_path / run / name).read_bytes() == expected[name], f"{run}/{name} differs from embedded"
+        summary = json.loads((tmp_path / run / "summary.json").read_text())
+        base = json.loads((tmp_path / "embedded" / "summary.json").read_text())
+        for key in ("applications", "containers", "utilization", "simulated_seconds", "outputs"):
+            assert summary[key] == base[key]
+    assert not list((tmp_path / "ray2").glob("events.jsonl.host*"))  # the host parts were merged away
+
+
+def test_dead_shard_host_stops_the_run_with_an_error_naming_it(ray_cluster: None) -> None:
+    """Killing shard host 1 mid-run makes the next run raise SimulationError naming host 1."""
+    builder = WorkloadBuilder().nodes(6, memory_mb=8192, vcores=8)
+    builder.job("long", tasks=[task_spec(4, 120_000)])
+    workload = builder.build()
+    cluster = Cluster(Configuration(), workload.nodes, seed=1, backend="ray", hosts=2, latency_ms=50)
+    cluster.submit_workload(workload)
+    try:
+        with captured_events():
+            cluster.run(until_ms=5_000)
+            cluster.kill_host(1)  # type: ignore[attr-defined]
+            with pytest.raises(SimulationError, match="shard host 1 of 2 died"):
+                cluster.run(until_ms=60_000)
+    finally:
+        cluster.close()
+
+
+def test_cli_with_dead_host_exits_2_and_keeps_outputs_so_far(ray_cluster: None, tmp_path: Path) -> None:
+    """A host dying under `yarnball simulate --backend ray` is a one-line error; host 0's outputs are written."""
+    from yarnball.launcher import _sharded
+
+    original = _sharded.ShardedCluster._windows
+    calls = {"n": 0}
+
+    def kill_after_some_windows(self: _sharded.ShardedCluster, *args: object) -> float:
+        group = self._start()
+        real_run_window = group.run_window
+
+        def run_window(*a: object) -> object:
+            calls["n"] += 1
+            if calls["n"] == 50:
+                group.kill(1)  # type: ignore[attr-defined]
+            return real_run_window(*a)  # type: ignore[arg-type]
+
+        group.run_window = run_window  # type: ignore[method-assign]
+        return original(self, *args)  # type: ignore[arg-type]
+
+    _sharded.ShardedCluster._windows = kill_after_some_windows  # type: ignore[method-assign]
+    try:
+        trace = write_trace(tmp_path / "trace.json")
+        argv = ["simulate", "--tracelocation", str(trace), "--output-dir", str(tmp_path / "out"), "--no-progress"]
+        assert main([*argv, "--backend", "ray", "--hosts", "2", "--no-plots"]) == 2
+    finally:
+        _sharded.ShardedCluster._windows = original  # type: ignore[method-assign]
+    assert (tmp_path / "out" / "metrics" / "cluster.csv").is_file()
+    assert (tmp_path / "out" / "events.jsonl").stat().st_size > 0
+
+
+class TalkativeAM(ApplicationMaster):
+    """An AM that logs when it registers and then finishes at once."""
+
+    def on_registered(self, response: object) -> None:
+        self.log.info("talkative_am_registered")
+        self.finish()
+
+
+def test_every_host_logs_from_its_own_worker(ray_cluster: None, tmp_path: Path) -> None:
+    """Logging is configured inside each host's Ray worker: an AM on host 1 and the RM on host 0 both reach the
+    merged log."""
+    log = tmp_path / "events.jsonl"
+    name = next(n for n in (f"talk{i}" for i in range(100)) if host_of(f"am-{n}-0", 2) == 1)
+    nodes = WorkloadBuilder().nodes(2, memory_mb=8192, vcores=8).build().nodes
+    cluster = Cluster(Configuration(), nodes, seed=2, backend="ray", hosts=2, latency_ms=20, event_log=log)
+    cluster.submit(TalkativeAM(name=name))
+    cluster.run(until_ms=60_000)
+    parts = [Path(f"{log}.host{i}") for i in range(2)]
+    assert all(p.stat().st_size > 0 for p in parts)
+    cluster.close()
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert any(r["event"] == "talkative_am_registered" and r["actor"] == f"am-{name}-0" for r in records)
+    assert any(r.get("actor") == "rm" for r in records)
+
+
+def test_importing_yarnball_and_the_cluster_does_not_import_ray() -> None:
+    """Only choosing the Ray backend imports Ray."""
+    code = "import sys, yarnball, yarnball.launcher._sharded; print('ray' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"

@@ -1,0 +1,69 @@
+"""``yarnball simulate --backend ray``: the same run and output files as the embedded CLI, on shard hosts."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from yarnball.actors._logging import close_logging, configure_logging
+from yarnball.errors import SimulationError, YarnballError
+from yarnball.launcher._cluster import Cluster
+
+__all__ = ["simulate_sharded"]
+
+
+def simulate_sharded(
+    args: argparse.Namespace,
+    conf: Any,
+    workload: Any,
+    out: Path,
+    track: list[str],
+    interval_ms: int,
+    progress: Any,
+) -> dict[str, Any]:
+    """Run ``workload`` on Ray shard hosts and write the outputs into ``out``; return the summary.
+
+    The hosts write their event logs beside ``events.jsonl`` and the driver merges them when the cluster closes.
+    If a host dies, whatever host 0 recorded so far is written (when host 0 is alive), the logs are merged, and the
+    :class:`~yarnball.errors.SimulationError` naming the host is raised.
+    """
+    known = {j.job_id for j in workload.jobs}
+    configure_logging(level="warning", stream=sys.stderr)  # the driver's own warnings; the hosts log the run
+    cluster = Cluster(
+        conf,
+        workload.nodes,
+        seed=args.seed,
+        backend="ray",
+        address=args.address,
+        hosts=args.hosts,
+        latency_ms=args.latency_ms,
+        event_log=out / "events.jsonl",
+        log_level=args.log_level,
+    )
+    try:
+        cluster.submit_workload(workload)
+        cluster.record_metrics(interval_ms, [j for j in track if j in known])  # type: ignore[attr-defined]
+        progress.cluster = cluster
+        start = time.perf_counter()
+        try:
+            cluster.run(until_ms=args.until_ms, on_progress=progress)
+        except SimulationError:
+            try:  # flush what the RM's host recorded so far
+                cluster.write_outputs(  # type: ignore[attr-defined]
+                    out, wall_seconds=time.perf_counter() - start, workload=workload, plots=False
+                )
+            except YarnballError:
+                pass
+            raise
+        wall = time.perf_counter() - start
+        progress.finish()
+        summary: dict[str, Any] = cluster.write_outputs(  # type: ignore[attr-defined]
+            out, wall_seconds=wall, workload=workload, plots=not args.no_plots
+        )
+    finally:
+        cluster.close()
+        close_logging()
+    return summary

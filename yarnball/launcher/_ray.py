@@ -1,0 +1,191 @@
+"""The Ray side of the sharded backend: each shard host in its own Ray actor. Imported only for ``backend="ray"``.
+
+One Ray actor per simulated node would cost a process (~80 MB) and a ~1-2 ms call per message; here a handful of
+host actors each run a kernel with thousands of yarnball actors, and the coordinator makes one call per host per
+window, carrying the encoded batches (Ray's own advice: batch, and avoid ``ray.get`` in a loop).
+
+Every host configures yarnball's logging in its own worker process (driver-side configuration does not reach Ray
+workers), writing key-prefixed JSON lines that the driver merges. Ray's exceptions are translated at this boundary:
+a dead host becomes a :class:`~yarnball.errors.SimulationError` naming it, with Ray's error as the cause.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+import ray
+import structlog
+from ray.exceptions import RayActorError, RayError, RayTaskError
+
+from yarnball.actors._logging import close_logging, configure_logging, flush_logging
+from yarnball.errors import SimulationError, YarnballError
+from yarnball.launcher._sharded import HostGroup, HostView, WindowResult
+from yarnball.protocols import Configuration
+
+__all__ = ["RayHosts", "start_ray"]
+
+log = structlog.get_logger(__name__)
+
+
+class _HostActor:
+    """The body of one shard host's Ray actor: a :class:`HostView` and its logging.
+
+    An actor is a process that takes about a second to start here, so a closed cluster's host actors are kept
+    for the next cluster of the session (on a Ray this process did not start) and re-initialised by :meth:`reset`.
+    """
+
+    def __init__(self) -> None:
+        self.view: HostView | None = None
+
+    def reset(
+        self,
+        index: int,
+        hosts: int,
+        conf: Configuration,
+        options: dict[str, Any],
+        log_part: str | None,
+        log_level: str,
+    ) -> None:
+        close_logging()
+        if log_part is not None:
+            configure_logging(json_path=log_part, level=log_level, event_keys=True)
+        self.view = HostView(index, hosts, conf, options)
+
+    def setup(self, steps: list[tuple[Any, ...]]) -> None:
+        assert self.view is not None
+        self.view.setup(steps)
+        # The actors just built live for the whole run: keep them out of the collector's generations (this
+        # worker process belongs to the host).
+        gc.freeze()
+        flush_logging()
+
+    def run_window(self, end: float | None, inclusive: bool, inbound: list[bytes]) -> WindowResult:
+        assert self.view is not None
+        try:
+            return self.view.run_window(end, inclusive, inbound)
+        finally:
+            flush_logging()  # what a host logged survives its death
+
+    def call(self, method: str, *args: Any) -> Any:
+        return getattr(self.view, method)(*args)
+
+    def close(self) -> None:
+        self.view = None
+        close_logging()
+
+
+_RayHostActor = ray.remote(num_cpus=0, max_restarts=0)(_HostActor)
+
+#: Idle host actors of closed clusters, reused by the next cluster on the same Ray.
+_idle: list[Any] = []
+
+
+def start_ray(address: str | None) -> bool:
+    """Connect to Ray (``address``) or start a small local one; return True if this call started it."""
+    if ray.is_initialized():
+        return False
+    try:
+        if address is None:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        else:
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
+    except (RayError, ConnectionError, ValueError, RuntimeError) as exc:
+        where = f"the Ray cluster at {address!r}" if address else "a local Ray"
+        raise SimulationError(f"could not start or join {where}: {exc}") from exc
+    return True
+
+
+class RayHosts(HostGroup):
+    """``hosts`` shard hosts, each a Ray actor; Ray is started locally unless it is running or ``address`` is set."""
+
+    def __init__(
+        self,
+        hosts: int,
+        conf: Configuration,
+        options: dict[str, Any],
+        *,
+        address: str | None = None,
+        log_parts: list[str] | None = None,
+        log_level: str = "info",
+    ) -> None:
+        self.size = hosts
+        self._started_ray = start_ray(address)
+        if self._started_ray:
+            _idle.clear()  # actors of an earlier Ray are gone
+        self._dead: set[int] = set()
+        self.actors = [_idle.pop() if _idle else _RayHostActor.remote() for _ in range(hosts)]
+        refs = [
+            actor.reset.remote(i, hosts, conf, options, log_parts[i] if log_parts else None, log_level)
+            for i, actor in enumerate(self.actors)
+        ]
+        try:
+            ray.get(refs)
+        except RayError:  # an idle actor did not survive: start fresh ones
+            self.actors = [_RayHostActor.remote() for _ in range(hosts)]
+            refs = [
+                actor.reset.remote(i, hosts, conf, options, log_parts[i] if log_parts else None, log_level)
+                for i, actor in enumerate(self.actors)
+            ]
+            self._get(refs, "start")
+
+    def _get(self, refs: list[Any], what: str, indexes: list[int] | None = None) -> list[Any]:
+        try:
+            return ray.get(refs)  # type: ignore[no-any-return]
+        except RayError:
+            pass
+        # Find which host failed, in host order, so that the error names the first one.
+        for index, ref in zip(indexes if indexes is not None else range(len(refs)), refs, strict=True):
+            try:
+                ray.get(ref)
+            except RayActorError as exc:
+                self._dead.add(index)
+                raise SimulationError(
+                    f"shard host {index} of {self.size} died during {what}; the run stopped "
+                    "(outputs and event logs so far are kept)"
+                ) from exc
+            except RayTaskError as exc:
+                cause = exc.cause if isinstance(exc.cause, BaseException) else exc
+                if isinstance(cause, YarnballError):
+                    raise type(cause)(f"shard host {index}: {cause}") from exc
+                raise SimulationError(f"shard host {index} failed during {what}: {cause}") from exc
+        raise SimulationError(f"a shard host failed during {what}")  # pragma: no cover - ray reported, then recovered
+
+    def setup(self, steps: list[tuple[Any, ...]]) -> None:
+        ref = ray.put(steps)
+        self._get([a.setup.remote(ref) for a in self.actors], "setup")
+
+    def run_window(
+        self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
+    ) -> list[WindowResult | None]:
+        indexes = [i for i in range(self.size) if active[i]]
+        refs = [self.actors[i].run_window.remote(end, inclusive, inbound[i]) for i in indexes]
+        got = self._get(refs, f"the window ending at {end} ms", indexes)
+        results: list[WindowResult | None] = [None] * self.size
+        for i, result in zip(indexes, got, strict=True):
+            results[i] = result
+        return results
+
+    def call(self, index: int, method: str, *args: Any) -> Any:
+        if index in self._dead:
+            raise SimulationError(f"shard host {index} is dead; {method} is not available")
+        return self._get([self.actors[index].call.remote(method, *args)], method, [index])[0]
+
+    def kill(self, index: int) -> None:
+        """Kill one host's Ray actor (fault injection for tests and drills)."""
+        ray.kill(self.actors[index], no_restart=True)
+
+    def close(self) -> None:
+        live = [a.close.remote() for i, a in enumerate(self.actors) if i not in self._dead]
+        try:
+            ray.get(live, timeout=30)
+        except RayError:
+            log.warning("shard_host_close_failed")
+        for index, actor in enumerate(self.actors):
+            if self._started_ray or index in self._dead:
+                ray.kill(actor, no_restart=True)
+            else:
+                _idle.append(actor)
+        self.actors = []
+        if self._started_ray:
+            ray.shutdown()

@@ -1,0 +1,506 @@
+"""The Cluster API over shard hosts: the coordinator of the conservative synchronous windows.
+
+:class:`ShardedCluster` is what ``Cluster(..., backend="ray")`` returns. The driver keeps the same building calls
+(``add_node``, ``submit``, ``submit_job``, ``fail_node``) and turns them into setup steps numbered as one kernel
+would number them; :meth:`ShardedCluster.run` then drives the hosts window by window:
+
+1. every host delivers the batches addressed to it and runs its kernel to the window end;
+2. every host returns one encoded batch per destination host, the time of its next event and whether the RM saw
+   every application finish;
+3. the coordinator routes the batches and starts the next window at the earliest pending time (idle stretches are
+   skipped), each window as long as the smallest latency between hosts.
+
+The hosts live behind :class:`HostGroup` (the seam): :class:`InProcessHosts` runs them in this process (fast
+tests, no Ray), ``yarnball.launcher._ray.RayHosts`` runs each in its own Ray actor.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from yarnball.actors._appmaster import ApplicationMaster
+from yarnball.errors import SimulationError
+from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, normalized_conf
+from yarnball.launcher._shard import ShardHost
+from yarnball.launcher.workloads import NodeSpec, SkippedJob
+from yarnball.policies.capacity import CapacitySchedulerConfiguration, QueueMetrics
+from yarnball.protocols import ApplicationReport, Configuration, keys
+
+__all__ = ["HostGroup", "InProcessHosts", "ShardedCluster", "WindowResult"]
+
+# What a host returns per window: (batches by destination host, next event time, done time, last event time,
+# earliest deliver time among the batches).
+WindowResult = tuple[dict[int, bytes], "float | None", "float | None", float, "float | None"]
+
+
+class HostGroup(ABC):
+    """The shard hosts of one run, wherever they live."""
+
+    size: int
+
+    @abstractmethod
+    def setup(self, steps: list[tuple[Any, ...]]) -> None:
+        """Apply setup steps on every host."""
+
+    @abstractmethod
+    def run_window(
+        self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
+    ) -> list[WindowResult | None]:
+        """Run one window on the ``active`` hosts (in parallel where possible); results in host order, None for a
+        host left idle (nothing due in the window and nothing delivered to it)."""
+
+    @abstractmethod
+    def call(self, index: int, method: str, *args: Any) -> Any:
+        """Call ``method`` on the :class:`HostView` of host ``index`` and return its result."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop the hosts (and whatever was started for them)."""
+
+
+class HostView:
+    """What runs on a host: the :class:`ShardHost` plus the queries and outputs the driver asks for."""
+
+    def __init__(self, index: int, hosts: int, conf: Configuration, options: dict[str, Any]) -> None:
+        self.host = ShardHost(
+            index,
+            hosts,
+            conf,
+            cluster_timestamp=options["cluster_timestamp"],
+            latency_ms=options["latency_ms"],
+            placement=options.get("placement"),
+        )
+        self.jobs: dict[str, Any] = {}
+        self.skipped: list[SkippedJob] = []
+
+    # The attributes MetricsRecorder and write_outputs read from a cluster, served by host 0.
+    @property
+    def kernel(self) -> Any:
+        return self.host.kernel
+
+    @property
+    def rm(self) -> Any:
+        return self.host.rm
+
+    def every(self, interval_ms: float, callback: Callable[[], Any], *, start_ms: float = 0) -> None:
+        kernel = self.host.kernel
+
+        def tick(_: Any) -> None:
+            callback()
+            kernel.schedule(interval_ms, tick)
+
+        kernel.schedule(start_ms, tick)
+
+    def setup(self, steps: list[tuple[Any, ...]]) -> None:
+        plain = []
+        for step in steps:
+            if step[0] == "recorder":
+                if self.host.rm is not None:
+                    from yarnball.launcher._outputs import MetricsRecorder
+
+                    self.host.kernel.set_sequence("", step[1])
+                    self.host.recorder = MetricsRecorder(self, step[2], track_jobs=step[3])
+                    self.host.recorder.start()
+            else:
+                plain.append(step)
+        self.host.setup(plain)
+
+    def run_window(self, end: float | None, inclusive: bool, inbound: list[bytes]) -> WindowResult:
+        host = self.host
+        out, peek, done, first = host.run_window(end, inclusive, inbound)
+        return out, peek, done, host.last_event_time, first
+
+    def query(self, what: str) -> Any:
+        rm = self.host.rm
+        if rm is None:
+            raise SimulationError(f"shard host {self.host.index} has no ResourceManager; ask host 0")
+        if what == "applications":
+            return [app.report() for app in rm.apps.values()]
+        if what == "queues":
+            return rm.scheduler.queue_metrics()
+        if what == "running_containers":
+            return len(rm.live)
+        if what == "counters":
+            return dict(rm.counters)
+        if what == "stop_key":
+            return self.host.stop_key
+        raise SimulationError(f"unknown query {what!r}")
+
+    def stats(self) -> dict[str, Any]:
+        host = self.host
+        return {
+            "index": host.index,
+            "actors": len(host.kernel.actors),
+            "events": host.kernel.events_processed,
+            "messages_out": host.messages_out,
+            "messages_in": host.messages_in,
+        }
+
+    def set_now(self, now: float) -> None:
+        self.host.set_now(now)
+
+    def write_outputs(
+        self, jobs: dict[str, Any], skipped: list[SkippedJob], options: dict[str, Any], event_log: bool
+    ) -> dict[str, bytes]:
+        """Write the run's outputs (host 0) into a scratch directory and return them as {relative path: bytes}."""
+        import tempfile
+
+        from yarnball.launcher._outputs import write_outputs
+
+        if self.host.rm is None or self.host.recorder is None:
+            raise SimulationError("outputs are written by host 0 after record_metrics(); call it before run()")
+        self.jobs = jobs
+        self.skipped = skipped
+        with tempfile.TemporaryDirectory(prefix="yarnball-host0-") as tmp:
+            root = Path(tmp)
+            if event_log:  # merged by the driver; the summary lists it as the embedded run's does
+                (root / "events.jsonl").touch()
+            write_outputs(tmp, self, self.host.recorder, **options)
+            files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+        files.pop("events.jsonl", None)
+        return files
+
+
+class InProcessHosts(HostGroup):
+    """Every host in this process, run one after the other: the Ray backend's logic without Ray (for tests).
+
+    Setup steps are pickled on the way in, as Ray would, so that objects which cannot travel fail here too.
+    """
+
+    def __init__(self, hosts: int, conf: Configuration, options: dict[str, Any]) -> None:
+        self.size = hosts
+        self.views = [HostView(i, hosts, conf, options) for i in range(hosts)]
+
+    def setup(self, steps: list[tuple[Any, ...]]) -> None:
+        for view in self.views:
+            view.setup(pickle.loads(pickle.dumps(steps)))
+
+    def run_window(
+        self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
+    ) -> list[WindowResult | None]:
+        return [view.run_window(end, inclusive, inbound[i]) if active[i] else None for i, view in enumerate(self.views)]
+
+    def call(self, index: int, method: str, *args: Any) -> Any:
+        return getattr(self.views[index], method)(*args)
+
+    def close(self) -> None:
+        pass
+
+
+class ShardedCluster(Cluster):
+    """``Cluster`` whose actors run on shard hosts (``backend="ray"``, or ``"inprocess"`` for tests).
+
+    Same building and running calls as the embedded cluster and, for the same seed and latency, the same results.
+    The actors themselves live on the hosts: ``masters`` holds the driver's copies of the submitted AMs (their
+    state does not follow the run), and ``rm``, ``kernel`` and ``nodes`` are not available here; ask
+    ``applications``, ``queues``, ``running_containers``, ``counters`` and ``now`` instead.
+    """
+
+    def __init__(
+        self,
+        conf: Configuration | Mapping[str, object] | None = None,
+        nodes: Sequence[NodeSpec] = (),
+        *,
+        seed: int = 0,
+        cluster_timestamp: int = DEFAULT_CLUSTER_TIMESTAMP,
+        backend: str = "ray",
+        address: str | None = None,
+        hosts: int = 2,
+        latency_ms: float | None = None,
+        event_log: str | Path | None = None,
+        log_level: str = "info",
+        clock: str = "virtual",
+        wall_factor: float = 1.0,
+        placement: Mapping[str, int] | None = None,
+    ) -> None:
+        if clock not in ("virtual", "wall"):
+            raise SimulationError(f"clock must be 'virtual' or 'wall', got {clock!r}")
+        if clock == "wall" and backend != "ray":
+            raise SimulationError("clock='wall' (live mode) runs on the ray backend only")
+        if backend not in ("ray", "inprocess"):
+            raise SimulationError(f"unknown sharded backend {backend!r}; expected 'ray' or 'inprocess'")
+        if hosts < 1:
+            raise SimulationError(f"hosts must be >= 1, got {hosts}")
+        latency = 1.0 if latency_ms is None else float(latency_ms)
+        if hosts > 1 and latency <= 0:
+            raise SimulationError(
+                f"latency_ms={latency_ms}: with {hosts} shard hosts every link needs a latency > 0 ms "
+                "(it is the length of the synchronous window)"
+            )
+        self.conf = normalized_conf(conf)
+        CapacitySchedulerConfiguration(self.conf).validate()  # fail at build, as the embedded cluster does
+        self.backend = backend
+        self.address = address
+        self.hosts = hosts
+        self.latency_ms = latency
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.cluster_timestamp = cluster_timestamp
+        self.event_log = Path(event_log) if event_log is not None else None
+        self.log_level = log_level
+        self.clock = clock
+        self.wall_factor = wall_factor
+        self.placement = dict(placement or {})  # actor id -> host, overriding the hash (the RM stays on 0)
+        self.heartbeat_interval_ms = self.conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
+        self.node_specs: dict[str, NodeSpec] = {}
+        self.masters: list[ApplicationMaster] = []
+        self.jobs: dict[str, Any] = {}
+        self.skipped: list[SkippedJob] = []
+        self._steps: list[tuple[Any, ...]] = [("rm", 0)]
+        self._dseq = 1  # the driver's (origin "") sequence, as one kernel would count it
+        self._group: HostGroup | None = None
+        self._inbound: list[list[bytes]] = [[] for _ in range(hosts)]
+        self._peeks: list[float | None] = [-math.inf] * hosts  # each host's next event time, as last reported
+        self._now = 0.0
+        self._done = False
+        self.windows = 0
+        for spec in nodes:
+            self.add_node(spec)
+
+    # -- building (recorded as setup steps) ----------------------------------------------------------------------
+    def _step(self, kind: str, *args: Any) -> None:
+        self._steps.append((kind, self._dseq, *args))
+        self._dseq += 1
+
+    def add_node(self, spec: NodeSpec, *, start_delay_ms: float | None = None) -> Any:  # type: ignore[override]
+        """Start a NodeManager for ``spec`` on its host (same seeded start delay as the embedded cluster)."""
+        if spec.hostname in self.node_specs:
+            raise SimulationError(f"node {spec.hostname!r} is defined twice")
+        delay = self.rng.randrange(max(1, self.heartbeat_interval_ms)) if start_delay_ms is None else start_delay_ms
+        self.node_specs[spec.hostname] = spec
+        self._step("nm", spec, delay)
+        return spec
+
+    def submit(self, am: ApplicationMaster) -> ApplicationMaster:
+        """Ship an ApplicationMaster to its host; it submits its application at its ``submit_at_ms``."""
+        self._step("am", f"am-{am.name}-{len(self.masters)}", am)
+        self.masters.append(am)
+        return am
+
+    def every(self, interval_ms: float, callback: Callable[[], Any], *, start_ms: float = 0) -> None:
+        raise SimulationError(
+            "Cluster.every runs driver code inside the simulation, which the sharded backends cannot do; "
+            "use record_metrics() for metrics and run(on_progress=...) for progress"
+        )
+
+    def fail_node(self, host: str, at_ms: float) -> None:
+        """Make the NodeManager on ``host`` die at ``at_ms`` (on its own host)."""
+        if host not in self.node_specs:
+            raise SimulationError(f"fail_node: no node {host!r} in this cluster")
+        self._step("fail", host, at_ms)
+
+    def record_metrics(self, interval_ms: int, track_jobs: Sequence[str] = ()) -> None:
+        """Sample metrics on host 0 every ``interval_ms`` (what ``MetricsRecorder(cluster).start()`` does)."""
+        self._step("recorder", int(interval_ms), tuple(track_jobs))
+
+    # -- running ----------------------------------------------------------------------------------------------
+    def _start(self) -> HostGroup:
+        if self._group is None:
+            options = {
+                "cluster_timestamp": self.cluster_timestamp,
+                "latency_ms": self.latency_ms,
+                "placement": self.placement,
+            }
+            log_parts = None
+            if self.event_log is not None:
+                log_parts = [str(self.event_log) + f".host{i}" for i in range(self.hosts)]
+            if self.backend == "inprocess":
+                self._group = InProcessHosts(self.hosts, self.conf, options)
+            elif self.clock == "wall":
+                from yarnball.launcher._live import RayLiveHosts
+
+                self._group = RayLiveHosts(
+                    self.hosts,
+                    self.conf,
+                    options,
+                    address=self.address,
+                    log_parts=log_parts,
+                    log_level=self.log_level,
+                    factor=self.wall_factor,
+                )
+            else:
+                from yarnball.launcher._ray import RayHosts
+
+                self._group = RayHosts(
+                    self.hosts,
+                    self.conf,
+                    options,
+                    address=self.address,
+                    log_parts=log_parts,
+                    log_level=self.log_level,
+                )
+        return self._group
+
+    def _flush_steps(self, group: HostGroup) -> None:
+        if self._steps:
+            steps, self._steps = self._steps, []
+            group.setup([*steps, ("expect", len(self.masters))])
+            self._peeks = [-math.inf] * group.size  # new actors: every host has work to look at
+
+    def run(self, until_ms: float | None = None, on_progress: Callable[[float], None] | None = None) -> float:
+        """Run window by window until every submitted application has finished (or ``until_ms``)."""
+        if on_progress is not None:
+            self._dseq += 1  # the embedded cluster schedules its progress ticker here
+        if self._done or (not self.masters and until_ms is None):
+            return self._now
+        group = self._start()
+        self._flush_steps(group)
+        if self.clock == "wall":
+            now, done_at = group.run_live(until_ms)  # type: ignore[attr-defined]
+            self._done = done_at is not None
+            self._now = now
+            return now
+        self._now = float(self._windows(group, until_ms, on_progress))
+        for i in range(group.size):
+            group.call(i, "set_now", self._now)
+        return self._now
+
+    def _windows(self, group: HostGroup, until: float | None, on_progress: Callable[[float], None] | None) -> float:
+        width = self.latency_ms
+        start = self._now
+        last = self._now
+        next_progress = 0.0
+        while True:
+            if group.size == 1:
+                end, inclusive = until, True
+            else:
+                end, inclusive = start + width, False
+                # The last window may include ``until`` itself only if it is shorter than the latency: a message
+                # sent at its start must not be due inside it.
+                if until is not None and end > until:
+                    end, inclusive = until, True
+            peeks = self._peeks
+            active = [
+                bool(self._inbound[i])
+                or (peeks[i] is not None and (end is None or peeks[i] < end or (inclusive and peeks[i] == end)))
+                for i in range(group.size)
+            ]
+            results = group.run_window(end, inclusive, self._inbound, active)
+            self.windows += 1
+            self._inbound = [[] for _ in range(group.size)]
+            pending: list[float] = []
+            done_at = None
+            for index, result in enumerate(results):
+                if result is not None:
+                    out, peek, done, last_t, first_out = result
+                    for dst, data in out.items():
+                        self._inbound[dst].append(data)
+                    peeks[index] = peek
+                    if first_out is not None:
+                        pending.append(first_out)
+                    if done is not None:
+                        done_at = done
+                    last = max(last, last_t)
+                if peeks[index] is not None:
+                    pending.append(peeks[index])  # type: ignore[arg-type]
+            if on_progress is not None and end is not None and end >= next_progress:
+                on_progress(min(end, until) if until is not None else end)
+                next_progress = end + 1000
+            if done_at is not None:
+                self._done = True
+                return done_at
+            if inclusive:
+                return end if end is not None else last
+            if not pending:
+                if until is None:
+                    return last
+                start = until
+                continue
+            start = max(end, min(pending))  # type: ignore[type-var]
+
+    def close(self) -> None:
+        """Stop the shard hosts (and the local Ray this cluster started), then merge their event logs."""
+        stop_key = None
+        if self._group is not None:
+            group, self._group = self._group, None
+            try:
+                stop_key = group.call(0, "query", "stop_key") if self._done else None
+            except SimulationError:
+                stop_key = None
+            group.close()
+        self.merge_event_log(stop_key)
+
+    def merge_event_log(self, stop_key: tuple[Any, ...] | None = None) -> int:
+        """Merge the hosts' key-prefixed logs into ``event_log`` (canonical order) and remove the parts."""
+        from yarnball.actors._logging import merge_event_logs
+
+        if self.event_log is None:
+            return 0
+        parts = [Path(str(self.event_log) + f".host{i}") for i in range(self.hosts)]
+        if not any(p.is_file() for p in parts):
+            return 0
+        count = merge_event_logs(parts, self.event_log, stop_key=stop_key)
+        for part in parts:
+            part.unlink(missing_ok=True)
+        return count
+
+    def kill_host(self, index: int) -> None:
+        """Kill shard host ``index`` (fault drills; Ray backend only)."""
+        group = self._start()
+        kill = getattr(group, "kill", None)
+        if kill is None:
+            raise SimulationError(f"the {self.backend} backend cannot kill a host")
+        kill(index)
+
+    def __enter__(self) -> ShardedCluster:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- inspection -------------------------------------------------------------------------------------------
+    def _query(self, what: str) -> Any:
+        group = self._start()
+        self._flush_steps(group)
+        return group.call(0, "query", what)
+
+    @property
+    def now(self) -> float:
+        return self._now
+
+    @property
+    def applications(self) -> list[ApplicationReport]:
+        return self._query("applications")  # type: ignore[no-any-return]
+
+    @property
+    def queues(self) -> list[QueueMetrics]:
+        return self._query("queues")  # type: ignore[no-any-return]
+
+    @property
+    def running_containers(self) -> int:
+        return self._query("running_containers")  # type: ignore[no-any-return]
+
+    @property
+    def counters(self) -> dict[str, int]:
+        return self._query("counters")  # type: ignore[no-any-return]
+
+    @property
+    def nodes(self) -> list[Any]:
+        raise SimulationError("the NodeManagers live on the shard hosts; use applications, queues or counters")
+
+    def host_stats(self) -> list[dict[str, Any]]:
+        """Per host: actors, events processed, messages sent to and received from other hosts."""
+        group = self._start()
+        return [group.call(i, "stats") for i in range(group.size)]
+
+    def write_outputs(
+        self, out_dir: str | Path, *, wall_seconds: float, workload: Any = None, plots: bool = True
+    ) -> dict[str, Any]:
+        """Write the same output files as the embedded run (built on host 0) into ``out_dir``; return the summary."""
+        import json
+
+        group = self._start()
+        options = {"wall_seconds": wall_seconds, "seed": self.seed, "workload": workload, "plots": plots}
+        files = group.call(0, "write_outputs", self.jobs, self.skipped, options, self.event_log is not None)
+        out = Path(out_dir)
+        for name, data in files.items():
+            path = out / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        return json.loads(files["summary.json"])  # type: ignore[no-any-return]
