@@ -398,6 +398,17 @@ class Kernel:
         return self.default_latency
 
     # -- running -----------------------------------------------------------------------------------------------
+    def _enter(self, entry: tuple[Any, ...]) -> None:
+        """Make ``entry`` (just popped) the current event: its time, its owner, and the priority mark."""
+        t, p = entry[0], entry[1]
+        if t != self.now:
+            self.now = t
+            self.priority = p
+        elif p > self.priority:
+            self.priority = p  # a same-time event scheduled after later-priority ones ran: keep the mark
+        self.event = entry
+        self.current = entry[6]
+
     def run(self, until: float | None = None) -> float:
         """Process events until the queue is empty, ``until`` (ms, inclusive) is reached, or ``stop()``.
 
@@ -422,14 +433,7 @@ class Kernel:
                 if not virtual:
                     clock.wait_until(t)
                 entry = pop(queue)
-                t, p = entry[0], entry[1]
-                if t != self.now:
-                    self.now = t
-                    self.priority = p
-                elif p > self.priority:
-                    self.priority = p  # a same-time event scheduled after later-priority ones ran: keep the mark
-                self.event = entry
-                self.current = entry[6]
+                self._enter(entry)
                 count += 1
                 entry[4](entry[5])
                 if self._stop_requested:
@@ -499,14 +503,7 @@ class Kernel:
                 if not await self.clock.wait_until_async(t, self._wakeup):
                     continue  # something new was scheduled; look at the head again
                 entry = heapq.heappop(queue)
-                t, p = entry[0], entry[1]
-                if t != self.now:
-                    self.now = t
-                    self.priority = p
-                elif p > self.priority:
-                    self.priority = p  # a same-time event scheduled after later-priority ones ran: keep the mark
-                self.event = entry
-                self.current = entry[6]
+                self._enter(entry)
                 self.events_processed += 1
                 entry[4](entry[5])
             if until is not None and not self._stop_requested:
