@@ -4,7 +4,8 @@ Every NodeManager heartbeats at its *phase points*: ``start + k * interval`` (k 
 registered (or when the RM last changed its interval). :class:`HeartbeatClock` owns these timers for all nodes of a
 cluster so that both modes below process heartbeats in one canonical order:
 
-* A heartbeat event runs at priority ``HEARTBEAT + node index`` (index = registration order): after every NORMAL
+* A heartbeat event runs at priority ``HEARTBEAT + node index`` (index = definition order, see
+  :meth:`HeartbeatClock.define`; registration order for a node never defined): after every NORMAL
   event of the same simulated time (container completions, AM heartbeats, message deliveries), and same-time
   heartbeats by node. With zero NM<->RM latency one heartbeat's whole chain (request, RM handling, NODE_UPDATE,
   response, NM handling) runs before the next node's heartbeat event, so every heartbeat is atomic.
@@ -66,13 +67,33 @@ class HeartbeatClock:
         self.virtual: Callable[[Any, Any], None] | None = None
         self.real = 0
         self.virtual_count = 0
+        # hostname -> node index, in definition order: every shard host defines every node (hosted or not), so the
+        # priorities are global and a heartbeat ties with other events exactly as on one kernel.
+        self.indices: dict[str, int] = {}
+        self._undefined = 0  # nodes started without define(): indexed after the defined ones, in start order
+
+    def define(self, hostname: str) -> int:
+        """Give the node on ``hostname`` the next node index (its heartbeat priority); defining again keeps it."""
+        index = self.indices.get(hostname)
+        if index is None:
+            index = self.indices[hostname] = len(self.indices)
+        return index
+
+    def priority_of(self, hostname: str) -> int | None:
+        """The heartbeat priority of a defined node (None if ``hostname`` was never defined)."""
+        index = self.indices.get(hostname)
+        return None if index is None else HEARTBEAT + index
 
     # -- registration ------------------------------------------------------------------------------------------
     def start(self, nm: Any, interval: float) -> NodeBeat:
         """(Re)start ``nm``'s phase points at now + k * ``interval`` and arm the first one."""
         beat = self.beats.get(nm.node_id)
         if beat is None:
-            beat = self.beats[nm.node_id] = NodeBeat(nm, HEARTBEAT + len(self.beats))
+            priority = self.priority_of(nm.node_id.host)
+            if priority is None:
+                priority = HEARTBEAT + len(self.indices) + self._undefined
+                self._undefined += 1
+            beat = self.beats[nm.node_id] = NodeBeat(nm, priority)
         beat.nm = nm
         beat.start = self.kernel.now
         beat.interval = interval
@@ -108,7 +129,9 @@ class HeartbeatClock:
     def _arm(self, beat: NodeBeat, t: float) -> None:
         beat.armed = True
         beat.due = t
-        self.kernel.schedule(t - self.kernel.now, self._fire, beat, priority=beat.priority)
+        # Owned by the NM whichever actor armed it (the NM itself, or the RM waking it): what the heartbeat sends has
+        # the NM as origin, as with the NM's own timer, on every backend.
+        self.kernel.schedule(t - self.kernel.now, self._fire, beat, priority=beat.priority, owner=beat.nm.id)
 
     def wake(self, beat: NodeBeat) -> None:
         """Make sure ``beat``'s next phase point is processed (skip mode: something may need it)."""

@@ -118,6 +118,7 @@ class Cluster:
         if spec.hostname in self.node_managers:
             raise SimulationError(f"node {spec.hostname!r} is defined twice")
         delay = self.rng.randrange(max(1, self.heartbeat_interval_ms)) if start_delay_ms is None else start_delay_ms
+        self.heartbeats.define(spec.hostname)  # heartbeat priority by definition order, as on every shard host
         nm = NodeManager(
             spec.hostname,
             spec.rack,

@@ -27,6 +27,7 @@ import structlog
 
 from yarnball.actors import NORMAL, ActorRef, Kernel
 from yarnball.actors._actor import _dead_letter, _ReplyRef
+from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.errors import ActorError, ProtocolError, SimulationError
@@ -139,6 +140,8 @@ class ShardHost:
         self.kernel = Kernel()
         self.kernel.default_latency = latency_ms
         self.kernel.remote = self._remote
+        # NM heartbeats at the embedded Cluster's canonical priorities (a latency is always modelled: no skipping).
+        self.heartbeats = HeartbeatClock(self.kernel, skip=False)
         self._refs: dict[str, RemoteRef] = {}
         self.outbox: dict[int, list[Outgoing]] = {}
         self.window_end = 0.0
@@ -157,6 +160,7 @@ class ShardHost:
             cs_conf = CapacitySchedulerConfiguration(conf)
             scheduler = CapacityScheduler(cs_conf, cluster_timestamp=cluster_timestamp)
             self.rm = ResourceManager(conf, scheduler, cluster_timestamp=cluster_timestamp)
+            self.rm.use_heartbeat_clock(self.heartbeats)
             self.rm.done_listeners.append(self._on_app_done)
 
     # -- setup --------------------------------------------------------------------------------------------------
@@ -179,10 +183,18 @@ class ShardHost:
             elif kind == "nm":
                 _, _, spec, delay = step
                 actor_id = nm_actor_id(spec.hostname)
+                self.heartbeats.define(spec.hostname)  # placed here or not: every host agrees on the node index
                 if host_of(actor_id, self.hosts, self.placement) == self.index:
                     rm_ref = kernel.lookup(RM_ID)
                     nm = NodeManager(
-                        spec.hostname, spec.rack, spec.resource, rm_ref, start_delay_ms=delay, labels=spec.labels
+                        spec.hostname,
+                        spec.rack,
+                        spec.resource,
+                        rm_ref,
+                        start_delay_ms=delay,
+                        labels=spec.labels,
+                        conf=self.conf,
+                        heartbeats=self.heartbeats,
                     )
                     kernel.spawn(nm, actor_id)
             elif kind == "am":
