@@ -3,11 +3,16 @@
     python bench/bench_simulation.py                 # 1,000 and 10,000 nodes, SLS-like task lengths
     python bench/bench_simulation.py --nodes 1000 --compare          # also with every heartbeat processed
     python bench/bench_simulation.py --map-ms 300000 900000 --reduce-ms 300000 900000   # long tasks
+    python bench/bench_simulation.py --compare --map-ms 300000 900000 --reduce-ms 300000 900000 \
+        --load 6 --warmup-seconds 300 --sim-seconds 600   # long tasks, busy: 6x arrivals fill the cluster first
 
 The trace (``busy_workload``): synthetic MapReduce jobs of 20-200 maps and 0-20 reduces, 1 GB / 1 vcore containers
 on 10 GB / 10 vcore nodes, arriving as a Poisson process that offers 1.5x the cluster's capacity over warm-up plus
-measured period. The cluster runs ``--warmup-seconds`` first (it fills up), then the measured period; the memory
-utilisation over the measured period is sampled every simulated second and printed, so "busy" is shown, not assumed.
+measured period (``--load``: with long tasks 1.5x never fills the cluster within a short warm-up, since nothing
+completes for minutes; a higher load fills it, then keeps a backlog). The cluster runs ``--warmup-seconds`` first
+(it fills up), then the measured period; the memory utilisation over the measured period is sampled every simulated
+second and printed, so "busy" is shown, not assumed. ``--compare`` also runs with AM skipping off, then
+with NM and AM skipping off.
 
 Goals (issue 3): >= 500x real time at 1,000 nodes and >= 50x at 10,000 nodes. Also reports peak memory per node
 (tracemalloc, goal <= 2 KB beyond the workload itself) and scheduler allocations per wall second during the run.
@@ -27,14 +32,16 @@ from yarnball.launcher.workloads import synthetic_workload
 from yarnball.protocols import Configuration, keys
 
 
-def busy_workload(nodes: int, seconds: int, seed: int, map_ms: tuple[int, int], reduce_ms: tuple[int, int]) -> Any:
-    """A synthetic MapReduce trace offering 1.5x the cluster's container capacity for ``seconds`` simulated s."""
+def busy_workload(
+    nodes: int, seconds: int, seed: int, map_ms: tuple[int, int], reduce_ms: tuple[int, int], load: float = 1.5
+) -> Any:
+    """A synthetic MapReduce trace offering ``load`` x the cluster's container capacity for ``seconds`` simulated s."""
     maps, reduces = (20, 200), (0, 20)
     mean_work = (sum(maps) / 2) * (sum(map_ms) / 2) + (sum(reduces) / 2) * (sum(reduce_ms) / 2)
     slots = nodes * 10  # default NM 10 GB / 10 vcores, 1 GB / 1 vcore containers
-    jobs = max(10, int(seconds * 1000 * slots * 1.5 / mean_work) + 1)
+    jobs = max(10, int(seconds * 1000 * slots * load / mean_work) + 1)
     return synthetic_workload(
-        jobs, nodes, seed, maps=maps, reduces=reduces, map_ms=map_ms, reduce_ms=reduce_ms, load=1.5
+        jobs, nodes, seed, maps=maps, reduces=reduces, map_ms=map_ms, reduce_ms=reduce_ms, load=load
     )
 
 
@@ -48,13 +55,19 @@ def run(
     map_ms: tuple[int, int] = (5_000, 60_000),
     reduce_ms: tuple[int, int] = (10_000, 120_000),
     measure_memory: bool = True,
+    load: float = 1.5,
+    skip_am: bool | None = None,
 ) -> dict[str, float]:
-    workload = busy_workload(nodes, warmup_seconds + sim_seconds, seed, map_ms, reduce_ms)
+    workload = busy_workload(nodes, warmup_seconds + sim_seconds, seed, map_ms, reduce_ms, load)
     gc.collect()
     if measure_memory:
         tracemalloc.start()
         base = tracemalloc.get_traced_memory()[0]
-    conf = Configuration({keys.SIMULATION_SKIP_IDLE_HEARTBEATS: "true" if skip else "false"})
+    am = skip if skip_am is None else skip_am  # AM heartbeat skipping follows NM skipping unless given
+    conf = Configuration({
+        keys.SIMULATION_SKIP_IDLE_HEARTBEATS: str(skip).lower(),
+        keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS: str(am).lower(),
+    })
     cluster = Cluster(conf, workload.nodes, seed=seed)
     per_node = 0.0
     if measure_memory:
@@ -69,12 +82,15 @@ def run(
     cluster.every(1000, lambda: samples.append(scheduler.root.used_m / max(scheduler.cluster_resource.memory_mb, 1)))
     allocated0 = cluster.rm.counters["containers_allocated"]
     events0 = cluster.kernel.events_processed
+    allocates0, skipped0 = cluster.rm.op_counts["allocate"], cluster.heartbeats.skipped_allocates
     t0 = cluster.now
     start = time.perf_counter()
     cluster.run(until_ms=(warmup_seconds + sim_seconds) * 1000)
     wall = time.perf_counter() - start
     simulated = (cluster.now - t0) / 1000
     allocations = cluster.rm.counters["containers_allocated"] - allocated0
+    allocates = cluster.rm.op_counts["allocate"] - allocates0
+    skipped = cluster.heartbeats.skipped_allocates - skipped0
     return {
         "nodes": nodes,
         "jobs": len(workload.jobs),
@@ -84,6 +100,8 @@ def run(
         "allocations": allocations,
         "allocations_per_wall_s": allocations / wall,
         "events": cluster.kernel.events_processed - events0,
+        "am_allocates": allocates,
+        "am_skipped": skipped,
         "utilization_mean": sum(samples) / max(len(samples), 1),
         "utilization_min": min(samples, default=0.0),
         "bytes_per_node": per_node,
@@ -97,11 +115,12 @@ def main() -> None:
     parser.add_argument("--warmup-seconds", type=int, default=60, help="simulated seconds before measuring")
     parser.add_argument("--map-ms", type=int, nargs=2, default=[5_000, 60_000], metavar=("LO", "HI"))
     parser.add_argument("--reduce-ms", type=int, nargs=2, default=[10_000, 120_000], metavar=("LO", "HI"))
+    parser.add_argument("--load", type=float, default=1.5, help="offered load (x container capacity)")
     parser.add_argument("--compare", action="store_true", help="also run with every heartbeat processed")
     args = parser.parse_args()
     configure_logging(level="warning")  # the event log is measured separately; console lines would dominate
     for n in args.nodes:
-        for skip in (True, False) if args.compare else (True,):
+        for skip, skip_am in ((True, True), (True, False), (False, False)) if args.compare else ((True, True),):
             r = run(
                 n,
                 args.sim_seconds,
@@ -109,13 +128,17 @@ def main() -> None:
                 skip=skip,
                 map_ms=tuple(args.map_ms),
                 reduce_ms=tuple(args.reduce_ms),
+                load=args.load,
+                skip_am=skip_am,
             )
             print(
-                f"{n:>6} nodes, skip={'on ' if skip else 'off'}: {r['jobs']:,} jobs; "
+                f"{n:>6} nodes, skip NM={'on ' if skip else 'off'} AM={'on ' if skip_am else 'off'}: "
+                f"{r['jobs']:,} jobs; "
                 f"{r['simulated_s']:.0f} simulated s in {r['wall_s']:.2f} wall s = {r['speedup']:.1f}x real time; "
                 f"memory utilisation mean {r['utilization_mean']:.0%} (min {r['utilization_min']:.0%}); "
                 f"{r['allocations']:,} allocations ({r['allocations_per_wall_s']:,.0f}/wall s); "
-                f"{r['events']:,} kernel events; {r['bytes_per_node']:,.0f} bytes per registered node",
+                f"{r['events']:,} kernel events; AM allocates {r['am_allocates']:,} sent, {r['am_skipped']:,} skipped; "
+                f"{r['bytes_per_node']:,.0f} bytes per registered node",
                 flush=True,
             )
 

@@ -28,6 +28,7 @@ from collections import deque
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
+from yarnball.actors._amheartbeats import idle_allocate
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.protocols import (
@@ -114,6 +115,10 @@ class ContainerRequest:
 
 class ApplicationMaster(Actor):
     """Base class of every ApplicationMaster, SLS's simulated ones and users' own."""
+
+    #: May an allocate with nothing to send that would get nothing back be skipped (actors/_amheartbeats.py)?
+    #: Only for AMs that act on nothing but the response's containers, preemption message and node updates.
+    quiet_when_idle = False
 
     def __init__(
         self,
@@ -363,6 +368,8 @@ class ApplicationMaster(Actor):
 
     def _allocate(self) -> None:
         if self.attempt_id is None or self.finished:
+            return
+        if self.quiet_when_idle and not (self._changed or self._release or self._updates) and idle_allocate(self):
             return
         asks = tuple(self._asks[k] for k in sorted(self._changed, key=_ask_sort_key))
         self._changed = set()

@@ -58,9 +58,11 @@ class NodeBeat:
 class HeartbeatClock:
     """Schedules every NodeManager's heartbeats; with ``skip`` it leaves out those that provably change nothing."""
 
-    def __init__(self, kernel: Kernel, *, skip: bool = True) -> None:
+    def __init__(self, kernel: Kernel, *, skip: bool = True, skip_am: bool = False) -> None:
         self.kernel = kernel
         self.skip = skip
+        self.skip_am = skip_am  # skip idle AM allocate calls too (actors/_amheartbeats.py)
+        self.skipped_allocates = 0
         self.beats: dict[Any, NodeBeat] = {}  # NodeId -> NodeBeat
         # The RM's predicate and virtual heartbeat (set by the ResourceManager when it is given this clock).
         self.needs: Callable[[Any], bool] = lambda node_id: True

@@ -97,6 +97,9 @@ class Cluster:
         skip = conf.get_bool(keys.SIMULATION_SKIP_IDLE_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS)
         #: NM heartbeat timing for every node (skipping needs atomic heartbeats: zero NM<->RM latency).
         self.heartbeats = HeartbeatClock(self.kernel, skip=skip)
+        self.heartbeats.skip_am = conf.get_bool(
+            keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_AM_HEARTBEATS
+        )
         self.rm.use_heartbeat_clock(self.heartbeats)
         self.heartbeat_interval_ms = conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
         self.node_managers: dict[str, NodeManager] = {}
@@ -215,6 +218,7 @@ class Cluster:
         """Run in virtual time until every submitted application has finished (or ``until_ms``); return the time."""
         if self.kernel.default_latency or self.kernel._latency or not self._skipping_proven():
             self.heartbeats.skip = False  # modelled NM<->RM latency: heartbeats are not atomic, process them all
+            self.heartbeats.skip_am = False  # AM skipping is proven under the same conditions only
         if on_progress is not None:
             self.every(1000, lambda: on_progress(self.kernel.now))
         if self.masters and self._all_done():

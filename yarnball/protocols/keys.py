@@ -439,3 +439,10 @@ DEFAULT_NM_OPPORTUNISTIC_KILL_POLICY = "LIFO"
 #: processes every heartbeat (tests/test_heartbeat_skipping.py). Only the scheduler's NODE_UPDATE count differs.
 SIMULATION_SKIP_IDLE_HEARTBEATS = "yarnball.simulation.skip-idle-heartbeats"
 DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS = True
+
+# -- yarnball: skipping idle ApplicationMaster heartbeats --------------------------------------------------------
+#: Skip AM allocate calls that send nothing and would get nothing back (actors/_amheartbeats.py); results equal a
+#: run that processes every allocate (tests/test_am_heartbeat_skipping.py). Only the scheduler's allocate count
+#: differs. Switched off under the same conditions as NM skipping (Cluster._skipping_proven, modelled latency).
+SIMULATION_SKIP_IDLE_AM_HEARTBEATS = "yarnball.simulation.skip-idle-am-heartbeats"
+DEFAULT_SIMULATION_SKIP_IDLE_AM_HEARTBEATS = True

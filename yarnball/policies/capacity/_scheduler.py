@@ -368,6 +368,20 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
             notifications=tuple(out),
         )
 
+    def idle_allocate(self, attempt_id: ApplicationAttemptId) -> Resource | None:
+        """The headroom an ``allocate`` with no asks, releases or blacklist changes would return when it would
+        return nothing else (no new or completed containers, no live container marked for preemption); None when
+        it would return something. Such a call changes nothing but dropping dead preemption marks, done here too."""
+        app = self.attempts.get(attempt_id)
+        if app is None or app.stopped or app.new_containers or app.completed:
+            return None
+        if app.preempt:
+            if any(c in app.live for c in app.preempt):
+                return None
+            app.preempt.clear()
+        hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
+        return Resource(hm, hv)
+
     def _update_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> None:
         """``AppSchedulingInfo.updateResourceRequests``: the latest ask per (key, resource name) replaces the last."""
         ctx = self._ctx

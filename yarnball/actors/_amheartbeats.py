@@ -1,0 +1,85 @@
+"""Skipping ApplicationMaster heartbeats (``allocate`` calls) that provably change nothing.
+
+An AM heartbeats ``allocate`` every ``heartbeat_interval_ms``. With ``yarnball.simulation.skip-idle-am-heartbeats``
+(on by default; switched off with NM skipping's conditions, see ``Cluster._skipping_proven``) an AM that opts in
+(``ApplicationMaster.quiet_when_idle``: SLS's AMs) and has nothing to send at a phase point — no changed asks, no
+releases, no container updates (blacklist changes are never sent by yarnball's AMs) — sends no AllocateRequest.
+Instead an event is queued with exactly the key the request's delivery would have had (same time, priority, origin
+and sequence), so everything that runs before the RM would have handled the request still does. At that point:
+
+* if the call would return something — newly allocated or completed containers, live containers marked for
+  preemption (the PreemptionMessage), or the attempt is not RUNNING/FINISHING (AM_SHUTDOWN), or the opportunistic
+  service is on (it rewrites every response) — the very AllocateRequest the AM would have sent is handed to the RM
+  then, and everything proceeds as without skipping;
+* otherwise the call is a no-op for the scheduler (``CapacityScheduler.idle_allocate``: it pulls nothing and only
+  computes headroom) and the RM does what ApplicationMasterService does for it: the attempt's liveness
+  (``yarn.am.liveness-monitor.expiry-interval-ms``) is refreshed and the response id advanced; the AM gets the
+  response's ids, headroom and cluster size as it would from an empty AllocateResponse (whose callbacks are all
+  skipped, ``ApplicationMaster.on_allocate_response``).
+
+The AM's timer still fires at every phase point (so timing is identical by construction); what is saved is the
+request and response messages, the scheduler's allocate with its Allocation and the response handling. Only the
+scheduler's ``allocate`` operation count differs between the two modes (tests/test_am_heartbeat_skipping.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from yarnball.actors._rmapp import AttemptState
+from yarnball.protocols import AllocateRequest, ResourceBlacklistRequest
+
+__all__ = ["idle_allocate"]
+
+
+def idle_allocate(am: Any) -> bool:
+    """``am`` has nothing to send: queue the check in place of its AllocateRequest; False if it must send one."""
+    if am._amrm_id is not None:
+        return False  # an AMRMProxy in between (distributed scheduling): every request goes through it
+    ref = am.rm
+    rm = ref._actor
+    clock = getattr(rm, "heartbeats", None)
+    if clock is None or not clock.skip_am:
+        return False
+    kernel = am.kernel
+    progress = 1.0 if am._unregistering else 0.0
+    arg = (rm, am, am.attempt_id, am._response_id, progress)
+    # ActorRef.tell's key: the same delay, priority, origin and sequence, and the RM as the owner.
+    kernel.schedule(kernel.latency(am.id, ref.id), _at_rm, arg, owner=ref.id)
+    return True
+
+
+def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
+    rm, am, attempt_id, response_id, progress = arg
+    if not rm._stopped and not rm._busy and _noop(rm, am, attempt_id, response_id):
+        rm.heartbeats.skipped_allocates += 1
+        return
+    request = AllocateRequest(
+        application_attempt_id=attempt_id,
+        response_id=response_id,
+        progress=progress,
+        ask=(),
+        release=(),
+        update_requests=(),
+        resource_blacklist_request=ResourceBlacklistRequest(),
+    )
+    rm._deliver((request, am.ref))  # what the request's delivery event would have called
+
+
+def _noop(rm: Any, am: Any, attempt_id: Any, response_id: int) -> bool:
+    if rm.opportunistic is not None:
+        return False
+    attempt = rm._current_attempt(attempt_id)
+    if attempt is None or attempt.state not in (AttemptState.RUNNING, AttemptState.FINISHING):
+        return False
+    headroom = rm.scheduler.idle_allocate(attempt_id)
+    if headroom is None:
+        return False
+    # ApplicationMasterService.allocate for a call that carries and returns nothing: liveness and response id.
+    attempt.last_heartbeat = rm.now
+    attempt.response_id = response_id + 1
+    # The empty AllocateResponse as ApplicationMaster.on_allocate_response takes it.
+    am._response_id = attempt.response_id
+    am.headroom = headroom
+    am.num_cluster_nodes = len(rm.nodes)
+    return True
