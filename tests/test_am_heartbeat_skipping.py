@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from skipping_helpers import sls_outputs_equal_both_ways
 
 from yarnball.errors import ConfigurationError
 from yarnball.launcher import Cluster
-from yarnball.launcher.cli import main
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.launcher.workloads._model import Workload
 from yarnball.protocols import Configuration, keys
 from yarnball.testing import captured_events
 
 AM_SKIP = keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS
-NOT_COMPARED = {"metrics/scheduler_ops.csv", "metrics/scheduler_timecost.csv", "summary.json"}
 QUEUES = {
     "yarn.scheduler.capacity.root.queues": "a,b",
     "yarn.scheduler.capacity.root.a.capacity": "60",
@@ -158,27 +156,5 @@ def test_sls_samples_give_identical_outputs(
     shared_data: Path, tmp_path: Path, trace: str, trace_type: str, capsys: Any
 ) -> None:
     """The shared SLS samples through the CLI: every output file is byte-identical with AM skipping on and off."""
-    sls = shared_data / "sls"
-    outs = {}
-    for mode in ("true", "false"):
-        conf_dir = tmp_path / f"conf-{mode}"
-        conf_dir.mkdir()
-        (conf_dir / "capacity-scheduler.xml").write_text((sls / "sample-conf" / "capacity-scheduler.xml").read_text())
-        (conf_dir / "yarn-site.xml").write_text(
-            f"<configuration><property><name>{AM_SKIP}</name><value>{mode}</value></property></configuration>"
-        )
-        out = outs[mode] = tmp_path / f"out-{mode}"
-        argv = ["simulate", "--tracetype", trace_type, "--tracelocation", str(sls / trace), "--nodes"]
-        argv += [str(sls / "nodes.json"), "--output-dir", str(out), "--conf-dir", str(conf_dir)]
-        assert main([*argv, "--no-plots", "--no-progress", "--log-level", "debug"]) == 0
-    files = sorted(p.relative_to(outs["true"]).as_posix() for p in outs["true"].rglob("*") if p.is_file())
-    assert "events.jsonl" in files and "jobruntime.csv" in files
-    for name in files:
-        if name not in NOT_COMPARED:
-            assert (outs["true"] / name).read_bytes() == (outs["false"] / name).read_bytes(), name
-    on, off = (json.loads((outs[m] / "summary.json").read_text()) for m in ("true", "false"))
-    for s in (on, off):
-        del s["wall_seconds"], s["speedup"]
-    ops_on, ops_off = on.pop("scheduler_operations"), off.pop("scheduler_operations")
-    assert on == off
+    ops_on, ops_off = sls_outputs_equal_both_ways(shared_data, tmp_path, trace, trace_type, AM_SKIP)
     assert ops_on["allocate"] <= ops_off["allocate"]  # a short trace may have no idle allocate at all

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from skipping_helpers import sls_outputs_equal_both_ways
 
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.errors import ConfigurationError
 from yarnball.launcher import Cluster
-from yarnball.launcher.cli import main
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.launcher.workloads._model import Workload
 from yarnball.protocols import Configuration, keys
@@ -20,7 +19,6 @@ from yarnball.testing import captured_events
 SKIP = keys.SIMULATION_SKIP_IDLE_HEARTBEATS
 
 # Files that count scheduler operations (NODE_UPDATE is what skipping saves) or wall-clock costs.
-NOT_COMPARED = {"metrics/scheduler_ops.csv", "metrics/scheduler_timecost.csv", "summary.json"}
 
 
 def _run(workload: Workload, skip: bool, props: dict[str, object] | None = None, *, fail: tuple = ()) -> dict:
@@ -193,29 +191,7 @@ def test_sls_samples_give_identical_outputs(
     shared_data: Path, tmp_path: Path, trace: str, trace_type: str, capsys: Any
 ) -> None:
     """The shared SLS samples through the CLI: every output file is byte-identical with skipping on and off."""
-    sls = shared_data / "sls"
-    outs = {}
-    for mode in ("true", "false"):
-        conf_dir = tmp_path / f"conf-{mode}"
-        conf_dir.mkdir()
-        (conf_dir / "capacity-scheduler.xml").write_text((sls / "sample-conf" / "capacity-scheduler.xml").read_text())
-        (conf_dir / "yarn-site.xml").write_text(
-            f"<configuration><property><name>{SKIP}</name><value>{mode}</value></property></configuration>"
-        )
-        out = outs[mode] = tmp_path / f"out-{mode}"
-        argv = ["simulate", "--tracetype", trace_type, "--tracelocation", str(sls / trace), "--nodes"]
-        argv += [str(sls / "nodes.json"), "--output-dir", str(out), "--conf-dir", str(conf_dir)]
-        assert main([*argv, "--no-plots", "--no-progress", "--log-level", "debug"]) == 0
-    files = sorted(p.relative_to(outs["true"]).as_posix() for p in outs["true"].rglob("*") if p.is_file())
-    assert "events.jsonl" in files and "jobruntime.csv" in files
-    for name in files:
-        if name not in NOT_COMPARED:
-            assert (outs["true"] / name).read_bytes() == (outs["false"] / name).read_bytes(), name
-    on, off = (json.loads((outs[m] / "summary.json").read_text()) for m in ("true", "false"))
-    for s in (on, off):
-        del s["wall_seconds"], s["speedup"]
-    ops_on, ops_off = on.pop("scheduler_operations"), off.pop("scheduler_operations")
-    assert on == off
+    ops_on, ops_off = sls_outputs_equal_both_ways(shared_data, tmp_path, trace, trace_type, SKIP)
     assert ops_on["NODE_UPDATE"] < ops_off["NODE_UPDATE"]
 
 

@@ -1,0 +1,44 @@
+"""Shared by the heartbeat-skipping equality tests (no tests here): run an SLS sample through the CLI with a
+skipping key on and off and check that every output file is byte-identical."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from yarnball.launcher.cli import main
+
+#: Outputs that legitimately differ: the scheduler's operation counts and costs (and summary.json, compared below
+#: without them and without the wall-clock figures).
+NOT_COMPARED = {"metrics/scheduler_ops.csv", "metrics/scheduler_timecost.csv", "summary.json"}
+
+
+def sls_outputs_equal_both_ways(
+    shared_data: Path, tmp_path: Path, trace: str, trace_type: str, key: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Simulate ``trace`` with ``key`` true, then false; assert equal outputs; return the scheduler op counts."""
+    sls = shared_data / "sls"
+    outs = {}
+    for mode in ("true", "false"):
+        conf_dir = tmp_path / f"conf-{mode}"
+        conf_dir.mkdir()
+        (conf_dir / "capacity-scheduler.xml").write_text((sls / "sample-conf" / "capacity-scheduler.xml").read_text())
+        (conf_dir / "yarn-site.xml").write_text(
+            f"<configuration><property><name>{key}</name><value>{mode}</value></property></configuration>"
+        )
+        out = outs[mode] = tmp_path / f"out-{mode}"
+        argv = ["simulate", "--tracetype", trace_type, "--tracelocation", str(sls / trace), "--nodes"]
+        argv += [str(sls / "nodes.json"), "--output-dir", str(out), "--conf-dir", str(conf_dir)]
+        assert main([*argv, "--no-plots", "--no-progress", "--log-level", "debug"]) == 0
+    files = sorted(p.relative_to(outs["true"]).as_posix() for p in outs["true"].rglob("*") if p.is_file())
+    assert "events.jsonl" in files and "jobruntime.csv" in files
+    for name in files:
+        if name not in NOT_COMPARED:
+            assert (outs["true"] / name).read_bytes() == (outs["false"] / name).read_bytes(), name
+    on, off = (json.loads((outs[m] / "summary.json").read_text()) for m in ("true", "false"))
+    for s in (on, off):
+        del s["wall_seconds"], s["speedup"]
+    ops_on, ops_off = on.pop("scheduler_operations"), off.pop("scheduler_operations")
+    assert on == off
+    return ops_on, ops_off
