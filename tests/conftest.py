@@ -31,8 +31,9 @@ def fixture_shared_data() -> Path:
 
 
 @pytest.fixture(name="ray_cluster", scope="session")
-def fixture_ray_cluster() -> Iterator[None]:
-    """One local Ray (2 CPUs, no dashboard) shared by every Ray test of the session; shut down at the end."""
+def fixture_ray_cluster() -> Iterator[str]:
+    """One local Ray head (2 CPUs, no dashboard) shared by every Ray test of the session, as its GCS address
+    (``host:port``, what ``--address`` takes); shut down at the end."""
     ray = pytest.importorskip("ray")
     started = not ray.is_initialized()
     if started:
@@ -45,7 +46,7 @@ def fixture_ray_cluster() -> Iterator[None]:
             configure_logging=False,
             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(paths)}},
         )
-    yield
+    yield str(ray.get_runtime_context().gcs_address)
     if started:
         ray.shutdown()
 

@@ -164,3 +164,28 @@ def test_importing_yarnball_and_the_cluster_does_not_import_ray() -> None:
     code = "import sys, yarnball, yarnball.launcher._sharded; print('ray' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_cli_joins_an_existing_ray_cluster_by_address(ray_cluster: str, tmp_path: Path) -> None:
+    """`yarnball simulate --backend ray --address <gcs>` in another process joins the session's Ray as a new job and
+    writes the embedded run's results."""
+    import os
+
+    from ray._private import state  # the GCS job table; ray.util.state needs the dashboard, which is off here
+
+    trace = write_trace(tmp_path / "trace.json")
+    simulate(trace, tmp_path / "embedded")
+    jobs_before = {job["JobID"] for job in state.jobs()}
+    argv = ["simulate", "--tracelocation", str(trace), "--output-dir", str(tmp_path / "joined"), "--seed", "7"]
+    argv += ["--latency-ms", "1", "--no-plots", "--no-progress", "--log-level", "debug"]
+    argv += ["--backend", "ray", "--hosts", "2", "--address", ray_cluster]
+    paths = [str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+    done = subprocess.run(
+        [sys.executable, "-m", "yarnball.launcher", *argv], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    new_jobs = [job for job in state.jobs() if job["JobID"] not in jobs_before]
+    assert len(new_jobs) == 1 and new_jobs[0]["IsDead"]  # it ran as a driver of this cluster and left
+    for name in DETERMINISTIC_OUTPUTS:
+        assert (tmp_path / "joined" / name).read_bytes() == (tmp_path / "embedded" / name).read_bytes(), name
