@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import time
 from typing import Any
 
@@ -52,15 +53,18 @@ def heartbeat(i: int, containers: int = 2) -> NodeHeartbeatRequest:
 
 @ray.remote(num_cpus=0)
 class Producer:
-    def __init__(self, batch: int, containers: int) -> None:
+    def __init__(self, batch: int, containers: int, sender: bool) -> None:
         self.host = ShardHost(1, 2, normalized_conf(None), cluster_timestamp=1, latency_ms=1)
         self.messages = [heartbeat(i, containers) for i in range(batch)]
+        self.sender = self.host.kernel.lookup("nm-node1") if sender else None
+        gc.freeze()  # as a shard host does after setup
 
     def produce(self) -> bytes:
         host = self.host
         rm = host.kernel.lookup("rm")
+        sender = self.sender
         for message in self.messages:
-            rm.tell(message)
+            rm.tell(message, sender)
         return host.take_outbox()[0]
 
 
@@ -69,6 +73,7 @@ class Consumer:
     def __init__(self) -> None:
         self.host = ShardHost(0, 2, normalized_conf(None), cluster_timestamp=1, latency_ms=1)
         self.received = 0
+        gc.freeze()
 
     def consume(self, data: bytes) -> int:
         self.host.deliver([data])
@@ -81,8 +86,8 @@ class Consumer:
         return self.received
 
 
-def bench_batches(batch: int, rounds: int, containers: int) -> None:
-    producer, consumer = Producer.remote(batch, containers), Consumer.remote()
+def bench_batches(batch: int, rounds: int, containers: int, sender: bool = False) -> None:
+    producer, consumer = Producer.remote(batch, containers, sender), Consumer.remote()
     ray.get([consumer.ping.remote(), producer.produce.remote()])  # warm up both processes
     size = len(ray.get(producer.produce.remote()))
     start = time.perf_counter()
@@ -90,7 +95,8 @@ def bench_batches(batch: int, rounds: int, containers: int) -> None:
     total = sum(ray.get(refs))
     wall = time.perf_counter() - start
     print(
-        f"batched host->host, heartbeats with {containers} container statuses: {total:,} messages in {rounds} "
+        f"batched host->host, heartbeats with {containers} container statuses{' and a sender' if sender else ''}: "
+        f"{total:,} messages in {rounds} "
         f"batches of {batch:,} ({size / batch:.0f} B/msg) "
         f"in {wall:.2f} s = {total / wall:,.0f} messages/s (send+sort+encode, Ray transfer, decode+queue)"
     )
@@ -148,6 +154,7 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=float, nargs="*", default=[1.0, 10.0])
     parser.add_argument("--naive-nodes", type=int, default=8)
     parser.add_argument("--naive-sim-seconds", type=float, default=10)
+    parser.add_argument("--with-sender", action="store_true", help="also send the heartbeats with the NM as sender")
     parser.add_argument("--skip-sim", action="store_true")
     parser.add_argument("--skip-naive", action="store_true")
     args = parser.parse_args()
@@ -156,6 +163,9 @@ def main() -> None:
     try:
         for containers in (0, 2):
             bench_batches(args.batch, args.rounds, containers)
+        if args.with_sender:
+            for containers in (0, 2):
+                bench_batches(args.batch, args.rounds, containers, sender=True)
         if not args.skip_sim:
             for latency in args.latency_ms:
                 print(f"-- latency {latency} ms between actors (the window on 2 hosts)")

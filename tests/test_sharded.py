@@ -214,3 +214,38 @@ def test_message_due_at_the_end_of_an_inclusive_window_is_refused() -> None:
     host.kernel.now = 9.0
     with pytest.raises(SimulationError, match="inside the current window"):
         host.send("rm", heartbeat("a"), None, 0)
+
+
+def test_malformed_message_in_a_batch_is_rejected_alone_and_logged() -> None:
+    """A batch with one bad heartbeat: the host logs an error naming NodeHeartbeatRequest and the field, queues the
+    good messages and keeps running."""
+    import msgspec as ms
+
+    sender = ShardHost(1, 2, Configuration(), cluster_timestamp=1, latency_ms=1)
+    rm = sender.kernel.lookup("rm")
+    for name in ("a", "b", "c"):
+        rm.tell(heartbeat(name))
+    raw = ms.msgpack.decode(sender.take_outbox()[0])
+    raw["batch"][1]["node_status"]["response_id"] = "seven"
+    from yarnball.launcher._cluster import normalized_conf
+
+    receiver = ShardHost(0, 2, normalized_conf(None), cluster_timestamp=1, latency_ms=1)
+    with captured_events() as events:
+        receiver.deliver([ms.msgpack.encode(raw)])
+    rejected = [e for e in events if e["event"] == "shard_message_rejected"]
+    assert len(rejected) == 1 and rejected[0]["item"] == 1
+    assert "NodeHeartbeatRequest" in rejected[0]["error"] and "response_id" in rejected[0]["error"]
+    assert receiver.messages_in == 2 and len(receiver.kernel._queue) == 2
+
+
+def test_unreadable_envelope_routing_is_a_protocol_error() -> None:
+    """A routed batch whose routing columns are not as long as its messages is refused whole."""
+    from yarnball.protocols import decode_routed, encode_routed
+
+    data = encode_routed([heartbeat("a")], ([1.0], ["x"], [0], ["rm"], [None]))
+    raw = msgspec.msgpack.decode(data)
+    raw["seq"] = []
+    with pytest.raises(ProtocolError, match="routing columns"):
+        decode_routed(msgspec.msgpack.encode(raw))
+    with pytest.raises(ProtocolError, match="routing column"):
+        encode_routed([heartbeat("a")], ([1.0], [], [0], ["rm"], [None]))

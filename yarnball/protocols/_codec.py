@@ -3,7 +3,10 @@
 A frame is a plain MessagePack map, readable by any MessagePack client:
 
 * single message: ``{"v": 1, "m": {"type": "NodeHeartbeatRequest", ...fields}}``
-* batch (the Ray backend's cross-host delivery): ``{"v": 1, "batch": [{"type": ...}, ...]}``
+* batch: ``{"v": 1, "batch": [{"type": ...}, ...]}``
+* routed batch (the Ray backend's cross-host delivery): a batch plus one column per routing key, in the
+  messages' order: ``{"v": 1, "batch": [...], "t": [...], "origin": [...], "seq": [...], "dst": [...],
+  "sender": [...]}``. Columns instead of one small array per message: decoding makes no per-message tuples.
 
 msgspec validates while decoding, so a bad frame is rejected whole with the path of the offending field instead of
 being half-decoded. Every failure leaves :func:`decode`/:func:`decode_batch` as a
@@ -39,8 +42,10 @@ __all__ = [
     "SCHEMA_VERSION",
     "decode",
     "decode_batch",
+    "decode_routed",
     "encode",
     "encode_batch",
+    "encode_routed",
     "message_type",
 ]
 
@@ -87,15 +92,32 @@ class _BatchFrame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     batch: list[AnyMessage]
 
 
+class _RoutedFrame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    v: int
+    batch: list[AnyMessage]
+    t: list[float]
+    origin: list[str]
+    seq: list[int]
+    dst: list[str]
+    sender: list[Union[str, None]]  # noqa: UP007 - msgspec reads the annotation at class creation
+
+
+# The routing columns of a routed batch, in frame order.
+Routing = tuple[list[float], list[str], list[int], list[str], list["str | None"]]
+
+
 class _Codec:
     """The per-process msgspec objects (they do not pickle, so they are never module-level state at import)."""
 
-    __slots__ = ("batch_decoder", "encoder", "frame_decoder")
+    __slots__ = ("any_decoder", "batch_decoder", "encoder", "frame_decoder", "lenient_routed", "routed_decoder")
 
     def __init__(self) -> None:
         self.encoder = msgspec.msgpack.Encoder()
         self.frame_decoder = msgspec.msgpack.Decoder(_Frame)
         self.batch_decoder = msgspec.msgpack.Decoder(_BatchFrame)
+        self.routed_decoder = msgspec.msgpack.Decoder(_RoutedFrame)
+        self.any_decoder = msgspec.msgpack.Decoder(AnyMessage)
+        self.lenient_routed = msgspec.msgpack.Decoder(_LenientRoutedFrame)
 
 
 _codec: _Codec | None = None
@@ -166,6 +188,96 @@ def decode_batch(data: bytes | bytearray | memoryview) -> list[Message]:
     if frame.v != SCHEMA_VERSION:
         raise ProtocolError(_version_text(frame.v, "batch"))
     return frame.batch
+
+
+def encode_routed(messages: list[Message], routing: Routing) -> bytes:
+    """Encode messages with their routing columns (each as long as ``messages``) as one routed batch frame."""
+    for index, message in enumerate(messages):
+        if type(message) not in _REGISTERED:
+            raise ProtocolError(f"Cannot encode routed batch item {index}, {_describe(message)}: {_NOT_A_MESSAGE}")
+    if any(len(column) != len(messages) for column in routing):
+        raise ProtocolError(f"Cannot encode a routed batch: every routing column needs {len(messages)} entries")
+    codec = _codec or _get_codec()
+    t, origin, seq, dst, sender = routing
+    try:
+        frame = _RoutedFrame(v=SCHEMA_VERSION, batch=messages, t=t, origin=origin, seq=seq, dst=dst, sender=sender)
+        return codec.encoder.encode(frame)
+    except Exception as exc:
+        raise ProtocolError(f"Cannot encode routed batch of {len(messages)} messages: {exc}") from exc
+
+
+def decode_routed(
+    data: bytes | bytearray | memoryview, rejected: list[tuple[int, ProtocolError]] | None = None
+) -> tuple[list[Message], Routing]:
+    """Decode :func:`encode_routed`'s frame into (messages, routing columns), all in frame order.
+
+    The whole frame is decoded and validated in one call. If a message in it is malformed and ``rejected`` is
+    given, the batch is decoded again item by item: every good message is kept, and each bad one is left out and
+    appended to ``rejected`` as (index, ProtocolError naming its type and field). Otherwise, and whenever the
+    frame itself is unreadable, ProtocolError is raised.
+    """
+    codec = _codec or _get_codec()
+    try:
+        frame = codec.routed_decoder.decode(data)
+    except Exception as exc:
+        if rejected is None:
+            raise ProtocolError(_explain(data, exc, batch=True)) from exc
+        return _salvage(data, exc, rejected)
+    if frame.v != SCHEMA_VERSION:
+        raise ProtocolError(_version_text(frame.v, "routed batch"))
+    messages = frame.batch
+    routing = (frame.t, frame.origin, frame.seq, frame.dst, frame.sender)
+    if any(len(column) != len(messages) for column in routing):
+        raise ProtocolError(
+            f"Routed batch frame has routing columns of lengths {[len(c) for c in routing]} "
+            f"for {len(messages)} messages"
+        )
+    return messages, routing
+
+
+class _LenientRoutedFrame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    v: int
+    batch: list[msgspec.Raw]
+    t: list[float]
+    origin: list[str]
+    seq: list[int]
+    dst: list[str]
+    sender: list[Union[str, None]]  # noqa: UP007
+
+
+def _salvage(
+    data: bytes | bytearray | memoryview, first: Exception, rejected: list[tuple[int, ProtocolError]]
+) -> tuple[list[Message], Routing]:
+    """Decode a routed batch whose messages failed as a whole one message at a time (the failure path only)."""
+    codec = _codec or _get_codec()
+    try:
+        frame = codec.lenient_routed.decode(data)
+    except Exception:
+        raise ProtocolError(_explain(data, first, batch=True)) from first
+    if frame.v != SCHEMA_VERSION:
+        raise ProtocolError(_version_text(frame.v, "routed batch"))
+    columns = (frame.t, frame.origin, frame.seq, frame.dst, frame.sender)
+    if any(len(column) != len(frame.batch) for column in columns):
+        raise ProtocolError(_explain(data, first, batch=True)) from first
+    keep: list[int] = []
+    messages: list[Message] = []
+    for index, raw in enumerate(frame.batch):
+        try:
+            messages.append(codec.any_decoder.decode(raw))
+        except Exception:
+            # Decode it again as a one-item batch frame: the error then carries the `$.batch[0]...` path that
+            # the wording below reads the message type from.
+            wrapped = codec.encoder.encode({"v": SCHEMA_VERSION, "batch": [raw]})
+            try:
+                codec.batch_decoder.decode(wrapped)
+                text = f"Cannot decode routed batch item {index}"  # pragma: no cover - failed just above
+            except Exception as exc:
+                text = _explain(wrapped, exc, batch=True).replace("$.batch[0]", f"$.batch[{index}]")
+            rejected.append((index, ProtocolError(text)))
+            continue
+        keep.append(index)
+    routing = tuple([column[i] for i in keep] for column in columns)
+    return messages, routing  # type: ignore[return-value]
 
 
 # --- error wording (only on the failure path, so it may be slow) ------------------------------------------------
