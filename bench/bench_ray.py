@@ -10,7 +10,8 @@
 2. Simulation speed at ``--nodes`` (default 10,000) on ``synthetic_workload(nodes/5 jobs, load 1.5)``: embedded,
    Ray with 1 host and Ray with 2 hosts, the same latency on all three, the same simulated span, side by side.
 3. The naive design, one Ray actor per simulated node (the RM on its own actor, every NodeManager on its own
-   actor, the AMs spread over the node actors), with the same window protocol, at a small node count.
+   actor, the AMs spread over the node actors), with the same window protocol, side by side with 1 and 2 shard
+   hosts on the same workload at the same node count (``--naive-nodes``, as many as this machine can start).
 """
 
 from __future__ import annotations
@@ -152,18 +153,20 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=10_000)
     parser.add_argument("--sim-seconds", type=float, default=10)
     parser.add_argument("--latency-ms", type=float, nargs="*", default=[1.0, 10.0])
-    parser.add_argument("--naive-nodes", type=int, default=8)
+    parser.add_argument("--naive-nodes", type=int, default=32)
+    parser.add_argument("--naive-latency-ms", type=float, default=1.0)
     parser.add_argument("--naive-sim-seconds", type=float, default=10)
     parser.add_argument("--with-sender", action="store_true", help="also send the heartbeats with the NM as sender")
+    parser.add_argument("--skip-batches", action="store_true")
     parser.add_argument("--skip-sim", action="store_true")
     parser.add_argument("--skip-naive", action="store_true")
     args = parser.parse_args()
     configure_logging(level="warning")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
-        for containers in (0, 2):
+        for containers in () if args.skip_batches else (0, 2):
             bench_batches(args.batch, args.rounds, containers)
-        if args.with_sender:
+        if args.with_sender and not args.skip_batches:
             for containers in (0, 2):
                 bench_batches(args.batch, args.rounds, containers, sender=True)
         if not args.skip_sim:
@@ -175,18 +178,20 @@ def main() -> None:
                     r = sim(args.nodes, args.sim_seconds, latency, "ray", hosts)
                     report(f"ray, {hosts} host(s)", args.nodes, args.sim_seconds, r, base)
         if not args.skip_naive:
-            n, seconds = args.naive_nodes, args.naive_sim_seconds
+            n, seconds, latency = args.naive_nodes, args.naive_sim_seconds, args.naive_latency_ms
             workload = synthetic_workload(max(10, n // 5), n, 1, load=1.5)
             placement = {f"nm-{spec.hostname}": 1 + i for i, spec in enumerate(workload.nodes)}
             placement.update({f"am-{job.job_id}-{k}": 1 + k % n for k, job in enumerate(workload.jobs)})
-            print(f"-- naive design vs shard hosts at {n} nodes, latency 1 ms")
-            naive = sim(n, seconds, 1.0, "ray", n + 1, placement=placement)
+            print(f"-- naive design vs shard hosts, side by side at {n} nodes, latency {latency} ms")
+            naive = sim(n, seconds, latency, "ray", n + 1, placement=placement)
             report(f"naive: {n + 1} Ray actors", n, seconds, naive, None)
-            sharded = sim(n, seconds, 1.0, "ray", 2)
-            report("shard hosts: 2 Ray actors", n, seconds, sharded, naive)
-            print(
-                f"shard hosts / naive at {n} nodes: {sharded['speed'] / naive['speed']:.1f}x simulated time per wall s"
-            )
+            for hosts in (1, 2):
+                ours = sim(n, seconds, latency, "ray", hosts)
+                report(f"shard hosts: {hosts} Ray actor(s)", n, seconds, ours, naive)
+                print(
+                    f"  {hosts} shard host(s) / naive at {n} nodes: {ours['speed'] / naive['speed']:.1f}x "
+                    f"node-simulated-seconds per wall second"
+                )
     finally:
         ray.shutdown()
 
