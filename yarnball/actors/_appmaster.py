@@ -28,6 +28,7 @@ from collections import deque
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
+from yarnball.actors._amdormancy import HeartbeatTimer
 from yarnball.actors._amheartbeats import idle_allocate
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV
 from yarnball.actors._nodemanager import nm_actor_id
@@ -116,8 +117,12 @@ class ContainerRequest:
 class ApplicationMaster(Actor):
     """Base class of every ApplicationMaster, SLS's simulated ones and users' own."""
 
-    #: May an allocate with nothing to send that would get nothing back be skipped (actors/_amheartbeats.py)?
-    #: Only for AMs that act on nothing but the response's containers, preemption message and node updates.
+    #: May an allocate with nothing to send that would get nothing back be skipped (actors/_amheartbeats.py), and
+    #: may the AM then sleep through its heartbeats until work appears (actors/_amdormancy.py)? Only for AMs that
+    #: act on nothing but the response's containers, preemption message and node updates: such an AM must not read
+    #: ``headroom``, ``num_cluster_nodes`` or ``_response_id`` between allocates that return something, since the
+    #: values of skipped allocates are settled only when it wakes (headroom then being that of its last processed
+    #: allocate, not of every skipped one).
     quiet_when_idle = False
 
     def __init__(
@@ -155,6 +160,7 @@ class ApplicationMaster(Actor):
         self.submitted_at: float | None = None
         self.registered_at: float | None = None
         self._amrm_id: str | None = None
+        self._sleeper: Any = None  # set while dormant (actors/_amdormancy.py)
         self._reset_attempt_state()
 
     def _reset_attempt_state(self) -> None:
@@ -258,7 +264,18 @@ class ApplicationMaster(Actor):
         self.maximum_capability = msg.maximum_resource_capability
         self.registered_at = self.now
         self.on_registered(msg)
-        self._heartbeat = self.every(self.heartbeat_interval_ms, self._allocate)
+        # Actor.every's keys, with a timer a dormant AM can suspend and re-arm exactly (actors/_amdormancy.py).
+        self._heartbeat = HeartbeatTimer(self, self.heartbeat_interval_ms, self._allocate)
+
+    def _deliver(self, arg: tuple[Any, Any]) -> None:
+        if self._sleeper is not None:
+            self._sleeper.wake()  # anything the AM runs wakes it first: it may send, and it takes sequences
+        super()._deliver(arg)
+
+    def stop(self) -> None:
+        if self._sleeper is not None:
+            self._sleeper.drop()
+        super().stop()
 
     @handler
     def on_terminated(self, msg: ContainerTerminated) -> None:
