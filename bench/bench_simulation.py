@@ -12,7 +12,7 @@ measured period (``--load``: with long tasks 1.5x never fills the cluster within
 completes for minutes; a higher load fills it, then keeps a backlog). The cluster runs ``--warmup-seconds`` first
 (it fills up), then the measured period; the memory utilisation over the measured period is sampled every simulated
 second and printed, so "busy" is shown, not assumed. ``--compare`` also runs with AM skipping off, then
-with NM and AM skipping off.
+with NM and AM skipping off; ``--compare-dormancy`` also runs with dormant idle AMs off (skipping on).
 
 Goals (issue 3): >= 500x real time at 1,000 nodes and >= 50x at 10,000 nodes. Also reports peak memory per node
 (tracemalloc, goal <= 2 KB beyond the workload itself) and scheduler allocations per wall second during the run.
@@ -57,6 +57,7 @@ def run(
     measure_memory: bool = True,
     load: float = 1.5,
     skip_am: bool | None = None,
+    dormant: bool = True,
 ) -> dict[str, float]:
     workload = busy_workload(nodes, warmup_seconds + sim_seconds, seed, map_ms, reduce_ms, load)
     gc.collect()
@@ -67,6 +68,7 @@ def run(
     conf = Configuration({
         keys.SIMULATION_SKIP_IDLE_HEARTBEATS: str(skip).lower(),
         keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS: str(am).lower(),
+        keys.SIMULATION_DORMANT_IDLE_AMS: str(dormant).lower(),
     })
     cluster = Cluster(conf, workload.nodes, seed=seed)
     per_node = 0.0
@@ -117,10 +119,18 @@ def main() -> None:
     parser.add_argument("--reduce-ms", type=int, nargs=2, default=[10_000, 120_000], metavar=("LO", "HI"))
     parser.add_argument("--load", type=float, default=1.5, help="offered load (x container capacity)")
     parser.add_argument("--compare", action="store_true", help="also run with every heartbeat processed")
+    parser.add_argument(
+        "--compare-dormancy", action="store_true", help="run with dormant idle AMs on, then off (skipping on)"
+    )
     args = parser.parse_args()
     configure_logging(level="warning")  # the event log is measured separately; console lines would dominate
     for n in args.nodes:
-        for skip, skip_am in ((True, True), (True, False), (False, False)) if args.compare else ((True, True),):
+        modes = [(True, True, True)]
+        if args.compare_dormancy:
+            modes.append((True, True, False))
+        if args.compare:
+            modes += [(True, False, False), (False, False, False)]
+        for skip, skip_am, dormant in modes:
             r = run(
                 n,
                 args.sim_seconds,
@@ -130,9 +140,11 @@ def main() -> None:
                 reduce_ms=tuple(args.reduce_ms),
                 load=args.load,
                 skip_am=skip_am,
+                dormant=dormant,
             )
             print(
-                f"{n:>6} nodes, skip NM={'on ' if skip else 'off'} AM={'on ' if skip_am else 'off'}: "
+                f"{n:>6} nodes, skip NM={'on ' if skip else 'off'} AM={'on ' if skip_am else 'off'} "
+                f"dormant={'on ' if dormant else 'off'}: "
                 f"{r['jobs']:,} jobs; "
                 f"{r['simulated_s']:.0f} simulated s in {r['wall_s']:.2f} wall s = {r['speedup']:.1f}x real time; "
                 f"memory utilisation mean {r['utilization_mean']:.0%} (min {r['utilization_min']:.0%}); "

@@ -17,8 +17,10 @@ and sequence), so everything that runs before the RM would have handled the requ
   response's ids, headroom and cluster size as it would from an empty AllocateResponse (whose callbacks are all
   skipped, ``ApplicationMaster.on_allocate_response``).
 
-The AM's timer still fires at every phase point (so timing is identical by construction); what is saved is the
-request and response messages, the scheduler's allocate with its Allocation and the response handling. Only the
+The AM's timer still fires at every phase point (so timing is identical by construction) unless the AM goes
+dormant after a no-op (``yarnball.simulation.dormant-idle-ams``, actors/_amdormancy.py: no events at all until
+work appears); what is saved here is the request and response messages, the scheduler's allocate with its
+Allocation and the response handling. Only the
 scheduler's ``allocate`` operation count differs between the two modes (tests/test_am_heartbeat_skipping.py).
 """
 
@@ -53,6 +55,8 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
     rm, am, attempt_id, response_id, progress = arg
     if not rm._stopped and not rm._busy and _noop(rm, am, attempt_id, response_id):
         rm.heartbeats.skipped_allocates += 1
+        if rm.dormant.enabled:
+            rm.dormant.sleep(am, rm.attempts[attempt_id], progress)  # actors/_amdormancy.py
         return
     request = AllocateRequest(
         application_attempt_id=attempt_id,

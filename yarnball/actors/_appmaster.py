@@ -28,6 +28,7 @@ from collections import deque
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
+from yarnball.actors._amdormancy import HeartbeatTimer
 from yarnball.actors._amheartbeats import idle_allocate
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV
 from yarnball.actors._nodemanager import nm_actor_id
@@ -116,8 +117,12 @@ class ContainerRequest:
 class ApplicationMaster(Actor):
     """Base class of every ApplicationMaster, SLS's simulated ones and users' own."""
 
-    #: May an allocate with nothing to send that would get nothing back be skipped (actors/_amheartbeats.py)?
-    #: Only for AMs that act on nothing but the response's containers, preemption message and node updates.
+    #: May an allocate with nothing to send that would get nothing back be skipped (actors/_amheartbeats.py), and
+    #: may the AM then sleep through its heartbeats until work appears (actors/_amdormancy.py)? Only for AMs that
+    #: act on nothing but the response's containers, preemption message and node updates: such an AM must not read
+    #: ``headroom``, ``num_cluster_nodes`` or ``_response_id`` between allocates that return something, since the
+    #: values of skipped allocates are settled only when it wakes (headroom then being that of its last processed
+    #: allocate, not of every skipped one).
     quiet_when_idle = False
 
     def __init__(
@@ -155,10 +160,12 @@ class ApplicationMaster(Actor):
         self.submitted_at: float | None = None
         self.registered_at: float | None = None
         self._amrm_id: str | None = None
+        self._sleeper: Any = None  # set while dormant (actors/_amdormancy.py)
         self._reset_attempt_state()
 
     def _reset_attempt_state(self) -> None:
-        self._asks: dict[AskKey, ResourceRequest] = {}
+        # AMRMClientImpl's remoteRequestsTable as plain data: key -> [count, relax_locality, capability].
+        self._asks: dict[AskKey, list[Any]] = {}
         self._changed: set[AskKey] = set()
         self._outstanding: dict[int, deque[ContainerRequest]] = {}
         self._release: list[ContainerId] = []
@@ -258,7 +265,18 @@ class ApplicationMaster(Actor):
         self.maximum_capability = msg.maximum_resource_capability
         self.registered_at = self.now
         self.on_registered(msg)
-        self._heartbeat = self.every(self.heartbeat_interval_ms, self._allocate)
+        # Actor.every's keys, with a timer a dormant AM can suspend and re-arm exactly (actors/_amdormancy.py).
+        self._heartbeat = HeartbeatTimer(self, self.heartbeat_interval_ms, self._allocate)
+
+    def _deliver(self, arg: tuple[Any, Any]) -> None:
+        if self._sleeper is not None:
+            self._sleeper.wake()  # anything the AM runs wakes it first: it may send, and it takes sequences
+        super()._deliver(arg)
+
+    def stop(self) -> None:
+        if self._sleeper is not None:
+            self._sleeper.drop()
+        super().stop()
 
     @handler
     def on_terminated(self, msg: ContainerTerminated) -> None:
@@ -286,13 +304,24 @@ class ApplicationMaster(Actor):
         if count <= 0:
             return
         request = ContainerRequest(capability, priority, nodes, racks, relax_locality, execution_type, request_id)
-        queue = self._outstanding.setdefault(priority, deque())
-        for _ in range(count):
-            queue.append(request)
+        queue = self._outstanding.get(priority)
+        if queue is None:
+            queue = self._outstanding[priority] = deque()
+        queue.extend((request,) * count)
+        asks, changed = self._asks, self._changed
+        m, v = capability.memory_mb, capability.vcores
         for name in request.names():
             # AMRMClientImpl: relax_locality applies to the rack and ANY entries of a node-specific request.
-            relax = True if name in request.nodes else request.relax_locality or not request.nodes
-            self._change(request, name, +count, relax)
+            relax = True if name in nodes else relax_locality or not nodes
+            key: AskKey = (priority, name, execution_type, m, v, request_id)
+            entry = asks.get(key)
+            if entry is None:
+                asks[key] = [count, relax, capability]
+            else:
+                entry[0] += count
+                entry[1] = relax
+                entry[2] = capability
+            changed.add(key)
 
     def remove_container_request(self, request: ContainerRequest) -> None:
         """Withdraw one outstanding request (after it was satisfied, or when it is no longer wanted)."""
@@ -302,24 +331,32 @@ class ApplicationMaster(Actor):
                 queue.remove(request)
             except ValueError:
                 return
-        for name in request.names():
-            self._change(request, name, -1, None)
-
-    def _change(self, request: ContainerRequest, name: str, delta: int, relax: bool | None) -> None:
         cap = request.capability
-        key: AskKey = (request.priority, name, request.execution_type, cap.memory_mb, cap.vcores, request.request_id)
-        current = self._asks.get(key)
-        count = max(0, (current.num_containers if current is not None else 0) + delta)
-        self._asks[key] = ResourceRequest(
-            priority=Priority(request.priority),
+        asks, changed = self._asks, self._changed
+        prefix = request.priority
+        etype, m, v, rid = request.execution_type, cap.memory_mb, cap.vcores, request.request_id
+        for name in request.names():
+            key: AskKey = (prefix, name, etype, m, v, rid)
+            entry = asks.get(key)
+            if entry is None:
+                asks[key] = [0, True, cap]
+            else:
+                entry[0] = max(0, entry[0] - 1)
+                entry[2] = cap
+            changed.add(key)
+
+    def _ask_request(self, key: AskKey) -> ResourceRequest:
+        """The ResourceRequest of one ask-table entry (built when it is sent: only changed entries are)."""
+        count, relax, cap = self._asks[key]
+        return ResourceRequest(
+            priority=Priority(key[0]),
             capability=cap,
-            resource_name=name,
+            resource_name=key[1],
             num_containers=count,
-            relax_locality=relax if relax is not None else (current.relax_locality if current else True),
-            execution_type_request=ExecutionTypeRequest(execution_type=request.execution_type),
-            allocation_request_id=request.request_id,
+            relax_locality=relax,
+            execution_type_request=ExecutionTypeRequest(execution_type=key[2]),
+            allocation_request_id=key[5],
         )
-        self._changed.add(key)
 
     def update_execution_type(self, container: Container, target: ExecutionType) -> None:
         """Ask the RM to promote (to GUARANTEED) or demote (to OPPORTUNISTIC) ``container`` on the next heartbeat
@@ -371,7 +408,7 @@ class ApplicationMaster(Actor):
             return
         if self.quiet_when_idle and not (self._changed or self._release or self._updates) and idle_allocate(self):
             return
-        asks = tuple(self._asks[k] for k in sorted(self._changed, key=_ask_sort_key))
+        asks = tuple(self._ask_request(k) for k in sorted(self._changed, key=_ask_sort_key))
         self._changed = set()
         release, self._release = tuple(self._release), []
         updates, self._updates = tuple(self._updates), []
@@ -428,9 +465,24 @@ class ApplicationMaster(Actor):
         if not queue:
             return
         host = container.node_id.host
-        same = [r for r in queue if r.execution_type is container.execution_type] or list(queue)
-        chosen = next((r for r in same if host in r.nodes), None) or next((r for r in same if not r.nodes), None)
-        self.remove_container_request(chosen or same[0])
+        etype = container.execution_type
+        chosen = self._pick(queue, host, etype) or self._pick(queue, host, None)
+        self.remove_container_request(chosen)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _pick(queue: deque[ContainerRequest], host: str, etype: ExecutionType | None) -> ContainerRequest | None:
+        """The first request (of ``etype``, or any) naming ``host``, else the first without nodes, else the first."""
+        first = anywhere = None
+        for r in queue:
+            if etype is not None and r.execution_type is not etype:
+                continue
+            if host in r.nodes:
+                return r
+            if first is None:
+                first = r
+            if anywhere is None and not r.nodes:
+                anywhere = r
+        return anywhere or first
 
     # -- ContainerManagement ----------------------------------------------------------------------------------
     def start_container(

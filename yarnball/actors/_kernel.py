@@ -267,6 +267,10 @@ class Kernel:
         #: (every event at ``now`` with a lower or equal priority has run). A run that stopped at ``until`` has run
         #: every event at ``until``: the priority is then ``PASSED``. The NM heartbeat clock relies on it.
         self.priority: int = -1
+        #: The highest event (heap entry) processed so far at ``now`` (a sentinel key when none has, or when a run
+        #: stopped at ``until``): an event that would have been queued at ``now`` with a key below it has run, one
+        #: with a key above it has not (the heap pops in key order; see actors/_amdormancy.py, which relies on it).
+        self.high: tuple[Any, ...] = (start, -1, "", -1)
         # (time, priority, origin, origin's sequence, fn, arg, owner); (origin, sequence) is unique, so the
         # comparison never reaches fn.
         self._queue: list[tuple[float, int, str, int, Callable[[Any], None], Any, str]] = []
@@ -352,8 +356,13 @@ class Kernel:
             self._wakeup.set()
 
     def set_sequence(self, origin: str, seq: int) -> None:
-        """Make ``origin``'s next sequence ``seq`` (a coordinator replays setup steps numbered globally)."""
+        """Make ``origin``'s next sequence ``seq`` (a coordinator replays setup steps numbered globally; a dormant
+        AM catches up with the ticks it skipped)."""
         self._seqs[origin] = seq
+
+    def sequence(self, origin: str) -> int:
+        """``origin``'s next sequence (what the next event it schedules will take)."""
+        return self._seqs.get(origin, 0)
 
     def call_later(self, delay: float, fn: Callable[[], None]) -> TimerHandle:
         """Call ``fn()`` after ``delay`` ms unless the returned handle is cancelled first."""
@@ -421,12 +430,15 @@ class Kernel:
     # -- running -----------------------------------------------------------------------------------------------
     def _enter(self, entry: tuple[Any, ...]) -> None:
         """Make ``entry`` (just popped) the current event: its time, its owner, and the priority mark."""
-        t, p = entry[0], entry[1]
+        t = entry[0]
         if t != self.now:
             self.now = t
-            self.priority = p
-        elif p > self.priority:
-            self.priority = p  # a same-time event scheduled after later-priority ones ran: keep the mark
+            self.priority = entry[1]
+            self.high = entry
+        elif entry > self.high:
+            self.high = entry
+            self.priority = entry[1]
+        # else: a same-time event queued (below the mark) after higher ones ran: keep the mark
         self.event = entry
         self.current = entry[6]
 
@@ -466,6 +478,7 @@ class Kernel:
                     clock.wait_until(until)
                 self.now = until
                 self.priority = PASSED
+                self.high = (until, PASSED, "", 0)
         finally:
             self.events_processed += count
             self._running = False
@@ -530,6 +543,7 @@ class Kernel:
             if until is not None and not self._stop_requested:
                 self.now = until
                 self.priority = PASSED
+                self.high = (until, PASSED, "", 0)
         finally:
             self._wakeup = None
             self._running = False

@@ -21,6 +21,7 @@ from collections import Counter
 from typing import Any
 
 from yarnball.actors._actor import Actor, ActorRef, handler
+from yarnball.actors._amdormancy import DormantAMs
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
@@ -163,6 +164,8 @@ class ResourceManager(Actor):
                 f"{keys.DIST_SCHEDULING_ENABLED})"
             )
         self.heartbeats: HeartbeatClock | None = None
+        #: Dormant idle AMs by attempt id (actors/_amdormancy.py); the hooks below wake them when work appears.
+        self.dormant = DormantAMs(self)
 
     def use_heartbeat_clock(self, clock: HeartbeatClock) -> None:
         """Drive NM heartbeats with ``clock`` (a Cluster's); with skipping on, the RM answers its questions."""
@@ -217,6 +220,8 @@ class ResourceManager(Actor):
         self._on_notifications(notes)
 
     def _on_notifications(self, notes: Any) -> None:
+        if self.dormant:
+            self.dormant.notified(notes)  # an allocated / completed container wakes a dormant AM
         for note in notes:
             kind = type(note)
             if kind is ContainerAllocated:
@@ -257,6 +262,8 @@ class ResourceManager(Actor):
             self._wake(note.node_id)
 
     def _container_done(self, cid: ContainerId, status: ContainerStatus) -> None:
+        if self.dormant:
+            self.dormant.wake(cid.application_attempt_id)  # its AM will hear of the completion
         self.unlaunched.pop(cid, None)
         if cid not in self.live:
             return
@@ -279,6 +286,8 @@ class ResourceManager(Actor):
         """The preemption monitor's MARK_CONTAINER_FOR_PREEMPTION / MARK_CONTAINER_FOR_KILLABLE /
         KILL_RESERVED_CONTAINER, put through the dispatcher like every scheduler event."""
         self.counters["preemption_" + msg.event_type.value.lower()] += 1
+        if self.dormant:
+            self.dormant.wake(msg.application_attempt_id)  # a mark reaches the AM in its next allocate
         self.dispatch(msg)
 
     # -- ResourceTrackerService -------------------------------------------------------------------------------
@@ -390,6 +399,8 @@ class ResourceManager(Actor):
                 self.dispatch(ContainerExpiredSchedulerEvent(container_id=cid))
 
     def _check_am_liveness(self) -> None:
+        if self.dormant:
+            self.dormant.settle_all()  # a dormant AM heartbeats all along (actors/_amdormancy.py)
         deadline = self.now - self.am_expiry_ms
         for attempt in list(self.attempts.values()):
             if attempt.state is AttemptState.RUNNING and attempt.last_heartbeat < deadline:
@@ -584,6 +595,8 @@ class ResourceManager(Actor):
             self._new_attempt(app)
 
     def _remove_attempt(self, attempt: RMAppAttempt, final_state: str) -> None:
+        if self.dormant:
+            self.dormant.wake(attempt.attempt_id)  # its next allocate gets AM_SHUTDOWN
         if self.opportunistic is not None:
             self.opportunistic.on_attempt_removed(attempt.attempt_id)
         self.dispatch(

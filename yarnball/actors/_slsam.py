@@ -76,6 +76,7 @@ class _TraceAppMaster(ApplicationMaster):
         self.phases: list[list[_Task]] = self._phases()
         self.phase = -1
         self.pending: deque[_Task] = deque()
+        self._hosted = 0  # pending tasks that name a host: without any, the first task of the priority is taken
         self.assigned: dict[ContainerId, _Task] = {}
         self.completed_tasks = 0
         self.failed_task_attempts = 0
@@ -101,6 +102,7 @@ class _TraceAppMaster(ApplicationMaster):
                 return
         self.phase = -1
         self.pending.clear()
+        self._hosted = 0
         self.assigned.clear()
         self.completed_tasks = 0
         self._next_phase()
@@ -123,6 +125,8 @@ class _TraceAppMaster(ApplicationMaster):
     def _request(self, task: _Task) -> None:
         spec = task.spec
         self.pending.append(task)
+        if any(spec.hosts):
+            self._hosted += 1
         execution_type, local = self._execution_type(task)
         nodes = tuple(h for h in spec.hosts if h) if local else ()
         racks = (spec.rack,) if spec.rack and nodes else ()
@@ -166,8 +170,12 @@ class _TraceAppMaster(ApplicationMaster):
                 break
             if best is None:
                 best = task
+                if not self._hosted:
+                    break  # no later task can name the host
         if best is not None:
             self.pending.remove(best)
+            if any(best.spec.hosts):
+                self._hosted -= 1
         return best
 
     def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:

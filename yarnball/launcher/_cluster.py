@@ -101,6 +101,9 @@ class Cluster:
             keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_AM_HEARTBEATS
         )
         self.rm.use_heartbeat_clock(self.heartbeats)
+        self.rm.dormant.enabled = conf.get_bool(
+            keys.SIMULATION_DORMANT_IDLE_AMS, keys.DEFAULT_SIMULATION_DORMANT_IDLE_AMS
+        )  # idle quiet AMs sleep until work appears (actors/_amdormancy.py); needs AM skipping
         self.heartbeat_interval_ms = conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
         self.node_managers: dict[str, NodeManager] = {}
         self.masters: list[ApplicationMaster] = []
@@ -219,13 +222,16 @@ class Cluster:
         if self.kernel.default_latency or self.kernel._latency or not self._skipping_proven():
             self.heartbeats.skip = False  # modelled NM<->RM latency: heartbeats are not atomic, process them all
             self.heartbeats.skip_am = False  # AM skipping is proven under the same conditions only
+            self.rm.dormant.disable()  # and dormancy builds on AM skipping
         if on_progress is not None:
             self.every(1000, lambda: on_progress(self.kernel.now))
         if self.masters and self._all_done():
             return self.kernel.now
         if not self.masters and until_ms is None:
             return self.kernel.now
-        return self.kernel.run(until=until_ms)
+        end = self.kernel.run(until=until_ms)
+        self.rm.dormant.settle_all()  # dormant AMs' skipped heartbeats, for whoever inspects the cluster now
+        return end
 
     # -- inspection -------------------------------------------------------------------------------------------
     @property

@@ -446,3 +446,10 @@ DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS = True
 #: differs. Switched off under the same conditions as NM skipping (Cluster._skipping_proven, modelled latency).
 SIMULATION_SKIP_IDLE_AM_HEARTBEATS = "yarnball.simulation.skip-idle-am-heartbeats"
 DEFAULT_SIMULATION_SKIP_IDLE_AM_HEARTBEATS = True
+
+# -- yarnball: dormant idle ApplicationMasters -------------------------------------------------------------------
+#: Let a quiet AM whose allocates are skipped sleep through its heartbeats, with no kernel event at all, until work
+#: appears for it (actors/_amdormancy.py); results equal a run that processes every heartbeat
+#: (tests/test_am_dormancy.py). Only effective where AM skipping is on (it builds on it).
+SIMULATION_DORMANT_IDLE_AMS = "yarnball.simulation.dormant-idle-ams"
+DEFAULT_SIMULATION_DORMANT_IDLE_AMS = True

@@ -1,0 +1,239 @@
+"""Dormant idle ApplicationMasters: no kernel event at all while a quiet AM has nothing to send or receive.
+
+With AM heartbeat skipping (actors/_amheartbeats.py) an idle quiet AM still costs two events a heartbeat: its timer
+firing (``F``) and the no-op check at the RM (``A``, which has the key the AllocateRequest's delivery would have).
+With ``yarnball.simulation.dormant-idle-ams`` (on by default, and only where AM skipping is on) an AM whose check
+was a no-op and which still has nothing to send goes *dormant*: its timer is suspended and nothing is queued for it.
+
+**Why this is exact.** While dormant, its skipped ticks would each be an ``F`` (queueing ``A`` and the next ``F``)
+and an ``A`` that changes nothing but the attempt's liveness and response id and the AM's response id, headroom and
+cluster size. Removing events whose only effect is to queue one another does not change the order of any other
+event (the heap pops in key order). What the skipped ticks *do* consume is sequence numbers of the AM's origin:
+tick ``m`` (at ``t1 + m * interval``) takes ``c + 2m`` for its ``A`` and ``c + 2m + 1`` for the next ``F``, where
+``c`` is the AM's next sequence when it went dormant (the first ``F`` was already queued, with its own sequence).
+Nothing else takes the AM's sequences while it is dormant: every event the AM runs (a message, a timer) wakes it
+first (``ApplicationMaster._deliver``).
+
+**Where a skipped tick stands.** The kernel keeps ``high``, the highest event processed at ``now``. An event queued
+before ``now`` with a key below ``high`` has run, one with a key above it has not. A skipped ``F`` of ``now`` was
+queued a heartbeat earlier, so it "has run" iff ``high`` is above its key; its ``A`` was queued when ``F`` ran and
+has run iff ``high`` is above *its* key (any event above it popped after it). Every tick before ``now`` has run.
+
+**Waking.** Whatever can make the AM's next allocate do something wakes it at the event that does it (the RM's
+hooks, ``ResourceManager._wake_am``): a container allocated to or completed for the attempt (the scheduler's
+notifications, NM-reported completions), a preemption mark, the attempt leaving RUNNING/FINISHING (killed, failed,
+finished, AM expiry, node loss). Waking settles the ticks that have run (they were no-ops: no work had appeared), then
+re-queues the tick in progress with the keys it would have had: the pending ``A`` (its ``F`` has run: the work is seen
+by this ``A``) and the next ``F``, or else the pending ``F``; the AM's sequence is advanced with
+``Kernel.set_sequence`` by exactly what the skipped ticks took. The first allocate that sees the work is therefore
+the same one as without dormancy; a wake that finds no work (a message to the AM, say) costs one tick.
+
+**Lazily settled.** The attempt's ``last_heartbeat`` and ``response_id``, the AM's response id and the skipped
+allocate count are settled when the AM wakes, before the AM liveness monitor looks (a dormant AM never expires), and
+at the end of every ``Cluster.run``. The AM's ``headroom`` and ``num_cluster_nodes`` are those of its last
+processed allocate until it wakes: the intermediate values of skipped ticks are not observed (quiet AMs must not
+read them, see ``ApplicationMaster.quiet_when_idle``). Dormancy is off wherever AM skipping is off (modelled
+latency, opportunistic containers, AMRMProxy, packing, autoscaling: ``Cluster._skipping_proven``) and for AMs whose
+heartbeat times are not integral milliseconds (their phase points are then computed without rounding error).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from yarnball.actors._kernel import NORMAL, TimerHandle
+
+__all__ = ["DormantAMs", "HeartbeatTimer", "Sleeper"]
+
+
+class HeartbeatTimer(TimerHandle):
+    """``Actor.every`` for an AM's heartbeat, with the same event keys, that can be suspended and re-armed at an
+    exact key (a dormant AM's timer)."""
+
+    __slots__ = ("actor", "due", "interval", "item", "live", "seq")
+
+    def __init__(self, actor: Any, interval: float, what: Callable[[], Any]) -> None:
+        super().__init__()
+        if interval <= 0:
+            raise ValueError(f"timer interval must be > 0, got {interval}")
+        from yarnball.actors._actor import _Tick
+
+        self.actor = actor
+        self.interval = interval
+        self.item = _Tick(what)
+        self.live = False
+        self.due = 0.0
+        self.seq = -1
+        self._queue(actor.kernel.now + interval)
+        actor._track(self)
+
+    def _queue(self, t: float) -> None:
+        kernel = self.actor.kernel
+        origin, seq = kernel.next_key()  # what Kernel.schedule would take (the owner is the origin: the AM)
+        self.rearm(t, seq, origin)
+
+    def rearm(self, t: float, seq: int, origin: str) -> None:
+        """Queue the next firing at ``t`` with the exact key ``(t, NORMAL, origin, seq)``."""
+        self.due, self.seq, self.live = t, seq, True
+        self.actor.kernel.push(t, NORMAL, origin, seq, self._fire, seq, origin)
+
+    def _fire(self, token: int) -> None:
+        if token != self.seq or not self.live or self.cancelled:
+            return  # suspended (dormant AM) or superseded by a re-armed firing
+        actor = self.actor
+        if actor._stopped:
+            return
+        actor._deliver((self.item, actor.ref))
+        self._queue(actor.kernel.now + self.interval)
+
+
+class Sleeper:
+    """One dormant AM: where its skipped ticks stand and what they settle (see the module docstring)."""
+
+    __slots__ = (
+        "am",
+        "attempt",
+        "attempt_id",
+        "c",
+        "interval",
+        "origin",
+        "progress",
+        "r0",
+        "rm",
+        "settled",
+        "sf",
+        "t1",
+    )
+
+    def __init__(self, rm: Any, am: Any, attempt: Any, progress: float) -> None:
+        timer: HeartbeatTimer = am._heartbeat
+        self.rm = rm
+        self.am = am
+        self.attempt = attempt
+        self.attempt_id = attempt.attempt_id
+        self.origin = am.id
+        self.interval = timer.interval
+        self.t1 = timer.due  # the first skipped tick's time
+        self.sf = timer.seq  # the first skipped F's own sequence (it is queued, suspended)
+        self.c = rm.kernel.sequence(am.id)  # the first skipped A's sequence
+        self.r0 = attempt.response_id
+        self.progress = progress
+        self.settled = 0
+        timer.live = False
+
+    def position(self) -> tuple[int, bool]:
+        """(ticks whose A has run, whether the next tick's F has run)."""
+        kernel = self.rm.kernel
+        now, interval, t1 = kernel.now, self.interval, self.t1
+        if now < t1:
+            return 0, False
+        m = int((now - t1) // interval)
+        t = t1 + m * interval
+        if t < now:
+            return m + 1, False
+        high = kernel.high[:4]
+        if high > (t, NORMAL, self.origin, self.c + 2 * m):
+            return m + 1, False
+        return m, high >= (t, NORMAL, self.origin, self.sf if m == 0 else self.c + 2 * m - 1)
+
+    def settle(self, n: int) -> None:
+        """Account for the first ``n`` skipped ticks (no-op allocates) as ``_amheartbeats._noop`` would have."""
+        new = n - self.settled
+        if new <= 0:
+            return
+        self.settled = n
+        rid = self.r0 + n
+        self.attempt.response_id = rid
+        self.am._response_id = rid
+        self.attempt.last_heartbeat = self.t1 + (n - 1) * self.interval
+        self.rm.heartbeats.skipped_allocates += new
+
+    def wake(self) -> None:
+        """Settle the ticks that have run and re-queue the tick in progress with its exact keys."""
+        from yarnball.actors._amheartbeats import _at_rm
+
+        n, half = self.position()
+        self.settle(n)
+        rm, am, kernel, origin, c = self.rm, self.am, self.rm.kernel, self.origin, self.c
+        del rm.dormant[self.attempt_id]
+        am._sleeper = None
+        timer: HeartbeatTimer = am._heartbeat
+        t = self.t1 + n * self.interval
+        if half:
+            arg = (rm, am, self.attempt_id, self.r0 + n, self.progress)
+            kernel.push(t, NORMAL, origin, c + 2 * n, _at_rm, arg, rm.id)
+            timer.rearm(t + self.interval, c + 2 * n + 1, origin)
+            kernel.set_sequence(origin, c + 2 * n + 2)
+        elif n == 0:
+            timer.live = True  # the first skipped F is still queued (it has not run)
+        else:
+            timer.rearm(t, c + 2 * n - 1, origin)
+            kernel.set_sequence(origin, c + 2 * n)
+
+    def drop(self) -> None:
+        """The AM stops while dormant: settle what has run, forget it."""
+        self.settle(self.position()[0])
+        del self.rm.dormant[self.attempt_id]
+        self.am._sleeper = None
+
+
+class DormantAMs(dict):  # type: ignore[type-arg]
+    """The RM's dormant AMs by attempt id (a dict, so that ``if rm.dormant:`` costs nothing when there are none)."""
+
+    def __init__(self, rm: Any) -> None:
+        super().__init__()
+        self.rm = rm
+        #: Set by the Cluster from ``yarnball.simulation.dormant-idle-ams`` where AM skipping is proven.
+        self.enabled = False
+
+    def disable(self) -> None:
+        self.enabled = False
+        self.wake_all()
+
+    def sleep(self, am: Any, attempt: Any, progress: float) -> None:
+        """``am``'s allocate at this tick was a no-op: go dormant if nothing can need its next tick."""
+        timer = am._heartbeat
+        if (
+            type(timer) is not HeartbeatTimer
+            or not timer.live
+            or timer.cancelled
+            or am._busy
+            or am._mailbox
+            or am._stopped
+            or am._changed
+            or am._release
+            or am._updates
+            or am.finished
+            or am.attempt_id != attempt.attempt_id
+            or timer.due != self.rm.kernel.now + timer.interval
+            or not float(timer.due).is_integer()
+            or not float(timer.interval).is_integer()
+        ):
+            return
+        sleeper = Sleeper(self.rm, am, attempt, progress)
+        am._sleeper = sleeper
+        self[attempt.attempt_id] = sleeper
+
+    def wake(self, attempt_id: Any) -> None:
+        sleeper = self.get(attempt_id)
+        if sleeper is not None:
+            sleeper.wake()
+
+    def notified(self, notes: Any) -> None:
+        """The scheduler's notifications: an allocated or completed container wakes its attempt."""
+        for note in notes:
+            attempt_id = getattr(note, "attempt_id", None)
+            if attempt_id is not None:
+                sleeper = self.get(attempt_id)
+                if sleeper is not None:
+                    sleeper.wake()
+
+    def wake_all(self) -> None:
+        for sleeper in list(self.values()):
+            sleeper.wake()
+
+    def settle_all(self) -> None:
+        """Settle every dormant AM's skipped ticks up to the kernel's position (for whoever looks from outside)."""
+        for sleeper in self.values():
+            sleeper.settle(sleeper.position()[0])
