@@ -3,6 +3,10 @@
 * Applications are kept apart as *pending* (waiting for AM-limit room, §6.3) and *active* (in the ordering policy).
   FIFO order (higher application priority, then submission order) is kept sorted on insertion, so a heartbeat never
   sorts; the fair policy re-sorts only after usage changed.
+* FIFO leaves also keep ``schedulable``: the active apps with outstanding asks, in the same order. The leaf walk skips
+  apps without asks anyway (the allocator returns SKIP_OTHER for them, touching nothing), so walking this list instead
+  of every active app gives the same decisions without an O(apps) scan per heartbeat (about 930 running apps at
+  10,000 nodes, most of them with every container already allocated).
 * The user limit (§7) is recomputed only when the users' state version changes (any user usage change or
   activation), exactly like ``UsersManager``'s cache, and the sums it needs are maintained incrementally.
 """
@@ -56,6 +60,7 @@ class LeafQueue(CSQueue):
         "max_apps",
         "max_apps_per_user",
         "pending",
+        "schedulable",
         "size_based_weight",
         "ul_cache",
         "ul_version",
@@ -78,6 +83,8 @@ class LeafQueue(CSQueue):
         self.users: dict[str, User] = {}
         self.active: list[SchedulerApp] = []
         self.pending: list[SchedulerApp] = []
+        # FIFO only: active apps with outstanding asks, in `active` order (app.order is unique and never changes).
+        self.schedulable: list[SchedulerApp] = []
         self.am_used_m = self.am_used_v = 0
         self.am_limit_m = self.am_limit_v = 0
         self.cur_limit_m = self.cur_limit_v = 0
@@ -113,6 +120,11 @@ class LeafQueue(CSQueue):
         """``UsersManager.activateApplication`` / ``deactivateApplication`` when an app gains or loses all asks."""
         if had == has:
             return
+        if app.is_active and not self.fair:
+            if has:
+                bisect.insort(self.schedulable, app, key=_order)
+            else:
+                self._unschedule(app)
         user = app.user
         if has:
             user.apps_with_asks += 1
@@ -129,6 +141,12 @@ class LeafQueue(CSQueue):
                 self.active_used_m -= user.used_m
                 self.active_used_v -= user.used_v
         self.users_version += 1
+
+    def _unschedule(self, app: SchedulerApp) -> None:
+        lst = self.schedulable
+        i = bisect.bisect_left(lst, app.order, key=_order)
+        if i < len(lst) and lst[i] is app:
+            del lst[i]
 
     # -- cluster resource updates ------------------------------------------------------------------------------
     def update_cluster_resource(self, ctx: SchedulerContext, limits: ResourceLimits) -> None:
@@ -330,6 +348,8 @@ class LeafQueue(CSQueue):
             user.am_used_v += app.am_v
             app.is_active = True
             bisect.insort(self.active, app, key=_order)
+            if not self.fair and (app.pending_m > 0 or app.pending_v > 0):
+                bisect.insort(self.schedulable, app, key=_order)
             self.fair_dirty = True
             log.debug("application activated", attempt=str(app.attempt_id), queue=self.path)
 
@@ -344,6 +364,8 @@ class LeafQueue(CSQueue):
         user = app.user
         if app.is_active:
             self.active.remove(app)
+            if not self.fair:
+                self._unschedule(app)
             user.active_apps -= 1
             self.am_used_m -= app.am_m
             self.am_used_v -= app.am_v
@@ -393,8 +415,11 @@ class LeafQueue(CSQueue):
             return None
         if self.fair:
             self.reorder_if_fair()
+            apps = self.active
+        else:
+            apps = self.schedulable
         need_queue_check = True
-        for app in self.active:
+        for app in apps:
             if app.pending_m <= 0 and app.pending_v <= 0:
                 continue  # no outstanding asks: the allocator would skip it (SKIP_OTHER)
             if need_queue_check:
