@@ -54,6 +54,8 @@ class LeafQueue(CSQueue):
         "conf",
         "cur_limit_m",
         "cur_limit_v",
+        "eff_max_norm_m",
+        "eff_max_norm_v",
         "fair",
         "fair_dirty",
         "max_am_percent",
@@ -88,6 +90,7 @@ class LeafQueue(CSQueue):
         self.am_used_m = self.am_used_v = 0
         self.am_limit_m = self.am_limit_v = 0
         self.cur_limit_m = self.cur_limit_v = 0
+        self.eff_max_norm_m = self.eff_max_norm_v = 0  # normalizeDown(effectiveMax, minAlloc), per cluster update
         self.max_apps = 0
         self.max_apps_per_user = 0
         # UsersManager state: active users (with outstanding asks) and the sum of their usage.
@@ -151,6 +154,9 @@ class LeafQueue(CSQueue):
     # -- cluster resource updates ------------------------------------------------------------------------------
     def update_cluster_resource(self, ctx: SchedulerContext, limits: ResourceLimits) -> None:
         self.update_effective_resources(ctx)
+        self.eff_max_norm_m, self.eff_max_norm_v = ctx.rc.round_down(
+            self.eff_max_m, self.eff_max_v, ctx.min_m, ctx.min_v
+        )
         self.update_current_limit(ctx, limits)
         self.update_maximum_applications()
         self.users_version += 1
@@ -159,7 +165,7 @@ class LeafQueue(CSQueue):
     def update_current_limit(self, ctx: SchedulerContext, limits: ResourceLimits) -> None:
         """``updateCurrentResourceLimits``: ``min(normalizeDown(effectiveMax), limit from parent)``."""
         rc = ctx.rc
-        nm, nv = rc.round_down(self.eff_max_m, self.eff_max_v, ctx.min_m, ctx.min_v)
+        nm, nv = self.eff_max_norm_m, self.eff_max_norm_v
         if not rc.dominant:
             if nm <= limits.limit_m:
                 self.cur_limit_m, self.cur_limit_v = nm, nv
@@ -409,10 +415,24 @@ class LeafQueue(CSQueue):
         return True
 
     def assign(self, ctx: SchedulerContext, node: SchedulerNode, limits: ResourceLimits) -> CSAssignment | None:
-        self.update_current_limit(ctx, limits)
         rc = ctx.rc
-        if not rc.is_positive(self.pending_m, self.pending_v):
+        if rc.dominant:
+            self.update_current_limit(ctx, limits)
+            if not rc.is_positive(self.pending_m, self.pending_v):
+                return None
+            return self._walk(ctx, node, limits)
+        # updateCurrentResourceLimits and the pending check, memory only (as update_current_limit does).
+        if self.eff_max_norm_m <= limits.limit_m:
+            self.cur_limit_m, self.cur_limit_v = self.eff_max_norm_m, self.eff_max_norm_v
+        else:
+            self.cur_limit_m, self.cur_limit_v = limits.limit_m, limits.limit_v
+        if self.pending_m <= 0:
             return None
+        return self._walk(ctx, node, limits)
+
+    def _walk(self, ctx: SchedulerContext, node: SchedulerNode, limits: ResourceLimits) -> CSAssignment | None:
+        rc = ctx.rc
+        dominant = rc.dominant
         if self.fair:
             self.reorder_if_fair()
             apps = self.active
@@ -427,10 +447,26 @@ class LeafQueue(CSQueue):
                     return None
                 if not ctx.continue_looking or (app.reserved_m == 0 and app.reserved_v == 0):
                     need_queue_check = False
-            if not self.can_assign_to_user(ctx, app, limits):
-                continue  # "User capacity has reached its maximum limit."
+            if dominant:
+                if not self.can_assign_to_user(ctx, app, limits):
+                    continue  # "User capacity has reached its maximum limit."
+            else:
+                # can_assign_to_user, memory only: the user limit comes from the users-version cache.
+                user = app.user
+                if self.ul_version == self.users_version:
+                    ul_m, ul_v = self.ul_cache
+                else:
+                    ul_m, ul_v = self.computed_user_limit(ctx)
+                if user.weight != 1.0:
+                    ul_m, ul_v = rc.multiply_and_normalize_down(ul_m, ul_v, user.weight, ctx.min_m, ctx.min_v)
+                limits.unres_m = limits.unres_v = 0
+                if user.used_m > ul_m:
+                    if not ctx.continue_looking or user.used_m - app.reserved_m > ul_m:
+                        continue  # "User capacity has reached its maximum limit."
+                    limits.unres_m = user.used_m - ul_m
+                    limits.unres_v = user.used_v - ul_v
             a = assign_app(ctx, self, app, node, limits)
-            if rc.is_positive(a.mem, a.vc):
+            if a.mem > 0 or (dominant and a.vc > 0):  # rc.is_positive
                 return a
             if a.skipped == SKIP_OTHER:
                 continue
