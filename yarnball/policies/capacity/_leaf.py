@@ -65,6 +65,7 @@ class LeafQueue(CSQueue):
         "schedulable",
         "size_based_weight",
         "ul_cache",
+        "ul_static",
         "ul_version",
         "user_limit",
         "user_limit_factor",
@@ -100,6 +101,7 @@ class LeafQueue(CSQueue):
         self.users_version = 0
         self.ul_version = -1
         self.ul_cache: tuple[int, int] = (0, 0)
+        self.ul_static: tuple[int, int, int, int] = (0, 0, 0, 0)  # see _update_ul_static
 
     # -- users -------------------------------------------------------------------------------------------------
     def get_user(self, name: str) -> User:
@@ -157,6 +159,7 @@ class LeafQueue(CSQueue):
         self.eff_max_norm_m, self.eff_max_norm_v = ctx.rc.round_down(
             self.eff_max_m, self.eff_max_v, ctx.min_m, ctx.min_v
         )
+        self._update_ul_static(ctx)
         self.update_current_limit(ctx, limits)
         self.update_maximum_applications()
         self.users_version += 1
@@ -239,9 +242,7 @@ class LeafQueue(CSQueue):
         vcores follow the same arithmetic), written with plain ints because it runs after every allocation."""
         cm = ctx.cluster_m
         min_m, min_v = ctx.min_m, ctx.min_v
-        eff_m, eff_v = self.eff_min_m, self.eff_min_v
-        orig_none = eff_m == 0 and eff_v == 0
-        qm, qv = (eff_m, eff_v) if eff_m >= min_m else (min_m, min_v)
+        qm, qv, mx_m, mx_v = self.ul_static
         ratio = self.used_m / cm if cm else 0.0
         con_m = int(cm * ratio + 0.5)
         con_m = -(-con_m // min_m) * min_m if min_m > 0 and con_m >= 0 else con_m
@@ -261,12 +262,6 @@ class LeafQueue(CSQueue):
         bm = math.ceil(cur_m * ulp / 100.0)
         bv = math.ceil(cur_v * ulp / 100.0)
         ul_m, ul_v = (am_, av_) if am_ >= bm else (bm, bv)
-        if self.user_limit_factor == -1 or orig_none:
-            mx_m = (self.eff_max_m // min_m) * min_m if min_m > 0 else self.eff_max_m
-            mx_v = (self.eff_max_v // min_v) * min_v if min_v > 0 else self.eff_max_v
-        else:
-            f = self.user_limit_factor
-            mx_m, mx_v = int(qm * f), int(qv * f)
         if mx_m < ul_m:
             ul_m, ul_v = mx_m, mx_v
         if min_m > 0:
@@ -274,6 +269,20 @@ class LeafQueue(CSQueue):
         if min_v > 0:
             ul_v = -(-ul_v // min_v) * min_v
         return ul_m, ul_v
+
+    def _update_ul_static(self, ctx: SchedulerContext) -> None:
+        """The parts of the memory-only user limit that change only with the cluster resource: the queue capacity
+        ``max(effectiveMin, minAlloc)`` and the cap ``maxUL`` (§7)."""
+        min_m, min_v = ctx.min_m, ctx.min_v
+        eff_m, eff_v = self.eff_min_m, self.eff_min_v
+        qm, qv = (eff_m, eff_v) if eff_m >= min_m else (min_m, min_v)
+        if self.user_limit_factor == -1 or (eff_m == 0 and eff_v == 0):
+            mx_m = (self.eff_max_m // min_m) * min_m if min_m > 0 else self.eff_max_m
+            mx_v = (self.eff_max_v // min_v) * min_v if min_v > 0 else self.eff_max_v
+        else:
+            f = self.user_limit_factor
+            mx_m, mx_v = int(qm * f), int(qv * f)
+        self.ul_static = (qm, qv, mx_m, mx_v)
 
     def user_limit_for(self, ctx: SchedulerContext, user: User) -> tuple[int, int]:
         """The per-user limit: ``multiplyAndNormalizeDown(UL, weight(user), minimumAllocation)``."""
