@@ -64,13 +64,6 @@ def _chain_reserved(leaf: LeafQueue, dm: int, dv: int) -> None:
         q = q.parent
 
 
-def _chain_containers(leaf: LeafQueue, d: int) -> None:
-    q = leaf
-    while q is not None:
-        q.num_containers += d
-        q = q.parent
-
-
 def add_pending(leaf: LeafQueue, dm: int, dv: int) -> None:
     """Queue pending (up to root) += (dm, dv): ``incPendingResource`` / ``decPendingResource``."""
     q = leaf
@@ -426,8 +419,15 @@ def release_container(ctx: SchedulerContext, rmc: RMContainer) -> None:
     app.used_v -= rmc.vc
     app.preempt.discard(cid)  # type: ignore[arg-type]
     ctx.containers.pop(cid, None)
-    charge(ctx, leaf, app, -rmc.mem, -rmc.vc)
-    _chain_containers(leaf, -1)
+    # charge(-resource) and the container count, in one walk up the queues
+    mem, vc = rmc.mem, rmc.vc
+    q = leaf
+    while q is not None:
+        q.used_m -= mem
+        q.used_v -= vc
+        q.num_containers -= 1
+        q = q.parent
+    leaf.user_used_changed(app.user, -mem, -vc)
     if leaf.fair:
         leaf.fair_dirty = True
 
