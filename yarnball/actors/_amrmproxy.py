@@ -146,10 +146,7 @@ class DistributedScheduler(RequestInterceptor):
         bl = msg.resource_blacklist_request
         lo, hi, inc = self.minimum, self.maximum, self.increment
         placements = self.allocator.allocate(
-            self.context,
-            opportunistic,
-            lambda r: normalize(r, lo, hi, inc),
-            bl.blacklist_additions,
+            self.context, opportunistic, lambda r: normalize(r, lo, hi, inc), bl.blacklist_additions,
             bl.blacklist_removals,
         )
         containers: list[Container] = []

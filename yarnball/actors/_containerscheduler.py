@@ -339,11 +339,8 @@ class ContainerScheduler:
         ]
         infos = [
             RunningInfo(
-                e.start_seq,
-                e.container.resource.memory_mb,
-                self._vmem_of(e.container.resource),
-                e.container.resource.vcores,
-                e.remaining_ms(),
+                e.start_seq, e.container.resource.memory_mb, self._vmem_of(e.container.resource),
+                e.container.resource.vcores, e.remaining_ms(),
             )
             for e in candidates
         ]

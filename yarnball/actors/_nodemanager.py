@@ -74,16 +74,7 @@ def nm_actor_id(host: str) -> str:
 
 class _Container:
     __slots__ = (
-        "container",
-        "context",
-        "nm",
-        "paused",
-        "process",
-        "remaining",
-        "seq",
-        "start_seq",
-        "started_at",
-        "state",
+        "container", "context", "nm", "paused", "process", "remaining", "seq", "start_seq", "started_at", "state",
         "timer",
     )
 

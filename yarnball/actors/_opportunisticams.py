@@ -117,7 +117,9 @@ class OpportunisticSettings:
         self.minimum = conf.get_int(lo_key)
         self.maximum = conf.get_int(hi_key)
         if self.minimum < 0 or self.minimum > self.maximum:
-            raise ConfigurationError(f"{lo_key} ({self.minimum}) must be >= 0 and not exceed {hi_key} ({self.maximum})")
+            raise ConfigurationError(
+                f"{lo_key} ({self.minimum}) must be >= 0 and not exceed {hi_key} ({self.maximum})"
+            )
         self.auto_update = conf.get_bool(keys.RM_AUTO_UPDATE_CONTAINERS)
 
 
@@ -204,11 +206,8 @@ class OpportunisticContainerAllocatorAMService:
         if self.settings.comparator is LoadComparator.QUEUE_LENGTH_THEN_RESOURCES:
             capability, allocated = self._node_resources(status)
         self.monitor.update_node(
-            status.node_id,
-            status.opportunistic_containers_status,
-            self.rm.now,
-            capability=capability,
-            allocated=allocated,
+            status.node_id, status.opportunistic_containers_status, self.rm.now,
+            capability=capability, allocated=allocated,
         )
         if status.opportunistic_containers_status is not None:
             self.node_status[status.node_id] = status.opportunistic_containers_status
@@ -461,13 +460,8 @@ class OpportunisticContainerAllocatorAMService:
 
         def ask(name: str, relax: bool) -> ResourceRequest:
             return ResourceRequest(
-                priority=c.priority,
-                capability=c.resource,
-                resource_name=name,
-                num_containers=count,
-                relax_locality=relax,
-                execution_type_request=g,
-                allocation_request_id=rid,
+                priority=c.priority, capability=c.resource, resource_name=name, num_containers=count,
+                relax_locality=relax, execution_type_request=g, allocation_request_id=rid,
             )
 
         # The container's own host only: relaxLocality=false on the rack and ANY entries.

@@ -149,8 +149,7 @@ class NodeQueueLoadMonitor:
             return (n.queue_length, *ties, -n.timestamp, n.node_id.host, n.node_id.port)
 
         nodes = [
-            n
-            for n in everything
+            n for n in everything
             if (n.queue_length <= 0 if n.queue_capacity <= 0 else n.queue_length < n.queue_capacity)
         ]
         nodes.sort(key=key)
@@ -178,7 +177,9 @@ class NodeQueueLoadMonitor:
             return True
         return False
 
-    def select_local_node(self, host: str, blacklist: Iterable[str], request: Resource | None = None) -> NodeId | None:
+    def select_local_node(
+        self, host: str, blacklist: Iterable[str], request: Resource | None = None
+    ) -> NodeId | None:
         if host in set(blacklist):
             return None
         for node_id, node in self.cluster_nodes.items():

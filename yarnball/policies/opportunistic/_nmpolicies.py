@@ -93,7 +93,9 @@ def _sufficient(need: tuple[int, int, float]) -> bool:
     return need[0] <= 0 and need[1] <= 0 and need[2] <= 0
 
 
-def select_victims(policy: KillPolicy, need: tuple[int, int, float], candidates: Sequence[RunningInfo]) -> list[int]:
+def select_victims(
+    policy: KillPolicy, need: tuple[int, int, float], candidates: Sequence[RunningInfo]
+) -> list[int]:
     """Indices of the candidates to kill (or pause) so that ``need`` (pmem MB, vmem MB, vcores still missing)
     drops to zero or below. With too few candidates every one is chosen (Hadoop then only logs a warning)."""
     if _sufficient(need):
@@ -108,12 +110,8 @@ def select_victims(policy: KillPolicy, need: tuple[int, int, float], candidates:
         return [max(singles, key=lambda i: (_or_inf(candidates[i].remaining_ms), candidates[i].seq))]
     order = sorted(
         range(len(candidates)),
-        key=lambda i: (
-            -candidates[i].memory_mb,
-            -candidates[i].vcores,
-            -_or_inf(candidates[i].remaining_ms),
-            -candidates[i].seq,
-        ),
+        key=lambda i: (-candidates[i].memory_mb, -candidates[i].vcores, -_or_inf(candidates[i].remaining_ms),
+                       -candidates[i].seq),
     )
     return _greedy(need, candidates, order)
 

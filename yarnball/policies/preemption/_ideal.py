@@ -176,10 +176,7 @@ def _tq_compare(a: TempQueue, b: TempQueue) -> int:
 
 
 def _compute_fixpoint_allocation(
-    tot_guarant: Res,
-    q_alloc: Iterable[TempQueue],
-    unassigned: list[Res],
-    ignore_guarantee: bool,
+    tot_guarant: Res, q_alloc: Iterable[TempQueue], unassigned: list[Res], ignore_guarantee: bool,
     considers_reserved: bool,
 ) -> None:
     """``computeFixpointAllocation``. ``unassigned`` is a one-element box standing for the caller's Java object.

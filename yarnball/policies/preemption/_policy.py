@@ -175,7 +175,9 @@ def build_queue_tree(
         used, reserved, pending = _res(qs.used), _res(qs.reserved), _res(qs.pending)
         abs_cap = j.f32(qs.absolute_capacity)
         guaranteed = j.multiply(cluster, abs_cap) if _is_none(qs.guaranteed) else _res(qs.guaranteed)
-        maximum = j.multiply(cluster, j.f32(qs.absolute_maximum_capacity)) if _is_none(qs.maximum) else _res(qs.maximum)
+        maximum = (
+            j.multiply(cluster, j.f32(qs.absolute_maximum_capacity)) if _is_none(qs.maximum) else _res(qs.maximum)
+        )
         by_path[qs.path] = TempQueue(
             qs.path,
             index=i,
