@@ -292,8 +292,16 @@ class ContainerScheduler:
         self._started(entry)
 
     def _account(self, entry: Any, sign: int) -> None:
-        self._add(entry.container.resource, sign)
-        self._count_running(entry, sign)
+        # _add and the guaranteed branch of _count_running, inline: this runs at every container start and end.
+        container = entry.container
+        r = container.resource
+        self.pmem += sign * r.memory_mb
+        self.vmem += sign * int(r.memory_mb * self.settings.vmem_ratio)
+        self.cpu += sign * r.vcores
+        if container.execution_type is ExecutionType.OPPORTUNISTIC:
+            self._count_running(entry, sign)
+        else:
+            self.running_guaranteed += sign
 
     def _started(self, entry: Any) -> None:
         self._start_seq += 1

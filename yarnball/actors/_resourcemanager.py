@@ -101,6 +101,12 @@ __all__ = ["RMNode", "ResourceManager"]
 
 AM_PRIORITY = Priority(0)  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
 
+_RUNNING = ContainerState.RUNNING
+_COMPLETE = ContainerState.COMPLETE
+# Scheduler event class -> its SchedulerEventType name (the op-count key), looked up once per class: reading an
+# enum member's ``value`` costs a descriptor call on every heartbeat.
+_EVENT_NAMES: dict[type, str] = {}
+
 
 class RMNode:
     __slots__ = ("id", "last_heartbeat", "pending_app_cleanup", "pending_cleanup", "rack", "resource", "response_id")
@@ -212,7 +218,11 @@ class ResourceManager(Actor):
     # -- the dispatcher ---------------------------------------------------------------------------------------
     def dispatch(self, event: Any) -> None:
         """Hand one scheduler event to the CapacityScheduler and act on its notifications."""
-        name = event.event_type.value
+        name = _EVENT_NAMES.get(type(event))
+        if name is None:
+            name = event.event_type.value
+            if "event_type" not in getattr(type(event), "__struct_fields__", ("event_type",)):
+                _EVENT_NAMES[type(event)] = name  # a class constant (ClassVar), not a field
         start = time.perf_counter()
         notes = self.scheduler.handle(event)
         self.op_seconds[name] += time.perf_counter() - start
@@ -328,26 +338,36 @@ class ResourceManager(Actor):
         if node is None:
             # ResourceTrackerService: "Node not found resyncing <node>"
             return NodeHeartbeatResponse(node_action=NodeAction.RESYNC, diagnostics_message="Node not found resyncing")
-        node.last_heartbeat = self.now
-        launched: list[ContainerStatus] = []
-        completed: list[ContainerStatus] = []
-        for cs in statuses:
-            if cs.state is ContainerState.RUNNING:
-                if self.unlaunched.pop(cs.container_id, None) is not None:
-                    launched.append(cs)
-            elif cs.state is ContainerState.COMPLETE:
-                completed.append(cs)
-        for cs in completed:
-            self._container_done(cs.container_id, cs)
-        self.dispatch(
-            NodeUpdateSchedulerEvent(
+        node.last_heartbeat = self.kernel.now
+        if statuses:
+            launched: list[ContainerStatus] = []
+            completed: list[ContainerStatus] = []
+            unlaunched = self.unlaunched
+            for cs in statuses:
+                state = cs.state
+                if state is _RUNNING:
+                    if unlaunched.pop(cs.container_id, None) is not None:
+                        launched.append(cs)
+                elif state is _COMPLETE:
+                    completed.append(cs)
+            for cs in completed:
+                self._container_done(cs.container_id, cs)
+            event = NodeUpdateSchedulerEvent(
                 node_id=node.id, newly_launched_containers=tuple(launched), completed_containers=tuple(completed)
             )
-        )
+        else:
+            completed = []
+            event = NodeUpdateSchedulerEvent(node_id=node.id)  # the same event: both tuples empty
+        self.dispatch(event)
         # ResourceTrackerService: the next response id is the last response's + 1 (the NM echoes the last one).
         node.response_id += 1
-        cleanup, node.pending_cleanup = node.pending_cleanup, []
-        app_cleanup, node.pending_app_cleanup = node.pending_app_cleanup, []
+        # (tuple() of an empty list is the empty tuple: new lists are only made when there was something to send)
+        cleanup: Any = ()
+        if node.pending_cleanup:
+            cleanup, node.pending_cleanup = node.pending_cleanup, []
+        app_cleanup: Any = ()
+        if node.pending_app_cleanup:
+            app_cleanup, node.pending_app_cleanup = node.pending_app_cleanup, []
         limit = None
         updates: tuple[Container, ...] = ()
         if self.opportunistic is not None and status is not None:

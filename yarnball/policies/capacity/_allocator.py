@@ -64,13 +64,6 @@ def _chain_reserved(leaf: LeafQueue, dm: int, dv: int) -> None:
         q = q.parent
 
 
-def _chain_containers(leaf: LeafQueue, d: int) -> None:
-    q = leaf
-    while q is not None:
-        q.num_containers += d
-        q = q.parent
-
-
 def add_pending(leaf: LeafQueue, dm: int, dv: int) -> None:
     """Queue pending (up to root) += (dm, dv): ``incPendingResource`` / ``decPendingResource``."""
     q = leaf
@@ -112,7 +105,7 @@ def assign_app(
         if ctx.continue_looking:
             hm += app.reserved_m
             hv += app.reserved_v
-        if rc.compare(cm, cv, hm, hv, ka.cap_m, ka.cap_v) < 0:
+        if (rc.compare(cm, cv, hm, hv, ka.cap_m, ka.cap_v) < 0) if rc.dominant else hm < ka.cap_m:
             return ASSIGN_SKIP_QUEUE_LIMIT  # QUEUE_SKIPPED: the queue's headroom cannot hold the ask
         # tryAllocateOnNode
         if app.blacklist and (node.host in app.blacklist or node.rack in app.blacklist):
@@ -215,14 +208,30 @@ def _assign_container(
     rc = ctx.rc
     cm, cv = ctx.cluster_m, ctx.cluster_v
     cap_m, cap_v = ka.cap_m, ka.cap_v
-    if rc.compare(cm, cv, cap_m, cap_v, node.total_m, node.total_v) > 0:
-        return LOCALITY_SKIPPED  # the node can never hold the ask
-    should = should_alloc_or_reserve(ctx, leaf, app, ka)
-    available = rc.available_containers(node.unalloc_m, node.unalloc_v, cap_m, cap_v)
-    need_m, need_v = rc.max(
-        cm, cv, cap_m - limits.headroom_m, cap_v - limits.headroom_v, limits.unres_m, limits.unres_v
-    )
-    need_unreserve = need_m > 0 or (rc.dominant and need_v > 0)  # isAnyMajorResourceAboveZero
+    if rc.dominant:
+        if rc.compare(cm, cv, cap_m, cap_v, node.total_m, node.total_v) > 0:
+            return LOCALITY_SKIPPED  # the node can never hold the ask
+        should = should_alloc_or_reserve(ctx, leaf, app, ka)
+        available = rc.available_containers(node.unalloc_m, node.unalloc_v, cap_m, cap_v)
+        need_m, need_v = rc.max(
+            cm, cv, cap_m - limits.headroom_m, cap_v - limits.headroom_v, limits.unres_m, limits.unres_v
+        )
+        need_unreserve = need_m > 0 or need_v > 0  # isAnyMajorResourceAboveZero
+    else:
+        # The same, memory only and inline (the calculator methods reduce to these comparisons).
+        if cap_m > node.total_m:
+            return LOCALITY_SKIPPED
+        if ka.key in app.num_reserved:
+            should = should_alloc_or_reserve(ctx, leaf, app, ka)
+        else:
+            should = ka.any_count > 0  # no reservation of this key: no starvation term
+        available = node.unalloc_m // cap_m if cap_m else 1
+        need_m = cap_m - limits.headroom_m
+        if need_m < limits.unres_m:
+            need_m, need_v = limits.unres_m, limits.unres_v
+        else:
+            need_v = cap_v - limits.headroom_v
+        need_unreserve = need_m > 0
     if available > 0:
         to_unreserve = None
         if reserved is None and ctx.continue_looking and (not should or need_unreserve):
@@ -261,7 +270,7 @@ def _find_reservation_to_drop(
 def _new_container_id(app: SchedulerApp) -> ContainerId:
     seq = app.next_seq
     app.next_seq = seq + 1
-    return ContainerId(app.attempt_id, seq)
+    return ContainerId(app.attempt_id, seq)  # (inlined in _allocate)
 
 
 def _allocate(
@@ -284,9 +293,11 @@ def _allocate(
         rmc.state = ALLOCATED
         cid = rmc.cid
     else:
-        cid = _new_container_id(app)
+        seq = app.next_seq
+        app.next_seq = seq + 1
+        cid = ContainerId(app.attempt_id, seq)
         rmc = RMContainer(cid, app, node, ka.key, ka.priority, cap_m, cap_v, ALLOCATED)
-        charge(ctx, leaf, app, cap_m, cap_v)
+        leaf.user_used_changed(app.user, cap_m, cap_v)  # the user's part of charge()
         ctx.containers[cid] = rmc
     node.unalloc_m -= cap_m
     node.unalloc_v -= cap_v
@@ -294,8 +305,24 @@ def _allocate(
     app.live[cid] = rmc
     app.used_m += cap_m
     app.used_v += cap_v
-    _chain_containers(leaf, 1)
-    decrement_asks(leaf, app, ka, node, locality)
+    # One walk up the queues: usage (charge(), unless the reservation was charged already), the container count
+    # and the pending resource (decrement_asks' add_pending).
+    q = leaf
+    if from_reserved is None:
+        while q is not None:
+            q.used_m += cap_m
+            q.used_v += cap_v
+            q.num_containers += 1
+            q.pending_m -= cap_m
+            q.pending_v -= cap_v
+            q = q.parent
+    else:
+        while q is not None:
+            q.num_containers += 1
+            q.pending_m -= cap_m
+            q.pending_v -= cap_v
+            q = q.parent
+    decrement_asks(leaf, app, ka, node, locality, chain=False)
     is_am = False
     if not app.am_running:
         # The attempt's first container is its AM container (isAmRunning / amResource in Hadoop).
@@ -392,14 +419,24 @@ def release_container(ctx: SchedulerContext, rmc: RMContainer) -> None:
     app.used_v -= rmc.vc
     app.preempt.discard(cid)  # type: ignore[arg-type]
     ctx.containers.pop(cid, None)
-    charge(ctx, leaf, app, -rmc.mem, -rmc.vc)
-    _chain_containers(leaf, -1)
+    # charge(-resource) and the container count, in one walk up the queues
+    mem, vc = rmc.mem, rmc.vc
+    q = leaf
+    while q is not None:
+        q.used_m -= mem
+        q.used_v -= vc
+        q.num_containers -= 1
+        q = q.parent
+    leaf.user_used_changed(app.user, -mem, -vc)
     if leaf.fair:
         leaf.fair_dirty = True
 
 
-def decrement_asks(leaf: LeafQueue, app: SchedulerApp, ka: KeyAsks, node: SchedulerNode, locality: int) -> None:
-    """``LocalityAppPlacementAllocator.allocate``: node-local takes host, rack and ANY; rack-local rack and ANY."""
+def decrement_asks(
+    leaf: LeafQueue, app: SchedulerApp, ka: KeyAsks, node: SchedulerNode, locality: int, *, chain: bool = True
+) -> None:
+    """``LocalityAppPlacementAllocator.allocate``: node-local takes host, rack and ANY; rack-local rack and ANY.
+    ``chain=False``: the caller has already lowered the queues' pending resource."""
     names = ka.names
     if locality == NODE_LOCAL:
         _dec_name(names, node.host)
@@ -410,7 +447,8 @@ def decrement_asks(leaf: LeafQueue, app: SchedulerApp, ka: KeyAsks, node: Schedu
     ka.any_count -= 1
     app.pending_m -= ka.cap_m
     app.pending_v -= ka.cap_v
-    add_pending(leaf, -ka.cap_m, -ka.cap_v)
+    if chain:
+        add_pending(leaf, -ka.cap_m, -ka.cap_v)
     if ka.any_count <= 0:
         ka.any_count = 0
         del app.keys[ka.key]

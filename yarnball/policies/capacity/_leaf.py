@@ -3,6 +3,10 @@
 * Applications are kept apart as *pending* (waiting for AM-limit room, §6.3) and *active* (in the ordering policy).
   FIFO order (higher application priority, then submission order) is kept sorted on insertion, so a heartbeat never
   sorts; the fair policy re-sorts only after usage changed.
+* FIFO leaves also keep ``schedulable``: the active apps with outstanding asks, in the same order. The leaf walk skips
+  apps without asks anyway (the allocator returns SKIP_OTHER for them, touching nothing), so walking this list instead
+  of every active app gives the same decisions without an O(apps) scan per heartbeat (about 930 running apps at
+  10,000 nodes, most of them with every container already allocated).
 * The user limit (§7) is recomputed only when the users' state version changes (any user usage change or
   activation), exactly like ``UsersManager``'s cache, and the sums it needs are maintained incrementally.
 """
@@ -50,14 +54,18 @@ class LeafQueue(CSQueue):
         "conf",
         "cur_limit_m",
         "cur_limit_v",
+        "eff_max_norm_m",
+        "eff_max_norm_v",
         "fair",
         "fair_dirty",
         "max_am_percent",
         "max_apps",
         "max_apps_per_user",
         "pending",
+        "schedulable",
         "size_based_weight",
         "ul_cache",
+        "ul_static",
         "ul_version",
         "user_limit",
         "user_limit_factor",
@@ -78,9 +86,12 @@ class LeafQueue(CSQueue):
         self.users: dict[str, User] = {}
         self.active: list[SchedulerApp] = []
         self.pending: list[SchedulerApp] = []
+        # FIFO only: active apps with outstanding asks, in `active` order (app.order is unique and never changes).
+        self.schedulable: list[SchedulerApp] = []
         self.am_used_m = self.am_used_v = 0
         self.am_limit_m = self.am_limit_v = 0
         self.cur_limit_m = self.cur_limit_v = 0
+        self.eff_max_norm_m = self.eff_max_norm_v = 0  # normalizeDown(effectiveMax, minAlloc), per cluster update
         self.max_apps = 0
         self.max_apps_per_user = 0
         # UsersManager state: active users (with outstanding asks) and the sum of their usage.
@@ -90,6 +101,7 @@ class LeafQueue(CSQueue):
         self.users_version = 0
         self.ul_version = -1
         self.ul_cache: tuple[int, int] = (0, 0)
+        self.ul_static: tuple[int, int, int, int] = (0, 0, 0, 0)  # see _update_ul_static
 
     # -- users -------------------------------------------------------------------------------------------------
     def get_user(self, name: str) -> User:
@@ -113,6 +125,11 @@ class LeafQueue(CSQueue):
         """``UsersManager.activateApplication`` / ``deactivateApplication`` when an app gains or loses all asks."""
         if had == has:
             return
+        if app.is_active and not self.fair:
+            if has:
+                bisect.insort(self.schedulable, app, key=_order)
+            else:
+                self._unschedule(app)
         user = app.user
         if has:
             user.apps_with_asks += 1
@@ -130,9 +147,19 @@ class LeafQueue(CSQueue):
                 self.active_used_v -= user.used_v
         self.users_version += 1
 
+    def _unschedule(self, app: SchedulerApp) -> None:
+        lst = self.schedulable
+        i = bisect.bisect_left(lst, app.order, key=_order)
+        if i < len(lst) and lst[i] is app:
+            del lst[i]
+
     # -- cluster resource updates ------------------------------------------------------------------------------
     def update_cluster_resource(self, ctx: SchedulerContext, limits: ResourceLimits) -> None:
         self.update_effective_resources(ctx)
+        self.eff_max_norm_m, self.eff_max_norm_v = ctx.rc.round_down(
+            self.eff_max_m, self.eff_max_v, ctx.min_m, ctx.min_v
+        )
+        self._update_ul_static(ctx)
         self.update_current_limit(ctx, limits)
         self.update_maximum_applications()
         self.users_version += 1
@@ -141,7 +168,7 @@ class LeafQueue(CSQueue):
     def update_current_limit(self, ctx: SchedulerContext, limits: ResourceLimits) -> None:
         """``updateCurrentResourceLimits``: ``min(normalizeDown(effectiveMax), limit from parent)``."""
         rc = ctx.rc
-        nm, nv = rc.round_down(self.eff_max_m, self.eff_max_v, ctx.min_m, ctx.min_v)
+        nm, nv = self.eff_max_norm_m, self.eff_max_norm_v
         if not rc.dominant:
             if nm <= limits.limit_m:
                 self.cur_limit_m, self.cur_limit_v = nm, nv
@@ -215,9 +242,7 @@ class LeafQueue(CSQueue):
         vcores follow the same arithmetic), written with plain ints because it runs after every allocation."""
         cm = ctx.cluster_m
         min_m, min_v = ctx.min_m, ctx.min_v
-        eff_m, eff_v = self.eff_min_m, self.eff_min_v
-        orig_none = eff_m == 0 and eff_v == 0
-        qm, qv = (eff_m, eff_v) if eff_m >= min_m else (min_m, min_v)
+        qm, qv, mx_m, mx_v = self.ul_static
         ratio = self.used_m / cm if cm else 0.0
         con_m = int(cm * ratio + 0.5)
         con_m = -(-con_m // min_m) * min_m if min_m > 0 and con_m >= 0 else con_m
@@ -237,12 +262,6 @@ class LeafQueue(CSQueue):
         bm = math.ceil(cur_m * ulp / 100.0)
         bv = math.ceil(cur_v * ulp / 100.0)
         ul_m, ul_v = (am_, av_) if am_ >= bm else (bm, bv)
-        if self.user_limit_factor == -1 or orig_none:
-            mx_m = (self.eff_max_m // min_m) * min_m if min_m > 0 else self.eff_max_m
-            mx_v = (self.eff_max_v // min_v) * min_v if min_v > 0 else self.eff_max_v
-        else:
-            f = self.user_limit_factor
-            mx_m, mx_v = int(qm * f), int(qv * f)
         if mx_m < ul_m:
             ul_m, ul_v = mx_m, mx_v
         if min_m > 0:
@@ -250,6 +269,20 @@ class LeafQueue(CSQueue):
         if min_v > 0:
             ul_v = -(-ul_v // min_v) * min_v
         return ul_m, ul_v
+
+    def _update_ul_static(self, ctx: SchedulerContext) -> None:
+        """The parts of the memory-only user limit that change only with the cluster resource: the queue capacity
+        ``max(effectiveMin, minAlloc)`` and the cap ``maxUL`` (§7)."""
+        min_m, min_v = ctx.min_m, ctx.min_v
+        eff_m, eff_v = self.eff_min_m, self.eff_min_v
+        qm, qv = (eff_m, eff_v) if eff_m >= min_m else (min_m, min_v)
+        if self.user_limit_factor == -1 or (eff_m == 0 and eff_v == 0):
+            mx_m = (self.eff_max_m // min_m) * min_m if min_m > 0 else self.eff_max_m
+            mx_v = (self.eff_max_v // min_v) * min_v if min_v > 0 else self.eff_max_v
+        else:
+            f = self.user_limit_factor
+            mx_m, mx_v = int(qm * f), int(qv * f)
+        self.ul_static = (qm, qv, mx_m, mx_v)
 
     def user_limit_for(self, ctx: SchedulerContext, user: User) -> tuple[int, int]:
         """The per-user limit: ``multiplyAndNormalizeDown(UL, weight(user), minimumAllocation)``."""
@@ -330,6 +363,8 @@ class LeafQueue(CSQueue):
             user.am_used_v += app.am_v
             app.is_active = True
             bisect.insort(self.active, app, key=_order)
+            if not self.fair and (app.pending_m > 0 or app.pending_v > 0):
+                bisect.insort(self.schedulable, app, key=_order)
             self.fair_dirty = True
             log.debug("application activated", attempt=str(app.attempt_id), queue=self.path)
 
@@ -344,6 +379,8 @@ class LeafQueue(CSQueue):
         user = app.user
         if app.is_active:
             self.active.remove(app)
+            if not self.fair:
+                self._unschedule(app)
             user.active_apps -= 1
             self.am_used_m -= app.am_m
             self.am_used_v -= app.am_v
@@ -387,14 +424,31 @@ class LeafQueue(CSQueue):
         return True
 
     def assign(self, ctx: SchedulerContext, node: SchedulerNode, limits: ResourceLimits) -> CSAssignment | None:
-        self.update_current_limit(ctx, limits)
         rc = ctx.rc
-        if not rc.is_positive(self.pending_m, self.pending_v):
+        if rc.dominant:
+            self.update_current_limit(ctx, limits)
+            if not rc.is_positive(self.pending_m, self.pending_v):
+                return None
+            return self._walk(ctx, node, limits)
+        # updateCurrentResourceLimits and the pending check, memory only (as update_current_limit does).
+        if self.eff_max_norm_m <= limits.limit_m:
+            self.cur_limit_m, self.cur_limit_v = self.eff_max_norm_m, self.eff_max_norm_v
+        else:
+            self.cur_limit_m, self.cur_limit_v = limits.limit_m, limits.limit_v
+        if self.pending_m <= 0:
             return None
+        return self._walk(ctx, node, limits)
+
+    def _walk(self, ctx: SchedulerContext, node: SchedulerNode, limits: ResourceLimits) -> CSAssignment | None:
+        rc = ctx.rc
+        dominant = rc.dominant
         if self.fair:
             self.reorder_if_fair()
+            apps = self.active
+        else:
+            apps = self.schedulable
         need_queue_check = True
-        for app in self.active:
+        for app in apps:
             if app.pending_m <= 0 and app.pending_v <= 0:
                 continue  # no outstanding asks: the allocator would skip it (SKIP_OTHER)
             if need_queue_check:
@@ -402,10 +456,26 @@ class LeafQueue(CSQueue):
                     return None
                 if not ctx.continue_looking or (app.reserved_m == 0 and app.reserved_v == 0):
                     need_queue_check = False
-            if not self.can_assign_to_user(ctx, app, limits):
-                continue  # "User capacity has reached its maximum limit."
+            if dominant:
+                if not self.can_assign_to_user(ctx, app, limits):
+                    continue  # "User capacity has reached its maximum limit."
+            else:
+                # can_assign_to_user, memory only: the user limit comes from the users-version cache.
+                user = app.user
+                if self.ul_version == self.users_version:
+                    ul_m, ul_v = self.ul_cache
+                else:
+                    ul_m, ul_v = self.computed_user_limit(ctx)
+                if user.weight != 1.0:
+                    ul_m, ul_v = rc.multiply_and_normalize_down(ul_m, ul_v, user.weight, ctx.min_m, ctx.min_v)
+                limits.unres_m = limits.unres_v = 0
+                if user.used_m > ul_m:
+                    if not ctx.continue_looking or user.used_m - app.reserved_m > ul_m:
+                        continue  # "User capacity has reached its maximum limit."
+                    limits.unres_m = user.used_m - ul_m
+                    limits.unres_v = user.used_v - ul_v
             a = assign_app(ctx, self, app, node, limits)
-            if rc.is_positive(a.mem, a.vc):
+            if a.mem > 0 or (dominant and a.vc > 0):  # rc.is_positive
                 return a
             if a.skipped == SKIP_OTHER:
                 continue

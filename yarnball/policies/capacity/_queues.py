@@ -14,6 +14,7 @@ import struct
 from typing import TYPE_CHECKING
 
 from yarnball.policies.capacity._acl import AccessControlList, QueueACL, QueueState
+from yarnball.policies.capacity._calculator import _round_down
 from yarnball.policies.capacity._context import SKIP_QUEUE_LIMIT, CSAssignment, ResourceLimits, SchedulerContext
 
 if TYPE_CHECKING:
@@ -158,6 +159,19 @@ class CSQueue:
     def child_limits(self, ctx: SchedulerContext, child: CSQueue, limits: ResourceLimits, net: bool) -> ResourceLimits:
         """``getResourceLimitsOfChild``: ``min(limit, effectiveMax) [- blocked] - used + child.used``, rounded down."""
         rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
+        if not rc.dominant:
+            # The same for the memory-only calculator, inline (it runs once per queue level per container).
+            lm, lv = limits.limit_m, limits.limit_v
+            if self.eff_max_m < lm:
+                lm, lv = self.eff_max_m, self.eff_max_v
+            limits.limit_m, limits.limit_v = lm, lv
+            if net:
+                lm -= limits.blocked_m
+                lv -= limits.blocked_v
+            return ResourceLimits(
+                _round_down(lm - self.used_m + child.used_m, ctx.min_m),
+                _round_down(lv - self.used_v + child.used_v, ctx.min_v),
+            )
         lm, lv = rc.min(cm, cv, limits.limit_m, limits.limit_v, self.eff_max_m, self.eff_max_v)
         limits.limit_m, limits.limit_v = lm, lv
         if net:
@@ -195,10 +209,6 @@ def _priority_utilization_cmp(a: tuple[float, float, int, CSQueue], b: tuple[flo
     return res
 
 
-def _first3(d: tuple) -> tuple:
-    return d[0], d[1], d[2]
-
-
 class ParentQueue(CSQueue):
     """``AbstractParentQueue``: serves its children in utilization order, one container per call."""
 
@@ -217,16 +227,19 @@ class ParentQueue(CSQueue):
         decorated = []
         if not ctx.rc.dominant and not self.respect_priority:
             # Fast path of the same comparator for the memory-only calculator.
+            # The child's index as the last element keeps ties in `queues` order, like the stable sort on a key.
             min_m, cm = ctx.min_m, ctx.cluster_m
+            i = 0
             for q in children:
                 ab = q.abs_cap
                 if ab > 0:
                     g = q.eff_min_m if q.eff_min_m >= min_m else min_m
-                    decorated.append((0, q.used_m / g if g else 0.0, -ab, q))
+                    decorated.append((0, q.used_m / g if g else 0.0, -ab, i))
                 else:
-                    decorated.append((1, q.used_m / cm if cm else 0.0, -ab, q))
-            decorated.sort(key=_first3)
-            return [d[3] for d in decorated]
+                    decorated.append((1, q.used_m / cm if cm else 0.0, -ab, i))
+                i += 1
+            decorated.sort()
+            return [children[d[3]] for d in decorated]
         for q in children:
             ab = q.abs_cap
             used = q.used_capacity(ctx) if ab > 0 else q.absolute_used_capacity(ctx)
@@ -246,11 +259,14 @@ class ParentQueue(CSQueue):
 
     def assign(self, ctx: SchedulerContext, node: SchedulerNode, limits: ResourceLimits) -> CSAssignment | None:
         rc = ctx.rc
-        if not rc.is_positive(self.pending_m, self.pending_v):
-            return None
-        # canAssign(node): no reservation on the node and room for a minimum allocation.
-        if node.reserved is not None or not rc.fits_in(ctx.min_m, ctx.min_v, node.unalloc_m, node.unalloc_v):
-            return None
+        if rc.dominant:
+            if not rc.is_positive(self.pending_m, self.pending_v):
+                return None
+            # canAssign(node): no reservation on the node and room for a minimum allocation.
+            if node.reserved is not None or not rc.fits_in(ctx.min_m, ctx.min_v, node.unalloc_m, node.unalloc_v):
+                return None
+        elif self.pending_m <= 0 or node.reserved is not None or ctx.min_m > node.unalloc_m:
+            return None  # the same checks, memory only
         if not self.can_assign_to_this_queue(ctx, limits, self.reserved_m, self.reserved_v):
             return None
         result: CSAssignment | None = None
@@ -259,7 +275,7 @@ class ParentQueue(CSQueue):
             a = child.assign(ctx, node, cl)
             if a is None:
                 continue
-            if rc.is_positive(a.mem, a.vc):
+            if a.mem > 0 or (rc.dominant and a.vc > 0):  # rc.is_positive
                 return a
             if a.skipped == SKIP_QUEUE_LIMIT:
                 if result is None or result.skipped != SKIP_QUEUE_LIMIT:
