@@ -2,11 +2,15 @@
 
     python bench/bench_ray.py                                  # everything, defaults below
     python bench/bench_ray.py --skip-sim --skip-naive          # only the batch throughput
+    python bench/bench_ray.py --skip-sim --skip-naive --mix-nodes 1000   # plus the real cross-host mix
 
 1. Batched messages between shard hosts per second (goal >= 250k/s): host 1's kernel sends NodeHeartbeatRequests
    to host 0 through the real path (RemoteRef -> outbox -> canonical sort -> codec batch envelope), and host 0
    decodes each batch and queues every message in its kernel under its canonical key. Batches go from actor to
-   actor as Ray object refs, pipelined.
+   actor as Ray object refs, pipelined. Besides the two synthetic heartbeat shapes, ``--mix-nodes N`` records the
+   batches that really cross between 2 hosts in a simulation of N nodes (in-process hosts, ``synthetic_workload``,
+   ``--mix-latency-ms``) and replays exactly those messages, in order, through the same path. Each shape is run
+   ``--repeat`` times and the median is reported.
 2. Simulation speed at ``--nodes`` (default 10,000) on ``synthetic_workload(nodes/5 jobs, load 1.5)``: embedded,
    Ray with 1 host and Ray with 2 hosts, the same latency on all three, the same simulated span, side by side.
 3. The naive design, one Ray actor per simulated node (the RM on its own actor, every NodeManager on its own
@@ -19,6 +23,7 @@ from __future__ import annotations
 import argparse
 import gc
 import time
+from collections import Counter
 from typing import Any
 
 import ray
@@ -26,7 +31,7 @@ import ray
 from yarnball.actors import configure_logging
 from yarnball.launcher import Cluster
 from yarnball.launcher._cluster import normalized_conf
-from yarnball.launcher._shard import ShardHost
+from yarnball.launcher._shard import ShardHost, decode_envelope
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.protocols import (
     ApplicationAttemptId,
@@ -54,18 +59,27 @@ def heartbeat(i: int, containers: int = 2) -> NodeHeartbeatRequest:
 
 @ray.remote(num_cpus=0)
 class Producer:
-    def __init__(self, batch: int, containers: int, sender: bool) -> None:
-        self.host = ShardHost(1, 2, normalized_conf(None), cluster_timestamp=1, latency_ms=1)
-        self.messages = [heartbeat(i, containers) for i in range(batch)]
-        self.sender = self.host.kernel.lookup("nm-node1") if sender else None
+    def __init__(self, batch: int, containers: int, sender: bool, mix: list[bytes] | None = None) -> None:
+        if mix is None:
+            self.host = ShardHost(1, 2, normalized_conf(None), cluster_timestamp=1, latency_ms=1)
+            rm = self.host.kernel.lookup("rm")
+            nm = self.host.kernel.lookup("nm-node1") if sender else None
+            self.sends = [(rm, heartbeat(i, containers), nm) for i in range(batch)]
+        else:
+            # The recorded mix goes both ways (NMs and AMs to the RM, the RM to them): every target is placed on
+            # the consumer (host 0), so each message crosses once, in its recorded order, with its sender's id.
+            items = [item for data in mix for item in decode_envelope(data)]
+            placement = {dst: 0 for _, _, _, dst, _, _ in items}
+            self.host = ShardHost(1, 2, normalized_conf(None), cluster_timestamp=1, latency_ms=1, placement=placement)
+            lookup = self.host.kernel.lookup
+            self.sends = [(lookup(dst), m, None if src is None else lookup(src)) for _, _, _, dst, src, m in items]
+            self.sends = [self.sends[i % len(self.sends)] for i in range(batch)]
         gc.freeze()  # as a shard host does after setup
 
     def produce(self) -> bytes:
         host = self.host
-        rm = host.kernel.lookup("rm")
-        sender = self.sender
-        for message in self.messages:
-            rm.tell(message, sender)
+        for ref, message, sender in self.sends:
+            ref.tell(message, sender)
         return host.take_outbox()[0]
 
 
@@ -87,22 +101,74 @@ class Consumer:
         return self.received
 
 
-def bench_batches(batch: int, rounds: int, containers: int, sender: bool = False) -> None:
-    producer, consumer = Producer.remote(batch, containers, sender), Consumer.remote()
+def bench_batches(
+    batch: int, rounds: int, containers: int, sender: bool = False, repeat: int = 1, mix: list[bytes] | None = None
+) -> float:
+    """Messages per second (median of ``repeat`` runs) from host 1 to host 0; prints the figure and returns it."""
+    producer, consumer = Producer.remote(batch, containers, sender, mix), Consumer.remote()
     ray.get([consumer.ping.remote(), producer.produce.remote()])  # warm up both processes
     size = len(ray.get(producer.produce.remote()))
-    start = time.perf_counter()
-    refs = [consumer.consume.remote(producer.produce.remote()) for _ in range(rounds)]
-    total = sum(ray.get(refs))
-    wall = time.perf_counter() - start
+    rates = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        refs = [consumer.consume.remote(producer.produce.remote()) for _ in range(rounds)]
+        total = sum(ray.get(refs))
+        rates.append(total / (time.perf_counter() - start))
+    rates.sort()
+    median = rates[len(rates) // 2]
+    shape = (
+        "the real cross-host mix"
+        if mix is not None
+        else f"heartbeats with {containers} container statuses{' and a sender' if sender else ''}"
+    )
     print(
-        f"batched host->host, heartbeats with {containers} container statuses{' and a sender' if sender else ''}: "
-        f"{total:,} messages in {rounds} "
-        f"batches of {batch:,} ({size / batch:.0f} B/msg) "
-        f"in {wall:.2f} s = {total / wall:,.0f} messages/s (send+sort+encode, Ray transfer, decode+queue)"
+        f"batched host->host, {shape}: {rounds} batches of {batch:,} ({size / batch:.0f} B/msg), median of "
+        f"{repeat} = {median:,.0f} messages/s (min {rates[0]:,.0f}, max {rates[-1]:,.0f}; "
+        "send+sort+encode, Ray transfer, decode+queue)"
     )
     for actor in (producer, consumer):
         ray.kill(actor)
+    return median
+
+
+def record_mix(nodes: int, sim_seconds: float, latency: float) -> tuple[list[bytes], int]:
+    """The batches that cross between 2 shard hosts (both ways) in a simulation, as encoded on the way."""
+    from yarnball.launcher import _shard
+
+    recorded: list[bytes] = []
+    encode = _shard.encode_envelope
+
+    def recording(items: list[Any]) -> bytes:
+        data = encode(items)
+        recorded.append(data)
+        return data
+
+    workload = synthetic_workload(max(10, nodes // 5), nodes, 1, load=1.5)
+    cluster = Cluster(Configuration(), workload.nodes, seed=1, backend="inprocess", hosts=2, latency_ms=latency)
+    cluster.submit_workload(workload)
+    cluster.run(until_ms=1000)  # setup and node registration, as in the simulation rows
+    before = cluster.windows
+    _shard.encode_envelope = recording  # type: ignore[assignment]
+    try:
+        cluster.run(until_ms=1000 + sim_seconds * 1000)
+    finally:
+        _shard.encode_envelope = encode  # type: ignore[assignment]
+        cluster.close()
+    return recorded, cluster.windows - before
+
+
+def describe_mix(mix: list[bytes], windows: int) -> None:
+    items = [item for data in mix for item in decode_envelope(data)]
+    kinds = Counter(type(m).__name__ for *_, m in items)
+    beats = [m for *_, m in items if isinstance(m, NodeHeartbeatRequest)]
+    statuses = sum(len(m.node_status.container_statuses) for m in beats) / max(1, len(beats))
+    size = sum(len(d) for d in mix) / max(1, len(items))
+    print(
+        f"real mix: {len(items):,} messages in {len(mix):,} batches over {windows:,} windows "
+        f"({len(items) / max(1, len(mix)):.1f} per batch), {size:.0f} B/msg; "
+        + ", ".join(f"{k} {v / len(items):.1%}" for k, v in kinds.most_common())
+        + f"; {statuses:.2f} container statuses per NodeHeartbeatRequest on average"
+    )
 
 
 def sim(nodes: int, sim_seconds: float, latency: float, backend: str, hosts: int = 1, **kw: Any) -> dict[str, Any]:
@@ -157,6 +223,10 @@ def main() -> None:
     parser.add_argument("--naive-latency-ms", type=float, default=1.0)
     parser.add_argument("--naive-sim-seconds", type=float, default=10)
     parser.add_argument("--with-sender", action="store_true", help="also send the heartbeats with the NM as sender")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per batch shape; the median is reported")
+    parser.add_argument("--mix-nodes", type=int, default=1000, help="record the real cross-host mix (0: skip)")
+    parser.add_argument("--mix-latency-ms", type=float, default=1.0)
+    parser.add_argument("--mix-sim-seconds", type=float, default=5)
     parser.add_argument("--skip-batches", action="store_true")
     parser.add_argument("--skip-sim", action="store_true")
     parser.add_argument("--skip-naive", action="store_true")
@@ -165,10 +235,18 @@ def main() -> None:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
         for containers in () if args.skip_batches else (0, 2):
-            bench_batches(args.batch, args.rounds, containers)
+            bench_batches(args.batch, args.rounds, containers, repeat=args.repeat)
         if args.with_sender and not args.skip_batches:
             for containers in (0, 2):
-                bench_batches(args.batch, args.rounds, containers, sender=True)
+                bench_batches(args.batch, args.rounds, containers, sender=True, repeat=args.repeat)
+        if args.mix_nodes and not args.skip_batches:
+            mix, windows = record_mix(args.mix_nodes, args.mix_sim_seconds, args.mix_latency_ms)
+            print(
+                f"-- the real mix: 2 in-process hosts, {args.mix_nodes:,} nodes, synthetic_workload, latency "
+                f"{args.mix_latency_ms} ms, simulated 1 s -> {1 + args.mix_sim_seconds:.0f} s"
+            )
+            describe_mix(mix, windows)
+            bench_batches(args.batch, args.rounds, 0, repeat=args.repeat, mix=mix)
         if not args.skip_sim:
             for latency in args.latency_ms:
                 print(f"-- latency {latency} ms between actors (the window on 2 hosts)")
