@@ -30,6 +30,7 @@ from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, norma
 from yarnball.launcher._shard import ShardHost
 from yarnball.launcher.workloads import NodeSpec, SkippedJob
 from yarnball.policies.capacity import CapacitySchedulerConfiguration, QueueMetrics
+from yarnball.policies.placement import SpreadPlacement
 from yarnball.protocols import ApplicationReport, Configuration, keys
 
 __all__ = ["HostGroup", "InProcessHosts", "ShardedCluster", "WindowResult"]
@@ -76,6 +77,8 @@ class HostView:
             latency_ms=options["latency_ms"],
             placement=options.get("placement"),
         )
+        if hosts == 1 and options["latency_ms"] == 0:
+            _skip_like_embedded(self.host, conf)
         self.jobs: dict[str, Any] = {}
         self.skipped: list[SkippedJob] = []
 
@@ -165,6 +168,25 @@ class HostView:
             files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
         files.pop("events.jsonl", None)
         return files
+
+
+def _skip_like_embedded(host: ShardHost, conf: Configuration) -> None:
+    """One host with no modelled latency is one kernel with instant messages, exactly the embedded cluster at
+    ``latency_ms=0``: skip idle NM and AM heartbeats when the configuration asks for it and the equality proof
+    covers it (the same conditions as ``Cluster._skipping_proven``; a shard host never has an autoscaler)."""
+    proven = not (
+        conf.get_bool(keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED)
+        or conf.get_bool(keys.DIST_SCHEDULING_ENABLED)
+        or host.rm is None
+        or not isinstance(host.rm.scheduler.placement, SpreadPlacement)
+    )
+    clock = host.heartbeats
+    clock.skip = proven and conf.get_bool(
+        keys.SIMULATION_SKIP_IDLE_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS
+    )
+    clock.skip_am = proven and conf.get_bool(
+        keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_AM_HEARTBEATS
+    )
 
 
 class InProcessHosts(HostGroup):

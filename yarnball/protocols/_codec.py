@@ -192,9 +192,10 @@ def decode_batch(data: bytes | bytearray | memoryview) -> list[Message]:
 
 def encode_routed(messages: list[Message], routing: Routing) -> bytes:
     """Encode messages with their routing columns (each as long as ``messages``) as one routed batch frame."""
-    for index, message in enumerate(messages):
-        if type(message) not in _REGISTERED:
-            raise ProtocolError(f"Cannot encode routed batch item {index}, {_describe(message)}: {_NOT_A_MESSAGE}")
+    if not _REGISTERED.issuperset(map(type, messages)):  # one C-level pass; the loop below finds the culprit
+        for index, message in enumerate(messages):
+            if type(message) not in _REGISTERED:
+                raise ProtocolError(f"Cannot encode routed batch item {index}, {_describe(message)}: {_NOT_A_MESSAGE}")
     if any(len(column) != len(messages) for column in routing):
         raise ProtocolError(f"Cannot encode a routed batch: every routing column needs {len(messages)} entries")
     codec = _codec or _get_codec()

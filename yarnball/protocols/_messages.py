@@ -16,7 +16,10 @@ import msgspec
 __all__ = ["Message"]
 
 
-class Message(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+# gc=False (inherited by every message class): messages are frozen and their fields hold only immutable values
+# (ints, strs, enums, records, tuples of those; see yarnball.protocols._records.Record), so a message can never be
+# part of a reference cycle and the cyclic garbage collector need not track it. This changes nothing on the wire.
+class Message(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", gc=False):
     """Base of every message an actor sends: frozen (safe to share in-process), keyword-only, tagged.
 
     Subclasses set ``tag="<YARN class name>"`` explicitly so that renaming a Python class can never silently change

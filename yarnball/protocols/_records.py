@@ -43,8 +43,15 @@ __all__ = [
 ANY = "*"  # ResourceRequest.ANY: the off-switch resource name
 
 
-class Record(msgspec.Struct, frozen=True):
-    """Base of every record: frozen, compared by value."""
+# gc=False: records are never tracked by the cyclic garbage collector. That is safe because they cannot be part of
+# a reference cycle: they are frozen (no field can be set after creation) and every field is an int, float, str,
+# bool, bytes, enum, None, another record or a tuple of those (the annotations below; msgspec enforces them on
+# decode), so nothing reachable from a record is mutable and can point back at it. (A caller who stuffed a list
+# into a tuple field and that list back into itself would leak that one object rather than crash.) Untracked,
+# the millions of records a large run keeps alive cost the collector nothing, and decoding a batch of them does
+# not trigger collections over the whole heap (msgspec docs, "Disabling Garbage Collection").
+class Record(msgspec.Struct, frozen=True, gc=False):
+    """Base of every record: frozen, compared by value, not tracked by the garbage collector."""
 
 
 class Resource(Record):
