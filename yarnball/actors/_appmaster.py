@@ -89,7 +89,17 @@ DEFAULT_AM_RESOURCE = Resource(1024, 1)
 # is cached) rather than the member: an Enum member's __hash__ is a Python call, and these keys are hashed for every
 # container request, match and heartbeat.
 AskKey = tuple[int, str, str, int, int, int]
-_EXECUTION_TYPES = {e.value: e for e in ExecutionType}
+# Records are frozen: one shared instance of each of these small ones (built for every ask sent).
+_EXECUTION_TYPE_REQUESTS = {e.value: ExecutionTypeRequest(execution_type=e) for e in ExecutionType}
+_PRIORITIES: dict[int, Priority] = {}
+_NO_BLACKLIST_CHANGE = ResourceBlacklistRequest()
+
+
+def _priority(value: int) -> Priority:
+    priority = _PRIORITIES.get(value)
+    if priority is None:
+        priority = _PRIORITIES[value] = Priority(value)
+    return priority
 
 
 class ContainerRequest:
@@ -279,7 +289,7 @@ class ApplicationMaster(Actor):
     def _deliver(self, arg: tuple[Any, Any]) -> None:
         if self._sleeper is not None:
             self._sleeper.wake()  # anything the AM runs wakes it first: it may send, and it takes sequences
-        super()._deliver(arg)
+        Actor._deliver(self, arg)
 
     def stop(self) -> None:
         if self._sleeper is not None:
@@ -369,12 +379,12 @@ class ApplicationMaster(Actor):
         """The ResourceRequest of one ask-table entry (built when it is sent: only changed entries are)."""
         count, relax, cap = self._asks[key]
         return ResourceRequest(
-            priority=Priority(key[0]),
+            priority=_priority(key[0]),
             capability=cap,
             resource_name=key[1],
             num_containers=count,
             relax_locality=relax,
-            execution_type_request=ExecutionTypeRequest(execution_type=_EXECUTION_TYPES[key[2]]),
+            execution_type_request=_EXECUTION_TYPE_REQUESTS[key[2]],
             allocation_request_id=key[5],
         )
 
@@ -441,7 +451,7 @@ class ApplicationMaster(Actor):
                 ask=asks,
                 release=release,
                 update_requests=updates,
-                resource_blacklist_request=ResourceBlacklistRequest(),
+                resource_blacklist_request=_NO_BLACKLIST_CHANGE,
             ),
             self.ref,
         )
