@@ -29,7 +29,7 @@ def container(seq: int, host: str, etype: ExecutionType) -> Container:
 
 
 def asks(am: ApplicationMaster) -> dict[tuple[str, str], int]:
-    return {(k[1], k[2].value): am._ask_request(k).num_containers for k in am._asks}
+    return {(k[1], k[2]): am._ask_request(k).num_containers for k in am._asks}  # k[2]: the type's value
 
 
 def test_opportunistic_container_does_not_consume_a_node_local_guaranteed_request() -> None:

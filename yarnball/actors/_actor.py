@@ -16,11 +16,12 @@ import inspect
 import typing
 from collections import deque
 from collections.abc import Callable, Coroutine
+from heapq import heappush
 from typing import Any, ClassVar, Literal
 
 import structlog
 
-from yarnball.actors._kernel import URGENT, Future, Kernel, Task, TimerHandle, current_kernel
+from yarnball.actors._kernel import NORMAL, URGENT, Future, Kernel, Task, TimerHandle, current_kernel
 from yarnball.errors import ActorError, DeadLetterError
 from yarnball.errors import TimeoutError as AskTimeoutError
 
@@ -102,12 +103,26 @@ class ActorRef:
     def tell(self, message: Any, sender: ActorRef | None = None, *, delay: float = 0) -> None:
         """Deliver ``message`` after the link's latency (plus ``delay`` ms)."""
         kernel = self.kernel
-        latency = kernel.latency(sender.id if sender is not None else None, self.id) + delay
         actor = self._actor
-        if actor is None:
-            kernel.schedule(latency, _dead_letter, (self.id, message, sender), owner=self.id)
-        else:
-            kernel.schedule(latency, actor._deliver, (message, sender), owner=self.id)
+        if actor is None or kernel._latency or delay < 0:
+            latency = kernel.latency(sender.id if sender is not None else None, self.id) + delay
+            if actor is None:
+                kernel.schedule(latency, _dead_letter, (self.id, message, sender), owner=self.id)
+            else:
+                kernel.schedule(latency, actor._deliver, (message, sender), owner=self.id)
+            return
+        # The common case, Kernel.schedule inlined (the same key: time, NORMAL, origin, origin's sequence).
+        origin = kernel.current
+        seqs = kernel._seqs
+        seq = seqs.get(origin, 0)
+        seqs[origin] = seq + 1
+        heappush(
+            kernel._queue,
+            (kernel.now + (kernel.default_latency + delay), NORMAL, origin, seq, actor._deliver, (message, sender),
+             self.id),
+        )
+        if kernel._wakeup is not None:
+            kernel._wakeup.set()
 
     def ask(self, message: Any, *, timeout: float | None = None, sender: ActorRef | None = None) -> Future[Any]:
         """Send ``message`` and return a future resolved by the handler's return value.
@@ -317,6 +332,16 @@ class Actor:
         self._track(handle)
         return handle
 
+    def after_call(self, delay: float, fn: Callable[[Any], Any], arg: Any) -> TimerHandle:
+        """``after(delay, lambda: fn(arg))`` with the same event key and behaviour, for timers set per container:
+        one small object per timer (no closure, tick or tracking: whether the actor stopped is checked when it
+        fires, which is what cancelling on stop achieves)."""
+        timer = _Once(self, fn, arg)
+        self.kernel.schedule(delay, _fire_once, timer)
+        if self.supervision == "restart":
+            self._track(timer)  # a restart cancels the timers set before it
+        return timer
+
     def _track(self, handle: TimerHandle) -> None:
         if self._timers is None:
             self._timers = [handle]
@@ -349,7 +374,26 @@ class Actor:
                 self._mailbox = deque()
             self._mailbox.append(arg)
             return
-        self._handle(arg[0], arg[1])
+        # _handle's common case inlined: a handler of the message's exact type that returns None.
+        message, sender = arg
+        mtype = type(message)
+        if mtype is _Tick:
+            fn: Any = _call_tick
+        else:
+            fn = self._handlers.get(mtype)
+            if fn is None:
+                self._handle(message, sender)  # a subclass of a handled type, or unhandled
+                return
+        self._sender = sender
+        try:
+            result = fn(self, message)
+        except Exception as exc:
+            self._failed(exc, message, sender)
+            return
+        if result is not None:
+            self._handled(result, message, sender)
+        elif isinstance(sender, _ReplyRef):
+            sender.tell(None, self.ref)
 
     def _handle(self, message: Any, sender: ActorRef | None) -> None:
         if type(message) is _Tick:
@@ -365,6 +409,10 @@ class Actor:
         except Exception as exc:
             self._failed(exc, message, sender)
             return
+        self._handled(result, message, sender)
+
+    def _handled(self, result: Any, message: Any, sender: ActorRef | None) -> None:
+        """A handler returned ``result``: run it on as a task if it is a coroutine, else answer an ``ask``."""
         if result is not None and inspect.iscoroutine(result):
             self._busy = True
             task = Task(self.kernel, result, on_resume=lambda: setattr(self, "_sender", sender))
@@ -440,6 +488,41 @@ class Actor:
 
 def _call_tick(actor: Actor, tick: _Tick) -> Any:
     return tick.fn()
+
+
+class _Once(TimerHandle):
+    """A one-shot timer of :meth:`Actor.after_call`."""
+
+    __slots__ = ("actor", "arg", "fn")
+
+    def __init__(self, actor: Actor, fn: Callable[[Any], Any], arg: Any) -> None:
+        self.cancelled = False
+        self.actor = actor
+        self.fn = fn
+        self.arg = arg
+
+    def call(self) -> Any:
+        return self.fn(self.arg)
+
+
+def _fire_once(timer: _Once) -> None:
+    # Actor.after's firing (through the mailbox as a _Tick), with _deliver and _handle inlined for an actor that is
+    # free and does not intercept deliveries.
+    actor = timer.actor
+    if timer.cancelled or actor._stopped:
+        return
+    if actor._busy or type(actor)._deliver is not Actor._deliver:
+        actor._deliver((_Tick(timer.call), actor.ref))
+        return
+    ref = actor.ref
+    actor._sender = ref
+    try:
+        result = timer.fn(timer.arg)
+    except Exception as exc:
+        actor._failed(exc, _Tick(timer.call), ref)
+        return
+    if result is not None:
+        actor._handled(result, _Tick(timer.call), ref)
 
 
 def _spawn(kernel: Kernel, actor: Actor, actor_id: str) -> ActorRef:

@@ -32,6 +32,7 @@ from yarnball.actors._amdormancy import HeartbeatTimer
 from yarnball.actors._amheartbeats import idle_allocate
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV
 from yarnball.actors._nodemanager import nm_actor_id
+from yarnball.actors._quietreplies import NOOP_WHEN_ALL_OK
 from yarnball.protocols import (
     ANY,
     AllocateRequest,
@@ -84,7 +85,21 @@ from yarnball.protocols._executor import (
 __all__ = ["ApplicationMaster", "ContainerRequest"]
 
 DEFAULT_AM_RESOURCE = Resource(1024, 1)
-AskKey = tuple[int, str, ExecutionType, int, int, int]  # priority, resource name, type, memory, vcores, request id
+# priority, resource name, execution type's value, memory, vcores, request id. The type's value (a str, whose hash
+# is cached) rather than the member: an Enum member's __hash__ is a Python call, and these keys are hashed for every
+# container request, match and heartbeat.
+AskKey = tuple[int, str, str, int, int, int]
+# Records are frozen: one shared instance of each of these small ones (built for every ask sent).
+_EXECUTION_TYPE_REQUESTS = {e.value: ExecutionTypeRequest(execution_type=e) for e in ExecutionType}
+_PRIORITIES: dict[int, Priority] = {}
+_NO_BLACKLIST_CHANGE = ResourceBlacklistRequest()
+
+
+def _priority(value: int) -> Priority:
+    priority = _PRIORITIES.get(value)
+    if priority is None:
+        priority = _PRIORITIES[value] = Priority(value)
+    return priority
 
 
 class ContainerRequest:
@@ -168,6 +183,9 @@ class ApplicationMaster(Actor):
         self._asks: dict[AskKey, list[Any]] = {}
         self._changed: set[AskKey] = set()
         self._outstanding: dict[int, deque[ContainerRequest]] = {}
+        # Outstanding requests that name nodes, by priority, and by (priority, node) (see _match).
+        self._noded: dict[int, int] = {}
+        self._node_requests: dict[tuple[int, str], int] = {}
         self._release: list[ContainerId] = []
         self._updates: list[UpdateContainerRequest] = []
         self._response_id = 0
@@ -271,7 +289,7 @@ class ApplicationMaster(Actor):
     def _deliver(self, arg: tuple[Any, Any]) -> None:
         if self._sleeper is not None:
             self._sleeper.wake()  # anything the AM runs wakes it first: it may send, and it takes sequences
-        super()._deliver(arg)
+        Actor._deliver(self, arg)
 
     def stop(self) -> None:
         if self._sleeper is not None:
@@ -308,12 +326,15 @@ class ApplicationMaster(Actor):
         if queue is None:
             queue = self._outstanding[priority] = deque()
         queue.extend((request,) * count)
+        if nodes:
+            self._noded[priority] = self._noded.get(priority, 0) + count
+            self._count_nodes(request, count)
         asks, changed = self._asks, self._changed
-        m, v = capability.memory_mb, capability.vcores
+        m, v, etype = capability.memory_mb, capability.vcores, execution_type.value
         for name in request.names():
             # AMRMClientImpl: relax_locality applies to the rack and ANY entries of a node-specific request.
             relax = True if name in nodes else relax_locality or not nodes
-            key: AskKey = (priority, name, execution_type, m, v, request_id)
+            key: AskKey = (priority, name, etype, m, v, request_id)
             entry = asks.get(key)
             if entry is None:
                 asks[key] = [count, relax, capability]
@@ -323,6 +344,12 @@ class ApplicationMaster(Actor):
                 entry[2] = capability
             changed.add(key)
 
+    def _count_nodes(self, request: ContainerRequest, delta: int) -> None:
+        counts, prio = self._node_requests, request.priority
+        for node in set(request.nodes):
+            key = (prio, node)
+            counts[key] = counts.get(key, 0) + delta
+
     def remove_container_request(self, request: ContainerRequest) -> None:
         """Withdraw one outstanding request (after it was satisfied, or when it is no longer wanted)."""
         queue = self._outstanding.get(request.priority)
@@ -331,10 +358,13 @@ class ApplicationMaster(Actor):
                 queue.remove(request)
             except ValueError:
                 return
+            if request.nodes:
+                self._noded[request.priority] -= 1
+                self._count_nodes(request, -1)
         cap = request.capability
         asks, changed = self._asks, self._changed
         prefix = request.priority
-        etype, m, v, rid = request.execution_type, cap.memory_mb, cap.vcores, request.request_id
+        etype, m, v, rid = request.execution_type.value, cap.memory_mb, cap.vcores, request.request_id
         for name in request.names():
             key: AskKey = (prefix, name, etype, m, v, rid)
             entry = asks.get(key)
@@ -349,12 +379,12 @@ class ApplicationMaster(Actor):
         """The ResourceRequest of one ask-table entry (built when it is sent: only changed entries are)."""
         count, relax, cap = self._asks[key]
         return ResourceRequest(
-            priority=Priority(key[0]),
+            priority=_priority(key[0]),
             capability=cap,
             resource_name=key[1],
             num_containers=count,
             relax_locality=relax,
-            execution_type_request=ExecutionTypeRequest(execution_type=key[2]),
+            execution_type_request=_EXECUTION_TYPE_REQUESTS[key[2]],
             allocation_request_id=key[5],
         )
 
@@ -421,7 +451,7 @@ class ApplicationMaster(Actor):
                 ask=asks,
                 release=release,
                 update_requests=updates,
-                resource_blacklist_request=ResourceBlacklistRequest(),
+                resource_blacklist_request=_NO_BLACKLIST_CHANGE,
             ),
             self.ref,
         )
@@ -466,7 +496,14 @@ class ApplicationMaster(Actor):
             return
         host = container.node_id.host
         etype = container.execution_type
-        chosen = self._pick(queue, host, etype) or self._pick(queue, host, None)
+        prio = container.priority.priority
+        noded = self._noded.get(prio, 0)
+        if not noded or (noded == len(queue) and not self._node_requests.get((prio, host))):
+            # No request of the priority names a node, or every one names nodes but none this host: _pick's answer
+            # is the first of the type, else the first (without scanning the queue for a node no request names).
+            chosen = next((r for r in queue if r.execution_type is etype), queue[0])
+        else:
+            chosen = self._pick(queue, host, etype) or self._pick(queue, host, None)
         self.remove_container_request(chosen)  # type: ignore[arg-type]
 
     @staticmethod
@@ -518,6 +555,11 @@ class ApplicationMaster(Actor):
     def on_stop_response(self, msg: StopContainersResponse) -> None:
         pass
 
+    # Both do nothing for a response without failed requests: the NM then leaves it out (actors/_quietreplies.py).
+    # A subclass overriding them with @handler is sent every response.
+    setattr(on_start_response, NOOP_WHEN_ALL_OK, True)
+    setattr(on_stop_response, NOOP_WHEN_ALL_OK, True)
+
     # -- finishing --------------------------------------------------------------------------------------------
     def finish(self, status: FinalApplicationStatus = FinalApplicationStatus.SUCCEEDED, diagnostics: str = "") -> None:
         """Unregister (``finishApplicationMaster``); the AM process then exits and its container completes."""
@@ -546,4 +588,4 @@ class ApplicationMaster(Actor):
 
 def _ask_sort_key(key: AskKey) -> tuple[Any, ...]:
     priority, name, etype, mem, vcores, rid = key
-    return (priority, rid, name != ANY, name, etype.value, mem, vcores)
+    return (priority, rid, name != ANY, name, etype, mem, vcores)

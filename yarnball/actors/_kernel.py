@@ -383,6 +383,9 @@ class Kernel:
 
     def lookup(self, actor_id: str) -> Any:
         """The :class:`~yarnball.actors.ActorRef` of ``actor_id`` (messages to an unknown id are dead letters)."""
+        actor = self.actors.get(actor_id)  # the common case of _actor.lookup, without the import
+        if actor is not None:
+            return actor.ref
         from yarnball.actors._actor import lookup
 
         return lookup(self, actor_id)
@@ -456,6 +459,7 @@ class Kernel:
         pop = heapq.heappop
         clock = self.clock
         virtual = isinstance(clock, VirtualClock)
+        hooked = "_enter" in self.__dict__  # a test observing every event replaced _enter on this kernel
         clock.start(self.now)
         count = 0
         try:
@@ -466,7 +470,18 @@ class Kernel:
                 if not virtual:
                     clock.wait_until(t)
                 entry = pop(queue)
-                self._enter(entry)
+                if hooked:
+                    self._enter(entry)
+                # Kernel._enter, inlined: this loop runs once per event.
+                elif t != self.now:
+                    self.now = t
+                    self.priority = entry[1]
+                    self.high = entry
+                elif entry > self.high:
+                    self.high = entry
+                    self.priority = entry[1]
+                self.event = entry
+                self.current = entry[6]
                 count += 1
                 entry[4](entry[5])
                 if self._stop_requested:

@@ -21,6 +21,7 @@ from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV, AMRMProxyService, amrmproxy_actor_id
 from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV, ContainerScheduler
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
+from yarnball.actors._quietreplies import reply_is_noop
 from yarnball.protocols import (
     ApplicationId,
     Configuration,
@@ -277,11 +278,12 @@ class NodeManager(Actor):
             self.containers[cid] = entry
             self.used_mb += container.resource.memory_mb
             self.used_vcores += container.resource.vcores
-            self.after(self.localization_ms, lambda c=cid: self._schedule(c))
+            self.after_call(self.localization_ms, self._schedule, cid)
             started.append(cid)
-        self.reply(
-            StartContainersResponse(successfully_started_containers=tuple(started), failed_requests=tuple(failed))
-        )
+        if failed or not reply_is_noop(self, StartContainersResponse):  # actors/_quietreplies.py
+            self.reply(
+                StartContainersResponse(successfully_started_containers=tuple(started), failed_requests=tuple(failed))
+            )
 
     @handler
     def on_stop_containers(self, msg: StopContainersRequest) -> None:
@@ -296,9 +298,10 @@ class NodeManager(Actor):
                         container_id=cid, diagnostics=f"Container {cid} is not handled by this NodeManager"
                     )
                 )
-        self.reply(
-            StopContainersResponse(successfully_stopped_containers=tuple(stopped), failed_requests=tuple(failed))
-        )
+        if failed or not reply_is_noop(self, StopContainersResponse):  # actors/_quietreplies.py
+            self.reply(
+                StopContainersResponse(successfully_stopped_containers=tuple(stopped), failed_requests=tuple(failed))
+            )
 
     @handler
     def on_process_exited(self, msg: ContainerProcessExited) -> None:
@@ -365,7 +368,7 @@ class NodeManager(Actor):
         entry.started_at = self.now
         if entry.remaining is not None:
             cid = entry.container.id
-            entry.timer = self.after(entry.remaining, lambda: self._finish(cid))
+            entry.timer = self.after_call(entry.remaining, self._finish, cid)
 
     def _scheduler_kill(self, entry: _Container, exit_status: int, diagnostics: str) -> None:
         # Hadoop sends a kill event (asynchronous): the container ends in the next dispatch, not inside the scheduler.
@@ -414,7 +417,7 @@ class NodeManager(Actor):
                     ContainerLaunched(container=entry.container, launch_context=context), self.ref
                 )
         if context.simulated_duration_ms is not None:
-            entry.timer = self.after(context.simulated_duration_ms, lambda: self._finish(cid))
+            entry.timer = self.after_call(context.simulated_duration_ms, self._finish, cid)
 
     def _finish(self, cid: ContainerId) -> None:
         entry = self.containers.get(cid)

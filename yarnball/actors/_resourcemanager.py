@@ -23,9 +23,10 @@ from typing import Any
 from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._amdormancy import DormantAMs
 from yarnball.actors._heartbeats import HeartbeatClock
-from yarnball.actors._nodemanager import nm_actor_id
+from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
+from yarnball.actors._quietreplies import deliver_heartbeat_response
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import (
@@ -323,14 +324,16 @@ class ResourceManager(Actor):
     @handler
     def on_node_heartbeat(self, msg: NodeHeartbeatRequest) -> None:
         status = msg.node_status
-        self.reply(self._node_heartbeat(status.node_id, status.container_statuses, status))
+        response = self._node_heartbeat(status.node_id, status.container_statuses, status)
+        if self._sender is not None:
+            deliver_heartbeat_response(self, self._sender, response, NodeManager.on_heartbeat_response)
         if self.heartbeats is not None:
             self.heartbeats.processed(status.node_id)
 
     def _virtual_heartbeat(self, node_id: NodeId, nm: ActorRef) -> None:
         """An empty heartbeat the NM did not send (it had nothing to report) processed at its phase point: the
         same handling as a real one, the response delivered to the NM as usual (see actors/_heartbeats.py)."""
-        nm.tell(self._node_heartbeat(node_id, ()), self.ref)
+        deliver_heartbeat_response(self, nm, self._node_heartbeat(node_id, ()), NodeManager.on_heartbeat_response)
         self.heartbeats.processed(node_id)  # type: ignore[union-attr]
 
     def _node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any = None) -> NodeHeartbeatResponse:

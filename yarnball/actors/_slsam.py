@@ -77,6 +77,7 @@ class _TraceAppMaster(ApplicationMaster):
         self.phase = -1
         self.pending: deque[_Task] = deque()
         self._hosted = 0  # pending tasks that name a host: without any, the first task of the priority is taken
+        self._host_tasks: dict[tuple[int, str], int] = {}  # pending tasks naming (priority, host), for _take_task
         self.assigned: dict[ContainerId, _Task] = {}
         self.completed_tasks = 0
         self.failed_task_attempts = 0
@@ -103,6 +104,7 @@ class _TraceAppMaster(ApplicationMaster):
         self.phase = -1
         self.pending.clear()
         self._hosted = 0
+        self._host_tasks.clear()
         self.assigned.clear()
         self.completed_tasks = 0
         self._next_phase()
@@ -127,6 +129,7 @@ class _TraceAppMaster(ApplicationMaster):
         self.pending.append(task)
         if any(spec.hosts):
             self._hosted += 1
+            self._count_hosts(spec, 1)
         execution_type, local = self._execution_type(task)
         nodes = tuple(h for h in spec.hosts if h) if local else ()
         racks = (spec.rack,) if spec.rack and nodes else ()
@@ -162,21 +165,30 @@ class _TraceAppMaster(ApplicationMaster):
         host = container.node_id.host
         prio = container.priority.priority
         best = None
+        named = self._host_tasks.get((prio, host))  # without any, the first task of the priority is the answer
         for task in self.pending:
             if task.spec.priority != prio:
                 continue
-            if host in task.spec.hosts:
+            if named and host in task.spec.hosts:
                 best = task
                 break
             if best is None:
                 best = task
-                if not self._hosted:
+                if not named:
                     break  # no later task can name the host
         if best is not None:
             self.pending.remove(best)
             if any(best.spec.hosts):
                 self._hosted -= 1
+                self._count_hosts(best.spec, -1)
         return best
+
+    def _count_hosts(self, spec: TaskLike, delta: int) -> None:
+        counts = self._host_tasks
+        for host in set(spec.hosts):
+            if host:
+                key = (spec.priority, host)
+                counts[key] = counts.get(key, 0) + delta
 
     def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:
         for status in statuses:
