@@ -64,3 +64,38 @@ def test_importing_yarnball_does_not_configure_structlog() -> None:
     before = structlog.get_config()["processors"]
     importlib.reload(yarnball)
     assert structlog.get_config()["processors"] == before
+
+
+def test_worker_logging_without_event_log_writes_only_warnings(capsys: pytest.CaptureFixture[str]) -> None:
+    """A shard host without an event log drops info lines (unconfigured structlog would print them) but keeps
+    warnings on stderr."""
+    from yarnball.actors._logging import configure_worker_logging
+
+    configure_worker_logging(None, "info")
+    try:
+        kernel = Kernel()
+        ref = kernel.spawn(Scribe(), "scribe")
+        ref.tell(Note("quiet"))
+        ref.tell(object())  # unhandled: logged as a warning
+        kernel.run()
+    finally:
+        close_logging()
+    out, err = capsys.readouterr()
+    assert "noted" not in out + err
+    assert "unhandled_message" in err
+
+
+def test_worker_logging_with_event_log_writes_keyed_lines(tmp_path: Path) -> None:
+    """With an event log a shard host writes its JSON lines at the asked level, each prefixed with its event key."""
+    from yarnball.actors._logging import configure_worker_logging
+
+    path = tmp_path / "part.jsonl"
+    configure_worker_logging(path, "info")
+    try:
+        kernel = Kernel()
+        kernel.spawn(Scribe(), "scribe").tell(Note("kept"), delay=10)
+        kernel.run()
+    finally:
+        close_logging()
+    lines = path.read_text().splitlines()
+    assert len(lines) == 1 and '"text": "kept"' in lines[0] and not lines[0].startswith("{")

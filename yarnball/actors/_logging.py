@@ -135,6 +135,21 @@ def configure_logging(
     )
 
 
+def configure_worker_logging(json_path: str | Path | None, level: str) -> None:
+    """Logging inside a process that hosts actors for a driver elsewhere (a Ray shard host or live host).
+
+    With an event log: its JSON lines at ``level``, each prefixed with its event's canonical key. Without one, the
+    info-level event lines have nowhere to go, so only warnings and errors are written (to the worker's stderr, which
+    Ray keeps in its worker logs): structlog left at its defaults would render every line, debug included, to
+    stdout, which costs as much as the simulation itself.
+    """
+    close_logging()
+    if json_path is not None:
+        configure_logging(json_path=json_path, level=level, event_keys=True)
+    else:
+        configure_logging(level=level if level.lower() in ("warning", "error") else "warning")
+
+
 def flush_logging() -> None:
     """Flush the JSON lines file, if one is open (a shard host does it after every window)."""
     if _open_file is not None:

@@ -15,7 +15,7 @@ from typing import Any
 import ray
 
 from yarnball.actors import WallClock
-from yarnball.actors._logging import close_logging, configure_logging, flush_logging
+from yarnball.actors._logging import close_logging, configure_worker_logging, flush_logging
 from yarnball.errors import SimulationError
 from yarnball.launcher._ray import start_ray
 from yarnball.launcher._sharded import HostGroup, HostView, WindowResult
@@ -42,9 +42,7 @@ class _LiveHostActor:
         log_level: str,
         factor: float,
     ) -> None:
-        close_logging()
-        if log_part is not None:
-            configure_logging(json_path=log_part, level=log_level, event_keys=True)
+        configure_worker_logging(log_part, log_level)
         self.view = HostView(index, hosts, conf, options)
         host = self.view.host
         host.kernel.clock = WallClock(factor)

@@ -18,7 +18,7 @@ import ray
 import structlog
 from ray.exceptions import RayActorError, RayError, RayTaskError
 
-from yarnball.actors._logging import close_logging, configure_logging, flush_logging
+from yarnball.actors._logging import close_logging, configure_worker_logging, flush_logging
 from yarnball.errors import SimulationError, YarnballError
 from yarnball.launcher._sharded import HostGroup, HostView, WindowResult
 from yarnball.protocols import Configuration
@@ -47,9 +47,7 @@ class _HostActor:
         log_part: str | None,
         log_level: str,
     ) -> None:
-        close_logging()
-        if log_part is not None:
-            configure_logging(json_path=log_part, level=log_level, event_keys=True)
+        configure_worker_logging(log_part, log_level)
         self.view = HostView(index, hosts, conf, options)
 
     def setup(self, steps: list[tuple[Any, ...]]) -> None:
