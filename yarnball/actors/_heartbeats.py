@@ -67,6 +67,9 @@ class HeartbeatClock:
         # The RM's predicate and virtual heartbeat (set by the ResourceManager when it is given this clock).
         self.needs: Callable[[Any], bool] = lambda node_id: True
         self.virtual: Callable[[Any, Any], None] | None = None
+        # Hands a real heartbeat to the RM without the request's event, when that is exact (actors/_inlinebeats.py;
+        # set by the embedded Cluster): returns False when the NM must send the request as a message.
+        self.inline: Callable[[Any], bool] | None = None
         self.real = 0
         self.virtual_count = 0
         # hostname -> node index, in definition order: every shard host defines every node (hosted or not), so the
@@ -170,10 +173,14 @@ class HeartbeatClock:
         if not self.skip:
             self._arm(beat, now + beat.interval)
             self.real += 1
-            nm.heartbeat_now()
+            inline = self.inline
+            if inline is None or not inline(nm):
+                nm.heartbeat_now()
         elif nm._changes or nm.response_id == 0:
             self.real += 1
-            nm.heartbeat_now()
+            inline = self.inline
+            if inline is None or not inline(nm):
+                nm.heartbeat_now()
         elif self.needs(nm.node_id):
             self.virtual_count += 1
             self.virtual(nm.node_id, nm.ref)  # type: ignore[misc]

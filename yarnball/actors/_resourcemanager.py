@@ -324,11 +324,16 @@ class ResourceManager(Actor):
     @handler
     def on_node_heartbeat(self, msg: NodeHeartbeatRequest) -> None:
         status = msg.node_status
-        response = self._node_heartbeat(status.node_id, status.container_statuses, status)
-        if self._sender is not None:
-            deliver_heartbeat_response(self, self._sender, response, NodeManager.on_heartbeat_response)
+        self.handle_node_heartbeat(status.node_id, status.container_statuses, status, self._sender)
+
+    def handle_node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any, sender: ActorRef | None) -> None:
+        """``on_node_heartbeat``'s work; also called directly for a heartbeat delivered inline
+        (actors/_inlinebeats.py: no NodeStatus is built there, ``status`` is None)."""
+        response = self._node_heartbeat(node_id, statuses, status)
+        if sender is not None:
+            deliver_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
         if self.heartbeats is not None:
-            self.heartbeats.processed(status.node_id)
+            self.heartbeats.processed(node_id)
 
     def _virtual_heartbeat(self, node_id: NodeId, nm: ActorRef) -> None:
         """An empty heartbeat the NM did not send (it had nothing to report) processed at its phase point: the

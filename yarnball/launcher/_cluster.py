@@ -18,6 +18,7 @@ from typing import Any
 from yarnball.actors import Kernel
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._heartbeats import HeartbeatClock
+from yarnball.actors._inlinebeats import InlineHeartbeats
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.actors._slsam import SLS_AM_TYPES
@@ -101,6 +102,7 @@ class Cluster:
             keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_AM_HEARTBEATS
         )
         self.rm.use_heartbeat_clock(self.heartbeats)
+        self.heartbeats.inline = InlineHeartbeats()  # real heartbeats handed to the RM at once when exact
         self.rm.dormant.enabled = conf.get_bool(
             keys.SIMULATION_DORMANT_IDLE_AMS, keys.DEFAULT_SIMULATION_DORMANT_IDLE_AMS
         )  # idle quiet AMs sleep until work appears (actors/_amdormancy.py); needs AM skipping
