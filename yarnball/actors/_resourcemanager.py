@@ -347,9 +347,9 @@ class ResourceManager(Actor):
             # ResourceTrackerService: "Node not found resyncing <node>"
             return NodeHeartbeatResponse(node_action=NodeAction.RESYNC, diagnostics_message="Node not found resyncing")
         node.last_heartbeat = self.kernel.now
+        launched: list[ContainerStatus] = []
+        completed: list[ContainerStatus] = []
         if statuses:
-            launched: list[ContainerStatus] = []
-            completed: list[ContainerStatus] = []
             unlaunched = self.unlaunched
             for cs in statuses:
                 state = cs.state
@@ -360,13 +360,17 @@ class ResourceManager(Actor):
                     completed.append(cs)
             for cs in completed:
                 self._container_done(cs.container_id, cs)
-            event = NodeUpdateSchedulerEvent(
-                node_id=node.id, newly_launched_containers=tuple(launched), completed_containers=tuple(completed)
-            )
+        if not completed and self.scheduler.node_update_launched_only(node.id, launched):
+            # The NODE_UPDATE only marked containers RUNNING and returned no notification (a full node, say):
+            # dispatch's work without the event record (only its time cost is not recorded).
+            self.op_counts["NODE_UPDATE"] += 1
         else:
-            completed = []
-            event = NodeUpdateSchedulerEvent(node_id=node.id)  # the same event: both tuples empty
-        self.dispatch(event)
+            # (the same event as NodeUpdateSchedulerEvent(node_id=node.id) when there is nothing to report)
+            self.dispatch(
+                NodeUpdateSchedulerEvent(
+                    node_id=node.id, newly_launched_containers=tuple(launched), completed_containers=tuple(completed)
+                )
+            )
         # ResourceTrackerService: the next response id is the last response's + 1 (the NM echoes the last one).
         node.response_id += 1
         # (tuple() of an empty list is the empty tuple: new lists are only made when there was something to send)

@@ -34,6 +34,8 @@ from yarnball.policies.capacity._queues import CSQueue, ParentQueue
 from yarnball.policies.capacity._state import (
     ACQUIRED,
     OFF_SWITCH,
+    RESERVED,
+    RUNNING,
     KeyAsks,
     SchedulerApp,
     SchedulerApplication,
@@ -44,6 +46,7 @@ from yarnball.protocols import (
     ApplicationAttemptId,
     ApplicationId,
     ContainerId,
+    ContainerStatus,
     NodeId,
     NodeReport,
     Resource,
@@ -288,6 +291,30 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
         if rc.available_containers(node.unalloc_m, node.unalloc_v, ctx.min_m, ctx.min_v) <= 0:
             return True
         return not rc.is_positive(self.root.pending_m, self.root.pending_v)
+
+    def node_update_launched_only(self, node_id: NodeId, launched: Iterable[ContainerStatus]) -> bool:
+        """Handle a NODE_UPDATE for ``node_id`` that reports only newly launched containers (``launched``, their
+        statuses) when it provably allocates nothing: mark them RUNNING and return True. Return False, having
+        changed nothing, when the event must go through :meth:`handle`.
+
+        Exact: ``_node_update`` marks the containers RUNNING, then calls ``schedule_on_heartbeat(node, False)``.
+        With continuous scheduling that returns at once (a heartbeat schedules only when it reported completed
+        containers); without it and without packing it is ``allocate_containers_to_node``, whose first
+        ``_allocate_on_node`` returns None before touching anything exactly when :meth:`node_update_is_noop`
+        says so. :meth:`handle` would return no notification. The RM uses it for the heartbeats that report a
+        container RUNNING on a full node (actors/_resourcemanager.py ``_node_heartbeat``).
+        """
+        node = self.nodes.get(node_id)
+        if node is None:
+            return False
+        if not self.continuous_scheduling and (self.packing_active or not self.node_update_is_noop(node_id)):
+            return False
+        containers = self._ctx.containers
+        for st in launched:
+            rmc = containers.get(st.container_id)
+            if rmc is not None and rmc.state != RESERVED:
+                rmc.state = RUNNING
+        return True
 
     def allocate_containers_to_node(self, node: SchedulerNode) -> None:
         """``allocateContainersToNode`` with the assign-multiple loop (``canAllocateMore``)."""
