@@ -51,12 +51,13 @@ class InlineHeartbeats:
     """``HeartbeatClock.inline`` for a cluster on one kernel: ``self(nm)`` hands ``nm``'s heartbeat to its RM now
     and returns True, or returns False when the NM must send it as a message."""
 
-    __slots__ = ("handler",)
+    __slots__ = ("checked", "handler")
 
     def __init__(self) -> None:
         from yarnball.actors._resourcemanager import ResourceManager  # (the RM module imports the clock's)
 
         self.handler = ResourceManager.on_node_heartbeat
+        self.checked: Any = None  # the RM last found to qualify (what cannot change about it is checked once)
 
     def __call__(self, nm: Any) -> bool:
         kernel = nm.kernel
@@ -71,14 +72,21 @@ class InlineHeartbeats:
         ):
             return False
         ref = nm.rm
-        if type(ref) is not ActorRef or ref.kernel is not kernel:
+        if type(ref) is not ActorRef:
             return False
         rm = ref._actor
-        if rm is None or rm._stopped or rm._busy or rm.opportunistic is not None:
+        if rm is None or rm._stopped or rm._busy:
             return False
-        cls = type(rm)
-        if cls._deliver is not _ACTOR_DELIVER or cls._handlers.get(NodeHeartbeatRequest) is not self.handler:
-            return False
+        if rm is not self.checked:
+            cls = type(rm)
+            if (
+                ref.kernel is not kernel
+                or rm.opportunistic is not None
+                or cls._deliver is not _ACTOR_DELIVER
+                or cls._handlers.get(NodeHeartbeatRequest) is not self.handler
+            ):
+                return False
+            self.checked = rm
         # R's key: the NM's next sequence (Kernel.schedule's bookkeeping), then R's delivery as the current event.
         origin = kernel.current
         seqs = kernel._seqs

@@ -307,8 +307,16 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
         node = self.nodes.get(node_id)
         if node is None:
             return False
-        if not self.continuous_scheduling and (self.packing_active or not self.node_update_is_noop(node_id)):
-            return False
+        if not self.continuous_scheduling:
+            # not packing, and node_update_is_noop(node_id) (inline: this runs on most heartbeats)
+            if node.reserved is not None or self.placement.packs(len(self.nodes)):
+                return False
+            ctx = self._ctx
+            rc = ctx.rc
+            if rc.available_containers(node.unalloc_m, node.unalloc_v, ctx.min_m, ctx.min_v) > 0 and rc.is_positive(
+                self.root.pending_m, self.root.pending_v
+            ):
+                return False
         containers = self._ctx.containers
         for st in launched:
             rmc = containers.get(st.container_id)
