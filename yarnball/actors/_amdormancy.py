@@ -186,6 +186,8 @@ class DormantAMs(dict):  # type: ignore[type-arg]
         self.rm = rm
         #: Set by the Cluster from ``yarnball.simulation.dormant-idle-ams`` where AM skipping is proven.
         self.enabled = False
+        #: Sleep right after a response that leaves the AM idle, one tick early (actors/_amrounds.py).
+        self.early = True
 
     def disable(self) -> None:
         self.enabled = False

@@ -1,0 +1,157 @@
+"""Shorter AM allocate rounds (actors/_amrounds.py): results equal the longer rounds, event for event."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_am_dormancy import PREEMPTION, QUEUES, _Recorder, _snapshot
+
+from yarnball.actors._kernel import NORMAL
+from yarnball.launcher import Cluster
+from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
+from yarnball.launcher.workloads._model import Workload
+from yarnball.protocols import Configuration, ContainerPreemptEvent, keys
+from yarnball.testing import captured_events
+
+
+class _Early:
+    """Counts early sleeps and the early checks that found work (appeared after the RM served the allocate)."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.slept = 0
+        self.found_work = 0
+        rm, kernel = cluster.rm, cluster.kernel
+        idle, sleep = rm.scheduler.idle_allocate, rm.dormant.sleep
+
+        def idle_allocate(attempt_id: Any) -> Any:
+            headroom = idle(attempt_id)
+            if headroom is None and kernel.current != rm.id:  # asked from the AM's event: the early check
+                self.found_work += 1
+            return headroom
+
+        def sleeping(am: Any, attempt: Any, progress: float) -> None:
+            before = len(rm.dormant)
+            sleep(am, attempt, progress)
+            if kernel.current != rm.id and len(rm.dormant) > before:
+                self.slept += 1
+
+        rm.scheduler.idle_allocate = idle_allocate  # type: ignore[method-assign]
+        rm.dormant.sleep = sleeping  # type: ignore[method-assign]
+
+
+def _run(workload: Workload, early: bool, props: dict[str, object] | None = None, *, fail: tuple = ()) -> dict:
+    cluster = Cluster(Configuration(dict(props or {})), workload.nodes, seed=3)
+    cluster.rm.dormant.early = early
+    rec = _Recorder(cluster)
+    counts = _Early(cluster)
+    cluster.submit_workload(workload)
+    for host, at_ms in fail:
+        cluster.fail_node(host, at_ms)
+    with captured_events() as events:
+        cluster.run(until_ms=3_600_000)
+    return {
+        **_snapshot(cluster),
+        "events": events,
+        "trace": rec.trace,
+        "served": rec.served,
+        "seqs": dict(cluster.kernel._seqs),
+        "early": (counts.slept, counts.found_work),
+    }
+
+
+def _assert_same(on: dict, off: dict) -> None:
+    for key in on:
+        if key != "early":
+            assert on[key] == off[key], key
+
+
+@pytest.fixture(scope="module")
+def busy_runs() -> tuple[dict, dict]:
+    workload = synthetic_workload(60, 40, seed=5, queues=("a", "b"), maps=(1, 30), reduces=(0, 6), load=1.5)
+    return _run(workload, True, QUEUES), _run(workload, False, QUEUES)
+
+
+def test_busy_trace_is_identical_event_for_event(busy_runs: tuple[dict, dict]) -> None:
+    """Busy two-queue trace: every non-tick event key, served allocate, id, sequence and log line match."""
+    on, off = busy_runs
+    assert len(off["served"]) > 300
+    _assert_same(on, off)
+
+
+def test_ams_sleep_right_after_responses(busy_runs: tuple[dict, dict]) -> None:
+    """AMs do go dormant right at responses (and not at all with the shortcut off); skipped counts match."""
+    on, off = busy_runs
+    assert on["early"][0] > 100
+    assert off["early"][0] == 0
+    assert on["skipped"] == off["skipped"] > 0
+
+
+def test_preemption_marks_are_identical() -> None:
+    """Preemption monitor on: marks wake early sleepers at the same allocate; kills and reruns match."""
+    workload = synthetic_workload(40, 20, seed=7, queues=("a", "b"), maps=(5, 30), reduces=(0, 4), load=2.0)
+    on, off = _run(workload, True, PREEMPTION), _run(workload, False, PREEMPTION)
+    assert off["counters"].get("containers_preempted", 0) > 0 and on["early"][0] > 0
+    _assert_same(on, off)
+
+
+def test_node_failures_and_am_retries_are_identical() -> None:
+    """Lost nodes kill tasks and AM containers of early sleepers: attempts, retries and response ids match."""
+    b = WorkloadBuilder().nodes(4, memory_mb=4096, vcores=4)
+    for j in range(4):
+        b.job(f"j{j}", submit_ms=500 * j, tasks=[task_spec(4, 120_000)])
+    props = {keys.RM_AM_MAX_ATTEMPTS: "2"}
+    fail = (("node0", 60_500), ("node2", 90_250))
+    on, off = _run(b.build(), True, props, fail=fail), _run(b.build(), False, props, fail=fail)
+    assert off["counters"].get("nodes_lost", 0) > 0 and on["early"][0] > 0
+    assert len(off["attempts"]) > 4
+    _assert_same(on, off)
+
+
+def test_no_early_sleep_without_dormancy() -> None:
+    """Dormancy off: no AM sleeps, early or not (the shortcut builds on it)."""
+    workload = synthetic_workload(10, 10, seed=2, maps=(1, 5), reduces=(0, 2), load=1.0)
+    run = _run(workload, True, {keys.SIMULATION_DORMANT_IDLE_AMS: "false"})
+    assert run["early"] == (0, 0) and run["skipped"] > 0
+
+
+def _run_with_mark_between(early: bool) -> tuple[Any, ...]:
+    """A 10-task job; the first empty allocate served after 60 s gets a preemption mark on one of the AM's running
+    containers queued right behind it: same time, between the serving event (origin am-...) and the response
+    (origin rm)."""
+    b = WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4)
+    b.job("j0", submit_ms=0, tasks=[task_spec(10, 300_000)])
+    workload = b.build()
+    cluster = Cluster(Configuration({}), workload.nodes, seed=3)
+    cluster.rm.dormant.early = early
+    rec = _Recorder(cluster)
+    counts = _Early(cluster)
+    rm, kernel = cluster.rm, cluster.kernel
+    serve, injected = rm._serve_allocate, []
+
+    def served(msg: Any) -> Any:
+        response = serve(msg)
+        am = next(a for a in cluster.masters if a.attempt_id == msg.application_attempt_id)
+        quiet = not (response.allocated_containers or response.completed_container_statuses)
+        if not injected and quiet and am.running:
+            event = ContainerPreemptEvent(
+                application_attempt_id=am.attempt_id, container=next(iter(am.running.values()))
+            )
+            kernel.push(kernel.now, NORMAL, am.id + "~", 0, lambda _: rm.on_container_preempt(event), None, rm.id)
+            injected.append(kernel.now)
+        return response
+
+    rm._serve_allocate = served  # type: ignore[method-assign]
+    cluster.submit_workload(workload)
+    cluster.run(until_ms=1_000_000)
+    return _snapshot(cluster), rec.trace, rec.served, injected, (counts.slept, counts.found_work)
+
+
+def test_work_appearing_between_serving_and_response_is_seen() -> None:
+    """Work that appears after the RM served an empty allocate but before the AM handles its response (no hook
+    wakes an AM that is not dormant yet): the AM must not sleep early, and its next allocate carries the mark."""
+    on, off = _run_with_mark_between(True), _run_with_mark_between(False)
+    assert on[3] and on[3] == off[3]
+    assert any("PreemptionMessage(" in s[3] for s in off[2])
+    assert on[4][1] >= 1  # the early check found the mark
+    assert on[:4] == off[:4]
