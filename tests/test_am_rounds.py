@@ -1,12 +1,15 @@
-"""Shorter AM allocate rounds (actors/_amrounds.py): results equal the longer rounds, event for event."""
+"""Shorter AM allocate rounds (actors/_amrounds.py): early sleep and a firing with its allocate in one event give
+the results of the longer rounds, event for event."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from test_am_dormancy import PREEMPTION, QUEUES, _Recorder, _snapshot
+from test_am_dormancy import PREEMPTION, QUEUES, PokingAM, _Recorder, _snapshot
 
+from yarnball.actors import _amrounds
+from yarnball.actors._amheartbeats import _at_rm
 from yarnball.actors._kernel import NORMAL
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
@@ -155,3 +158,106 @@ def test_work_appearing_between_serving_and_response_is_seen() -> None:
     assert any("PreemptionMessage(" in s[3] for s in off[2])
     assert on[4][1] >= 1  # the early check found the mark
     assert on[:4] == off[:4]
+
+
+class _Everything:
+    """Every event entered (inline ones included), with the kernel's position marks after entering it."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.trace: list[tuple[Any, ...]] = []
+        self.pushed_allocates = 0
+        kernel = cluster.kernel
+        enter, push = kernel._enter, kernel.push
+
+        def entered(entry: tuple[Any, ...]) -> None:
+            enter(entry)
+            self.trace.append((entry[:4], kernel.high[:4], kernel.priority, kernel.current))
+
+        def pushed(*entry: Any) -> None:
+            self.pushed_allocates += entry[4] is _at_rm
+            push(*entry)
+
+        kernel._enter = entered  # type: ignore[method-assign]
+        kernel.push = pushed  # type: ignore[method-assign]
+
+
+class _Marks:
+    """Without hooking the kernel: the current event, position marks and owner as the RM sees them when it serves
+    an allocate or is asked about a node's heartbeat."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.trace: list[tuple[Any, ...]] = []
+        kernel, rm = cluster.kernel, cluster.rm
+        serve, needs = rm._serve_allocate, rm.needs_heartbeat
+
+        def mark() -> None:
+            self.trace.append((kernel.event[:4], kernel.high[:4], kernel.priority, kernel.current))  # type: ignore[index]
+
+        def served(msg: Any) -> Any:
+            mark()
+            return serve(msg)
+
+        def needed(node_id: Any) -> bool:
+            mark()
+            return needs(node_id)
+
+        rm._serve_allocate = served  # type: ignore[method-assign]
+        rm.needs_heartbeat = needed  # type: ignore[method-assign]
+        cluster.heartbeats.needs = needed
+
+
+def _run_inline(workload: Workload, inline: bool, props: dict[str, object] | None = None, hooked: bool = True) -> dict:
+    _amrounds.inline_allocates = inline
+    try:
+        cluster = Cluster(Configuration(dict(props or {})), workload.nodes, seed=3)
+        rec = _Everything(cluster) if hooked else _Marks(cluster)
+        cluster.submit_workload(workload)
+        with captured_events() as events:
+            cluster.run(until_ms=3_600_000)
+    finally:
+        _amrounds.inline_allocates = True
+    return {
+        **_snapshot(cluster),
+        "events": events,
+        "trace": rec.trace,
+        "seqs": dict(cluster.kernel._seqs),
+        "processed": cluster.kernel.events_processed,
+        "heap": len(cluster.kernel._queue),
+    }
+
+
+def test_firing_and_allocate_in_one_event_is_identical() -> None:
+    """A busy trace with each firing's allocate run inside the firing: every event (allocates included), position
+    mark, owner, sequence and log line equals queueing it; the kernel counts the same events."""
+    workload = synthetic_workload(40, 30, seed=11, queues=("a", "b"), maps=(1, 20), reduces=(0, 5), load=1.5)
+    on, off = _run_inline(workload, True, QUEUES), _run_inline(workload, False, QUEUES)
+    assert sum(1 for e in off["trace"] if e[3] == "rm") > 500
+    assert on == off
+
+
+def test_firing_and_allocate_in_one_event_keeps_the_marks_unobserved() -> None:
+    """The same without an observed ``Kernel._enter`` (the run loop's own bookkeeping): what the RM sees of the
+    current event, the position marks and the owner when it serves allocates and heartbeat questions is equal."""
+    workload = synthetic_workload(30, 20, seed=12, maps=(1, 20), reduces=(0, 5), load=1.5)
+    on, off = _run_inline(workload, True, hooked=False), _run_inline(workload, False, hooked=False)
+    assert len(off["trace"]) > 300
+    assert on == off
+
+
+def test_an_allocate_with_an_event_before_it_is_queued() -> None:
+    """An AM that tells itself something in its tick before allocating (same time, a lower sequence): the allocate
+    is not the next event, so it is queued, and everything matches queueing it always."""
+    runs = {}
+    for inline in (True, False):
+        _amrounds.inline_allocates = inline
+        try:
+            cluster = Cluster(Configuration({}), WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4).build().nodes)
+            rec = _Everything(cluster)
+            cluster.submit(PokingAM(name="poker"))
+            cluster.run(until_ms=400_000)
+        finally:
+            _amrounds.inline_allocates = True
+        runs[inline] = (_snapshot(cluster), rec.trace, dict(cluster.kernel._seqs), rec.pushed_allocates)
+    on, off = runs[True], runs[False]
+    assert 1 <= on[3] < off[3]  # some allocates ran inline, the poked one was queued
+    assert on[:3] == off[:3]

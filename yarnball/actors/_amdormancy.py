@@ -42,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from yarnball.actors._amrounds import run_next
 from yarnball.actors._kernel import NORMAL, TimerHandle
 
 __all__ = ["DormantAMs", "HeartbeatTimer", "Sleeper"]
@@ -51,7 +52,7 @@ class HeartbeatTimer(TimerHandle):
     """``Actor.every`` for an AM's heartbeat, with the same event keys, that can be suspended and re-armed at an
     exact key (a dormant AM's timer)."""
 
-    __slots__ = ("actor", "due", "interval", "item", "live", "seq")
+    __slots__ = ("actor", "due", "firing", "held", "interval", "item", "live", "seq")
 
     def __init__(self, actor: Any, interval: float, what: Callable[[], Any]) -> None:
         super().__init__()
@@ -65,6 +66,10 @@ class HeartbeatTimer(TimerHandle):
         self.live = False
         self.due = 0.0
         self.seq = -1
+        #: True while the firing's tick runs; the allocate it sends to the RM is then ``held`` (an event entry) and
+        #: run at the end of the firing when it is the very next event (actors/_amrounds.py).
+        self.firing = False
+        self.held: tuple[Any, ...] | None = None
         self._queue(actor.kernel.now + interval)
         actor._track(self)
 
@@ -84,8 +89,16 @@ class HeartbeatTimer(TimerHandle):
         actor = self.actor
         if actor._stopped:
             return
-        actor._deliver((self.item, actor.ref))
+        self.firing = True
+        try:
+            actor._deliver((self.item, actor.ref))
+        finally:
+            self.firing = False
         self._queue(actor.kernel.now + self.interval)
+        held = self.held
+        if held is not None:
+            self.held = None
+            run_next(actor.kernel, held)
 
 
 class Sleeper:

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from yarnball.actors._amdormancy import HeartbeatTimer
+from yarnball.actors._kernel import NORMAL
 from yarnball.actors._rmapp import AttemptState
 from yarnball.protocols import AllocateRequest, ResourceBlacklistRequest
 
@@ -47,7 +49,13 @@ def idle_allocate(am: Any) -> bool:
     progress = 1.0 if am._unregistering else 0.0
     arg = (rm, am, am.attempt_id, am._response_id, progress)
     # ActorRef.tell's key: the same delay, priority, origin and sequence, and the RM as the owner.
-    kernel.schedule(kernel.latency(am.id, ref.id), _at_rm, arg, owner=ref.id)
+    delay = kernel.latency(am.id, ref.id)
+    timer = am._heartbeat
+    if type(timer) is HeartbeatTimer and timer.firing:
+        origin, seq = kernel.next_key()  # the key Kernel.schedule would give it; run by the firing if next
+        timer.held = (kernel.now + delay, NORMAL, origin, seq, _at_rm, arg, ref.id)
+    else:
+        kernel.schedule(delay, _at_rm, arg, owner=ref.id)
     return True
 
 

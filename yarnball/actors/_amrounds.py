@@ -1,4 +1,4 @@
-"""Shorter ApplicationMaster allocate rounds: a quiet AM goes dormant as soon as a response leaves it idle.
+"""Shorter ApplicationMaster allocate rounds: early sleep after a response, and a firing with its allocate.
 
 Without this, a quiet AM (``ApplicationMaster.quiet_when_idle``) that has just handled an AllocateResponse and has
 nothing to send still pays one more heartbeat before it sleeps: its timer fires (``F``), the skipped-allocate
@@ -29,17 +29,34 @@ skipped allocate more. The AM's ``headroom`` and ``num_cluster_nodes`` stay thos
 not read them between allocates that return something; the first allocate after waking sets them). The same
 conditions as dormancy itself apply (``DormantAMs.sleep``: integral times, a live heartbeat timer due at
 ``now + interval``, nothing in the mailbox).
+
+**One event for a firing and its allocate.** The tick of a firing ``F`` (key ``(t, NORMAL, am, s)``, owner the
+AM) sends its allocate to the RM as one event ``E``: the skipped-allocate check ``A`` or the AllocateRequest's
+delivery, key ``(t + latency, NORMAL, am, s')``, owner the RM; then ``F`` queues the next firing. While the tick
+runs, ``HeartbeatTimer.firing`` is set and ``E``'s heap entry is built exactly as ``Kernel.schedule`` /
+``ActorRef.tell`` would build it (its sequence taken at the same point) but *held*; at the end of ``F``,
+:func:`run_next` runs it at once when it is the event the kernel would pop next: its time is ``now`` and its key is
+below every queued one. Then nothing can run between ``F`` and ``E``, so running it inside ``F`` with
+``Kernel._enter``'s bookkeeping (the position marks ``high`` and ``priority``, ``event``, ``current`` = the RM, so
+that what ``E`` sends has the origin and sequences it has now; ``events_processed`` counts it) is the same
+computation. Otherwise (an earlier event is queued, latency, a run asked to stop, which would return before ``E``)
+it is queued as before. Off in shard hosts (``Kernel.remote``: their windows and inbound batches are not part of
+this argument); a kernel whose ``_enter`` a test observes gets ``_enter`` called for it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from yarnball.actors._kernel import NORMAL, Kernel
 from yarnball.actors._rmapp import AttemptState
 
-__all__ = ["sleep_after_response"]
+__all__ = ["hold_tell", "run_next", "sleep_after_response"]
 
 _LIVE = (AttemptState.RUNNING, AttemptState.FINISHING)
+
+#: Run a firing's allocate inside the firing when it is next (tests switch it off to compare).
+inline_allocates = True
 
 
 def sleep_after_response(am: Any) -> None:
@@ -66,3 +83,47 @@ def sleep_after_response(am: Any) -> None:
     if rm.scheduler.idle_allocate(attempt_id) is None:
         return
     dormant.sleep(am, attempt, 1.0 if am._unregistering else 0.0)
+
+
+def hold_tell(timer: Any, ref: Any, message: Any, sender: Any) -> None:
+    """``ref.tell(message, sender)`` from a heartbeat firing: the same entry, held for :func:`run_next`."""
+    kernel = ref.kernel
+    actor = ref._actor
+    if actor is None or kernel._latency:
+        ref.tell(message, sender)
+        return
+    origin, seq = kernel.next_key()
+    # ActorRef.tell's entry, key computed the same way (time, NORMAL, origin, origin's sequence), the receiver as owner
+    timer.held = (
+        kernel.now + (kernel.default_latency + 0),
+        NORMAL,
+        origin,
+        seq,
+        actor._deliver,
+        (message, sender),
+        ref.id,
+    )
+
+
+def run_next(kernel: Kernel, entry: tuple[Any, ...]) -> None:
+    """Run ``entry`` now if it is the event the kernel would pop next, else queue it."""
+    queue = kernel._queue
+    if (
+        inline_allocates
+        and entry[0] == kernel.now
+        and kernel.remote is None
+        and not kernel._stop_requested
+        and (not queue or entry < queue[0])
+    ):
+        if "_enter" in kernel.__dict__:
+            kernel._enter(entry)  # a test observing every event
+        else:  # Kernel._enter
+            if entry > kernel.high:
+                kernel.high = entry
+                kernel.priority = entry[1]
+            kernel.event = entry
+            kernel.current = entry[6]
+        kernel.events_processed += 1
+        entry[4](entry[5])
+    else:
+        kernel.push(*entry)
