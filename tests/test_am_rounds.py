@@ -261,3 +261,27 @@ def test_an_allocate_with_an_event_before_it_is_queued() -> None:
     on, off = runs[True], runs[False]
     assert 1 <= on[3] < off[3]  # some allocates ran inline, the poked one was queued
     assert on[:3] == off[:3]
+
+
+def test_an_observed_rm_delivery_still_sees_every_allocate() -> None:
+    """An RM whose ``_deliver`` is replaced on the instance (a test observing it) gets every AllocateRequest
+    through it: the inlined delivery steps aside."""
+    workload = synthetic_workload(8, 8, seed=4, maps=(1, 6), reduces=(0, 2), load=1.0)
+    cluster = Cluster(Configuration({}), workload.nodes, seed=3)
+    rm = cluster.rm
+    deliver, serve, seen, served = rm._deliver, rm._serve_allocate, [], []
+
+    def delivered(arg: Any) -> None:
+        if type(arg[0]).__name__ == "AllocateRequest":
+            seen.append(arg[0].response_id)
+        deliver(arg)
+
+    def serving(msg: Any) -> Any:
+        served.append(msg.response_id)
+        return serve(msg)
+
+    rm._deliver = delivered  # type: ignore[method-assign]
+    rm._serve_allocate = serving  # type: ignore[method-assign]
+    cluster.submit_workload(workload)
+    cluster.run(until_ms=3_600_000)
+    assert len(served) > 20 and seen == served

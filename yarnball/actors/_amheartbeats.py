@@ -29,11 +29,14 @@ from __future__ import annotations
 from typing import Any
 
 from yarnball.actors._amdormancy import HeartbeatTimer
+from yarnball.actors._amrounds import deliver_allocate
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._rmapp import AttemptState
 from yarnball.protocols import AllocateRequest, ResourceBlacklistRequest
 
 __all__ = ["idle_allocate"]
+
+_NO_BLACKLIST_CHANGE = ResourceBlacklistRequest()  # records are frozen: one shared empty change
 
 
 def idle_allocate(am: Any) -> bool:
@@ -73,9 +76,10 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
         ask=(),
         release=(),
         update_requests=(),
-        resource_blacklist_request=ResourceBlacklistRequest(),
+        resource_blacklist_request=_NO_BLACKLIST_CHANGE,
     )
-    rm._deliver((request, am.ref))  # what the request's delivery event would have called
+    # What the request's delivery event would have called (rm._deliver), its response run next if it is next.
+    deliver_allocate((rm, request, am.ref))
 
 
 def _noop(rm: Any, am: Any, attempt_id: Any, response_id: int) -> bool:

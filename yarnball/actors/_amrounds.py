@@ -40,7 +40,10 @@ below every queued one. Then nothing can run between ``F`` and ``E``, so running
 ``Kernel._enter``'s bookkeeping (the position marks ``high`` and ``priority``, ``event``, ``current`` = the RM, so
 that what ``E`` sends has the origin and sequences it has now; ``events_processed`` counts it) is the same
 computation. Otherwise (an earlier event is queued, latency, a run asked to stop, which would return before ``E``)
-it is queued as before. Off in shard hosts (``Kernel.remote``: their windows and inbound batches are not part of
+it is queued as before. The AllocateResponse the RM replies in ``E`` is likewise built as ``ActorRef.tell`` builds
+it and run by :func:`run_next` at the end of ``E`` (``deliver_allocate``: ``Actor._deliver`` and
+``ResourceManager.on_allocate`` inlined; a busy or stopped RM, a replaced ``_deliver`` or allocate handler take the
+ordinary path). Off in shard hosts (``Kernel.remote``: their windows and inbound batches are not part of
 this argument); a kernel whose ``_enter`` a test observes gets ``_enter`` called for it.
 """
 
@@ -48,10 +51,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from yarnball.actors._actor import Actor, ActorRef
 from yarnball.actors._kernel import NORMAL, Kernel
 from yarnball.actors._rmapp import AttemptState
+from yarnball.protocols import AllocateRequest
 
-__all__ = ["hold_tell", "run_next", "sleep_after_response"]
+__all__ = ["deliver_allocate", "hold_tell", "run_next", "sleep_after_response"]
 
 _LIVE = (AttemptState.RUNNING, AttemptState.FINISHING)
 
@@ -85,24 +90,77 @@ def sleep_after_response(am: Any) -> None:
     dormant.sleep(am, attempt, 1.0 if am._unregistering else 0.0)
 
 
-def hold_tell(timer: Any, ref: Any, message: Any, sender: Any) -> None:
-    """``ref.tell(message, sender)`` from a heartbeat firing: the same entry, held for :func:`run_next`."""
+def hold_tell(timer: Any, ref: Any, request: Any, sender: Any) -> None:
+    """``ref.tell(request, sender)`` (an AllocateRequest to the RM) from a heartbeat firing: the same entry, held
+    for :func:`run_next`, delivered by :func:`deliver_allocate`."""
     kernel = ref.kernel
     actor = ref._actor
     if actor is None or kernel._latency:
-        ref.tell(message, sender)
+        ref.tell(request, sender)
         return
     origin, seq = kernel.next_key()
-    # ActorRef.tell's entry, key computed the same way (time, NORMAL, origin, origin's sequence), the receiver as owner
+    # ActorRef.tell's key, computed the same way (time, NORMAL, origin, origin's sequence), the receiver as owner
     timer.held = (
         kernel.now + (kernel.default_latency + 0),
         NORMAL,
         origin,
         seq,
-        actor._deliver,
-        (message, sender),
+        deliver_allocate,
+        (actor, request, sender),
         ref.id,
     )
+
+
+def deliver_allocate(arg: tuple[Any, Any, Any]) -> None:
+    """``rm._deliver((request, sender))`` for an AllocateRequest (``ResourceManager.on_allocate``), with the
+    AllocateResponse it replies held for :func:`run_next` instead of queued."""
+    rm, request, sender = arg
+    if (
+        rm._stopped
+        or rm._busy
+        or "_deliver" in rm.__dict__
+        or type(rm)._deliver is not Actor._deliver
+        or rm._handlers.get(AllocateRequest) is not _on_allocate()
+        or type(sender) is not ActorRef
+    ):
+        rm._deliver((request, sender))
+        return
+    # Actor._deliver and ResourceManager.on_allocate (self.reply(self._serve_allocate(msg))), inlined
+    rm._sender = sender
+    try:
+        response = rm._serve_allocate(request)
+    except Exception as exc:
+        rm._failed(exc, request, sender)
+        return
+    kernel = rm.kernel
+    target = sender._actor
+    if target is None or kernel._latency:
+        sender.tell(response, rm.ref)
+        return
+    origin, seq = kernel.next_key()  # ActorRef.tell's key
+    run_next(
+        kernel,
+        (
+            kernel.now + (kernel.default_latency + 0),
+            NORMAL,
+            origin,
+            seq,
+            target._deliver,
+            (response, rm.ref),
+            sender.id,
+        ),
+    )
+
+
+_ON_ALLOCATE: list[Any] = []
+
+
+def _on_allocate() -> Any:
+    if not _ON_ALLOCATE:
+        from yarnball.actors._resourcemanager import ResourceManager
+
+        _ON_ALLOCATE.append(ResourceManager.on_allocate)
+    return _ON_ALLOCATE[0]
 
 
 def run_next(kernel: Kernel, entry: tuple[Any, ...]) -> None:
