@@ -25,13 +25,12 @@ class _Early:
         self.slept = 0
         self.found_work = 0
         rm, kernel = cluster.rm, cluster.kernel
-        idle, sleep = rm.scheduler.idle_allocate, rm.dormant.sleep
+        news, sleep = _amrounds.scheduler_has_news, rm.dormant.sleep
 
-        def idle_allocate(attempt_id: Any) -> Any:
-            headroom = idle(attempt_id)
-            if headroom is None and kernel.current != rm.id:  # asked from the AM's event: the early check
-                self.found_work += 1
-            return headroom
+        def has_news(scheduler: Any, attempt_id: Any) -> bool:
+            found = news(scheduler, attempt_id)
+            self.found_work += found
+            return found
 
         def sleeping(am: Any, attempt: Any, progress: float) -> None:
             before = len(rm.dormant)
@@ -39,8 +38,14 @@ class _Early:
             if kernel.current != rm.id and len(rm.dormant) > before:
                 self.slept += 1
 
-        rm.scheduler.idle_allocate = idle_allocate  # type: ignore[method-assign]
+        self.news, self.has_news = news, has_news
         rm.dormant.sleep = sleeping  # type: ignore[method-assign]
+
+    def __enter__(self) -> None:
+        _amrounds.scheduler_has_news = self.has_news  # type: ignore[assignment]
+
+    def __exit__(self, *exc: object) -> None:
+        _amrounds.scheduler_has_news = self.news
 
 
 def _run(workload: Workload, early: bool, props: dict[str, object] | None = None, *, fail: tuple = ()) -> dict:
@@ -51,7 +56,7 @@ def _run(workload: Workload, early: bool, props: dict[str, object] | None = None
     cluster.submit_workload(workload)
     for host, at_ms in fail:
         cluster.fail_node(host, at_ms)
-    with captured_events() as events:
+    with captured_events() as events, counts:
         cluster.run(until_ms=3_600_000)
     return {
         **_snapshot(cluster),
@@ -146,7 +151,8 @@ def _run_with_mark_between(early: bool) -> tuple[Any, ...]:
 
     rm._serve_allocate = served  # type: ignore[method-assign]
     cluster.submit_workload(workload)
-    cluster.run(until_ms=1_000_000)
+    with counts:
+        cluster.run(until_ms=1_000_000)
     return _snapshot(cluster), rec.trace, rec.served, injected, (counts.slept, counts.found_work)
 
 
@@ -285,3 +291,26 @@ def test_an_observed_rm_delivery_still_sees_every_allocate() -> None:
     cluster.submit_workload(workload)
     cluster.run(until_ms=3_600_000)
     assert len(served) > 20 and seen == served
+
+
+def test_scheduler_news_agrees_with_idle_allocate() -> None:
+    """The early check's reading of the scheduler agrees with ``idle_allocate`` returning None, at every skipped
+    allocate check of a busy trace with preemption (marks, live and dead, included)."""
+    workload = synthetic_workload(40, 20, seed=7, queues=("a", "b"), maps=(5, 30), reduces=(0, 4), load=2.0)
+    cluster = Cluster(Configuration(dict(PREEMPTION)), workload.nodes, seed=3)
+    scheduler = cluster.scheduler
+    idle, answers = scheduler.idle_allocate, []
+
+    def checked(attempt_id: Any) -> Any:
+        news = _amrounds.scheduler_has_news(scheduler, attempt_id)  # before: idle_allocate drops dead marks
+        app = scheduler.attempts.get(attempt_id)
+        headroom = idle(attempt_id)
+        answers.append((news, headroom is None, bool(app is not None and app.preempt)))
+        return headroom
+
+    scheduler.idle_allocate = checked  # type: ignore[method-assign]
+    cluster.submit_workload(workload)
+    cluster.run(until_ms=3_600_000)
+    assert all(news == none for news, none, _ in answers)
+    assert any(news for news, _, _ in answers) and any(not news for news, _, _ in answers)
+    assert any(marks for _, _, marks in answers)

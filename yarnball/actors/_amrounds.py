@@ -18,11 +18,12 @@ and every AM event wakes it first (``ApplicationMaster._deliver``). So the dorma
   changed asks, releases or updates; only the AM's own events change them), its ``_allocate`` is the base one (a
   subclass overriding it may do anything at a firing), it is registered and not finished;
 * that ``A`` would be a no-op: the attempt is current and RUNNING/FINISHING, the RM is not stopped or busy, no
-  opportunistic service, and the scheduler would return nothing (``CapacityScheduler.idle_allocate`` is not None,
-  asked now; its only side effect, dropping preemption marks of containers no longer live, is unobservable: such
-  a mark is never sent again). Whatever could change that between now and ``A`` wakes the AM (the RM's hooks,
-  actors/_amdormancy.py): a wake before ``t1``'s firing finds no tick run (the suspended ``F`` simply goes live
-  again: nothing changed), a wake between ``F`` and ``A`` re-queues that ``A`` with its own key, as before.
+  opportunistic service, and the scheduler would return nothing (``CapacityScheduler.idle_allocate`` would not be
+  None, checked now by :func:`scheduler_has_news` without its headroom; its only side effect, dropping preemption
+  marks of containers no longer live, is unobservable: such a mark is never sent again). Whatever could change
+  that between now and ``A`` wakes the AM (the RM's hooks, actors/_amdormancy.py): a wake before ``t1``'s
+  firing finds no tick run (the suspended ``F`` simply goes live again: nothing changed), a wake between ``F``
+  and ``A`` re-queues that ``A`` with its own key, as before.
 
 Settling the skipped first tick gives what its ``A`` would have: response id ``r0 + 1`` and liveness ``t1``, one
 skipped allocate more. The AM's ``headroom`` and ``num_cluster_nodes`` stay those of the response (quiet AMs do
@@ -54,9 +55,10 @@ from typing import Any
 from yarnball.actors._actor import Actor, ActorRef
 from yarnball.actors._kernel import NORMAL, Kernel
 from yarnball.actors._rmapp import AttemptState
+from yarnball.policies.capacity import CapacityScheduler
 from yarnball.protocols import AllocateRequest
 
-__all__ = ["deliver_allocate", "hold_tell", "run_next", "sleep_after_response"]
+__all__ = ["deliver_allocate", "hold_tell", "run_next", "scheduler_has_news", "sleep_after_response"]
 
 _LIVE = (AttemptState.RUNNING, AttemptState.FINISHING)
 
@@ -85,9 +87,25 @@ def sleep_after_response(am: Any) -> None:
     attempt = rm.attempts.get(attempt_id)
     if attempt is None or attempt.is_done or attempt.state not in _LIVE or attempt.response_id != am._response_id:
         return
-    if rm.scheduler.idle_allocate(attempt_id) is None:
+    if scheduler_has_news(rm.scheduler, attempt_id):
         return
     dormant.sleep(am, attempt, 1.0 if am._unregistering else 0.0)
+
+
+def scheduler_has_news(scheduler: Any, attempt_id: Any) -> bool:
+    """Whether ``scheduler.idle_allocate(attempt_id)`` would be None (an allocate would return something), without
+    computing the headroom it returns otherwise: the same conditions, read from the scheduler's state. Its side
+    effect, dropping marks of containers no longer live, is left to the next allocate: such marks are never sent."""
+    if type(scheduler).idle_allocate is not CapacityScheduler.idle_allocate:
+        return scheduler.idle_allocate(attempt_id) is None  # another scheduler: ask it
+    app = scheduler.attempts.get(attempt_id)
+    if app is None or app.stopped or app.new_containers or app.completed:
+        return True
+    preempt = app.preempt
+    if preempt:
+        live = app.live
+        return any(c in live for c in preempt)
+    return False
 
 
 def hold_tell(timer: Any, ref: Any, request: Any, sender: Any) -> None:
