@@ -164,8 +164,6 @@ class Sleeper:
 
     def wake(self) -> None:
         """Settle the ticks that have run and re-queue the tick in progress with its exact keys."""
-        from yarnball.actors._amheartbeats import _at_rm
-
         n, half = self.position()
         self.settle(n)
         rm, am, kernel, origin, c = self.rm, self.am, self.rm.kernel, self.origin, self.c
@@ -174,6 +172,8 @@ class Sleeper:
         timer: HeartbeatTimer = am._heartbeat
         t = self.t1 + n * self.interval
         if half:
+            from yarnball.actors._amheartbeats import _at_rm
+
             arg = (rm, am, self.attempt_id, self.r0 + n, self.progress)
             kernel.push(t, NORMAL, origin, c + 2 * n, _at_rm, arg, rm.id)
             timer.rearm(t + self.interval, c + 2 * n + 1, origin)
@@ -220,11 +220,12 @@ class DormantAMs(dict):  # type: ignore[type-arg]
             or am._release
             or am._updates
             or am.finished
-            or am.attempt_id != attempt.attempt_id
-            or timer.due != self.rm.kernel.now + timer.interval
-            or not float(timer.due).is_integer()
-            or not float(timer.interval).is_integer()
         ):
+            return
+        due, interval = timer.due, timer.interval
+        if due != self.rm.kernel.now + interval or due % 1 or interval % 1:
+            return  # (x % 1: not an integral number of ms)
+        if am.attempt_id is not attempt.attempt_id and am.attempt_id != attempt.attempt_id:
             return
         sleeper = Sleeper(self.rm, am, attempt, progress)
         am._sleeper = sleeper
