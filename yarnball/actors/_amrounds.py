@@ -39,13 +39,15 @@ runs, ``HeartbeatTimer.firing`` is set and ``E``'s heap entry is built exactly a
 :func:`run_next` runs it at once when it is the event the kernel would pop next: its time is ``now`` and its key is
 below every queued one. Then nothing can run between ``F`` and ``E``, so running it inside ``F`` with
 ``Kernel._enter``'s bookkeeping (the position marks ``high`` and ``priority``, ``event``, ``current`` = the RM, so
-that what ``E`` sends has the origin and sequences it has now; ``events_processed`` counts it) is the same
-computation. Otherwise (an earlier event is queued, latency, a run asked to stop, which would return before ``E``)
-it is queued as before. The AllocateResponse the RM replies in ``E`` is likewise built as ``ActorRef.tell`` builds
-it and run by :func:`run_next` at the end of ``E`` (``deliver_allocate``: ``Actor._deliver`` and
-``ResourceManager.on_allocate`` inlined; a busy or stopped RM, a replaced ``_deliver`` or allocate handler take the
-ordinary path). Off in shard hosts (``Kernel.remote``: their windows and inbound batches are not part of
-this argument); a kernel whose ``_enter`` a test observes gets ``_enter`` called for it.
+that what ``E`` sends has the origin and sequences it has now) is the same computation; only the kernel's event
+count differs (``Kernel.events_processed`` counts popped events, as for the inline NM heartbeats). Otherwise (an
+earlier event is queued, latency, a run asked to stop, which would return before ``E``) it is queued as before,
+and so it is under ``Kernel.run_async`` (``_wakeup`` set: conservatively, as for the inline NM heartbeats). The
+AllocateResponse the RM replies in ``E`` is likewise built as ``ActorRef.tell`` builds it and run by
+:func:`run_next` at the end of ``E`` (``deliver_allocate``: ``Actor._deliver`` and ``ResourceManager.on_allocate``
+inlined; a busy or stopped RM, a replaced ``_deliver`` or allocate handler take the ordinary path). Off in shard
+hosts (``Kernel.remote``: their windows and inbound batches are not part of this argument); a kernel whose
+``_enter`` a test observes gets ``_enter`` called for it.
 """
 
 from __future__ import annotations
@@ -188,6 +190,7 @@ def run_next(kernel: Kernel, entry: tuple[Any, ...]) -> None:
         inline_allocates
         and entry[0] == kernel.now
         and kernel.remote is None
+        and kernel._wakeup is None
         and not kernel._stop_requested
         and (not queue or entry < queue[0])
     ):
@@ -199,7 +202,6 @@ def run_next(kernel: Kernel, entry: tuple[Any, ...]) -> None:
                 kernel.priority = entry[1]
             kernel.event = entry
             kernel.current = entry[6]
-        kernel.events_processed += 1
         entry[4](entry[5])
     else:
         kernel.push(*entry)
