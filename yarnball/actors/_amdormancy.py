@@ -42,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from yarnball.actors._amrounds import run_next
 from yarnball.actors._kernel import NORMAL, TimerHandle
 
 __all__ = ["DormantAMs", "HeartbeatTimer", "Sleeper"]
@@ -51,7 +52,7 @@ class HeartbeatTimer(TimerHandle):
     """``Actor.every`` for an AM's heartbeat, with the same event keys, that can be suspended and re-armed at an
     exact key (a dormant AM's timer)."""
 
-    __slots__ = ("actor", "due", "interval", "item", "live", "seq")
+    __slots__ = ("actor", "due", "firing", "held", "interval", "item", "live", "seq")
 
     def __init__(self, actor: Any, interval: float, what: Callable[[], Any]) -> None:
         super().__init__()
@@ -65,6 +66,10 @@ class HeartbeatTimer(TimerHandle):
         self.live = False
         self.due = 0.0
         self.seq = -1
+        #: True while the firing's tick runs; the allocate it sends to the RM is then ``held`` (an event entry) and
+        #: run at the end of the firing when it is the very next event (actors/_amrounds.py).
+        self.firing = False
+        self.held: tuple[Any, ...] | None = None
         self._queue(actor.kernel.now + interval)
         actor._track(self)
 
@@ -84,8 +89,16 @@ class HeartbeatTimer(TimerHandle):
         actor = self.actor
         if actor._stopped:
             return
-        actor._deliver((self.item, actor.ref))
+        self.firing = True
+        try:
+            actor._deliver((self.item, actor.ref))
+        finally:
+            self.firing = False
         self._queue(actor.kernel.now + self.interval)
+        held = self.held
+        if held is not None:
+            self.held = None
+            run_next(actor.kernel, held)
 
 
 class Sleeper:
@@ -151,8 +164,6 @@ class Sleeper:
 
     def wake(self) -> None:
         """Settle the ticks that have run and re-queue the tick in progress with its exact keys."""
-        from yarnball.actors._amheartbeats import _at_rm
-
         n, half = self.position()
         self.settle(n)
         rm, am, kernel, origin, c = self.rm, self.am, self.rm.kernel, self.origin, self.c
@@ -161,6 +172,8 @@ class Sleeper:
         timer: HeartbeatTimer = am._heartbeat
         t = self.t1 + n * self.interval
         if half:
+            from yarnball.actors._amheartbeats import _at_rm
+
             arg = (rm, am, self.attempt_id, self.r0 + n, self.progress)
             kernel.push(t, NORMAL, origin, c + 2 * n, _at_rm, arg, rm.id)
             timer.rearm(t + self.interval, c + 2 * n + 1, origin)
@@ -186,6 +199,8 @@ class DormantAMs(dict):  # type: ignore[type-arg]
         self.rm = rm
         #: Set by the Cluster from ``yarnball.simulation.dormant-idle-ams`` where AM skipping is proven.
         self.enabled = False
+        #: Sleep right after a response that leaves the AM idle, one tick early (actors/_amrounds.py).
+        self.early = True
 
     def disable(self) -> None:
         self.enabled = False
@@ -205,11 +220,12 @@ class DormantAMs(dict):  # type: ignore[type-arg]
             or am._release
             or am._updates
             or am.finished
-            or am.attempt_id != attempt.attempt_id
-            or timer.due != self.rm.kernel.now + timer.interval
-            or not float(timer.due).is_integer()
-            or not float(timer.interval).is_integer()
         ):
+            return
+        due, interval = timer.due, timer.interval
+        if due != self.rm.kernel.now + interval or due % 1 or interval % 1:
+            return  # (x % 1: not an integral number of ms)
+        if am.attempt_id is not attempt.attempt_id and am.attempt_id != attempt.attempt_id:
             return
         sleeper = Sleeper(self.rm, am, attempt, progress)
         am._sleeper = sleeper

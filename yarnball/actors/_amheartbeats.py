@@ -28,10 +28,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from yarnball.actors._amdormancy import HeartbeatTimer
+from yarnball.actors._amrounds import deliver_allocate
+from yarnball.actors._kernel import NORMAL
 from yarnball.actors._rmapp import AttemptState
 from yarnball.protocols import AllocateRequest, ResourceBlacklistRequest
 
 __all__ = ["idle_allocate"]
+
+_NO_BLACKLIST_CHANGE = ResourceBlacklistRequest()  # records are frozen: one shared empty change
 
 
 def idle_allocate(am: Any) -> bool:
@@ -47,7 +52,13 @@ def idle_allocate(am: Any) -> bool:
     progress = 1.0 if am._unregistering else 0.0
     arg = (rm, am, am.attempt_id, am._response_id, progress)
     # ActorRef.tell's key: the same delay, priority, origin and sequence, and the RM as the owner.
-    kernel.schedule(kernel.latency(am.id, ref.id), _at_rm, arg, owner=ref.id)
+    delay = kernel.latency(am.id, ref.id)
+    timer = am._heartbeat
+    if type(timer) is HeartbeatTimer and timer.firing:
+        origin, seq = kernel.next_key()  # the key Kernel.schedule would give it; run by the firing if next
+        timer.held = (kernel.now + delay, NORMAL, origin, seq, _at_rm, arg, ref.id)
+    else:
+        kernel.schedule(delay, _at_rm, arg, owner=ref.id)
     return True
 
 
@@ -65,9 +76,10 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
         ask=(),
         release=(),
         update_requests=(),
-        resource_blacklist_request=ResourceBlacklistRequest(),
+        resource_blacklist_request=_NO_BLACKLIST_CHANGE,
     )
-    rm._deliver((request, am.ref))  # what the request's delivery event would have called
+    # What the request's delivery event would have called (rm._deliver), its response run next if it is next.
+    deliver_allocate((rm, request, am.ref))
 
 
 def _noop(rm: Any, am: Any, attempt_id: Any, response_id: int) -> bool:

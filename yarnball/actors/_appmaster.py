@@ -31,6 +31,7 @@ from yarnball.actors._actor import Actor, handler
 from yarnball.actors._amdormancy import HeartbeatTimer
 from yarnball.actors._amheartbeats import idle_allocate
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV
+from yarnball.actors._amrounds import hold_tell, sleep_after_response
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.actors._quietreplies import NOOP_WHEN_ALL_OK
 from yarnball.protocols import (
@@ -290,6 +291,8 @@ class ApplicationMaster(Actor):
         if self._sleeper is not None:
             self._sleeper.wake()  # anything the AM runs wakes it first: it may send, and it takes sequences
         Actor._deliver(self, arg)
+        if type(arg[0]) is AllocateResponse and self.quiet_when_idle and type(self)._allocate is _BASE_ALLOCATE:
+            sleep_after_response(self)  # idle after this response: dormant now, not a tick later (_amrounds.py)
 
     def stop(self) -> None:
         if self._sleeper is not None:
@@ -443,18 +446,20 @@ class ApplicationMaster(Actor):
         release, self._release = tuple(self._release), []
         updates, self._updates = tuple(self._updates), []
         progress = 1.0 if self._unregistering else 0.0
-        self.amrm.tell(
-            AllocateRequest(
-                application_attempt_id=self.attempt_id,
-                response_id=self._response_id,
-                progress=progress,
-                ask=asks,
-                release=release,
-                update_requests=updates,
-                resource_blacklist_request=_NO_BLACKLIST_CHANGE,
-            ),
-            self.ref,
+        request = AllocateRequest(
+            application_attempt_id=self.attempt_id,
+            response_id=self._response_id,
+            progress=progress,
+            ask=asks,
+            release=release,
+            update_requests=updates,
+            resource_blacklist_request=_NO_BLACKLIST_CHANGE,
         )
+        ref, timer = self.amrm, self._heartbeat
+        if type(timer) is HeartbeatTimer and timer.firing:
+            hold_tell(timer, ref, request, self.ref)  # delivered at the end of the firing if next (_amrounds.py)
+        else:
+            ref.tell(request, self.ref)
 
     @handler
     def on_allocate_response(self, msg: AllocateResponse) -> None:
@@ -584,6 +589,9 @@ class ApplicationMaster(Actor):
                 ContainerProcessExited(container_id=self.am_container.id, exit_status=ContainerExitStatus.SUCCESS),
                 self.ref,
             )
+
+
+_BASE_ALLOCATE = ApplicationMaster._allocate
 
 
 def _ask_sort_key(key: AskKey) -> tuple[Any, ...]:
