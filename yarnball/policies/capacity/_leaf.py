@@ -294,6 +294,36 @@ class LeafQueue(CSQueue):
     def headroom(self, ctx: SchedulerContext, user: User, root: CSQueue) -> tuple[int, int]:
         """``getHeadroom`` (§7.1), computed on demand with the current user limit."""
         rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
+        if not rc.dominant:
+            # The same, memory only and inline (it runs on every AM allocate, skipped ones included).
+            free_m, free_v = cm - root.used_m, cv - root.used_v
+            if free_m <= 0:
+                # A full cluster: the queue/user headroom below is never negative, so Resources.min picks the free
+                # resource whatever the user limit is (which need not be computed).
+                return 0, (free_v if free_v > 0 else 0)
+            if self.ul_version == self.users_version:
+                ul_m, ul_v = self.ul_cache
+            else:
+                ul_m, ul_v = self.computed_user_limit(ctx)
+            if user.weight != 1.0:
+                ul_m, ul_v = rc.multiply_and_normalize_down(ul_m, ul_v, user.weight, ctx.min_m, ctx.min_v)
+            hm = ul_m - user.used_m
+            qm = self.cur_limit_m - self.used_m
+            if qm < hm:
+                hm = qm
+            hv = ul_v - user.used_v
+            qv = self.cur_limit_v - self.used_v
+            if qv < hv:
+                hv = qv
+            # round_down of max(h, 0): floor division is exact for non-negative values
+            min_m, min_v = ctx.min_m, ctx.min_v
+            hm = 0 if hm <= 0 else ((hm // min_m) * min_m if min_m > 0 else hm)
+            hv = 0 if hv <= 0 else ((hv // min_v) * min_v if min_v > 0 else hv)
+            if free_m <= hm:
+                hm, hv = free_m, free_v
+            if free_v < hv:
+                hv = free_v
+            return hm, (hv if hv > 0 else 0)
         ul_m, ul_v = self.user_limit_for(ctx, user)
         hm = min(max(ul_m - user.used_m, 0), max(self.cur_limit_m - self.used_m, 0))
         hv = min(max(ul_v - user.used_v, 0), max(self.cur_limit_v - self.used_v, 0))

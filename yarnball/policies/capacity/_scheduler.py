@@ -55,6 +55,8 @@ __all__ = ["CapacityScheduler"]
 
 log = structlog.get_logger(__name__)
 
+_NO_PREEMPT: frozenset[ContainerId] = frozenset()
+
 
 class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
     """Hadoop's CapacityScheduler (synchronous scheduling, default partition) over plain records."""
@@ -327,6 +329,9 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
         if app is None or app.stopped:
             log.info("Calling allocate on removed or non existent application " + str(attempt_id))
             return Allocation()
+        if not (ask or release or blacklist_additions or blacklist_removals):
+            # A pull only (most AM heartbeats): nothing to validate, release or update, no notifications.
+            return self._pull(app, ())
         ctx = self._ctx
         leaf = app.queue
         maximum = self.maximum_allocation(leaf)
@@ -349,23 +354,38 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
             app.blacklist.add(name)
         for name in blacklist_removals:
             app.blacklist.discard(name)
-        containers = tuple(app.new_containers)
-        app.new_containers.clear()
-        for c in containers:
-            rmc = app.live.get(c.id)
-            if rmc is not None:
-                rmc.state = ACQUIRED
-        completed = tuple(app.completed)
-        app.completed.clear()
-        hm, hv = leaf.headroom(ctx, app.user, self.root)
-        preempt = frozenset(c for c in app.preempt if c in app.live)
-        app.preempt.clear()  # FiCaSchedulerApp.getAllocation: each mark reaches the AM once (containersToPreempt)
+        return self._pull(app, tuple(out))
+
+    def _pull(self, app: SchedulerApp, notifications: tuple[SchedulerNotification, ...]) -> Allocation:
+        """``getAllocation``: hand over the new and completed containers, the headroom and the preemption marks."""
+        new = app.new_containers
+        if new:
+            containers = tuple(new)
+            new.clear()
+            live = app.live
+            for c in containers:
+                rmc = live.get(c.id)
+                if rmc is not None:
+                    rmc.state = ACQUIRED
+        else:
+            containers = ()
+        if app.completed:
+            completed = tuple(app.completed)
+            app.completed.clear()
+        else:
+            completed = ()
+        hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
+        if app.preempt:
+            preempt = frozenset(c for c in app.preempt if c in app.live)
+            app.preempt.clear()  # FiCaSchedulerApp.getAllocation: each mark reaches the AM once (containersToPreempt)
+        else:
+            preempt = _NO_PREEMPT
         return Allocation(
             containers=containers,
             completed=completed,
             headroom=Resource(hm, hv),
             preempt=preempt,
-            notifications=tuple(out),
+            notifications=notifications,
         )
 
     def idle_allocate(self, attempt_id: ApplicationAttemptId) -> Resource | None:
