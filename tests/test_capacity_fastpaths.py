@@ -37,13 +37,14 @@ UNLIMITED = {"root.a": {"capacity": 50, "user-limit-factor": -1}, "root.b": {"ca
 
 
 def _fresh_user_limit(cs: CapacityScheduler, leaf: LeafQueue) -> tuple[int, int]:
-    """The user limit recomputed from scratch (the users'-version memo bypassed, then restored)."""
-    saved = leaf.ul_version, leaf.ul_cache
+    """The user limit recomputed from scratch (the users'-version cache and the inputs memo bypassed, then restored)."""
+    saved = leaf.ul_version, leaf.ul_cache, leaf.ul_memo
     leaf.ul_version = -1
+    leaf.ul_memo = {}
     try:
         return leaf.computed_user_limit(cs._ctx)
     finally:
-        leaf.ul_version, leaf.ul_cache = saved
+        leaf.ul_version, leaf.ul_cache, leaf.ul_memo = saved
 
 
 def _reference_headroom(cs: CapacityScheduler, leaf: LeafQueue, user: User) -> tuple[int, int]:

@@ -65,6 +65,7 @@ class LeafQueue(CSQueue):
         "schedulable",
         "size_based_weight",
         "ul_cache",
+        "ul_memo",
         "ul_static",
         "ul_version",
         "user_limit",
@@ -102,6 +103,8 @@ class LeafQueue(CSQueue):
         self.ul_version = -1
         self.ul_cache: tuple[int, int] = (0, 0)
         self.ul_static: tuple[int, int, int, int] = (0, 0, 0, 0)  # see _update_ul_static
+        # memory-only user limits by their changing inputs (see computed_user_limit), emptied with ul_static
+        self.ul_memo: dict[tuple[int, int, int, float, int, int], tuple[int, int]] = {}
 
     # -- users -------------------------------------------------------------------------------------------------
     def get_user(self, name: str) -> User:
@@ -203,7 +206,24 @@ class LeafQueue(CSQueue):
         if self.ul_version == self.users_version:
             return self.ul_cache
         if not ctx.rc.dominant:
-            result = self._computed_user_limit_memory(ctx)
+            # Every input of _computed_user_limit_memory but the constant ones (minimum allocation, user-limit
+            # percent) and ul_static (the memo is emptied when it changes). A busy queue's usage moves back and
+            # forth between a few values (a container ends, the next one starts), so most versions repeat inputs.
+            key = (
+                ctx.cluster_m,
+                ctx.cluster_v,
+                self.used_m,
+                self.active_weights,
+                self.active_used_m,
+                self.active_used_v,
+            )
+            memo = self.ul_memo
+            result = memo.get(key)
+            if result is None:
+                result = self._computed_user_limit_memory(ctx)
+                if len(memo) >= 256:
+                    memo.clear()  # bounded: a queue whose usage keeps growing never repeats inputs
+                memo[key] = result
             self.ul_cache = result
             self.ul_version = self.users_version
             return result
@@ -283,6 +303,7 @@ class LeafQueue(CSQueue):
             f = self.user_limit_factor
             mx_m, mx_v = int(qm * f), int(qv * f)
         self.ul_static = (qm, qv, mx_m, mx_v)
+        self.ul_memo = {}
 
     def user_limit_for(self, ctx: SchedulerContext, user: User) -> tuple[int, int]:
         """The per-user limit: ``multiplyAndNormalizeDown(UL, weight(user), minimumAllocation)``."""
