@@ -310,7 +310,14 @@ def _allocate(
         app.next_seq = seq + 1
         cid = ContainerId(app.attempt_id, seq)
         rmc = RMContainer(cid, app, node, ka.key, ka.priority, cap_m, cap_v, ALLOCATED)
-        leaf.user_used_changed(app.user, cap_m, cap_v)  # the user's part of charge()
+        # the user's part of charge(): LeafQueue.user_used_changed, inline
+        user = app.user
+        user.used_m += cap_m
+        user.used_v += cap_v
+        if user.apps_with_asks > 0:
+            leaf.active_used_m += cap_m
+            leaf.active_used_v += cap_v
+        leaf.users_version += 1
         ctx.containers[cid] = rmc
     node.unalloc_m -= cap_m
     node.unalloc_v -= cap_v
@@ -335,7 +342,23 @@ def _allocate(
             q.pending_m -= cap_m
             q.pending_v -= cap_v
             q = q.parent
-    decrement_asks(leaf, app, ka, node, locality, chain=False)
+    # decrement_asks(chain=False), inline
+    if locality == NODE_LOCAL:
+        names = ka.names
+        _dec_name(names, node.host)
+        _dec_name(names, node.rack)
+    elif locality == RACK_LOCAL:
+        _dec_name(ka.names, node.rack)
+    had = app.pending_m > 0 or app.pending_v > 0
+    ka.any_count -= 1
+    app.pending_m -= cap_m
+    app.pending_v -= cap_v
+    if ka.any_count <= 0:
+        ka.any_count = 0
+        del app.keys[ka.key]
+        app.sorted_keys = None
+    if had and not (app.pending_m > 0 or app.pending_v > 0):
+        leaf.app_asks_changed(app, True, False)
     is_am = False
     if not app.am_running:
         # The attempt's first container is its AM container (isAmRunning / amResource in Hadoop).
@@ -430,7 +453,8 @@ def release_container(ctx: SchedulerContext, rmc: RMContainer) -> None:
     app.live.pop(cid, None)
     app.used_m -= rmc.mem
     app.used_v -= rmc.vc
-    app.preempt.discard(cid)  # type: ignore[arg-type]
+    if app.preempt:
+        app.preempt.discard(cid)  # type: ignore[arg-type]
     ctx.containers.pop(cid, None)
     # charge(-resource) and the container count, in one walk up the queues
     mem, vc = rmc.mem, rmc.vc
@@ -440,7 +464,14 @@ def release_container(ctx: SchedulerContext, rmc: RMContainer) -> None:
         q.used_v -= vc
         q.num_containers -= 1
         q = q.parent
-    leaf.user_used_changed(app.user, -mem, -vc)
+    # LeafQueue.user_used_changed(user, -mem, -vc), inline
+    user = app.user
+    user.used_m -= mem
+    user.used_v -= vc
+    if user.apps_with_asks > 0:
+        leaf.active_used_m -= mem
+        leaf.active_used_v -= vc
+    leaf.users_version += 1
     if leaf.fair:
         leaf.fair_dirty = True
 
