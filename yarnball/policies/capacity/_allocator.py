@@ -94,26 +94,34 @@ def assign_app(
 ) -> CSAssignment:
     """``RegularContainerAllocator.assignContainers`` without a reserved container."""
     rc = ctx.rc
-    cm, cv = ctx.cluster_m, ctx.cluster_v
-    for ka in app.keys_in_order():
+    dominant = rc.dominant
+    looking = ctx.continue_looking
+    keys = app.sorted_keys
+    if keys is None:
+        keys = app.keys_in_order()
+    for ka in keys:
         # preCheckForNodeCandidateSet
         if ka.any_count <= 0:
             continue  # PRIORITY_SKIPPED
-        if not ctx.continue_looking and not should_alloc_or_reserve(ctx, leaf, app, ka):
-            continue
-        hm, hv = limits.headroom_m, limits.headroom_v
-        if ctx.continue_looking:
-            hm += app.reserved_m
-            hv += app.reserved_v
-        if (rc.compare(cm, cv, hm, hv, ka.cap_m, ka.cap_v) < 0) if rc.dominant else hm < ka.cap_m:
+        if looking:
+            hm = limits.headroom_m + app.reserved_m
+            hv = limits.headroom_v + app.reserved_v
+        else:
+            if not should_alloc_or_reserve(ctx, leaf, app, ka):
+                continue
+            hm, hv = limits.headroom_m, limits.headroom_v
+        if (rc.compare(ctx.cluster_m, ctx.cluster_v, hm, hv, ka.cap_m, ka.cap_v) < 0) if dominant else hm < ka.cap_m:
             return ASSIGN_SKIP_QUEUE_LIMIT  # QUEUE_SKIPPED: the queue's headroom cannot hold the ask
         # tryAllocateOnNode
         if app.blacklist and (node.host in app.blacklist or node.rack in app.blacklist):
             return ASSIGN_SKIP_OTHER
         key = ka.key
         opportunities = app.opportunities
-        opportunities[key] = opportunities.get(key, 0) + 1
-        r = _assign_on_node(ctx, leaf, app, node, ka, limits, None)
+        missed = opportunities.get(key, 0) + 1
+        opportunities[key] = missed
+        r = _assign_on_node(ctx, leaf, app, node, ka, limits, None, missed)
+        if type(r) is CSAssignment:
+            return r
         if r == PRIORITY_SKIPPED:
             # Don't count 'skipped nodes' as a scheduling opportunity!
             opportunities[key] -= 1
@@ -122,9 +130,8 @@ def assign_app(
             return ASSIGN_SKIP_OTHER
         if r == QUEUE_SKIPPED:
             return ASSIGN_SKIP_QUEUE_LIMIT
-        if r == LOCALITY_SKIPPED:  # not reachable in practice: off-switch turns it into APP_SKIPPED
-            return CSAssignment(0, 0, OFF_SWITCH)
-        return r  # type: ignore[return-value]
+        # LOCALITY_SKIPPED: not reachable in practice (off-switch turns it into APP_SKIPPED)
+        return CSAssignment(0, 0, OFF_SWITCH)
     return ASSIGN_SKIP_OTHER
 
 
@@ -138,7 +145,8 @@ def assign_reserved(ctx: SchedulerContext, leaf: LeafQueue, node: SchedulerNode)
         # Excess reservation: the ask is gone, so the reservation is released (QUEUE_SKIPPED + excess).
         unreserve(ctx, rmc)
         return None
-    r = _assign_on_node(ctx, leaf, app, node, ka, ResourceLimits(ctx.cluster_m, ctx.cluster_v), rmc)
+    limits = ResourceLimits(ctx.cluster_m, ctx.cluster_v)
+    r = _assign_on_node(ctx, leaf, app, node, ka, limits, rmc, app.opportunities.get(ka.key, 0))
     return r if isinstance(r, CSAssignment) else None
 
 
@@ -150,8 +158,11 @@ def _assign_on_node(
     ka: KeyAsks,
     limits: ResourceLimits,
     reserved: RMContainer | None,
+    missed: int,
 ) -> _CSAssignmentOrState:
-    """``assignContainersOnNode``: node-local, then rack-local, then off-switch, with delay scheduling."""
+    """``assignContainersOnNode``: node-local, then rack-local, then off-switch, with delay scheduling.
+
+    ``missed`` is the key's scheduling-opportunity count (unchanged here until something is allocated)."""
     names = ka.names
     if names:
         host_ask = names.get(node.host)
@@ -163,35 +174,37 @@ def _assign_on_node(
         if rack_ask is not None and rack_ask[0] > 0:
             if not rack_ask[1]:
                 return PRIORITY_SKIPPED  # canDelayTo(rack) is false: relax_locality=False on the rack ask
-            delay = min(ctx.num_nodes, ctx.node_locality_delay)
-            if delay < app.opportunities.get(ka.key, 0):
+            n, delay = ctx.num_nodes, ctx.node_locality_delay
+            if n < delay:
+                delay = n  # getActualNodeLocalityDelay: min(nodes, node-locality-delay)
+            if delay < missed:
                 r = _assign_container(ctx, leaf, app, node, ka, limits, reserved, RACK_LOCAL)
                 if type(r) is CSAssignment:
                     return r
-    if ka.any_count > 0:
+    any_count = ka.any_count
+    if any_count > 0:
         if not ka.any_relax:
             return PRIORITY_SKIPPED
-        if _can_assign_off_switch(ctx, app, ka, reserved):
-            r = _assign_container(ctx, leaf, app, node, ka, limits, reserved, OFF_SWITCH)
-            return APP_SKIPPED if r == LOCALITY_SKIPPED else r
-        return APP_SKIPPED  # delayed: the whole app is skipped, lower-priority keys are not tried
+        # canAssign(OFF_SWITCH): a reserved container may always; no nodes, never; only an ANY ask, always;
+        # else after enough missed opportunities.
+        if reserved is None:
+            n = ctx.num_nodes
+            if n == 0:
+                return APP_SKIPPED
+            if names:
+                if ctx.rack_additional_delay > -1:
+                    if missed <= min(n, ctx.node_locality_delay + ctx.rack_additional_delay):
+                        return APP_SKIPPED  # delayed: the whole app is skipped, lower-priority keys are not tried
+                else:
+                    wait_factor = len(names) / n  # (uniqueLocationAsks - 1) / nodes, at most 1
+                    if wait_factor > 1.0:
+                        wait_factor = 1.0
+                    wait = any_count * wait_factor
+                    if (wait if wait < n else n) >= missed:  # min(nodes, count x factor) >= missed
+                        return APP_SKIPPED
+        r = _assign_container(ctx, leaf, app, node, ka, limits, reserved, OFF_SWITCH)
+        return APP_SKIPPED if r == LOCALITY_SKIPPED else r
     return PRIORITY_SKIPPED
-
-
-def _can_assign_off_switch(ctx: SchedulerContext, app: SchedulerApp, ka: KeyAsks, reserved: RMContainer | None) -> bool:
-    if reserved is not None:
-        return True
-    n = ctx.num_nodes
-    if n == 0:
-        return False
-    unique = len(ka.names) + 1
-    if unique == 1:
-        return True  # only an ANY ask: no reason to delay
-    missed = app.opportunities.get(ka.key, 0)
-    if ctx.rack_additional_delay > -1:
-        return missed > min(n, ctx.node_locality_delay + ctx.rack_additional_delay)
-    wait_factor = min(max(unique - 1, 0) / n, 1.0)
-    return min(n, ka.any_count * wait_factor) < missed
 
 
 def _assign_container(
@@ -297,7 +310,14 @@ def _allocate(
         app.next_seq = seq + 1
         cid = ContainerId(app.attempt_id, seq)
         rmc = RMContainer(cid, app, node, ka.key, ka.priority, cap_m, cap_v, ALLOCATED)
-        leaf.user_used_changed(app.user, cap_m, cap_v)  # the user's part of charge()
+        # the user's part of charge(): LeafQueue.user_used_changed, inline
+        user = app.user
+        user.used_m += cap_m
+        user.used_v += cap_v
+        if user.apps_with_asks > 0:
+            leaf.active_used_m += cap_m
+            leaf.active_used_v += cap_v
+        leaf.users_version += 1
         ctx.containers[cid] = rmc
     node.unalloc_m -= cap_m
     node.unalloc_v -= cap_v
@@ -322,7 +342,23 @@ def _allocate(
             q.pending_m -= cap_m
             q.pending_v -= cap_v
             q = q.parent
-    decrement_asks(leaf, app, ka, node, locality, chain=False)
+    # decrement_asks(chain=False), inline
+    if locality == NODE_LOCAL:
+        names = ka.names
+        _dec_name(names, node.host)
+        _dec_name(names, node.rack)
+    elif locality == RACK_LOCAL:
+        _dec_name(ka.names, node.rack)
+    had = app.pending_m > 0 or app.pending_v > 0
+    ka.any_count -= 1
+    app.pending_m -= cap_m
+    app.pending_v -= cap_v
+    if ka.any_count <= 0:
+        ka.any_count = 0
+        del app.keys[ka.key]
+        app.sorted_keys = None
+    if had and not (app.pending_m > 0 or app.pending_v > 0):
+        leaf.app_asks_changed(app, True, False)
     is_am = False
     if not app.am_running:
         # The attempt's first container is its AM container (isAmRunning / amResource in Hadoop).
@@ -417,7 +453,8 @@ def release_container(ctx: SchedulerContext, rmc: RMContainer) -> None:
     app.live.pop(cid, None)
     app.used_m -= rmc.mem
     app.used_v -= rmc.vc
-    app.preempt.discard(cid)  # type: ignore[arg-type]
+    if app.preempt:
+        app.preempt.discard(cid)  # type: ignore[arg-type]
     ctx.containers.pop(cid, None)
     # charge(-resource) and the container count, in one walk up the queues
     mem, vc = rmc.mem, rmc.vc
@@ -427,7 +464,14 @@ def release_container(ctx: SchedulerContext, rmc: RMContainer) -> None:
         q.used_v -= vc
         q.num_containers -= 1
         q = q.parent
-    leaf.user_used_changed(app.user, -mem, -vc)
+    # LeafQueue.user_used_changed(user, -mem, -vc), inline
+    user = app.user
+    user.used_m -= mem
+    user.used_v -= vc
+    if user.apps_with_asks > 0:
+        leaf.active_used_m -= mem
+        leaf.active_used_v -= vc
+    leaf.users_version += 1
     if leaf.fair:
         leaf.fair_dirty = True
 

@@ -65,6 +65,7 @@ class LeafQueue(CSQueue):
         "schedulable",
         "size_based_weight",
         "ul_cache",
+        "ul_memo",
         "ul_static",
         "ul_version",
         "user_limit",
@@ -102,6 +103,8 @@ class LeafQueue(CSQueue):
         self.ul_version = -1
         self.ul_cache: tuple[int, int] = (0, 0)
         self.ul_static: tuple[int, int, int, int] = (0, 0, 0, 0)  # see _update_ul_static
+        # memory-only user limits by their changing inputs (see computed_user_limit), emptied with ul_static
+        self.ul_memo: dict[tuple[int, int, int, float, int, int], tuple[int, int]] = {}
 
     # -- users -------------------------------------------------------------------------------------------------
     def get_user(self, name: str) -> User:
@@ -203,7 +206,24 @@ class LeafQueue(CSQueue):
         if self.ul_version == self.users_version:
             return self.ul_cache
         if not ctx.rc.dominant:
-            result = self._computed_user_limit_memory(ctx)
+            # Every input of _computed_user_limit_memory but the constant ones (minimum allocation, user-limit
+            # percent) and ul_static (the memo is emptied when it changes). A busy queue's usage moves back and
+            # forth between a few values (a container ends, the next one starts), so most versions repeat inputs.
+            key = (
+                ctx.cluster_m,
+                ctx.cluster_v,
+                self.used_m,
+                self.active_weights,
+                self.active_used_m,
+                self.active_used_v,
+            )
+            memo = self.ul_memo
+            result = memo.get(key)
+            if result is None:
+                result = self._computed_user_limit_memory(ctx)
+                if len(memo) >= 256:
+                    memo.clear()  # bounded: a queue whose usage keeps growing never repeats inputs
+                memo[key] = result
             self.ul_cache = result
             self.ul_version = self.users_version
             return result
@@ -283,6 +303,7 @@ class LeafQueue(CSQueue):
             f = self.user_limit_factor
             mx_m, mx_v = int(qm * f), int(qv * f)
         self.ul_static = (qm, qv, mx_m, mx_v)
+        self.ul_memo = {}
 
     def user_limit_for(self, ctx: SchedulerContext, user: User) -> tuple[int, int]:
         """The per-user limit: ``multiplyAndNormalizeDown(UL, weight(user), minimumAllocation)``."""
@@ -294,6 +315,36 @@ class LeafQueue(CSQueue):
     def headroom(self, ctx: SchedulerContext, user: User, root: CSQueue) -> tuple[int, int]:
         """``getHeadroom`` (§7.1), computed on demand with the current user limit."""
         rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
+        if not rc.dominant:
+            # The same, memory only and inline (it runs on every AM allocate, skipped ones included).
+            free_m, free_v = cm - root.used_m, cv - root.used_v
+            if free_m <= 0:
+                # A full cluster: the queue/user headroom below is never negative, so Resources.min picks the free
+                # resource whatever the user limit is (which need not be computed).
+                return 0, (free_v if free_v > 0 else 0)
+            if self.ul_version == self.users_version:
+                ul_m, ul_v = self.ul_cache
+            else:
+                ul_m, ul_v = self.computed_user_limit(ctx)
+            if user.weight != 1.0:
+                ul_m, ul_v = rc.multiply_and_normalize_down(ul_m, ul_v, user.weight, ctx.min_m, ctx.min_v)
+            hm = ul_m - user.used_m
+            qm = self.cur_limit_m - self.used_m
+            if qm < hm:
+                hm = qm
+            hv = ul_v - user.used_v
+            qv = self.cur_limit_v - self.used_v
+            if qv < hv:
+                hv = qv
+            # round_down of max(h, 0): floor division is exact for non-negative values
+            min_m, min_v = ctx.min_m, ctx.min_v
+            hm = 0 if hm <= 0 else ((hm // min_m) * min_m if min_m > 0 else hm)
+            hv = 0 if hv <= 0 else ((hv // min_v) * min_v if min_v > 0 else hv)
+            if free_m <= hm:
+                hm, hv = free_m, free_v
+            if free_v < hv:
+                hv = free_v
+            return hm, (hv if hv > 0 else 0)
         ul_m, ul_v = self.user_limit_for(ctx, user)
         hm = min(max(ul_m - user.used_m, 0), max(self.cur_limit_m - self.used_m, 0))
         hv = min(max(ul_v - user.used_v, 0), max(self.cur_limit_v - self.used_v, 0))

@@ -168,10 +168,14 @@ class CSQueue:
             if net:
                 lm -= limits.blocked_m
                 lv -= limits.blocked_v
-            return ResourceLimits(
-                _round_down(lm - self.used_m + child.used_m, ctx.min_m),
-                _round_down(lv - self.used_v + child.used_v, ctx.min_v),
-            )
+            # _round_down, inline: floor division for non-negative values, Java's truncation otherwise
+            out_m, step = lm - self.used_m + child.used_m, ctx.min_m
+            if step > 0:
+                out_m = (out_m // step) * step if out_m >= 0 else _round_down(out_m, step)
+            out_v, step = lv - self.used_v + child.used_v, ctx.min_v
+            if step > 0:
+                out_v = (out_v // step) * step if out_v >= 0 else _round_down(out_v, step)
+            return ResourceLimits(out_m, out_v)
         lm, lv = rc.min(cm, cv, limits.limit_m, limits.limit_v, self.eff_max_m, self.eff_max_v)
         limits.limit_m, limits.limit_v = lm, lv
         if net:
@@ -270,8 +274,9 @@ class ParentQueue(CSQueue):
         if not self.can_assign_to_this_queue(ctx, limits, self.reserved_m, self.reserved_v):
             return None
         result: CSAssignment | None = None
-        for child in self.ordered_children(ctx):
-            cl = self.child_limits(ctx, child, limits, net=True)
+        children = self.children
+        for child in children if len(children) < 2 else self.ordered_children(ctx):
+            cl = self.child_limits(ctx, child, limits, True)
             a = child.assign(ctx, node, cl)
             if a is None:
                 continue

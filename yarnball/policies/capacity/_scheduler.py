@@ -58,6 +58,8 @@ __all__ = ["CapacityScheduler"]
 
 log = structlog.get_logger(__name__)
 
+_NO_PREEMPT: frozenset[ContainerId] = frozenset()
+
 
 class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
     """Hadoop's CapacityScheduler (synchronous scheduling, default partition) over plain records."""
@@ -262,10 +264,18 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
             leaf = node.reserved.app.queue
             leaf.assign_from_reservation(ctx, node)
             return None  # no new allocation on a reserved node in this call
-        if rc.available_containers(node.unalloc_m, node.unalloc_v, ctx.min_m, ctx.min_v) <= 0:
+        if rc.dominant:
+            if rc.available_containers(node.unalloc_m, node.unalloc_v, ctx.min_m, ctx.min_v) <= 0:
+                return None
+            a = self.root.assign(ctx, node, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
+            if a is not None and rc.is_positive(a.mem, a.vc):
+                return a
+            return None
+        # The same, memory only: availableContainers(unallocated, minimum) <= 0 is unallocated < minimum.
+        if ctx.min_m and node.unalloc_m < ctx.min_m:
             return None
         a = self.root.assign(ctx, node, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
-        if a is not None and rc.is_positive(a.mem, a.vc):
+        if a is not None and a.mem > 0:
             return a
         return None
 
@@ -362,10 +372,20 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
         if app is None or app.stopped:
             log.info("Calling allocate on removed or non existent application " + str(attempt_id))
             return Allocation()
+        if not (ask or release or blacklist_additions or blacklist_removals):
+            # A pull only (most AM heartbeats): nothing to validate, release or update, no notifications.
+            return self._pull(app, ())
         ctx = self._ctx
         leaf = app.queue
         maximum = self.maximum_allocation(leaf)
-        errors = tuple(e for e in (_validate(r, maximum) for r in ask) if e)
+        mm, mv = maximum.memory_mb, maximum.vcores
+        for r in ask:
+            cap = r.capability
+            if not (0 <= cap.memory_mb <= mm and 0 <= cap.vcores <= mv and r.num_containers >= 0):
+                errors = tuple(e for e in (_validate(r, maximum) for r in ask) if e)  # _validate's checks
+                break
+        else:
+            errors = ()
         if errors:
             # ApplicationMasterService throws InvalidResourceRequestException: nothing of the call is applied.
             hm, hv = leaf.headroom(ctx, app.user, self.root)
@@ -384,23 +404,38 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
             app.blacklist.add(name)
         for name in blacklist_removals:
             app.blacklist.discard(name)
-        containers = tuple(app.new_containers)
-        app.new_containers.clear()
-        for c in containers:
-            rmc = app.live.get(c.id)
-            if rmc is not None:
-                rmc.state = ACQUIRED
-        completed = tuple(app.completed)
-        app.completed.clear()
-        hm, hv = leaf.headroom(ctx, app.user, self.root)
-        preempt = frozenset(c for c in app.preempt if c in app.live)
-        app.preempt.clear()  # FiCaSchedulerApp.getAllocation: each mark reaches the AM once (containersToPreempt)
+        return self._pull(app, tuple(out))
+
+    def _pull(self, app: SchedulerApp, notifications: tuple[SchedulerNotification, ...]) -> Allocation:
+        """``getAllocation``: hand over the new and completed containers, the headroom and the preemption marks."""
+        new = app.new_containers
+        if new:
+            containers = tuple(new)
+            new.clear()
+            live = app.live
+            for c in containers:
+                rmc = live.get(c.id)
+                if rmc is not None:
+                    rmc.state = ACQUIRED
+        else:
+            containers = ()
+        if app.completed:
+            completed = tuple(app.completed)
+            app.completed.clear()
+        else:
+            completed = ()
+        hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
+        if app.preempt:
+            preempt = frozenset(c for c in app.preempt if c in app.live)
+            app.preempt.clear()  # FiCaSchedulerApp.getAllocation: each mark reaches the AM once (containersToPreempt)
+        else:
+            preempt = _NO_PREEMPT
         return Allocation(
             containers=containers,
             completed=completed,
             headroom=Resource(hm, hv),
             preempt=preempt,
-            notifications=tuple(out),
+            notifications=notifications,
         )
 
     def idle_allocate(self, attempt_id: ApplicationAttemptId) -> Resource | None:
@@ -426,14 +461,28 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
         first = not app.am_known and not app.am_running and not app.keys
         dm = dv = 0
         touched: list[KeyAsks] = []
+        keys = app.keys
+        last_pri = last_rid = None
+        ka = None
         for r in asks:
-            key = (r.priority.priority, r.allocation_request_id)
-            ka = app.keys.get(key)
-            if ka is None:
-                ka = app.keys[key] = KeyAsks(key, r.priority, r.allocation_request_id)
-                app.sorted_keys = None
-            touched.append(ka)
-            if r.resource_name == ANY:
+            pri, rid = r.priority.priority, r.allocation_request_id
+            if pri != last_pri or rid != last_rid or ka is None:
+                # An AM sends the asks of one key together: look the key up only when it changes (keys are not
+                # deleted inside this loop, so the same key always finds the same KeyAsks).
+                key = (pri, rid)
+                ka = keys.get(key)
+                if ka is None:
+                    ka = keys[key] = KeyAsks(key, r.priority, rid)
+                    app.sorted_keys = None
+                touched.append(ka)
+                last_pri, last_rid = pri, rid
+            name = r.resource_name
+            if name != ANY:
+                if r.num_containers > 0:
+                    ka.names[name] = [r.num_containers, r.relax_locality]
+                else:
+                    ka.names.pop(name, None)
+            else:
                 cap = r.capability
                 nm, nv = rc.normalize(
                     cap.memory_mb,
@@ -453,10 +502,6 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
                 ka.cap_m, ka.cap_v = nm, nv
                 ka.any_count = count
                 ka.any_relax = r.relax_locality
-            elif r.num_containers > 0:
-                ka.names[r.resource_name] = [r.num_containers, r.relax_locality]
-            else:
-                ka.names.pop(r.resource_name, None)
         for ka in touched:
             if ka.any_count <= 0 and app.keys.get(ka.key) is ka:
                 del app.keys[ka.key]
