@@ -74,3 +74,13 @@ def test_every_field_of_every_record_and_message_is_immutable() -> None:
             if not _immutable(tp):
                 bad.append(f"{cls.__name__}.{name}: {tp}")
     assert bad == []
+
+
+def test_ids_cache_their_hash_and_stay_equal_by_value() -> None:
+    """The ids hashed on every container's path cache their hash, and equal ids still hash and compare equal."""
+    for cls in (ApplicationId, ApplicationAttemptId, ContainerId):
+        assert cls.__struct_config__.cache_hash, cls.__name__
+    a = ContainerId(ApplicationAttemptId(ApplicationId(1, 2), 1), 7)
+    b = ContainerId(ApplicationAttemptId(ApplicationId(1, 2), 1), 7)
+    assert a is not b and a == b and hash(a) == hash(b)
+    assert {a: "x"}[b] == "x"

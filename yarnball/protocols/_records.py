@@ -50,6 +50,8 @@ ANY = "*"  # ResourceRequest.ANY: the off-switch resource name
 # into a tuple field and that list back into itself would leak that one object rather than crash.) Untracked,
 # the millions of records a large run keeps alive cost the collector nothing, and decoding a batch of them does
 # not trigger collections over the whole heap (msgspec docs, "Disabling Garbage Collection").
+# cache_hash on the ids used as dict keys on every container's path (a ContainerId is hashed ~20 times per
+# container, each hash walking the nested attempt and application ids): computed once per object.
 class Record(msgspec.Struct, frozen=True, gc=False):
     """Base of every record: frozen, compared by value, not tracked by the garbage collector."""
 
@@ -103,7 +105,7 @@ def _merge(a: Resource, b: Resource, sign: int) -> tuple[tuple[str, int], ...]:
     return tuple(sorted(out.items()))
 
 
-class ApplicationId(Record):
+class ApplicationId(Record, cache_hash=True):
     """``application_<clusterTimestamp>_<id>``; the id is zero-padded to at least four digits."""
 
     cluster_timestamp: int
@@ -120,7 +122,7 @@ class ApplicationId(Record):
         return cls(int(parts[1]), int(parts[2]))
 
 
-class ApplicationAttemptId(Record):
+class ApplicationAttemptId(Record, cache_hash=True):
     """``appattempt_<clusterTimestamp>_<appId>_<attemptId>``, the attempt zero-padded to six digits."""
 
     application_id: ApplicationId
@@ -138,7 +140,7 @@ class ApplicationAttemptId(Record):
         return cls(ApplicationId(int(parts[1]), int(parts[2])), int(parts[3]))
 
 
-class ContainerId(Record):
+class ContainerId(Record, cache_hash=True):
     """``container_[e<epoch>_]<clusterTimestamp>_<appId>_<attemptId>_<containerId>``.
 
     As in ``ContainerId.toString()``, the application id is padded to four digits, the attempt to two and the
