@@ -260,7 +260,7 @@ class ContainerScheduler:
 
     def schedule(self, entry: Any) -> None:
         """``scheduleContainer``: a localized container arrives."""
-        if entry.container.execution_type is ExecutionType.GUARANTEED:
+        if entry.container.execution_type is _GUARANTEED:
             if self.settings.force_start_guaranteed:
                 # Queue length <= 0: no OPPORTUNISTIC container can be queued or running here, so Hadoop's
                 # enqueue + startPendingContainers(force) just starts it, and nothing will ever be reclaimed: the
@@ -338,7 +338,7 @@ class ContainerScheduler:
 
     def _count_running(self, entry: Any, sign: int) -> None:
         r = entry.container.resource
-        if entry.container.execution_type is ExecutionType.OPPORTUNISTIC:
+        if entry.container.execution_type is _OPPORTUNISTIC:
             self.running_opportunistic += sign
             self.opport_memory_used += sign * r.memory_mb
             self.opport_cores_used += sign * r.vcores
@@ -363,7 +363,7 @@ class ContainerScheduler:
         candidates = [
             e
             for e in self.running.values()
-            if e.container.execution_type is ExecutionType.OPPORTUNISTIC and e.container.id not in self.to_kill
+            if e.container.execution_type is _OPPORTUNISTIC and e.container.id not in self.to_kill
         ]
         infos = [
             RunningInfo(
@@ -411,7 +411,7 @@ class ContainerScheduler:
             self.queued_guaranteed.pop(cid, None)
         if paused:
             # Back to the tail of its queue; resumed when started again.
-            opportunistic = entry.container.execution_type is ExecutionType.OPPORTUNISTIC
+            opportunistic = entry.container.execution_type is _OPPORTUNISTIC
             self._put("queued_opportunistic" if opportunistic else "queued_guaranteed", cid, entry)
         if self.running.pop(cid, None) is not None:
             self._account(entry, -1)
@@ -451,15 +451,15 @@ class ContainerScheduler:
         if cid in self.running or fast_started:
             # Running: it simply changes type (a promoted one is no longer a victim, a demoted one is one).
             r = entry.container.resource
-            sign = 1 if new is ExecutionType.OPPORTUNISTIC else -1
+            sign = 1 if new is _OPPORTUNISTIC else -1
             self.running_opportunistic += sign
             self.running_guaranteed -= sign
             self.opport_memory_used += sign * r.memory_mb
             self.opport_cores_used += sign * r.vcores
-        elif new is ExecutionType.GUARANTEED and self.queued_opportunistic.pop(cid, None) is not None:
+        elif new is _GUARANTEED and self.queued_opportunistic.pop(cid, None) is not None:
             self._put("queued_guaranteed", cid, entry)
             self._reclaim_for(entry)
-        elif new is ExecutionType.OPPORTUNISTIC and self.queued_guaranteed.pop(cid, None) is not None:
+        elif new is _OPPORTUNISTIC and self.queued_guaranteed.pop(cid, None) is not None:
             self._put("queued_opportunistic", cid, entry)
         self._start_pending(self.force_start_guaranteed)
 

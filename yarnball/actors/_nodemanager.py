@@ -72,6 +72,8 @@ KILLED_AFTER_APP = "Container killed on application-finish event"
 _SCHEDULED = ContainerState.SCHEDULED
 _RUNNING = ContainerState.RUNNING
 _COMPLETE = ContainerState.COMPLETE
+_SUCCESS = ContainerExitStatus.SUCCESS
+# (module constants: reading a member off an Enum class goes through EnumType.__getattr__'s slow attribute hook)
 
 
 def nm_actor_id(host: str) -> str:
@@ -103,7 +105,7 @@ class _Container:
         return self.remaining
 
     def remaining_ms(self) -> float | None:
-        if self.remaining is None or self.paused or self.state is not ContainerState.RUNNING:
+        if self.remaining is None or self.paused or self.state is not _RUNNING:
             return self.remaining
         return max(0.0, self.remaining - (self.nm.now - self.started_at))
 
@@ -334,7 +336,7 @@ class NodeManager(Actor):
     @handler
     def on_process_exited(self, msg: ContainerProcessExited) -> None:
         entry = self.containers.get(msg.container_id)
-        if entry is None or entry.state is ContainerState.COMPLETE:
+        if entry is None or entry.state is _COMPLETE:
             return
         self._complete(entry, msg.exit_status, msg.diagnostics)
 
@@ -464,13 +466,13 @@ class NodeManager(Actor):
             entry = self.containers.get(entry.container.id)  # type: ignore[assignment]  # (see _schedule)
             if entry is None or entry.state is not _RUNNING:
                 return
-        self._complete(entry, ContainerExitStatus.SUCCESS, "")
+        self._complete(entry, _SUCCESS, "")
 
     def _kill(self, cid: ContainerId, exit_status: int, diagnostics: str) -> bool:
         entry = self.containers.get(cid)
         if entry is None:
             return False
-        if entry.state is ContainerState.COMPLETE:
+        if entry.state is _COMPLETE:
             return True
         if entry.process is not None:
             self.kernel.lookup(entry.process).tell(
