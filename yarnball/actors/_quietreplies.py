@@ -81,10 +81,17 @@ def deliver_heartbeat_response(rm: Any, nm_ref: Any, response: Any, nm_handler: 
 def deliver_plain_heartbeat_response(rm: Any, nm_ref: Any, response_id: int, nm_handler: Any) -> None:
     """:func:`deliver_heartbeat_response` of a *plain* response: NORMAL, nothing to clean up, update or limit, and
     the RM's heartbeat interval (``rm.heartbeat_interval_ms``). The response is built only if it must be sent."""
-    nm = _live_local(nm_ref, rm.kernel)
+    # (_live_local, inline: this runs at nearly every heartbeat)
+    kernel = rm.kernel
+    nm = nm_ref._actor if type(nm_ref) is ActorRef and nm_ref.kernel is kernel else None
     interval = rm.heartbeat_interval_ms
     if (
         nm is not None
+        and not kernel._latency
+        and not kernel.default_latency
+        and not nm._stopped
+        and not nm._busy
+        and nm.supervision == "resume"
         and not nm._decommissioned
         and (interval == nm.heartbeat_interval_ms or interval <= 0)
         and type(nm)._handlers.get(NodeHeartbeatResponse) is nm_handler

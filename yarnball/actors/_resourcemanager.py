@@ -236,8 +236,9 @@ class ResourceManager(Actor):
         self._on_notifications(notes)
 
     def _on_notifications(self, notes: Any) -> None:
-        if self.dormant:
-            self.dormant.notified(notes)  # an allocated / completed container wakes a dormant AM
+        dormant = self.dormant
+        if dormant:
+            dormant.notified(notes)  # an allocated / completed container wakes a dormant AM
         for note in notes:
             kind = type(note)
             if kind is ContainerAllocated:
@@ -259,7 +260,7 @@ class ResourceManager(Actor):
             return  # it serves a promotion: not a container of its own
         self.counters["containers_allocated"] += 1
         self.live.add(container.id)
-        self.unlaunched[container.id] = (self.now, container.node_id)
+        self.unlaunched[container.id] = (self.kernel.now, container.node_id)
         app = self.apps.get(note.attempt_id.application_id)
         if app is not None:
             app.nodes.add(container.node_id)
