@@ -56,6 +56,9 @@ APP_REMAINING_TASKS_ENV = "YARNBALL_APP_REMAINING_TASKS"
 
 KILLED = ContainerExitStatus.KILLED_BY_CONTAINER_SCHEDULER
 
+_GUARANTEED = ExecutionType.GUARANTEED
+_OPPORTUNISTIC = ExecutionType.OPPORTUNISTIC
+
 
 class ContainerSchedulerSettings:
     """The NodeManager's queue settings, validated with the offending key named. Equal settings are shared by
@@ -139,10 +142,10 @@ class ContainerScheduler:
 
     # Slots and lazily created queues: a large cluster has one of these per NodeManager. The counters are
     # NodeManagerMetrics' (``metrics`` is the scheduler itself).
-    __slots__ = ("_start_seq", "cap_vmem", "capability", "cpu", "killed_for_guaranteed", "max_queue_length_limit",
-                 "opport_cores_used", "opport_memory_used", "owner", "paused", "pmem", "queued_guaranteed",
-                 "queued_opportunistic", "rejected", "running", "running_guaranteed", "running_opportunistic",
-                 "settings", "shed", "to_kill", "vmem")  # fmt: skip
+    __slots__ = ("_start_seq", "cap_vmem", "capability", "cpu", "forced", "killed_for_guaranteed",
+                 "max_queue_length_limit", "opport_cores_used", "opport_memory_used", "owner", "paused", "pmem",
+                 "queued_guaranteed", "queued_opportunistic", "quiet", "rejected", "running", "running_guaranteed",
+                 "running_opportunistic", "settings", "shed", "to_kill", "vmem", "vmem_ratio")  # fmt: skip
 
     def __init__(
         self,
@@ -153,7 +156,10 @@ class ContainerScheduler:
     ) -> None:
         self.settings = conf if isinstance(conf, ContainerSchedulerSettings) else scheduler_settings(conf)
         self.capability = capability
-        self.cap_vmem = int(capability.memory_mb * self.settings.vmem_ratio)
+        # Copies of two settings read at every container start and end (the settings never change).
+        self.forced = self.settings.force_start_guaranteed
+        self.vmem_ratio = self.settings.vmem_ratio
+        self.cap_vmem = int(capability.memory_mb * self.vmem_ratio)
         self.owner = owner
         # Until something is queued, running (outside the fast path) or being killed, these are the shared empty
         # mapping; _put replaces it with a dict of this scheduler's own before the first insert.
@@ -161,6 +167,9 @@ class ContainerScheduler:
         self.queued_opportunistic: dict[ContainerId, Any] = _EMPTY
         self.running: dict[ContainerId, Any] = _EMPTY  # insertion order = start order
         self.to_kill: dict[ContainerId, Any] = _EMPTY
+        #: True until the first _put: nothing has ever been queued, kept running or marked to kill (start_now and
+        #: completed then know every queue is empty).
+        self.quiet = True
         self.pmem = 0
         self.vmem = 0
         self.cpu = 0.0
@@ -185,6 +194,7 @@ class ContainerScheduler:
         if queue is _EMPTY:
             queue = {}
             setattr(self, name, queue)
+            self.quiet = False
         queue[cid] = entry
 
     # settings, read through the scheduler for brevity
@@ -230,9 +240,27 @@ class ContainerScheduler:
         self.cpu += sign * r.vcores
 
     # -- arrivals -----------------------------------------------------------------------------------------------
+    def start_now(self, entry: Any) -> bool:
+        """:meth:`schedule` for the owner's own arrivals: in its common case (a GUARANTEED container with forced
+        starts, see :meth:`schedule`) account and number the container and return True, the caller then starting
+        it as ``_start_entry`` would (it is not paused); otherwise :meth:`schedule` it and return False."""
+        container = entry.container
+        if self.forced and container.execution_type is _GUARANTEED:
+            # _account(entry, +1) and _started without the owner's callback, inline: this runs at every start.
+            r = container.resource
+            memory = r.memory_mb
+            self.pmem += memory
+            self.vmem += int(memory * self.vmem_ratio)
+            self.cpu += r.vcores
+            self.running_guaranteed += 1
+            self._start_seq = entry.start_seq = self._start_seq + 1
+            return True
+        self.schedule(entry)
+        return False
+
     def schedule(self, entry: Any) -> None:
         """``scheduleContainer``: a localized container arrives."""
-        if entry.container.execution_type is ExecutionType.GUARANTEED:
+        if entry.container.execution_type is _GUARANTEED:
             if self.settings.force_start_guaranteed:
                 # Queue length <= 0: no OPPORTUNISTIC container can be queued or running here, so Hadoop's
                 # enqueue + startPendingContainers(force) just starts it, and nothing will ever be reclaimed: the
@@ -296,9 +324,9 @@ class ContainerScheduler:
         container = entry.container
         r = container.resource
         self.pmem += sign * r.memory_mb
-        self.vmem += sign * int(r.memory_mb * self.settings.vmem_ratio)
+        self.vmem += sign * int(r.memory_mb * self.vmem_ratio)
         self.cpu += sign * r.vcores
-        if container.execution_type is ExecutionType.OPPORTUNISTIC:
+        if container.execution_type is _OPPORTUNISTIC:
             self._count_running(entry, sign)
         else:
             self.running_guaranteed += sign
@@ -310,7 +338,7 @@ class ContainerScheduler:
 
     def _count_running(self, entry: Any, sign: int) -> None:
         r = entry.container.resource
-        if entry.container.execution_type is ExecutionType.OPPORTUNISTIC:
+        if entry.container.execution_type is _OPPORTUNISTIC:
             self.running_opportunistic += sign
             self.opport_memory_used += sign * r.memory_mb
             self.opport_cores_used += sign * r.vcores
@@ -335,7 +363,7 @@ class ContainerScheduler:
         candidates = [
             e
             for e in self.running.values()
-            if e.container.execution_type is ExecutionType.OPPORTUNISTIC and e.container.id not in self.to_kill
+            if e.container.execution_type is _OPPORTUNISTIC and e.container.id not in self.to_kill
         ]
         infos = [
             RunningInfo(
@@ -357,6 +385,24 @@ class ContainerScheduler:
                 self.owner._scheduler_kill(v, KILLED, KILLED_FOR_GUARANTEED_DIAGNOSTICS)
 
     # -- completion and pause -----------------------------------------------------------------------------------
+    def completed(self, entry: Any) -> None:
+        """``on_resources_reclaimed(entry)`` for a container that completed; while the scheduler is quiet (nothing
+        was ever queued, kept running or marked to kill) that is only the fast path's accounting."""
+        if not self.quiet:
+            self.on_resources_reclaimed(entry)
+        elif self.forced and entry.start_seq:
+            # _account(entry, -1), inline
+            container = entry.container
+            r = container.resource
+            memory = r.memory_mb
+            self.pmem -= memory
+            self.vmem -= int(memory * self.vmem_ratio)
+            self.cpu -= r.vcores
+            if container.execution_type is _OPPORTUNISTIC:
+                self._count_running(entry, -1)
+            else:
+                self.running_guaranteed -= 1
+
     def on_resources_reclaimed(self, entry: Any, *, paused: bool = False) -> None:
         """``onResourcesReclaimed``: a container completed (or was paused); start what now fits."""
         cid = entry.container.id
@@ -365,7 +411,7 @@ class ContainerScheduler:
             self.queued_guaranteed.pop(cid, None)
         if paused:
             # Back to the tail of its queue; resumed when started again.
-            opportunistic = entry.container.execution_type is ExecutionType.OPPORTUNISTIC
+            opportunistic = entry.container.execution_type is _OPPORTUNISTIC
             self._put("queued_opportunistic" if opportunistic else "queued_guaranteed", cid, entry)
         if self.running.pop(cid, None) is not None:
             self._account(entry, -1)
@@ -405,15 +451,15 @@ class ContainerScheduler:
         if cid in self.running or fast_started:
             # Running: it simply changes type (a promoted one is no longer a victim, a demoted one is one).
             r = entry.container.resource
-            sign = 1 if new is ExecutionType.OPPORTUNISTIC else -1
+            sign = 1 if new is _OPPORTUNISTIC else -1
             self.running_opportunistic += sign
             self.running_guaranteed -= sign
             self.opport_memory_used += sign * r.memory_mb
             self.opport_cores_used += sign * r.vcores
-        elif new is ExecutionType.GUARANTEED and self.queued_opportunistic.pop(cid, None) is not None:
+        elif new is _GUARANTEED and self.queued_opportunistic.pop(cid, None) is not None:
             self._put("queued_guaranteed", cid, entry)
             self._reclaim_for(entry)
-        elif new is ExecutionType.OPPORTUNISTIC and self.queued_guaranteed.pop(cid, None) is not None:
+        elif new is _OPPORTUNISTIC and self.queued_guaranteed.pop(cid, None) is not None:
             self._put("queued_opportunistic", cid, entry)
         self._start_pending(self.force_start_guaranteed)
 

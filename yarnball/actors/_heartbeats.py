@@ -30,6 +30,8 @@ tests/test_heartbeat_skipping.py runs the same workloads both ways and compares 
 from __future__ import annotations
 
 from collections.abc import Callable
+from heapq import heappush
+from types import FunctionType, MethodType
 from typing import Any
 
 from yarnball.actors._kernel import Kernel
@@ -69,13 +71,28 @@ class HeartbeatClock:
         self.virtual: Callable[[Any, Any], None] | None = None
         # Hands a real heartbeat to the RM without the request's event, when that is exact (actors/_inlinebeats.py;
         # set by the embedded Cluster): returns False when the NM must send the request as a message.
-        self.inline: Callable[[Any], bool] | None = None
+        self._inline: Callable[[Any], bool] | None = None
+        self._inline_call: Callable[[Any], bool] | None = None
         self.real = 0
         self.virtual_count = 0
         # hostname -> node index, in definition order: every shard host defines every node (hosted or not), so the
         # priorities are global and a heartbeat ties with other events exactly as on one kernel.
         self.indices: dict[str, int] = {}
         self._undefined = 0  # nodes started without define(): indexed after the defined ones, in start order
+
+    @property
+    def inline(self) -> Callable[[Any], bool] | None:
+        return self._inline
+
+    @inline.setter
+    def inline(self, value: Callable[[Any], bool] | None) -> None:
+        self._inline = value
+        # What _fire calls: a callable object's __call__ as a bound method (calling the object itself goes through
+        # its type's call slot, which costs more at every heartbeat).
+        if value is None or isinstance(value, (FunctionType, MethodType)):
+            self._inline_call = value
+        else:
+            self._inline_call = value.__call__
 
     def define(self, hostname: str) -> int:
         """Give the node on ``hostname`` the next node index (its heartbeat priority); defining again keeps it."""
@@ -136,7 +153,19 @@ class HeartbeatClock:
         beat.due = t
         # Owned by the NM whichever actor armed it (the NM itself, or the RM waking it): what the heartbeat sends has
         # the NM as origin, as with the NM's own timer, on every backend.
-        self.kernel.schedule(t - self.kernel.now, self._fire, beat, priority=beat.priority, owner=beat.nm.id)
+        # Kernel.schedule(t - now, self._fire, beat, priority=beat.priority, owner=beat.nm.id), inline: the same key.
+        kernel = self.kernel
+        now = kernel.now
+        delay = t - now
+        if delay < 0:
+            raise ValueError(f"cannot schedule into the past (delay={delay})")
+        origin = kernel.current
+        seqs = kernel._seqs
+        seq = seqs.get(origin, 0)
+        seqs[origin] = seq + 1
+        heappush(kernel._queue, (now + delay, beat.priority, origin, seq, self._fire, beat, beat.nm.ref.id))
+        if kernel._wakeup is not None:
+            kernel._wakeup.set()
 
     def wake(self, beat: NodeBeat) -> None:
         """Make sure ``beat``'s next phase point is processed (skip mode: something may need it)."""
@@ -173,12 +202,12 @@ class HeartbeatClock:
         if not self.skip:
             self._arm(beat, now + beat.interval)
             self.real += 1
-            inline = self.inline
+            inline = self._inline_call
             if inline is None or not inline(nm):
                 nm.heartbeat_now()
         elif nm._changes or nm.response_id == 0:
             self.real += 1
-            inline = self.inline
+            inline = self._inline_call
             if inline is None or not inline(nm):
                 nm.heartbeat_now()
         elif self.needs(nm.node_id):

@@ -13,14 +13,16 @@ sending just the changes gives the scheduler exactly the same NODE_UPDATE events
 
 from __future__ import annotations
 
+from heapq import heappush
 from typing import Any
 
 import msgspec
 
-from yarnball.actors._actor import Actor, ActorRef, handler
+from yarnball.actors._actor import Actor, ActorRef, _fire_once, _Once, handler
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV, AMRMProxyService, amrmproxy_actor_id
 from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV, ContainerScheduler
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
+from yarnball.actors._kernel import NORMAL
 from yarnball.actors._quietreplies import reply_is_noop
 from yarnball.protocols import (
     ApplicationId,
@@ -67,6 +69,12 @@ KILLED_BY_AM = "Container killed by the ApplicationMaster."
 KILLED_BY_RM = "Container Killed by ResourceManager"
 KILLED_AFTER_APP = "Container killed on application-finish event"
 
+_SCHEDULED = ContainerState.SCHEDULED
+_RUNNING = ContainerState.RUNNING
+_COMPLETE = ContainerState.COMPLETE
+_SUCCESS = ContainerExitStatus.SUCCESS
+# (module constants: reading a member off an Enum class goes through EnumType.__getattr__'s slow attribute hook)
+
 
 def nm_actor_id(host: str) -> str:
     """The actor id of the NodeManager on ``host``."""
@@ -82,7 +90,7 @@ class _Container:
     def __init__(self, container: Container, context: ContainerLaunchContext, nm: NodeManager, seq: int) -> None:
         self.container = container
         self.context = context
-        self.state = ContainerState.SCHEDULED
+        self.state = _SCHEDULED
         self.timer: Any = None
         self.process: str | None = None
         # For the ContainerScheduler: arrival order, start order, pause state and the run time still to go.
@@ -91,13 +99,13 @@ class _Container:
         self.start_seq = 0
         self.paused = False
         self.started_at = 0.0
-        self.remaining: float | None = None if context.simulated_duration_ms is None else context.simulated_duration_ms
+        self.remaining: float | None = context.simulated_duration_ms
 
     def expected_ms(self) -> float | None:
         return self.remaining
 
     def remaining_ms(self) -> float | None:
-        if self.remaining is None or self.paused or self.state is not ContainerState.RUNNING:
+        if self.remaining is None or self.paused or self.state is not _RUNNING:
             return self.remaining
         return max(0.0, self.remaining - (self.nm.now - self.started_at))
 
@@ -106,6 +114,23 @@ class _Container:
             if key == APP_REMAINING_TASKS_ENV:
                 return int(value) if value.isdigit() else None
         return None
+
+
+def _timer(nm: NodeManager, delay: float, fn: Any, arg: Any) -> _Once:
+    """``nm.after_call(delay, fn, arg)`` with ``Kernel.schedule`` inlined (set per container, twice): the same
+    timer object and event key ``(now + delay, NORMAL, origin, origin's next sequence)``, owned by the origin."""
+    if delay < 0 or nm.supervision == "restart":
+        return nm.after_call(delay, fn, arg)  # raises, or tracks the timer for a restart
+    kernel = nm.kernel
+    timer = _Once(nm, fn, arg)
+    origin = kernel.current
+    seqs = kernel._seqs
+    seq = seqs.get(origin, 0)
+    seqs[origin] = seq + 1
+    heappush(kernel._queue, (kernel.now + delay, NORMAL, origin, seq, _fire_once, timer, origin))
+    if kernel._wakeup is not None:
+        kernel._wakeup.set()
+    return timer
 
 
 class NodeManager(Actor):
@@ -258,27 +283,32 @@ class NodeManager(Actor):
     def on_start_containers(self, msg: StartContainersRequest) -> None:
         started: list[ContainerId] = []
         failed: list[FailedContainerRequest] = []
+        containers = self.containers
+        node_id = self.node_id
         for request in msg.start_container_requests:
             container = request.container
             cid = container.id
-            if container.node_id != self.node_id:
+            target = container.node_id
+            if target is not node_id and target != node_id:
                 failed.append(
                     FailedContainerRequest(container_id=cid, diagnostics=f"Container {cid} is not for {self.node_id}")
                 )
                 continue
-            if cid in self.containers:
+            # (the entry takes the next arrival number only if it is added: making it changes nothing else)
+            seq = self._seq + 1
+            entry = _Container(container, request.launch_context, self, seq)
+            if containers.setdefault(cid, entry) is not entry:
                 failed.append(
                     FailedContainerRequest(
                         container_id=cid, diagnostics=f"Container {cid} already is running on this node"
                     )
                 )
                 continue
-            self._seq += 1
-            entry = _Container(container, request.launch_context, self, self._seq)
-            self.containers[cid] = entry
-            self.used_mb += container.resource.memory_mb
-            self.used_vcores += container.resource.vcores
-            self.after_call(self.localization_ms, self._schedule, cid)
+            self._seq = seq
+            resource = container.resource
+            self.used_mb += resource.memory_mb
+            self.used_vcores += resource.vcores
+            _timer(self, self.localization_ms, self._schedule, entry)
             started.append(cid)
         if failed or not reply_is_noop(self, StartContainersResponse):  # actors/_quietreplies.py
             self.reply(
@@ -306,7 +336,7 @@ class NodeManager(Actor):
     @handler
     def on_process_exited(self, msg: ContainerProcessExited) -> None:
         entry = self.containers.get(msg.container_id)
-        if entry is None or entry.state is ContainerState.COMPLETE:
+        if entry is None or entry.state is _COMPLETE:
             return
         self._complete(entry, msg.exit_status, msg.diagnostics)
 
@@ -355,20 +385,26 @@ class NodeManager(Actor):
         return None
 
     # -- the ContainerScheduler's hands ------------------------------------------------------------------------
-    def _schedule(self, cid: ContainerId) -> None:
-        entry = self.containers.get(cid)
-        if entry is not None and entry.state is ContainerState.SCHEDULED:
-            self.container_scheduler.schedule(entry)
+    # The timers of a container carry its entry. An entry still SCHEDULED (RUNNING) is the one its id maps to (an
+    # entry leaves ``containers`` only when it completes, and no second one with its id is started before that);
+    # one that is not (it ended) looks its id up as the timers did when they carried the id: a later container
+    # started with the same id is found then.
+    def _schedule(self, entry: _Container) -> None:
+        if entry.state is not _SCHEDULED:
+            entry = self.containers.get(entry.container.id)  # type: ignore[assignment]
+            if entry is None or entry.state is not _SCHEDULED:
+                return
+        if self.container_scheduler.start_now(entry):
+            self._launch(entry)  # _start_entry for a container that is not paused
 
     def _start_entry(self, entry: _Container) -> None:
         if not entry.paused:
-            self._launch(entry.container.id)
+            self._launch(entry)
             return
         entry.paused = False  # resume where it stopped
         entry.started_at = self.now
         if entry.remaining is not None:
-            cid = entry.container.id
-            entry.timer = self.after_call(entry.remaining, self._finish, cid)
+            entry.timer = _timer(self, entry.remaining, self._finish, entry)
 
     def _scheduler_kill(self, entry: _Container, exit_status: int, diagnostics: str) -> None:
         # Hadoop sends a kill event (asynchronous): the container ends in the next dispatch, not inside the scheduler.
@@ -390,20 +426,25 @@ class NodeManager(Actor):
         self.container_scheduler.on_resources_reclaimed(entry, paused=True)
 
     # -- the executor ----------------------------------------------------------------------------------------
-    def _launch(self, cid: ContainerId) -> None:
-        entry = self.containers.get(cid)
-        if entry is None or entry.state is not ContainerState.SCHEDULED:
+    def _launch(self, entry: _Container) -> None:
+        # Started by the ContainerScheduler: a SCHEDULED entry is in ``containers`` (see _schedule).
+        if entry.state is not _SCHEDULED:
             return
-        entry.state = ContainerState.RUNNING
-        entry.started_at = self.now
-        self._changed(
+        entry.state = _RUNNING
+        entry.started_at = self.kernel.now
+        container = entry.container
+        # _changed, inline
+        self._changes.append(
             ContainerStatus(
-                container_id=cid,
-                state=ContainerState.RUNNING,
-                execution_type=entry.container.execution_type,
-                capability=entry.container.resource,
+                container_id=container.id,
+                state=_RUNNING,
+                execution_type=container.execution_type,
+                capability=container.resource,
             )
         )
+        beat = self._beat
+        if beat is not None and not beat.armed:
+            self._heartbeats.wake(beat)  # type: ignore[union-attr]
         context = entry.context
         if self.amrm_proxy is not None and any(k == ATTEMPT_ID_ENV for k, _ in context.environment):
             # An AM container: its AMRM traffic goes through this node's AMRMProxy.
@@ -416,19 +457,22 @@ class NodeManager(Actor):
                 self.kernel.lookup(value).tell(
                     ContainerLaunched(container=entry.container, launch_context=context), self.ref
                 )
-        if context.simulated_duration_ms is not None:
-            entry.timer = self.after_call(context.simulated_duration_ms, self._finish, cid)
+        duration = context.simulated_duration_ms
+        if duration is not None:
+            entry.timer = _timer(self, duration, self._finish, entry)
 
-    def _finish(self, cid: ContainerId) -> None:
-        entry = self.containers.get(cid)
-        if entry is not None and entry.state is ContainerState.RUNNING:
-            self._complete(entry, ContainerExitStatus.SUCCESS, "")
+    def _finish(self, entry: _Container) -> None:
+        if entry.state is not _RUNNING:
+            entry = self.containers.get(entry.container.id)  # type: ignore[assignment]  # (see _schedule)
+            if entry is None or entry.state is not _RUNNING:
+                return
+        self._complete(entry, _SUCCESS, "")
 
     def _kill(self, cid: ContainerId, exit_status: int, diagnostics: str) -> bool:
         entry = self.containers.get(cid)
         if entry is None:
             return False
-        if entry.state is ContainerState.COMPLETE:
+        if entry.state is _COMPLETE:
             return True
         if entry.process is not None:
             self.kernel.lookup(entry.process).tell(
@@ -442,25 +486,32 @@ class NodeManager(Actor):
             self._kill(cid, ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, KILLED_AFTER_APP)
 
     def _complete(self, entry: _Container, exit_status: int, diagnostics: str) -> None:
-        if entry.timer is not None:
-            entry.timer.cancel()
-        entry.state = ContainerState.COMPLETE
+        timer = entry.timer
+        if timer is not None:
+            timer.cancel()
+        entry.state = _COMPLETE
         container = entry.container
-        self.used_mb -= container.resource.memory_mb
-        self.used_vcores -= container.resource.vcores
+        cid = container.id
+        resource = container.resource
+        self.used_mb -= resource.memory_mb
+        self.used_vcores -= resource.vcores
         self.completed_count += 1
-        del self.containers[container.id]
-        self.container_scheduler.on_resources_reclaimed(entry)
-        self._changed(
+        del self.containers[cid]
+        self.container_scheduler.completed(entry)  # on_resources_reclaimed(entry)
+        # _changed, inline
+        self._changes.append(
             ContainerStatus(
-                container_id=container.id,
-                state=ContainerState.COMPLETE,
+                container_id=cid,
+                state=_COMPLETE,
                 exit_status=exit_status,
                 diagnostics=diagnostics,
                 execution_type=container.execution_type,
-                capability=container.resource,
+                capability=resource,
             )
         )
+        beat = self._beat
+        if beat is not None and not beat.armed:
+            self._heartbeats.wake(beat)  # type: ignore[union-attr]
 
     def decommission(self) -> None:
         """Leave the cluster gracefully (an elastic downscale): stop heartbeating and unregister from the RM, which

@@ -28,9 +28,9 @@ from __future__ import annotations
 from typing import Any
 
 from yarnball.actors._actor import ActorRef
-from yarnball.protocols import NodeAction
+from yarnball.protocols import NodeAction, NodeHeartbeatResponse
 
-__all__ = ["NOOP_WHEN_ALL_OK", "deliver_heartbeat_response", "reply_is_noop"]
+__all__ = ["NOOP_WHEN_ALL_OK", "deliver_heartbeat_response", "deliver_plain_heartbeat_response", "reply_is_noop"]
 
 #: Attribute set (True) on a handler that does nothing for a response whose ``failed_requests`` is empty.
 NOOP_WHEN_ALL_OK = "__yarnball_noop_when_all_ok__"
@@ -76,3 +76,26 @@ def deliver_heartbeat_response(rm: Any, nm_ref: Any, response: Any, nm_handler: 
         nm.response_id = response.response_id
         return
     nm_ref.tell(response, rm.ref)
+
+
+def deliver_plain_heartbeat_response(rm: Any, nm_ref: Any, response_id: int, nm_handler: Any) -> None:
+    """:func:`deliver_heartbeat_response` of a *plain* response: NORMAL, nothing to clean up, update or limit, and
+    the RM's heartbeat interval (``rm.heartbeat_interval_ms``). The response is built only if it must be sent."""
+    # (_live_local, inline: this runs at nearly every heartbeat)
+    kernel = rm.kernel
+    nm = nm_ref._actor if type(nm_ref) is ActorRef and nm_ref.kernel is kernel else None
+    interval = rm.heartbeat_interval_ms
+    if (
+        nm is not None
+        and not kernel._latency
+        and not kernel.default_latency
+        and not nm._stopped
+        and not nm._busy
+        and nm.supervision == "resume"
+        and not nm._decommissioned
+        and (interval == nm.heartbeat_interval_ms or interval <= 0)
+        and type(nm)._handlers.get(NodeHeartbeatResponse) is nm_handler
+    ):
+        nm.response_id = response_id
+        return
+    nm_ref.tell(NodeHeartbeatResponse(response_id=response_id, next_heartbeat_interval_ms=interval), rm.ref)

@@ -26,7 +26,7 @@ from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
-from yarnball.actors._quietreplies import deliver_heartbeat_response
+from yarnball.actors._quietreplies import deliver_heartbeat_response, deliver_plain_heartbeat_response
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import (
@@ -104,6 +104,10 @@ AM_PRIORITY = Priority(0)  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
 
 _RUNNING = ContainerState.RUNNING
 _COMPLETE = ContainerState.COMPLETE
+# (module constants: reading a member off an Enum class goes through EnumType.__getattr__'s slow attribute hook)
+_SUCCESS = ContainerExitStatus.SUCCESS
+_PREEMPTED = ContainerExitStatus.PREEMPTED
+_perf_counter = time.perf_counter
 # Scheduler event class -> its SchedulerEventType name (the op-count key), looked up once per class: reading an
 # enum member's ``value`` costs a descriptor call on every heartbeat.
 _EVENT_NAMES: dict[type, str] = {}
@@ -171,6 +175,7 @@ class ResourceManager(Actor):
                 f"{keys.DIST_SCHEDULING_ENABLED})"
             )
         self.heartbeats: HeartbeatClock | None = None
+        self._settled = False  # see _node_heartbeat
         #: Dormant idle AMs by attempt id (actors/_amdormancy.py); the hooks below wake them when work appears.
         self.dormant = DormantAMs(self)
 
@@ -224,15 +229,16 @@ class ResourceManager(Actor):
             name = event.event_type.value
             if "event_type" not in getattr(type(event), "__struct_fields__", ("event_type",)):
                 _EVENT_NAMES[type(event)] = name  # a class constant (ClassVar), not a field
-        start = time.perf_counter()
+        start = _perf_counter()
         notes = self.scheduler.handle(event)
-        self.op_seconds[name] += time.perf_counter() - start
+        self.op_seconds[name] += _perf_counter() - start
         self.op_counts[name] += 1
         self._on_notifications(notes)
 
     def _on_notifications(self, notes: Any) -> None:
-        if self.dormant:
-            self.dormant.notified(notes)  # an allocated / completed container wakes a dormant AM
+        dormant = self.dormant
+        if dormant:
+            dormant.notified(notes)  # an allocated / completed container wakes a dormant AM
         for note in notes:
             kind = type(note)
             if kind is ContainerAllocated:
@@ -254,7 +260,7 @@ class ResourceManager(Actor):
             return  # it serves a promotion: not a container of its own
         self.counters["containers_allocated"] += 1
         self.live.add(container.id)
-        self.unlaunched[container.id] = (self.now, container.node_id)
+        self.unlaunched[container.id] = (self.kernel.now, container.node_id)
         app = self.apps.get(note.attempt_id.application_id)
         if app is not None:
             app.nodes.add(container.node_id)
@@ -273,16 +279,20 @@ class ResourceManager(Actor):
             self._wake(note.node_id)
 
     def _container_done(self, cid: ContainerId, status: ContainerStatus) -> None:
-        if self.dormant:
-            self.dormant.wake(cid.application_attempt_id)  # its AM will hear of the completion
+        dormant = self.dormant
+        if dormant:
+            sleeper = dormant.get(cid.application_attempt_id)  # DormantAMs.wake, inline
+            if sleeper is not None:
+                sleeper.wake()  # its AM will hear of the completion
         self.unlaunched.pop(cid, None)
-        if cid not in self.live:
+        live = self.live
+        if cid not in live:
             return
-        self.live.discard(cid)
+        live.discard(cid)
         exit_status = status.exit_status
-        if exit_status == ContainerExitStatus.PREEMPTED:
+        if exit_status == _PREEMPTED:
             self.counters["containers_preempted"] += 1
-        elif exit_status == ContainerExitStatus.SUCCESS:
+        elif exit_status == _SUCCESS:
             self.counters["containers_completed"] += 1
         elif status.diagnostics.startswith("Container released on a *lost* node"):
             self.counters["containers_lost"] += 1
@@ -329,19 +339,35 @@ class ResourceManager(Actor):
     def handle_node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any, sender: ActorRef | None) -> None:
         """``on_node_heartbeat``'s work; also called directly for a heartbeat delivered inline
         (actors/_inlinebeats.py: no NodeStatus is built there, ``status`` is None)."""
+        self._settled = False
         response = self._node_heartbeat(node_id, statuses, status)
         if sender is not None:
-            deliver_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
-        if self.heartbeats is not None:
+            if type(response) is int:
+                deliver_plain_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
+            else:
+                deliver_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
+        if self.heartbeats is not None and not self._settled:
             self.heartbeats.processed(node_id)
 
     def _virtual_heartbeat(self, node_id: NodeId, nm: ActorRef) -> None:
         """An empty heartbeat the NM did not send (it had nothing to report) processed at its phase point: the
         same handling as a real one, the response delivered to the NM as usual (see actors/_heartbeats.py)."""
-        deliver_heartbeat_response(self, nm, self._node_heartbeat(node_id, ()), NodeManager.on_heartbeat_response)
+        response = self._node_heartbeat(node_id, ())
+        if type(response) is int:
+            deliver_plain_heartbeat_response(self, nm, response, NodeManager.on_heartbeat_response)
+        else:
+            deliver_heartbeat_response(self, nm, response, NodeManager.on_heartbeat_response)
         self.heartbeats.processed(node_id)  # type: ignore[union-attr]
 
-    def _node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any = None) -> NodeHeartbeatResponse:
+    def _node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any = None) -> NodeHeartbeatResponse | int:
+        """The RM's handling of a node heartbeat; the response, or only its response id when it is *plain*
+        (NORMAL, nothing to clean up, update or limit, this RM's interval: see deliver_plain_heartbeat_response).
+
+        Sets ``_settled`` when the heartbeat's NODE_UPDATE went through ``node_update_launched_only`` without
+        continuous scheduling or the opportunistic service: that returns True only when ``node_update_is_noop``
+        holds for the node (it checks exactly that), marking containers RUNNING does not change it, and the node's
+        cleanup lists are emptied here, so ``needs_heartbeat`` is False and ``HeartbeatClock.processed`` would arm
+        nothing: handle_node_heartbeat leaves it out."""
         node = self.nodes.get(node_id)
         if node is None:
             # ResourceTrackerService: "Node not found resyncing <node>"
@@ -360,10 +386,13 @@ class ResourceManager(Actor):
                     completed.append(cs)
             for cs in completed:
                 self._container_done(cs.container_id, cs)
-        if not completed and self.scheduler.node_update_launched_only(node.id, launched):
+        scheduler = self.scheduler
+        if not completed and scheduler.node_update_launched_only(node.id, launched):
             # The NODE_UPDATE only marked containers RUNNING and returned no notification (a full node, say):
             # dispatch's work without the event record (only its time cost is not recorded).
             self.op_counts["NODE_UPDATE"] += 1
+            if not scheduler.continuous_scheduling and self.opportunistic is None:
+                self._settled = True
         else:
             # (the same event as NodeUpdateSchedulerEvent(node_id=node.id) when there is nothing to report)
             self.dispatch(
@@ -372,7 +401,7 @@ class ResourceManager(Actor):
                 )
             )
         # ResourceTrackerService: the next response id is the last response's + 1 (the NM echoes the last one).
-        node.response_id += 1
+        response_id = node.response_id = node.response_id + 1
         # (tuple() of an empty list is the empty tuple: new lists are only made when there was something to send)
         cleanup: Any = ()
         if node.pending_cleanup:
@@ -384,8 +413,10 @@ class ResourceManager(Actor):
         updates: tuple[Container, ...] = ()
         if self.opportunistic is not None and status is not None:
             limit, updates = self.opportunistic.on_node_heartbeat(status, completed)
+        elif not cleanup and not app_cleanup:
+            return response_id  # a plain response
         return NodeHeartbeatResponse(
-            response_id=node.response_id,
+            response_id=response_id,
             containers_to_cleanup=tuple(cleanup),
             applications_to_cleanup=tuple(app_cleanup),
             next_heartbeat_interval_ms=self.heartbeat_interval_ms,
