@@ -179,7 +179,7 @@ def test_needs_heartbeat_is_false_for_a_full_node_and_true_with_cleanup() -> Non
     rm: ResourceManager = cluster.rm
     node_id = next(iter(rm.nodes))
     assert cluster.scheduler.has_pending() and not rm.needs_heartbeat(node_id)
-    rm.nodes[node_id].pending_app_cleanup.append(next(iter(rm.apps)))
+    rm.nodes[node_id].queue_app_cleanup(next(iter(rm.apps)))
     assert rm.needs_heartbeat(node_id)
 
 

@@ -163,7 +163,7 @@ def test_node_heartbeat_returns_a_full_response_when_there_is_cleanup() -> None:
     plain = rm._node_heartbeat(node_id, ())
     assert type(plain) is int and plain == rm.nodes[node_id].response_id
     cid = ContainerId(ATTEMPT, 99)
-    rm.nodes[node_id].pending_cleanup.append(cid)
+    rm.nodes[node_id].queue_cleanup(cid)
     full = rm._node_heartbeat(node_id, ())
     assert isinstance(full, NodeHeartbeatResponse) and full.containers_to_cleanup == (cid,)
     assert full.response_id == plain + 1

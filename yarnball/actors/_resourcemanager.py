@@ -122,8 +122,23 @@ class RMNode:
         self.resource = resource
         self.last_heartbeat = now
         self.response_id = 0
-        self.pending_cleanup: list[ContainerId] = []
-        self.pending_app_cleanup: list[ApplicationId] = []
+        # () until something is queued (a list per node costs 56 bytes, and most nodes have nothing to clean up)
+        self.pending_cleanup: list[ContainerId] | tuple[()] = ()
+        self.pending_app_cleanup: list[ApplicationId] | tuple[()] = ()
+
+    def queue_cleanup(self, container_id: ContainerId) -> None:
+        """Tell the NM to clean up ``container_id`` in the next heartbeat response."""
+        if self.pending_cleanup:
+            self.pending_cleanup.append(container_id)  # type: ignore[union-attr]
+        else:
+            self.pending_cleanup = [container_id]
+
+    def queue_app_cleanup(self, app_id: ApplicationId) -> None:
+        """Tell the NM to clean up application ``app_id`` in the next heartbeat response."""
+        if self.pending_app_cleanup:
+            self.pending_app_cleanup.append(app_id)  # type: ignore[union-attr]
+        else:
+            self.pending_app_cleanup = [app_id]
 
 
 class ResourceManager(Actor):
@@ -275,7 +290,7 @@ class ResourceManager(Actor):
         self._container_done(note.container_id, note.status)
         node = self.nodes.get(note.node_id)
         if node is not None:
-            node.pending_cleanup.append(note.container_id)
+            node.queue_cleanup(note.container_id)
             self._wake(note.node_id)
 
     def _container_done(self, cid: ContainerId, status: ContainerStatus) -> None:
@@ -405,10 +420,10 @@ class ResourceManager(Actor):
         # (tuple() of an empty list is the empty tuple: new lists are only made when there was something to send)
         cleanup: Any = ()
         if node.pending_cleanup:
-            cleanup, node.pending_cleanup = node.pending_cleanup, []
+            cleanup, node.pending_cleanup = node.pending_cleanup, ()
         app_cleanup: Any = ()
         if node.pending_app_cleanup:
-            app_cleanup, node.pending_app_cleanup = node.pending_app_cleanup, []
+            app_cleanup, node.pending_app_cleanup = node.pending_app_cleanup, ()
         limit = None
         updates: tuple[Container, ...] = ()
         if self.opportunistic is not None and status is not None:
@@ -685,7 +700,7 @@ class ResourceManager(Actor):
         for node_id in sorted(app.nodes, key=str):
             node = self.nodes.get(node_id)
             if node is not None:
-                node.pending_app_cleanup.append(app.id)
+                node.queue_app_cleanup(app.id)
                 self._wake(node_id)
         self.log.info(
             "application_finished",
