@@ -94,6 +94,9 @@ AskKey = tuple[int, str, str, int, int, int]
 _EXECUTION_TYPE_REQUESTS = {e.value: ExecutionTypeRequest(execution_type=e) for e in ExecutionType}
 _PRIORITIES: dict[int, Priority] = {}
 _NO_BLACKLIST_CHANGE = ResourceBlacklistRequest()
+# Enum members and values read per container: an Enum class attribute and ``.value`` are each a slow lookup (a
+# metaclass / descriptor path), a module constant and the member's ``_value_`` attribute are plain ones.
+_AM_SHUTDOWN = AMCommand.AM_SHUTDOWN
 
 
 def _priority(value: int) -> Priority:
@@ -333,7 +336,7 @@ class ApplicationMaster(Actor):
             self._noded[priority] = self._noded.get(priority, 0) + count
             self._count_nodes(request, count)
         asks, changed = self._asks, self._changed
-        m, v, etype = capability.memory_mb, capability.vcores, execution_type.value
+        m, v, etype = capability.memory_mb, capability.vcores, execution_type._value_
         for name in request.names():
             # AMRMClientImpl: relax_locality applies to the rack and ANY entries of a node-specific request.
             relax = True if name in nodes else relax_locality or not nodes
@@ -367,7 +370,7 @@ class ApplicationMaster(Actor):
         cap = request.capability
         asks, changed = self._asks, self._changed
         prefix = request.priority
-        etype, m, v, rid = request.execution_type.value, cap.memory_mb, cap.vcores, request.request_id
+        etype, m, v, rid = request.execution_type._value_, cap.memory_mb, cap.vcores, request.request_id
         for name in request.names():
             key: AskKey = (prefix, name, etype, m, v, rid)
             entry = asks.get(key)
@@ -463,7 +466,7 @@ class ApplicationMaster(Actor):
 
     @handler
     def on_allocate_response(self, msg: AllocateResponse) -> None:
-        if msg.am_command is AMCommand.AM_SHUTDOWN:
+        if msg.am_command is _AM_SHUTDOWN:
             if self._heartbeat is not None:
                 self._heartbeat.cancel()
                 self._heartbeat = None

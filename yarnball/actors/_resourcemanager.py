@@ -104,6 +104,9 @@ AM_PRIORITY = Priority(0)  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
 
 _RUNNING = ContainerState.RUNNING
 _COMPLETE = ContainerState.COMPLETE
+# Attempt states an allocate is served in (a constant: an Enum class attribute is a slow lookup, and this is read
+# on every allocate); none of them is a done state (RMAppAttempt.is_done).
+_ALLOCATE_STATES = (AttemptState.RUNNING, AttemptState.FINISHING)
 # Scheduler event class -> its SchedulerEventType name (the op-count key), looked up once per class: reading an
 # enum member's ``value`` costs a descriptor call on every heartbeat.
 _EVENT_NAMES: dict[type, str] = {}
@@ -720,8 +723,8 @@ class ResourceManager(Actor):
         self.reply(self._serve_allocate(msg))
 
     def _serve_allocate(self, msg: AllocateRequest) -> AllocateResponse:
-        attempt = self._current_attempt(msg.application_attempt_id)
-        if attempt is None or attempt.state not in (AttemptState.RUNNING, AttemptState.FINISHING):
+        attempt = self.attempts.get(msg.application_attempt_id)  # _current_attempt: a done attempt's state is not
+        if attempt is None or attempt.state not in _ALLOCATE_STATES:  # one of these
             # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
             return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
         attempt.last_heartbeat = self.now

@@ -31,6 +31,10 @@ from yarnball.protocols._containermanagement import ContainerLaunchContext
 
 __all__ = ["SLS_AM_TYPES", "DAGAppMaster", "MRAppMaster", "StreamAppMaster", "TaskLike"]
 
+# Read per completed container: module constants (an Enum class attribute is a slow lookup).
+_SUCCESS = ContainerExitStatus.SUCCESS
+_PREEMPTED = ContainerExitStatus.PREEMPTED
+
 
 class TaskLike(Protocol):
     """What an SLS AM needs of a task group (``yarnball.launcher.workloads.TaskSpec`` satisfies it)."""
@@ -195,9 +199,9 @@ class _TraceAppMaster(ApplicationMaster):
             task = self.assigned.pop(status.container_id, None)
             if task is None:
                 continue
-            if status.exit_status == ContainerExitStatus.SUCCESS:
+            if status.exit_status == _SUCCESS:
                 self.completed_tasks += 1
-            elif status.exit_status == ContainerExitStatus.PREEMPTED:
+            elif status.exit_status == _PREEMPTED:
                 self.preempted_task_attempts += 1  # MAPREDUCE-5900: a preempted task is not a failed attempt
             else:
                 self.failed_task_attempts += 1
