@@ -187,9 +187,10 @@ class ApplicationMaster(Actor):
         self._asks: dict[AskKey, list[Any]] = {}
         self._changed: set[AskKey] = set()
         self._outstanding: dict[int, deque[ContainerRequest]] = {}
-        # Outstanding requests that name nodes, by priority, and by (priority, node) (see _match).
+        # Outstanding requests that name nodes, by priority, and by (priority, node) (see _match): the requests
+        # naming the node, in the order of ``_outstanding`` (a request repeated as often as it is outstanding).
         self._noded: dict[int, int] = {}
-        self._node_requests: dict[tuple[int, str], int] = {}
+        self._node_requests: dict[tuple[int, str], deque[ContainerRequest]] = {}
         self._release: list[ContainerId] = []
         self._updates: list[UpdateContainerRequest] = []
         self._response_id = 0
@@ -331,10 +332,17 @@ class ApplicationMaster(Actor):
         queue = self._outstanding.get(priority)
         if queue is None:
             queue = self._outstanding[priority] = deque()
-        queue.extend((request,) * count)
+        repeated = (request,) * count
+        queue.extend(repeated)
         if nodes:
             self._noded[priority] = self._noded.get(priority, 0) + count
-            self._count_nodes(request, count)
+            by_node = self._node_requests
+            for node in dict.fromkeys(nodes):
+                named = by_node.get((priority, node))
+                if named is None:
+                    by_node[(priority, node)] = deque(repeated)
+                else:
+                    named.extend(repeated)
         asks, changed = self._asks, self._changed
         m, v, etype = capability.memory_mb, capability.vcores, execution_type._value_
         for name in request.names():
@@ -350,12 +358,6 @@ class ApplicationMaster(Actor):
                 entry[2] = capability
             changed.add(key)
 
-    def _count_nodes(self, request: ContainerRequest, delta: int) -> None:
-        counts, prio = self._node_requests, request.priority
-        for node in set(request.nodes):
-            key = (prio, node)
-            counts[key] = counts.get(key, 0) + delta
-
     def remove_container_request(self, request: ContainerRequest) -> None:
         """Withdraw one outstanding request (after it was satisfied, or when it is no longer wanted)."""
         queue = self._outstanding.get(request.priority)
@@ -365,8 +367,15 @@ class ApplicationMaster(Actor):
             except ValueError:
                 return
             if request.nodes:
-                self._noded[request.priority] -= 1
-                self._count_nodes(request, -1)
+                prio = request.priority
+                self._noded[prio] -= 1
+                by_node = self._node_requests
+                for node in dict.fromkeys(request.nodes):
+                    # Both deques drop the request's first occurrence: they keep the same relative order.
+                    named = by_node[(prio, node)]
+                    named.remove(request)
+                    if not named:
+                        del by_node[(prio, node)]
         cap = request.capability
         asks, changed = self._asks, self._changed
         prefix = request.priority
@@ -511,7 +520,15 @@ class ApplicationMaster(Actor):
             # is the first of the type, else the first (without scanning the queue for a node no request names).
             chosen = next((r for r in queue if r.execution_type is etype), queue[0])
         else:
-            chosen = self._pick(queue, host, etype) or self._pick(queue, host, None)
+            # _pick(queue, host, etype) returns the first request of the type naming the host when there is one:
+            # the first of the type among the host's requests, which are in the queue's order.
+            chosen = None
+            for r in self._node_requests.get((prio, host), ()):
+                if r.execution_type is etype:
+                    chosen = r
+                    break
+            if chosen is None:
+                chosen = self._pick(queue, host, etype) or self._pick(queue, host, None)
         self.remove_container_request(chosen)  # type: ignore[arg-type]
 
     @staticmethod

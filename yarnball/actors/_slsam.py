@@ -81,7 +81,8 @@ class _TraceAppMaster(ApplicationMaster):
         self.phase = -1
         self.pending: deque[_Task] = deque()
         self._hosted = 0  # pending tasks that name a host: without any, the first task of the priority is taken
-        self._host_tasks: dict[tuple[int, str], int] = {}  # pending tasks naming (priority, host), for _take_task
+        # Pending tasks naming (priority, host), in the order of ``pending``, for _take_task.
+        self._host_tasks: dict[tuple[int, str], deque[_Task]] = {}
         self.assigned: dict[ContainerId, _Task] = {}
         self.completed_tasks = 0
         self.failed_task_attempts = 0
@@ -133,7 +134,14 @@ class _TraceAppMaster(ApplicationMaster):
         self.pending.append(task)
         if any(spec.hosts):
             self._hosted += 1
-            self._count_hosts(spec, 1)
+            by_host, prio = self._host_tasks, spec.priority
+            for host in dict.fromkeys(spec.hosts):
+                if host:
+                    named = by_host.get((prio, host))
+                    if named is None:
+                        by_host[(prio, host)] = deque((task,))
+                    else:
+                        named.append(task)
         execution_type, local = self._execution_type(task)
         nodes = tuple(h for h in spec.hosts if h) if local else ()
         racks = (spec.rack,) if spec.rack and nodes else ()
@@ -166,33 +174,31 @@ class _TraceAppMaster(ApplicationMaster):
             self.start_container(container, context=context)
 
     def _take_task(self, container: Container) -> _Task | None:
+        """The first pending task of the container's priority naming its host, else the first of the priority."""
         host = container.node_id.host
         prio = container.priority.priority
         best = None
-        named = self._host_tasks.get((prio, host))  # without any, the first task of the priority is the answer
-        for task in self.pending:
-            if task.spec.priority != prio:
-                continue
-            if named and host in task.spec.hosts:
-                best = task
-                break
-            if best is None:
-                best = task
-                if not named:
-                    break  # no later task can name the host
+        named = self._host_tasks.get((prio, host))
+        if named:
+            best = named[0]  # the tasks naming the host are in the order of pending
+        else:
+            for task in self.pending:
+                if task.spec.priority == prio:
+                    best = task
+                    break
         if best is not None:
             self.pending.remove(best)
-            if any(best.spec.hosts):
+            spec = best.spec
+            if any(spec.hosts):
                 self._hosted -= 1
-                self._count_hosts(best.spec, -1)
+                by_host = self._host_tasks
+                for name in dict.fromkeys(spec.hosts):
+                    if name:
+                        tasks = by_host[(prio, name)]
+                        tasks.remove(best)
+                        if not tasks:
+                            del by_host[(prio, name)]
         return best
-
-    def _count_hosts(self, spec: TaskLike, delta: int) -> None:
-        counts = self._host_tasks
-        for host in set(spec.hosts):
-            if host:
-                key = (spec.priority, host)
-                counts[key] = counts.get(key, 0) + delta
 
     def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:
         for status in statuses:
