@@ -189,8 +189,9 @@ class ApplicationMaster(Actor):
         self._outstanding: dict[int, deque[ContainerRequest]] = {}
         # Outstanding requests that name nodes, by priority, and by (priority, node) (see _match): the requests
         # naming the node, in the order of ``_outstanding`` (a request repeated as often as it is outstanding).
+        # Lists, not deques: they are short (a deque allocates a 0.5 kB block each).
         self._noded: dict[int, int] = {}
-        self._node_requests: dict[tuple[int, str], deque[ContainerRequest]] = {}
+        self._node_requests: dict[tuple[int, str], list[ContainerRequest]] = {}
         self._release: list[ContainerId] = []
         self._updates: list[UpdateContainerRequest] = []
         self._response_id = 0
@@ -340,14 +341,15 @@ class ApplicationMaster(Actor):
             for node in dict.fromkeys(nodes):
                 named = by_node.get((priority, node))
                 if named is None:
-                    by_node[(priority, node)] = deque(repeated)
+                    by_node[(priority, node)] = list(repeated)
                 else:
                     named.extend(repeated)
         asks, changed = self._asks, self._changed
         m, v, etype = capability.memory_mb, capability.vcores, execution_type._value_
-        for name in request.names():
-            # AMRMClientImpl: relax_locality applies to the rack and ANY entries of a node-specific request.
-            relax = True if name in nodes else relax_locality or not nodes
+        # AMRMClientImpl: relax_locality applies to the rack and ANY entries of a node-specific request.
+        relax_others = relax_locality or not nodes
+        for name in (*nodes, *racks, ANY):  # request.names()
+            relax = True if name in nodes else relax_others
             key: AskKey = (priority, name, etype, m, v, request_id)
             entry = asks.get(key)
             if entry is None:
@@ -371,7 +373,7 @@ class ApplicationMaster(Actor):
                 self._noded[prio] -= 1
                 by_node = self._node_requests
                 for node in dict.fromkeys(request.nodes):
-                    # Both deques drop the request's first occurrence: they keep the same relative order.
+                    # Both drop the request's first occurrence: they keep the same relative order.
                     named = by_node[(prio, node)]
                     named.remove(request)
                     if not named:
@@ -380,13 +382,14 @@ class ApplicationMaster(Actor):
         asks, changed = self._asks, self._changed
         prefix = request.priority
         etype, m, v, rid = request.execution_type._value_, cap.memory_mb, cap.vcores, request.request_id
-        for name in request.names():
+        for name in (*request.nodes, *request.racks, ANY):  # request.names()
             key: AskKey = (prefix, name, etype, m, v, rid)
             entry = asks.get(key)
             if entry is None:
                 asks[key] = [0, True, cap]
             else:
-                entry[0] = max(0, entry[0] - 1)
+                left = entry[0]
+                entry[0] = left - 1 if left > 0 else 0  # max(0, left - 1) for the int counts, without the call
                 entry[2] = cap
             changed.add(key)
 

@@ -729,20 +729,25 @@ class ResourceManager(Actor):
             return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
         attempt.last_heartbeat = self.now
         ask, release = msg.ask, msg.release
-        if self.opportunistic is not None:
-            ask, release = self.opportunistic.before_allocate(msg)  # OPPORTUNISTIC asks never reach the scheduler
-        allocation = self._allocate(msg.application_attempt_id, ask, release, msg.resource_blacklist_request)
-        attempt.response_id = msg.response_id + 1
+        opportunistic = self.opportunistic
+        if opportunistic is not None:
+            ask, release = opportunistic.before_allocate(msg)  # OPPORTUNISTIC asks never reach the scheduler
+        attempt_id = msg.application_attempt_id
+        allocation = self._allocate(attempt_id, ask, release, msg.resource_blacklist_request)
+        attempt.response_id = response_id = msg.response_id + 1
         response = AllocateResponse(
-            response_id=attempt.response_id,
+            response_id=response_id,
             allocated_containers=allocation.containers,
             completed_container_statuses=allocation.completed,
             available_resources=allocation.headroom,
             num_cluster_nodes=len(self.nodes),
-            preemption_message=preemption_message(allocation, self.scheduler, msg.application_attempt_id),
+            # (None without marks: preemption_message is not called then)
+            preemption_message=(
+                preemption_message(allocation, self.scheduler, attempt_id) if allocation.preempt else None
+            ),
         )
-        if self.opportunistic is not None:
-            response = self.opportunistic.after_allocate(msg, response)
+        if opportunistic is not None:
+            response = opportunistic.after_allocate(msg, response)
         return response
 
     def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:

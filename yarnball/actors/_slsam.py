@@ -81,14 +81,16 @@ class _TraceAppMaster(ApplicationMaster):
         self.phase = -1
         self.pending: deque[_Task] = deque()
         self._hosted = 0  # pending tasks that name a host: without any, the first task of the priority is taken
-        # Pending tasks naming (priority, host), in the order of ``pending``, for _take_task.
-        self._host_tasks: dict[tuple[int, str], deque[_Task]] = {}
+        # Pending tasks naming (priority, host), in the order of ``pending``, for _take_task (short lists).
+        self._host_tasks: dict[tuple[int, str], list[_Task]] = {}
         self.assigned: dict[ContainerId, _Task] = {}
         self.completed_tasks = 0
         self.failed_task_attempts = 0
         self.preempted_task_attempts = 0
         self.total_tasks = sum(len(p) for p in self.phases)
         self._delayed = 0  # DAG: requests still waiting for their container.request.delay
+        self._env_left = -1  # the remaining-task count of _env, the launch environment last built
+        self._env: tuple[tuple[str, str], ...] = ()
 
     def _phases(self) -> list[list[_Task]]:
         return [[_Task(spec) for spec in self.tasks for _ in range(spec.count)]]
@@ -139,11 +141,13 @@ class _TraceAppMaster(ApplicationMaster):
                 if host:
                     named = by_host.get((prio, host))
                     if named is None:
-                        by_host[(prio, host)] = deque((task,))
+                        by_host[(prio, host)] = [task]
                     else:
                         named.append(task)
         execution_type, local = self._execution_type(task)
-        nodes = tuple(h for h in spec.hosts if h) if local else ()
+        hosts = spec.hosts
+        # the hosts without empty names (usually all are named: then the tuple itself)
+        nodes = (hosts if all(hosts) else tuple(filter(None, hosts))) if local else ()
         racks = (spec.rack,) if spec.rack and nodes else ()
         self.add_container_request(
             spec.resource,
@@ -167,10 +171,11 @@ class _TraceAppMaster(ApplicationMaster):
             task.attempts += 1
             self.assigned[container.id] = task
             # The remaining-task count lets an NM order its queue by "closest to completion" (a yarnball policy).
-            context = ContainerLaunchContext(
-                environment=((APP_REMAINING_TASKS_ENV, str(self.total_tasks - self.completed_tasks)),),
-                simulated_duration_ms=task.spec.duration_ms,
-            )
+            left = self.total_tasks - self.completed_tasks
+            if left != self._env_left:  # the same count for every container of a response: built once
+                self._env_left = left
+                self._env = ((APP_REMAINING_TASKS_ENV, str(left)),)
+            context = ContainerLaunchContext(environment=self._env, simulated_duration_ms=task.spec.duration_ms)
             self.start_container(container, context=context)
 
     def _take_task(self, container: Container) -> _Task | None:
