@@ -134,3 +134,21 @@ def test_take_task_takes_what_a_pending_scan_takes() -> None:
                 index.setdefault((t.spec.priority, h), []).append(t)
         assert {k: list(v) for k, v in am._host_tasks.items()} == index
     assert taken > 1000
+
+
+def test_launch_environment_follows_the_remaining_task_count() -> None:
+    """Each container's launch environment carries the remaining-task count at its start, also after completions."""
+    from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV
+
+    am = MRAppMaster(name="m", tasks=(spec(("node0",)), spec(()), spec(("node1",))))
+    am.add_container_request = lambda *a, **k: None  # type: ignore[method-assign]
+    started: list[tuple[str, int | None]] = []
+    am.start_container = lambda c, *, context: started.append(  # type: ignore[method-assign]
+        (dict(context.environment)[APP_REMAINING_TASKS_ENV], context.simulated_duration_ms)
+    )
+    for task in am.phases[0]:
+        am._request(task)
+    am.on_containers_allocated((container(1, "node1", 20), container(2, "node5", 20)))
+    am.completed_tasks = 2  # as two successful completions would leave it
+    am.on_containers_allocated((container(3, "node0", 20),))
+    assert started == [("3", 1000), ("3", 1000), ("1", 1000)]
