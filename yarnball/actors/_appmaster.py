@@ -396,8 +396,9 @@ class ApplicationMaster(Actor):
     def _ask_request(self, key: AskKey) -> ResourceRequest:
         """The ResourceRequest of one ask-table entry (built when it is sent: only changed entries are)."""
         count, relax, cap = self._asks[key]
+        priority = _PRIORITIES.get(key[0])
         return ResourceRequest(
-            priority=_priority(key[0]),
+            priority=priority if priority is not None else _priority(key[0]),
             capability=cap,
             resource_name=key[1],
             num_containers=count,
@@ -456,8 +457,13 @@ class ApplicationMaster(Actor):
             return
         if self.quiet_when_idle and not (self._changed or self._release or self._updates) and idle_allocate(self):
             return
-        asks = tuple(self._ask_request(k) for k in sorted(self._changed, key=_ask_sort_key))
-        self._changed = set()
+        changed = self._changed
+        if changed:
+            ask_request = self._ask_request
+            asks = tuple([ask_request(k) for k in sorted(changed, key=_ask_sort_key)])
+            self._changed = set()
+        else:
+            asks = ()
         release, self._release = tuple(self._release), []
         updates, self._updates = tuple(self._updates), []
         progress = 1.0 if self._unregistering else 0.0
