@@ -101,12 +101,12 @@ from yarnball.protocols._executor import ATTEMPT_ID_ENV
 __all__ = ["RMNode", "ResourceManager"]
 
 AM_PRIORITY = Priority(0)  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
-
-_RUNNING = ContainerState.RUNNING
-_COMPLETE = ContainerState.COMPLETE
 # Attempt states an allocate is served in (a constant: an Enum class attribute is a slow lookup, and this is read
 # on every allocate); none of them is a done state (RMAppAttempt.is_done).
 _ALLOCATE_STATES = (AttemptState.RUNNING, AttemptState.FINISHING)
+
+_RUNNING = ContainerState.RUNNING
+_COMPLETE = ContainerState.COMPLETE
 # Scheduler event class -> its SchedulerEventType name (the op-count key), looked up once per class: reading an
 # enum member's ``value`` costs a descriptor call on every heartbeat.
 _EVENT_NAMES: dict[type, str] = {}
