@@ -37,6 +37,7 @@ from yarnball.protocols import AllocateRequest, ResourceBlacklistRequest
 __all__ = ["idle_allocate"]
 
 _NO_BLACKLIST_CHANGE = ResourceBlacklistRequest()  # records are frozen: one shared empty change
+_LIVE = (AttemptState.RUNNING, AttemptState.FINISHING)  # a constant: Enum class attributes are slow lookups
 
 
 def idle_allocate(am: Any) -> bool:
@@ -85,8 +86,9 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
 def _noop(rm: Any, am: Any, attempt_id: Any, response_id: int) -> bool:
     if rm.opportunistic is not None:
         return False
-    attempt = rm._current_attempt(attempt_id)
-    if attempt is None or attempt.state not in (AttemptState.RUNNING, AttemptState.FINISHING):
+    # rm._current_attempt and the state check in one: a RUNNING/FINISHING attempt is never done.
+    attempt = rm.attempts.get(attempt_id)
+    if attempt is None or attempt.state not in _LIVE:
         return False
     headroom = rm.scheduler.idle_allocate(attempt_id)
     if headroom is None:

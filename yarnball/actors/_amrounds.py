@@ -86,8 +86,8 @@ def sleep_after_response(am: Any) -> None:
     clock = rm.heartbeats
     if clock is None or not clock.skip_am or rm._stopped or rm._busy or rm.opportunistic is not None:
         return
-    attempt = rm.attempts.get(attempt_id)
-    if attempt is None or attempt.is_done or attempt.state not in _LIVE or attempt.response_id != am._response_id:
+    attempt = rm.attempts.get(attempt_id)  # (a RUNNING/FINISHING attempt is never done: no is_done check)
+    if attempt is None or attempt.state not in _LIVE or attempt.response_id != am._response_id:
         return
     if scheduler_has_news(rm.scheduler, attempt_id):
         return

@@ -94,6 +94,9 @@ AskKey = tuple[int, str, str, int, int, int]
 _EXECUTION_TYPE_REQUESTS = {e.value: ExecutionTypeRequest(execution_type=e) for e in ExecutionType}
 _PRIORITIES: dict[int, Priority] = {}
 _NO_BLACKLIST_CHANGE = ResourceBlacklistRequest()
+# Enum members and values read per container: an Enum class attribute and ``.value`` are each a slow lookup (a
+# metaclass / descriptor path), a module constant and the member's ``_value_`` attribute are plain ones.
+_AM_SHUTDOWN = AMCommand.AM_SHUTDOWN
 
 
 def _priority(value: int) -> Priority:
@@ -184,9 +187,11 @@ class ApplicationMaster(Actor):
         self._asks: dict[AskKey, list[Any]] = {}
         self._changed: set[AskKey] = set()
         self._outstanding: dict[int, deque[ContainerRequest]] = {}
-        # Outstanding requests that name nodes, by priority, and by (priority, node) (see _match).
+        # Outstanding requests that name nodes, by priority, and by (priority, node) (see _match): the requests
+        # naming the node, in the order of ``_outstanding`` (a request repeated as often as it is outstanding).
+        # Lists, not deques: they are short (a deque allocates a 0.5 kB block each).
         self._noded: dict[int, int] = {}
-        self._node_requests: dict[tuple[int, str], int] = {}
+        self._node_requests: dict[tuple[int, str], list[ContainerRequest]] = {}
         self._release: list[ContainerId] = []
         self._updates: list[UpdateContainerRequest] = []
         self._response_id = 0
@@ -328,15 +333,23 @@ class ApplicationMaster(Actor):
         queue = self._outstanding.get(priority)
         if queue is None:
             queue = self._outstanding[priority] = deque()
-        queue.extend((request,) * count)
+        repeated = (request,) * count
+        queue.extend(repeated)
         if nodes:
             self._noded[priority] = self._noded.get(priority, 0) + count
-            self._count_nodes(request, count)
+            by_node = self._node_requests
+            for node in dict.fromkeys(nodes):
+                named = by_node.get((priority, node))
+                if named is None:
+                    by_node[(priority, node)] = list(repeated)
+                else:
+                    named.extend(repeated)
         asks, changed = self._asks, self._changed
-        m, v, etype = capability.memory_mb, capability.vcores, execution_type.value
-        for name in request.names():
-            # AMRMClientImpl: relax_locality applies to the rack and ANY entries of a node-specific request.
-            relax = True if name in nodes else relax_locality or not nodes
+        m, v, etype = capability.memory_mb, capability.vcores, execution_type._value_
+        # AMRMClientImpl: relax_locality applies to the rack and ANY entries of a node-specific request.
+        relax_others = relax_locality or not nodes
+        for name in (*nodes, *racks, ANY):  # request.names()
+            relax = True if name in nodes else relax_others
             key: AskKey = (priority, name, etype, m, v, request_id)
             entry = asks.get(key)
             if entry is None:
@@ -347,12 +360,6 @@ class ApplicationMaster(Actor):
                 entry[2] = capability
             changed.add(key)
 
-    def _count_nodes(self, request: ContainerRequest, delta: int) -> None:
-        counts, prio = self._node_requests, request.priority
-        for node in set(request.nodes):
-            key = (prio, node)
-            counts[key] = counts.get(key, 0) + delta
-
     def remove_container_request(self, request: ContainerRequest) -> None:
         """Withdraw one outstanding request (after it was satisfied, or when it is no longer wanted)."""
         queue = self._outstanding.get(request.priority)
@@ -362,27 +369,36 @@ class ApplicationMaster(Actor):
             except ValueError:
                 return
             if request.nodes:
-                self._noded[request.priority] -= 1
-                self._count_nodes(request, -1)
+                prio = request.priority
+                self._noded[prio] -= 1
+                by_node = self._node_requests
+                for node in dict.fromkeys(request.nodes):
+                    # Both drop the request's first occurrence: they keep the same relative order.
+                    named = by_node[(prio, node)]
+                    named.remove(request)
+                    if not named:
+                        del by_node[(prio, node)]
         cap = request.capability
         asks, changed = self._asks, self._changed
         prefix = request.priority
-        etype, m, v, rid = request.execution_type.value, cap.memory_mb, cap.vcores, request.request_id
-        for name in request.names():
+        etype, m, v, rid = request.execution_type._value_, cap.memory_mb, cap.vcores, request.request_id
+        for name in (*request.nodes, *request.racks, ANY):  # request.names()
             key: AskKey = (prefix, name, etype, m, v, rid)
             entry = asks.get(key)
             if entry is None:
                 asks[key] = [0, True, cap]
             else:
-                entry[0] = max(0, entry[0] - 1)
+                left = entry[0]
+                entry[0] = left - 1 if left > 0 else 0  # max(0, left - 1) for the int counts, without the call
                 entry[2] = cap
             changed.add(key)
 
     def _ask_request(self, key: AskKey) -> ResourceRequest:
         """The ResourceRequest of one ask-table entry (built when it is sent: only changed entries are)."""
         count, relax, cap = self._asks[key]
+        priority = _PRIORITIES.get(key[0])
         return ResourceRequest(
-            priority=_priority(key[0]),
+            priority=priority if priority is not None else _priority(key[0]),
             capability=cap,
             resource_name=key[1],
             num_containers=count,
@@ -441,8 +457,13 @@ class ApplicationMaster(Actor):
             return
         if self.quiet_when_idle and not (self._changed or self._release or self._updates) and idle_allocate(self):
             return
-        asks = tuple(self._ask_request(k) for k in sorted(self._changed, key=_ask_sort_key))
-        self._changed = set()
+        changed = self._changed
+        if changed:
+            ask_request = self._ask_request
+            asks = tuple([ask_request(k) for k in sorted(changed, key=_ask_sort_key)])
+            self._changed = set()
+        else:
+            asks = ()
         release, self._release = tuple(self._release), []
         updates, self._updates = tuple(self._updates), []
         progress = 1.0 if self._unregistering else 0.0
@@ -463,7 +484,7 @@ class ApplicationMaster(Actor):
 
     @handler
     def on_allocate_response(self, msg: AllocateResponse) -> None:
-        if msg.am_command is AMCommand.AM_SHUTDOWN:
+        if msg.am_command is _AM_SHUTDOWN:
             if self._heartbeat is not None:
                 self._heartbeat.cancel()
                 self._heartbeat = None
@@ -508,7 +529,15 @@ class ApplicationMaster(Actor):
             # is the first of the type, else the first (without scanning the queue for a node no request names).
             chosen = next((r for r in queue if r.execution_type is etype), queue[0])
         else:
-            chosen = self._pick(queue, host, etype) or self._pick(queue, host, None)
+            # _pick(queue, host, etype) returns the first request of the type naming the host when there is one:
+            # the first of the type among the host's requests, which are in the queue's order.
+            chosen = None
+            for r in self._node_requests.get((prio, host), ()):
+                if r.execution_type is etype:
+                    chosen = r
+                    break
+            if chosen is None:
+                chosen = self._pick(queue, host, etype) or self._pick(queue, host, None)
         self.remove_container_request(chosen)  # type: ignore[arg-type]
 
     @staticmethod

@@ -101,6 +101,9 @@ from yarnball.protocols._executor import ATTEMPT_ID_ENV
 __all__ = ["RMNode", "ResourceManager"]
 
 AM_PRIORITY = Priority(0)  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
+# Attempt states an allocate is served in (a constant: an Enum class attribute is a slow lookup, and this is read
+# on every allocate); none of them is a done state (RMAppAttempt.is_done).
+_ALLOCATE_STATES = (AttemptState.RUNNING, AttemptState.FINISHING)
 
 _RUNNING = ContainerState.RUNNING
 _COMPLETE = ContainerState.COMPLETE
@@ -766,26 +769,31 @@ class ResourceManager(Actor):
         self.reply(self._serve_allocate(msg))
 
     def _serve_allocate(self, msg: AllocateRequest) -> AllocateResponse:
-        attempt = self._current_attempt(msg.application_attempt_id)
-        if attempt is None or attempt.state not in (AttemptState.RUNNING, AttemptState.FINISHING):
+        attempt = self.attempts.get(msg.application_attempt_id)  # _current_attempt: a done attempt's state is not
+        if attempt is None or attempt.state not in _ALLOCATE_STATES:  # one of these
             # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
             return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
         attempt.last_heartbeat = self.now
         ask, release = msg.ask, msg.release
-        if self.opportunistic is not None:
-            ask, release = self.opportunistic.before_allocate(msg)  # OPPORTUNISTIC asks never reach the scheduler
-        allocation = self._allocate(msg.application_attempt_id, ask, release, msg.resource_blacklist_request)
-        attempt.response_id = msg.response_id + 1
+        opportunistic = self.opportunistic
+        if opportunistic is not None:
+            ask, release = opportunistic.before_allocate(msg)  # OPPORTUNISTIC asks never reach the scheduler
+        attempt_id = msg.application_attempt_id
+        allocation = self._allocate(attempt_id, ask, release, msg.resource_blacklist_request)
+        attempt.response_id = response_id = msg.response_id + 1
         response = AllocateResponse(
-            response_id=attempt.response_id,
+            response_id=response_id,
             allocated_containers=allocation.containers,
             completed_container_statuses=allocation.completed,
             available_resources=allocation.headroom,
             num_cluster_nodes=len(self.nodes),
-            preemption_message=preemption_message(allocation, self.scheduler, msg.application_attempt_id),
+            # (None without marks: preemption_message is not called then)
+            preemption_message=(
+                preemption_message(allocation, self.scheduler, attempt_id) if allocation.preempt else None
+            ),
         )
-        if self.opportunistic is not None:
-            response = self.opportunistic.after_allocate(msg, response)
+        if opportunistic is not None:
+            response = opportunistic.after_allocate(msg, response)
         return response
 
     def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:

@@ -31,6 +31,10 @@ from yarnball.protocols._containermanagement import ContainerLaunchContext
 
 __all__ = ["SLS_AM_TYPES", "DAGAppMaster", "MRAppMaster", "StreamAppMaster", "TaskLike"]
 
+# Read per completed container: module constants (an Enum class attribute is a slow lookup).
+_SUCCESS = ContainerExitStatus.SUCCESS
+_PREEMPTED = ContainerExitStatus.PREEMPTED
+
 
 class TaskLike(Protocol):
     """What an SLS AM needs of a task group (``yarnball.launcher.workloads.TaskSpec`` satisfies it)."""
@@ -77,13 +81,16 @@ class _TraceAppMaster(ApplicationMaster):
         self.phase = -1
         self.pending: deque[_Task] = deque()
         self._hosted = 0  # pending tasks that name a host: without any, the first task of the priority is taken
-        self._host_tasks: dict[tuple[int, str], int] = {}  # pending tasks naming (priority, host), for _take_task
+        # Pending tasks naming (priority, host), in the order of ``pending``, for _take_task (short lists).
+        self._host_tasks: dict[tuple[int, str], list[_Task]] = {}
         self.assigned: dict[ContainerId, _Task] = {}
         self.completed_tasks = 0
         self.failed_task_attempts = 0
         self.preempted_task_attempts = 0
         self.total_tasks = sum(len(p) for p in self.phases)
         self._delayed = 0  # DAG: requests still waiting for their container.request.delay
+        self._env_left = -1  # the remaining-task count of _env, the launch environment last built
+        self._env: tuple[tuple[str, str], ...] = ()
 
     def _phases(self) -> list[list[_Task]]:
         return [[_Task(spec) for spec in self.tasks for _ in range(spec.count)]]
@@ -129,9 +136,18 @@ class _TraceAppMaster(ApplicationMaster):
         self.pending.append(task)
         if any(spec.hosts):
             self._hosted += 1
-            self._count_hosts(spec, 1)
+            by_host, prio = self._host_tasks, spec.priority
+            for host in dict.fromkeys(spec.hosts):
+                if host:
+                    named = by_host.get((prio, host))
+                    if named is None:
+                        by_host[(prio, host)] = [task]
+                    else:
+                        named.append(task)
         execution_type, local = self._execution_type(task)
-        nodes = tuple(h for h in spec.hosts if h) if local else ()
+        hosts = spec.hosts
+        # the hosts without empty names (usually all are named: then the tuple itself)
+        nodes = (hosts if all(hosts) else tuple(filter(None, hosts))) if local else ()
         racks = (spec.rack,) if spec.rack and nodes else ()
         self.add_container_request(
             spec.resource,
@@ -155,49 +171,48 @@ class _TraceAppMaster(ApplicationMaster):
             task.attempts += 1
             self.assigned[container.id] = task
             # The remaining-task count lets an NM order its queue by "closest to completion" (a yarnball policy).
-            context = ContainerLaunchContext(
-                environment=((APP_REMAINING_TASKS_ENV, str(self.total_tasks - self.completed_tasks)),),
-                simulated_duration_ms=task.spec.duration_ms,
-            )
+            left = self.total_tasks - self.completed_tasks
+            if left != self._env_left:  # the same count for every container of a response: built once
+                self._env_left = left
+                self._env = ((APP_REMAINING_TASKS_ENV, str(left)),)
+            context = ContainerLaunchContext(environment=self._env, simulated_duration_ms=task.spec.duration_ms)
             self.start_container(container, context=context)
 
     def _take_task(self, container: Container) -> _Task | None:
+        """The first pending task of the container's priority naming its host, else the first of the priority."""
         host = container.node_id.host
         prio = container.priority.priority
         best = None
-        named = self._host_tasks.get((prio, host))  # without any, the first task of the priority is the answer
-        for task in self.pending:
-            if task.spec.priority != prio:
-                continue
-            if named and host in task.spec.hosts:
-                best = task
-                break
-            if best is None:
-                best = task
-                if not named:
-                    break  # no later task can name the host
+        named = self._host_tasks.get((prio, host))
+        if named:
+            best = named[0]  # the tasks naming the host are in the order of pending
+        else:
+            for task in self.pending:
+                if task.spec.priority == prio:
+                    best = task
+                    break
         if best is not None:
             self.pending.remove(best)
-            if any(best.spec.hosts):
+            spec = best.spec
+            if any(spec.hosts):
                 self._hosted -= 1
-                self._count_hosts(best.spec, -1)
+                by_host = self._host_tasks
+                for name in dict.fromkeys(spec.hosts):
+                    if name:
+                        tasks = by_host[(prio, name)]
+                        tasks.remove(best)
+                        if not tasks:
+                            del by_host[(prio, name)]
         return best
-
-    def _count_hosts(self, spec: TaskLike, delta: int) -> None:
-        counts = self._host_tasks
-        for host in set(spec.hosts):
-            if host:
-                key = (spec.priority, host)
-                counts[key] = counts.get(key, 0) + delta
 
     def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:
         for status in statuses:
             task = self.assigned.pop(status.container_id, None)
             if task is None:
                 continue
-            if status.exit_status == ContainerExitStatus.SUCCESS:
+            if status.exit_status == _SUCCESS:
                 self.completed_tasks += 1
-            elif status.exit_status == ContainerExitStatus.PREEMPTED:
+            elif status.exit_status == _PREEMPTED:
                 self.preempted_task_attempts += 1  # MAPREDUCE-5900: a preempted task is not a failed attempt
             else:
                 self.failed_task_attempts += 1
