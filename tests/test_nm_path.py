@@ -281,3 +281,27 @@ def test_inline_hook_is_called_as_a_bound_method() -> None:
 
     clock.inline = fn
     assert clock._inline_call is fn
+
+
+def test_completed_containers_leave_no_cyclic_garbage() -> None:
+    """A completed container's entry and its timer are freed by refcounting: the cyclic GC finds none of them."""
+    import gc
+
+    from yarnball.actors._nodemanager import _Container
+
+    workload = _busy()
+    cluster = Cluster(Configuration(QUEUES), workload.nodes, seed=4)
+    cluster.submit_workload(workload)
+    gc.collect()
+    gc.disable()
+    try:
+        cluster.run(until_ms=600_000)
+        assert cluster.rm.counters["containers_completed"] > 50
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        leaked = [o for o in gc.garbage if type(o) is _Container]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert leaked == []
