@@ -1,5 +1,5 @@
-"""Shared by the heartbeat-skipping equality tests (no tests here): run an SLS sample through the CLI with a
-skipping key on and off and check that every output file is byte-identical."""
+"""Shared by the heartbeat-skipping and other shortcut equality tests (no tests here): run an SLS sample through
+the CLI with a skipping key on and off and check that every output file is byte-identical; the two-queue setup."""
 
 from __future__ import annotations
 
@@ -8,6 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from yarnball.launcher.cli import main
+
+#: Two queues (a 60%, elastic to 100%; b 40%, to 70%): the busy two-queue workloads of the shortcut equality tests.
+TWO_QUEUES = {
+    "yarn.scheduler.capacity.root.queues": "a,b",
+    "yarn.scheduler.capacity.root.a.capacity": "60",
+    "yarn.scheduler.capacity.root.b.capacity": "40",
+    "yarn.scheduler.capacity.root.a.maximum-capacity": "100",
+    "yarn.scheduler.capacity.root.b.maximum-capacity": "70",
+}
 
 #: Outputs that legitimately differ: the scheduler's operation counts and costs (and summary.json, compared below
 #: without them and without the wall-clock figures).

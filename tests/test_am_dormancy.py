@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skipping_helpers import sls_outputs_equal_both_ways
+from skipping_helpers import TWO_QUEUES, sls_outputs_equal_both_ways
 
 from yarnball import ApplicationMaster
 from yarnball.actors import handler
@@ -20,13 +20,7 @@ from yarnball.protocols import Configuration, KillApplicationRequest, Resource, 
 from yarnball.testing import captured_events
 
 DORMANT = keys.SIMULATION_DORMANT_IDLE_AMS
-QUEUES = {
-    "yarn.scheduler.capacity.root.queues": "a,b",
-    "yarn.scheduler.capacity.root.a.capacity": "60",
-    "yarn.scheduler.capacity.root.b.capacity": "40",
-    "yarn.scheduler.capacity.root.a.maximum-capacity": "100",
-    "yarn.scheduler.capacity.root.b.maximum-capacity": "70",
-}
+QUEUES = TWO_QUEUES
 PREEMPTION = {
     **QUEUES,
     "yarn.resourcemanager.scheduler.monitor.enable": "true",

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skipping_helpers import sls_outputs_equal_both_ways
+from skipping_helpers import TWO_QUEUES, sls_outputs_equal_both_ways
 
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.errors import ConfigurationError
@@ -69,13 +69,7 @@ def _busy() -> Workload:
     return synthetic_workload(60, 40, seed=5, queues=("a", "b"), maps=(1, 30), reduces=(0, 6), load=1.5)
 
 
-QUEUES = {
-    "yarn.scheduler.capacity.root.queues": "a,b",
-    "yarn.scheduler.capacity.root.a.capacity": "60",
-    "yarn.scheduler.capacity.root.b.capacity": "40",
-    "yarn.scheduler.capacity.root.a.maximum-capacity": "100",
-    "yarn.scheduler.capacity.root.b.maximum-capacity": "70",
-}
+QUEUES = TWO_QUEUES
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from skipping_helpers import TWO_QUEUES
 
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import synthetic_workload
@@ -17,13 +18,7 @@ def _busy() -> Workload:
     return synthetic_workload(40, 30, seed=7, queues=("a", "b"), maps=(1, 25), reduces=(0, 5), load=1.5)
 
 
-QUEUES = {
-    "yarn.scheduler.capacity.root.queues": "a,b",
-    "yarn.scheduler.capacity.root.a.capacity": "60",
-    "yarn.scheduler.capacity.root.b.capacity": "40",
-    "yarn.scheduler.capacity.root.a.maximum-capacity": "100",
-    "yarn.scheduler.capacity.root.b.maximum-capacity": "70",
-}
+QUEUES = TWO_QUEUES
 
 
 def _position(kernel: Any) -> tuple[Any, ...]:

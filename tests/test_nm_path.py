@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from skipping_helpers import TWO_QUEUES
+
 from yarnball.actors import Actor, Kernel
 from yarnball.actors._containerscheduler import ContainerScheduler
 from yarnball.actors._heartbeats import HeartbeatClock
@@ -40,13 +42,7 @@ def _busy() -> Workload:
     return synthetic_workload(40, 30, seed=7, queues=("a", "b"), maps=(1, 25), reduces=(0, 5), load=1.5)
 
 
-QUEUES = {
-    "yarn.scheduler.capacity.root.queues": "a,b",
-    "yarn.scheduler.capacity.root.a.capacity": "60",
-    "yarn.scheduler.capacity.root.b.capacity": "40",
-    "yarn.scheduler.capacity.root.a.maximum-capacity": "100",
-    "yarn.scheduler.capacity.root.b.maximum-capacity": "70",
-}
+QUEUES = TWO_QUEUES
 
 
 def _run(settle: bool, props: dict[str, object] | None = None) -> dict[str, Any]:
