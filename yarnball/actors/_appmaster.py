@@ -348,7 +348,7 @@ class ApplicationMaster(Actor):
         m, v, etype = capability.memory_mb, capability.vcores, execution_type._value_
         # AMRMClientImpl: relax_locality applies to the rack and ANY entries of a node-specific request.
         relax_others = relax_locality or not nodes
-        for name in (*nodes, *racks, ANY):  # request.names()
+        for name in request.names():
             relax = True if name in nodes else relax_others
             key: AskKey = (priority, name, etype, m, v, request_id)
             entry = asks.get(key)
@@ -382,7 +382,7 @@ class ApplicationMaster(Actor):
         asks, changed = self._asks, self._changed
         prefix = request.priority
         etype, m, v, rid = request.execution_type._value_, cap.memory_mb, cap.vcores, request.request_id
-        for name in (*request.nodes, *request.racks, ANY):  # request.names()
+        for name in request.names():
             key: AskKey = (prefix, name, etype, m, v, rid)
             entry = asks.get(key)
             if entry is None:

@@ -26,7 +26,7 @@ from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
-from yarnball.actors._quietreplies import deliver_heartbeat_response, deliver_plain_heartbeat_response
+from yarnball.actors._quietreplies import deliver_heartbeat_response
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import (
@@ -360,10 +360,7 @@ class ResourceManager(Actor):
         self._settled = False
         response = self._node_heartbeat(node_id, statuses, status)
         if sender is not None:
-            if type(response) is int:
-                deliver_plain_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
-            else:
-                deliver_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
+            deliver_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
         if self.heartbeats is not None and not self._settled:
             self.heartbeats.processed(node_id)
 
@@ -371,10 +368,7 @@ class ResourceManager(Actor):
         """An empty heartbeat the NM did not send (it had nothing to report) processed at its phase point: the
         same handling as a real one, the response delivered to the NM as usual (see actors/_heartbeats.py)."""
         response = self._node_heartbeat(node_id, ())
-        if type(response) is int:
-            deliver_plain_heartbeat_response(self, nm, response, NodeManager.on_heartbeat_response)
-        else:
-            deliver_heartbeat_response(self, nm, response, NodeManager.on_heartbeat_response)
+        deliver_heartbeat_response(self, nm, response, NodeManager.on_heartbeat_response)
         self.heartbeats.processed(node_id)  # type: ignore[union-attr]
 
     def _node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any = None) -> NodeHeartbeatResponse | int:
