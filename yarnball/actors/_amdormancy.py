@@ -40,10 +40,11 @@ heartbeat times are not integral milliseconds (their phase points are then compu
 from __future__ import annotations
 
 from collections.abc import Callable
+from heapq import heappush
 from typing import Any
 
 from yarnball.actors._amrounds import run_next
-from yarnball.actors._kernel import NORMAL, TimerHandle
+from yarnball.actors._kernel import NORMAL, Kernel, TimerHandle
 
 __all__ = ["DormantAMs", "HeartbeatTimer", "Sleeper"]
 
@@ -53,6 +54,10 @@ class HeartbeatTimer(TimerHandle):
     exact key (a dormant AM's timer)."""
 
     __slots__ = ("actor", "due", "firing", "held", "interval", "item", "live", "seq")
+
+    #: ``ApplicationMaster._deliver`` (set by actors/_appmaster.py): a firing of an AM with this very ``_deliver``
+    #: runs its tick without the mailbox round (see :meth:`_fire`).
+    plain_deliver: Any = None
 
     def __init__(self, actor: Any, interval: float, what: Callable[[], Any]) -> None:
         super().__init__()
@@ -91,14 +96,45 @@ class HeartbeatTimer(TimerHandle):
             return
         self.firing = True
         try:
-            actor._deliver((self.item, actor.ref))
+            if (
+                type(actor)._deliver is not HeartbeatTimer.plain_deliver
+                or actor._busy
+                or actor._sleeper is not None
+                or "_deliver" in actor.__dict__
+            ):
+                actor._deliver((self.item, actor.ref))
+            else:
+                # ApplicationMaster._deliver of the tick for a free, awake AM: Actor._deliver's _Tick case inlined
+                # (the AllocateResponse check after it does not apply to a tick).
+                ref = actor.ref
+                actor._sender = ref
+                try:
+                    result = self.item.fn()
+                except Exception as exc:
+                    actor._failed(exc, self.item, ref)
+                else:
+                    if result is not None:
+                        actor._handled(result, self.item, ref)
         finally:
             self.firing = False
-        self._queue(actor.kernel.now + self.interval)
+        kernel = actor.kernel
+        if type(kernel) is Kernel and "push" not in kernel.__dict__:
+            # _queue(now + interval) inlined: Kernel.next_key, rearm and Kernel.push (t >= now: no check needed)
+            t = kernel.now + self.interval
+            origin = kernel.current
+            seqs = kernel._seqs
+            seq = seqs.get(origin, 0)
+            seqs[origin] = seq + 1
+            self.due, self.seq, self.live = t, seq, True
+            heappush(kernel._queue, (t, NORMAL, origin, seq, self._fire, seq, origin))
+            if kernel._wakeup is not None:
+                kernel._wakeup.set()
+        else:
+            self._queue(kernel.now + self.interval)
         held = self.held
         if held is not None:
             self.held = None
-            run_next(actor.kernel, held)
+            run_next(kernel, held)
 
 
 class Sleeper:

@@ -140,7 +140,7 @@ def deliver_allocate(arg: tuple[Any, Any, Any]) -> None:
         or rm._busy
         or "_deliver" in rm.__dict__
         or type(rm)._deliver is not Actor._deliver
-        or rm._handlers.get(AllocateRequest) is not _on_allocate()
+        or rm._handlers.get(AllocateRequest) is not (_ON_ALLOCATE[0] if _ON_ALLOCATE else _on_allocate())
         or type(sender) is not ActorRef
     ):
         rm._deliver((request, sender))
@@ -157,7 +157,11 @@ def deliver_allocate(arg: tuple[Any, Any, Any]) -> None:
     if target is None or kernel._latency:
         sender.tell(response, rm.ref)
         return
-    origin, seq = kernel.next_key()  # ActorRef.tell's key
+    # ActorRef.tell's key (Kernel.next_key inlined)
+    origin = kernel.current
+    seqs = kernel._seqs
+    seq = seqs.get(origin, 0)
+    seqs[origin] = seq + 1
     run_next(
         kernel,
         (

@@ -186,6 +186,7 @@ class ApplicationMaster(Actor):
         # AMRMClientImpl's remoteRequestsTable as plain data: key -> [count, relax_locality, capability].
         self._asks: dict[AskKey, list[Any]] = {}
         self._changed: set[AskKey] = set()
+        self._sort_keys = _SortKeys()  # each ask key's _ask_sort_key, computed once (keys are sorted every send)
         self._outstanding: dict[int, deque[ContainerRequest]] = {}
         # Outstanding requests that name nodes, by priority, and by (priority, node) (see _match): the requests
         # naming the node, in the order of ``_outstanding`` (a request repeated as often as it is outstanding).
@@ -344,7 +345,7 @@ class ApplicationMaster(Actor):
                     by_node[(priority, node)] = list(repeated)
                 else:
                     named.extend(repeated)
-        asks, changed = self._asks, self._changed
+        asks, changed, sort_keys = self._asks, self._changed, self._sort_keys
         m, v, etype = capability.memory_mb, capability.vcores, execution_type._value_
         # AMRMClientImpl: relax_locality applies to the rack and ANY entries of a node-specific request.
         relax_others = relax_locality or not nodes
@@ -354,6 +355,8 @@ class ApplicationMaster(Actor):
             entry = asks.get(key)
             if entry is None:
                 asks[key] = [count, relax, capability]
+                # _ask_sort_key(key), stored with the new key (sent keys are sorted by it)
+                sort_keys[key] = (priority, request_id, name != ANY, name, etype, m, v)
             else:
                 entry[0] += count
                 entry[1] = relax
@@ -459,8 +462,23 @@ class ApplicationMaster(Actor):
             return
         changed = self._changed
         if changed:
-            ask_request = self._ask_request
-            asks = tuple([ask_request(k) for k in sorted(changed, key=_ask_sort_key)])
+            # _ask_request for each changed key, in _ask_sort_key's order (its keys cached: the same values)
+            table, priorities, out = self._asks, _PRIORITIES, []
+            for key in sorted(changed, key=self._sort_keys.__getitem__):
+                count, relax, cap = table[key]
+                priority = priorities.get(key[0])
+                out.append(
+                    ResourceRequest(
+                        priority=priority if priority is not None else _priority(key[0]),
+                        capability=cap,
+                        resource_name=key[1],
+                        num_containers=count,
+                        relax_locality=relax,
+                        execution_type_request=_EXECUTION_TYPE_REQUESTS[key[2]],
+                        allocation_request_id=key[5],
+                    )
+                )
+            asks = tuple(out)
             self._changed = set()
         else:
             asks = ()
@@ -621,8 +639,19 @@ class ApplicationMaster(Actor):
 
 
 _BASE_ALLOCATE = ApplicationMaster._allocate
+HeartbeatTimer.plain_deliver = ApplicationMaster._deliver
 
 
 def _ask_sort_key(key: AskKey) -> tuple[Any, ...]:
     priority, name, etype, mem, vcores, rid = key
     return (priority, rid, name != ANY, name, etype, mem, vcores)
+
+
+class _SortKeys(dict):  # type: ignore[type-arg]
+    """AskKey -> its :func:`_ask_sort_key`, computed on first use (a hit is a C dict lookup, not a Python call)."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: AskKey) -> tuple[Any, ...]:
+        value = self[key] = _ask_sort_key(key)
+        return value
