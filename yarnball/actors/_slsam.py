@@ -97,8 +97,12 @@ class _TraceAppMaster(ApplicationMaster):
 
     def on_registered(self, response: RegisterApplicationMasterResponse) -> None:
         maximum = response.maximum_resource_capability
+        fitting: set[Resource] = set()  # sizes already checked (traces repeat a few sizes over many task specs)
         for spec in self.tasks:
-            if not spec.resource.fits_in(maximum):
+            resource = spec.resource
+            if resource in fitting:
+                continue
+            if not resource.fits_in(maximum):
                 # MRAppMaster refuses such a job up front ("... capability required is more than the supported max
                 # container capability in the cluster. Killing the Job.").
                 self.finish(
@@ -108,6 +112,7 @@ class _TraceAppMaster(ApplicationMaster):
                     f"maxContainerCapability:{maximum}",
                 )
                 return
+            fitting.add(resource)
         self.phase = -1
         self.pending.clear()
         self._hosted = 0

@@ -1,0 +1,178 @@
+"""Cheaper AM heartbeat rounds: a firing's tick and re-queueing without the mailbox round (HeartbeatTimer._fire),
+the RM's pull-only allocate without its pending/notification bookkeeping (ResourceManager._allocate) and the ask
+table's stored sort keys give the results of the longer paths, event for event."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+from test_am_dormancy import QUEUES, _Recorder, _snapshot
+
+from yarnball.actors import _resourcemanager
+from yarnball.actors._amdormancy import HeartbeatTimer
+from yarnball.actors._appmaster import ApplicationMaster, _ask_sort_key
+from yarnball.launcher import Cluster
+from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
+from yarnball.launcher.workloads._model import Workload
+from yarnball.protocols import AllocateRequest, Configuration, Resource
+from yarnball.testing import captured_events
+
+
+def _run(workload: Workload, fast: bool, monkeypatch: pytest.MonkeyPatch, props: dict | None = None) -> dict:
+    cluster = Cluster(Configuration(dict(props or {})), workload.nodes, seed=3)
+    with monkeypatch.context() as m:
+        if not fast:
+            m.setattr(HeartbeatTimer, "plain_deliver", None)  # every firing through ApplicationMaster._deliver
+            m.setattr(_resourcemanager, "_CS_ALLOCATE", None)  # every allocate through the general bookkeeping
+            cluster.kernel.push = cluster.kernel.push  # type: ignore[method-assign]  # HeartbeatTimer._queue
+        rec = _Recorder(cluster)
+        cluster.submit_workload(workload)
+        with captured_events() as events:
+            cluster.run(until_ms=3_600_000)
+    return {
+        **_snapshot(cluster),
+        "events": events,
+        "trace": rec.trace,
+        "served": rec.served,
+        "seqs": dict(cluster.kernel._seqs),
+        "op_counts": dict(cluster.rm.op_counts),
+    }
+
+
+def test_busy_trace_is_identical_with_the_short_paths_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Busy two-queue trace: every event key, served allocate, sequence, op count and log line match."""
+    workload = synthetic_workload(60, 40, seed=5, queues=("a", "b"), maps=(1, 30), reduces=(0, 6), load=1.5)
+    on, off = _run(workload, True, monkeypatch, QUEUES), _run(workload, False, monkeypatch, QUEUES)
+    assert len(off["served"]) > 300 and off["skipped"] > 0
+    for key in on:
+        assert on[key] == off[key], key
+
+
+class _FailingAM(ApplicationMaster):
+    """Asks for a few containers; its third and fifth firings raise before sending anything."""
+
+    quiet_when_idle = True
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.firings = 0
+
+    def on_registered(self, response: Any) -> None:
+        self.add_container_request(Resource(1024, 1), priority=1, count=3)
+
+    def _allocate(self) -> None:
+        self.firings += 1
+        if self.firings in (3, 5):
+            raise RuntimeError(f"firing {self.firings} failed")
+        super()._allocate()
+
+    def on_containers_allocated(self, containers: Any) -> None:
+        for c in containers:
+            self.start_container(c, duration_ms=5_000)
+
+    def on_containers_completed(self, statuses: Any) -> None:
+        if self.completed_count(statuses) >= 3:
+            self.finish()
+
+    def completed_count(self, statuses: Any) -> int:
+        self.done = getattr(self, "done", 0) + len(statuses)
+        return self.done
+
+
+def _failing_run(fast: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
+    b = WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4)
+    cluster = Cluster(Configuration({}), b.build().nodes, seed=1)
+    with monkeypatch.context() as m:
+        if not fast:
+            m.setattr(HeartbeatTimer, "plain_deliver", None)
+        am = cluster.submit(_FailingAM(name="failing"))
+        with captured_events() as events:
+            cluster.run(until_ms=120_000)
+    # (the failing tick's repr carries its address: the type is compared instead)
+    lines = [{k: v for k, v in e.items() if k != "message"} for e in events]
+    return am.firings, am.finished, lines, dict(cluster.kernel._seqs), cluster.kernel.handler_failures
+
+
+def test_a_failing_tick_is_handled_as_through_the_mailbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A firing whose tick raises is logged by the AM's supervision and the timer goes on, as without the short
+    path: same firings, log lines and sequences."""
+    on, off = _failing_run(True, monkeypatch), _failing_run(False, monkeypatch)
+    assert on[0] > 5 and on[1] and on[4] == 2
+    assert any("firing 3 failed" in str(e) for e in on[2])
+    assert on == off
+
+
+def test_pull_only_allocate_through_a_replaced_scheduler_allocate_keeps_its_bookkeeping() -> None:
+    """A scheduler whose ``allocate`` is replaced on the instance gets the RM's full bookkeeping even for pulls:
+    the errors it returns are counted."""
+    b = WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4)
+    b.job("j0", submit_ms=0, tasks=[task_spec(4, 20_000)])
+    workload = b.build()
+    cluster = Cluster(Configuration({}), workload.nodes, seed=1)
+    scheduler = cluster.rm.scheduler
+    allocate, pulls = scheduler.allocate, []
+
+    def erring(attempt_id: Any, ask: Any, release: Any, *blacklist: Any) -> Any:
+        allocation = allocate(attempt_id, ask, release, *blacklist)
+        if not (ask or release):
+            pulls.append(attempt_id)
+            return msgspec.structs.replace(allocation, errors=("pull flagged",))
+        return allocation
+
+    scheduler.allocate = erring  # type: ignore[method-assign]
+    cluster.submit_workload(workload)
+    cluster.run(until_ms=600_000)
+    assert pulls
+    assert cluster.rm.counters["invalid_resource_requests"] == len(pulls)
+
+
+class _Asker(ApplicationMaster):
+    """Asks at two priorities and request ids, on hosts whose names sort before and after ``*``; withdraws one."""
+
+    def on_registered(self, response: Any) -> None:
+        cap = Resource(512, 1)
+        self.add_container_request(cap, priority=5, nodes=("node1", "#node0"), racks=("/r",), request_id=2)
+        self.add_container_request(cap, priority=5, nodes=("!n",), request_id=1)
+        self.add_container_request(Resource(1024, 1), priority=1, nodes=("node0",), racks=("/default-rack",))
+        self.add_container_request(cap, priority=3)
+        self.remove_container_request(next(iter(self._outstanding[3])))
+        # a withdrawal of a request never asked for: an ask-table entry created by remove_container_request
+        from yarnball.actors._appmaster import ContainerRequest
+
+        self.remove_container_request(ContainerRequest(cap, 7, nodes=("node1",)))
+
+
+def test_sent_asks_are_in_sort_key_order() -> None:
+    """The asks of a heartbeat go out in ``_ask_sort_key`` order (priority, request id, ANY first, name, ...),
+    whether the entry was made by adding or by withdrawing a request."""
+    b = WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4)
+    cluster = Cluster(Configuration({}), b.build().nodes, seed=1)
+    rm = cluster.rm
+    serve, sent = rm._serve_allocate, []
+
+    def served(msg: AllocateRequest) -> Any:
+        if msg.ask:
+            sent.append(msg.ask)
+        return serve(msg)
+
+    rm._serve_allocate = served  # type: ignore[method-assign]
+    cluster.submit(_Asker(name="asker"))
+    cluster.run(until_ms=30_000)
+    first = sent[0]
+    keys = [
+        (
+            r.priority.priority,
+            r.resource_name,
+            r.execution_type_request.execution_type.value,
+            r.capability.memory_mb,
+            r.capability.vcores,
+            r.allocation_request_id,
+        )
+        for r in first
+    ]
+    assert len(keys) == 12 and keys == sorted(keys, key=_ask_sort_key)
+    assert [k[1] for k in keys[:3]] == ["*", "/default-rack", "node0"]
+    assert [k[1] for k in keys if k[0] == 5] == ["*", "!n", "*", "#node0", "/r", "node1"]  # ANY first, by id
+    assert keys[-2][:2] == (7, "*")
