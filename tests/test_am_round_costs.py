@@ -4,6 +4,7 @@ table's stored sort keys give the results of the longer paths, event for event."
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import msgspec
@@ -13,6 +14,7 @@ from test_am_dormancy import QUEUES, _Recorder, _snapshot
 from yarnball.actors import _resourcemanager
 from yarnball.actors._amdormancy import HeartbeatTimer
 from yarnball.actors._appmaster import ApplicationMaster, _ask_sort_key
+from yarnball.actors._kernel import enter_replaced
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.launcher.workloads._model import Workload
@@ -26,7 +28,6 @@ def _run(workload: Workload, fast: bool, monkeypatch: pytest.MonkeyPatch, props:
         if not fast:
             m.setattr(HeartbeatTimer, "plain_deliver", None)  # every firing through ApplicationMaster._deliver
             m.setattr(_resourcemanager, "_CS_ALLOCATE", None)  # every allocate through the general bookkeeping
-            cluster.kernel.push = cluster.kernel.push  # type: ignore[method-assign]  # HeartbeatTimer._queue
         rec = _Recorder(cluster)
         cluster.submit_workload(workload)
         with captured_events() as events:
@@ -176,3 +177,42 @@ def test_sent_asks_are_in_sort_key_order() -> None:
     assert [k[1] for k in keys[:3]] == ["*", "/default-rack", "node0"]
     assert [k[1] for k in keys if k[0] == 5] == ["*", "!n", "*", "#node0", "/r", "node1"]  # ANY first, by id
     assert keys[-2][:2] == (7, "*")
+
+
+def _dict_materialized(obj: object, names: set[str]) -> bool:
+    """Whether ``obj``'s attributes live in a real ``__dict__`` (seen by the GC as a dict holding ``names``) rather
+    than in CPython's inline attribute values."""
+    return any(type(r) is dict and names <= r.keys() for r in gc.get_referents(obj))
+
+
+def test_kernel_and_scheduler_keep_their_inline_attributes() -> None:
+    """No hot path reads the kernel's or the scheduler's ``__dict__`` (which would slow every attribute access of
+    theirs for good): after a busy run, with inline heartbeats and allocates, their attributes are still inline."""
+    workload = synthetic_workload(20, 10, seed=5, maps=(1, 10), reduces=(0, 3), load=1.5)
+    cluster = Cluster(Configuration({}), workload.nodes, seed=3)
+    cluster.submit_workload(workload)
+    cluster.run(until_ms=600_000)
+    assert cluster.rm.op_counts["allocate"] > 100
+    kernel, scheduler = cluster.kernel, cluster.rm.scheduler
+    assert not _dict_materialized(kernel, {"now", "_queue"})
+    assert not _dict_materialized(scheduler, {"attempts"})
+    assert "now" in kernel.__dict__ and _dict_materialized(kernel, {"now", "_queue"})  # (the probe itself works)
+
+
+def test_a_replaced_enter_is_still_called_for_every_event() -> None:
+    """A test hook replacing ``_enter`` on the kernel instance is detected without ``__dict__``: it sees the events
+    run inline (an AM's allocate and its response) as well as the popped ones."""
+    workload = synthetic_workload(6, 4, seed=2, maps=(1, 5), reduces=(0, 2), load=1.0)
+    cluster = Cluster(Configuration({}), workload.nodes, seed=3)
+    kernel, seen = cluster.kernel, []
+    enter = kernel._enter
+
+    def entered(entry: tuple[Any, ...]) -> None:
+        seen.append(entry)
+        enter(entry)
+
+    kernel._enter = entered  # type: ignore[method-assign]
+    cluster.submit_workload(workload)
+    cluster.run(until_ms=300_000)
+    assert enter_replaced(kernel)
+    assert len(seen) > kernel.events_processed  # the inline ones too

@@ -40,11 +40,10 @@ heartbeat times are not integral milliseconds (their phase points are then compu
 from __future__ import annotations
 
 from collections.abc import Callable
-from heapq import heappush
 from typing import Any
 
 from yarnball.actors._amrounds import run_next
-from yarnball.actors._kernel import NORMAL, Kernel, TimerHandle
+from yarnball.actors._kernel import NORMAL, TimerHandle
 
 __all__ = ["DormantAMs", "HeartbeatTimer", "Sleeper"]
 
@@ -117,20 +116,15 @@ class HeartbeatTimer(TimerHandle):
                         actor._handled(result, self.item, ref)
         finally:
             self.firing = False
+        # _queue(now + interval) with Kernel.next_key and rearm inlined
         kernel = actor.kernel
-        if type(kernel) is Kernel and "push" not in kernel.__dict__:
-            # _queue(now + interval) inlined: Kernel.next_key, rearm and Kernel.push (t >= now: no check needed)
-            t = kernel.now + self.interval
-            origin = kernel.current
-            seqs = kernel._seqs
-            seq = seqs.get(origin, 0)
-            seqs[origin] = seq + 1
-            self.due, self.seq, self.live = t, seq, True
-            heappush(kernel._queue, (t, NORMAL, origin, seq, self._fire, seq, origin))
-            if kernel._wakeup is not None:
-                kernel._wakeup.set()
-        else:
-            self._queue(kernel.now + self.interval)
+        t = kernel.now + self.interval
+        origin = kernel.current
+        seqs = kernel._seqs
+        seq = seqs.get(origin, 0)
+        seqs[origin] = seq + 1
+        self.due, self.seq, self.live = t, seq, True
+        kernel.push(t, NORMAL, origin, seq, self._fire, seq, origin)
         held = self.held
         if held is not None:
             self.held = None

@@ -792,18 +792,17 @@ class ResourceManager(Actor):
         return response
 
     def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:
-        scheduler = self.scheduler
+        allocate = self.scheduler.allocate
         if (
             not ask
             and not release
             and (blacklist is None or not (blacklist.blacklist_additions or blacklist.blacklist_removals))
-            and type(scheduler).allocate is _CS_ALLOCATE
-            and "allocate" not in scheduler.__dict__
+            and getattr(allocate, "__func__", None) is _CS_ALLOCATE  # (no __dict__ read: _kernel.enter_replaced)
         ):
             # A pull (most AM heartbeats): CapacityScheduler.allocate then only hands over what is there (_pull):
             # no errors, no notifications, pending asks unchanged (so no wake_needed): only the timing remains.
             start = time.perf_counter()
-            allocation = scheduler.allocate(attempt_id, (), (), (), ())
+            allocation = allocate(attempt_id, (), (), (), ())
             self.op_seconds["allocate"] += time.perf_counter() - start
             self.op_counts["allocate"] += 1
             return allocation
