@@ -185,9 +185,10 @@ def _dict_materialized(obj: object, names: set[str]) -> bool:
     return any(type(r) is dict and names <= r.keys() for r in gc.get_referents(obj))
 
 
-def test_kernel_and_scheduler_keep_their_inline_attributes() -> None:
-    """No hot path reads the kernel's or the scheduler's ``__dict__`` (which would slow every attribute access of
-    theirs for good): after a busy run, with inline heartbeats and allocates, their attributes are still inline."""
+def test_kernel_scheduler_and_roles_keep_their_inline_attributes() -> None:
+    """No hot path reads the kernel's, the scheduler's, the RM's or an NM's ``__dict__`` (which would slow every
+    attribute access of theirs for good): after a busy run, with inline heartbeats and allocates, their attributes
+    are still inline."""
     workload = synthetic_workload(20, 10, seed=5, maps=(1, 10), reduces=(0, 3), load=1.5)
     cluster = Cluster(Configuration({}), workload.nodes, seed=3)
     cluster.submit_workload(workload)
@@ -196,6 +197,9 @@ def test_kernel_and_scheduler_keep_their_inline_attributes() -> None:
     kernel, scheduler = cluster.kernel, cluster.rm.scheduler
     assert not _dict_materialized(kernel, {"now", "_queue"})
     assert not _dict_materialized(scheduler, {"attempts"})
+    # (CPython keeps an actor's own attributes inline too, its __dict__ slot notwithstanding.)
+    assert not _dict_materialized(cluster.rm, {"attempts", "scheduler"})
+    assert not any(_dict_materialized(nm, {"node_id"}) for nm in cluster.node_managers.values())
     assert "now" in kernel.__dict__ and _dict_materialized(kernel, {"now", "_queue"})  # (the probe itself works)
 
 

@@ -96,10 +96,9 @@ class HeartbeatTimer(TimerHandle):
         self.firing = True
         try:
             if (
-                type(actor)._deliver is not HeartbeatTimer.plain_deliver
+                getattr(actor._deliver, "__func__", None) is not HeartbeatTimer.plain_deliver  # (class or instance)
                 or actor._busy
                 or actor._sleeper is not None
-                or "_deliver" in actor.__dict__
             ):
                 actor._deliver((self.item, actor.ref))
             else:

@@ -138,8 +138,7 @@ def deliver_allocate(arg: tuple[Any, Any, Any]) -> None:
     if (
         rm._stopped
         or rm._busy
-        or "_deliver" in rm.__dict__
-        or type(rm)._deliver is not Actor._deliver
+        or getattr(rm._deliver, "__func__", None) is not Actor._deliver  # (replaced on the class or the instance)
         or rm._handlers.get(AllocateRequest) is not (_ON_ALLOCATE[0] if _ON_ALLOCATE else _on_allocate())
         or type(sender) is not ActorRef
     ):

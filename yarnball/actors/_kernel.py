@@ -573,5 +573,7 @@ def enter_replaced(kernel: Kernel) -> bool:
 
     Read through the attribute, never through ``kernel.__dict__``: reading an instance's ``__dict__`` makes CPython
     (3.11+) move the attributes it keeps inline into a real dict for good, after which every attribute access of
-    the kernel (``now``, ``_queue``, ``current``, ... several per event) takes the slower dictionary path."""
+    the kernel (``now``, ``_queue``, ``current``, ... several per event) takes the slower dictionary path. The same
+    holds for the scheduler and the actors (an ``Actor``'s ``__dict__`` slot is CPython's managed one): their
+    replaced methods are detected the same way, by the bound method's ``__func__``."""
     return getattr(kernel._enter, "__func__", None) is not type(kernel)._enter
