@@ -48,6 +48,15 @@ AllocateResponse the RM replies in ``E`` is likewise built as ``ActorRef.tell`` 
 inlined; a busy or stopped RM, a replaced ``_deliver`` or allocate handler take the ordinary path). Off in shard
 hosts (``Kernel.remote``: their windows and inbound batches are not part of this argument); a kernel whose
 ``_enter`` a test observes gets ``_enter`` called for it.
+
+**Cheaper steps, the same computation** (tests/test_am_round_costs.py). A firing of an AM whose ``_deliver`` is
+``ApplicationMaster._deliver`` itself (not replaced on the class or the instance), free (``_busy`` unset) and awake
+(no Sleeper) runs its tick as ``Actor._deliver`` would (``_sender``, the call, ``_failed`` on an exception): nothing
+else happens on that path for a ``_Tick``. The RM's ``_allocate`` with no asks, releases or blacklist changes and
+``CapacityScheduler.allocate`` itself (the bound method's ``__func__``) is a pull (``CapacityScheduler._pull``): it
+returns no errors and no notifications and leaves the pending asks unchanged, so only its timing is kept. Methods
+replaced by tests are found through the bound method, never by reading an instance ``__dict__`` (see
+``_kernel.enter_replaced``).
 """
 
 from __future__ import annotations
