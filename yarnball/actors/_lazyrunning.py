@@ -85,7 +85,7 @@ _ACTOR_DELIVER = Actor._deliver
 class LazyRunning:
     """``HeartbeatClock.lazy``: defers and settles the RUNNING-only heartbeats of dormant NMs (module docstring)."""
 
-    __slots__ = ("checked", "clock", "enabled", "pending", "rm")
+    __slots__ = ("checked", "clock", "deferred", "enabled", "pending", "rm")
 
     def __init__(self, clock: HeartbeatClock, rm: Any) -> None:
         self.clock = clock
@@ -94,6 +94,7 @@ class LazyRunning:
         #: NodeBeats holding groups, in the order they got their first (a dict: insertion-ordered, O(1) removal)
         self.pending: dict[NodeBeat, None] = {}
         self.checked = False  # the RM's invariant conditions were found to hold (checked once)
+        self.deferred = 0  # RUNNING statuses deferred so far
         clock.lazy = self
 
     # -- deferring ---------------------------------------------------------------------------------------------
@@ -131,6 +132,7 @@ class LazyRunning:
         if node_id not in rm.scheduler.nodes or rm.needs_heartbeat(node_id):
             return False
         p = clock._next(beat)
+        self.deferred += 1
         groups = beat.lazy
         if groups is None:
             beat.lazy = [(p, [status])]
