@@ -128,8 +128,17 @@ class LazyRunning:
             if not self._rm_qualifies(nm):
                 return False
             self.checked = True
+        # not rm.needs_heartbeat(node_id), inline, for a node the scheduler knows
         node_id = nm.node_id
-        if node_id not in rm.scheduler.nodes or rm.needs_heartbeat(node_id):
+        node = rm.nodes.get(node_id)
+        scheduler = rm.scheduler
+        if (
+            node is None
+            or node.pending_cleanup
+            or node.pending_app_cleanup
+            or node_id not in scheduler.nodes
+            or not scheduler.node_update_is_noop(node_id)
+        ):
             return False
         p = clock._next(beat)
         self.deferred += 1
@@ -176,7 +185,11 @@ class LazyRunning:
             return
         node.last_heartbeat = p
         unlaunched = rm.unlaunched
-        launched = [cs.container_id for cs in statuses if unlaunched.pop(cs.container_id, None) is not None]
+        launched = []
+        for cs in statuses:
+            cid = cs.container_id
+            if unlaunched.pop(cid, None) is not None:
+                launched.append(cid)
         if launched:
             rm.scheduler.mark_launched(launched)
         rm.op_counts["NODE_UPDATE"] += 1
