@@ -45,7 +45,7 @@ HEARTBEAT = 2
 class NodeBeat:
     """The heartbeat timer state of one NodeManager."""
 
-    __slots__ = ("armed", "died_at", "due", "interval", "nm", "priority", "start")
+    __slots__ = ("armed", "died_at", "due", "interval", "lazy", "nm", "priority", "start")
 
     def __init__(self, nm: Any, priority: int) -> None:
         self.nm = nm
@@ -55,6 +55,7 @@ class NodeBeat:
         self.armed = False
         self.due = -1.0  # the phase point the armed event is for (a stale event does not match it)
         self.died_at: float | None = None  # last phase point the NM was alive at, once it stopped
+        self.lazy: list[tuple[float, list[Any]]] | None = None  # deferred RUNNING reports (actors/_lazyrunning.py)
 
 
 class HeartbeatClock:
@@ -73,6 +74,8 @@ class HeartbeatClock:
         # set by the embedded Cluster): returns False when the NM must send the request as a message.
         self._inline: Callable[[Any], bool] | None = None
         self._inline_call: Callable[[Any], bool] | None = None
+        #: Defers the RUNNING-only heartbeats of dormant nodes (actors/_lazyrunning.py; set by the embedded Cluster).
+        self.lazy: Any = None
         self.real = 0
         self.virtual_count = 0
         # hostname -> node index, in definition order: every shard host defines every node (hosted or not), so the
@@ -116,6 +119,8 @@ class HeartbeatClock:
                 priority = HEARTBEAT + len(self.indices) + self._undefined
                 self._undefined += 1
             beat = self.beats[nm.node_id] = NodeBeat(nm, priority)
+        elif beat.lazy is not None:
+            self.lazy.flush(beat)  # the old phase points' reports: settled, or back in the NM's changes
         beat.nm = nm
         beat.start = self.kernel.now
         beat.interval = interval
@@ -126,6 +131,8 @@ class HeartbeatClock:
 
     def stopped(self, beat: NodeBeat) -> None:
         """The NM stopped (failed): remember its last phase point, which its last heartbeat was in full mode."""
+        if beat.lazy is not None:
+            self.lazy.flush(beat)
         beat.armed = False
         t = self._next(beat) - beat.interval
         beat.died_at = t if t > beat.start else None
@@ -149,6 +156,8 @@ class HeartbeatClock:
         return t
 
     def _arm(self, beat: NodeBeat, t: float) -> None:
+        if beat.lazy is not None:
+            self.lazy.armed(beat, t)  # deferred RUNNING reports: settled, or reported at t (actors/_lazyrunning.py)
         beat.armed = True
         beat.due = t
         # Owned by the NM whichever actor armed it (the NM itself, or the RM waking it): what the heartbeat sends has

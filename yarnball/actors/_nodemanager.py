@@ -433,18 +433,22 @@ class NodeManager(Actor):
         entry.state = _RUNNING
         entry.started_at = self.kernel.now
         container = entry.container
-        # _changed, inline
-        self._changes.append(
-            ContainerStatus(
-                container_id=container.id,
-                state=_RUNNING,
-                execution_type=container.execution_type,
-                capability=container.resource,
-            )
+        # _changed, inline; a dormant clock may leave the report for later (actors/_lazyrunning.py)
+        status = ContainerStatus(
+            container_id=container.id,
+            state=_RUNNING,
+            execution_type=container.execution_type,
+            capability=container.resource,
         )
         beat = self._beat
         if beat is not None and not beat.armed:
-            self._heartbeats.wake(beat)  # type: ignore[union-attr]
+            heartbeats: Any = self._heartbeats
+            lazy = heartbeats.lazy
+            if lazy is None or self._changes or not lazy.defer(self, beat, status):
+                self._changes.append(status)
+                heartbeats.wake(beat)
+        else:
+            self._changes.append(status)
         context = entry.context
         if self.amrm_proxy is not None and any(k == ATTEMPT_ID_ENV for k, _ in context.environment):
             # An AM container: its AMRM traffic goes through this node's AMRMProxy.

@@ -233,6 +233,11 @@ class ResourceManager(Actor):
         if self.opportunistic is not None:
             self.opportunistic.start()
 
+    def on_stop(self) -> None:
+        clock = self.heartbeats
+        if clock is not None and clock.lazy is not None:
+            clock.lazy.disable()  # deferred RUNNING reports go to a stopped RM as real heartbeats (_lazyrunning.py)
+
     def _continuous_scheduling(self) -> None:
         start = time.perf_counter()
         notes = self.scheduler.continuous_scheduling_attempt()
@@ -453,6 +458,8 @@ class ResourceManager(Actor):
     def _check_node_liveness(self) -> None:
         deadline = self.now - self.nm_expiry_ms
         clock = self.heartbeats
+        if clock is not None and clock.lazy is not None:
+            clock.lazy.settle_all()  # deferred RUNNING reports' heartbeats (actors/_lazyrunning.py)
         if clock is not None and clock.skip:
             # A dormant NM is alive and heartbeating; its skipped heartbeats count (actors/_heartbeats.py).
             for n in self.nodes.values():
@@ -468,6 +475,9 @@ class ResourceManager(Actor):
             self.dispatch(NodeRemovedSchedulerEvent(node_id=node.id))
 
     def _check_container_expiry(self) -> None:
+        clock = self.heartbeats
+        if clock is not None and clock.lazy is not None:
+            clock.lazy.settle_all()  # deferred RUNNING reports leave unlaunched (actors/_lazyrunning.py)
         deadline = self.now - self.alloc_expiry_ms
         for cid, (allocated_at, _node) in list(self.unlaunched.items()):
             if allocated_at < deadline:

@@ -19,6 +19,7 @@ from yarnball.actors import Kernel
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._inlinebeats import InlineHeartbeats
+from yarnball.actors._lazyrunning import LazyRunning
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.actors._slsam import SLS_AM_TYPES
@@ -103,6 +104,8 @@ class Cluster:
         )
         self.rm.use_heartbeat_clock(self.heartbeats)
         self.heartbeats.inline = InlineHeartbeats()  # real heartbeats handed to the RM at once when exact
+        if conf.get_bool(keys.SIMULATION_LAZY_RUNNING_REPORTS, keys.DEFAULT_SIMULATION_LAZY_RUNNING_REPORTS):
+            LazyRunning(self.heartbeats, self.rm)  # RUNNING-only heartbeats of dormant nodes settled lazily
         self.rm.dormant.enabled = conf.get_bool(
             keys.SIMULATION_DORMANT_IDLE_AMS, keys.DEFAULT_SIMULATION_DORMANT_IDLE_AMS
         )  # idle quiet AMs sleep until work appears (actors/_amdormancy.py); needs AM skipping
@@ -225,6 +228,8 @@ class Cluster:
             self.heartbeats.skip = False  # modelled NM<->RM latency: heartbeats are not atomic, process them all
             self.heartbeats.skip_am = False  # AM skipping is proven under the same conditions only
             self.rm.dormant.disable()  # and dormancy builds on AM skipping
+            if self.heartbeats.lazy is not None:
+                self.heartbeats.lazy.disable()  # and deferred RUNNING reports on NM skipping
         if on_progress is not None:
             self.every(1000, lambda: on_progress(self.kernel.now))
         if self.masters and self._all_done():
@@ -233,6 +238,8 @@ class Cluster:
             return self.kernel.now
         end = self.kernel.run(until=until_ms)
         self.rm.dormant.settle_all()  # dormant AMs' skipped heartbeats, for whoever inspects the cluster now
+        if self.heartbeats.lazy is not None:
+            self.heartbeats.lazy.settle_all()  # and deferred RUNNING reports' (actors/_lazyrunning.py)
         return end
 
     # -- inspection -------------------------------------------------------------------------------------------

@@ -151,6 +151,9 @@ class MetricsRecorder:
             return
         self._last_time = now
         rm = self.cluster.rm
+        lazy = getattr(rm.heartbeats, "lazy", None)
+        if lazy is not None:
+            lazy.settle_all()  # deferred RUNNING reports' heartbeats count in op_counts (actors/_lazyrunning.py)
         scheduler = rm.scheduler
         queues = sorted(scheduler.queue_metrics(), key=lambda q: q.path)
         root = next((q for q in queues if q.path == "root"), None)

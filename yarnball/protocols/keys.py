@@ -453,3 +453,10 @@ DEFAULT_SIMULATION_SKIP_IDLE_AM_HEARTBEATS = True
 #: (tests/test_am_dormancy.py). Only effective where AM skipping is on (it builds on it).
 SIMULATION_DORMANT_IDLE_AMS = "yarnball.simulation.dormant-idle-ams"
 DEFAULT_SIMULATION_DORMANT_IDLE_AMS = True
+
+# -- yarnball: lazily settled RUNNING reports --------------------------------------------------------------------
+#: Leave out the heartbeat of a dormant NodeManager that would only report containers newly RUNNING to a full node,
+#: and settle its effect when anything can observe it (actors/_lazyrunning.py); results equal a run with it off
+#: (tests/test_lazy_running.py). Only effective where NM skipping is on (it builds on it).
+SIMULATION_LAZY_RUNNING_REPORTS = "yarnball.simulation.lazy-running-reports"
+DEFAULT_SIMULATION_LAZY_RUNNING_REPORTS = True

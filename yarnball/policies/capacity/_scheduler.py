@@ -533,6 +533,16 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
         ctx = self._ctx
         self.root.update_cluster_resource(ctx, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
 
+    def mark_launched(self, container_ids: Iterable[ContainerId]) -> None:
+        """What :meth:`node_update_launched_only` does to the containers once it has returned True: mark each one
+        RUNNING (a reservation excepted). Used to settle a launched-only NODE_UPDATE after the fact
+        (actors/_lazyrunning.py)."""
+        containers = self._ctx.containers
+        for cid in container_ids:
+            rmc = containers.get(cid)
+            if rmc is not None and rmc.state != RESERVED:
+                rmc.state = RUNNING
+
 
 def _leaves(q: CSQueue) -> Iterable[LeafQueue]:
     for child in q.children:

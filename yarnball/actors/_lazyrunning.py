@@ -1,0 +1,253 @@
+"""RUNNING reports of dormant NodeManagers settled lazily: no heartbeat event for a container newly RUNNING on a
+node whose heartbeat would only mark it RUNNING.
+
+**The heartbeat it replaces.** With skipping on, an NM whose clock is dormant (``NodeBeat.armed`` False, see
+actors/_heartbeats.py) wakes when a container it started turns RUNNING (``NodeManager._launch``): its next phase
+point ``p`` then sends a real heartbeat reporting only RUNNING statuses. When the RM's ``needs_heartbeat`` is False
+for the node at ``p`` (it is in the RM and the scheduler, nothing to clean up, ``node_update_is_noop``) that
+heartbeat takes the launched-only fast path (``ResourceManager._node_heartbeat`` and
+``CapacityScheduler.node_update_launched_only``), whose whole effect is: ``HeartbeatClock.real`` + 1; the RMNode's
+``last_heartbeat = p``; each reported container still in ``rm.unlaunched`` leaves it and its RMContainer (unless
+reserved) becomes RUNNING; ``op_counts["NODE_UPDATE"]`` + 1; the RMNode's response id + 1, stored as the NM's
+(``deliver_plain_heartbeat_response``, inline); nothing is logged, nothing is queued (``_settled``: the clock stays
+dormant) and no message is sent. In the kernel it is the event ``(p, HEARTBEAT + i, o, s)`` queued when the NM
+woke, and two sequences: ``s`` of the waking origin and the one the inline request takes from the NM's.
+
+**What is done instead.** :meth:`LazyRunning.defer`, called by ``_launch`` for a dormant NM with no other change
+pending, records the status in a *group* ``(p, statuses)`` on the NodeBeat (``p`` = ``HeartbeatClock._next``, the
+phase point the wake would have armed; several launches before ``p`` share its group, a launch after it starts the
+next one) and leaves the clock dormant. A group is *passed* once the run's position is beyond ``(p, HEARTBEAT + i)``,
+i.e. ``p < _next(beat)``.
+
+**Why a passed group was a fast-path heartbeat.** ``defer`` checks ``needs_heartbeat`` False at the launch. Every
+change that can make it True wakes the clock (the invariant skipping already rests on: cleanup queued
+``ResourceManager._wake``; pending asks appearing ``HeartbeatClock.wake_needed``; room on the node appears only by a
+completion, reported by this NM (its ``_complete`` wakes it) or made by the scheduler (cleanup queued: woken); a
+reservation on the node is made only in its own NODE_UPDATE; node removal: liveness expiry (settles first, below),
+unregistration (the NM's ``decommission`` flushes first), re-registration (only after a heartbeat, which wakes)).
+None of those inputs (``pending_cleanup``, scheduler node room, reservations, pending asks, RM node set) is
+touched by what is deferred (response ids, ``last_heartbeat``, ``unlaunched``, RMContainer RUNNING/ALLOCATED,
+op counts), so the same wakes happen with and without deferral. Hence if nothing woke the clock before ``p``, at
+``p`` the heartbeat would have reported exactly the group (any other status wakes the clock), with
+``needs_heartbeat`` False: the fast path above.
+
+**Waking.** When anything arms the clock (``HeartbeatClock._arm`` for the phase point ``q = _next(beat)``), every
+passed group is settled first and the group of ``q`` (if any; no group is later than ``q``) is put back in front of
+the NM's ``_changes``: without deferral those statuses were appended there before any status that woke the clock
+(deferral needs ``_changes`` empty, and once non-empty the clock is armed), and the heartbeat at ``q`` reports them
+together in that order. ``HeartbeatClock.start`` (a new interval) and ``stopped`` (the NM dies or leaves) settle
+the passed groups and put the rest back in ``_changes`` as they were (``start`` re-arms, ``stopped`` does not).
+
+**Settled before anyone looks.** A passed group is settled (the effect above, with ``p`` as the time) before any
+reader of that state runs: the node's own next heartbeat or virtual heartbeat (both need the clock armed), the RM's
+container-allocation expiry check (``unlaunched``) and node liveness check (``last_heartbeat``), a metrics sample
+(``op_counts``), the end of every ``Cluster.run`` (whoever inspects the cluster), an RM stopping, and the NM's
+interval change, stop or decommission. Between ``p`` and the settle only two readers can meet a deferred container:
+the scheduler ending it (a kill, a preemption, a release, its attempt removed), which reads an RMContainer's state
+only to tell RESERVED (a deferred one never is) or to keep RUNNING containers across attempts (the RM never asks
+for that); and ``_container_done`` popping it from ``unlaunched`` first, after which the settle's pop finds nothing
+and leaves the ended RMContainer (no longer in the scheduler) as it is: every state anyone can reach is the same.
+The preemption monitor's snapshot reads an RMContainer's state only as RESERVED or not (and as a cache key).
+
+**The kernel.** The skipped event popped and queued nothing else, so no other event moves; it can be the highest
+event at ``p`` (``Kernel.high``/``priority``) only until the next event pops, which is above it, and nothing runs in
+between. The sequences it took are not taken: each origin's later sequences are all one lower, or (a wake that
+without deferral found the clock armed now arms it) one higher, which keeps the order of every origin's own events;
+events of different origins never compare sequences; a dormant AM's sequence arithmetic (actors/_amdormancy.py)
+starts from the AM's counter when it goes dormant and no NM wake runs as a dormant AM. Only
+``Kernel.events_processed`` differs, as for the inline heartbeats.
+
+**Where the heartbeat stays.** Deferral needs what makes the fast path exact at ``p`` and the inline hand-over the
+path it takes (actors/_inlinebeats.py): skipping on (so zero latency, an embedded kernel, no opportunistic
+containers, AMRMProxy, packing or autoscaler: ``Cluster._skipping_proven``, which switches this off with the rest;
+the sharded and Ray backends never enable it), no per-link latency, no ``run_async``, no hooked ``Kernel._enter``,
+the Cluster's inline hand-over, an NM that has had a heartbeat answered and has the RM's interval, resume
+supervision and the stock response handler, an RM on this kernel that is running, without continuous scheduling
+or the opportunistic service, with the stock heartbeat handlers (an instance that replaces ``_node_heartbeat`` or
+``handle_node_heartbeat`` keeps every heartbeat). Per-link latencies must not be set in the middle of a run.
+tests/test_lazy_running.py compares busy runs with ``yarnball.simulation.lazy-running-reports`` on and off.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from yarnball.actors._actor import Actor, ActorRef
+from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
+from yarnball.actors._inlinebeats import InlineHeartbeats
+from yarnball.protocols import NodeHeartbeatRequest, NodeHeartbeatResponse
+
+__all__ = ["LazyRunning"]
+
+_ACTOR_DELIVER = Actor._deliver
+
+
+class LazyRunning:
+    """``HeartbeatClock.lazy``: defers and settles the RUNNING-only heartbeats of dormant NMs (module docstring)."""
+
+    __slots__ = ("checked", "clock", "deferred", "enabled", "pending", "rm")
+
+    def __init__(self, clock: HeartbeatClock, rm: Any) -> None:
+        self.clock = clock
+        self.rm = rm
+        self.enabled = True
+        #: NodeBeats holding groups, in the order they got their first (a dict: insertion-ordered, O(1) removal)
+        self.pending: dict[NodeBeat, None] = {}
+        self.checked = False  # the RM's invariant conditions were found to hold (checked once)
+        self.deferred = 0  # RUNNING statuses deferred so far
+        clock.lazy = self
+
+    # -- deferring ---------------------------------------------------------------------------------------------
+    def defer(self, nm: Any, beat: NodeBeat, status: Any) -> bool:
+        """Record ``status`` (RUNNING) of dormant ``nm`` for its next phase point instead of waking its clock; False
+        (nothing done) when the heartbeat must run."""
+        clock = self.clock
+        kernel = clock.kernel
+        rm = self.rm
+        if (
+            not self.enabled
+            or not clock.skip
+            or beat.died_at is not None
+            or nm.response_id == 0
+            or nm._decommissioned
+            or nm._busy
+            or nm.report_opportunistic
+            or nm.supervision != "resume"
+            or nm.heartbeat_interval_ms != rm.heartbeat_interval_ms
+            or kernel._latency
+            or kernel.default_latency
+            or kernel._wakeup is not None
+            or "_enter" in kernel.__dict__
+            or rm._stopped
+            or "_node_heartbeat" in rm.__dict__
+            or "handle_node_heartbeat" in rm.__dict__
+            or type(clock._inline) is not InlineHeartbeats
+        ):
+            return False
+        if not self.checked:
+            if not self._rm_qualifies(nm):
+                return False
+            self.checked = True
+        # not rm.needs_heartbeat(node_id), inline, for a node the scheduler knows
+        node_id = nm.node_id
+        node = rm.nodes.get(node_id)
+        scheduler = rm.scheduler
+        if (
+            node is None
+            or node.pending_cleanup
+            or node.pending_app_cleanup
+            or node_id not in scheduler.nodes
+            or not scheduler.node_update_is_noop(node_id)
+        ):
+            return False
+        p = clock._next(beat)
+        self.deferred += 1
+        groups = beat.lazy
+        if groups is None:
+            beat.lazy = [(p, [status])]
+            self.pending[beat] = None
+        elif groups[-1][0] == p:
+            groups[-1][1].append(status)
+        else:
+            groups.append((p, [status]))
+        return True
+
+    def _rm_qualifies(self, nm: Any) -> bool:
+        """What cannot change about the RM and the NM classes (checked once)."""
+        from yarnball.actors._nodemanager import NodeManager
+        from yarnball.actors._resourcemanager import ResourceManager
+
+        rm = self.rm
+        ref = nm.rm
+        cls = type(rm)
+        return (
+            type(ref) is ActorRef
+            and ref._actor is rm
+            and ref.kernel is self.clock.kernel
+            and rm.heartbeats is self.clock
+            and rm.opportunistic is None
+            and not rm.scheduler.continuous_scheduling
+            and cls._deliver is _ACTOR_DELIVER
+            and cls._handlers.get(NodeHeartbeatRequest) is ResourceManager.on_node_heartbeat
+            and cls._node_heartbeat is ResourceManager._node_heartbeat
+            and cls.handle_node_heartbeat is ResourceManager.handle_node_heartbeat
+            and type(nm)._handlers.get(NodeHeartbeatResponse) is NodeManager.on_heartbeat_response
+            and not rm.scheduler.placement.packs(len(rm.scheduler.nodes))
+        )
+
+    # -- settling ----------------------------------------------------------------------------------------------
+    def _settle(self, nm: Any, p: float, statuses: list[Any]) -> None:
+        """The fast-path heartbeat of ``nm`` at ``p`` reporting ``statuses``, after the fact."""
+        rm = self.rm
+        self.clock.real += 1
+        node = rm.nodes.get(nm.node_id)
+        if node is None:  # (cannot happen: the node is removed only after a settle, see the module docstring)
+            return
+        node.last_heartbeat = p
+        unlaunched = rm.unlaunched
+        launched = []
+        for cs in statuses:
+            cid = cs.container_id
+            if unlaunched.pop(cid, None) is not None:
+                launched.append(cid)
+        if launched:
+            rm.scheduler.mark_launched(launched)
+        rm.op_counts["NODE_UPDATE"] += 1
+        node.response_id += 1
+        nm.response_id = node.response_id
+
+    def armed(self, beat: NodeBeat, t: float) -> None:
+        """``beat`` is being armed for its phase point ``t``: settle the passed groups, give ``t``'s back."""
+        groups = beat.lazy
+        beat.lazy = None
+        del self.pending[beat]
+        nm = beat.nm
+        for p, statuses in groups:  # type: ignore[union-attr]
+            if p < t:
+                self._settle(nm, p, statuses)
+            else:
+                nm._changes[:0] = statuses
+
+    def settle(self, beat: NodeBeat) -> None:
+        """Settle ``beat``'s passed groups (the run is beyond their phase points)."""
+        groups = beat.lazy
+        if groups is None:
+            return
+        q = self.clock._next(beat)
+        n = 0
+        for p, statuses in groups:
+            if p >= q:
+                break
+            self._settle(beat.nm, p, statuses)
+            n += 1
+        if n == len(groups):
+            beat.lazy = None
+            del self.pending[beat]
+        elif n:
+            del groups[:n]
+
+    def flush(self, beat: NodeBeat) -> None:
+        """Settle ``beat``'s passed groups and put the rest back in the NM's ``_changes`` (the clock is re-armed or
+        stopped by the caller)."""
+        self.settle(beat)
+        groups = beat.lazy
+        if groups is not None:
+            beat.lazy = None
+            del self.pending[beat]
+            changes = beat.nm._changes
+            for _p, statuses in reversed(groups):
+                changes[:0] = statuses
+
+    def settle_all(self) -> None:
+        """Settle every passed group (before the RM's monitors, a metrics sample, the end of a run)."""
+        if self.pending:
+            for beat in list(self.pending):
+                self.settle(beat)
+
+    def disable(self) -> None:
+        """Stop deferring: every group is settled or put back, and its clock armed as the launch would have."""
+        self.enabled = False
+        for beat in list(self.pending):
+            self.flush(beat)
+            if beat.nm._changes:
+                self.clock.wake(beat)
