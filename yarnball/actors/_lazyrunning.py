@@ -75,6 +75,7 @@ from typing import Any
 from yarnball.actors._actor import Actor, ActorRef
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._inlinebeats import InlineHeartbeats
+from yarnball.actors._kernel import enter_replaced
 from yarnball.protocols import NodeHeartbeatRequest, NodeHeartbeatResponse
 
 __all__ = ["LazyRunning"]
@@ -117,10 +118,12 @@ class LazyRunning:
             or kernel._latency
             or kernel.default_latency
             or kernel._wakeup is not None
-            or "_enter" in kernel.__dict__
+            or enter_replaced(kernel)
             or rm._stopped
-            or "_node_heartbeat" in rm.__dict__
-            or "handle_node_heartbeat" in rm.__dict__
+            # replaced on the instance (a spy)? read through the bound methods: never through ``__dict__``
+            # (see _kernel.enter_replaced)
+            or getattr(rm._node_heartbeat, "__func__", None) is not type(rm)._node_heartbeat
+            or getattr(rm.handle_node_heartbeat, "__func__", None) is not type(rm).handle_node_heartbeat
             or type(clock._inline) is not InlineHeartbeats
         ):
             return False
