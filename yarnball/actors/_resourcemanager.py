@@ -265,10 +265,11 @@ class ResourceManager(Actor):
         a scheduler whose ``handle`` is replaced or overridden."""
         scheduler = self.scheduler
         if (
-            "dispatch" in self.__dict__
+            "dispatch" in self.__dict__  # (an actor's __dict__ is a slot: reading it costs nothing more)
             or type(self).dispatch is not _DISPATCH
-            or "handle" in scheduler.__dict__
-            or type(scheduler).handle is not _CS_HANDLE
+            # (not scheduler.__dict__: reading it would turn the scheduler's inline attribute values into a dict
+            # for the rest of the run, and every attribute access on it slower; a bound method is cheap)
+            or getattr(scheduler.handle, "__func__", None) is not _CS_HANDLE
         ):
             # (the same event as NodeUpdateSchedulerEvent(node_id=node.id) when there is nothing to report)
             self.dispatch(
