@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import random
+import sys
 from typing import Any
 
 import pytest
@@ -226,3 +228,23 @@ def test_scheduler_type_without_node_update_override_is_used() -> None:
     cluster.submit_workload(workload)
     cluster.run(until_ms=900_000)
     assert Watching.seen > 20
+
+
+def _dict_materialized(obj: object, key: str) -> bool:
+    """Whether ``obj``'s attributes live in a dict object (CPython: a read of ``obj.__dict__`` makes one for good)."""
+    return any(type(r) is dict and key in r for r in gc.get_referents(obj))
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="CPython's inline attribute values")
+def test_a_run_keeps_the_kernel_and_scheduler_attributes_inline() -> None:
+    """No hook check reads the kernel's or the scheduler's __dict__ (which would slow every attribute access)."""
+    workload = synthetic_workload(10, 20, seed=3, maps=(1, 10), reduces=(0, 2), load=1.5)
+    cluster = Cluster(Configuration({}), workload.nodes, seed=2)
+    cluster.submit_workload(workload)
+    cluster.run(until_ms=600_000)
+    assert cluster.rm.counters["containers_completed"] > 20
+    assert not _dict_materialized(cluster.kernel, "now")
+    assert not _dict_materialized(cluster.scheduler, "_ctx")
+    cluster.kernel.__dict__  # noqa: B018 - the detector itself, checked
+    assert _dict_materialized(cluster.kernel, "now")
+

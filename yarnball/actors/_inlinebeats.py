@@ -39,7 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 from yarnball.actors._actor import Actor, ActorRef
-from yarnball.actors._kernel import NORMAL
+from yarnball.actors._kernel import NORMAL, Kernel
 from yarnball.protocols import NodeHeartbeatRequest, NodeStatus
 
 __all__ = ["InlineHeartbeats"]
@@ -65,7 +65,7 @@ class InlineHeartbeats:
             kernel._latency
             or kernel.default_latency
             or kernel._wakeup is not None
-            or "_enter" in kernel.__dict__
+            or getattr(kernel._enter, "__func__", None) is not Kernel._enter  # (not kernel.__dict__: see Kernel.run)
             or nm._busy
             or nm._decommissioned
             or nm.report_opportunistic
