@@ -8,7 +8,7 @@ they carry the ``org.apache.hadoop.security.AccessControlException: `` prefix. C
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -21,6 +21,7 @@ from yarnball.policies.capacity._notifications import (
     AppRejected,
     AttemptAdded,
     ContainerCompleted,
+    SchedulerNotification,
 )
 from yarnball.policies.capacity._state import (
     RESERVED,
@@ -30,7 +31,7 @@ from yarnball.policies.capacity._state import (
     SchedulerApplication,
     SchedulerNode,
 )
-from yarnball.protocols import ContainerExitStatus, ContainerId, ContainerState, ContainerStatus
+from yarnball.protocols import ContainerExitStatus, ContainerId, ContainerState, ContainerStatus, NodeId
 
 if TYPE_CHECKING:
     from yarnball.policies.capacity._scheduler import CapacityScheduler
@@ -157,20 +158,47 @@ class EventHandlersMixin:
         self._largest_node = (mm, mv)
 
     def _node_update(self: CapacityScheduler, e: Any) -> None:
-        node = self.nodes.get(e.node_id)
+        self._update_node(e.node_id, e.newly_launched_containers, e.completed_containers)
+
+    def node_update(
+        self: CapacityScheduler,
+        node_id: NodeId,
+        launched: Sequence[ContainerStatus] = (),
+        completed: Sequence[ContainerStatus] = (),
+    ) -> list[SchedulerNotification]:
+        """``handle(NodeUpdateSchedulerEvent(node_id=node_id, newly_launched_containers=tuple(launched),
+        completed_containers=tuple(completed)))`` without the event record: the same work, the same notifications.
+        (NODE_UPDATE reads nothing else of the event; the RM calls this for its node heartbeats.)"""
+        out: list[SchedulerNotification] = []
+        self._ctx.outbox = out
+        self._update_node(node_id, launched, completed)
+        return out
+
+    def _update_node(
+        self: CapacityScheduler,
+        node_id: NodeId,
+        launched: Sequence[ContainerStatus],
+        completed: Sequence[ContainerStatus],
+    ) -> None:
+        """``CapacityScheduler.nodeUpdate``: mark the newly launched containers RUNNING, complete the finished ones
+        (``AbstractYarnScheduler.nodeUpdate``), then schedule on the node."""
+        node = self.nodes.get(node_id)
         if node is None:
             return
         containers = self._ctx.containers
-        for st in e.newly_launched_containers:
+        for st in launched:
             rmc = containers.get(st.container_id)
             if rmc is not None and rmc.state != RESERVED:
                 rmc.state = RUNNING
-        for st in e.completed_containers:
+        for st in completed:
             rmc = containers.get(st.container_id)
             if rmc is None or rmc.state == RESERVED:
                 continue
             self._complete(rmc, st, notify=False)
-        self.schedule_on_heartbeat(node, bool(e.completed_containers))  # placement-aware (_continuous.py)
+        if self.continuous_scheduling or self.placement.packs(len(self.nodes)):
+            self.schedule_on_heartbeat(node, bool(completed))  # placement-aware (_continuous.py)
+        else:
+            self.allocate_containers_to_node(node)  # (schedule_on_heartbeat's default case, inline)
 
     # -- applications ------------------------------------------------------------------------------------------
     def _reject(self: CapacityScheduler, app_id: Any, message: str) -> None:

@@ -298,6 +298,9 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
             return False
         ctx = self._ctx
         rc = ctx.rc
+        if not rc.dominant:
+            # The same, memory only (as in _allocate_on_node): it runs after nearly every node heartbeat.
+            return bool(ctx.min_m and node.unalloc_m < ctx.min_m) or self.root.pending_m <= 0
         if rc.available_containers(node.unalloc_m, node.unalloc_v, ctx.min_m, ctx.min_v) <= 0:
             return True
         return not rc.is_positive(self.root.pending_m, self.root.pending_v)
