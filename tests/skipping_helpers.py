@@ -23,6 +23,23 @@ TWO_QUEUES = {
 NOT_COMPARED = {"metrics/scheduler_ops.csv", "metrics/scheduler_timecost.csv", "summary.json"}
 
 
+def run_state(cluster: Any) -> dict[str, Any]:
+    """What a shortcut's on/off equality tests compare after a run besides its event log: the kernel's sequence
+    numbers and popped-event count, the applications' ends, the RM's counters and scheduler op counts, the response
+    ids on both sides of every node heartbeat and the heartbeat clock's counts."""
+    rm, kernel = cluster.rm, cluster.kernel
+    return {
+        "sequences": dict(kernel._seqs),
+        "processed": kernel.events_processed,
+        "apps": [(a.application_id, a.state, a.final_status, a.finish_time) for a in cluster.applications],
+        "counters": dict(rm.counters),
+        "ops": dict(rm.op_counts),
+        "response_ids": {str(n): node.response_id for n, node in rm.nodes.items()},
+        "nm_response_ids": {h: nm.response_id for h, nm in cluster.node_managers.items()},
+        "heartbeats": (cluster.heartbeats.real, cluster.heartbeats.virtual_count),
+    }
+
+
 def sls_outputs_equal_both_ways(
     shared_data: Path, tmp_path: Path, trace: str, trace_type: str, key: str
 ) -> tuple[dict[str, Any], dict[str, Any]]:

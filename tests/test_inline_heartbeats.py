@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from skipping_helpers import TWO_QUEUES
+from skipping_helpers import TWO_QUEUES, run_state
 
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import synthetic_workload
@@ -52,19 +52,7 @@ def _run(inline: bool, props: dict[str, object], *, latency: float = 0, until_ms
     cluster.submit_workload(workload)
     with captured_events() as events:
         end = cluster.run(until_ms=until_ms)
-    return {
-        "end": end,
-        "events": events,
-        "positions": positions,
-        "sequences": dict(kernel._seqs),
-        "apps": [(a.application_id, a.state, a.final_status, a.finish_time) for a in cluster.applications],
-        "counters": dict(rm.counters),
-        "ops": dict(rm.op_counts),
-        "response_ids": {str(n): node.response_id for n, node in rm.nodes.items()},
-        "nm_response_ids": {h: nm.response_id for h, nm in cluster.node_managers.items()},
-        "heartbeats": (cluster.heartbeats.real, cluster.heartbeats.virtual_count),
-        "processed": kernel.events_processed,
-    }
+    return {"end": end, "events": events, "positions": positions, **run_state(cluster)}
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skipping_helpers import TWO_QUEUES
+from skipping_helpers import TWO_QUEUES, run_state
 
 from yarnball.actors import Actor, Kernel
 from yarnball.actors._containerscheduler import ContainerScheduler
@@ -67,19 +67,7 @@ def _run(settle: bool, props: dict[str, object] | None = None) -> dict[str, Any]
     cluster.submit_workload(workload)
     with captured_events() as events:
         end = cluster.run(until_ms=1_800_000)
-    return {
-        "end": end,
-        "events": events,
-        "settled": settled,
-        "sequences": dict(cluster.kernel._seqs),
-        "processed": cluster.kernel.events_processed,
-        "apps": [(a.application_id, a.state, a.final_status, a.finish_time) for a in cluster.applications],
-        "counters": dict(rm.counters),
-        "ops": dict(rm.op_counts),
-        "response_ids": {str(n): node.response_id for n, node in rm.nodes.items()},
-        "nm_response_ids": {h: nm.response_id for h, nm in cluster.node_managers.items()},
-        "heartbeats": (cluster.heartbeats.real, cluster.heartbeats.virtual_count),
-    }
+    return {"end": end, "events": events, "settled": settled, **run_state(cluster)}
 
 
 def test_settled_heartbeats_need_no_next_phase_point() -> None:

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 import pytest
-from skipping_helpers import TWO_QUEUES
+from skipping_helpers import TWO_QUEUES, run_state
 from test_capacity_fastpaths import DRF, QUEUES, Driver
 from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_scheduler, submit
 
@@ -37,18 +37,7 @@ def _run(direct: bool, props: dict[str, object], monkeypatch: pytest.MonkeyPatch
         cluster.submit_workload(workload)
         with captured_events() as events:
             end = cluster.run(until_ms=1_800_000)
-        rm, kernel = cluster.rm, cluster.kernel
-        return {
-            "end": end,
-            "events": events,
-            "sequences": dict(kernel._seqs),
-            "apps": [(a.application_id, a.state, a.final_status, a.finish_time) for a in cluster.applications],
-            "counters": dict(rm.counters),
-            "ops": dict(rm.op_counts),
-            "response_ids": {str(n): node.response_id for n, node in rm.nodes.items()},
-            "heartbeats": (cluster.heartbeats.real, cluster.heartbeats.virtual_count),
-            "processed": kernel.events_processed,
-        }
+        return {"end": end, "events": events, **run_state(cluster)}
 
 
 @pytest.mark.parametrize(

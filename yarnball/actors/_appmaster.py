@@ -462,23 +462,8 @@ class ApplicationMaster(Actor):
             return
         changed = self._changed
         if changed:
-            # _ask_request for each changed key, in _ask_sort_key's order (its keys cached: the same values)
-            table, priorities, out = self._asks, _PRIORITIES, []
-            for key in sorted(changed, key=self._sort_keys.__getitem__):
-                count, relax, cap = table[key]
-                priority = priorities.get(key[0])
-                out.append(
-                    ResourceRequest(
-                        priority=priority if priority is not None else _priority(key[0]),
-                        capability=cap,
-                        resource_name=key[1],
-                        num_containers=count,
-                        relax_locality=relax,
-                        execution_type_request=_EXECUTION_TYPE_REQUESTS[key[2]],
-                        allocation_request_id=key[5],
-                    )
-                )
-            asks = tuple(out)
+            # each changed key's request, in _ask_sort_key's order (the sort keys are cached per ask key)
+            asks = tuple(map(self._ask_request, sorted(changed, key=self._sort_keys.__getitem__)))
             self._changed = set()
         else:
             asks = ()
