@@ -185,11 +185,9 @@ class EventHandlersMixin:
         node = self.nodes.get(node_id)
         if node is None:
             return
+        if launched:
+            self.mark_launched([st.container_id for st in launched])
         containers = self._ctx.containers
-        for st in launched:
-            rmc = containers.get(st.container_id)
-            if rmc is not None and rmc.state != RESERVED:
-                rmc.state = RUNNING
         for st in completed:
             rmc = containers.get(st.container_id)
             if rmc is None or rmc.state == RESERVED:

@@ -330,11 +330,7 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
                 self.root.pending_m, self.root.pending_v
             ):
                 return False
-        containers = self._ctx.containers
-        for st in launched:
-            rmc = containers.get(st.container_id)
-            if rmc is not None and rmc.state != RESERVED:
-                rmc.state = RUNNING
+        self.mark_launched([st.container_id for st in launched])
         return True
 
     def allocate_containers_to_node(self, node: SchedulerNode) -> None:
@@ -537,9 +533,8 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
         self.root.update_cluster_resource(ctx, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
 
     def mark_launched(self, container_ids: Iterable[ContainerId]) -> None:
-        """What :meth:`node_update_launched_only` does to the containers once it has returned True: mark each one
-        RUNNING (a reservation excepted). Used to settle a launched-only NODE_UPDATE after the fact
-        (actors/_lazyrunning.py)."""
+        """NODE_UPDATE's first step (``nodeUpdate``'s newly launched containers): mark each one RUNNING, a
+        reservation excepted. Also settles a launched-only NODE_UPDATE after the fact (actors/_lazyrunning.py)."""
         containers = self._ctx.containers
         for cid in container_ids:
             rmc = containers.get(cid)
