@@ -115,13 +115,10 @@ class HeartbeatTimer(TimerHandle):
                         actor._handled(result, self.item, ref)
         finally:
             self.firing = False
-        # _queue(now + interval) with Kernel.next_key and rearm inlined
+        # _queue(now + interval) with rearm inlined
         kernel = actor.kernel
         t = kernel.now + self.interval
-        origin = kernel.current
-        seqs = kernel._seqs
-        seq = seqs.get(origin, 0)
-        seqs[origin] = seq + 1
+        origin, seq = kernel.next_key()
         self.due, self.seq, self.live = t, seq, True
         kernel.push(t, NORMAL, origin, seq, self._fire, seq, origin)
         held = self.held

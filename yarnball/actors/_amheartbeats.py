@@ -44,25 +44,19 @@ def idle_allocate(am: Any) -> bool:
     """``am`` has nothing to send: queue the check in place of its AllocateRequest; False if it must send one."""
     if am._amrm_id is not None:
         return False  # an AMRMProxy in between (distributed scheduling): every request goes through it
-    kernel = am.kernel
-    actor = kernel.actors.get(am.rm_id)  # am.rm (Kernel.lookup), its common case inlined
-    ref = actor.ref if actor is not None else kernel.lookup(am.rm_id)
+    ref = am.rm
     rm = ref._actor
     clock = getattr(rm, "heartbeats", None)
     if clock is None or not clock.skip_am:
         return False
+    kernel = am.kernel
     progress = 1.0 if am._unregistering else 0.0
     arg = (rm, am, am.attempt_id, am._response_id, progress)
-    # ActorRef.tell's key: the same delay (Kernel.latency inlined), priority, origin and sequence, the RM as owner.
-    latency = kernel._latency
-    delay = latency.get((am.ref.id, ref.id), kernel.default_latency) if latency else kernel.default_latency
+    # ActorRef.tell's key: the same delay, priority, origin and sequence, and the RM as the owner.
+    delay = kernel.latency(am.id, ref.id)
     timer = am._heartbeat
     if type(timer) is HeartbeatTimer and timer.firing:
-        # Kernel.next_key inlined: the key Kernel.schedule would give it; run by the firing if next
-        origin = kernel.current
-        seqs = kernel._seqs
-        seq = seqs.get(origin, 0)
-        seqs[origin] = seq + 1
+        origin, seq = kernel.next_key()  # the key Kernel.schedule would give it; run by the firing if next
         timer.held = (kernel.now + delay, NORMAL, origin, seq, _at_rm, arg, ref.id)
     else:
         kernel.schedule(delay, _at_rm, arg, owner=ref.id)
