@@ -23,6 +23,14 @@ TWO_QUEUES = {
 NOT_COMPARED = {"metrics/scheduler_ops.csv", "metrics/scheduler_timecost.csv", "summary.json"}
 
 
+def assert_same_except(on: dict[str, Any], off: dict[str, Any], *ignored: str) -> None:
+    """Assert that two runs' results (dicts of the same keys) are equal key by key, except the ``ignored`` ones
+    (what the shortcut itself changes, e.g. its own counts); the failing key is named."""
+    for key in on:
+        if key not in ignored:
+            assert on[key] == off[key], key
+
+
 def run_state(cluster: Any) -> dict[str, Any]:
     """What a shortcut's on/off equality tests compare after a run besides its event log: the kernel's sequence
     numbers and popped-event count, the applications' ends, the RM's counters and scheduler op counts, the response

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skipping_helpers import TWO_QUEUES, sls_outputs_equal_both_ways
+from skipping_helpers import TWO_QUEUES, assert_same_except, sls_outputs_equal_both_ways
 
 from yarnball import ApplicationMaster
 from yarnball.actors import handler
@@ -87,12 +87,6 @@ def _run(workload: Workload, dormant: bool, props: dict[str, object] | None = No
     return {**_snapshot(cluster), "events": events, "trace": rec.trace, "served": rec.served, "dmax": rec.dormant_max}
 
 
-def _assert_same(a: dict, b: dict) -> None:
-    for key in a:
-        if key != "dmax":
-            assert a[key] == b[key], key
-
-
 @pytest.fixture(scope="module")
 def busy_runs() -> tuple[dict, dict]:
     workload = synthetic_workload(60, 40, seed=5, queues=("a", "b"), maps=(1, 30), reduces=(0, 6), load=1.5)
@@ -103,7 +97,7 @@ def test_busy_two_queue_trace_is_identical_event_for_event(busy_runs: tuple[dict
     """A busy two-queue trace: every non-tick event key, every served allocate (with its key), ids, logs match."""
     on, off = busy_runs
     assert len(off["served"]) > 300
-    _assert_same(on, off)
+    assert_same_except(on, off, "dmax")
 
 
 def test_dormant_ams_leave_out_their_tick_events(busy_runs: tuple[dict, dict]) -> None:
@@ -119,7 +113,7 @@ def test_preemption_with_kills_is_identical() -> None:
     on, off = _run(workload, True, PREEMPTION), _run(workload, False, PREEMPTION)
     assert any("PreemptionMessage(" in r[3] for r in off["served"])
     assert off["counters"].get("containers_preempted", 0) > 0 and on["dmax"] > 0
-    _assert_same(on, off)
+    assert_same_except(on, off, "dmax")
 
 
 def test_node_failures_with_am_retries_are_identical() -> None:
@@ -132,7 +126,7 @@ def test_node_failures_with_am_retries_are_identical() -> None:
     on, off = _run(b.build(), True, props, fail=fail), _run(b.build(), False, props, fail=fail)
     assert off["counters"].get("nodes_lost", 0) > 0 and on["dmax"] > 0
     assert len(off["attempts"]) > 4  # some AM was retried
-    _assert_same(on, off)
+    assert_same_except(on, off, "dmax")
 
 
 def test_dormant_ams_do_not_expire() -> None:
@@ -143,7 +137,7 @@ def test_dormant_ams_do_not_expire() -> None:
     props = {keys.RM_AM_EXPIRY_INTERVAL_MS: "30000"}
     on, off = _run(b.build(), True, props), _run(b.build(), False, props)
     assert on["dmax"] >= 2 and "am_expired" not in str(on["events"])
-    _assert_same(on, off)
+    assert_same_except(on, off, "dmax")
 
 
 def _long_job(jobs: int = 1) -> Workload:

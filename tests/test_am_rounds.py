@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from skipping_helpers import assert_same_except
 from test_am_dormancy import PREEMPTION, QUEUES, PokingAM, _Recorder, _snapshot
 
 from yarnball.actors import _amrounds
@@ -68,12 +69,6 @@ def _run(workload: Workload, early: bool, props: dict[str, object] | None = None
     }
 
 
-def _assert_same(on: dict, off: dict) -> None:
-    for key in on:
-        if key != "early":
-            assert on[key] == off[key], key
-
-
 @pytest.fixture(scope="module")
 def busy_runs() -> tuple[dict, dict]:
     workload = synthetic_workload(60, 40, seed=5, queues=("a", "b"), maps=(1, 30), reduces=(0, 6), load=1.5)
@@ -84,7 +79,7 @@ def test_busy_trace_is_identical_event_for_event(busy_runs: tuple[dict, dict]) -
     """Busy two-queue trace: every non-tick event key, served allocate, id, sequence and log line match."""
     on, off = busy_runs
     assert len(off["served"]) > 300
-    _assert_same(on, off)
+    assert_same_except(on, off, "early")
 
 
 def test_ams_sleep_right_after_responses(busy_runs: tuple[dict, dict]) -> None:
@@ -100,7 +95,7 @@ def test_preemption_marks_are_identical() -> None:
     workload = synthetic_workload(40, 20, seed=7, queues=("a", "b"), maps=(5, 30), reduces=(0, 4), load=2.0)
     on, off = _run(workload, True, PREEMPTION), _run(workload, False, PREEMPTION)
     assert off["counters"].get("containers_preempted", 0) > 0 and on["early"][0] > 0
-    _assert_same(on, off)
+    assert_same_except(on, off, "early")
 
 
 def test_node_failures_and_am_retries_are_identical() -> None:
@@ -113,7 +108,7 @@ def test_node_failures_and_am_retries_are_identical() -> None:
     on, off = _run(b.build(), True, props, fail=fail), _run(b.build(), False, props, fail=fail)
     assert off["counters"].get("nodes_lost", 0) > 0 and on["early"][0] > 0
     assert len(off["attempts"]) > 4
-    _assert_same(on, off)
+    assert_same_except(on, off, "early")
 
 
 def test_no_early_sleep_without_dormancy() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skipping_helpers import TWO_QUEUES, sls_outputs_equal_both_ways
+from skipping_helpers import TWO_QUEUES, assert_same_except, sls_outputs_equal_both_ways
 
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._lazyrunning import LazyRunning
@@ -102,12 +102,6 @@ def _run(
     }
 
 
-def _assert_same(on: dict[str, Any], off: dict[str, Any]) -> None:
-    for key in on:
-        if key not in ("deferred", "processed"):
-            assert on[key] == off[key], key
-
-
 @pytest.fixture(scope="module")
 def short_runs() -> tuple[dict, dict]:
     return _run(_short(), True), _run(_short(), False)
@@ -117,7 +111,7 @@ def test_short_tasks_are_identical(short_runs: tuple[dict, dict]) -> None:
     """A busy short-task trace: logs, results, response ids, op counts and RMContainer states match."""
     on, off = short_runs
     assert off["counters"]["containers_allocated"] > 300
-    _assert_same(on, off)
+    assert_same_except(on, off, "deferred", "processed")
 
 
 def test_deferred_reports_leave_out_their_heartbeat_events(short_runs: tuple[dict, dict]) -> None:
@@ -133,7 +127,7 @@ def test_long_tasks_are_identical_at_every_probe() -> None:
     on = _run(_long(), True, until_ms=600_000, probes=True)
     off = _run(_long(), False, until_ms=600_000, probes=True)
     assert on["deferred"] > 100 and len(on["probes"]) > 1000
-    _assert_same(on, off)
+    assert_same_except(on, off, "deferred", "processed")
 
 
 def test_an_unsettled_reader_would_see_the_difference() -> None:
@@ -158,7 +152,7 @@ def test_the_allocation_expirer_sees_settled_reports(monkeypatch: pytest.MonkeyP
     on = _run(_short(), True, EXPIRY, until_ms=200_000, setup=_late_launches)
     off = _run(_short(), False, EXPIRY, until_ms=200_000, setup=_late_launches)
     assert on["deferred"] > 50
-    _assert_same(on, off)
+    assert_same_except(on, off, "deferred", "processed")
     monkeypatch.setattr(LazyRunning, "settle_all", lambda self: None)
     broken = _run(_short(), True, EXPIRY, until_ms=200_000, setup=_late_launches)
     expired = [e for e in broken["events"] if e["event"] == "container_expired"]
@@ -180,7 +174,7 @@ def test_preemption_and_kills_are_identical() -> None:
     off = _run(workload, False, PREEMPTION, until_ms=900_000, setup=kill)
     assert off["counters"].get("containers_preempted", 0) > 0 and off["counters"].get("apps_killed", 0) == 1
     assert on["deferred"] > 50
-    _assert_same(on, off)
+    assert_same_except(on, off, "deferred", "processed")
 
 
 def test_node_loss_and_decommission_are_identical() -> None:
@@ -196,7 +190,7 @@ def test_node_loss_and_decommission_are_identical() -> None:
     off = _run(_long(), False, props, until_ms=600_000, setup=events)
     assert off["counters"].get("nodes_lost", 0) == 1 and off["counters"].get("nodes_shutdown", 0) == 1
     assert on["deferred"] > 50
-    _assert_same(on, off)
+    assert_same_except(on, off, "deferred", "processed")
 
 
 @pytest.mark.parametrize("stop_ms", [61_000, 61_321, 250_999])
@@ -227,7 +221,7 @@ def test_a_modelled_latency_defers_nothing() -> None:
     on = _run(_short(), True, until_ms=120_000, setup=latency)
     off = _run(_short(), False, until_ms=120_000, setup=latency)
     assert on["deferred"] == 0 and on["processed"] == off["processed"]
-    _assert_same(on, off)
+    assert_same_except(on, off, "deferred", "processed")
 
 
 def test_every_heartbeat_processed_defers_nothing() -> None:
