@@ -201,22 +201,25 @@ class LazyRunning:
 
     def armed(self, beat: NodeBeat, t: float) -> None:
         """``beat`` is being armed for its phase point ``t``: settle the passed groups, give ``t``'s back."""
-        groups = beat.lazy
-        beat.lazy = None
-        del self.pending[beat]
-        nm = beat.nm
-        for p, statuses in groups:  # type: ignore[union-attr]
-            if p < t:
-                self._settle(nm, p, statuses)
-            else:
-                nm._changes[:0] = statuses
+        self._settle_before(beat, t)
+        self._put_back(beat)
 
     def settle(self, beat: NodeBeat) -> None:
         """Settle ``beat``'s passed groups (the run is beyond their phase points)."""
+        if beat.lazy is not None:
+            self._settle_before(beat, self.clock._next(beat))
+
+    def flush(self, beat: NodeBeat) -> None:
+        """Settle ``beat``'s passed groups and put the rest back in the NM's ``_changes`` (the clock is re-armed or
+        stopped by the caller)."""
+        self.settle(beat)
+        self._put_back(beat)
+
+    def _settle_before(self, beat: NodeBeat, q: float) -> None:
+        """Settle ``beat``'s groups whose phase points are before ``q``, in order."""
         groups = beat.lazy
         if groups is None:
             return
-        q = self.clock._next(beat)
         n = 0
         for p, statuses in groups:
             if p >= q:
@@ -229,10 +232,9 @@ class LazyRunning:
         elif n:
             del groups[:n]
 
-    def flush(self, beat: NodeBeat) -> None:
-        """Settle ``beat``'s passed groups and put the rest back in the NM's ``_changes`` (the clock is re-armed or
-        stopped by the caller)."""
-        self.settle(beat)
+    def _put_back(self, beat: NodeBeat) -> None:
+        """Put ``beat``'s remaining groups back at the front of the NM's ``_changes``, in order, ahead of anything
+        newer (they were changes before it)."""
         groups = beat.lazy
         if groups is not None:
             beat.lazy = None
