@@ -34,6 +34,7 @@ from yarnball.protocols import Container, ContainerId, Resource
 
 if TYPE_CHECKING:
     from yarnball.policies.capacity._leaf import LeafQueue
+    from yarnball.policies.capacity._queues import CSQueue
 
 __all__ = ["assign_app", "assign_reserved", "charge", "release_container", "unreserve"]
 
@@ -48,7 +49,7 @@ _CSAssignmentOrState = CSAssignment | int
 
 def charge(ctx: SchedulerContext, leaf: LeafQueue, app: SchedulerApp, dm: int, dv: int) -> None:
     """Queue (up to root) and user usage += (dm, dv): ``allocateResource`` / ``releaseResource``."""
-    q = leaf
+    q: CSQueue | None = leaf
     while q is not None:
         q.used_m += dm
         q.used_v += dv
@@ -57,7 +58,7 @@ def charge(ctx: SchedulerContext, leaf: LeafQueue, app: SchedulerApp, dm: int, d
 
 
 def _chain_reserved(leaf: LeafQueue, dm: int, dv: int) -> None:
-    q = leaf
+    q: CSQueue | None = leaf
     while q is not None:
         q.reserved_m += dm
         q.reserved_v += dv
@@ -66,7 +67,7 @@ def _chain_reserved(leaf: LeafQueue, dm: int, dv: int) -> None:
 
 def add_pending(leaf: LeafQueue, dm: int, dv: int) -> None:
     """Queue pending (up to root) += (dm, dv): ``incPendingResource`` / ``decPendingResource``."""
-    q = leaf
+    q: CSQueue | None = leaf
     while q is not None:
         q.pending_m += dm
         q.pending_v += dv
@@ -327,7 +328,7 @@ def _allocate(
     app.used_v += cap_v
     # One walk up the queues: usage (charge(), unless the reservation was charged already), the container count
     # and the pending resource (decrement_asks' add_pending).
-    q = leaf
+    q: CSQueue | None = leaf
     if from_reserved is None:
         while q is not None:
             q.used_m += cap_m
@@ -454,11 +455,11 @@ def release_container(ctx: SchedulerContext, rmc: RMContainer) -> None:
     app.used_m -= rmc.mem
     app.used_v -= rmc.vc
     if app.preempt:
-        app.preempt.discard(cid)  # type: ignore[arg-type]
+        app.preempt.discard(cid)
     ctx.containers.pop(cid, None)
     # charge(-resource) and the container count, in one walk up the queues
     mem, vc = rmc.mem, rmc.vc
-    q = leaf
+    q: CSQueue | None = leaf
     while q is not None:
         q.used_m -= mem
         q.used_v -= vc

@@ -84,7 +84,7 @@ class CSQueue:
         # AbstractCSQueue.initializeQueueState: a STOPPED parent stops its children.
         if parent is not None and parent.state == QueueState.STOPPED:
             state = QueueState.STOPPED
-        self.state = state
+        self.state: QueueState = state
         self.priority = conf.get_priority(path)
         self.acls: dict[QueueACL, AccessControlList] = {acl: conf.get_acl(path, acl) for acl in QueueACL}
         max_alloc = conf.get_maximum_allocation(path)
@@ -228,22 +228,23 @@ class ParentQueue(CSQueue):
         children = self.children
         if len(children) < 2:
             return children
-        decorated = []
+        decorated: list[tuple[float, float, int, CSQueue]] = []
         if not ctx.rc.dominant and not self.respect_priority:
             # Fast path of the same comparator for the memory-only calculator.
             # The child's index as the last element keeps ties in `queues` order, like the stable sort on a key.
             min_m, cm = ctx.min_m, ctx.cluster_m
+            fast: list[tuple[int, float, float, int]] = []
             i = 0
             for q in children:
                 ab = q.abs_cap
                 if ab > 0:
                     g = q.eff_min_m if q.eff_min_m >= min_m else min_m
-                    decorated.append((0, q.used_m / g if g else 0.0, -ab, i))
+                    fast.append((0, q.used_m / g if g else 0.0, -ab, i))
                 else:
-                    decorated.append((1, q.used_m / cm if cm else 0.0, -ab, i))
+                    fast.append((1, q.used_m / cm if cm else 0.0, -ab, i))
                 i += 1
-            decorated.sort()
-            return [children[d[3]] for d in decorated]
+            fast.sort()
+            return [children[d[3]] for d in fast]
         for q in children:
             ab = q.abs_cap
             used = q.used_capacity(ctx) if ab > 0 else q.absolute_used_capacity(ctx)

@@ -74,7 +74,7 @@ class RMContainer:
 
     def __init__(
         self,
-        cid: ContainerId | None,
+        cid: ContainerId,
         app: SchedulerApp,
         node: SchedulerNode,
         key: tuple[int, int],
