@@ -6,6 +6,12 @@ backend is used.
 
 from __future__ import annotations
 
+# Before any other import of ours: route the mypyc-compiled modules to their sources when asked or stale (_native).
+from yarnball import _native  # isort: skip
+
+_native.install()
+
+# ruff: noqa: E402
 from yarnball.actors import (
     Actor,
     ActorRef,
