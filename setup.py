@@ -3,7 +3,8 @@
 ``pip install -e .`` (or ``pip install .``) compiles the modules listed in yarnball/_native.py (MYPYC_MODULES) with
 mypyc into C extensions next to their sources: the pure, fully typed CapacityScheduler modules run about 2.6x faster
 compiled, with byte-identical outputs. ``YARNBALL_PURE_PYTHON=1 pip install -e .`` builds pure Python (no compiler
-needed). After editing a listed module, rebuild (``pip install -e .``): until then yarnball warns and runs the sources.
+needed); compiling adds ~45 s to a clean install on 2 cores (mypyc ~3 s, gcc -O3 the rest). After editing a
+listed module, rebuild (``pip install -e .``): until then yarnball warns and runs the sources.
 """
 
 from __future__ import annotations
