@@ -10,9 +10,34 @@ listed module, rebuild (``pip install -e .``): until then yarnball warns and run
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+
+class _OptionalBuildExt(build_ext):
+    """Compiles the extensions, and falls back to the pure-Python package when that fails (no C compiler or no
+    Python headers on the machine): the modules compute the same outputs either way, only slower, so an install
+    must not fail for want of gcc. The failure is reported loudly, once, with the way back."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as error:  # setuptools raises CompileError, LinkError, DistutilsExecError, PlatformError...
+            self._fallback(error)
+
+    def _fallback(self, error: Exception) -> None:
+        # All compiled or none (yarnball/_native.py): drop what was built before the failure, and any older build.
+        for output in self.get_outputs():
+            Path(output).unlink(missing_ok=True)
+        message = (
+            f"yarnball: compiling the mypyc extensions failed ({type(error).__name__}: {error}); installing the pure "
+            "Python modules instead (same results, the scheduler ~2.6x slower). Install a C compiler and the Python "
+            "headers, then `pip install -e .` again, to get the compiled build."
+        )
+        print("\n" + "!" * 80 + "\n" + message + "\n" + "!" * 80 + "\n", file=sys.stderr)
 
 
 def _listed_modules() -> tuple[str, ...]:
@@ -38,4 +63,4 @@ def _ext_modules() -> list[object]:
     return mypycify([f"--config-file={config}", *paths], opt_level="3", group_name="yarnball._native")
 
 
-setup(ext_modules=_ext_modules())
+setup(ext_modules=_ext_modules(), cmdclass={"build_ext": _OptionalBuildExt})
