@@ -22,7 +22,7 @@ from yarnball.actors._actor import Actor, ActorRef, _fire_once, _Once, handler
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV, AMRMProxyService, amrmproxy_actor_id
 from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV, ContainerScheduler
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
-from yarnball.actors._kernel import NORMAL
+from yarnball.actors._kernel import FAR_WIDTH, NORMAL
 from yarnball.actors._quietreplies import reply_is_noop
 from yarnball.protocols import (
     ApplicationId,
@@ -127,7 +127,11 @@ def _timer(nm: NodeManager, delay: float, fn: Any, arg: Any) -> _Once:
     seqs = kernel._seqs
     seq = seqs.get(origin, 0)
     seqs[origin] = seq + 1
-    heappush(kernel._queue, (kernel.now + delay, NORMAL, origin, seq, _fire_once, timer, origin))
+    entry = (kernel.now + delay, NORMAL, origin, seq, _fire_once, timer, origin)
+    if delay >= FAR_WIDTH:
+        kernel.park(entry)  # a container's run: parked until the run nears it (actors/_kernel.py)
+        return timer
+    heappush(kernel._queue, entry)
     if kernel._wakeup is not None:
         kernel._wakeup.set()
     return timer
