@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from skipping_helpers import TWO_QUEUES, run_state
 
-from yarnball.actors import _nodemanager
+from yarnball.actors import _kernel, _nodemanager
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL, Kernel
 from yarnball.errors import ActorError
 from yarnball.launcher import Cluster
@@ -105,7 +105,9 @@ def _long() -> Workload:
 def _run(workload: Workload, monkeypatch: pytest.MonkeyPatch, *, park: bool) -> dict[str, Any]:
     with monkeypatch.context() as m:
         if not park:
-            m.setattr(_nodemanager, "FAR_WIDTH", float("inf"))  # no delay is that long: every timer is heaped
+            # no delay is that long: every event is heaped (Kernel.schedule, Kernel.park, the NM's container timers)
+            m.setattr(_kernel, "FAR_WIDTH", float("inf"))
+            m.setattr(_nodemanager, "FAR_WIDTH", float("inf"))
         cluster = Cluster(Configuration(TWO_QUEUES), workload.nodes, seed=4)
         cluster.submit_workload(workload)
         with captured_events() as events:
@@ -114,7 +116,8 @@ def _run(workload: Workload, monkeypatch: pytest.MonkeyPatch, *, park: bool) -> 
 
 
 def test_parked_container_timers_leave_a_busy_run_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Long containers' completion timers parked or heaped: every event, sequence and count is the same."""
+    """Far events (long containers' completions, future submissions) parked or heaped: every event, sequence and
+    count is the same."""
     on, off = _run(_long(), monkeypatch, park=True), _run(_long(), monkeypatch, park=False)
     assert on.pop("parked") > 0 and off.pop("parked") == 0
     assert len(on["events"]) > 200 and on["counters"]["containers_completed"] > 100

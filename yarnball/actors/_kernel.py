@@ -332,6 +332,9 @@ class Kernel:
         seq = self._seqs.get(origin, 0)
         self._seqs[origin] = seq + 1
         entry = (self.now + delay, priority, origin, seq, fn, arg, origin if owner is None else owner)
+        if delay >= FAR_WIDTH:
+            self.park(entry)  # (e.g. the workload's future submissions: module docstring)
+            return
         heapq.heappush(self._queue, entry)
         if self._wakeup is not None:
             self._wakeup.set()

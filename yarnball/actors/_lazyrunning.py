@@ -75,7 +75,6 @@ from typing import Any
 from yarnball.actors._actor import Actor, ActorRef
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._inlinebeats import InlineHeartbeats
-from yarnball.actors._kernel import enter_replaced
 from yarnball.protocols import NodeHeartbeatRequest, NodeHeartbeatResponse
 
 __all__ = ["LazyRunning"]
@@ -118,7 +117,7 @@ class LazyRunning:
             or kernel._latency
             or kernel.default_latency
             or kernel._wakeup is not None
-            or enter_replaced(kernel)
+            or getattr(kernel._enter, "__func__", None) is not type(kernel)._enter  # enter_replaced, inline
             or rm._stopped
             # replaced on the instance (a spy)? read through the bound methods: never through ``__dict__``
             # (see _kernel.enter_replaced)

@@ -450,7 +450,8 @@ class NodeManager(Actor):
             lazy = heartbeats.lazy
             if lazy is None or self._changes or not lazy.defer(self, beat, status):
                 self._changes.append(status)
-                heartbeats.wake(beat)
+                if beat.died_at is None:
+                    heartbeats._arm(beat, heartbeats._next(beat))  # HeartbeatClock.wake, inline
         else:
             self._changes.append(status)
         context = entry.context
@@ -496,7 +497,7 @@ class NodeManager(Actor):
     def _complete(self, entry: _Container, exit_status: int, diagnostics: str) -> None:
         timer = entry.timer
         if timer is not None:
-            timer.cancel()
+            timer.cancelled = True  # TimerHandle.cancel, inline (an entry's timer is a _Once: _timer, after_call)
             # The timer holds the entry (its argument): dropping it breaks the cycle, so that refcounting frees both
             # at once instead of leaving one cyclic-garbage triple per container for the cyclic GC.
             entry.timer = None
@@ -521,8 +522,9 @@ class NodeManager(Actor):
             )
         )
         beat = self._beat
-        if beat is not None and not beat.armed:
-            self._heartbeats.wake(beat)  # type: ignore[union-attr]
+        if beat is not None and not beat.armed and beat.died_at is None:
+            heartbeats: Any = self._heartbeats
+            heartbeats._arm(beat, heartbeats._next(beat))  # HeartbeatClock.wake, inline
 
     def decommission(self) -> None:
         """Leave the cluster gracefully (an elastic downscale): stop heartbeating and unregister from the RM, which
