@@ -10,13 +10,29 @@ import pytest
 from skipping_helpers import TWO_QUEUES, run_state
 
 from yarnball.actors import _kernel, _nodemanager
+from yarnball.actors._actor import _Once
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL, Kernel
+from yarnball.actors._nodemanager import NodeManager
 from yarnball.errors import ActorError
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.launcher.workloads._model import Workload
-from yarnball.protocols import Configuration
-from yarnball.testing import captured_events
+from yarnball.protocols import (
+    ApplicationAttemptId,
+    ApplicationId,
+    Configuration,
+    Container,
+    ContainerExitStatus,
+    ContainerId,
+    ContainerState,
+    NodeId,
+    Priority,
+    Resource,
+    StartContainersRequest,
+    StopContainersRequest,
+)
+from yarnball.protocols._containermanagement import ContainerLaunchContext, StartContainerRequest
+from yarnball.testing import ActorTestKit, captured_events
 
 
 def _entry(kernel: Kernel, t: float, log: list[Any], origin: str = "o") -> tuple[Any, ...]:
@@ -122,3 +138,71 @@ def test_parked_container_timers_leave_a_busy_run_unchanged(monkeypatch: pytest.
     assert on.pop("parked") > 0 and off.pop("parked") == 0
     assert len(on["events"]) > 200 and on["counters"]["containers_completed"] > 100
     assert on == off
+
+
+class _Node:
+    """A NodeManager of 4 GB / 4 vcores started by a probe AM; the RM is a probe that never answers."""
+
+    def __init__(self, **conf: str) -> None:
+        self.kit = ActorTestKit()
+        self.am = self.kit.probe("am")
+        self.nm = NodeManager("h1", "/r", Resource(4096, 4), self.kit.probe("rm").ref, conf=Configuration(conf))
+        self.ref = self.kit.spawn(self.nm, "nm-h1")
+
+    def start(self, n: int, duration: int) -> ContainerId:
+        cid = ContainerId(ATTEMPT, n)
+        container = Container(id=cid, node_id=NodeId("h1"), resource=Resource(1024, 1), priority=Priority(1))
+        ctx = ContainerLaunchContext(simulated_duration_ms=duration)
+        request = StartContainerRequest(container=container, launch_context=ctx)
+        self.ref.tell(StartContainersRequest(start_container_requests=(request,)), self.am.ref)
+        return cid
+
+    def completions(self) -> list[tuple[ContainerId, int]]:
+        return [(s.container_id, s.exit_status) for s in self.nm._changes if s.state is ContainerState.COMPLETE]
+
+
+ATTEMPT = ApplicationAttemptId(ApplicationId(1, 1), 1)
+
+
+def test_a_killed_containers_run_timer_does_not_end_its_successor() -> None:
+    """Killed at 1 s and started again under the same id, a container runs its own full time: the first run's
+    timer (due at 5 s) was cancelled with the kill."""
+    node = _Node()
+    cid = node.start(1, 5_000)
+    node.kit.run(until=1_000)
+    node.ref.tell(StopContainersRequest(container_ids=(cid,)), node.am.ref)
+    node.kit.run(until=1_000)
+    node.start(1, 8_000)
+    node.kit.run(until=8_000)
+    assert [s[1] for s in node.completions()] == [ContainerExitStatus.KILLED_BY_APPMASTER]
+    assert node.nm.containers[cid].state is ContainerState.RUNNING  # not ended at 5 s by the stale timer
+    node.kit.run(until=9_001)
+    assert [s[1] for s in node.completions()] == [ContainerExitStatus.KILLED_BY_APPMASTER, ContainerExitStatus.SUCCESS]
+
+
+def test_a_failing_localization_goes_to_the_supervisor_and_the_node_lives_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A localization timer whose work raises is a handler failure (resume policy): logged, counted, NM running."""
+    node = _Node()
+    calls: list[Any] = []
+
+    def broken(self: NodeManager, entry: Any) -> None:
+        calls.append(entry)
+        raise RuntimeError("localizer down")
+
+    monkeypatch.setattr(NodeManager, "_schedule", broken)
+    node.start(1, 5_000)
+    node.kit.run(until=100)
+    assert len(calls) == 1 and node.kit.kernel.handler_failures == 1 and not node.nm._stopped
+
+
+def test_restart_supervision_keeps_tracked_timers_for_the_containers() -> None:
+    """Under restart supervision a container's timers are the tracked after_call ones; the container still runs
+    its time and completes."""
+    node = _Node()
+    node.nm.supervision = "restart"
+    cid = node.start(1, 2_000)
+    node.kit.run(until=10)
+    assert node.nm.containers[cid].state is ContainerState.RUNNING
+    assert type(node.nm.containers[cid].timer) is _Once and node.nm._timers
+    node.kit.run(until=2_001)
+    assert [s[0] for s in node.completions()] == [cid]
