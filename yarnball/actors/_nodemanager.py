@@ -77,6 +77,16 @@ _ACTOR_DELIVER = Actor._deliver
 # (module constants: reading a member off an Enum class goes through EnumType.__getattr__'s slow attribute hook)
 
 
+def running_status(container: Container) -> ContainerStatus:
+    """The status reporting ``container`` newly RUNNING."""
+    return ContainerStatus(
+        container_id=container.id,
+        state=_RUNNING,
+        execution_type=container.execution_type,
+        capability=container.resource,
+    )
+
+
 def nm_actor_id(host: str) -> str:
     """The actor id of the NodeManager on ``host``."""
     return f"nm-{host}"
@@ -505,23 +515,18 @@ class NodeManager(Actor):
         entry.state = _RUNNING
         entry.started_at = self.kernel.now
         container = entry.container
-        # _changed, inline; a dormant clock may leave the report for later (actors/_lazyrunning.py)
-        status = ContainerStatus(
-            container_id=container.id,
-            state=_RUNNING,
-            execution_type=container.execution_type,
-            capability=container.resource,
-        )
+        # _changed, inline; a dormant clock may leave the report for later (actors/_lazyrunning.py), which keeps the
+        # container (a frozen record: its status is built from it, as here, only if it is reported after all)
         beat = self._beat
         if beat is not None and not beat.armed:
             heartbeats: Any = self._heartbeats
             lazy = heartbeats.lazy
-            if lazy is None or self._changes or not lazy.defer(self, beat, status):
-                self._changes.append(status)
+            if lazy is None or self._changes or not lazy.defer(self, beat, container):
+                self._changes.append(running_status(container))
                 if beat.died_at is None:
                     heartbeats._arm(beat, heartbeats._next(beat))  # HeartbeatClock.wake, inline
         else:
-            self._changes.append(status)
+            self._changes.append(running_status(container))
         context = entry.context
         if self.amrm_proxy is not None and any(k == ATTEMPT_ID_ENV for k, _ in context.environment):
             # An AM container: its AMRM traffic goes through this node's AMRMProxy.
