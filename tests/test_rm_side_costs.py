@@ -206,3 +206,43 @@ def test_restart_supervision_keeps_tracked_timers_for_the_containers() -> None:
     assert type(node.nm.containers[cid].timer) is _Once and node.nm._timers
     node.kit.run(until=2_001)
     assert [s[0] for s in node.completions()] == [cid]
+
+
+def test_enter_hooked_follows_the_hook_at_each_run_start() -> None:
+    """``Kernel.enter_hooked`` is True before any run and, from each run's start, says whether ``_enter`` is hooked,
+    as the run loop sees it (the shortcuts that leave events out read it)."""
+    kernel = Kernel()
+    assert kernel.enter_hooked
+    kernel.run()
+    assert not kernel.enter_hooked
+    seen: list[Any] = []
+    enter = kernel._enter
+
+    def entered(entry: tuple[Any, ...]) -> None:
+        seen.append(entry[:4])
+        enter(entry)
+
+    kernel._enter = entered  # type: ignore[method-assign]
+    kernel.schedule(5, lambda _: None)
+    kernel.run()
+    assert kernel.enter_hooked and len(seen) == 1
+
+
+def test_a_hooked_run_sees_every_node_heartbeat_as_an_event() -> None:
+    """With ``_enter`` hooked from the start, no heartbeat is handed over inline: the hook sees the requests."""
+    workload = synthetic_workload(6, 4, seed=2, maps=(2, 6), reduces=(0, 2))
+    cluster = Cluster(Configuration({}), workload.nodes, seed=1)
+    cluster.submit_workload(workload)
+    kernel = cluster.kernel
+    enter = kernel._enter
+    requests: list[Any] = []
+
+    def entered(entry: tuple[Any, ...]) -> None:
+        arg = entry[5]
+        if type(arg) is tuple and len(arg) == 2 and type(arg[0]).__name__ == "NodeHeartbeatRequest":
+            requests.append(entry[:4])
+        enter(entry)
+
+    kernel._enter = entered  # type: ignore[method-assign]
+    cluster.run(until_ms=600_000)
+    assert len(requests) >= cluster.heartbeats.real > 0

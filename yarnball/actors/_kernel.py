@@ -295,6 +295,11 @@ class Kernel:
         self._far: dict[int, list[tuple[float, int, str, int, Callable[[Any], None], Any, str]]] = {}
         self._far_keys: list[int] = []
         self._far_edge: float = _INF
+        #: Whether the current (or last) ``run`` calls ``_enter`` for every event (a test replaced it on the instance
+        #: when the run started: :func:`enter_replaced`; always under ``run_async``). The shortcuts that leave events
+        #: out read this instead of looking at ``_enter`` at every event: they are off exactly when the run loop
+        #: shows every event to the hook. True (off) until a run starts.
+        self.enter_hooked = True
         #: The owner of the event being processed ("" outside any actor's event).
         self.current: str = ""
         #: The heap entry being processed (its first four fields are the event's canonical key), or None.
@@ -520,7 +525,7 @@ class Kernel:
         pop = heapq.heappop
         clock = self.clock
         virtual = isinstance(clock, VirtualClock)
-        hooked = enter_replaced(self)  # a test observing every event replaced _enter on this kernel
+        hooked = self.enter_hooked = enter_replaced(self)  # a test observing every event replaced _enter here
         clock.start(self.now)
         count = 0
         try:
@@ -601,6 +606,7 @@ class Kernel:
         self._running = True
         self._stop_requested = False
         self._wakeup = asyncio.Event()
+        self.enter_hooked = True  # (every event goes through _enter here)
         token = current_kernel.set(self)
         queue = self._queue
         self.clock.start(self.now)

@@ -120,7 +120,7 @@ class LazyRunning:
             or kernel._latency
             or kernel.default_latency
             or kernel._wakeup is not None
-            or getattr(kernel._enter, "__func__", None) is not type(kernel)._enter  # enter_replaced, inline
+            or kernel.enter_hooked  # (the run loop shows every event to a hooked _enter)
             or rm._stopped
             # replaced on the instance (a spy)? read through the bound methods: never through ``__dict__``
             # (see _kernel.enter_replaced)
