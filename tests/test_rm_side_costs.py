@@ -246,3 +246,15 @@ def test_a_hooked_run_sees_every_node_heartbeat_as_an_event() -> None:
     kernel._enter = entered  # type: ignore[method-assign]
     cluster.run(until_ms=600_000)
     assert len(requests) >= cluster.heartbeats.real > 0
+
+
+async def test_run_async_pops_parked_events_in_key_order() -> None:
+    """Under ``run_async`` (virtual clock) parked and queued events run in the sorted key order too."""
+    rng = random.Random(3)
+    kernel = Kernel()
+    ran: list[Any] = []
+    entries = [_entry(kernel, rng.choice([rng.uniform(0, 20_000), rng.uniform(0, 500)]), ran) for _ in range(300)]
+    for entry in entries:
+        kernel.park(entry)
+    await kernel.run_async()
+    assert ran == [e[0] for e in sorted(entries)]
