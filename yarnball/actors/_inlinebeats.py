@@ -65,7 +65,7 @@ class InlineHeartbeats:
             kernel._latency
             or kernel.default_latency
             or kernel._wakeup is not None
-            or getattr(kernel._enter, "__func__", None) is not type(kernel)._enter  # _kernel.enter_replaced
+            or kernel.enter_hooked  # (the run loop shows every event to a hooked _enter)
             or nm._busy
             or nm._decommissioned
             or nm.report_opportunistic

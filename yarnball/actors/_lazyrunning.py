@@ -14,7 +14,8 @@ dormant) and no message is sent. In the kernel it is the event ``(p, HEARTBEAT +
 woke, and two sequences: ``s`` of the waking origin and the one the inline request takes from the NM's.
 
 **What is done instead.** :meth:`LazyRunning.defer`, called by ``_launch`` for a dormant NM with no other change
-pending, records the status in a *group* ``(p, statuses)`` on the NodeBeat (``p`` = ``HeartbeatClock._next``, the
+pending, records the status (as the launched container record, the status built from it only when it is put
+back) in a *group* ``(p, statuses)`` on the NodeBeat (``p`` = ``HeartbeatClock._next``, the
 phase point the wake would have armed; several launches before ``p`` share its group, a launch after it starts the
 next one) and leaves the clock dormant. A group is *passed* once the run's position is beyond ``(p, HEARTBEAT + i)``,
 i.e. ``p < _next(beat)``.
@@ -75,7 +76,7 @@ from typing import Any
 from yarnball.actors._actor import Actor, ActorRef
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._inlinebeats import InlineHeartbeats
-from yarnball.actors._kernel import enter_replaced
+from yarnball.actors._nodemanager import running_status
 from yarnball.protocols import NodeHeartbeatRequest, NodeHeartbeatResponse
 
 __all__ = ["LazyRunning"]
@@ -99,8 +100,9 @@ class LazyRunning:
         clock.lazy = self
 
     # -- deferring ---------------------------------------------------------------------------------------------
-    def defer(self, nm: Any, beat: NodeBeat, status: Any) -> bool:
-        """Record ``status`` (RUNNING) of dormant ``nm`` for its next phase point instead of waking its clock; False
+    def defer(self, nm: Any, beat: NodeBeat, container: Any) -> bool:
+        """Record the RUNNING report of ``container`` (the frozen record it was launched with; its status is built
+        only if it is put back) of dormant ``nm`` for its next phase point instead of waking its clock; False
         (nothing done) when the heartbeat must run."""
         clock = self.clock
         kernel = clock.kernel
@@ -118,7 +120,7 @@ class LazyRunning:
             or kernel._latency
             or kernel.default_latency
             or kernel._wakeup is not None
-            or enter_replaced(kernel)
+            or kernel.enter_hooked  # (the run loop shows every event to a hooked _enter)
             or rm._stopped
             # replaced on the instance (a spy)? read through the bound methods: never through ``__dict__``
             # (see _kernel.enter_replaced)
@@ -147,12 +149,12 @@ class LazyRunning:
         self.deferred += 1
         groups = beat.lazy
         if groups is None:
-            beat.lazy = [(p, [status])]
+            beat.lazy = [(p, [container])]
             self.pending[beat] = None
         elif groups[-1][0] == p:
-            groups[-1][1].append(status)
+            groups[-1][1].append(container)
         else:
-            groups.append((p, [status]))
+            groups.append((p, [container]))
         return True
 
     def _rm_qualifies(self, nm: Any) -> bool:
@@ -179,8 +181,8 @@ class LazyRunning:
         )
 
     # -- settling ----------------------------------------------------------------------------------------------
-    def _settle(self, nm: Any, p: float, statuses: list[Any]) -> None:
-        """The fast-path heartbeat of ``nm`` at ``p`` reporting ``statuses``, after the fact."""
+    def _settle(self, nm: Any, p: float, containers: list[Any]) -> None:
+        """The fast-path heartbeat of ``nm`` at ``p`` reporting ``containers`` RUNNING, after the fact."""
         rm = self.rm
         self.clock.real += 1
         node = rm.nodes.get(nm.node_id)
@@ -189,8 +191,8 @@ class LazyRunning:
         node.last_heartbeat = p
         unlaunched = rm.unlaunched
         launched = []
-        for cs in statuses:
-            cid = cs.container_id
+        for container in containers:
+            cid = container.id
             if unlaunched.pop(cid, None) is not None:
                 launched.append(cid)
         if launched:
@@ -221,10 +223,10 @@ class LazyRunning:
         if groups is None:
             return
         n = 0
-        for p, statuses in groups:
+        for p, containers in groups:
             if p >= q:
                 break
-            self._settle(beat.nm, p, statuses)
+            self._settle(beat.nm, p, containers)
             n += 1
         if n == len(groups):
             beat.lazy = None
@@ -240,8 +242,8 @@ class LazyRunning:
             beat.lazy = None
             del self.pending[beat]
             changes = beat.nm._changes
-            for _p, statuses in reversed(groups):
-                changes[:0] = statuses
+            for _p, containers in reversed(groups):
+                changes[:0] = [running_status(c) for c in containers]
 
     def settle_all(self) -> None:
         """Settle every passed group (before the RM's monitors, a metrics sample, the end of a run)."""

@@ -18,11 +18,11 @@ from typing import Any
 
 import msgspec
 
-from yarnball.actors._actor import Actor, ActorRef, _fire_once, _Once, handler
+from yarnball.actors._actor import Actor, ActorRef, _Once, _Tick, handler
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV, AMRMProxyService, amrmproxy_actor_id
 from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV, ContainerScheduler
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
-from yarnball.actors._kernel import NORMAL
+from yarnball.actors._kernel import FAR_WIDTH, NORMAL
 from yarnball.actors._quietreplies import reply_is_noop
 from yarnball.protocols import (
     ApplicationId,
@@ -73,7 +73,18 @@ _SCHEDULED = ContainerState.SCHEDULED
 _RUNNING = ContainerState.RUNNING
 _COMPLETE = ContainerState.COMPLETE
 _SUCCESS = ContainerExitStatus.SUCCESS
+_ACTOR_DELIVER = Actor._deliver
 # (module constants: reading a member off an Enum class goes through EnumType.__getattr__'s slow attribute hook)
+
+
+def running_status(container: Container) -> ContainerStatus:
+    """The status reporting ``container`` newly RUNNING."""
+    return ContainerStatus(
+        container_id=container.id,
+        state=_RUNNING,
+        execution_type=container.execution_type,
+        capability=container.resource,
+    )
 
 
 def nm_actor_id(host: str) -> str:
@@ -116,21 +127,88 @@ class _Container:
         return None
 
 
-def _timer(nm: NodeManager, delay: float, fn: Any, arg: Any) -> _Once:
-    """``nm.after_call(delay, fn, arg)`` with ``Kernel.schedule`` inlined (set per container, twice): the same
-    timer object and event key ``(now + delay, NORMAL, origin, origin's next sequence)``, owned by the origin."""
-    if delay < 0 or nm.supervision == "restart":
-        return nm.after_call(delay, fn, arg)  # raises, or tracks the timer for a restart
+def _queue_timer(nm: NodeManager, delay: float, fire: Any, arg: Any) -> None:
+    """Queue ``fire(arg)`` with ``Kernel.schedule``'s key ``(now + delay, NORMAL, origin, origin's next sequence)``,
+    owned by the origin (a container's run is parked: actors/_kernel.py)."""
     kernel = nm.kernel
-    timer = _Once(nm, fn, arg)
     origin = kernel.current
     seqs = kernel._seqs
     seq = seqs.get(origin, 0)
     seqs[origin] = seq + 1
-    heappush(kernel._queue, (kernel.now + delay, NORMAL, origin, seq, _fire_once, timer, origin))
+    entry = (kernel.now + delay, NORMAL, origin, seq, fire, arg, origin)
+    if delay >= FAR_WIDTH:
+        kernel.park(entry)
+        return
+    heappush(kernel._queue, entry)
     if kernel._wakeup is not None:
         kernel._wakeup.set()
-    return timer
+
+
+# The two timers of a container (set per container), without after_call's timer object: the event has the same key,
+# and firing does what ``_fire_once`` does for ``after_call(delay, nm._schedule / nm._finish, entry)``. The
+# localization timer is never cancelled: its argument is the entry. The run timer's is a 1-tuple holding the entry,
+# kept as ``entry.timer`` (its handle) while it is live: cancelling it sets ``entry.timer`` to None (a new run timer
+# replaces it), and a timer that is not its entry's ``timer`` any more is cancelled. Under restart supervision (the
+# actor tracks its timers) and for a negative delay (which raises) both are after_call's, as before.
+def _fire_schedule(entry: _Container) -> None:
+    # _fire_once of the timer _Once(nm, nm._schedule, entry), which is built only where it is seen (a mailbox, a
+    # failure)
+    nm = entry.nm
+    if nm._stopped:
+        return
+    fn = nm._schedule
+    if nm._busy or type(nm)._deliver is not _ACTOR_DELIVER:
+        nm._deliver((_Tick(_Once(nm, fn, entry).call), nm.ref))
+        return
+    ref = nm.ref
+    nm._sender = ref
+    try:
+        result = fn(entry)
+    except Exception as exc:
+        nm._failed(exc, _Tick(_Once(nm, fn, entry).call), ref)
+        return
+    if result is not None:
+        nm._handled(result, _Tick(_Once(nm, fn, entry).call), ref)
+
+
+def _fire_finish(handle: tuple[_Container]) -> None:
+    # _fire_once of the timer _Once(nm, nm._finish, entry) (see _fire_schedule), unless cancelled
+    entry = handle[0]
+    if entry.timer is not handle:
+        return  # cancelled
+    nm = entry.nm
+    if nm._stopped:
+        return
+    fn = nm._finish
+    if nm._busy or type(nm)._deliver is not _ACTOR_DELIVER:
+        nm._deliver((_Tick(_Once(nm, fn, entry).call), nm.ref))
+        return
+    ref = nm.ref
+    nm._sender = ref
+    try:
+        result = fn(entry)
+    except Exception as exc:
+        nm._failed(exc, _Tick(_Once(nm, fn, entry).call), ref)
+        return
+    if result is not None:
+        nm._handled(result, _Tick(_Once(nm, fn, entry).call), ref)
+
+
+def _run_timer(nm: NodeManager, delay: float, entry: _Container) -> Any:
+    """``nm.after_call(delay, nm._finish, entry)``: the same event; returns the handle for ``entry.timer``."""
+    if delay < 0 or nm.supervision == "restart":
+        return nm.after_call(delay, nm._finish, entry)  # raises, or tracks the timer for a restart
+    handle = (entry,)
+    _queue_timer(nm, delay, _fire_finish, handle)
+    return handle
+
+
+def _cancel(entry: _Container) -> None:
+    """Cancel ``entry``'s run timer (it has one)."""
+    timer = entry.timer
+    if type(timer) is _Once:
+        timer.cancelled = True  # TimerHandle.cancel, inline
+    entry.timer = None
 
 
 class NodeManager(Actor):
@@ -285,6 +363,8 @@ class NodeManager(Actor):
         failed: list[FailedContainerRequest] = []
         containers = self.containers
         node_id = self.node_id
+        delay = self.localization_ms
+        plain = delay >= 0 and self.supervision != "restart"  # else after_call: raises, or tracks the timer
         for request in msg.start_container_requests:
             container = request.container
             cid = container.id
@@ -308,7 +388,10 @@ class NodeManager(Actor):
             resource = container.resource
             self.used_mb += resource.memory_mb
             self.used_vcores += resource.vcores
-            _timer(self, self.localization_ms, self._schedule, entry)
+            if plain:
+                _queue_timer(self, delay, _fire_schedule, entry)  # after_call(delay, self._schedule, entry)
+            else:
+                self.after_call(delay, self._schedule, entry)
             started.append(cid)
         if failed or not reply_is_noop(self, StartContainersResponse):  # actors/_quietreplies.py
             self.reply(
@@ -404,7 +487,7 @@ class NodeManager(Actor):
         entry.paused = False  # resume where it stopped
         entry.started_at = self.now
         if entry.remaining is not None:
-            entry.timer = _timer(self, entry.remaining, self._finish, entry)
+            entry.timer = _run_timer(self, entry.remaining, entry)
 
     def _scheduler_kill(self, entry: _Container, exit_status: int, diagnostics: str) -> None:
         # Hadoop sends a kill event (asynchronous): the container ends in the next dispatch, not inside the scheduler.
@@ -418,8 +501,7 @@ class NodeManager(Actor):
         if entry.state is not ContainerState.RUNNING or entry.paused or entry.container.id not in self.containers:
             return
         if entry.timer is not None:
-            entry.timer.cancel()
-            entry.timer = None
+            _cancel(entry)
         entry.remaining = entry.remaining_ms()
         entry.paused = True
         self.log.info("container_paused", container=str(entry.container.id))
@@ -433,22 +515,18 @@ class NodeManager(Actor):
         entry.state = _RUNNING
         entry.started_at = self.kernel.now
         container = entry.container
-        # _changed, inline; a dormant clock may leave the report for later (actors/_lazyrunning.py)
-        status = ContainerStatus(
-            container_id=container.id,
-            state=_RUNNING,
-            execution_type=container.execution_type,
-            capability=container.resource,
-        )
+        # _changed, inline; a dormant clock may leave the report for later (actors/_lazyrunning.py), which keeps the
+        # container (a frozen record: its status is built from it, as here, only if it is reported after all)
         beat = self._beat
         if beat is not None and not beat.armed:
             heartbeats: Any = self._heartbeats
             lazy = heartbeats.lazy
-            if lazy is None or self._changes or not lazy.defer(self, beat, status):
-                self._changes.append(status)
-                heartbeats.wake(beat)
+            if lazy is None or self._changes or not lazy.defer(self, beat, container):
+                self._changes.append(running_status(container))
+                if beat.died_at is None:
+                    heartbeats._arm(beat, heartbeats._next(beat))  # HeartbeatClock.wake, inline
         else:
-            self._changes.append(status)
+            self._changes.append(running_status(container))
         context = entry.context
         if self.amrm_proxy is not None and any(k == ATTEMPT_ID_ENV for k, _ in context.environment):
             # An AM container: its AMRM traffic goes through this node's AMRMProxy.
@@ -463,7 +541,7 @@ class NodeManager(Actor):
                 )
         duration = context.simulated_duration_ms
         if duration is not None:
-            entry.timer = _timer(self, duration, self._finish, entry)
+            entry.timer = _run_timer(self, duration, entry)
 
     def _finish(self, entry: _Container) -> None:
         if entry.state is not _RUNNING:
@@ -492,9 +570,10 @@ class NodeManager(Actor):
     def _complete(self, entry: _Container, exit_status: int, diagnostics: str) -> None:
         timer = entry.timer
         if timer is not None:
-            timer.cancel()
-            # The timer holds the entry (its argument): dropping it breaks the cycle, so that refcounting frees both
-            # at once instead of leaving one cyclic-garbage triple per container for the cyclic GC.
+            if type(timer) is _Once:
+                timer.cancelled = True  # TimerHandle.cancel, inline
+            # The timer holds the entry (its argument): dropping it cancels it (_fire_finish) and breaks the cycle,
+            # so that refcounting frees both at once instead of leaving cyclic garbage per container for the GC.
             entry.timer = None
         entry.state = _COMPLETE
         container = entry.container
@@ -517,8 +596,9 @@ class NodeManager(Actor):
             )
         )
         beat = self._beat
-        if beat is not None and not beat.armed:
-            self._heartbeats.wake(beat)  # type: ignore[union-attr]
+        if beat is not None and not beat.armed and beat.died_at is None:
+            heartbeats: Any = self._heartbeats
+            heartbeats._arm(beat, heartbeats._next(beat))  # HeartbeatClock.wake, inline
 
     def decommission(self) -> None:
         """Leave the cluster gracefully (an elastic downscale): stop heartbeating and unregister from the RM, which

@@ -314,14 +314,18 @@ class ResourceManager(Actor):
         if self.opportunistic is not None and self.opportunistic.on_guaranteed_allocated(note.attempt_id, container):
             return  # it serves a promotion: not a container of its own
         self.counters["containers_allocated"] += 1
-        self.live.add(container.id)
-        self.unlaunched[container.id] = (self.kernel.now, container.node_id)
-        app = self.apps.get(note.attempt_id.application_id)
+        cid = container.id
+        node_id = container.node_id
+        self.live.add(cid)
+        self.unlaunched[cid] = (self.kernel.now, node_id)
+        attempt_id = note.attempt_id
+        app = self.apps.get(attempt_id.application_id)
         if app is not None:
-            app.nodes.add(container.node_id)
-        attempt = self.attempts.get(note.attempt_id)
-        if note.is_am and attempt is not None and attempt.state is AttemptState.SCHEDULED:
-            self._launch_am(app, attempt, container)  # type: ignore[arg-type]
+            app.nodes.add(node_id)
+        if note.is_am:  # (the attempt is looked up for an AM container only)
+            attempt = self.attempts.get(attempt_id)
+            if attempt is not None and attempt.state is AttemptState.SCHEDULED:
+                self._launch_am(app, attempt, container)  # type: ignore[arg-type]
 
     def _on_scheduler_completed(self, note: ContainerCompleted) -> None:
         """The scheduler ended a container itself: the NM must kill it, and an AM container ends its attempt."""
