@@ -25,6 +25,7 @@ then any), whose host, rack and ``*`` entries are decremented, like ``removeCont
 from __future__ import annotations
 
 from collections import deque
+from operator import itemgetter
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
@@ -87,9 +88,16 @@ __all__ = ["ApplicationMaster", "ContainerRequest"]
 
 DEFAULT_AM_RESOURCE = Resource(1024, 1)
 # priority, resource name, execution type's value, memory, vcores, request id. The type's value (a str, whose hash
-# is cached) rather than the member: an Enum member's __hash__ is a Python call, and these keys are hashed for every
-# container request, match and heartbeat.
+# is cached) rather than the member: an Enum member's __hash__ is a Python call.
 AskKey = tuple[int, str, str, int, int, int]
+# The ask table is two-level: an AskKey without its name (priority, type's value, memory, vcores, request id), one
+# lookup per request, then the names (strs: cached hashes). Each entry is a list
+# [count, relax_locality, capability, sort key, changed]: the sort key is _ask_sort_key(AskKey) (the AskKey's fields
+# reordered: the changed entries are sent in its order), built with the entry; ``changed`` marks an entry already in
+# ``_changed``.
+AskSpec = tuple[int, str, int, int, int]
+_SORT = 3
+_by_sort_key = itemgetter(_SORT)
 # Records are frozen: one shared instance of each of these small ones (built for every ask sent).
 _EXECUTION_TYPE_REQUESTS = {e.value: ExecutionTypeRequest(execution_type=e) for e in ExecutionType}
 _PRIORITIES: dict[int, Priority] = {}
@@ -109,7 +117,17 @@ def _priority(value: int) -> Priority:
 class ContainerRequest:
     """One outstanding container request (AMRMClient.ContainerRequest): where, what, at which priority."""
 
-    __slots__ = ("capability", "execution_type", "nodes", "priority", "racks", "relax_locality", "request_id")
+    __slots__ = (
+        "_entries",
+        "_table",
+        "capability",
+        "execution_type",
+        "nodes",
+        "priority",
+        "racks",
+        "relax_locality",
+        "request_id",
+    )
 
     def __init__(
         self,
@@ -128,6 +146,10 @@ class ContainerRequest:
         self.relax_locality = relax_locality
         self.execution_type = execution_type
         self.request_id = request_id
+        # The ask-table entries of names() (in its order) and the table they are in, set by add_container_request:
+        # removing the request then decrements them without building and hashing its keys again.
+        self._entries: tuple[list[Any], ...] = ()
+        self._table: Any = None
 
     def names(self) -> tuple[str, ...]:
         return (*self.nodes, *self.racks, ANY)
@@ -183,10 +205,10 @@ class ApplicationMaster(Actor):
         self._reset_attempt_state()
 
     def _reset_attempt_state(self) -> None:
-        # AMRMClientImpl's remoteRequestsTable as plain data: key -> [count, relax_locality, capability].
-        self._asks: dict[AskKey, list[Any]] = {}
-        self._changed: set[AskKey] = set()
-        self._sort_keys = _SortKeys()  # each ask key's _ask_sort_key, computed once (keys are sorted every send)
+        # AMRMClientImpl's remoteRequestsTable as plain data: AskSpec -> name -> entry (see AskSpec); entries are
+        # never removed (a withdrawn ask is sent with count 0, as Hadoop's).
+        self._tables: dict[AskSpec, dict[str, list[Any]]] = {}
+        self._changed: list[list[Any]] = []  # the entries changed since the last allocate, each once
         self._outstanding: dict[int, deque[ContainerRequest]] = {}
         # Outstanding requests that name nodes, by priority, and by (priority, node) (see _match): the requests
         # naming the node, in the order of ``_outstanding`` (a request repeated as often as it is outstanding).
@@ -339,29 +361,37 @@ class ApplicationMaster(Actor):
         if nodes:
             self._noded[priority] = self._noded.get(priority, 0) + count
             by_node = self._node_requests
-            for node in dict.fromkeys(nodes):
+            for node in nodes if len(nodes) == 1 else dict.fromkeys(nodes):
                 named = by_node.get((priority, node))
                 if named is None:
                     by_node[(priority, node)] = list(repeated)
                 else:
                     named.extend(repeated)
-        asks, changed, sort_keys = self._asks, self._changed, self._sort_keys
-        m, v, etype = capability.memory_mb, capability.vcores, execution_type._value_
+        tables = self._tables
+        etype = execution_type._value_
+        spec: AskSpec = (priority, etype, capability.memory_mb, capability.vcores, request_id)
+        table = tables.get(spec)
+        if table is None:
+            table = tables[spec] = {}
+        changed = self._changed
         # AMRMClientImpl: relax_locality applies to the rack and ANY entries of a node-specific request.
         relax_others = relax_locality or not nodes
-        for name in request.names():
+        entries = []
+        for name in (*nodes, *racks, ANY):  # request.names()
             relax = True if name in nodes else relax_others
-            key: AskKey = (priority, name, etype, m, v, request_id)
-            entry = asks.get(key)
+            entry = table.get(name)
             if entry is None:
-                asks[key] = [count, relax, capability]
-                # _ask_sort_key(key), stored with the new key (sent keys are sorted by it)
-                sort_keys[key] = (priority, request_id, name != ANY, name, etype, m, v)
+                entry = table[name] = _new_entry(spec, name, capability, count, relax)
             else:
                 entry[0] += count
                 entry[1] = relax
                 entry[2] = capability
-            changed.add(key)
+            if not entry[4]:  # entry[_CHANGED] (constant indexes: a specialized subscript)
+                entry[4] = True
+                changed.append(entry)
+            entries.append(entry)
+        request._entries = tuple(entries)
+        request._table = tables
 
     def remove_container_request(self, request: ContainerRequest) -> None:
         """Withdraw one outstanding request (after it was satisfied, or when it is no longer wanted)."""
@@ -371,44 +401,60 @@ class ApplicationMaster(Actor):
                 queue.remove(request)
             except ValueError:
                 return
-            if request.nodes:
+            nodes = request.nodes
+            if nodes:
                 prio = request.priority
                 self._noded[prio] -= 1
                 by_node = self._node_requests
-                for node in dict.fromkeys(request.nodes):
+                for node in nodes if len(nodes) == 1 else dict.fromkeys(nodes):
                     # Both drop the request's first occurrence: they keep the same relative order.
                     named = by_node[(prio, node)]
                     named.remove(request)
                     if not named:
                         del by_node[(prio, node)]
         cap = request.capability
-        asks, changed = self._asks, self._changed
-        prefix = request.priority
-        etype, m, v, rid = request.execution_type._value_, cap.memory_mb, cap.vcores, request.request_id
+        changed = self._changed
+        if request._table is self._tables:
+            entries: Any = request._entries  # added here, to this attempt's table: its entries (never removed)
+        else:
+            entries = self._entries_of(request)
+        for entry in entries:
+            left = entry[0]
+            entry[0] = left - 1 if left > 0 else 0  # max(0, left - 1) for the int counts, without the call
+            entry[2] = cap
+            if not entry[4]:
+                entry[4] = True
+                changed.append(entry)
+
+    def _entries_of(self, request: ContainerRequest) -> list[list[Any]]:
+        """The entries of ``request``'s names, a missing one made with count 0 (a request not added here)."""
+        cap = request.capability
+        spec: AskSpec = (
+            request.priority,
+            request.execution_type._value_,
+            cap.memory_mb,
+            cap.vcores,
+            request.request_id,
+        )
+        table = self._tables.get(spec)
+        if table is None:
+            table = self._tables[spec] = {}
+        entries = []
         for name in request.names():
-            key: AskKey = (prefix, name, etype, m, v, rid)
-            entry = asks.get(key)
+            entry = table.get(name)
             if entry is None:
-                asks[key] = [0, True, cap]
-            else:
-                left = entry[0]
-                entry[0] = left - 1 if left > 0 else 0  # max(0, left - 1) for the int counts, without the call
-                entry[2] = cap
-            changed.add(key)
+                entry = table[name] = _new_entry(spec, name, cap, 0, True)
+            entries.append(entry)
+        return entries
+
+    @property
+    def _asks(self) -> dict[AskKey, list[Any]]:
+        """The ask table flattened, AskKey -> entry (for tests and inspection)."""
+        return {_ask_key(entry): entry for table in self._tables.values() for entry in table.values()}
 
     def _ask_request(self, key: AskKey) -> ResourceRequest:
-        """The ResourceRequest of one ask-table entry (built when it is sent: only changed entries are)."""
-        count, relax, cap = self._asks[key]
-        priority = _PRIORITIES.get(key[0])
-        return ResourceRequest(
-            priority=priority if priority is not None else _priority(key[0]),
-            capability=cap,
-            resource_name=key[1],
-            num_containers=count,
-            relax_locality=relax,
-            execution_type_request=_EXECUTION_TYPE_REQUESTS[key[2]],
-            allocation_request_id=key[5],
-        )
+        """The ResourceRequest of one ask-table entry."""
+        return _entry_request(self._tables[(key[0], key[2], key[3], key[4], key[5])][key[1]])
 
     def update_execution_type(self, container: Container, target: ExecutionType) -> None:
         """Ask the RM to promote (to GUARANTEED) or demote (to OPPORTUNISTIC) ``container`` on the next heartbeat
@@ -462,9 +508,10 @@ class ApplicationMaster(Actor):
             return
         changed = self._changed
         if changed:
-            # each changed key's request, in _ask_sort_key's order (the sort keys are cached per ask key)
-            asks = tuple(map(self._ask_request, sorted(changed, key=self._sort_keys.__getitem__)))
-            self._changed = set()
+            # each changed entry's request, in _ask_sort_key's order (stored in the entry)
+            self._changed = []
+            changed.sort(key=_by_sort_key)
+            asks = tuple(map(_sent_request, changed))
         else:
             asks = ()
         release, self._release = tuple(self._release), []
@@ -530,7 +577,9 @@ class ApplicationMaster(Actor):
         if not noded or (noded == len(queue) and not self._node_requests.get((prio, host))):
             # No request of the priority names a node, or every one names nodes but none this host: _pick's answer
             # is the first of the type, else the first (without scanning the queue for a node no request names).
-            chosen = next((r for r in queue if r.execution_type is etype), queue[0])
+            chosen = queue[0]
+            if chosen.execution_type is not etype:
+                chosen = next((r for r in queue if r.execution_type is etype), chosen)
         else:
             # _pick(queue, host, etype) returns the first request of the type naming the host when there is one:
             # the first of the type among the host's requests, which are in the queue's order.
@@ -632,11 +681,34 @@ def _ask_sort_key(key: AskKey) -> tuple[Any, ...]:
     return (priority, rid, name != ANY, name, etype, mem, vcores)
 
 
-class _SortKeys(dict):  # type: ignore[type-arg]
-    """AskKey -> its :func:`_ask_sort_key`, computed on first use (a hit is a C dict lookup, not a Python call)."""
+def _new_entry(spec: AskSpec, name: str, cap: Resource, count: int, relax: bool) -> list[Any]:
+    """A new ask-table entry for ``name`` under ``spec``, not yet in ``_changed`` (see AskSpec)."""
+    priority, etype, mem, vcores, rid = spec
+    return [count, relax, cap, (priority, rid, name != ANY, name, etype, mem, vcores), False]
 
-    __slots__ = ()
 
-    def __missing__(self, key: AskKey) -> tuple[Any, ...]:
-        value = self[key] = _ask_sort_key(key)
-        return value
+def _ask_key(entry: list[Any]) -> AskKey:
+    """The AskKey of an entry (from its sort key)."""
+    priority, rid, _, name, etype, mem, vcores = entry[3]
+    return (priority, name, etype, mem, vcores, rid)
+
+
+def _entry_request(entry: list[Any]) -> ResourceRequest:
+    """The ResourceRequest of one ask-table entry (built when it is sent: only changed entries are)."""
+    sort_key = entry[3]  # (priority, request id, not ANY, name, type's value, memory, vcores)
+    priority = _PRIORITIES.get(sort_key[0])
+    return ResourceRequest(
+        priority=priority if priority is not None else _priority(sort_key[0]),
+        capability=entry[2],
+        resource_name=sort_key[3],
+        num_containers=entry[0],
+        relax_locality=entry[1],
+        execution_type_request=_EXECUTION_TYPE_REQUESTS[sort_key[4]],
+        allocation_request_id=sort_key[1],
+    )
+
+
+def _sent_request(entry: list[Any]) -> ResourceRequest:
+    """:func:`_entry_request` for an entry being sent: it is no longer changed."""
+    entry[4] = False
+    return _entry_request(entry)
