@@ -25,7 +25,6 @@ then any), whose host, rack and ``*`` entries are decremented, like ``removeCont
 from __future__ import annotations
 
 from collections import deque
-from operator import itemgetter
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
@@ -33,6 +32,7 @@ from yarnball.actors._amdormancy import HeartbeatTimer
 from yarnball.actors._amheartbeats import idle_allocate
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV
 from yarnball.actors._amrounds import hold_tell, sleep_after_response
+from yarnball.actors._asktable import AskSpec, add_asks, ask_entries, entry_request, remove_asks, take_changed
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.actors._quietreplies import NOOP_WHEN_ALL_OK
 from yarnball.protocols import (
@@ -50,7 +50,6 @@ from yarnball.protocols import (
     ContainerUpdateResponse,
     ContainerUpdateType,
     ExecutionType,
-    ExecutionTypeRequest,
     FinalApplicationStatus,
     FinishApplicationMasterRequest,
     FinishApplicationMasterResponse,
@@ -90,28 +89,13 @@ DEFAULT_AM_RESOURCE = Resource(1024, 1)
 # priority, resource name, execution type's value, memory, vcores, request id. The type's value (a str, whose hash
 # is cached) rather than the member: an Enum member's __hash__ is a Python call.
 AskKey = tuple[int, str, str, int, int, int]
-# The ask table is two-level: an AskKey without its name (priority, type's value, memory, vcores, request id), one
-# lookup per request, then the names (strs: cached hashes). Each entry is a list
-# [count, relax_locality, capability, sort key, changed]: the sort key is _ask_sort_key(AskKey) (the AskKey's fields
-# reordered: the changed entries are sent in its order), built with the entry; ``changed`` marks an entry already in
-# ``_changed``.
-AskSpec = tuple[int, str, int, int, int]
-_SORT = 3
-_by_sort_key = itemgetter(_SORT)
-# Records are frozen: one shared instance of each of these small ones (built for every ask sent).
-_EXECUTION_TYPE_REQUESTS = {e.value: ExecutionTypeRequest(execution_type=e) for e in ExecutionType}
-_PRIORITIES: dict[int, Priority] = {}
+# Records are frozen: one shared instance of this small one (sent with every allocate).
 _NO_BLACKLIST_CHANGE = ResourceBlacklistRequest()
 # Enum members and values read per container: an Enum class attribute and ``.value`` are each a slow lookup (a
 # metaclass / descriptor path), a module constant and the member's ``_value_`` attribute are plain ones.
 _AM_SHUTDOWN = AMCommand.AM_SHUTDOWN
-
-
-def _priority(value: int) -> Priority:
-    priority = _PRIORITIES.get(value)
-    if priority is None:
-        priority = _PRIORITIES[value] = Priority(value)
-    return priority
+# host -> nm_actor_id(host), for every container started: the same str each time (its hash computed once).
+_NM_IDS: dict[str, str] = {}
 
 
 class ContainerRequest:
@@ -368,29 +352,10 @@ class ApplicationMaster(Actor):
                 else:
                     named.extend(repeated)
         tables = self._tables
-        etype = execution_type._value_
-        spec: AskSpec = (priority, etype, capability.memory_mb, capability.vcores, request_id)
-        table = tables.get(spec)
-        if table is None:
-            table = tables[spec] = {}
-        changed = self._changed
-        # AMRMClientImpl: relax_locality applies to the rack and ANY entries of a node-specific request.
-        relax_others = relax_locality or not nodes
-        entries = []
-        for name in (*nodes, *racks, ANY):  # request.names()
-            relax = True if name in nodes else relax_others
-            entry = table.get(name)
-            if entry is None:
-                entry = table[name] = _new_entry(spec, name, capability, count, relax)
-            else:
-                entry[0] += count
-                entry[1] = relax
-                entry[2] = capability
-            if not entry[4]:  # entry[_CHANGED] (constant indexes: a specialized subscript)
-                entry[4] = True
-                changed.append(entry)
-            entries.append(entry)
-        request._entries = tuple(entries)
+        spec: AskSpec = (priority, execution_type._value_, capability.memory_mb, capability.vcores, request_id)
+        request._entries = add_asks(
+            tables, self._changed, spec, (*nodes, *racks, ANY), nodes, relax_locality or not nodes, count, capability
+        )
         request._table = tables
 
     def remove_container_request(self, request: ContainerRequest) -> None:
@@ -412,40 +377,19 @@ class ApplicationMaster(Actor):
                     named.remove(request)
                     if not named:
                         del by_node[(prio, node)]
-        cap = request.capability
-        changed = self._changed
         if request._table is self._tables:
-            entries: Any = request._entries  # added here, to this attempt's table: its entries (never removed)
+            entries = request._entries  # added here, to this attempt's table: its entries (never removed)
         else:
-            entries = self._entries_of(request)
-        for entry in entries:
-            left = entry[0]
-            entry[0] = left - 1 if left > 0 else 0  # max(0, left - 1) for the int counts, without the call
-            entry[2] = cap
-            if not entry[4]:
-                entry[4] = True
-                changed.append(entry)
-
-    def _entries_of(self, request: ContainerRequest) -> list[list[Any]]:
-        """The entries of ``request``'s names, a missing one made with count 0 (a request not added here)."""
-        cap = request.capability
-        spec: AskSpec = (
-            request.priority,
-            request.execution_type._value_,
-            cap.memory_mb,
-            cap.vcores,
-            request.request_id,
-        )
-        table = self._tables.get(spec)
-        if table is None:
-            table = self._tables[spec] = {}
-        entries = []
-        for name in request.names():
-            entry = table.get(name)
-            if entry is None:
-                entry = table[name] = _new_entry(spec, name, cap, 0, True)
-            entries.append(entry)
-        return entries
+            cap = request.capability
+            spec: AskSpec = (
+                request.priority,
+                request.execution_type._value_,
+                cap.memory_mb,
+                cap.vcores,
+                request.request_id,
+            )
+            entries = ask_entries(self._tables, spec, request.names(), cap)
+        remove_asks(entries, request.capability, self._changed)
 
     @property
     def _asks(self) -> dict[AskKey, list[Any]]:
@@ -454,7 +398,7 @@ class ApplicationMaster(Actor):
 
     def _ask_request(self, key: AskKey) -> ResourceRequest:
         """The ResourceRequest of one ask-table entry."""
-        return _entry_request(self._tables[(key[0], key[2], key[3], key[4], key[5])][key[1]])
+        return entry_request(self._tables[(key[0], key[2], key[3], key[4], key[5])][key[1]])
 
     def update_execution_type(self, container: Container, target: ExecutionType) -> None:
         """Ask the RM to promote (to GUARANTEED) or demote (to OPPORTUNISTIC) ``container`` on the next heartbeat
@@ -508,10 +452,8 @@ class ApplicationMaster(Actor):
             return
         changed = self._changed
         if changed:
-            # each changed entry's request, in _ask_sort_key's order (stored in the entry)
             self._changed = []
-            changed.sort(key=_by_sort_key)
-            asks = tuple(map(_sent_request, changed))
+            asks = take_changed(changed)  # in _ask_sort_key's order
         else:
             asks = ()
         release, self._release = tuple(self._release), []
@@ -622,7 +564,11 @@ class ApplicationMaster(Actor):
         request = StartContainersRequest(
             start_container_requests=(StartContainerRequest(container=container, launch_context=context),)
         )
-        self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(request, self.ref)
+        host = container.node_id.host
+        nm_id = _NM_IDS.get(host)
+        if nm_id is None:
+            nm_id = _NM_IDS[host] = nm_actor_id(host)
+        self.kernel.lookup(nm_id).tell(request, self.ref)
 
     def stop_container(self, container: Container) -> None:
         """Ask the container's NodeManager to kill it (exit status KILLED_BY_APPMASTER)."""
@@ -681,34 +627,7 @@ def _ask_sort_key(key: AskKey) -> tuple[Any, ...]:
     return (priority, rid, name != ANY, name, etype, mem, vcores)
 
 
-def _new_entry(spec: AskSpec, name: str, cap: Resource, count: int, relax: bool) -> list[Any]:
-    """A new ask-table entry for ``name`` under ``spec``, not yet in ``_changed`` (see AskSpec)."""
-    priority, etype, mem, vcores, rid = spec
-    return [count, relax, cap, (priority, rid, name != ANY, name, etype, mem, vcores), False]
-
-
 def _ask_key(entry: list[Any]) -> AskKey:
     """The AskKey of an entry (from its sort key)."""
     priority, rid, _, name, etype, mem, vcores = entry[3]
     return (priority, name, etype, mem, vcores, rid)
-
-
-def _entry_request(entry: list[Any]) -> ResourceRequest:
-    """The ResourceRequest of one ask-table entry (built when it is sent: only changed entries are)."""
-    sort_key = entry[3]  # (priority, request id, not ANY, name, type's value, memory, vcores)
-    priority = _PRIORITIES.get(sort_key[0])
-    return ResourceRequest(
-        priority=priority if priority is not None else _priority(sort_key[0]),
-        capability=entry[2],
-        resource_name=sort_key[3],
-        num_containers=entry[0],
-        relax_locality=entry[1],
-        execution_type_request=_EXECUTION_TYPE_REQUESTS[sort_key[4]],
-        allocation_request_id=sort_key[1],
-    )
-
-
-def _sent_request(entry: list[Any]) -> ResourceRequest:
-    """:func:`_entry_request` for an entry being sent: it is no longer changed."""
-    entry[4] = False
-    return _entry_request(entry)
