@@ -346,9 +346,10 @@ class ApplicationMaster(Actor):
             self._noded[priority] = self._noded.get(priority, 0) + count
             by_node = self._node_requests
             for node in nodes if len(nodes) == 1 else dict.fromkeys(nodes):
-                named = by_node.get((priority, node))
+                key = (priority, node)
+                named = by_node.get(key)
                 if named is None:
-                    by_node[(priority, node)] = list(repeated)
+                    by_node[key] = list(repeated)
                 else:
                     named.extend(repeated)
         tables = self._tables
@@ -373,10 +374,11 @@ class ApplicationMaster(Actor):
                 by_node = self._node_requests
                 for node in nodes if len(nodes) == 1 else dict.fromkeys(nodes):
                     # Both drop the request's first occurrence: they keep the same relative order.
-                    named = by_node[(prio, node)]
+                    key = (prio, node)
+                    named = by_node[key]
                     named.remove(request)
                     if not named:
-                        del by_node[(prio, node)]
+                        del by_node[key]
         if request._table is self._tables:
             entries = request._entries  # added here, to this attempt's table: its entries (never removed)
         else:

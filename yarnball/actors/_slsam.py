@@ -145,9 +145,10 @@ class _TraceAppMaster(ApplicationMaster):
             by_host, prio = self._host_tasks, spec.priority
             for host in hosts if len(hosts) == 1 else dict.fromkeys(hosts):  # (one host: no repeats to drop)
                 if host:
-                    named = by_host.get((prio, host))
+                    key = (prio, host)
+                    named = by_host.get(key)
                     if named is None:
-                        by_host[(prio, host)] = [task]
+                        by_host[key] = [task]
                     else:
                         named.append(task)
         execution_type, local = self._execution_type(task)
@@ -204,10 +205,11 @@ class _TraceAppMaster(ApplicationMaster):
                 by_host = self._host_tasks
                 for name in hosts if len(hosts) == 1 else dict.fromkeys(hosts):
                     if name:
-                        tasks = by_host[(prio, name)]
+                        key = (prio, name)
+                        tasks = by_host[key]
                         tasks.remove(best)
                         if not tasks:
-                            del by_host[(prio, name)]
+                            del by_host[key]
         return best
 
     def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:
