@@ -50,12 +50,13 @@ def add_asks(
     table = tables.get(spec)
     if table is None:
         table = tables[spec] = {}
+    priority, etype, mem, vcores, rid = spec
     entries: list[list[Any]] = []
     for name in names:
         relax = True if name in nodes else relax_others
         entry = table.get(name)
-        if entry is None:
-            entry = table[name] = _new_entry(spec, name, cap, count, relax)
+        if entry is None:  # _new_entry, inlined: most node entries are new (SLS tasks name a random host)
+            entry = table[name] = [count, relax, cap, (priority, rid, name != ANY, name, etype, mem, vcores), False]
         else:
             entry[0] += count
             entry[1] = relax
