@@ -32,6 +32,7 @@ from yarnball.actors._amdormancy import HeartbeatTimer
 from yarnball.actors._amheartbeats import idle_allocate
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV
 from yarnball.actors._amrounds import hold_tell, sleep_after_response
+from yarnball.actors._asktable import AskSpec, add_asks, ask_entries, entry_request, remove_asks, take_changed
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.actors._quietreplies import NOOP_WHEN_ALL_OK
 from yarnball.protocols import (
@@ -49,7 +50,6 @@ from yarnball.protocols import (
     ContainerUpdateResponse,
     ContainerUpdateType,
     ExecutionType,
-    ExecutionTypeRequest,
     FinalApplicationStatus,
     FinishApplicationMasterRequest,
     FinishApplicationMasterResponse,
@@ -87,29 +87,31 @@ __all__ = ["ApplicationMaster", "ContainerRequest"]
 
 DEFAULT_AM_RESOURCE = Resource(1024, 1)
 # priority, resource name, execution type's value, memory, vcores, request id. The type's value (a str, whose hash
-# is cached) rather than the member: an Enum member's __hash__ is a Python call, and these keys are hashed for every
-# container request, match and heartbeat.
+# is cached) rather than the member: an Enum member's __hash__ is a Python call.
 AskKey = tuple[int, str, str, int, int, int]
-# Records are frozen: one shared instance of each of these small ones (built for every ask sent).
-_EXECUTION_TYPE_REQUESTS = {e.value: ExecutionTypeRequest(execution_type=e) for e in ExecutionType}
-_PRIORITIES: dict[int, Priority] = {}
+# Records are frozen: one shared instance of this small one (sent with every allocate).
 _NO_BLACKLIST_CHANGE = ResourceBlacklistRequest()
 # Enum members and values read per container: an Enum class attribute and ``.value`` are each a slow lookup (a
 # metaclass / descriptor path), a module constant and the member's ``_value_`` attribute are plain ones.
 _AM_SHUTDOWN = AMCommand.AM_SHUTDOWN
-
-
-def _priority(value: int) -> Priority:
-    priority = _PRIORITIES.get(value)
-    if priority is None:
-        priority = _PRIORITIES[value] = Priority(value)
-    return priority
+# host -> nm_actor_id(host), for every container started: the same str each time (its hash computed once).
+_NM_IDS: dict[str, str] = {}
 
 
 class ContainerRequest:
     """One outstanding container request (AMRMClient.ContainerRequest): where, what, at which priority."""
 
-    __slots__ = ("capability", "execution_type", "nodes", "priority", "racks", "relax_locality", "request_id")
+    __slots__ = (
+        "_entries",
+        "_table",
+        "capability",
+        "execution_type",
+        "nodes",
+        "priority",
+        "racks",
+        "relax_locality",
+        "request_id",
+    )
 
     def __init__(
         self,
@@ -128,6 +130,10 @@ class ContainerRequest:
         self.relax_locality = relax_locality
         self.execution_type = execution_type
         self.request_id = request_id
+        # The ask-table entries of names() (in its order) and the table they are in, set by add_container_request:
+        # removing the request then decrements them without building and hashing its keys again.
+        self._entries: tuple[list[Any], ...] = ()
+        self._table: Any = None
 
     def names(self) -> tuple[str, ...]:
         return (*self.nodes, *self.racks, ANY)
@@ -183,10 +189,10 @@ class ApplicationMaster(Actor):
         self._reset_attempt_state()
 
     def _reset_attempt_state(self) -> None:
-        # AMRMClientImpl's remoteRequestsTable as plain data: key -> [count, relax_locality, capability].
-        self._asks: dict[AskKey, list[Any]] = {}
-        self._changed: set[AskKey] = set()
-        self._sort_keys = _SortKeys()  # each ask key's _ask_sort_key, computed once (keys are sorted every send)
+        # AMRMClientImpl's remoteRequestsTable as plain data: AskSpec -> name -> entry (see AskSpec); entries are
+        # never removed (a withdrawn ask is sent with count 0, as Hadoop's).
+        self._tables: dict[AskSpec, dict[str, list[Any]]] = {}
+        self._changed: list[list[Any]] = []  # the entries changed since the last allocate, each once
         self._outstanding: dict[int, deque[ContainerRequest]] = {}
         # Outstanding requests that name nodes, by priority, and by (priority, node) (see _match): the requests
         # naming the node, in the order of ``_outstanding`` (a request repeated as often as it is outstanding).
@@ -339,29 +345,19 @@ class ApplicationMaster(Actor):
         if nodes:
             self._noded[priority] = self._noded.get(priority, 0) + count
             by_node = self._node_requests
-            for node in dict.fromkeys(nodes):
-                named = by_node.get((priority, node))
+            for node in nodes if len(nodes) == 1 else dict.fromkeys(nodes):
+                key = (priority, node)
+                named = by_node.get(key)
                 if named is None:
-                    by_node[(priority, node)] = list(repeated)
+                    by_node[key] = list(repeated)
                 else:
                     named.extend(repeated)
-        asks, changed, sort_keys = self._asks, self._changed, self._sort_keys
-        m, v, etype = capability.memory_mb, capability.vcores, execution_type._value_
-        # AMRMClientImpl: relax_locality applies to the rack and ANY entries of a node-specific request.
-        relax_others = relax_locality or not nodes
-        for name in request.names():
-            relax = True if name in nodes else relax_others
-            key: AskKey = (priority, name, etype, m, v, request_id)
-            entry = asks.get(key)
-            if entry is None:
-                asks[key] = [count, relax, capability]
-                # _ask_sort_key(key), stored with the new key (sent keys are sorted by it)
-                sort_keys[key] = (priority, request_id, name != ANY, name, etype, m, v)
-            else:
-                entry[0] += count
-                entry[1] = relax
-                entry[2] = capability
-            changed.add(key)
+        tables = self._tables
+        spec: AskSpec = (priority, execution_type._value_, capability.memory_mb, capability.vcores, request_id)
+        request._entries = add_asks(
+            tables, self._changed, spec, (*nodes, *racks, ANY), nodes, relax_locality or not nodes, count, capability
+        )
+        request._table = tables
 
     def remove_container_request(self, request: ContainerRequest) -> None:
         """Withdraw one outstanding request (after it was satisfied, or when it is no longer wanted)."""
@@ -371,44 +367,40 @@ class ApplicationMaster(Actor):
                 queue.remove(request)
             except ValueError:
                 return
-            if request.nodes:
+            nodes = request.nodes
+            if nodes:
                 prio = request.priority
                 self._noded[prio] -= 1
                 by_node = self._node_requests
-                for node in dict.fromkeys(request.nodes):
+                for node in nodes if len(nodes) == 1 else dict.fromkeys(nodes):
                     # Both drop the request's first occurrence: they keep the same relative order.
-                    named = by_node[(prio, node)]
+                    key = (prio, node)
+                    named = by_node[key]
                     named.remove(request)
                     if not named:
-                        del by_node[(prio, node)]
-        cap = request.capability
-        asks, changed = self._asks, self._changed
-        prefix = request.priority
-        etype, m, v, rid = request.execution_type._value_, cap.memory_mb, cap.vcores, request.request_id
-        for name in request.names():
-            key: AskKey = (prefix, name, etype, m, v, rid)
-            entry = asks.get(key)
-            if entry is None:
-                asks[key] = [0, True, cap]
-            else:
-                left = entry[0]
-                entry[0] = left - 1 if left > 0 else 0  # max(0, left - 1) for the int counts, without the call
-                entry[2] = cap
-            changed.add(key)
+                        del by_node[key]
+        if request._table is self._tables:
+            entries = request._entries  # added here, to this attempt's table: its entries (never removed)
+        else:
+            cap = request.capability
+            spec: AskSpec = (
+                request.priority,
+                request.execution_type._value_,
+                cap.memory_mb,
+                cap.vcores,
+                request.request_id,
+            )
+            entries = ask_entries(self._tables, spec, request.names(), cap)
+        remove_asks(entries, request.capability, self._changed)
+
+    @property
+    def _asks(self) -> dict[AskKey, list[Any]]:
+        """The ask table flattened, AskKey -> entry (for tests and inspection)."""
+        return {_ask_key(entry): entry for table in self._tables.values() for entry in table.values()}
 
     def _ask_request(self, key: AskKey) -> ResourceRequest:
-        """The ResourceRequest of one ask-table entry (built when it is sent: only changed entries are)."""
-        count, relax, cap = self._asks[key]
-        priority = _PRIORITIES.get(key[0])
-        return ResourceRequest(
-            priority=priority if priority is not None else _priority(key[0]),
-            capability=cap,
-            resource_name=key[1],
-            num_containers=count,
-            relax_locality=relax,
-            execution_type_request=_EXECUTION_TYPE_REQUESTS[key[2]],
-            allocation_request_id=key[5],
-        )
+        """The ResourceRequest of one ask-table entry."""
+        return entry_request(self._tables[(key[0], key[2], key[3], key[4], key[5])][key[1]])
 
     def update_execution_type(self, container: Container, target: ExecutionType) -> None:
         """Ask the RM to promote (to GUARANTEED) or demote (to OPPORTUNISTIC) ``container`` on the next heartbeat
@@ -462,9 +454,8 @@ class ApplicationMaster(Actor):
             return
         changed = self._changed
         if changed:
-            # each changed key's request, in _ask_sort_key's order (the sort keys are cached per ask key)
-            asks = tuple(map(self._ask_request, sorted(changed, key=self._sort_keys.__getitem__)))
-            self._changed = set()
+            self._changed = []
+            asks = take_changed(changed)  # in _ask_sort_key's order
         else:
             asks = ()
         release, self._release = tuple(self._release), []
@@ -530,7 +521,9 @@ class ApplicationMaster(Actor):
         if not noded or (noded == len(queue) and not self._node_requests.get((prio, host))):
             # No request of the priority names a node, or every one names nodes but none this host: _pick's answer
             # is the first of the type, else the first (without scanning the queue for a node no request names).
-            chosen = next((r for r in queue if r.execution_type is etype), queue[0])
+            chosen = queue[0]
+            if chosen.execution_type is not etype:
+                chosen = next((r for r in queue if r.execution_type is etype), chosen)
         else:
             # _pick(queue, host, etype) returns the first request of the type naming the host when there is one:
             # the first of the type among the host's requests, which are in the queue's order.
@@ -573,7 +566,11 @@ class ApplicationMaster(Actor):
         request = StartContainersRequest(
             start_container_requests=(StartContainerRequest(container=container, launch_context=context),)
         )
-        self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(request, self.ref)
+        host = container.node_id.host
+        nm_id = _NM_IDS.get(host)
+        if nm_id is None:
+            nm_id = _NM_IDS[host] = nm_actor_id(host)
+        self.kernel.lookup(nm_id).tell(request, self.ref)
 
     def stop_container(self, container: Container) -> None:
         """Ask the container's NodeManager to kill it (exit status KILLED_BY_APPMASTER)."""
@@ -632,11 +629,7 @@ def _ask_sort_key(key: AskKey) -> tuple[Any, ...]:
     return (priority, rid, name != ANY, name, etype, mem, vcores)
 
 
-class _SortKeys(dict):  # type: ignore[type-arg]
-    """AskKey -> its :func:`_ask_sort_key`, computed on first use (a hit is a C dict lookup, not a Python call)."""
-
-    __slots__ = ()
-
-    def __missing__(self, key: AskKey) -> tuple[Any, ...]:
-        value = self[key] = _ask_sort_key(key)
-        return value
+def _ask_key(entry: list[Any]) -> AskKey:
+    """The AskKey of an entry (from its sort key)."""
+    priority, rid, _, name, etype, mem, vcores = entry[3]
+    return (priority, name, etype, mem, vcores, rid)

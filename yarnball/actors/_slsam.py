@@ -139,18 +139,19 @@ class _TraceAppMaster(ApplicationMaster):
     def _request(self, task: _Task) -> None:
         spec = task.spec
         self.pending.append(task)
-        if any(spec.hosts):
+        hosts = spec.hosts
+        if any(hosts):
             self._hosted += 1
             by_host, prio = self._host_tasks, spec.priority
-            for host in dict.fromkeys(spec.hosts):
+            for host in hosts if len(hosts) == 1 else dict.fromkeys(hosts):  # (one host: no repeats to drop)
                 if host:
-                    named = by_host.get((prio, host))
+                    key = (prio, host)
+                    named = by_host.get(key)
                     if named is None:
-                        by_host[(prio, host)] = [task]
+                        by_host[key] = [task]
                     else:
                         named.append(task)
         execution_type, local = self._execution_type(task)
-        hosts = spec.hosts
         # the hosts without empty names (usually all are named: then the tuple itself)
         nodes = (hosts if all(hosts) else tuple(filter(None, hosts))) if local else ()
         racks = (spec.rack,) if spec.rack and nodes else ()
@@ -198,16 +199,17 @@ class _TraceAppMaster(ApplicationMaster):
                     break
         if best is not None:
             self.pending.remove(best)
-            spec = best.spec
-            if any(spec.hosts):
+            hosts = best.spec.hosts
+            if any(hosts):
                 self._hosted -= 1
                 by_host = self._host_tasks
-                for name in dict.fromkeys(spec.hosts):
+                for name in hosts if len(hosts) == 1 else dict.fromkeys(hosts):
                     if name:
-                        tasks = by_host[(prio, name)]
+                        key = (prio, name)
+                        tasks = by_host[key]
                         tasks.remove(best)
                         if not tasks:
-                            del by_host[(prio, name)]
+                            del by_host[key]
         return best
 
     def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:

@@ -1,0 +1,123 @@
+"""The ApplicationMaster's ask table (AMRMClientImpl's remoteRequestsTable) as plain data and typed functions.
+
+Kept apart from actors/_appmaster.py so that it can be compiled with mypyc (no classes, no method replacement:
+the AM calls these functions; tests replace the AM's methods, never these). The table is two-level: an ask key
+without its resource name (``AskSpec``: priority, execution type's value, memory, vcores, request id) -> resource
+name -> entry, one tuple lookup per request and then str lookups (cached hashes). Each entry is a list
+``[count, relax_locality, capability, sort key, changed]``: the sort key is the ask's send order (priority, request
+id, not ANY, name, type's value, memory, vcores), built once with the entry; ``changed`` marks an entry already in
+the AM's list of changed entries (sent at the next allocate, each once). Entries are never removed: a withdrawn ask
+is sent with count 0, as Hadoop's.
+"""
+
+from __future__ import annotations
+
+from operator import itemgetter
+from typing import Any
+
+from yarnball.protocols import ANY, ExecutionType, ExecutionTypeRequest, Priority, Resource, ResourceRequest
+
+__all__ = ["AskSpec", "add_asks", "ask_entries", "entry_request", "remove_asks", "take_changed"]
+
+AskSpec = tuple[int, str, int, int, int]
+# Records are frozen: one shared instance of each of these small ones (built for every ask sent).
+_EXECUTION_TYPE_REQUESTS: dict[str, ExecutionTypeRequest] = {
+    e.value: ExecutionTypeRequest(execution_type=e) for e in ExecutionType
+}
+_PRIORITIES: dict[int, Priority] = {}
+_BY_SORT_KEY = itemgetter(3)
+
+
+def _new_entry(spec: AskSpec, name: str, cap: Resource, count: int, relax: bool) -> list[Any]:
+    priority, etype, mem, vcores, rid = spec
+    return [count, relax, cap, (priority, rid, name != ANY, name, etype, mem, vcores), False]
+
+
+def add_asks(
+    tables: dict[AskSpec, dict[str, list[Any]]],
+    changed: list[list[Any]],
+    spec: AskSpec,
+    names: tuple[str, ...],
+    nodes: tuple[str, ...],
+    relax_others: bool,
+    count: int,
+    cap: Resource,
+) -> tuple[list[Any], ...]:
+    """Add ``count`` to the entries of ``names`` (the request's nodes, racks and ANY) and return them, in order.
+
+    The nodes' entries are relaxed, the others take ``relax_others`` (AMRMClientImpl: relax_locality applies to
+    the rack and ANY entries of a node-specific request); each entry takes ``cap`` (the last one added is sent)."""
+    table = tables.get(spec)
+    if table is None:
+        table = tables[spec] = {}
+    priority, etype, mem, vcores, rid = spec
+    entries: list[list[Any]] = []
+    for name in names:
+        relax = True if name in nodes else relax_others
+        entry = table.get(name)
+        if entry is None:  # _new_entry, inlined: most node entries are new (SLS tasks name a random host)
+            entry = table[name] = [count, relax, cap, (priority, rid, name != ANY, name, etype, mem, vcores), False]
+        else:
+            entry[0] += count
+            entry[1] = relax
+            entry[2] = cap
+        if not entry[4]:
+            entry[4] = True
+            changed.append(entry)
+        entries.append(entry)
+    return tuple(entries)
+
+
+def ask_entries(
+    tables: dict[AskSpec, dict[str, list[Any]]], spec: AskSpec, names: tuple[str, ...], cap: Resource
+) -> tuple[list[Any], ...]:
+    """The entries of ``names`` under ``spec``, a missing one made with count 0 (a request not added here)."""
+    table = tables.get(spec)
+    if table is None:
+        table = tables[spec] = {}
+    entries: list[list[Any]] = []
+    for name in names:
+        entry = table.get(name)
+        if entry is None:
+            entry = table[name] = _new_entry(spec, name, cap, 0, True)
+        entries.append(entry)
+    return tuple(entries)
+
+
+def remove_asks(entries: tuple[list[Any], ...], cap: Resource, changed: list[list[Any]]) -> None:
+    """Take one from each entry (not below 0), each taking ``cap`` (``removeContainerRequest``)."""
+    for entry in entries:
+        left: int = entry[0]
+        entry[0] = left - 1 if left > 0 else 0
+        entry[2] = cap
+        if not entry[4]:
+            entry[4] = True
+            changed.append(entry)
+
+
+def take_changed(changed: list[list[Any]]) -> tuple[ResourceRequest, ...]:
+    """The ResourceRequests of the changed entries in their send order; they are no longer changed."""
+    changed.sort(key=_BY_SORT_KEY)
+    out: list[ResourceRequest] = []
+    for entry in changed:
+        entry[4] = False
+        out.append(entry_request(entry))
+    return tuple(out)
+
+
+def entry_request(entry: list[Any]) -> ResourceRequest:
+    """The ResourceRequest of one entry (built when it is sent: only changed entries are)."""
+    sort_key: tuple[Any, ...] = entry[3]  # (priority, request id, not ANY, name, type's value, memory, vcores)
+    value: int = sort_key[0]
+    priority = _PRIORITIES.get(value)
+    if priority is None:
+        priority = _PRIORITIES[value] = Priority(value)
+    return ResourceRequest(
+        priority=priority,
+        capability=entry[2],
+        resource_name=sort_key[3],
+        num_containers=entry[0],
+        relax_locality=entry[1],
+        execution_type_request=_EXECUTION_TYPE_REQUESTS[sort_key[4]],
+        allocation_request_id=sort_key[1],
+    )
