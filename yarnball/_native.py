@@ -34,6 +34,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.policies.capacity._leaf",
     "yarnball.policies.capacity._queues",
     "yarnball.policies.capacity._context",
+    "yarnball.actors._asktable",  # the AM ask table: typed functions over plain data (no classes)
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"
