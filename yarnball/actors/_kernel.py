@@ -67,6 +67,18 @@ PASSED = 1 << 62  # Kernel.priority once every event at ``now`` has run
 FAR_WIDTH = 1000.0
 _INF = float("inf")
 
+
+def _merge(queue: list[Any], entries: list[Any]) -> None:
+    """Push ``entries`` into the heap ``queue``. Canonical keys are unique, so the pop order is the same whether the
+    heap is rebuilt or pushed into one by one; a large batch is cheaper to heapify in one C call."""
+    if len(entries) * 4 >= len(queue):
+        queue.extend(entries)
+        heapq.heapify(queue)
+    else:
+        for entry in entries:
+            heapq.heappush(queue, entry)
+
+
 #: The kernel whose events are being processed; read by the logging processor to stamp simulated time.
 current_kernel: contextvars.ContextVar[Kernel | None] = contextvars.ContextVar("yarnball_kernel", default=None)
 
@@ -388,13 +400,7 @@ class Kernel:
         keys = self._far_keys
         far = self._far
         while keys and (not queue or queue[0][0] >= self._far_edge):
-            bucket = far.pop(heapq.heappop(keys))
-            if len(bucket) * 4 >= len(queue):
-                queue.extend(bucket)
-                heapq.heapify(queue)
-            else:
-                for entry in bucket:
-                    heapq.heappush(queue, entry)
+            _merge(queue, far.pop(heapq.heappop(keys)))
             self._far_edge = keys[0] * FAR_WIDTH if keys else _INF
 
     def push_many(self, entries: list[tuple[float, int, str, int, Callable[[Any], None], Any, str]]) -> None:
@@ -408,13 +414,7 @@ class Kernel:
             raise ActorError(
                 f"an event for {earliest[6]!r} at t={earliest[0]} ms arrived after its time (now {self.now} ms)"
             )
-        queue = self._queue
-        if len(entries) * 4 >= len(queue):
-            queue.extend(entries)
-            heapq.heapify(queue)
-        else:
-            for entry in entries:
-                heapq.heappush(queue, entry)
+        _merge(self._queue, entries)
         if self._wakeup is not None:
             self._wakeup.set()
 

@@ -13,6 +13,7 @@ sending just the changes gives the scheduler exactly the same NODE_UPDATE events
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from heapq import heappush
 from typing import Any
 
@@ -151,35 +152,20 @@ def _queue_timer(nm: NodeManager, delay: float, fire: Any, arg: Any) -> None:
 # replaces it), and a timer that is not its entry's ``timer`` any more is cancelled. Under restart supervision (the
 # actor tracks its timers) and for a negative delay (which raises) both are after_call's, as before.
 def _fire_schedule(entry: _Container) -> None:
-    # _fire_once of the timer _Once(nm, nm._schedule, entry), which is built only where it is seen (a mailbox, a
-    # failure)
-    nm = entry.nm
-    if nm._stopped:
-        return
-    fn = nm._schedule
-    if nm._busy or type(nm)._deliver is not _ACTOR_DELIVER:
-        nm._deliver((_Tick(_Once(nm, fn, entry).call), nm.ref))
-        return
-    ref = nm.ref
-    nm._sender = ref
-    try:
-        result = fn(entry)
-    except Exception as exc:
-        nm._failed(exc, _Tick(_Once(nm, fn, entry).call), ref)
-        return
-    if result is not None:
-        nm._handled(result, _Tick(_Once(nm, fn, entry).call), ref)
+    _fire_timer(entry.nm, entry.nm._schedule, entry)
 
 
 def _fire_finish(handle: tuple[_Container]) -> None:
-    # _fire_once of the timer _Once(nm, nm._finish, entry) (see _fire_schedule), unless cancelled
     entry = handle[0]
-    if entry.timer is not handle:
-        return  # cancelled
-    nm = entry.nm
+    if entry.timer is handle:  # else cancelled
+        _fire_timer(entry.nm, entry.nm._finish, entry)
+
+
+def _fire_timer(nm: NodeManager, fn: Callable[[_Container], Any], entry: _Container) -> None:
+    """``_fire_once`` of the timer ``_Once(nm, fn, entry)``, which is built only where it is seen (a mailbox, a
+    failure)."""
     if nm._stopped:
         return
-    fn = nm._finish
     if nm._busy or type(nm)._deliver is not _ACTOR_DELIVER:
         nm._deliver((_Tick(_Once(nm, fn, entry).call), nm.ref))
         return
