@@ -115,12 +115,8 @@ class HeartbeatTimer(TimerHandle):
                         actor._handled(result, self.item, ref)
         finally:
             self.firing = False
-        # _queue(now + interval) with rearm inlined
         kernel = actor.kernel
-        t = kernel.now + self.interval
-        origin, seq = kernel.next_key()
-        self.due, self.seq, self.live = t, seq, True
-        kernel.push(t, NORMAL, origin, seq, self._fire, seq, origin)
+        self._queue(kernel.now + self.interval)
         held = self.held
         if held is not None:
             self.held = None

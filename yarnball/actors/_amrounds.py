@@ -64,7 +64,7 @@ from __future__ import annotations
 from typing import Any
 
 from yarnball.actors._actor import Actor, ActorRef
-from yarnball.actors._kernel import NORMAL, Kernel
+from yarnball.actors._kernel import NORMAL, Kernel, enter_replaced
 from yarnball.actors._rmapp import AttemptState
 from yarnball.policies.capacity import CapacityScheduler
 from yarnball.protocols import AllocateRequest
@@ -206,7 +206,7 @@ def run_next(kernel: Kernel, entry: tuple[Any, ...]) -> None:
         and not kernel._stop_requested
         and (not queue or entry < queue[0])
     ):
-        if getattr(kernel._enter, "__func__", None) is not type(kernel)._enter:  # _kernel.enter_replaced, inlined
+        if enter_replaced(kernel):
             kernel._enter(entry)  # a test observing every event
         else:  # Kernel._enter
             if entry > kernel.high:

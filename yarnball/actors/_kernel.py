@@ -530,16 +530,11 @@ class Kernel:
         count = 0
         try:
             while True:
-                if queue:
-                    t = queue[0][0]
-                    if t >= self._far_edge:  # a parked bucket may hold earlier events (module docstring)
-                        self._unpark()
-                        t = queue[0][0]
-                elif self._far_keys:
-                    self._unpark()
-                    t = queue[0][0]
-                else:
-                    break
+                if not queue or queue[0][0] >= self._far_edge:  # a parked bucket may hold earlier events
+                    self._unpark()  # (module docstring)
+                    if not queue:
+                        break
+                t = queue[0][0]
                 if until is not None and t > until:
                     break
                 if not virtual:

@@ -509,8 +509,7 @@ class NodeManager(Actor):
             lazy = heartbeats.lazy
             if lazy is None or self._changes or not lazy.defer(self, beat, container):
                 self._changes.append(running_status(container))
-                if beat.died_at is None:
-                    heartbeats._arm(beat, heartbeats._next(beat))  # HeartbeatClock.wake, inline
+                heartbeats.wake(beat)
         else:
             self._changes.append(running_status(container))
         context = entry.context
@@ -554,13 +553,10 @@ class NodeManager(Actor):
             self._kill(cid, ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, KILLED_AFTER_APP)
 
     def _complete(self, entry: _Container, exit_status: int, diagnostics: str) -> None:
-        timer = entry.timer
-        if timer is not None:
-            if type(timer) is _Once:
-                timer.cancelled = True  # TimerHandle.cancel, inline
+        if entry.timer is not None:
             # The timer holds the entry (its argument): dropping it cancels it (_fire_finish) and breaks the cycle,
             # so that refcounting frees both at once instead of leaving cyclic garbage per container for the GC.
-            entry.timer = None
+            _cancel(entry)
         entry.state = _COMPLETE
         container = entry.container
         cid = container.id
@@ -582,9 +578,8 @@ class NodeManager(Actor):
             )
         )
         beat = self._beat
-        if beat is not None and not beat.armed and beat.died_at is None:
-            heartbeats: Any = self._heartbeats
-            heartbeats._arm(beat, heartbeats._next(beat))  # HeartbeatClock.wake, inline
+        if beat is not None and not beat.armed:
+            self._heartbeats.wake(beat)  # type: ignore[union-attr]
 
     def decommission(self) -> None:
         """Leave the cluster gracefully (an elastic downscale): stop heartbeating and unregister from the RM, which

@@ -193,10 +193,7 @@ class EventHandlersMixin:
             if rmc is None or rmc.state == RESERVED:
                 continue
             self._complete(rmc, st, notify=False)
-        if self.continuous_scheduling or self.placement.packs(len(self.nodes)):
-            self.schedule_on_heartbeat(node, bool(completed))  # placement-aware (_continuous.py)
-        else:
-            self.allocate_containers_to_node(node)  # (schedule_on_heartbeat's default case, inline)
+        self.schedule_on_heartbeat(node, bool(completed))  # placement-aware (_continuous.py)
 
     # -- applications ------------------------------------------------------------------------------------------
     def _reject(self: CapacityScheduler, app_id: Any, message: str) -> None:
