@@ -13,13 +13,19 @@ from test_am_dormancy import QUEUES, _Recorder, _snapshot
 
 from yarnball.actors import _resourcemanager
 from yarnball.actors._amdormancy import HeartbeatTimer
-from yarnball.actors._appmaster import ApplicationMaster, _ask_sort_key
+from yarnball.actors._appmaster import ApplicationMaster, AskKey
 from yarnball.actors._kernel import enter_replaced
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.launcher.workloads._model import Workload
-from yarnball.protocols import AllocateRequest, Configuration, Resource
+from yarnball.protocols import ANY, AllocateRequest, Configuration, Resource
 from yarnball.testing import captured_events
+
+
+def _ask_sort_key(key: AskKey) -> tuple[Any, ...]:
+    """AMRMClientImpl's send order of asks: priority, request id, ANY first, name, type, memory, vcores."""
+    priority, name, etype, mem, vcores, rid = key
+    return (priority, rid, name != ANY, name, etype, mem, vcores)
 
 
 def _run(workload: Workload, fast: bool, monkeypatch: pytest.MonkeyPatch, props: dict | None = None) -> dict:

@@ -32,7 +32,15 @@ from yarnball.actors._amdormancy import HeartbeatTimer
 from yarnball.actors._amheartbeats import idle_allocate
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV
 from yarnball.actors._amrounds import hold_tell, sleep_after_response
-from yarnball.actors._asktable import AskSpec, add_asks, ask_entries, entry_request, remove_asks, take_changed
+from yarnball.actors._asktable import (
+    AskSpec,
+    add_asks,
+    ask_entries,
+    distinct,
+    entry_request,
+    remove_asks,
+    take_changed,
+)
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.actors._quietreplies import NOOP_WHEN_ALL_OK
 from yarnball.protocols import (
@@ -345,7 +353,7 @@ class ApplicationMaster(Actor):
         if nodes:
             self._noded[priority] = self._noded.get(priority, 0) + count
             by_node = self._node_requests
-            for node in nodes if len(nodes) == 1 else dict.fromkeys(nodes):
+            for node in distinct(nodes):
                 key = (priority, node)
                 named = by_node.get(key)
                 if named is None:
@@ -355,7 +363,7 @@ class ApplicationMaster(Actor):
         tables = self._tables
         spec: AskSpec = (priority, execution_type._value_, capability.memory_mb, capability.vcores, request_id)
         request._entries = add_asks(
-            tables, self._changed, spec, (*nodes, *racks, ANY), nodes, relax_locality or not nodes, count, capability
+            tables, self._changed, spec, request.names(), nodes, relax_locality or not nodes, count, capability
         )
         request._table = tables
 
@@ -372,7 +380,7 @@ class ApplicationMaster(Actor):
                 prio = request.priority
                 self._noded[prio] -= 1
                 by_node = self._node_requests
-                for node in nodes if len(nodes) == 1 else dict.fromkeys(nodes):
+                for node in distinct(nodes):
                     # Both drop the request's first occurrence: they keep the same relative order.
                     key = (prio, node)
                     named = by_node[key]
@@ -455,7 +463,7 @@ class ApplicationMaster(Actor):
         changed = self._changed
         if changed:
             self._changed = []
-            asks = take_changed(changed)  # in _ask_sort_key's order
+            asks = take_changed(changed)  # in their send order (actors/_asktable.py)
         else:
             asks = ()
         release, self._release = tuple(self._release), []
@@ -622,11 +630,6 @@ class ApplicationMaster(Actor):
 
 _BASE_ALLOCATE = ApplicationMaster._allocate
 HeartbeatTimer.plain_deliver = ApplicationMaster._deliver
-
-
-def _ask_sort_key(key: AskKey) -> tuple[Any, ...]:
-    priority, name, etype, mem, vcores, rid = key
-    return (priority, rid, name != ANY, name, etype, mem, vcores)
 
 
 def _ask_key(entry: list[Any]) -> AskKey:

@@ -12,12 +12,13 @@ is sent with count 0, as Hadoop's.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from operator import itemgetter
 from typing import Any
 
 from yarnball.protocols import ANY, ExecutionType, ExecutionTypeRequest, Priority, Resource, ResourceRequest
 
-__all__ = ["AskSpec", "add_asks", "ask_entries", "entry_request", "remove_asks", "take_changed"]
+__all__ = ["AskSpec", "add_asks", "ask_entries", "distinct", "entry_request", "remove_asks", "take_changed"]
 
 AskSpec = tuple[int, str, int, int, int]
 # Records are frozen: one shared instance of each of these small ones (built for every ask sent).
@@ -26,6 +27,11 @@ _EXECUTION_TYPE_REQUESTS: dict[str, ExecutionTypeRequest] = {
 }
 _PRIORITIES: dict[int, Priority] = {}
 _BY_SORT_KEY = itemgetter(3)
+
+
+def distinct(names: tuple[str, ...]) -> Iterable[str]:
+    """``names`` without repeats, in order (``dict.fromkeys``; a single name is returned as it is)."""
+    return names if len(names) == 1 else dict.fromkeys(names)
 
 
 def _new_entry(spec: AskSpec, name: str, cap: Resource, count: int, relax: bool) -> list[Any]:
@@ -50,13 +56,12 @@ def add_asks(
     table = tables.get(spec)
     if table is None:
         table = tables[spec] = {}
-    priority, etype, mem, vcores, rid = spec
     entries: list[list[Any]] = []
     for name in names:
         relax = True if name in nodes else relax_others
         entry = table.get(name)
-        if entry is None:  # _new_entry, inlined: most node entries are new (SLS tasks name a random host)
-            entry = table[name] = [count, relax, cap, (priority, rid, name != ANY, name, etype, mem, vcores), False]
+        if entry is None:
+            entry = table[name] = _new_entry(spec, name, cap, count, relax)
         else:
             entry[0] += count
             entry[1] = relax

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from yarnball.actors._appmaster import ApplicationMaster
+from yarnball.actors._asktable import distinct
 from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV
 from yarnball.errors import ConfigurationError
 from yarnball.protocols import (
@@ -143,7 +144,7 @@ class _TraceAppMaster(ApplicationMaster):
         if any(hosts):
             self._hosted += 1
             by_host, prio = self._host_tasks, spec.priority
-            for host in hosts if len(hosts) == 1 else dict.fromkeys(hosts):  # (one host: no repeats to drop)
+            for host in distinct(hosts):
                 if host:
                     key = (prio, host)
                     named = by_host.get(key)
@@ -203,7 +204,7 @@ class _TraceAppMaster(ApplicationMaster):
             if any(hosts):
                 self._hosted -= 1
                 by_host = self._host_tasks
-                for name in hosts if len(hosts) == 1 else dict.fromkeys(hosts):
+                for name in distinct(hosts):
                     if name:
                         key = (prio, name)
                         tasks = by_host[key]
