@@ -53,7 +53,7 @@ def idle_allocate(am: Any) -> bool:
     progress = 1.0 if am._unregistering else 0.0
     arg = (rm, am, am.attempt_id, am._response_id, progress)
     # ActorRef.tell's key: the same delay, priority, origin and sequence, and the RM as the owner.
-    delay = kernel.latency(am.id, ref.id)
+    delay = kernel.latency(am.ref.id, ref.id)  # (am.id without the property call)
     timer = am._heartbeat
     if type(timer) is HeartbeatTimer and timer.firing:
         origin, seq = kernel.next_key()  # the key Kernel.schedule would give it; run by the firing if next
@@ -94,7 +94,7 @@ def _noop(rm: Any, am: Any, attempt_id: Any, response_id: int) -> bool:
     if headroom is None:
         return False
     # ApplicationMasterService.allocate for a call that carries and returns nothing: liveness and response id.
-    attempt.last_heartbeat = rm.now
+    attempt.last_heartbeat = rm.kernel.now
     attempt.response_id = response_id + 1
     # The empty AllocateResponse as ApplicationMaster.on_allocate_response takes it.
     am._response_id = attempt.response_id
