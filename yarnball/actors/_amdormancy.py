@@ -155,7 +155,7 @@ class Sleeper:
         self.interval = timer.interval
         self.t1 = timer.due  # the first skipped tick's time
         self.sf = timer.seq  # the first skipped F's own sequence (it is queued, suspended)
-        self.c = rm.kernel.sequence(origin)  # the first skipped A's sequence
+        self.c = rm.kernel._seqs.get(origin, 0)  # the first skipped A's sequence (Kernel.sequence, inlined)
         self.r0 = attempt.response_id
         self.progress = progress
         self.settled = 0
@@ -177,7 +177,7 @@ class Sleeper:
         return m, high >= (t, NORMAL, self.origin, self.sf if m == 0 else self.c + 2 * m - 1)
 
     def settle(self, n: int) -> None:
-        """Account for the first ``n`` skipped ticks (no-op allocates) as ``_amheartbeats._noop`` would have."""
+        """Account for the first ``n`` skipped ticks (no-op allocates) as ``_amheartbeats._at_rm`` would have."""
         new = n - self.settled
         if new <= 0:
             return

@@ -818,7 +818,8 @@ class ResourceManager(Actor):
         self.reply(self._serve_allocate(msg))
 
     def _serve_allocate(self, msg: AllocateRequest) -> AllocateResponse:
-        attempt = self.attempts.get(msg.application_attempt_id)  # _current_attempt: a done attempt's state is not
+        attempt_id = msg.application_attempt_id
+        attempt = self.attempts.get(attempt_id)  # _current_attempt: a done attempt's state is not
         if attempt is None or attempt.state not in _ALLOCATE_STATES:  # one of these
             # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
             return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
@@ -827,7 +828,6 @@ class ResourceManager(Actor):
         opportunistic = self.opportunistic
         if opportunistic is not None:
             ask, release = opportunistic.before_allocate(msg)  # OPPORTUNISTIC asks never reach the scheduler
-        attempt_id = msg.application_attempt_id
         allocation = self._allocate(attempt_id, ask, release, msg.resource_blacklist_request)
         attempt.response_id = response_id = msg.response_id + 1
         response = AllocateResponse(
