@@ -6,6 +6,7 @@ from typing import Any
 
 from skipping_helpers import TWO_QUEUES
 
+from yarnball.actors._amheartbeats import _at_rm
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.protocols import Configuration
@@ -83,3 +84,23 @@ def test_sleeper_takes_the_am_id_and_its_next_sequence() -> None:
     rm.dormant.sleep = sleeping  # type: ignore[method-assign]
     cluster.run(until_ms=300_000)
     assert made and all(a and b for a, b in made)
+
+
+def test_inline_allocates_are_shown_to_a_hooked_enter_as_the_run_loop_shows_events() -> None:
+    """An _enter replaced mid-run sees no event of that run, inline allocates included; from the next run, all."""
+    cluster = _dormant_cluster(30_000)
+    kernel = cluster.kernel
+    enter, seen = kernel._enter, []
+
+    def entered(entry: tuple[Any, ...]) -> None:
+        enter(entry)
+        seen.append(entry[4])
+
+    def hook() -> None:
+        kernel._enter = entered  # type: ignore[method-assign]
+
+    kernel.call_later(10_000, hook)
+    cluster.run(until_ms=60_000)
+    assert kernel._enter is entered and seen == []
+    cluster.run(until_ms=90_000)
+    assert _at_rm in seen  # the allocate checks, run inside their firings, go through the hook again
