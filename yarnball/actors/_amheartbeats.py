@@ -53,7 +53,7 @@ def idle_allocate(am: Any) -> bool:
     progress = 1.0 if am._unregistering else 0.0
     arg = (rm, am, am.attempt_id, am._response_id, progress)
     # ActorRef.tell's key: the same delay, priority, origin and sequence, and the RM as the owner.
-    delay = kernel.latency(am.id, ref.id)
+    delay = kernel.latency(am.ref.id, ref.id)  # (am.id without the property call)
     timer = am._heartbeat
     if type(timer) is HeartbeatTimer and timer.firing:
         origin, seq = kernel.next_key()  # the key Kernel.schedule would give it; run by the firing if next
@@ -65,11 +65,25 @@ def idle_allocate(am: Any) -> bool:
 
 def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
     rm, am, attempt_id, response_id, progress = arg
-    if not rm._stopped and not rm._busy and _noop(rm, am, attempt_id, response_id):
-        rm.heartbeats.skipped_allocates += 1
-        if rm.dormant.enabled:
-            rm.dormant.sleep(am, rm.attempts[attempt_id], progress)  # actors/_amdormancy.py
-        return
+    if not rm._stopped and not rm._busy and rm.opportunistic is None:
+        # Whether the call is a no-op (one function: this check runs at every AM heartbeat that is not dormant).
+        # rm._current_attempt and the state check in one: a RUNNING/FINISHING attempt is never done.
+        attempt = rm.attempts.get(attempt_id)
+        if attempt is not None and attempt.state in _LIVE:
+            headroom = rm.scheduler.idle_allocate(attempt_id)
+            if headroom is not None:
+                # ApplicationMasterService.allocate for a call that carries and returns nothing: liveness and
+                # response id; then the empty AllocateResponse as ApplicationMaster.on_allocate_response takes it.
+                attempt.last_heartbeat = rm.kernel.now
+                attempt.response_id = rid = response_id + 1
+                am._response_id = rid
+                am.headroom = headroom
+                am.num_cluster_nodes = len(rm.nodes)
+                rm.heartbeats.skipped_allocates += 1
+                dormant = rm.dormant
+                if dormant.enabled:
+                    dormant.sleep(am, attempt, progress)  # actors/_amdormancy.py
+                return
     request = AllocateRequest(
         application_attempt_id=attempt_id,
         response_id=response_id,
@@ -81,23 +95,3 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
     )
     # What the request's delivery event would have called (rm._deliver), its response run next if it is next.
     deliver_allocate((rm, request, am.ref))
-
-
-def _noop(rm: Any, am: Any, attempt_id: Any, response_id: int) -> bool:
-    if rm.opportunistic is not None:
-        return False
-    # rm._current_attempt and the state check in one: a RUNNING/FINISHING attempt is never done.
-    attempt = rm.attempts.get(attempt_id)
-    if attempt is None or attempt.state not in _LIVE:
-        return False
-    headroom = rm.scheduler.idle_allocate(attempt_id)
-    if headroom is None:
-        return False
-    # ApplicationMasterService.allocate for a call that carries and returns nothing: liveness and response id.
-    attempt.last_heartbeat = rm.now
-    attempt.response_id = response_id + 1
-    # The empty AllocateResponse as ApplicationMaster.on_allocate_response takes it.
-    am._response_id = attempt.response_id
-    am.headroom = headroom
-    am.num_cluster_nodes = len(rm.nodes)
-    return True

@@ -519,14 +519,15 @@ class ApplicationMaster(Actor):
         execution type): decrementing a GUARANTEED request for an OPPORTUNISTIC container (or the reverse) leaves
         the AM's ask table one above the RM's for the other type, unsent because unchanged, and the task waiting
         for it waits forever."""
-        queue = self._outstanding.get(container.priority.priority)
+        prio = container.priority.priority
+        queue = self._outstanding.get(prio)
         if not queue:
             return
         host = container.node_id.host
         etype = container.execution_type
-        prio = container.priority.priority
         noded = self._noded.get(prio, 0)
-        if not noded or (noded == len(queue) and not self._node_requests.get((prio, host))):
+        hosted = self._node_requests.get((prio, host)) if noded else None  # (looked up once for both branches)
+        if not noded or (noded == len(queue) and not hosted):
             # No request of the priority names a node, or every one names nodes but none this host: _pick's answer
             # is the first of the type, else the first (without scanning the queue for a node no request names).
             chosen = queue[0]
@@ -536,7 +537,7 @@ class ApplicationMaster(Actor):
             # _pick(queue, host, etype) returns the first request of the type naming the host when there is one:
             # the first of the type among the host's requests, which are in the queue's order.
             chosen = None
-            for r in self._node_requests.get((prio, host), ()):
+            for r in hosted or ():
                 if r.execution_type is etype:
                     chosen = r
                     break

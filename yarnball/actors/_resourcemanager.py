@@ -818,16 +818,16 @@ class ResourceManager(Actor):
         self.reply(self._serve_allocate(msg))
 
     def _serve_allocate(self, msg: AllocateRequest) -> AllocateResponse:
-        attempt = self.attempts.get(msg.application_attempt_id)  # _current_attempt: a done attempt's state is not
+        attempt_id = msg.application_attempt_id
+        attempt = self.attempts.get(attempt_id)  # _current_attempt: a done attempt's state is not
         if attempt is None or attempt.state not in _ALLOCATE_STATES:  # one of these
             # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
             return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
-        attempt.last_heartbeat = self.now
+        attempt.last_heartbeat = self.kernel.now  # (Actor.now without the property call)
         ask, release = msg.ask, msg.release
         opportunistic = self.opportunistic
         if opportunistic is not None:
             ask, release = opportunistic.before_allocate(msg)  # OPPORTUNISTIC asks never reach the scheduler
-        attempt_id = msg.application_attempt_id
         allocation = self._allocate(attempt_id, ask, release, msg.resource_blacklist_request)
         attempt.response_id = response_id = msg.response_id + 1
         response = AllocateResponse(
@@ -855,9 +855,9 @@ class ResourceManager(Actor):
         ):
             # A pull (most AM heartbeats): CapacityScheduler.allocate then only hands over what is there (_pull):
             # no errors, no notifications, pending asks unchanged (so no wake_needed): only the timing remains.
-            start = time.perf_counter()
+            start = _perf_counter()
             allocation = allocate(attempt_id, (), (), (), ())
-            self.op_seconds["allocate"] += time.perf_counter() - start
+            self.op_seconds["allocate"] += _perf_counter() - start
             self.op_counts["allocate"] += 1
             return allocation
         clock = self.heartbeats
