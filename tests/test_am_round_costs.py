@@ -15,9 +15,10 @@ from yarnball.actors import _resourcemanager
 from yarnball.actors._amdormancy import HeartbeatTimer
 from yarnball.actors._appmaster import ApplicationMaster, AskKey
 from yarnball.actors._kernel import enter_replaced
-from yarnball.launcher import Cluster
+from yarnball.launcher import Cluster, _cluster
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.launcher.workloads._model import Workload
+from yarnball.policies.capacity import CapacityScheduler
 from yarnball.protocols import ANY, AllocateRequest, Configuration, Resource
 from yarnball.testing import captured_events
 
@@ -111,24 +112,26 @@ def test_a_failing_tick_is_handled_as_through_the_mailbox(monkeypatch: pytest.Mo
     assert on == off
 
 
-def test_pull_only_allocate_through_a_replaced_scheduler_allocate_keeps_its_bookkeeping() -> None:
-    """A scheduler whose ``allocate`` is replaced on the instance gets the RM's full bookkeeping even for pulls:
-    the errors it returns are counted."""
+def test_pull_only_allocate_through_an_overridden_scheduler_allocate_keeps_its_bookkeeping(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A scheduler whose ``allocate`` is overridden (a subclass: compiled, it cannot be replaced on the instance)
+    gets the RM's full bookkeeping even for pulls: the errors it returns are counted."""
     b = WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4)
     b.job("j0", submit_ms=0, tasks=[task_spec(4, 20_000)])
     workload = b.build()
+    pulls: list[Any] = []
+
+    class Erring(CapacityScheduler):
+        def allocate(self, attempt_id: Any, ask: Any, release: Any, *blacklist: Any) -> Any:  # type: ignore[override]
+            allocation = super().allocate(attempt_id, ask, release, *blacklist)
+            if not (ask or release):
+                pulls.append(attempt_id)
+                return msgspec.structs.replace(allocation, errors=("pull flagged",))
+            return allocation
+
+    monkeypatch.setattr(_cluster, "CapacityScheduler", Erring)  # the cluster builds an Erring
     cluster = Cluster(Configuration({}), workload.nodes, seed=1)
-    scheduler = cluster.rm.scheduler
-    allocate, pulls = scheduler.allocate, []
-
-    def erring(attempt_id: Any, ask: Any, release: Any, *blacklist: Any) -> Any:
-        allocation = allocate(attempt_id, ask, release, *blacklist)
-        if not (ask or release):
-            pulls.append(attempt_id)
-            return msgspec.structs.replace(allocation, errors=("pull flagged",))
-        return allocation
-
-    scheduler.allocate = erring  # type: ignore[method-assign]
     cluster.submit_workload(workload)
     cluster.run(until_ms=600_000)
     assert pulls

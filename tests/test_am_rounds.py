@@ -12,9 +12,10 @@ from test_am_dormancy import PREEMPTION, QUEUES, PokingAM, _Recorder, _snapshot
 from yarnball.actors import _amrounds
 from yarnball.actors._amheartbeats import _at_rm
 from yarnball.actors._kernel import NORMAL
-from yarnball.launcher import Cluster
+from yarnball.launcher import Cluster, _cluster
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.launcher.workloads._model import Workload
+from yarnball.policies.capacity import CapacityScheduler
 from yarnball.protocols import Configuration, ContainerPreemptEvent, keys
 from yarnball.testing import captured_events
 
@@ -287,22 +288,28 @@ def test_an_observed_rm_delivery_still_sees_every_allocate() -> None:
     assert len(served) > 20 and seen == served
 
 
-def test_scheduler_news_agrees_with_idle_allocate() -> None:
+def test_scheduler_news_agrees_with_idle_allocate(monkeypatch: pytest.MonkeyPatch) -> None:
     """The early check's reading of the scheduler agrees with ``idle_allocate`` returning None, at every skipped
     allocate check of a busy trace with preemption (marks, live and dead, included)."""
+    answers: list[tuple[bool, bool, bool]] = []
+
+    class Checked(CapacityScheduler):
+        """Records, at each ``idle_allocate``, the early check's answer (read before: it drops dead marks)."""
+
+        def idle_allocate(self, attempt_id: Any) -> Any:
+            news = _amrounds.scheduler_has_news(self, attempt_id)
+            app = self.attempts.get(attempt_id)
+            headroom = super().idle_allocate(attempt_id)
+            answers.append((news, headroom is None, bool(app is not None and app.preempt)))
+            return headroom
+
+    # The cluster builds a Checked; the early check reads its state as for a CapacityScheduler (which it is, plus
+    # the recording): otherwise it would ask this idle_allocate, the very answer it is compared with.
+    monkeypatch.setattr(_cluster, "CapacityScheduler", Checked)
+    monkeypatch.setattr(_amrounds, "CapacityScheduler", Checked)
     workload = synthetic_workload(40, 20, seed=7, queues=("a", "b"), maps=(5, 30), reduces=(0, 4), load=2.0)
     cluster = Cluster(Configuration(dict(PREEMPTION)), workload.nodes, seed=3)
-    scheduler = cluster.scheduler
-    idle, answers = scheduler.idle_allocate, []
-
-    def checked(attempt_id: Any) -> Any:
-        news = _amrounds.scheduler_has_news(scheduler, attempt_id)  # before: idle_allocate drops dead marks
-        app = scheduler.attempts.get(attempt_id)
-        headroom = idle(attempt_id)
-        answers.append((news, headroom is None, bool(app is not None and app.preempt)))
-        return headroom
-
-    scheduler.idle_allocate = checked  # type: ignore[method-assign]
+    assert type(cluster.scheduler) is Checked
     cluster.submit_workload(workload)
     cluster.run(until_ms=3_600_000)
     assert all(news == none for news, none, _ in answers)

@@ -13,7 +13,7 @@ from test_capacity_fastpaths import DRF, QUEUES, Driver
 from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_scheduler, submit
 
 from yarnball.actors import _resourcemanager
-from yarnball.launcher import Cluster
+from yarnball.launcher import Cluster, _cluster
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.policies.capacity import CapacityScheduler
 from yarnball.protocols import (
@@ -200,7 +200,7 @@ def test_node_update_is_noop_memory_only_equals_the_calculator_form() -> None:
             assert cs.node_update_is_noop(n) == general
 
 
-def test_scheduler_type_without_node_update_override_is_used() -> None:
+def test_scheduler_type_without_node_update_override_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     """A scheduler subclass overriding handle keeps the event record (its handle sees every NODE_UPDATE)."""
 
     class Watching(CapacityScheduler):
@@ -212,8 +212,8 @@ def test_scheduler_type_without_node_update_override_is_used() -> None:
             return super().handle(event)
 
     workload = synthetic_workload(10, 20, seed=3, maps=(1, 10), reduces=(0, 2), load=1.5)
+    monkeypatch.setattr(_cluster, "CapacityScheduler", Watching)  # the cluster builds a Watching
     cluster = Cluster(Configuration({}), workload.nodes, seed=2)
-    cluster.scheduler.__class__ = Watching
     cluster.submit_workload(workload)
     cluster.run(until_ms=900_000)
     assert Watching.seen > 20

@@ -55,10 +55,10 @@ not called by the loop either, so an inline event is then shown to it exactly wh
 ``ApplicationMaster._deliver`` itself (not replaced on the class or the instance), free (``_busy`` unset) and awake
 (no Sleeper) runs its tick as ``Actor._deliver`` would (``_sender``, the call, ``_failed`` on an exception): nothing
 else happens on that path for a ``_Tick``. The RM's ``_allocate`` with no asks, releases or blacklist changes and
-``CapacityScheduler.allocate`` itself (the bound method's ``__func__``) is a pull (``CapacityScheduler._pull``): it
-returns no errors and no notifications and leaves the pending asks unchanged, so only its timing is kept. Methods
-replaced by tests are found through the bound method, never by reading an instance ``__dict__`` (see
-``_kernel.enter_replaced``).
+``CapacityScheduler.allocate`` itself (neither replaced nor overridden: actors/_ownmethods.py) is a pull
+(``CapacityScheduler._pull``): it returns no errors and no notifications and leaves the pending asks unchanged, so
+only its timing is kept. Methods replaced by tests are found through the bound method, never by reading an instance
+``__dict__`` (see ``_kernel.enter_replaced``).
 """
 
 from __future__ import annotations

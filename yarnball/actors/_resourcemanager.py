@@ -25,6 +25,7 @@ from yarnball.actors._amdormancy import DormantAMs
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
+from yarnball.actors._ownmethods import is_bound, sealed
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
 from yarnball.actors._quietreplies import deliver_heartbeat_response
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
@@ -105,6 +106,11 @@ AM_PRIORITY = Priority(0)  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
 # on every allocate); none of them is a done state (RMAppAttempt.is_done).
 _ALLOCATE_STATES = (AttemptState.RUNNING, AttemptState.FINISHING)
 _CS_ALLOCATE = CapacityScheduler.allocate
+# The scheduler's class when compiled (its instances have no __dict__: an object of exactly that class runs its own
+# methods), else None (every check reads the bound method); the methods as imported (tests patch the ones above).
+_CS_SEALED = sealed(CapacityScheduler)
+_CS_OWN_ALLOCATE = CapacityScheduler.allocate
+_CS_OWN_HANDLE = CapacityScheduler.handle
 
 _RUNNING = ContainerState.RUNNING
 _COMPLETE = ContainerState.COMPLETE
@@ -275,7 +281,10 @@ class ResourceManager(Actor):
             # the scheduler's ``__dict__`` (that would move their attribute values out of CPython's inline
             # storage for the rest of the run: see _kernel.enter_replaced)
             getattr(self.dispatch, "__func__", None) is not _DISPATCH
-            or getattr(scheduler.handle, "__func__", None) is not _CS_HANDLE
+            or not (
+                (type(scheduler) is _CS_SEALED and _CS_HANDLE is _CS_OWN_HANDLE)  # compiled: nothing replaced
+                or is_bound(scheduler, scheduler.handle, _CS_HANDLE)
+            )
         ):
             # (the same event as NodeUpdateSchedulerEvent(node_id=node.id) when there is nothing to report)
             self.dispatch(
@@ -851,7 +860,10 @@ class ResourceManager(Actor):
             not ask
             and not release
             and (blacklist is None or not (blacklist.blacklist_additions or blacklist.blacklist_removals))
-            and getattr(allocate, "__func__", None) is _CS_ALLOCATE  # (no __dict__ read: _kernel.enter_replaced)
+            and (
+                (type(self.scheduler) is _CS_SEALED and _CS_ALLOCATE is _CS_OWN_ALLOCATE)  # compiled: not replaced
+                or is_bound(self.scheduler, allocate, _CS_ALLOCATE)  # (no __dict__ read: _kernel.enter_replaced)
+            )
         ):
             # A pull (most AM heartbeats): CapacityScheduler.allocate then only hands over what is there (_pull):
             # no errors, no notifications, pending asks unchanged (so no wake_needed): only the timing remains.

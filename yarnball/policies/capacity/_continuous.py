@@ -7,11 +7,11 @@ on its node when it reported completed containers (``FairScheduler.nodeUpdate``)
 replaces that sort with its three-set order. Both are brought to the CapacityScheduler here, behind a
 :class:`~yarnball.policies.placement.NodePlacementPolicy`:
 
-- :meth:`ContinuousSchedulingMixin.continuous_scheduling_attempt` places one container at a time on the first node,
+- :meth:`ContinuousScheduling.continuous_scheduling_attempt` places one container at a time on the first node,
   in the policy's order, that takes it, and sorts again after each allocation. Qubole's docs say the order applies
   to *each container request*; re-sorting is what lets a node move from LOW to MEDIUM to HIGH while it fills (FS
   sorts once per attempt). The queue walk, limits, locality and delay scheduling are the CapacityScheduler's own.
-- on a heartbeat (:meth:`ContinuousSchedulingMixin.schedule_on_heartbeat`), the default (spread, continuous
+- on a heartbeat (:meth:`ContinuousScheduling.schedule_on_heartbeat`), the default (spread, continuous
   scheduling off) is unchanged: allocate on the heartbeating node. With packing in effect and continuous scheduling
   off, a heartbeat triggers one placement walk instead (allocating on the heartbeating node would spread
   containers). With continuous scheduling on, a heartbeat schedules on its node only when it reported completed
@@ -20,47 +20,38 @@ replaces that sort with its three-set order. Both are brought to the CapacitySch
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from mypy_extensions import mypyc_attr
 
+from yarnball.policies.capacity._core import SchedulerCore
 from yarnball.policies.capacity._notifications import SchedulerNotification
 from yarnball.policies.capacity._state import SchedulerNode
-from yarnball.policies.placement import NodePlacementPolicy, continuous_scheduling_settings, placement_from_conf
+from yarnball.policies.placement import NodePlacementPolicy
 
-if TYPE_CHECKING:
-    from yarnball.policies.capacity._scheduler import CapacityScheduler
-
-__all__ = ["ContinuousSchedulingMixin"]
+__all__ = ["ContinuousScheduling"]
 
 
-class ContinuousSchedulingMixin:
-    """Placement-ordered scheduling; mixed into :class:`CapacityScheduler`."""
+@mypyc_attr(allow_interpreted_subclasses=True)
+class ContinuousScheduling(SchedulerCore):
+    """Placement-ordered scheduling: a base of :class:`CapacityScheduler` (the policy and the continuous-scheduling
+    settings are read in ``SchedulerCore.__init__``)."""
 
-    placement: NodePlacementPolicy
-    continuous_scheduling: bool
-    continuous_scheduling_sleep_ms: int
-
-    def _init_placement(self: CapacityScheduler) -> None:
-        conf = self.conf.conf
-        self.placement = placement_from_conf(conf)
-        self.continuous_scheduling, self.continuous_scheduling_sleep_ms = continuous_scheduling_settings(conf)
-
-    def set_placement(self: CapacityScheduler, policy: NodePlacementPolicy) -> None:
+    def set_placement(self, policy: NodePlacementPolicy) -> None:
         """Use ``policy`` for every later placement decision (the launcher reseeds packing with the run's seed)."""
         self.placement = policy
 
     @property
-    def packing_active(self: CapacityScheduler) -> bool:
+    def packing_active(self) -> bool:
         """Whether containers are being packed now (packing configured and the cluster at its minimum size)."""
         return self.placement.packs(len(self.nodes))
 
-    def continuous_scheduling_attempt(self: CapacityScheduler) -> list[SchedulerNotification]:
+    def continuous_scheduling_attempt(self) -> list[SchedulerNotification]:
         """One continuous-scheduling attempt over all nodes, in the placement policy's order."""
         out: list[SchedulerNotification] = []
         self._ctx.outbox = out
         self._placement_walk()
         return out
 
-    def _placement_walk(self: CapacityScheduler) -> int:
+    def _placement_walk(self) -> int:
         """Allocate one container at a time on the first node (in policy order) that takes one; return how many."""
         ctx = self._ctx
         root = self.root
@@ -82,7 +73,7 @@ class ContinuousSchedulingMixin:
                 break
         return allocated
 
-    def schedule_on_heartbeat(self: CapacityScheduler, node: SchedulerNode, completed: bool) -> None:
+    def schedule_on_heartbeat(self, node: SchedulerNode, completed: bool) -> None:
         """Scheduling triggered by a NODE_UPDATE for ``node`` (``completed``: it reported finished containers)."""
         if self.continuous_scheduling:
             if completed and not self.packing_active:

@@ -9,34 +9,32 @@ they carry the ``org.apache.hadoop.security.AccessControlException: `` prefix. C
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
+from mypy_extensions import mypyc_attr
 
 from yarnball.policies.capacity._acl import QueueACL, QueueState
-from yarnball.policies.capacity._allocator import add_pending, release_container, unreserve
+from yarnball.policies.capacity._allocator import add_pending, unreserve
+from yarnball.policies.capacity._continuous import ContinuousScheduling
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._notifications import (
     AppAccepted,
     AppRejected,
     AttemptAdded,
-    ContainerCompleted,
     SchedulerNotification,
 )
+from yarnball.policies.capacity._queues import CSQueue
 from yarnball.policies.capacity._state import (
     RESERVED,
     RUNNING,
-    RMContainer,
     SchedulerApp,
     SchedulerApplication,
     SchedulerNode,
 )
 from yarnball.protocols import ContainerExitStatus, ContainerId, ContainerState, ContainerStatus, NodeId
 
-if TYPE_CHECKING:
-    from yarnball.policies.capacity._scheduler import CapacityScheduler
-
-__all__ = ["EventHandlersMixin", "abnormal_status"]
+__all__ = ["HANDLERS", "EventHandlers", "abnormal_status"]
 
 log = structlog.get_logger(__name__)
 
@@ -71,34 +69,13 @@ def preempted_status(cid: ContainerId) -> ContainerStatus:
     )
 
 
-class EventHandlersMixin:
-    """NODE_*, APP_*, CONTAINER_* handling; mixed into :class:`CapacityScheduler`."""
-
-    _handlers: dict[str, Callable[[Any, Any], None]] = {}
-
-    # -- containers ending -------------------------------------------------------------------------------------
-    def _complete(self: CapacityScheduler, rmc: RMContainer, status: ContainerStatus, *, notify: bool) -> None:
-        """``completedContainer`` for an allocated container: free it, queue the status for the AM, and (when the
-        scheduler itself ends it) tell the RM so the NodeManager cleans it up."""
-        app = rmc.app
-        release_container(self._ctx, rmc)
-        if not app.stopped:
-            app.completed.append(status)
-        if notify:
-            self._ctx.outbox.append(ContainerCompleted(app.attempt_id, rmc.cid, rmc.node.node_id, status))
-
-    def _end_container(self: CapacityScheduler, cid: ContainerId, status: ContainerStatus) -> None:
-        rmc = self._ctx.containers.get(cid)
-        if rmc is None:
-            log.info("Container " + str(cid) + " of unknown or finished application completed")
-            return
-        if rmc.state == RESERVED:
-            unreserve(self._ctx, rmc)
-            return
-        self._complete(rmc, status, notify=True)
+@mypyc_attr(allow_interpreted_subclasses=True)
+class EventHandlers(ContinuousScheduling):
+    """NODE_*, APP_*, CONTAINER_* handling: a base of :class:`CapacityScheduler` (``handle`` dispatches through
+    :data:`HANDLERS`)."""
 
     # -- nodes -------------------------------------------------------------------------------------------------
-    def _node_added(self: CapacityScheduler, e: Any) -> None:
+    def _node_added(self, e: Any) -> None:
         ctx = self._ctx
         if e.node_id in self.nodes:
             log.warning("Node already added, ignoring", node=str(e.node_id))
@@ -115,7 +92,7 @@ class EventHandlersMixin:
         self._cluster_changed()
         log.info("Added node " + str(e.node_id) + " clusterResource: " + str(self.cluster_resource))
 
-    def _node_removed(self: CapacityScheduler, e: Any) -> None:
+    def _node_removed(self, e: Any) -> None:
         ctx = self._ctx
         node = self.nodes.get(e.node_id)
         if node is None:
@@ -134,7 +111,7 @@ class EventHandlersMixin:
         self._cluster_changed()
         log.info("Removed node " + str(e.node_id) + " clusterResource: " + str(self.cluster_resource))
 
-    def _node_resource_update(self: CapacityScheduler, e: Any) -> None:
+    def _node_resource_update(self, e: Any) -> None:
         ctx = self._ctx
         node = self.nodes.get(e.node_id)
         if node is None:
@@ -150,18 +127,18 @@ class EventHandlersMixin:
         self._refresh_largest_node()
         self._cluster_changed()
 
-    def _refresh_largest_node(self: CapacityScheduler) -> None:
+    def _refresh_largest_node(self) -> None:
         mm = mv = 0
         for n in self.nodes.values():
             mm = max(mm, n.total_m)
             mv = max(mv, n.total_v)
         self._largest_node = (mm, mv)
 
-    def _node_update(self: CapacityScheduler, e: Any) -> None:
+    def _node_update(self, e: Any) -> None:
         self._update_node(e.node_id, e.newly_launched_containers, e.completed_containers)
 
     def node_update(
-        self: CapacityScheduler,
+        self,
         node_id: NodeId,
         launched: Sequence[ContainerStatus] = (),
         completed: Sequence[ContainerStatus] = (),
@@ -175,7 +152,7 @@ class EventHandlersMixin:
         return out
 
     def _update_node(
-        self: CapacityScheduler,
+        self,
         node_id: NodeId,
         launched: Sequence[ContainerStatus],
         completed: Sequence[ContainerStatus],
@@ -195,12 +172,11 @@ class EventHandlersMixin:
             self._complete(rmc, st, notify=False)
         self.schedule_on_heartbeat(node, bool(completed))  # placement-aware (_continuous.py)
 
-    # -- applications ------------------------------------------------------------------------------------------
-    def _reject(self: CapacityScheduler, app_id: Any, message: str) -> None:
+    def _reject(self, app_id: Any, message: str) -> None:
         log.info(message)
         self._ctx.outbox.append(AppRejected(app_id, message))
 
-    def _app_added(self: CapacityScheduler, e: Any) -> None:
+    def _app_added(self, e: Any) -> None:
         app_id, user, queue_name = e.application_id, e.user, e.queue
         if app_id in self.applications:
             log.warning("Application already added, ignoring", application=str(app_id))
@@ -229,7 +205,7 @@ class EventHandlersMixin:
             log.info(f"Failed to submit application {app_id} to queue {queue_name} from user {user}")
             self._ctx.outbox.append(AppRejected(app_id, ACE + refusal))
             return
-        q = queue
+        q: CSQueue | None = queue
         while q is not None:
             q.num_applications += 1
             q = q.parent
@@ -238,7 +214,7 @@ class EventHandlersMixin:
         if not e.is_app_recovering:
             self._ctx.outbox.append(AppAccepted(app_id))
 
-    def _validate_submit(self: CapacityScheduler, leaf: LeafQueue, app_id: Any, user: str) -> str | None:
+    def _validate_submit(self, leaf: LeafQueue, app_id: Any, user: str) -> str | None:
         """``validateSubmitApplication`` plus the submit ACL (checked by RMAppManager when yarn.acl.enable)."""
         if self.acl_enabled and not (
             leaf.has_access(QueueACL.SUBMIT_APPLICATIONS, user) or leaf.has_access(QueueACL.ADMINISTER_QUEUE, user)
@@ -258,7 +234,7 @@ class EventHandlersMixin:
             )
         return None
 
-    def _app_removed(self: CapacityScheduler, e: Any) -> None:
+    def _app_removed(self, e: Any) -> None:
         app = self.applications.pop(e.application_id, None)
         if app is None:
             log.warning("Couldn't find application " + str(e.application_id))
@@ -269,13 +245,13 @@ class EventHandlersMixin:
             if rmc.cid in self._ctx.containers:
                 self._complete(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
         app.kept.clear()
-        q = app.queue
+        q: CSQueue | None = app.queue
         while q is not None:
             q.num_applications -= 1
             q = q.parent
         self._am_hints.pop(e.application_id, None)
 
-    def _attempt_added(self: CapacityScheduler, e: Any) -> None:
+    def _attempt_added(self, e: Any) -> None:
         ctx = self._ctx
         attempt_id = e.application_attempt_id
         app = self.applications.get(attempt_id.application_id)
@@ -305,14 +281,14 @@ class EventHandlersMixin:
         if not e.is_attempt_recovering:
             ctx.outbox.append(AttemptAdded(attempt_id))
 
-    def _attempt_removed(self: CapacityScheduler, e: Any) -> None:
+    def _attempt_removed(self, e: Any) -> None:
         attempt = self.attempts.get(e.application_attempt_id)
         if attempt is None:
             log.info("Unknown application " + str(e.application_attempt_id) + " has completed!")
             return
         self._remove_attempt(attempt, keep=e.keep_containers_across_app_attempts)
 
-    def _remove_attempt(self: CapacityScheduler, attempt: SchedulerApp, *, keep: bool) -> None:
+    def _remove_attempt(self, attempt: SchedulerApp, *, keep: bool) -> None:
         """``doneApplicationAttempt``: kill live containers (RUNNING ones survive with keep-containers), drop
         reservations and asks, and let the leaf re-run activation."""
         ctx = self._ctx
@@ -340,28 +316,27 @@ class EventHandlersMixin:
         self.attempts.pop(attempt.attempt_id, None)
         leaf.finish_attempt(ctx, attempt)
 
-    # -- container events --------------------------------------------------------------------------------------
-    def _container_expired(self: CapacityScheduler, e: Any) -> None:
+    def _container_expired(self, e: Any) -> None:
         if getattr(e, "increase", False):
             return  # container increase rollback: resource increases are not modelled
         self._end_container(e.container_id, abnormal_status(e.container_id, EXPIRED_CONTAINER))
 
-    def _release_container(self: CapacityScheduler, e: Any) -> None:
+    def _release_container(self, e: Any) -> None:
         self._end_container(e.container_id, abnormal_status(e.container_id, RELEASED_CONTAINER))
 
-    def _kill_reserved(self: CapacityScheduler, e: Any) -> None:
+    def _kill_reserved(self, e: Any) -> None:
         cid = e.container_id if hasattr(e, "container_id") else e.container.id
         rmc = self._ctx.containers.get(cid)
         if rmc is not None and rmc.state == RESERVED:
             unreserve(self._ctx, rmc)
 
-    def _mark_for_preemption(self: CapacityScheduler, e: Any) -> None:
+    def _mark_for_preemption(self, e: Any) -> None:
         attempt = self.attempts.get(e.application_attempt_id)
         cid = e.container.id
         if attempt is not None and cid in attempt.live:
             attempt.preempt.add(cid)
 
-    def _mark_killable(self: CapacityScheduler, e: Any) -> None:
+    def _mark_killable(self, e: Any) -> None:
         # Lazy preemption is not modelled: a killable container is killed at once (PREEMPTED_CONTAINER).
         cid = e.container.id
         rmc = self._ctx.containers.get(cid)
@@ -372,23 +347,24 @@ class EventHandlersMixin:
             return
         self._complete(rmc, preempted_status(cid), notify=True)
 
-    def _mark_nonkillable(self: CapacityScheduler, e: Any) -> None:
+    def _mark_nonkillable(self, e: Any) -> None:
         return  # only meaningful with lazy preemption
 
 
-EventHandlersMixin._handlers = {
-    "NODE_ADDED": EventHandlersMixin._node_added,
-    "NODE_REMOVED": EventHandlersMixin._node_removed,
-    "NODE_UPDATE": EventHandlersMixin._node_update,
-    "NODE_RESOURCE_UPDATE": EventHandlersMixin._node_resource_update,
-    "APP_ADDED": EventHandlersMixin._app_added,
-    "APP_REMOVED": EventHandlersMixin._app_removed,
-    "APP_ATTEMPT_ADDED": EventHandlersMixin._attempt_added,
-    "APP_ATTEMPT_REMOVED": EventHandlersMixin._attempt_removed,
-    "CONTAINER_EXPIRED": EventHandlersMixin._container_expired,
-    "RELEASE_CONTAINER": EventHandlersMixin._release_container,
-    "KILL_RESERVED_CONTAINER": EventHandlersMixin._kill_reserved,
-    "MARK_CONTAINER_FOR_PREEMPTION": EventHandlersMixin._mark_for_preemption,
-    "MARK_CONTAINER_FOR_KILLABLE": EventHandlersMixin._mark_killable,
-    "MARK_CONTAINER_FOR_NONKILLABLE": EventHandlersMixin._mark_nonkillable,
+#: Scheduler event type name -> handler (called as ``handler(scheduler, event)``).
+HANDLERS: dict[str, Callable[[Any, Any], None]] = {
+    "NODE_ADDED": EventHandlers._node_added,
+    "NODE_REMOVED": EventHandlers._node_removed,
+    "NODE_UPDATE": EventHandlers._node_update,
+    "NODE_RESOURCE_UPDATE": EventHandlers._node_resource_update,
+    "APP_ADDED": EventHandlers._app_added,
+    "APP_REMOVED": EventHandlers._app_removed,
+    "APP_ATTEMPT_ADDED": EventHandlers._attempt_added,
+    "APP_ATTEMPT_REMOVED": EventHandlers._attempt_removed,
+    "CONTAINER_EXPIRED": EventHandlers._container_expired,
+    "RELEASE_CONTAINER": EventHandlers._release_container,
+    "KILL_RESERVED_CONTAINER": EventHandlers._kill_reserved,
+    "MARK_CONTAINER_FOR_PREEMPTION": EventHandlers._mark_for_preemption,
+    "MARK_CONTAINER_FOR_KILLABLE": EventHandlers._mark_killable,
+    "MARK_CONTAINER_FOR_NONKILLABLE": EventHandlers._mark_nonkillable,
 }

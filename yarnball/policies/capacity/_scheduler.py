@@ -16,30 +16,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import structlog
+from mypy_extensions import mypyc_attr
 
-from yarnball.policies.capacity._acl import AccessControlList, QueueACL
+from yarnball.policies.capacity._acl import QueueACL
 from yarnball.policies.capacity._allocator import add_pending
-from yarnball.policies.capacity._calculator import make_calculator
-from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
-from yarnball.policies.capacity._context import CSAssignment, ResourceLimits, SchedulerContext
-from yarnball.policies.capacity._continuous import ContinuousSchedulingMixin
-from yarnball.policies.capacity._events import RELEASED_CONTAINER, EventHandlersMixin, abnormal_status
+from yarnball.policies.capacity._events import HANDLERS, RELEASED_CONTAINER, EventHandlers, abnormal_status
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._notifications import (
     Allocation,
     QueueMetrics,
     SchedulerNotification,
 )
-from yarnball.policies.capacity._queues import CSQueue, ParentQueue
+from yarnball.policies.capacity._queues import CSQueue
 from yarnball.policies.capacity._state import (
     ACQUIRED,
-    OFF_SWITCH,
-    RESERVED,
-    RUNNING,
     KeyAsks,
     SchedulerApp,
-    SchedulerApplication,
-    SchedulerNode,
 )
 from yarnball.protocols import (
     ANY,
@@ -52,7 +44,6 @@ from yarnball.protocols import (
     Resource,
     ResourceRequest,
 )
-from yarnball.protocols import keys as k
 
 __all__ = ["CapacityScheduler"]
 
@@ -61,83 +52,14 @@ log = structlog.get_logger(__name__)
 _NO_PREEMPT: frozenset[ContainerId] = frozenset()
 
 
-class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
-    """Hadoop's CapacityScheduler (synchronous scheduling, default partition) over plain records."""
+@mypyc_attr(allow_interpreted_subclasses=True)
+class CapacityScheduler(EventHandlers):
+    """Hadoop's CapacityScheduler (synchronous scheduling, default partition) over plain records.
 
-    def __init__(self, conf: CapacitySchedulerConfiguration, *, cluster_timestamp: int = 0) -> None:
-        conf.validate()
-        self.conf = conf
-        self.cluster_timestamp = cluster_timestamp
-        ctx = self._ctx = SchedulerContext(make_calculator(conf.get_resource_calculator()))
-        minimum = conf.get_minimum_allocation()
-        maximum = conf.get_maximum_allocation()
-        ctx.min_m, ctx.min_v = minimum.memory_mb, minimum.vcores
-        ctx.max_m, ctx.max_v = maximum.memory_mb, maximum.vcores
-        ctx.node_locality_delay = conf.get_node_locality_delay()
-        ctx.rack_additional_delay = conf.get_rack_locality_additional_delay()
-        ctx.rack_full_reset = conf.get_rack_locality_full_reset()
-        ctx.continue_looking = conf.get_reservation_continue_look()
-        self.assign_multiple = conf.get_assign_multiple_enabled()
-        self.max_assign = conf.get_max_assign_per_heartbeat()
-        self.offswitch_limit = conf.get_offswitch_per_heartbeat_limit()
-        self.max_system_apps = conf.get_maximum_system_applications()
-        self.acl_enabled = conf.conf.get_bool(k.YARN_ACL_ENABLE, k.DEFAULT_YARN_ACL_ENABLE)
-        self.admin_acl = AccessControlList(conf.conf.get(k.YARN_ADMIN_ACL) or k.DEFAULT_YARN_ADMIN_ACL)
-        self.queues: dict[str, CSQueue] = {}
-        self._short: dict[str, list[CSQueue]] = {}
-        self.root: ParentQueue = self._build(k.ROOT, None)  # type: ignore[assignment]
-        self.nodes: dict[NodeId, SchedulerNode] = {}
-        self.applications: dict[ApplicationId, SchedulerApplication] = {}
-        self.attempts: dict[ApplicationAttemptId, SchedulerApp] = {}
-        self._am_hints: dict[ApplicationId, Resource] = {}
-        self._largest_node = (0, 0)
-        self._by_class: dict[type, object] = {}
-        self._init_placement()  # node placement policy and continuous scheduling (_continuous.py)
-        self.root.update_cluster_resource(ctx, ResourceLimits(0, 0))
-
-    def _build(self, path: str, parent: ParentQueue | None) -> CSQueue:
-        children = self.conf.get_queues(path)
-        queue: CSQueue
-        if children or parent is None:
-            queue = ParentQueue(self.conf, path, parent)
-            for name in children:
-                queue.children.append(self._build(f"{path}.{name}", queue))
-        else:
-            queue = LeafQueue(self.conf, path, parent)
-        self.queues[path] = queue
-        self._short.setdefault(queue.name, []).append(queue)
-        return queue
-
-    # -- read-only inspection ----------------------------------------------------------------------------------
-    @property
-    def cluster_resource(self) -> Resource:
-        return Resource(self._ctx.cluster_m, self._ctx.cluster_v)
-
-    @property
-    def calculator(self) -> object:
-        return self._ctx.rc
-
-    @property
-    def minimum_allocation(self) -> Resource:
-        return Resource(self._ctx.min_m, self._ctx.min_v)
-
-    def get_queue(self, name: str) -> CSQueue | None:
-        """A queue by full path (``root.a.b``) or by unambiguous short name (``b``)."""
-        queue = self.queues.get(name)
-        if queue is not None:
-            return queue
-        found = self._short.get(name)
-        return found[0] if found and len(found) == 1 else None
-
-    def leaf_queues(self) -> list[LeafQueue]:
-        return [q for q in self.queues.values() if isinstance(q, LeafQueue)]
-
-    def get_application(self, app_or_attempt: ApplicationId | ApplicationAttemptId) -> SchedulerApp | None:
-        """The attempt with this id, or the current attempt of this application."""
-        if isinstance(app_or_attempt, ApplicationAttemptId):
-            return self.attempts.get(app_or_attempt)
-        app = self.applications.get(app_or_attempt)
-        return app.attempt if app is not None else None
+    Construction, the queue tree and the heartbeat's allocation loop are in ``SchedulerCore`` (_core.py), node
+    placement in ``ContinuousScheduling`` (_continuous.py), the scheduler events in ``EventHandlers`` (_events.py).
+    Compiled with mypyc it is a native class that Python code may still subclass (its methods cannot be replaced on
+    an instance, though: override them in a subclass)."""
 
     def node_report(self, node_id: NodeId) -> NodeReport | None:
         node = self.nodes.get(node_id)
@@ -238,7 +160,6 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
         visit(self.root)
         return out
 
-    # -- events ------------------------------------------------------------------------------------------------
     def handle(self, event: object) -> list[SchedulerNotification]:
         """Apply one scheduler event (``CapacityScheduler.handle``) and return what the RM must act on."""
         ctx = self._ctx
@@ -247,7 +168,7 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
         cls = type(event)
         handler = self._by_class.get(cls)
         if handler is None:
-            handler = self._handlers.get(getattr(getattr(event, "event_type", None), "name", ""))
+            handler = HANDLERS.get(getattr(getattr(event, "event_type", None), "name", ""))
             if handler is not None and "event_type" not in getattr(cls, "__struct_fields__", ("event_type",)):
                 self._by_class[cls] = handler  # the type is a class constant: dispatch on the class next time
         if handler is None:
@@ -255,55 +176,6 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
             return out
         handler(self, event)
         return out
-
-    # -- the heartbeat (§2) ------------------------------------------------------------------------------------
-    def _allocate_on_node(self, node: SchedulerNode) -> CSAssignment | None:
-        ctx = self._ctx
-        rc = ctx.rc
-        if node.reserved is not None:
-            leaf = node.reserved.app.queue
-            leaf.assign_from_reservation(ctx, node)
-            return None  # no new allocation on a reserved node in this call
-        if rc.dominant:
-            if rc.available_containers(node.unalloc_m, node.unalloc_v, ctx.min_m, ctx.min_v) <= 0:
-                return None
-            a = self.root.assign(ctx, node, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
-            if a is not None and rc.is_positive(a.mem, a.vc):
-                return a
-            return None
-        # The same, memory only: availableContainers(unallocated, minimum) <= 0 is unallocated < minimum.
-        if ctx.min_m and node.unalloc_m < ctx.min_m:
-            return None
-        a = self.root.assign(ctx, node, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
-        if a is not None and a.mem > 0:
-            return a
-        return None
-
-    def has_pending(self) -> bool:
-        """Whether any application has outstanding asks (the root queue's pending resource is positive)."""
-        return self._ctx.rc.is_positive(self.root.pending_m, self.root.pending_v)
-
-    def node_update_is_noop(self, node_id: NodeId) -> bool:
-        """True when a NODE_UPDATE for ``node_id`` with no container statuses provably changes nothing.
-
-        It mirrors the early returns of ``_allocate_on_node`` and ``ParentQueue.assign``: an unknown node, or a node
-        without a reservation that has no room for a minimum allocation or sees no pending asks anywhere, returns
-        before any queue, application, opportunity or locality counter is touched. The RM uses it to skip idle
-        heartbeats (actors/_heartbeats.py).
-        """
-        node = self.nodes.get(node_id)
-        if node is None:
-            return True
-        if node.reserved is not None:
-            return False
-        ctx = self._ctx
-        rc = ctx.rc
-        if not rc.dominant:
-            # The same, memory only (as in _allocate_on_node): it runs after nearly every node heartbeat.
-            return bool(ctx.min_m and node.unalloc_m < ctx.min_m) or self.root.pending_m <= 0
-        if rc.available_containers(node.unalloc_m, node.unalloc_v, ctx.min_m, ctx.min_v) <= 0:
-            return True
-        return not rc.is_positive(self.root.pending_m, self.root.pending_v)
 
     def node_update_launched_only(self, node_id: NodeId, launched: Iterable[ContainerStatus]) -> bool:
         """Handle a NODE_UPDATE for ``node_id`` that reports only newly launched containers (``launched``, their
@@ -333,27 +205,6 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
         self.mark_launched([st.container_id for st in launched])
         return True
 
-    def allocate_containers_to_node(self, node: SchedulerNode) -> None:
-        """``allocateContainersToNode`` with the assign-multiple loop (``canAllocateMore``)."""
-        a = self._allocate_on_node(node)
-        if a is None:
-            return
-        offswitch = 1 if a.locality == OFF_SWITCH else 0
-        assigned = 1
-        limit = self.offswitch_limit
-        while True:
-            if offswitch >= limit or a.reserved or not self.assign_multiple:
-                return
-            if self.max_assign != -1 and assigned >= self.max_assign:
-                return
-            a = self._allocate_on_node(node)
-            if a is None:
-                return
-            if a.locality == OFF_SWITCH:
-                offswitch += 1
-            assigned += 1
-
-    # -- the AM heartbeat --------------------------------------------------------------------------------------
     def set_am_resource(self, application_id: ApplicationId, resource: Resource) -> None:
         """Tell the AM container's size before the attempt is added (``ApplicationSubmissionContext``'s AM ask)."""
         self._am_hints[application_id] = resource
@@ -381,7 +232,7 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
         for r in ask:
             cap = r.capability
             if not (0 <= cap.memory_mb <= mm and 0 <= cap.vcores <= mv and r.num_containers >= 0):
-                errors = tuple(e for e in (_validate(r, maximum) for r in ask) if e)  # _validate's checks
+                errors = tuple([e for e in [_validate(r, maximum) for r in ask] if e])  # _validate's checks
                 break
         else:
             errors = ()
@@ -527,19 +378,6 @@ class CapacityScheduler(EventHandlersMixin, ContinuousSchedulingMixin):
             app.user.am_used_m += dm
             app.user.am_used_v += dv
         app.am_m, app.am_v = mem, vc
-
-    def _cluster_changed(self) -> None:
-        ctx = self._ctx
-        self.root.update_cluster_resource(ctx, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
-
-    def mark_launched(self, container_ids: Iterable[ContainerId]) -> None:
-        """NODE_UPDATE's first step (``nodeUpdate``'s newly launched containers): mark each one RUNNING, a
-        reservation excepted. Also settles a launched-only NODE_UPDATE after the fact (actors/_lazyrunning.py)."""
-        containers = self._ctx.containers
-        for cid in container_ids:
-            rmc = containers.get(cid)
-            if rmc is not None and rmc.state != RESERVED:
-                rmc.state = RUNNING
 
 
 def _leaves(q: CSQueue) -> Iterable[LeafQueue]:

@@ -1,0 +1,38 @@
+"""Whether an object runs a class's own method, for the shortcuts that must switch off when a test replaces or a
+subclass overrides it, pure-Python and mypyc-compiled alike (yarnball/_native.py).
+
+A Python method read from an object is a bound method whose ``__func__`` is the function; a compiled (mypyc native
+class) method read from an object is a builtin method without ``__func__``. Both are checked here without reading
+the object's ``__dict__`` (that would move its attribute values out of CPython's inline storage for the rest of the
+run: see _kernel.enter_replaced).
+"""
+
+from __future__ import annotations
+
+from types import BuiltinMethodType
+from typing import Any
+
+__all__ = ["is_bound", "sealed"]
+
+
+def sealed(cls: type) -> type | None:
+    """``cls`` when its instances have no ``__dict__`` (a mypyc native class), else None.
+
+    Nothing can be set on such an instance, so an object of exactly that class runs the class's own methods: the
+    callers then compare the class attribute they captured at import with the one they expect, with no per-call
+    method read. A pure-Python class gives None: every check reads the bound method (:func:`is_bound`)."""
+    return cls if cls.__dictoffset__ == 0 else None
+
+
+def is_bound(obj: Any, bound: Any, func: Any) -> bool:
+    """Whether ``bound`` (the method read from ``obj``) is ``func`` bound to ``obj``: neither replaced on the
+    instance (by anything else, a method of another object included) nor overridden in a subclass.
+
+    A Python function: the bound method's ``__func__`` and ``__self__``. A compiled method (``func`` a method
+    descriptor): a builtin method, which CPython finds equal to ``func`` bound to ``obj`` exactly when both are the
+    same C function on the same object."""
+    own = getattr(bound, "__func__", None)
+    if own is not None:
+        return own is func and getattr(bound, "__self__", None) is obj
+    get = getattr(func, "__get__", None)
+    return type(bound) is BuiltinMethodType and get is not None and bound == get(obj)

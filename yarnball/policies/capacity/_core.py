@@ -1,0 +1,234 @@
+"""The state and allocation core of :class:`~yarnball.policies.capacity.CapacityScheduler`.
+
+The scheduler is one chain of classes, each in its own module (compiled by mypyc as native classes, whose
+inheritance must be single): :class:`SchedulerCore` here (construction, the queue tree, the per-node allocation
+loop, containers ending), ``ContinuousScheduling`` (_continuous.py: node placement), ``EventHandlers``
+(_events.py: the scheduler events) and ``CapacityScheduler`` (_scheduler.py: ``handle``, the AM's ``allocate`` and
+inspection). Only ``CapacityScheduler`` is public.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import structlog
+from mypy_extensions import mypyc_attr
+
+from yarnball.policies.capacity._acl import AccessControlList
+from yarnball.policies.capacity._allocator import release_container, unreserve
+from yarnball.policies.capacity._calculator import make_calculator
+from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
+from yarnball.policies.capacity._context import CSAssignment, ResourceLimits, SchedulerContext
+from yarnball.policies.capacity._leaf import LeafQueue
+from yarnball.policies.capacity._notifications import ContainerCompleted
+from yarnball.policies.capacity._queues import CSQueue, ParentQueue
+from yarnball.policies.capacity._state import (
+    OFF_SWITCH,
+    RESERVED,
+    RUNNING,
+    RMContainer,
+    SchedulerApp,
+    SchedulerApplication,
+    SchedulerNode,
+)
+from yarnball.policies.placement import NodePlacementPolicy, continuous_scheduling_settings, placement_from_conf
+from yarnball.protocols import (
+    ApplicationAttemptId,
+    ApplicationId,
+    ContainerId,
+    ContainerStatus,
+    NodeId,
+    Resource,
+)
+from yarnball.protocols import keys as k
+
+__all__ = ["SchedulerCore"]
+
+log = structlog.get_logger(__name__)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class SchedulerCore:
+    """The scheduler's state, the queue tree and the heartbeat's allocation loop (``CapacityScheduler``'s base)."""
+
+    def __init__(self, conf: CapacitySchedulerConfiguration, *, cluster_timestamp: int = 0) -> None:
+        conf.validate()
+        self.conf = conf
+        self.cluster_timestamp = cluster_timestamp
+        ctx = self._ctx = SchedulerContext(make_calculator(conf.get_resource_calculator()))
+        minimum = conf.get_minimum_allocation()
+        maximum = conf.get_maximum_allocation()
+        ctx.min_m, ctx.min_v = minimum.memory_mb, minimum.vcores
+        ctx.max_m, ctx.max_v = maximum.memory_mb, maximum.vcores
+        ctx.node_locality_delay = conf.get_node_locality_delay()
+        ctx.rack_additional_delay = conf.get_rack_locality_additional_delay()
+        ctx.rack_full_reset = conf.get_rack_locality_full_reset()
+        ctx.continue_looking = conf.get_reservation_continue_look()
+        self.assign_multiple = conf.get_assign_multiple_enabled()
+        self.max_assign = conf.get_max_assign_per_heartbeat()
+        self.offswitch_limit = conf.get_offswitch_per_heartbeat_limit()
+        self.max_system_apps = conf.get_maximum_system_applications()
+        self.acl_enabled = conf.conf.get_bool(k.YARN_ACL_ENABLE, k.DEFAULT_YARN_ACL_ENABLE)
+        self.admin_acl = AccessControlList(conf.conf.get(k.YARN_ADMIN_ACL) or k.DEFAULT_YARN_ADMIN_ACL)
+        self.queues: dict[str, CSQueue] = {}
+        self._short: dict[str, list[CSQueue]] = {}
+        self.root: ParentQueue = self._build(k.ROOT, None)  # type: ignore[assignment]
+        self.nodes: dict[NodeId, SchedulerNode] = {}
+        self.applications: dict[ApplicationId, SchedulerApplication] = {}
+        self.attempts: dict[ApplicationAttemptId, SchedulerApp] = {}
+        self._am_hints: dict[ApplicationId, Resource] = {}
+        self._largest_node = (0, 0)
+        self._by_class: dict[type, Callable[[Any, Any], None]] = {}
+        # node placement policy and continuous scheduling (_continuous.py)
+        self.placement: NodePlacementPolicy = placement_from_conf(conf.conf)
+        self.continuous_scheduling: bool
+        self.continuous_scheduling_sleep_ms: int
+        self.continuous_scheduling, self.continuous_scheduling_sleep_ms = continuous_scheduling_settings(conf.conf)
+        self.root.update_cluster_resource(ctx, ResourceLimits(0, 0))
+
+    def _build(self, path: str, parent: ParentQueue | None) -> CSQueue:
+        children = self.conf.get_queues(path)
+        queue: CSQueue
+        if children or parent is None:
+            queue = ParentQueue(self.conf, path, parent)
+            for name in children:
+                queue.children.append(self._build(f"{path}.{name}", queue))
+        else:
+            queue = LeafQueue(self.conf, path, parent)
+        self.queues[path] = queue
+        self._short.setdefault(queue.name, []).append(queue)
+        return queue
+
+    @property
+    def cluster_resource(self) -> Resource:
+        return Resource(self._ctx.cluster_m, self._ctx.cluster_v)
+
+    @property
+    def calculator(self) -> object:
+        return self._ctx.rc
+
+    @property
+    def minimum_allocation(self) -> Resource:
+        return Resource(self._ctx.min_m, self._ctx.min_v)
+
+    def get_queue(self, name: str) -> CSQueue | None:
+        """A queue by full path (``root.a.b``) or by unambiguous short name (``b``)."""
+        queue = self.queues.get(name)
+        if queue is not None:
+            return queue
+        found = self._short.get(name)
+        return found[0] if found and len(found) == 1 else None
+
+    def leaf_queues(self) -> list[LeafQueue]:
+        return [q for q in self.queues.values() if isinstance(q, LeafQueue)]
+
+    def get_application(self, app_or_attempt: ApplicationId | ApplicationAttemptId) -> SchedulerApp | None:
+        """The attempt with this id, or the current attempt of this application."""
+        if isinstance(app_or_attempt, ApplicationAttemptId):
+            return self.attempts.get(app_or_attempt)
+        app = self.applications.get(app_or_attempt)
+        return app.attempt if app is not None else None
+
+    # -- the heartbeat (§2) ------------------------------------------------------------------------------------
+    def _allocate_on_node(self, node: SchedulerNode) -> CSAssignment | None:
+        ctx = self._ctx
+        rc = ctx.rc
+        if node.reserved is not None:
+            leaf = node.reserved.app.queue
+            leaf.assign_from_reservation(ctx, node)
+            return None  # no new allocation on a reserved node in this call
+        if rc.dominant:
+            if rc.available_containers(node.unalloc_m, node.unalloc_v, ctx.min_m, ctx.min_v) <= 0:
+                return None
+            a = self.root.assign(ctx, node, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
+            if a is not None and rc.is_positive(a.mem, a.vc):
+                return a
+            return None
+        # The same, memory only: availableContainers(unallocated, minimum) <= 0 is unallocated < minimum.
+        if ctx.min_m and node.unalloc_m < ctx.min_m:
+            return None
+        a = self.root.assign(ctx, node, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
+        if a is not None and a.mem > 0:
+            return a
+        return None
+
+    def has_pending(self) -> bool:
+        """Whether any application has outstanding asks (the root queue's pending resource is positive)."""
+        return self._ctx.rc.is_positive(self.root.pending_m, self.root.pending_v)
+
+    def node_update_is_noop(self, node_id: NodeId) -> bool:
+        """True when a NODE_UPDATE for ``node_id`` with no container statuses provably changes nothing.
+
+        It mirrors the early returns of ``_allocate_on_node`` and ``ParentQueue.assign``: an unknown node, or a node
+        without a reservation that has no room for a minimum allocation or sees no pending asks anywhere, returns
+        before any queue, application, opportunity or locality counter is touched. The RM uses it to skip idle
+        heartbeats (actors/_heartbeats.py).
+        """
+        node = self.nodes.get(node_id)
+        if node is None:
+            return True
+        if node.reserved is not None:
+            return False
+        ctx = self._ctx
+        rc = ctx.rc
+        if not rc.dominant:
+            # The same, memory only (as in _allocate_on_node): it runs after nearly every node heartbeat.
+            return bool(ctx.min_m and node.unalloc_m < ctx.min_m) or self.root.pending_m <= 0
+        if rc.available_containers(node.unalloc_m, node.unalloc_v, ctx.min_m, ctx.min_v) <= 0:
+            return True
+        return not rc.is_positive(self.root.pending_m, self.root.pending_v)
+
+    def allocate_containers_to_node(self, node: SchedulerNode) -> None:
+        """``allocateContainersToNode`` with the assign-multiple loop (``canAllocateMore``)."""
+        a = self._allocate_on_node(node)
+        if a is None:
+            return
+        offswitch = 1 if a.locality == OFF_SWITCH else 0
+        assigned = 1
+        limit = self.offswitch_limit
+        while True:
+            if offswitch >= limit or a.reserved or not self.assign_multiple:
+                return
+            if self.max_assign != -1 and assigned >= self.max_assign:
+                return
+            a = self._allocate_on_node(node)
+            if a is None:
+                return
+            if a.locality == OFF_SWITCH:
+                offswitch += 1
+            assigned += 1
+
+    def _cluster_changed(self) -> None:
+        ctx = self._ctx
+        self.root.update_cluster_resource(ctx, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
+
+    def mark_launched(self, container_ids: Iterable[ContainerId]) -> None:
+        """NODE_UPDATE's first step (``nodeUpdate``'s newly launched containers): mark each one RUNNING, a
+        reservation excepted. Also settles a launched-only NODE_UPDATE after the fact (actors/_lazyrunning.py)."""
+        containers = self._ctx.containers
+        for cid in container_ids:
+            rmc = containers.get(cid)
+            if rmc is not None and rmc.state != RESERVED:
+                rmc.state = RUNNING
+
+    # -- containers ending -------------------------------------------------------------------------------------
+    def _complete(self, rmc: RMContainer, status: ContainerStatus, *, notify: bool) -> None:
+        """``completedContainer`` for an allocated container: free it, queue the status for the AM, and (when the
+        scheduler itself ends it) tell the RM so the NodeManager cleans it up."""
+        app = rmc.app
+        release_container(self._ctx, rmc)
+        if not app.stopped:
+            app.completed.append(status)
+        if notify:
+            self._ctx.outbox.append(ContainerCompleted(app.attempt_id, rmc.cid, rmc.node.node_id, status))
+
+    def _end_container(self, cid: ContainerId, status: ContainerStatus) -> None:
+        rmc = self._ctx.containers.get(cid)
+        if rmc is None:
+            log.info("Container " + str(cid) + " of unknown or finished application completed")
+            return
+        if rmc.state == RESERVED:
+            unreserve(self._ctx, rmc)
+            return
+        self._complete(rmc, status, notify=True)
