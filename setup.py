@@ -27,6 +27,15 @@ class _OptionalBuildExt(build_ext):
             super().run()
         except Exception as error:  # setuptools raises CompileError, LinkError, DistutilsExecError, PlatformError...
             self._fallback(error)
+            return
+        if self.inplace:
+            # The per-module extensions are small shims into the group's shared library: after an edit only the
+            # library changes, and the copy into the source tree keeps each unchanged shim's old build time, which
+            # yarnball/_native.py would then find older than the edited .py ("stale"): stamp them as built now.
+            for ext in self.extensions:
+                path = Path(self.get_ext_fullpath(ext.name))
+                if path.exists():
+                    os.utime(path)
 
     def _fallback(self, error: Exception) -> None:
         # All compiled or none (yarnball/_native.py): drop what was built before the failure, and any older build.
