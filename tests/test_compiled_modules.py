@@ -134,3 +134,29 @@ def test_pure_python_and_compiled_runs_are_byte_identical(tmp_path: Path) -> Non
     assert not compiled[0].endswith(".py") and pure[0].endswith(".py")
     assert "FINISHED" in compiled[3], compiled[3][:200]  # applications ran to completion
     assert compiled[1:] == pure[1:]
+
+
+def test_heartbeat_times_keep_the_type_of_the_run_times() -> None:
+    """The heartbeat clock (compiled: actors/_heartbeats.py) keeps a run's int millisecond times ints, in its
+    NodeBeats, the kernel and the RM's nodes: a float-typed native field would turn them into floats."""
+    import sys as _sys
+
+    _sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import bench_simulation as b
+    finally:
+        _sys.path.remove(str(ROOT / "bench"))
+    from yarnball.actors import configure_logging
+    from yarnball.launcher import Cluster
+    from yarnball.protocols import Configuration
+
+    configure_logging(level="warning")
+    w = b.busy_workload(20, 100, 3, (5000, 60000), (10000, 120000), 2.0)
+    cluster = Cluster(Configuration(), w.nodes, seed=3)
+    cluster.submit_workload(w)
+    cluster.run(until_ms=100_000)
+    beats = list(cluster.heartbeats.beats.values())
+    assert beats and cluster.heartbeats.lazy is not None and cluster.heartbeats.lazy.deferred > 0
+    assert type(cluster.kernel.now) is int
+    assert {type(beat.due) for beat in beats} == {int} and {type(beat.start) for beat in beats} == {int}
+    assert {type(node.last_heartbeat) for node in cluster.rm.nodes.values()} == {int}

@@ -41,6 +41,9 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.policies.capacity._events",
     "yarnball.policies.capacity._scheduler",
     "yarnball.actors._asktable",  # the AM ask table: typed functions over plain data (no classes)
+    # actor-side helpers (nat7): native classes the actors call into on every heartbeat, never subclassed by users
+    "yarnball.actors._heartbeats",
+    "yarnball.actors._lazyrunning",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"

@@ -25,6 +25,9 @@ cluster so that both modes below process heartbeats in one canonical order:
 
 Only the count of processed NODE_UPDATE events (the scheduler operation counts) differs between the two modes;
 tests/test_heartbeat_skipping.py runs the same workloads both ways and compares everything else.
+
+This module is compiled with mypyc (yarnball/_native.py): NodeBeat and HeartbeatClock are native classes (no new
+attributes, no methods replaced on instances), and times are typed ``Any`` so that they keep the run's type.
 """
 
 from __future__ import annotations
@@ -45,17 +48,20 @@ HEARTBEAT = 2
 class NodeBeat:
     """The heartbeat timer state of one NodeManager."""
 
-    __slots__ = ("armed", "died_at", "due", "interval", "lazy", "nm", "priority", "start")
+    __slots__ = ("armed", "died_at", "due", "interval", "lazy", "nm", "owner", "priority", "start")
 
     def __init__(self, nm: Any, priority: int) -> None:
         self.nm = nm
+        self.owner: str = nm.ref.id  # the owner of its heartbeat events (the NM's actor id, see HeartbeatClock.start)
         self.priority = priority
-        self.start = 0.0
-        self.interval = 1000.0
+        # Times are Any, not float: compiled (yarnball/_native.py), a float field would turn the int milliseconds
+        # of a run into floats, which then meet ints in every heap comparison (slower, and a different type).
+        self.start: Any = 0.0
+        self.interval: Any = 1000.0
         self.armed = False
-        self.due = -1.0  # the phase point the armed event is for (a stale event does not match it)
-        self.died_at: float | None = None  # last phase point the NM was alive at, once it stopped
-        self.lazy: list[tuple[float, list[Any]]] | None = None  # deferred RUNNING reports (actors/_lazyrunning.py)
+        self.due: Any = -1.0  # the phase point the armed event is for (a stale event does not match it)
+        self.died_at: Any = None  # last phase point the NM was alive at, once it stopped (None: alive)
+        self.lazy: list[tuple[Any, list[Any]]] | None = None  # deferred RUNNING reports (actors/_lazyrunning.py)
 
 
 class HeartbeatClock:
@@ -72,12 +78,13 @@ class HeartbeatClock:
         self.virtual: Callable[[Any, Any], None] | None = None
         # Hands a real heartbeat to the RM without the request's event, when that is exact (actors/_inlinebeats.py;
         # set by the embedded Cluster): returns False when the NM must send the request as a message.
-        self._inline: Callable[[Any], bool] | None = None
+        self._inline_set: Callable[[Any], bool] | None = None
         self._inline_call: Callable[[Any], bool] | None = None
         #: Defers the RUNNING-only heartbeats of dormant nodes (actors/_lazyrunning.py; set by the embedded Cluster).
         self.lazy: Any = None
         self.real = 0
         self.virtual_count = 0
+        self._fire_bound: Callable[[NodeBeat], None] = self._fire  # (one bound method, not one per armed event)
         # hostname -> node index, in definition order: every shard host defines every node (hosted or not), so the
         # priorities are global and a heartbeat ties with other events exactly as on one kernel.
         self.indices: dict[str, int] = {}
@@ -85,17 +92,18 @@ class HeartbeatClock:
 
     @property
     def inline(self) -> Callable[[Any], bool] | None:
-        return self._inline
+        return self._inline_set
 
     @inline.setter
     def inline(self, value: Callable[[Any], bool] | None) -> None:
-        self._inline = value
+        self._inline_set = value
         # What _fire calls: a callable object's __call__ as a bound method (calling the object itself goes through
         # its type's call slot, which costs more at every heartbeat).
         if value is None or isinstance(value, (FunctionType, MethodType)):
             self._inline_call = value
         else:
-            self._inline_call = value.__call__
+            callable_object: Any = value  # (mypy does not see a Callable's __call__ as callable)
+            self._inline_call = callable_object.__call__
 
     def define(self, hostname: str) -> int:
         """Give the node on ``hostname`` the next node index (its heartbeat priority); defining again keeps it."""
@@ -110,7 +118,7 @@ class HeartbeatClock:
         return None if index is None else HEARTBEAT + index
 
     # -- registration ------------------------------------------------------------------------------------------
-    def start(self, nm: Any, interval: float) -> NodeBeat:
+    def start(self, nm: Any, interval: Any) -> NodeBeat:
         """(Re)start ``nm``'s phase points at now + k * ``interval`` and arm the first one."""
         beat = self.beats.get(nm.node_id)
         if beat is None:
@@ -122,6 +130,7 @@ class HeartbeatClock:
         elif beat.lazy is not None:
             self.lazy.flush(beat)  # the old phase points' reports: settled, or back in the NM's changes
         beat.nm = nm
+        beat.owner = nm.ref.id
         beat.start = self.kernel.now
         beat.interval = interval
         beat.died_at = None
@@ -138,7 +147,7 @@ class HeartbeatClock:
         beat.died_at = t if t > beat.start else None
 
     # -- scheduling --------------------------------------------------------------------------------------------
-    def _next(self, beat: NodeBeat) -> float:
+    def _next(self, beat: NodeBeat) -> Any:  # (a time: int or float, see NodeBeat)
         """The first phase point after the current position (a heartbeat at ``now`` counts if it has not run)."""
         now = self.kernel.now
         interval = beat.interval
@@ -155,7 +164,7 @@ class HeartbeatClock:
                 t += interval
         return t
 
-    def _arm(self, beat: NodeBeat, t: float) -> None:
+    def _arm(self, beat: NodeBeat, t: Any) -> None:
         if beat.lazy is not None:
             self.lazy.armed(beat, t)  # deferred RUNNING reports: settled, or reported at t (actors/_lazyrunning.py)
         beat.armed = True
@@ -169,10 +178,10 @@ class HeartbeatClock:
         if delay < 0:
             raise ValueError(f"cannot schedule into the past (delay={delay})")
         origin = kernel.current
-        seqs = kernel._seqs
+        seqs: dict[str, int] = kernel._seqs  # (typed: the compiled build's dict operations are direct)
         seq = seqs.get(origin, 0)
         seqs[origin] = seq + 1
-        heappush(kernel._queue, (now + delay, beat.priority, origin, seq, self._fire, beat, beat.nm.ref.id))
+        heappush(kernel._queue, (now + delay, beat.priority, origin, seq, self._fire_bound, beat, beat.owner))
         if kernel._wakeup is not None:
             kernel._wakeup.set()
 
@@ -223,7 +232,7 @@ class HeartbeatClock:
             self.virtual_count += 1
             self.virtual(nm.node_id, nm.ref)  # type: ignore[misc]
 
-    def last_heartbeat(self, node_id: Any, recorded: float) -> float:
+    def last_heartbeat(self, node_id: Any, recorded: Any) -> Any:
         """When the RM last heard from ``node_id``, counting a dormant NM's skipped phase points while it lives."""
         beat = self.beats.get(node_id)
         if not self.skip or beat is None:

@@ -67,6 +67,8 @@ supervision and the stock response handler, an RM on this kernel that is running
 or the opportunistic service, with the stock heartbeat handlers (an instance that replaces ``_node_heartbeat`` or
 ``handle_node_heartbeat`` keeps every heartbeat). Per-link latencies must not be set in the middle of a run.
 tests/test_lazy_running.py compares busy runs with ``yarnball.simulation.lazy-running-reports`` on and off.
+
+Compiled with mypyc (yarnball/_native.py), with actors/_heartbeats.py: LazyRunning is a native class.
 """
 
 from __future__ import annotations
@@ -126,7 +128,7 @@ class LazyRunning:
             # (see _kernel.enter_replaced)
             or getattr(rm._node_heartbeat, "__func__", None) is not type(rm)._node_heartbeat
             or getattr(rm.handle_node_heartbeat, "__func__", None) is not type(rm).handle_node_heartbeat
-            or type(clock._inline) is not InlineHeartbeats
+            or type(clock._inline_set) is not InlineHeartbeats
         ):
             return False
         if not self.checked:
@@ -181,7 +183,7 @@ class LazyRunning:
         )
 
     # -- settling ----------------------------------------------------------------------------------------------
-    def _settle(self, nm: Any, p: float, containers: list[Any]) -> None:
+    def _settle(self, nm: Any, p: Any, containers: list[Any]) -> None:
         """The fast-path heartbeat of ``nm`` at ``p`` reporting ``containers`` RUNNING, after the fact."""
         rm = self.rm
         self.clock.real += 1
@@ -201,7 +203,7 @@ class LazyRunning:
         node.response_id += 1
         nm.response_id = node.response_id
 
-    def armed(self, beat: NodeBeat, t: float) -> None:
+    def armed(self, beat: NodeBeat, t: Any) -> None:
         """``beat`` is being armed for its phase point ``t``: settle the passed groups, give ``t``'s back."""
         self._settle_before(beat, t)
         self._put_back(beat)
@@ -217,7 +219,7 @@ class LazyRunning:
         self.settle(beat)
         self._put_back(beat)
 
-    def _settle_before(self, beat: NodeBeat, q: float) -> None:
+    def _settle_before(self, beat: NodeBeat, q: Any) -> None:
         """Settle ``beat``'s groups whose phase points are before ``q``, in order."""
         groups = beat.lazy
         if groups is None:
@@ -242,8 +244,8 @@ class LazyRunning:
             beat.lazy = None
             del self.pending[beat]
             changes = beat.nm._changes
-            for _p, containers in reversed(groups):
-                changes[:0] = [running_status(c) for c in containers]
+            for i in range(len(groups) - 1, -1, -1):  # (reversed(groups): mypyc cannot type it here)
+                changes[:0] = [running_status(c) for c in groups[i][1]]
 
     def settle_all(self) -> None:
         """Settle every passed group (before the RM's monitors, a metrics sample, the end of a run)."""
