@@ -526,7 +526,11 @@ class NodeManager(Actor):
                 )
         duration = context.simulated_duration_ms
         if duration is not None:
-            entry.timer = _run_timer(self, duration, entry)
+            if duration < 0 or self.supervision == "restart":
+                entry.timer = _run_timer(self, duration, entry)
+            else:  # _run_timer's common case, inline (once per container)
+                entry.timer = handle = (entry,)
+                _queue_timer(self, duration, _fire_finish, handle)
 
     def _finish(self, entry: _Container) -> None:
         if entry.state is not _RUNNING:

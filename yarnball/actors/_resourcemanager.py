@@ -27,7 +27,7 @@ from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._ownmethods import is_bound, sealed
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
-from yarnball.actors._quietreplies import deliver_heartbeat_response
+from yarnball.actors._quietreplies import deliver_heartbeat_response, deliver_plain_heartbeat_response
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import (
@@ -410,7 +410,10 @@ class ResourceManager(Actor):
         self._settled = False
         response = self._node_heartbeat(node_id, statuses, status)
         if sender is not None:
-            deliver_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
+            if type(response) is int:  # deliver_heartbeat_response's first step, inline (a plain response)
+                deliver_plain_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
+            else:
+                deliver_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
         if self.heartbeats is not None and not self._settled:
             self.heartbeats.processed(node_id)
 
