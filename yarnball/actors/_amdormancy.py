@@ -116,7 +116,14 @@ class HeartbeatTimer(TimerHandle):
         finally:
             self.firing = False
         kernel = actor.kernel
-        self._queue(kernel.now + self.interval)
+        # self._queue(kernel.now + self.interval), inline (Kernel.next_key, then rearm): once per firing
+        t = kernel.now + self.interval
+        origin = kernel.current
+        seqs = kernel._seqs
+        seq = seqs.get(origin, 0)
+        seqs[origin] = seq + 1
+        self.due, self.seq, self.live = t, seq, True
+        kernel.push(t, NORMAL, origin, seq, self._fire, seq, origin)
         held = self.held
         if held is not None:
             self.held = None
