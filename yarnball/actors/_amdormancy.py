@@ -116,7 +116,14 @@ class HeartbeatTimer(TimerHandle):
         finally:
             self.firing = False
         kernel = actor.kernel
-        self._queue(kernel.now + self.interval)
+        # self._queue(kernel.now + self.interval), inline (Kernel.next_key, then rearm): once per firing
+        t = kernel.now + self.interval
+        origin = kernel.current
+        seqs = kernel._seqs
+        seq = seqs.get(origin, 0)
+        seqs[origin] = seq + 1
+        self.due, self.seq, self.live = t, seq, True
+        kernel.push(t, NORMAL, origin, seq, self._fire, seq, origin)
         held = self.held
         if held is not None:
             self.held = None
@@ -186,26 +193,41 @@ class Sleeper:
 
     def wake(self) -> None:
         """Settle the ticks that have run and re-queue the tick in progress with its exact keys."""
-        n, half = self.position()
-        rm, am, kernel, origin, c = self.rm, self.am, self.rm.kernel, self.origin, self.c
+        rm, am, origin, c = self.rm, self.am, self.origin, self.c
+        kernel = rm.kernel
+        # position(), inline (one call less per wake)
+        now, interval, t1 = kernel.now, self.interval, self.t1
+        if now < t1:
+            n, half = 0, False
+        else:
+            m = int((now - t1) // interval)
+            t = t1 + m * interval
+            if t < now:
+                n, half = m + 1, False
+            else:
+                high = kernel.high[:4]
+                if high > (t, NORMAL, origin, c + 2 * m):
+                    n, half = m + 1, False
+                else:
+                    n, half = m, high >= (t, NORMAL, origin, self.sf if m == 0 else c + 2 * m - 1)
         new = n - self.settled
         if new > 0:  # settle(n), inlined (one call less per wake)
             self.settled = n
             rid = self.r0 + n
             self.attempt.response_id = rid
             am._response_id = rid
-            self.attempt.last_heartbeat = self.t1 + (n - 1) * self.interval
+            self.attempt.last_heartbeat = t1 + (n - 1) * interval
             rm.heartbeats.skipped_allocates += new
         del rm.dormant[self.attempt_id]
         am._sleeper = None
         timer: HeartbeatTimer = am._heartbeat
-        t = self.t1 + n * self.interval
+        t = t1 + n * interval
         if half:
             from yarnball.actors._amheartbeats import _at_rm
 
             arg = (rm, am, self.attempt_id, self.r0 + n, self.progress)
-            kernel.push(t, NORMAL, origin, c + 2 * n, _at_rm, arg, rm.id)
-            timer.rearm(t + self.interval, c + 2 * n + 1, origin)
+            kernel.push(t, NORMAL, origin, c + 2 * n, _at_rm, arg, rm.ref.id)  # (rm.id without the property call)
+            timer.rearm(t + interval, c + 2 * n + 1, origin)
             kernel._seqs[origin] = c + 2 * n + 2  # Kernel.set_sequence, inlined
         elif n == 0:
             timer.live = True  # the first skipped F is still queued (it has not run)

@@ -44,16 +44,25 @@ def idle_allocate(am: Any) -> bool:
     """``am`` has nothing to send: queue the check in place of its AllocateRequest; False if it must send one."""
     if am._amrm_id is not None:
         return False  # an AMRMProxy in between (distributed scheduling): every request goes through it
-    ref = am.rm
-    rm = ref._actor
+    kernel = am.kernel
+    if type(am).rm is (_AM_RM[0] if _AM_RM else _am_rm()):
+        # ApplicationMaster.rm (kernel.lookup(rm_id)) and its ref's actor, inline: an actor hosted here is the
+        # actor of its own ref (Actor.stop drops both); an id hosted nowhere here gives a ref without an actor.
+        rm = kernel.actors.get(am.rm_id)
+        if rm is None:
+            return False
+        ref = rm.ref
+    else:  # a subclass's own rm
+        ref = am.rm
+        rm = ref._actor
     clock = getattr(rm, "heartbeats", None)
     if clock is None or not clock.skip_am:
         return False
-    kernel = am.kernel
     progress = 1.0 if am._unregistering else 0.0
     arg = (rm, am, am.attempt_id, am._response_id, progress)
     # ActorRef.tell's key: the same delay, priority, origin and sequence, and the RM as the owner.
-    delay = kernel.latency(am.ref.id, ref.id)  # (am.id without the property call)
+    latency = kernel._latency  # (Kernel.latency, inline; am.id without the property call)
+    delay = latency.get((am.ref.id, ref.id), kernel.default_latency) if latency else kernel.default_latency
     timer = am._heartbeat
     if type(timer) is HeartbeatTimer and timer.firing:
         origin, seq = kernel.next_key()  # the key Kernel.schedule would give it; run by the firing if next
@@ -61,6 +70,17 @@ def idle_allocate(am: Any) -> bool:
     else:
         kernel.schedule(delay, _at_rm, arg, owner=ref.id)
     return True
+
+
+_AM_RM: list[Any] = []
+
+
+def _am_rm() -> Any:
+    if not _AM_RM:
+        from yarnball.actors._appmaster import ApplicationMaster  # (it imports this module)
+
+        _AM_RM.append(ApplicationMaster.rm)
+    return _AM_RM[0]
 
 
 def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:

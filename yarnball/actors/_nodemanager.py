@@ -152,13 +152,42 @@ def _queue_timer(nm: NodeManager, delay: float, fire: Any, arg: Any) -> None:
 # replaces it), and a timer that is not its entry's ``timer`` any more is cancelled. Under restart supervision (the
 # actor tracks its timers) and for a negative delay (which raises) both are after_call's, as before.
 def _fire_schedule(entry: _Container) -> None:
-    _fire_timer(entry.nm, entry.nm._schedule, entry)
+    nm = entry.nm
+    fn = nm._schedule
+    if nm._stopped or nm._busy or type(nm)._deliver is not _ACTOR_DELIVER:
+        _fire_timer(nm, fn, entry)
+        return
+    # _fire_timer's common case, inline (once per container)
+    ref = nm.ref
+    nm._sender = ref
+    try:
+        result = fn(entry)
+    except Exception as exc:
+        nm._failed(exc, _Tick(_Once(nm, fn, entry).call), ref)
+        return
+    if result is not None:
+        nm._handled(result, _Tick(_Once(nm, fn, entry).call), ref)
 
 
 def _fire_finish(handle: tuple[_Container]) -> None:
     entry = handle[0]
-    if entry.timer is handle:  # else cancelled
-        _fire_timer(entry.nm, entry.nm._finish, entry)
+    if entry.timer is not handle:
+        return  # cancelled
+    nm = entry.nm
+    fn = nm._finish
+    if nm._stopped or nm._busy or type(nm)._deliver is not _ACTOR_DELIVER:
+        _fire_timer(nm, fn, entry)
+        return
+    # _fire_timer's common case, inline (once per container)
+    ref = nm.ref
+    nm._sender = ref
+    try:
+        result = fn(entry)
+    except Exception as exc:
+        nm._failed(exc, _Tick(_Once(nm, fn, entry).call), ref)
+        return
+    if result is not None:
+        nm._handled(result, _Tick(_Once(nm, fn, entry).call), ref)
 
 
 def _fire_timer(nm: NodeManager, fn: Callable[[_Container], Any], entry: _Container) -> None:
@@ -351,6 +380,9 @@ class NodeManager(Actor):
         node_id = self.node_id
         delay = self.localization_ms
         plain = delay >= 0 and self.supervision != "restart"  # else after_call: raises, or tracks the timer
+        kernel = self.kernel
+        due = kernel.now + delay
+        seqs = kernel._seqs
         for request in msg.start_container_requests:
             container = request.container
             cid = container.id
@@ -375,7 +407,16 @@ class NodeManager(Actor):
             self.used_mb += resource.memory_mb
             self.used_vcores += resource.vcores
             if plain:
-                _queue_timer(self, delay, _fire_schedule, entry)  # after_call(delay, self._schedule, entry)
+                # _queue_timer(self, delay, _fire_schedule, entry), inline: after_call(delay, self._schedule, entry)
+                if delay >= FAR_WIDTH:
+                    _queue_timer(self, delay, _fire_schedule, entry)
+                else:
+                    origin = kernel.current
+                    key = seqs.get(origin, 0)
+                    seqs[origin] = key + 1
+                    heappush(kernel._queue, (due, NORMAL, origin, key, _fire_schedule, entry, origin))
+                    if kernel._wakeup is not None:
+                        kernel._wakeup.set()
             else:
                 self.after_call(delay, self._schedule, entry)
             started.append(cid)
@@ -526,7 +567,11 @@ class NodeManager(Actor):
                 )
         duration = context.simulated_duration_ms
         if duration is not None:
-            entry.timer = _run_timer(self, duration, entry)
+            if duration < 0 or self.supervision == "restart":
+                entry.timer = _run_timer(self, duration, entry)
+            else:  # _run_timer's common case, inline (once per container)
+                entry.timer = handle = (entry,)
+                _queue_timer(self, duration, _fire_finish, handle)
 
     def _finish(self, entry: _Container) -> None:
         if entry.state is not _RUNNING:

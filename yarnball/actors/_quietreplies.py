@@ -51,8 +51,13 @@ def _live_local(ref: Any, kernel: Any) -> Any:
 def reply_is_noop(actor: Any, mtype: type) -> bool:
     """Would a ``mtype`` reply without failed requests, sent now to the sender of ``actor``'s current message,
     change nothing when delivered? (The caller checks that there are no failed requests.)"""
-    receiver = _live_local(actor._sender, actor.kernel)
-    if receiver is None:
+    # (_live_local, inline: this runs at every StartContainers)
+    ref = actor._sender
+    kernel = actor.kernel
+    if type(ref) is not ActorRef or ref.kernel is not kernel or kernel._latency or kernel.default_latency:
+        return False
+    receiver = ref._actor
+    if receiver is None or receiver._stopped or receiver._busy or receiver.supervision != "resume":
         return False
     return getattr(receiver._handlers.get(mtype), NOOP_WHEN_ALL_OK, False) is True
 

@@ -27,7 +27,7 @@ from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._ownmethods import is_bound, sealed
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
-from yarnball.actors._quietreplies import deliver_heartbeat_response
+from yarnball.actors._quietreplies import deliver_heartbeat_response, deliver_plain_heartbeat_response
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import (
@@ -410,7 +410,10 @@ class ResourceManager(Actor):
         self._settled = False
         response = self._node_heartbeat(node_id, statuses, status)
         if sender is not None:
-            deliver_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
+            if type(response) is int:  # deliver_heartbeat_response's first step, inline (a plain response)
+                deliver_plain_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
+            else:
+                deliver_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
         if self.heartbeats is not None and not self._settled:
             self.heartbeats.processed(node_id)
 
@@ -874,15 +877,15 @@ class ResourceManager(Actor):
             return allocation
         clock = self.heartbeats
         had_pending = clock is None or not clock.skip or self.scheduler.has_pending()
-        start = time.perf_counter()
-        allocation = self.scheduler.allocate(
+        start = _perf_counter()
+        allocation = allocate(
             attempt_id,
             ask,
             release,
             blacklist.blacklist_additions if blacklist is not None else (),
             blacklist.blacklist_removals if blacklist is not None else (),
         )
-        self.op_seconds["allocate"] += time.perf_counter() - start
+        self.op_seconds["allocate"] += _perf_counter() - start
         self.op_counts["allocate"] += 1
         for error in allocation.errors:
             self.counters["invalid_resource_requests"] += 1
