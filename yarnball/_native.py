@@ -35,6 +35,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.policies.capacity._queues",
     "yarnball.policies.capacity._context",
     "yarnball.actors._asktable",  # the AM ask table: typed functions over plain data (no classes)
+    "yarnball.actors._amtasks",  # the AM's requests and the SLS AM's tasks per container: typed functions
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"
