@@ -234,3 +234,32 @@ def test_requests_and_tasks_survive_pickling() -> None:
     assert [r.nodes for r in q] == [("node0",), ()] and q.first()._table is copy._tables
     assert [(t.keys, t.attempts) for t in copy.pending] == [(((20, "node0"),), 0), ((), 0)]
     assert copy._host_tasks[(20, "node0")][0] is copy.pending.first()
+
+
+def _phase_state(am: MRAppMaster) -> tuple[Any, ...]:
+    """The requests, pending tasks and asks after a phase was requested, by value (not identity)."""
+    queues = {p: [(r.capability, r.nodes, r.racks, r.execution_type, r.request_id) for r in q]
+              for p, q in am._outstanding.items()}
+    return queues, [t.spec for t in am.pending], sorted(am._host_tasks), dict(am._noded), am._asks.keys()
+
+
+def test_phase_requested_in_one_call_equals_requesting_task_by_task() -> None:
+    """_next_phase's batched requests leave what _request per task leaves (an instance override forces that path)."""
+    rng = random.Random(2)
+    specs = [spec(tuple(rng.choice([*HOSTS, ""]) for _ in range(rng.randint(0, 2)))) for _ in range(60)]
+    batched, single = MRAppMaster(name="m", tasks=specs), MRAppMaster(name="m", tasks=specs)
+    asked: list[Any] = []
+    add = single.add_container_request
+    single.add_container_request = lambda *a, **k: (asked.append(k), add(*a, **k))[1]  # type: ignore[method-assign]
+    batched._next_phase()
+    single._next_phase()
+    assert len(asked) == 60 and _phase_state(batched) == _phase_state(single)
+    assert [e[0] for e in batched._asks.values()] == [e[0] for e in single._asks.values()]
+
+
+def test_opportunistic_maps_are_still_asked_task_by_task() -> None:
+    """With opportunistic maps the per-task path runs: the first half of 100 maps is asked OPPORTUNISTIC, no nodes."""
+    am = MRAppMaster(name="m", tasks=[spec(("node0",)) for _ in range(4)], opportunistic_maps_percent=50)
+    am._next_phase()
+    types = [r.execution_type for r in am._outstanding[20]]
+    assert types == [O] * 4 and am._noded.get(20, 0) == 0 and am._maps_mod_100 == 4

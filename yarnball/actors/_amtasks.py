@@ -35,6 +35,7 @@ __all__ = [
     "match_containers",
     "pick",
     "remove_request",
+    "request_tasks",
     "take_tasks",
     "task_keys",
 ]
@@ -172,11 +173,14 @@ class SlsTask:
     request and per container, worked out once (the spec is frozen): its priority, its (priority, host) keys in
     ``_host_tasks``, and the nodes and racks it asks for when local."""
 
-    __slots__ = ("attempts", "keys", "nodes", "prio", "racks", "spec")
+    __slots__ = ("attempts", "etype", "keys", "nodes", "prio", "racks", "resource", "rid", "spec")
 
     def __init__(self, spec: Any) -> None:
         self.spec = spec
         self.attempts = 0
+        self.resource: Resource = spec.resource
+        self.etype: ExecutionType = spec.execution_type
+        self.rid: int = spec.allocation_request_id
         prio: int = spec.priority
         hosts: tuple[str, ...] = spec.hosts
         rack: str | None = spec.rack
@@ -389,3 +393,27 @@ def take_tasks(
                     del by_host[key]
         out.append(best)
     return out
+
+
+def request_tasks(
+    pending: RunQueue,
+    by_host: dict[TaskKey, list[SlsTask]],
+    outstanding: dict[int, RunQueue],
+    noded: dict[int, int],
+    node_requests: dict[tuple[int, str], list[ContainerRequest]],
+    tables: dict[AskSpec, dict[str, list[Any]]],
+    changed: list[list[Any]],
+    tasks: list[SlsTask],
+) -> None:
+    """Request each task in turn as the SLS AM's ``_request`` does when it asks for the task's own execution type
+    with locality: queue it as pending, index it under its hosts, and add its container request."""
+    for task in tasks:
+        pending.append(task)
+        for key in task.keys:
+            named = by_host.get(key)
+            if named is None:
+                by_host[key] = [task]
+            else:
+                named.append(task)
+        request = ContainerRequest(task.resource, task.prio, task.nodes, task.racks, True, task.etype, task.rid)
+        add_request(outstanding, noded, node_requests, tables, changed, request, 1)

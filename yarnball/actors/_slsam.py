@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from yarnball.actors._amtasks import RunQueue, SlsTask, take_tasks
+from yarnball.actors._amtasks import RunQueue, SlsTask, request_tasks, take_tasks
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV
 from yarnball.errors import ConfigurationError
@@ -127,8 +127,36 @@ class _TraceAppMaster(ApplicationMaster):
                 return
             if self.phases[self.phase]:
                 break
-        for task in self.phases[self.phase]:
-            self._request(task)
+        self._request_all(self.phases[self.phase])
+
+    def _request_all(self, tasks: list[_Task]) -> None:
+        """``_request`` each task, in one compiled call when that is what it would do (actors/_amtasks.py)."""
+        cls = type(self)
+        if (
+            cls._request is _TraceAppMaster._request
+            and cls.add_container_request is ApplicationMaster.add_container_request
+            and self._spec_execution_types()
+            and getattr(self._request, "__func__", None) is _TraceAppMaster._request
+            and getattr(self.add_container_request, "__func__", None) is ApplicationMaster.add_container_request
+            and getattr(self._execution_type, "__func__", None) is cls._execution_type
+        ):
+            request_tasks(
+                self.pending,
+                self._host_tasks,
+                self._outstanding,
+                self._noded,
+                self._node_requests,
+                self._tables,
+                self._changed,
+                tasks,
+            )
+        else:
+            for task in tasks:
+                self._request(task)
+
+    def _spec_execution_types(self) -> bool:
+        """Whether ``_execution_type`` gives every task its spec's type with locality, without side effects."""
+        return type(self)._execution_type is _TraceAppMaster._execution_type
 
     def _request(self, task: _Task) -> None:
         spec = task.spec
@@ -216,6 +244,10 @@ class MRAppMaster(_TraceAppMaster):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.opportunistic_maps_percent = opportunistic_maps_percent
         self._maps_mod_100 = 0
+
+    def _spec_execution_types(self) -> bool:
+        # Without opportunistic maps, _execution_type returns the spec's type with locality and counts nothing.
+        return type(self)._execution_type is MRAppMaster._execution_type and self.opportunistic_maps_percent <= 0
 
     def _execution_type(self, task: _Task) -> tuple[ExecutionType, bool]:
         if task.spec.task_type == "reduce" or task.attempts > 0 or self.opportunistic_maps_percent <= 0:
