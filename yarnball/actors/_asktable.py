@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from operator import itemgetter
-from typing import Any
+from typing import Any, Final
 
 from yarnball.protocols import ANY, ExecutionType, ExecutionTypeRequest, Priority, Resource, ResourceRequest
 
@@ -22,11 +22,13 @@ __all__ = ["AskSpec", "add_asks", "ask_entries", "distinct", "entry_request", "r
 
 AskSpec = tuple[int, str, int, int, int]
 # Records are frozen: one shared instance of each of these small ones (built for every ask sent).
-_EXECUTION_TYPE_REQUESTS: dict[str, ExecutionTypeRequest] = {
+# Final: compiled code then reads them from C statics, not the module dictionary (a lookup per use).
+_EXECUTION_TYPE_REQUESTS: Final[dict[str, ExecutionTypeRequest]] = {
     e.value: ExecutionTypeRequest(execution_type=e) for e in ExecutionType
 }
-_PRIORITIES: dict[int, Priority] = {}
-_BY_SORT_KEY = itemgetter(3)
+_PRIORITIES: Final[dict[int, Priority]] = {}
+_BY_SORT_KEY: Final = itemgetter(3)
+_RESOURCE_REQUEST: Final = ResourceRequest  # (a Final alias is a C static when compiled, as above)
 
 
 def distinct(names: tuple[str, ...]) -> Iterable[str]:
@@ -117,7 +119,7 @@ def entry_request(entry: list[Any]) -> ResourceRequest:
     priority = _PRIORITIES.get(value)
     if priority is None:
         priority = _PRIORITIES[value] = Priority(value)
-    return ResourceRequest(
+    return _RESOURCE_REQUEST(
         priority=priority,
         capability=entry[2],
         resource_name=sort_key[3],
