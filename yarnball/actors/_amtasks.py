@@ -19,12 +19,13 @@ on instances): they call these functions only while the methods that would run i
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, Final
 
 from yarnball.actors._asktable import AskSpec, add_asks, ask_entries, distinct, remove_asks
 from yarnball.protocols import ANY, Container, ExecutionType, Resource
 
 TaskKey = tuple[int, str]
+_ANY: Final = ANY  # a C static when compiled (a module global is a dict lookup per use)
 
 __all__ = [
     "ContainerRequest",
@@ -159,7 +160,7 @@ class ContainerRequest:
         self._table: dict[AskSpec, dict[str, list[Any]]] | None = None
 
     def names(self) -> tuple[str, ...]:
-        return (*self.nodes, *self.racks, ANY)
+        return (*self.nodes, *self.racks, _ANY)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Pickled by its fields (the sharded and Ray backends ship AMs): a compiled native class has no default
@@ -249,7 +250,7 @@ def add_request(
                 named.extend(repeated)
     cap = request.capability
     spec: AskSpec = (priority, request.execution_type._value_, cap.memory_mb, cap.vcores, request.request_id)
-    names = (*nodes, *request.racks, ANY)
+    names = (*nodes, *request.racks, _ANY)
     request._entries = add_asks(tables, changed, spec, names, nodes, request.relax_locality or not nodes, count, cap)
     request._table = tables
 
@@ -288,7 +289,7 @@ def remove_request(
         entries = request._entries  # added to this attempt's table: its entries
     else:
         spec: AskSpec = (priority, request.execution_type._value_, cap.memory_mb, cap.vcores, request.request_id)
-        entries = ask_entries(tables, spec, (*request.nodes, *request.racks, ANY), cap)
+        entries = ask_entries(tables, spec, (*request.nodes, *request.racks, _ANY), cap)
     remove_asks(entries, cap, changed)
 
 

@@ -28,6 +28,7 @@ _EXECUTION_TYPE_REQUESTS: Final[dict[str, ExecutionTypeRequest]] = {
 }
 _PRIORITIES: Final[dict[int, Priority]] = {}
 _BY_SORT_KEY: Final = itemgetter(3)
+_ANY: Final = ANY  # a C static when compiled (a module global is a dict lookup per use)
 _RESOURCE_REQUEST: Final = ResourceRequest  # (a Final alias is a C static when compiled, as above)
 
 
@@ -38,7 +39,7 @@ def distinct(names: tuple[str, ...]) -> Iterable[str]:
 
 def _new_entry(spec: AskSpec, name: str, cap: Resource, count: int, relax: bool) -> list[Any]:
     priority, etype, mem, vcores, rid = spec
-    return [count, relax, cap, (priority, rid, name != ANY, name, etype, mem, vcores), False]
+    return [count, relax, cap, (priority, rid, name != _ANY, name, etype, mem, vcores), False]
 
 
 def add_asks(
