@@ -24,7 +24,6 @@ then any), whose host, rack and ``*`` entries are decremented, like ``removeCont
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
@@ -32,19 +31,19 @@ from yarnball.actors._amdormancy import HeartbeatTimer
 from yarnball.actors._amheartbeats import idle_allocate
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV
 from yarnball.actors._amrounds import hold_tell, sleep_after_response
-from yarnball.actors._asktable import (
-    AskSpec,
-    add_asks,
-    ask_entries,
-    distinct,
-    entry_request,
-    remove_asks,
-    take_changed,
+from yarnball.actors._amtasks import (
+    ContainerRequest,
+    RunQueue,
+    add_request,
+    choose_request,
+    match_containers,
+    pick,
+    remove_request,
 )
+from yarnball.actors._asktable import AskSpec, entry_request, take_changed
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.actors._quietreplies import NOOP_WHEN_ALL_OK
 from yarnball.protocols import (
-    ANY,
     AllocateRequest,
     AllocateResponse,
     AMCommand,
@@ -106,47 +105,6 @@ _AM_SHUTDOWN = AMCommand.AM_SHUTDOWN
 _NM_IDS: dict[str, str] = {}
 
 
-class ContainerRequest:
-    """One outstanding container request (AMRMClient.ContainerRequest): where, what, at which priority."""
-
-    __slots__ = (
-        "_entries",
-        "_table",
-        "capability",
-        "execution_type",
-        "nodes",
-        "priority",
-        "racks",
-        "relax_locality",
-        "request_id",
-    )
-
-    def __init__(
-        self,
-        capability: Resource,
-        priority: int,
-        nodes: tuple[str, ...] = (),
-        racks: tuple[str, ...] = (),
-        relax_locality: bool = True,
-        execution_type: ExecutionType = ExecutionType.GUARANTEED,
-        request_id: int = -1,
-    ) -> None:
-        self.capability = capability
-        self.priority = priority
-        self.nodes = nodes
-        self.racks = racks
-        self.relax_locality = relax_locality
-        self.execution_type = execution_type
-        self.request_id = request_id
-        # The ask-table entries of names() (in its order) and the table they are in, set by add_container_request:
-        # removing the request then decrements them without building and hashing its keys again.
-        self._entries: tuple[list[Any], ...] = ()
-        self._table: Any = None
-
-    def names(self) -> tuple[str, ...]:
-        return (*self.nodes, *self.racks, ANY)
-
-
 class ApplicationMaster(Actor):
     """Base class of every ApplicationMaster, SLS's simulated ones and users' own."""
 
@@ -201,7 +159,7 @@ class ApplicationMaster(Actor):
         # never removed (a withdrawn ask is sent with count 0, as Hadoop's).
         self._tables: dict[AskSpec, dict[str, list[Any]]] = {}
         self._changed: list[list[Any]] = []  # the entries changed since the last allocate, each once
-        self._outstanding: dict[int, deque[ContainerRequest]] = {}
+        self._outstanding: dict[int, RunQueue] = {}  # priority -> requests, oldest first (actors/_amtasks.py)
         # Outstanding requests that name nodes, by priority, and by (priority, node) (see _match): the requests
         # naming the node, in the order of ``_outstanding`` (a request repeated as often as it is outstanding).
         # Lists, not deques: they are short (a deque allocates a 0.5 kB block each).
@@ -345,61 +303,12 @@ class ApplicationMaster(Actor):
         if count <= 0:
             return
         request = ContainerRequest(capability, priority, nodes, racks, relax_locality, execution_type, request_id)
-        queue = self._outstanding.get(priority)
-        if queue is None:
-            queue = self._outstanding[priority] = deque()
-        repeated = (request,) * count
-        queue.extend(repeated)
-        if nodes:
-            self._noded[priority] = self._noded.get(priority, 0) + count
-            by_node = self._node_requests
-            for node in distinct(nodes):
-                key = (priority, node)
-                named = by_node.get(key)
-                if named is None:
-                    by_node[key] = list(repeated)
-                else:
-                    named.extend(repeated)
-        tables = self._tables
-        spec: AskSpec = (priority, execution_type._value_, capability.memory_mb, capability.vcores, request_id)
-        request._entries = add_asks(
-            tables, self._changed, spec, request.names(), nodes, relax_locality or not nodes, count, capability
-        )
-        request._table = tables
+        # queued, indexed and asked in one compiled call (actors/_amtasks.py)
+        add_request(self._outstanding, self._noded, self._node_requests, self._tables, self._changed, request, count)
 
     def remove_container_request(self, request: ContainerRequest) -> None:
         """Withdraw one outstanding request (after it was satisfied, or when it is no longer wanted)."""
-        queue = self._outstanding.get(request.priority)
-        if queue is not None:
-            try:
-                queue.remove(request)
-            except ValueError:
-                return
-            nodes = request.nodes
-            if nodes:
-                prio = request.priority
-                self._noded[prio] -= 1
-                by_node = self._node_requests
-                for node in distinct(nodes):
-                    # Both drop the request's first occurrence: they keep the same relative order.
-                    key = (prio, node)
-                    named = by_node[key]
-                    named.remove(request)
-                    if not named:
-                        del by_node[key]
-        if request._table is self._tables:
-            entries = request._entries  # added here, to this attempt's table: its entries (never removed)
-        else:
-            cap = request.capability
-            spec: AskSpec = (
-                request.priority,
-                request.execution_type._value_,
-                cap.memory_mb,
-                cap.vcores,
-                request.request_id,
-            )
-            entries = ask_entries(self._tables, spec, request.names(), cap)
-        remove_asks(entries, request.capability, self._changed)
+        remove_request(self._outstanding, self._noded, self._node_requests, self._tables, self._changed, request)
 
     @property
     def _asks(self) -> dict[AskKey, list[Any]]:
@@ -504,9 +413,16 @@ class ApplicationMaster(Actor):
                 self.running.pop(status.container_id, None)
             self.on_containers_completed(msg.completed_container_statuses)
         if msg.allocated_containers:
-            for container in msg.allocated_containers:
-                self._match(container)
-            self.on_containers_allocated(msg.allocated_containers)
+            containers = msg.allocated_containers
+            if self._plain_match():
+                # _match and remove_container_request are the base class's: the whole response in one compiled call
+                match_containers(
+                    self._outstanding, self._noded, self._node_requests, self._tables, self._changed, containers
+                )
+            else:
+                for container in containers:
+                    self._match(container)
+            self.on_containers_allocated(containers)
         if msg.updated_containers:
             self.on_containers_updated(msg.updated_containers)
         if msg.update_errors:
@@ -519,46 +435,25 @@ class ApplicationMaster(Actor):
         execution type): decrementing a GUARANTEED request for an OPPORTUNISTIC container (or the reverse) leaves
         the AM's ask table one above the RM's for the other type, unsent because unchanged, and the task waiting
         for it waits forever."""
-        prio = container.priority.priority
-        queue = self._outstanding.get(prio)
-        if not queue:
-            return
-        host = container.node_id.host
-        etype = container.execution_type
-        noded = self._noded.get(prio, 0)
-        hosted = self._node_requests.get((prio, host)) if noded else None  # (looked up once for both branches)
-        if not noded or (noded == len(queue) and not hosted):
-            # No request of the priority names a node, or every one names nodes but none this host: _pick's answer
-            # is the first of the type, else the first (without scanning the queue for a node no request names).
-            chosen = queue[0]
-            if chosen.execution_type is not etype:
-                chosen = next((r for r in queue if r.execution_type is etype), chosen)
-        else:
-            # _pick(queue, host, etype) returns the first request of the type naming the host when there is one:
-            # the first of the type among the host's requests, which are in the queue's order.
-            chosen = None
-            for r in hosted or ():
-                if r.execution_type is etype:
-                    chosen = r
-                    break
-            if chosen is None:
-                chosen = self._pick(queue, host, etype) or self._pick(queue, host, None)
-        self.remove_container_request(chosen)  # type: ignore[arg-type]
+        chosen = choose_request(self._outstanding, self._noded, self._node_requests, container)
+        if chosen is not None:
+            self.remove_container_request(chosen)
 
-    @staticmethod
-    def _pick(queue: deque[ContainerRequest], host: str, etype: ExecutionType | None) -> ContainerRequest | None:
-        """The first request (of ``etype``, or any) naming ``host``, else the first without nodes, else the first."""
-        first = anywhere = None
-        for r in queue:
-            if etype is not None and r.execution_type is not etype:
-                continue
-            if host in r.nodes:
-                return r
-            if first is None:
-                first = r
-            if anywhere is None and not r.nodes:
-                anywhere = r
-        return anywhere or first
+    #: The first request (of ``etype``, or any) naming ``host``, else the first without nodes, else the first.
+    _pick = staticmethod(pick)
+
+    def _plain_match(self) -> bool:
+        """Whether ``_match``, ``_pick`` and ``remove_container_request`` are the base class's (not overridden by a
+        subclass, nor replaced on the instance): then match_containers does exactly what calling them per container
+        does."""
+        cls = type(self)
+        return (
+            cls._match is _BASE_MATCH
+            and self._pick is pick
+            and cls.remove_container_request is _BASE_REMOVE
+            and getattr(self._match, "__func__", None) is _BASE_MATCH
+            and getattr(self.remove_container_request, "__func__", None) is _BASE_REMOVE
+        )
 
     # -- ContainerManagement ----------------------------------------------------------------------------------
     def start_container(
@@ -630,6 +525,8 @@ class ApplicationMaster(Actor):
 
 
 _BASE_ALLOCATE = ApplicationMaster._allocate
+_BASE_MATCH = ApplicationMaster._match
+_BASE_REMOVE = ApplicationMaster.remove_container_request
 HeartbeatTimer.plain_deliver = ApplicationMaster._deliver
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from operator import itemgetter
-from typing import Any
+from typing import Any, Final
 
 from yarnball.protocols import ANY, ExecutionType, ExecutionTypeRequest, Priority, Resource, ResourceRequest
 
@@ -22,11 +22,14 @@ __all__ = ["AskSpec", "add_asks", "ask_entries", "distinct", "entry_request", "r
 
 AskSpec = tuple[int, str, int, int, int]
 # Records are frozen: one shared instance of each of these small ones (built for every ask sent).
-_EXECUTION_TYPE_REQUESTS: dict[str, ExecutionTypeRequest] = {
+# Final: compiled code then reads them from C statics, not the module dictionary (a lookup per use).
+_EXECUTION_TYPE_REQUESTS: Final[dict[str, ExecutionTypeRequest]] = {
     e.value: ExecutionTypeRequest(execution_type=e) for e in ExecutionType
 }
-_PRIORITIES: dict[int, Priority] = {}
-_BY_SORT_KEY = itemgetter(3)
+_PRIORITIES: Final[dict[int, Priority]] = {}
+_BY_SORT_KEY: Final = itemgetter(3)
+_ANY: Final = ANY  # a C static when compiled (a module global is a dict lookup per use)
+_RESOURCE_REQUEST: Final = ResourceRequest  # (a Final alias is a C static when compiled, as above)
 
 
 def distinct(names: tuple[str, ...]) -> Iterable[str]:
@@ -36,7 +39,7 @@ def distinct(names: tuple[str, ...]) -> Iterable[str]:
 
 def _new_entry(spec: AskSpec, name: str, cap: Resource, count: int, relax: bool) -> list[Any]:
     priority, etype, mem, vcores, rid = spec
-    return [count, relax, cap, (priority, rid, name != ANY, name, etype, mem, vcores), False]
+    return [count, relax, cap, (priority, rid, name != _ANY, name, etype, mem, vcores), False]
 
 
 def add_asks(
@@ -117,7 +120,7 @@ def entry_request(entry: list[Any]) -> ResourceRequest:
     priority = _PRIORITIES.get(value)
     if priority is None:
         priority = _PRIORITIES[value] = Priority(value)
-    return ResourceRequest(
+    return _RESOURCE_REQUEST(
         priority=priority,
         capability=entry[2],
         resource_name=sort_key[3],

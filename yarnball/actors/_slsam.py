@@ -9,12 +9,11 @@ A preempted task is counted in ``preempted_task_attempts``, never in ``failed_ta
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+from yarnball.actors._amtasks import RunQueue, SlsTask, request_tasks, take_tasks
 from yarnball.actors._appmaster import ApplicationMaster
-from yarnball.actors._asktable import distinct
 from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV
 from yarnball.errors import ConfigurationError
 from yarnball.protocols import (
@@ -62,12 +61,8 @@ class TaskLike(Protocol):
     def request_delay_ms(self) -> int: ...
 
 
-class _Task:
-    __slots__ = ("attempts", "spec")
-
-    def __init__(self, spec: TaskLike) -> None:
-        self.spec = spec
-        self.attempts = 0
+# One task: its spec, its attempts, and what the AM reads per request and per container (a compiled native class).
+_Task = SlsTask
 
 
 class _TraceAppMaster(ApplicationMaster):
@@ -80,8 +75,7 @@ class _TraceAppMaster(ApplicationMaster):
         self.tasks = tuple(tasks)
         self.phases: list[list[_Task]] = self._phases()
         self.phase = -1
-        self.pending: deque[_Task] = deque()
-        self._hosted = 0  # pending tasks that name a host: without any, the first task of the priority is taken
+        self.pending = RunQueue()  # the pending tasks in request order: a deque without its O(n) remove
         # Pending tasks naming (priority, host), in the order of ``pending``, for _take_task (short lists).
         self._host_tasks: dict[tuple[int, str], list[_Task]] = {}
         self.assigned: dict[ContainerId, _Task] = {}
@@ -116,7 +110,6 @@ class _TraceAppMaster(ApplicationMaster):
             fitting.add(resource)
         self.phase = -1
         self.pending.clear()
-        self._hosted = 0
         self._host_tasks.clear()
         self.assigned.clear()
         self.completed_tasks = 0
@@ -134,33 +127,53 @@ class _TraceAppMaster(ApplicationMaster):
                 return
             if self.phases[self.phase]:
                 break
-        for task in self.phases[self.phase]:
-            self._request(task)
+        self._request_all(self.phases[self.phase])
+
+    def _request_all(self, tasks: list[_Task]) -> None:
+        """``_request`` each task, in one compiled call when that is what it would do (actors/_amtasks.py)."""
+        cls = type(self)
+        if (
+            cls._request is _TraceAppMaster._request
+            and cls.add_container_request is ApplicationMaster.add_container_request
+            and self._spec_execution_types()
+            and getattr(self._request, "__func__", None) is _TraceAppMaster._request
+            and getattr(self.add_container_request, "__func__", None) is ApplicationMaster.add_container_request
+            and getattr(self._execution_type, "__func__", None) is cls._execution_type
+        ):
+            request_tasks(
+                self.pending,
+                self._host_tasks,
+                self._outstanding,
+                self._noded,
+                self._node_requests,
+                self._tables,
+                self._changed,
+                tasks,
+            )
+        else:
+            for task in tasks:
+                self._request(task)
+
+    def _spec_execution_types(self) -> bool:
+        """Whether ``_execution_type`` gives every task its spec's type with locality, without side effects."""
+        return type(self)._execution_type is _TraceAppMaster._execution_type
 
     def _request(self, task: _Task) -> None:
         spec = task.spec
         self.pending.append(task)
-        hosts = spec.hosts
-        if any(hosts):
-            self._hosted += 1
-            by_host, prio = self._host_tasks, spec.priority
-            for host in distinct(hosts):
-                if host:
-                    key = (prio, host)
-                    named = by_host.get(key)
-                    if named is None:
-                        by_host[key] = [task]
-                    else:
-                        named.append(task)
+        by_host = self._host_tasks
+        for key in task.keys:
+            named = by_host.get(key)
+            if named is None:
+                by_host[key] = [task]
+            else:
+                named.append(task)
         execution_type, local = self._execution_type(task)
-        # the hosts without empty names (usually all are named: then the tuple itself)
-        nodes = (hosts if all(hosts) else tuple(filter(None, hosts))) if local else ()
-        racks = (spec.rack,) if spec.rack and nodes else ()
         self.add_container_request(
             spec.resource,
-            spec.priority,
-            nodes=nodes,
-            racks=racks,
+            task.prio,
+            nodes=task.nodes if local else (),
+            racks=task.racks if local else (),
             execution_type=execution_type,
             request_id=spec.allocation_request_id,
         )
@@ -170,8 +183,14 @@ class _TraceAppMaster(ApplicationMaster):
         return task.spec.execution_type, True
 
     def on_containers_allocated(self, containers: tuple[Container, ...]) -> None:
-        for container in containers:
-            task = self._take_task(container)
+        tasks: Iterable[_Task | None]
+        if type(self)._take_task is _BASE_TAKE_TASK and getattr(self._take_task, "__func__", None) is _BASE_TAKE_TASK:
+            # Every container's task in one compiled call (actors/_amtasks.py): what _take_task per container takes,
+            # as nothing below changes the pending tasks (start_container and release do not read or touch them).
+            tasks = take_tasks(self.pending, self._host_tasks, containers)
+        else:
+            tasks = map(self._take_task, containers)  # lazily: each taken just before its container is handled
+        for container, task in zip(containers, tasks):
             if task is None:
                 self.release(container.id)
                 continue
@@ -187,31 +206,8 @@ class _TraceAppMaster(ApplicationMaster):
 
     def _take_task(self, container: Container) -> _Task | None:
         """The first pending task of the container's priority naming its host, else the first of the priority."""
-        host = container.node_id.host
-        prio = container.priority.priority
-        best = None
-        named = self._host_tasks.get((prio, host))
-        if named:
-            best = named[0]  # the tasks naming the host are in the order of pending
-        else:
-            for task in self.pending:
-                if task.spec.priority == prio:
-                    best = task
-                    break
-        if best is not None:
-            self.pending.remove(best)
-            hosts = best.spec.hosts
-            if any(hosts):
-                self._hosted -= 1
-                by_host = self._host_tasks
-                for name in distinct(hosts):
-                    if name:
-                        key = (prio, name)
-                        tasks = by_host[key]
-                        tasks.remove(best)
-                        if not tasks:
-                            del by_host[key]
-        return best
+        task: _Task | None = take_tasks(self.pending, self._host_tasks, (container,))[0]
+        return task
 
     def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:
         for status in statuses:
@@ -248,6 +244,10 @@ class MRAppMaster(_TraceAppMaster):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.opportunistic_maps_percent = opportunistic_maps_percent
         self._maps_mod_100 = 0
+
+    def _spec_execution_types(self) -> bool:
+        # Without opportunistic maps, _execution_type returns the spec's type with locality and counts nothing.
+        return type(self)._execution_type is MRAppMaster._execution_type and self.opportunistic_maps_percent <= 0
 
     def _execution_type(self, task: _Task) -> tuple[ExecutionType, bool]:
         if task.spec.task_type == "reduce" or task.attempts > 0 or self.opportunistic_maps_percent <= 0:
@@ -290,6 +290,8 @@ class DAGAppMaster(_TraceAppMaster):
         if not self._unregistering:
             self._request(task)
 
+
+_BASE_TAKE_TASK = _TraceAppMaster._take_task
 
 #: ``yarn.sls.am.type.<name>`` -> AM class (sls-runner.xml registers mapreduce, stream and dag).
 SLS_AM_TYPES: dict[str, type[_TraceAppMaster]] = {
