@@ -153,20 +153,7 @@ def _queue_timer(nm: NodeManager, delay: float, fire: Any, arg: Any) -> None:
 # actor tracks its timers) and for a negative delay (which raises) both are after_call's, as before.
 def _fire_schedule(entry: _Container) -> None:
     nm = entry.nm
-    fn = nm._schedule
-    if nm._stopped or nm._busy or type(nm)._deliver is not _ACTOR_DELIVER:
-        _fire_timer(nm, fn, entry)
-        return
-    # _fire_timer's common case, inline (once per container)
-    ref = nm.ref
-    nm._sender = ref
-    try:
-        result = fn(entry)
-    except Exception as exc:
-        nm._failed(exc, _Tick(_Once(nm, fn, entry).call), ref)
-        return
-    if result is not None:
-        nm._handled(result, _Tick(_Once(nm, fn, entry).call), ref)
+    _fire_timer(nm, nm._schedule, entry)
 
 
 def _fire_finish(handle: tuple[_Container]) -> None:
@@ -174,20 +161,7 @@ def _fire_finish(handle: tuple[_Container]) -> None:
     if entry.timer is not handle:
         return  # cancelled
     nm = entry.nm
-    fn = nm._finish
-    if nm._stopped or nm._busy or type(nm)._deliver is not _ACTOR_DELIVER:
-        _fire_timer(nm, fn, entry)
-        return
-    # _fire_timer's common case, inline (once per container)
-    ref = nm.ref
-    nm._sender = ref
-    try:
-        result = fn(entry)
-    except Exception as exc:
-        nm._failed(exc, _Tick(_Once(nm, fn, entry).call), ref)
-        return
-    if result is not None:
-        nm._handled(result, _Tick(_Once(nm, fn, entry).call), ref)
+    _fire_timer(nm, nm._finish, entry)
 
 
 def _fire_timer(nm: NodeManager, fn: Callable[[_Container], Any], entry: _Container) -> None:
