@@ -40,6 +40,7 @@ heartbeat times are not integral milliseconds (their phase points are then compu
 from __future__ import annotations
 
 from collections.abc import Callable
+from heapq import heappush
 from typing import Any
 
 from yarnball.actors._amrounds import run_next
@@ -48,11 +49,23 @@ from yarnball.actors._kernel import NORMAL, TimerHandle
 __all__ = ["DormantAMs", "HeartbeatTimer", "Sleeper"]
 
 
+#: ``actors/_amheartbeats._at_rm`` once imported (that module imports this one): a function-level import per wake
+#: costs a module lookup each time.
+_AT_RM: list[Any] = []
+
+
+def _load_at_rm() -> Any:
+    from yarnball.actors._amheartbeats import _at_rm
+
+    _AT_RM.append(_at_rm)
+    return _at_rm
+
+
 class HeartbeatTimer(TimerHandle):
     """``Actor.every`` for an AM's heartbeat, with the same event keys, that can be suspended and re-armed at an
     exact key (a dormant AM's timer)."""
 
-    __slots__ = ("actor", "due", "firing", "held", "interval", "item", "live", "seq")
+    __slots__ = ("actor", "due", "fire", "firing", "held", "interval", "item", "live", "seq")
 
     #: ``ApplicationMaster._deliver`` (set by actors/_appmaster.py): a firing of an AM with this very ``_deliver``
     #: runs its tick without the mailbox round (see :meth:`_fire`).
@@ -74,6 +87,8 @@ class HeartbeatTimer(TimerHandle):
         #: run at the end of the firing when it is the very next event (actors/_amrounds.py).
         self.firing = False
         self.held: tuple[Any, ...] | None = None
+        #: ``self._fire``, bound once (the fn of every firing's entry; a slotted timer's methods cannot be replaced).
+        self.fire = self._fire
         self._queue(actor.kernel.now + interval)
         actor._track(self)
 
@@ -85,7 +100,7 @@ class HeartbeatTimer(TimerHandle):
     def rearm(self, t: float, seq: int, origin: str) -> None:
         """Queue the next firing at ``t`` with the exact key ``(t, NORMAL, origin, seq)``."""
         self.due, self.seq, self.live = t, seq, True
-        self.actor.kernel.push(t, NORMAL, origin, seq, self._fire, seq, origin)
+        self.actor.kernel.push(t, NORMAL, origin, seq, self.fire, seq, origin)
 
     def _fire(self, token: int) -> None:
         if token != self.seq or not self.live or self.cancelled:
@@ -123,7 +138,10 @@ class HeartbeatTimer(TimerHandle):
         seq = seqs.get(origin, 0)
         seqs[origin] = seq + 1
         self.due, self.seq, self.live = t, seq, True
-        kernel.push(t, NORMAL, origin, seq, self._fire, seq, origin)
+        # Kernel.push, inlined (t is after now: the interval is > 0)
+        heappush(kernel._queue, (t, NORMAL, origin, seq, self.fire, seq, origin))
+        if kernel._wakeup is not None:
+            kernel._wakeup.set()
         held = self.held
         if held is not None:
             self.held = None
@@ -223,10 +241,9 @@ class Sleeper:
         timer: HeartbeatTimer = am._heartbeat
         t = t1 + n * interval
         if half:
-            from yarnball.actors._amheartbeats import _at_rm
-
+            at_rm = _AT_RM[0] if _AT_RM else _load_at_rm()
             arg = (rm, am, self.attempt_id, self.r0 + n, self.progress)
-            kernel.push(t, NORMAL, origin, c + 2 * n, _at_rm, arg, rm.ref.id)  # (rm.id without the property call)
+            kernel.push(t, NORMAL, origin, c + 2 * n, at_rm, arg, rm.ref.id)  # (rm.id without the property call)
             timer.rearm(t + interval, c + 2 * n + 1, origin)
             kernel._seqs[origin] = c + 2 * n + 2  # Kernel.set_sequence, inlined
         elif n == 0:
