@@ -244,19 +244,30 @@ class Sleeper:
             at_rm = _AT_RM[0] if _AT_RM else _load_at_rm()
             arg = (rm, am, self.attempt_id, self.r0 + n, self.progress)
             kernel.push(t, NORMAL, origin, c + 2 * n, at_rm, arg, rm.ref.id)  # (rm.id without the property call)
-            timer.rearm(t + interval, c + 2 * n + 1, origin)
-            kernel._seqs[origin] = c + 2 * n + 2  # Kernel.set_sequence, inlined
+            t += interval
+            seq = c + 2 * n + 1
+            kernel._seqs[origin] = seq + 1  # Kernel.set_sequence, inlined
         elif n == 0:
             timer.live = True  # the first skipped F is still queued (it has not run)
+            return
         else:
-            timer.rearm(t, c + 2 * n - 1, origin)
-            kernel._seqs[origin] = c + 2 * n  # Kernel.set_sequence, inlined
+            seq = c + 2 * n - 1
+            kernel._seqs[origin] = seq + 1  # Kernel.set_sequence, inlined
+        # timer.rearm(t, seq, origin), inline (a sleeper's timer is a HeartbeatTimer: DormantAMs.sleep), with
+        # Kernel.push's queueing (t is at or after now: the tick in progress or a later one)
+        timer.due, timer.seq, timer.live = t, seq, True
+        heappush(kernel._queue, (t, NORMAL, origin, seq, timer.fire, seq, origin))
+        if kernel._wakeup is not None:
+            kernel._wakeup.set()
 
     def drop(self) -> None:
         """The AM stops while dormant: settle what has run, forget it."""
         self.settle(self.position()[0])
         del self.rm.dormant[self.attempt_id]
         self.am._sleeper = None
+
+
+_new_sleeper = object.__new__
 
 
 class DormantAMs(dict):  # type: ignore[type-arg]
@@ -295,7 +306,21 @@ class DormantAMs(dict):  # type: ignore[type-arg]
             return  # (x % 1: not an integral number of ms)
         if am.attempt_id is not attempt.attempt_id and am.attempt_id != attempt.attempt_id:
             return
-        sleeper = Sleeper(self.rm, am, attempt, progress)
+        # Sleeper(self.rm, am, attempt, progress), inline (once per idle response): the same fields
+        sleeper = _new_sleeper(Sleeper)
+        rm = sleeper.rm = self.rm
+        sleeper.am = am
+        sleeper.attempt = attempt
+        sleeper.attempt_id = attempt.attempt_id
+        sleeper.origin = origin = am.ref.id
+        sleeper.interval = interval
+        sleeper.t1 = due
+        sleeper.sf = timer.seq
+        sleeper.c = rm.kernel._seqs.get(origin, 0)
+        sleeper.r0 = attempt.response_id
+        sleeper.progress = progress
+        sleeper.settled = 0
+        timer.live = False
         am._sleeper = sleeper
         self[attempt.attempt_id] = sleeper
 
