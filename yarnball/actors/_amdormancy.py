@@ -108,10 +108,14 @@ class HeartbeatTimer(TimerHandle):
         actor = self.actor
         if actor._stopped:
             return
+        try:  # getattr(actor._deliver, "__func__", None) without the builtin's call (class or instance)
+            plain = actor._deliver.__func__ is HeartbeatTimer.plain_deliver
+        except AttributeError:  # (a plain function replaced it on the instance)
+            plain = False
         self.firing = True
         try:
             if (
-                getattr(actor._deliver, "__func__", None) is not HeartbeatTimer.plain_deliver  # (class or instance)
+                not plain
                 or actor._busy
                 or actor._sleeper is not None
             ):
