@@ -527,8 +527,9 @@ class Kernel:
         virtual = isinstance(clock, VirtualClock)
         hooked = self.enter_hooked = enter_replaced(self)  # a test observing every event replaced _enter here
         # One comparison per event decides whether the event needs the slow path: ``t > bound`` holds past
-        # ``until`` and, under a pacing clock, for every event (-inf); the parked edge is compared on its own.
-        bound = (_INF if until is None else until) if virtual else -_INF
+        # ``until`` and, under a pacing clock or a hooked _enter, for every event (-inf); the parked edge is
+        # compared on its own.
+        bound = (_INF if until is None else until) if virtual and not hooked else -_INF
         clock.start(self.now)
         count = 0
         try:
@@ -551,11 +552,19 @@ class Kernel:
                     if until is not None and t > until:
                         heapq.heappush(queue, entry)
                         break
-                    clock.wait_until(t)  # (a pacing clock)
-                if hooked:
-                    self._enter(entry)
+                    if not virtual:
+                        clock.wait_until(t)
+                    if hooked:
+                        self._enter(entry)
+                        self.event = entry
+                        self.current = entry[6]
+                        count += 1
+                        entry[4](entry[5])
+                        if self._stop_requested:
+                            break
+                        continue
                 # Kernel._enter, inlined: this loop runs once per event.
-                elif t != self.now:
+                if t != self.now:
                     self.now = t
                     self.priority = entry[1]
                     self.high = entry
