@@ -40,6 +40,7 @@ heartbeat times are not integral milliseconds (their phase points are then compu
 from __future__ import annotations
 
 from collections.abc import Callable
+from heapq import heappush
 from typing import Any
 
 from yarnball.actors._amrounds import run_next
@@ -48,11 +49,23 @@ from yarnball.actors._kernel import NORMAL, TimerHandle
 __all__ = ["DormantAMs", "HeartbeatTimer", "Sleeper"]
 
 
+#: ``actors/_amheartbeats._at_rm`` once imported (that module imports this one): a function-level import per wake
+#: costs a module lookup each time.
+_AT_RM: list[Any] = []
+
+
+def _load_at_rm() -> Any:
+    from yarnball.actors._amheartbeats import _at_rm
+
+    _AT_RM.append(_at_rm)
+    return _at_rm
+
+
 class HeartbeatTimer(TimerHandle):
     """``Actor.every`` for an AM's heartbeat, with the same event keys, that can be suspended and re-armed at an
     exact key (a dormant AM's timer)."""
 
-    __slots__ = ("actor", "due", "firing", "held", "interval", "item", "live", "seq")
+    __slots__ = ("actor", "due", "fire", "firing", "held", "interval", "item", "live", "seq")
 
     #: ``ApplicationMaster._deliver`` (set by actors/_appmaster.py): a firing of an AM with this very ``_deliver``
     #: runs its tick without the mailbox round (see :meth:`_fire`).
@@ -74,6 +87,8 @@ class HeartbeatTimer(TimerHandle):
         #: run at the end of the firing when it is the very next event (actors/_amrounds.py).
         self.firing = False
         self.held: tuple[Any, ...] | None = None
+        #: ``self._fire``, bound once (the fn of every firing's entry; a slotted timer's methods cannot be replaced).
+        self.fire = self._fire
         self._queue(actor.kernel.now + interval)
         actor._track(self)
 
@@ -85,7 +100,7 @@ class HeartbeatTimer(TimerHandle):
     def rearm(self, t: float, seq: int, origin: str) -> None:
         """Queue the next firing at ``t`` with the exact key ``(t, NORMAL, origin, seq)``."""
         self.due, self.seq, self.live = t, seq, True
-        self.actor.kernel.push(t, NORMAL, origin, seq, self._fire, seq, origin)
+        self.actor.kernel.push(t, NORMAL, origin, seq, self.fire, seq, origin)
 
     def _fire(self, token: int) -> None:
         if token != self.seq or not self.live or self.cancelled:
@@ -93,10 +108,14 @@ class HeartbeatTimer(TimerHandle):
         actor = self.actor
         if actor._stopped:
             return
+        try:  # getattr(actor._deliver, "__func__", None) without the builtin's call (class or instance)
+            plain = actor._deliver.__func__ is HeartbeatTimer.plain_deliver
+        except AttributeError:  # (a plain function replaced it on the instance)
+            plain = False
         self.firing = True
         try:
             if (
-                getattr(actor._deliver, "__func__", None) is not HeartbeatTimer.plain_deliver  # (class or instance)
+                not plain
                 or actor._busy
                 or actor._sleeper is not None
             ):
@@ -123,7 +142,10 @@ class HeartbeatTimer(TimerHandle):
         seq = seqs.get(origin, 0)
         seqs[origin] = seq + 1
         self.due, self.seq, self.live = t, seq, True
-        kernel.push(t, NORMAL, origin, seq, self._fire, seq, origin)
+        # Kernel.push, inlined (t is after now: the interval is > 0)
+        heappush(kernel._queue, (t, NORMAL, origin, seq, self.fire, seq, origin))
+        if kernel._wakeup is not None:
+            kernel._wakeup.set()
         held = self.held
         if held is not None:
             self.held = None
@@ -223,23 +245,33 @@ class Sleeper:
         timer: HeartbeatTimer = am._heartbeat
         t = t1 + n * interval
         if half:
-            from yarnball.actors._amheartbeats import _at_rm
-
+            at_rm = _AT_RM[0] if _AT_RM else _load_at_rm()
             arg = (rm, am, self.attempt_id, self.r0 + n, self.progress)
-            kernel.push(t, NORMAL, origin, c + 2 * n, _at_rm, arg, rm.ref.id)  # (rm.id without the property call)
-            timer.rearm(t + interval, c + 2 * n + 1, origin)
-            kernel._seqs[origin] = c + 2 * n + 2  # Kernel.set_sequence, inlined
+            kernel.push(t, NORMAL, origin, c + 2 * n, at_rm, arg, rm.ref.id)  # (rm.id without the property call)
+            t += interval
+            seq = c + 2 * n + 1
+            kernel._seqs[origin] = seq + 1  # Kernel.set_sequence, inlined
         elif n == 0:
             timer.live = True  # the first skipped F is still queued (it has not run)
+            return
         else:
-            timer.rearm(t, c + 2 * n - 1, origin)
-            kernel._seqs[origin] = c + 2 * n  # Kernel.set_sequence, inlined
+            seq = c + 2 * n - 1
+            kernel._seqs[origin] = seq + 1  # Kernel.set_sequence, inlined
+        # timer.rearm(t, seq, origin), inline (a sleeper's timer is a HeartbeatTimer: DormantAMs.sleep), with
+        # Kernel.push's queueing (t is at or after now: the tick in progress or a later one)
+        timer.due, timer.seq, timer.live = t, seq, True
+        heappush(kernel._queue, (t, NORMAL, origin, seq, timer.fire, seq, origin))
+        if kernel._wakeup is not None:
+            kernel._wakeup.set()
 
     def drop(self) -> None:
         """The AM stops while dormant: settle what has run, forget it."""
         self.settle(self.position()[0])
         del self.rm.dormant[self.attempt_id]
         self.am._sleeper = None
+
+
+_new_sleeper = object.__new__
 
 
 class DormantAMs(dict):  # type: ignore[type-arg]
@@ -278,7 +310,21 @@ class DormantAMs(dict):  # type: ignore[type-arg]
             return  # (x % 1: not an integral number of ms)
         if am.attempt_id is not attempt.attempt_id and am.attempt_id != attempt.attempt_id:
             return
-        sleeper = Sleeper(self.rm, am, attempt, progress)
+        # Sleeper(self.rm, am, attempt, progress), inline (once per idle response): the same fields
+        sleeper = _new_sleeper(Sleeper)
+        rm = sleeper.rm = self.rm
+        sleeper.am = am
+        sleeper.attempt = attempt
+        sleeper.attempt_id = attempt.attempt_id
+        sleeper.origin = origin = am.ref.id
+        sleeper.interval = interval
+        sleeper.t1 = due
+        sleeper.sf = timer.seq
+        sleeper.c = rm.kernel._seqs.get(origin, 0)
+        sleeper.r0 = attempt.response_id
+        sleeper.progress = progress
+        sleeper.settled = 0
+        timer.live = False
         am._sleeper = sleeper
         self[attempt.attempt_id] = sleeper
 

@@ -526,24 +526,45 @@ class Kernel:
         clock = self.clock
         virtual = isinstance(clock, VirtualClock)
         hooked = self.enter_hooked = enter_replaced(self)  # a test observing every event replaced _enter here
+        # One comparison per event decides whether the event needs the slow path: ``t > bound`` holds past
+        # ``until`` and, under a pacing clock or a hooked _enter, for every event (-inf); the parked edge is
+        # compared on its own.
+        bound = (_INF if until is None else until) if virtual and not hooked else -_INF
         clock.start(self.now)
         count = 0
         try:
             while True:
-                if not queue or queue[0][0] >= self._far_edge:  # a parked bucket may hold earlier events
-                    self._unpark()  # (module docstring)
-                    if not queue:
+                # The head is popped first (a popped entry that must not run yet is pushed back: keys are unique,
+                # so the pop order is the same): one heap access per event instead of three.
+                try:
+                    entry = pop(queue)
+                except IndexError:
+                    if not self._far_keys:
                         break
-                t = queue[0][0]
-                if until is not None and t > until:
-                    break
-                if not virtual:
-                    clock.wait_until(t)
-                entry = pop(queue)
-                if hooked:
-                    self._enter(entry)
+                    self._unpark()  # (module docstring)
+                    continue
+                t = entry[0]
+                if t >= self._far_edge:  # a parked bucket may hold earlier events (module docstring)
+                    heapq.heappush(queue, entry)
+                    self._unpark()
+                    continue
+                if t > bound:
+                    if until is not None and t > until:
+                        heapq.heappush(queue, entry)
+                        break
+                    if not virtual:
+                        clock.wait_until(t)
+                    if hooked:
+                        self._enter(entry)
+                        self.event = entry
+                        self.current = entry[6]
+                        count += 1
+                        entry[4](entry[5])
+                        if self._stop_requested:
+                            break
+                        continue
                 # Kernel._enter, inlined: this loop runs once per event.
-                elif t != self.now:
+                if t != self.now:
                     self.now = t
                     self.priority = entry[1]
                     self.high = entry
