@@ -240,8 +240,10 @@ class Sleeper:
             am._response_id = rid
             self.attempt.last_heartbeat = t1 + (n - 1) * interval
             rm.heartbeats.skipped_allocates += new
-        del rm.dormant[self.attempt_id]
+        dormant = rm.dormant
+        del dormant[self.attempt_id]
         am._sleeper = None
+        dormant.spare = self  # nothing refers to a woken Sleeper any more: the next sleep reuses it
         timer: HeartbeatTimer = am._heartbeat
         t = t1 + n * interval
         if half:
@@ -284,6 +286,8 @@ class DormantAMs(dict):  # type: ignore[type-arg]
         self.enabled = False
         #: Sleep right after a response that leaves the AM idle, one tick early (actors/_amrounds.py).
         self.early = True
+        #: The last woken Sleeper, reused by the next :meth:`sleep` (Sleeper.wake sets it).
+        self.spare: Sleeper | None = None
 
     def disable(self) -> None:
         self.enabled = False
@@ -310,12 +314,18 @@ class DormantAMs(dict):  # type: ignore[type-arg]
             return  # (x % 1: not an integral number of ms)
         if am.attempt_id is not attempt.attempt_id and am.attempt_id != attempt.attempt_id:
             return
-        # Sleeper(self.rm, am, attempt, progress), inline (once per idle response): the same fields
-        sleeper = _new_sleeper(Sleeper)
-        rm = sleeper.rm = self.rm
+        # Sleeper(self.rm, am, attempt, progress), reusing the last woken one when there is one (no allocation and
+        # no __init__ call: an AM sleeps and wakes once per container completion)
+        sleeper = self.spare
+        if sleeper is None:
+            sleeper = _new_sleeper(Sleeper)
+        else:
+            self.spare = None
+        rm = self.rm
+        sleeper.rm = rm
         sleeper.am = am
         sleeper.attempt = attempt
-        sleeper.attempt_id = attempt.attempt_id
+        sleeper.attempt_id = attempt_id = attempt.attempt_id
         sleeper.origin = origin = am.ref.id
         sleeper.interval = interval
         sleeper.t1 = due
@@ -326,7 +336,7 @@ class DormantAMs(dict):  # type: ignore[type-arg]
         sleeper.settled = 0
         timer.live = False
         am._sleeper = sleeper
-        self[attempt.attempt_id] = sleeper
+        self[attempt_id] = sleeper
 
     def wake(self, attempt_id: Any) -> None:
         sleeper = self.get(attempt_id)

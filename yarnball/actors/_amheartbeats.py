@@ -65,7 +65,11 @@ def idle_allocate(am: Any) -> bool:
     delay = latency.get((am.ref.id, ref.id), kernel.default_latency) if latency else kernel.default_latency
     timer = am._heartbeat
     if type(timer) is HeartbeatTimer and timer.firing:
-        origin, seq = kernel.next_key()  # the key Kernel.schedule would give it; run by the firing if next
+        # the key Kernel.schedule would give it (Kernel.next_key, inline); run by the firing if next
+        origin = kernel.current
+        seqs = kernel._seqs
+        seq = seqs.get(origin, 0)
+        seqs[origin] = seq + 1
         timer.held = (kernel.now + delay, NORMAL, origin, seq, _at_rm, arg, ref.id)
     else:
         kernel.schedule(delay, _at_rm, arg, owner=ref.id)

@@ -24,6 +24,7 @@ then any), whose host, rack and ``*`` entries are decremented, like ``removeCont
 
 from __future__ import annotations
 
+from heapq import heappush
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
@@ -41,6 +42,7 @@ from yarnball.actors._amtasks import (
     remove_request,
 )
 from yarnball.actors._asktable import AskSpec, entry_request, take_changed
+from yarnball.actors._kernel import NORMAL
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.actors._quietreplies import NOOP_WHEN_ALL_OK
 from yarnball.protocols import (
@@ -474,7 +476,24 @@ class ApplicationMaster(Actor):
         nm_id = _NM_IDS.get(host)
         if nm_id is None:
             nm_id = _NM_IDS[host] = nm_actor_id(host)
-        self.kernel.lookup(nm_id).tell(request, self.ref)
+        kernel = self.kernel
+        actor = kernel.actors.get(nm_id)
+        if actor is None or kernel._latency:
+            kernel.lookup(nm_id).tell(request, self.ref)
+            return
+        # kernel.lookup(nm_id).tell(request, self.ref) for an NM hosted here without latency, inline (Kernel.lookup
+        # gives the actor's own ref; ActorRef.tell's common case: the same key, time, NORMAL, origin, sequence).
+        origin = kernel.current
+        seqs = kernel._seqs
+        seq = seqs.get(origin, 0)
+        seqs[origin] = seq + 1
+        heappush(
+            kernel._queue,
+            (kernel.now + (kernel.default_latency + 0), NORMAL, origin, seq, actor._deliver, (request, self.ref),
+             actor.ref.id),
+        )
+        if kernel._wakeup is not None:
+            kernel._wakeup.set()
 
     def stop_container(self, container: Container) -> None:
         """Ask the container's NodeManager to kill it (exit status KILLED_BY_APPMASTER)."""
