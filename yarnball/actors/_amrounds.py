@@ -174,27 +174,7 @@ def deliver_allocate(arg: tuple[Any, Any, Any]) -> None:
     seqs[origin] = seq + 1
     t = kernel.now + (kernel.default_latency + 0)
     entry = (t, NORMAL, origin, seq, target._deliver, (response, rm.ref), sender.id)
-    # run_next(kernel, entry), inline (one call less per allocate)
-    queue = kernel._queue
-    if (
-        inline_allocates
-        and t == kernel.now
-        and kernel.remote is None
-        and kernel._wakeup is None
-        and not kernel._stop_requested
-        and (not queue or entry < queue[0])
-    ):
-        if kernel.enter_hooked and enter_replaced(kernel):
-            kernel._enter(entry)
-        else:  # Kernel._enter
-            if entry > kernel.high:
-                kernel.high = entry
-                kernel.priority = NORMAL
-            kernel.event = entry
-            kernel.current = entry[6]
-        entry[4](entry[5])
-    else:
-        kernel.push(*entry)
+    run_next(kernel, entry)
 
 
 _ON_ALLOCATE: list[Any] = []
