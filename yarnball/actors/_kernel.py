@@ -554,17 +554,10 @@ class Kernel:
                         break
                     if not virtual:
                         clock.wait_until(t)
-                    if hooked:
-                        self._enter(entry)
-                        self.event = entry
-                        self.current = entry[6]
-                        count += 1
-                        entry[4](entry[5])
-                        if self._stop_requested:
-                            break
-                        continue
+                if hooked:
+                    self._enter(entry)
                 # Kernel._enter, inlined: this loop runs once per event.
-                if t != self.now:
+                elif t != self.now:
                     self.now = t
                     self.priority = entry[1]
                     self.high = entry
