@@ -5,24 +5,20 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from am_helpers import ATTEMPT, G, O
+
 from yarnball import ApplicationMaster
 from yarnball.actors._appmaster import ContainerRequest
 from yarnball.protocols import (
     ANY,
     AllocateRequest,
-    ApplicationAttemptId,
-    ApplicationId,
     Container,
     ContainerId,
-    ExecutionType,
     NodeId,
     Priority,
     Resource,
 )
 
-G = ExecutionType.GUARANTEED
-O = ExecutionType.OPPORTUNISTIC  # noqa: E741
-ATTEMPT = ApplicationAttemptId(ApplicationId(1, 1), 1)
 HOSTS = ["node0", "node1", "node2", "node3"]
 RACKS = ["/r0", "/r1"]
 # Two capabilities with the same memory and vcores share an ask key: the last one added or removed is sent.

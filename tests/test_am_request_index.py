@@ -6,33 +6,17 @@ import random
 from collections import deque
 from typing import Any
 
+from am_helpers import RES, G, O, container
+
 from yarnball import ApplicationMaster
 from yarnball.actors._appmaster import ContainerRequest
 from yarnball.actors._slsam import MRAppMaster, _Task
 from yarnball.launcher.workloads import TaskSpec
 from yarnball.protocols import (
-    ApplicationAttemptId,
-    ApplicationId,
-    Container,
-    ContainerId,
     ExecutionType,
-    NodeId,
-    Priority,
-    Resource,
 )
 
-G = ExecutionType.GUARANTEED
-O = ExecutionType.OPPORTUNISTIC  # noqa: E741
-ATTEMPT = ApplicationAttemptId(ApplicationId(1, 1), 1)
 HOSTS = [f"node{i}" for i in range(6)]
-RES = Resource(1024, 1)
-
-
-def container(seq: int, host: str, priority: int, etype: ExecutionType = G) -> Container:
-    return Container(
-        id=ContainerId(ATTEMPT, seq), node_id=NodeId(host, 0), resource=RES, priority=Priority(priority),
-        execution_type=etype,
-    )
 
 
 def scan_pick(queue: deque[ContainerRequest], host: str, etype: ExecutionType) -> ContainerRequest:

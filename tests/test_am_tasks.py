@@ -8,6 +8,7 @@ from collections import deque
 from typing import Any
 
 import pytest
+from am_helpers import ATTEMPT, RES, G, O, container
 
 from yarnball import ApplicationMaster, ContainerRequest
 from yarnball.actors._amtasks import RunQueue, SlsTask, take_tasks
@@ -15,31 +16,13 @@ from yarnball.actors._slsam import MRAppMaster, _Task
 from yarnball.launcher.workloads import TaskSpec
 from yarnball.protocols import (
     AllocateResponse,
-    ApplicationAttemptId,
-    ApplicationId,
-    Container,
     ContainerExitStatus,
     ContainerId,
     ContainerState,
     ContainerStatus,
-    ExecutionType,
-    NodeId,
-    Priority,
-    Resource,
 )
 
-G = ExecutionType.GUARANTEED
-O = ExecutionType.OPPORTUNISTIC  # noqa: E741
-ATTEMPT = ApplicationAttemptId(ApplicationId(1, 1), 1)
 HOSTS = [f"node{i}" for i in range(5)]
-RES = Resource(1024, 1)
-
-
-def container(seq: int, host: str, priority: int, etype: ExecutionType = G) -> Container:
-    return Container(
-        id=ContainerId(ATTEMPT, seq), node_id=NodeId(host, 0), resource=RES, priority=Priority(priority),
-        execution_type=etype,
-    )
 
 
 def spec(hosts: tuple[str, ...], priority: int = 20, task_type: str = "map") -> TaskSpec:
