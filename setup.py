@@ -41,12 +41,7 @@ class _OptionalBuildExt(build_ext):
         # All compiled or none (yarnball/_native.py): drop what was built before the failure, and any older build.
         for output in self.get_outputs():
             Path(output).unlink(missing_ok=True)
-        message = (
-            f"yarnball: compiling the mypyc extensions failed ({type(error).__name__}: {error}); installing the pure "
-            "Python modules instead (same results, the scheduler ~2.6x slower). Install a C compiler and the Python "
-            "headers, then `pip install -e .` again, to get the compiled build."
-        )
-        print("\n" + "!" * 80 + "\n" + message + "\n" + "!" * 80 + "\n", file=sys.stderr)
+        _warn_pure(f"compiling the mypyc extensions failed ({type(error).__name__}: {error})")
 
 
 def _listed_modules() -> tuple[str, ...]:
@@ -59,17 +54,32 @@ def _listed_modules() -> tuple[str, ...]:
     return modules
 
 
+def _warn_pure(reason: str) -> None:
+    message = (
+        f"yarnball: {reason}; installing the pure Python modules instead (same results, the scheduler ~2.6x slower). "
+        "Install a C compiler and the Python headers, then `pip install -e .` again, to get the compiled build."
+    )
+    print("\n" + "!" * 80 + "\n" + message + "\n" + "!" * 80 + "\n", file=sys.stderr)
+
+
 def _ext_modules() -> list[object]:
     if os.environ.get("YARNBALL_PURE_PYTHON", "") not in ("", "0"):
         return []
-    from mypyc.build import mypycify
+    # Every failure of the compile stage falls back to the pure package: mypyc may be missing or broken, and mypy
+    # (which mypycify runs before any C is written) may reject the sources; it reports through SystemExit.
+    try:
+        from mypyc.build import mypycify
 
-    paths = [str(Path(*module.split(".")).with_suffix(".py")) for module in _listed_modules()]
-    # pyproject.toml [tool.mypy] says which imports mypy follows (the compiled modules' types, not the actor layers).
-    # One group named inside the package: the shared library lands in yarnball/ (yarnball/_native__mypyc.*.so), where
-    # the editable install's import finder, which maps only the yarnball package, can find it.
-    config = Path(__file__).parent / "pyproject.toml"
-    return mypycify([f"--config-file={config}", *paths], opt_level="3", group_name="yarnball._native")
+        paths = [str(Path(*module.split(".")).with_suffix(".py")) for module in _listed_modules()]
+        # pyproject.toml [tool.mypy] says which imports mypy follows (the compiled modules' types, not the actor
+        # layers). One group named inside the package: the shared library lands in yarnball/
+        # (yarnball/_native__mypyc.*.so), where the editable install's import finder, which maps only the yarnball
+        # package, can find it.
+        config = Path(__file__).parent / "pyproject.toml"
+        return list(mypycify([f"--config-file={config}", *paths], opt_level="3", group_name="yarnball._native"))
+    except (Exception, SystemExit) as error:
+        _warn_pure(f"mypyc could not compile the extensions ({type(error).__name__}: {error})")
+        return []
 
 
 setup(ext_modules=_ext_modules(), cmdclass={"build_ext": _OptionalBuildExt})
