@@ -25,8 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import structlog
-
+from yarnball._logs import get_logger
 from yarnball.launcher._elastic import node_hours
 from yarnball.launcher._nodereport import NODE_REPORT_COLUMNS, node_report
 from yarnball.protocols import YarnApplicationState
@@ -34,7 +33,7 @@ from yarnball.protocols._schedulerevents import SchedulerEventType
 
 __all__ = ["ClusterSample", "MetricsRecorder", "QueueSample", "write_outputs"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 _FINAL_STATES = frozenset({YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED})
 _FLOAT_DIGITS = 6  # summary floats are rounded so that they print the same on every platform
