@@ -13,7 +13,7 @@ import pytest
 
 from yarnball.launcher._cluster import Cluster
 from yarnball.launcher._outputs import MetricsRecorder, write_outputs
-from yarnball.launcher._slsmetrics import WALL_CLOCK_PREFIX, TimecostSamplers
+from yarnball.launcher._slsmetrics import WALL_CLOCK_PREFIX, replay_timecosts
 from yarnball.launcher.workloads import WorkloadBuilder, task_spec
 from yarnball.protocols import Configuration, keys
 from yarnball.protocols._schedulerevents import SchedulerEventType
@@ -150,19 +150,19 @@ def test_sampler_histograms_are_sls_windows_of_per_period_timer_means() -> None:
         (2000, "allocate", 2, 2 * U),  # none: the timer still says U
         (3000, "allocate", 3, 6 * U),  # 1 call of 4U
     ]
-    samplers = TimecostSamplers(_Recorder([0, 1000, 2000, 3000], rows))
+    *_, (time_ms, samplers) = replay_timecosts(_Recorder([0, 1000, 2000, 3000], rows))
+    assert time_ms == 3000
     a, b = int(U * 1e9), int(4 * U * 1e9)
     window = [0, a, a, b]  # no call yet at t=0
     mean = sum(window) / 4
-    count, max_, mean_s, min_, stddev, p50, p75, *_ = samplers.rows["allocate"][-1]
-    assert (count, max_, min_) == (4, b, 0)
+    count, max_, mean_s, min_, stddev, p50, p75, *_ = samplers["allocate"].row()
+    assert (count, max_, min_) == ("4", str(b), "0")
     assert float(mean_s) == pytest.approx(mean, abs=1e-6)
     assert float(stddev) == pytest.approx(math.sqrt(sum((v - mean) ** 2 for v in window) / 3), abs=1e-6)
     # UniformSnapshot.getValue: pos = q * (n + 1) over the sorted window, interpolated between neighbours
     assert float(p50) == pytest.approx(a, abs=1e-6)
     assert float(p75) == pytest.approx(a + 0.75 * (b - a), abs=1e-6)
-    means = samplers.at(3000)
-    assert means is not None and means["allocate"] == pytest.approx(mean / 1e6)
+    assert samplers["allocate"].statistics()[0] == pytest.approx(mean)
 
 
 def test_sampler_window_keeps_the_last_60_updates() -> None:
@@ -170,12 +170,14 @@ def test_sampler_window_keeps_the_last_60_updates() -> None:
     times = [1000 * i for i in range(1, 62)]
     # one NODE_UPDATE per period: the first takes 5U, the 60 after it U each
     rows = [(t, "NODE_UPDATE", i, (i + 4) * U) for i, t in enumerate(times, start=1)]
-    samplers = TimecostSamplers(_Recorder(times, rows))
-    count, max_, _mean, min_, *_ = samplers.rows["handle.NODE_UPDATE"][-1]
-    assert count == 61
-    assert (max_, min_) == (int(U * 1e9), int(U * 1e9))  # the 5U update has left the window
-    assert samplers.rows["handle.NODE_UPDATE"][0][1] == int(5 * U * 1e9)
-    assert samplers.rows["handle"][-1][:2] == (61, int(U * 1e9))  # 'handle' sums every event type
+    replay = replay_timecosts(_Recorder(times, rows))
+    _, first = next(replay)
+    assert first["handle.NODE_UPDATE"].row()[1] == str(int(5 * U * 1e9))
+    *_, (_, samplers) = replay
+    count, max_, _mean, min_, *_ = samplers["handle.NODE_UPDATE"].row()
+    assert count == "61"
+    assert (max_, min_) == (str(int(U * 1e9)), str(int(U * 1e9)))  # the 5U update has left the window
+    assert samplers["handle"].row()[:2] == ["61", str(int(U * 1e9))]  # 'handle' sums every event type
 
 
 def test_realtimetrack_timecosts_stay_zero_by_default(out: Path) -> None:

@@ -24,15 +24,19 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Sequence
+from bisect import bisect_left, insort
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from yarnball.protocols._schedulerevents import SchedulerEventType
 
 __all__ = [
+    "SAMPLER_NAMES",
     "WALL_CLOCK_PREFIX",
-    "TimecostSamplers",
+    "replay_timecosts",
     "write_realtimetrack",
     "write_sls_metric_csvs",
 ]
@@ -64,78 +68,99 @@ def _uniform_quantile(values: Sequence[int], quantile: float) -> float:
 class _Sampler:
     """One ``sampler.*`` histogram: a sliding window of the last 60 per-sample timer means (ns, as ints)."""
 
-    __slots__ = ("count", "timer_mean_ns", "window")
+    __slots__ = ("_stats", "_sum", "_sumsq", "count", "sorted", "timer_mean_ns", "window")
 
     def __init__(self) -> None:
         self.count = 0
         self.timer_mean_ns = 0.0
-        self.window: list[int] = []
+        self.window: deque[int] = deque()
+        self.sorted: list[int] = []  # the window's values in order (kept with bisect, not re-sorted)
+        self._sum = 0
+        self._sumsq = 0
+        self._stats: tuple[Any, ...] | None = None  # the window's statistics, kept while its values do not change
 
     def update(self, calls: int, seconds: float) -> None:
         # SchedulerMetrics.HistogramsRunnable: histogram.update((int) timer.getSnapshot().getMean()) once per
         # period. The timer's mean is over its last window.size calls; here it is the mean of the calls made since
         # the previous sample (the recorder keeps cumulative counts and seconds, not each call), and it keeps its
         # last value through a period without calls, as SLS's reservoir does.
+        self.count += 1
         if calls > 0:
             self.timer_mean_ns = seconds * 1e9 / calls
-        self.window.append(int(self.timer_mean_ns))
-        if len(self.window) > _SAMPLING_SIZE:
-            del self.window[0]
-        self.count += 1
+        value = int(self.timer_mean_ns)
+        window = self.window
+        window.append(value)
+        if len(window) > _SAMPLING_SIZE:
+            dropped = window.popleft()
+            if dropped == value:
+                return  # the same values: the same statistics (an idle operation, mostly)
+            del self.sorted[bisect_left(self.sorted, dropped)]
+            self._sum -= dropped
+            self._sumsq -= dropped * dropped
+        insort(self.sorted, value)
+        self._sum += value
+        self._sumsq += value * value
+        self._stats = None
 
-    def mean_ns(self) -> float:
-        return sum(self.window) / len(self.window) if self.window else 0.0
+    def statistics(self) -> tuple[float, str]:
+        """The window's mean (ns) and ``CsvReporter.reportHistogram``'s columns after ``count`` (``max,mean,min,
+        stddev,p50,p75,p95,p98,p99,p999``, ``UniformSnapshot`` statistics) as one CSV fragment."""
+        stats = self._stats
+        if stats is None:
+            values = self.sorted
+            n = len(values)
+            mean = self._sum / n if n else 0.0
+            # sample variance from exact integer sums: (n * sum(v^2) - sum(v)^2) / (n (n - 1))
+            stddev = math.sqrt((n * self._sumsq - self._sum * self._sum) / (n * (n - 1))) if n > 1 else 0.0
+            quantiles = ",".join(f"{_uniform_quantile(values, q):.6f}" for q in _QUANTILES)
+            low, high = (values[0], values[-1]) if n else (0, 0)
+            stats = (mean, f"{high},{mean:.6f},{low},{stddev:.6f},{quantiles}")
+            self._stats = stats
+        return stats
 
-    def row(self) -> tuple[Any, ...]:
-        """``CsvReporter.reportHistogram``'s columns for the current window (``UniformSnapshot`` statistics)."""
-        values = sorted(self.window)
-        n = len(values)
-        mean = self.mean_ns()
-        stddev = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
-        head = (self.count, values[-1] if values else 0, f"{mean:.6f}", values[0] if values else 0, f"{stddev:.6f}")
-        return head + tuple(f"{_uniform_quantile(values, q):.6f}" for q in _QUANTILES)
+    def row(self) -> list[str]:
+        """This sampler's CSV columns after ``t``, as text."""
+        return [str(self.count), *self.statistics()[1].split(",")]
 
 
-class TimecostSamplers:
-    """SLS's scheduler timecost samplers, replayed from the recorder's cumulative (count, wall seconds) per op.
+#: The samplers SLS registers: allocate, handle (every scheduler event) and one per SchedulerEventType.
+SAMPLER_NAMES = ("allocate", "handle", *(f"handle.{e}" for e in _EVENT_TYPES))
+
+
+def replay_timecosts(recorder: Any) -> Iterator[tuple[int, dict[str, _Sampler]]]:
+    """SLS's scheduler timecost samplers, replayed from the recorder's cumulative (count, wall seconds) per op:
+    after each sample time (in order), that time and the samplers by name (:data:`SAMPLER_NAMES`).
 
     ``allocate`` times ``CapacityScheduler.allocate``; ``handle`` every scheduler event; ``handle.<TYPE>`` one
     event type (``SLSSchedulerCommons.allocate``/``handle`` wrap the same calls in their timers).
     """
-
-    def __init__(self, recorder: Any) -> None:
-        # every sample time (the first ones may precede any scheduler call), with the ops counted by then
-        by_time: dict[int, dict[str, tuple[int, float]]] = {r.time_ms: {} for r in recorder.cluster_rows}
-        for t, op, count, seconds in recorder.timecost_rows:
-            by_time.setdefault(t, {})[op] = (count, seconds)
-        self.names = ["allocate", "handle", *(f"handle.{e}" for e in _EVENT_TYPES)]
-        self.samplers = {name: _Sampler() for name in self.names}
-        self.times: list[int] = []
-        self.rows: dict[str, list[tuple[Any, ...]]] = {name: [] for name in self.names}
-        self.mean_ms: dict[int, dict[str, float]] = {}
-        last: dict[str, tuple[int, float]] = {}
-        for t in sorted(by_time):
-            ops = by_time[t]
-            delta = {op: (n - last.get(op, (0, 0.0))[0], s - last.get(op, (0, 0.0))[1]) for op, (n, s) in ops.items()}
-            last.update(ops)
-            handle = [d for op, d in delta.items() if op in _HANDLE_OPS]
-            updates = {
-                "allocate": delta.get("allocate", (0, 0.0)),
-                "handle": (sum(n for n, _ in handle), sum(s for _, s in handle)),
-                **{f"handle.{e}": delta.get(e, (0, 0.0)) for e in _EVENT_TYPES},
-            }
-            self.times.append(t)
-            means: dict[str, float] = {}
-            for name in self.names:
-                sampler = self.samplers[name]
-                sampler.update(*updates[name])
-                self.rows[name].append(sampler.row())
-                means[name] = sampler.mean_ns() / 1_000_000  # SLSWebApp: histogram mean / 1e6, in ms
-            self.mean_ms[t] = means
-
-    def at(self, time_ms: int) -> dict[str, float] | None:
-        """The samplers' means in ms after the sample at ``time_ms`` (None if there was no sample then)."""
-        return self.mean_ms.get(time_ms)
+    # every sample time (the first ones may precede any scheduler call), with the ops counted by then
+    by_time: dict[int, list[tuple[str, int, float]]] = {r.time_ms: [] for r in recorder.cluster_rows}
+    for t, op, count, seconds in recorder.timecost_rows:
+        by_time.setdefault(t, []).append((op, count, seconds))
+    samplers = {name: _Sampler() for name in SAMPLER_NAMES}
+    by_op = {"allocate": samplers["allocate"], **{e: samplers[f"handle.{e}"] for e in _EVENT_TYPES}}
+    handle = samplers["handle"]
+    last: dict[str, tuple[int, float]] = {}
+    for t in sorted(by_time):
+        handle_calls, handle_seconds = 0, 0.0
+        updated = set()
+        for op, count, seconds in by_time[t]:
+            sampler = by_op.get(op)
+            if sampler is None:
+                continue  # not an SLS timer (continuous_scheduling)
+            n0, s0 = last.get(op, (0, 0.0))
+            last[op] = (count, seconds)
+            sampler.update(count - n0, seconds - s0)
+            updated.add(op)
+            if op in _HANDLE_OPS:
+                handle_calls += count - n0
+                handle_seconds += seconds - s0
+        handle.update(handle_calls, handle_seconds)
+        for op, sampler in by_op.items():
+            if op not in updated:
+                sampler.update(0, 0.0)
+        yield t, samplers
 
 
 def write_sls_metric_csvs(metrics_dir: Path, recorder: Any) -> list[str]:
@@ -156,13 +181,17 @@ def write_sls_metric_csvs(metrics_dir: Path, recorder: Any) -> list[str]:
       yarnball does not track per job).
 
     Histograms ``sampler.scheduler.operation.{allocate,handle,handle.<TYPE>}.timecost``: measured wall-clock
-    nanoseconds (:class:`TimecostSamplers`), not deterministic.
+    nanoseconds (:func:`replay_timecosts`), not deterministic.
     """
     metrics_dir.mkdir(parents=True, exist_ok=True)
-    written: dict[str, tuple[str, list[tuple[Any, ...]]]] = {}
+    written: list[str] = []
 
-    def series(name: str, header: str, rows: list[tuple[Any, ...]]) -> None:
-        written[name] = (header, rows)
+    def series(name: str, header: str, rows: Iterable[tuple[Any, ...]]) -> None:
+        with open(metrics_dir / f"{name}.csv", "w", encoding="utf-8", newline="") as f:
+            writer = csv.writer(f, lineterminator="\n")
+            writer.writerow(("t", header))
+            writer.writerows(rows)
+        written.append(name)
 
     cluster = recorder.cluster_rows
     t = [r.time_ms // 1000 for r in cluster]
@@ -189,10 +218,7 @@ def write_sls_metric_csvs(metrics_dir: Path, recorder: Any) -> list[str]:
     for e in _EVENT_TYPES:
         series(f"counter.scheduler.operation.handle.{e}", "count", [(s, c.get(e, 0)) for s, c in zip(t, counts)])
 
-    samplers = TimecostSamplers(recorder)
-    for name in samplers.names:
-        rows = [(ts // 1000, *row) for ts, row in zip(samplers.times, samplers.rows[name], strict=True)]
-        series(f"{WALL_CLOCK_PREFIX}{name}.timecost", ",".join(_HISTOGRAM_HEADER), rows)
+    histograms = {name: f"{WALL_CLOCK_PREFIX}{name}.timecost" for name in SAMPLER_NAMES}
 
     names = _queue_display_names(recorder.leaf_queues())
     per_queue: dict[str, list[Any]] = {leaf: [] for leaf in names}
@@ -213,12 +239,17 @@ def write_sls_metric_csvs(metrics_dir: Path, recorder: Any) -> list[str]:
         rows_j = [(time_ms // 1000, live) for time_ms, job_id, _app, live in recorder.tracked_rows if job_id == job]
         series(f"variable.app.{job}.live.containers", "value", rows_j)
 
-    for name, (header, rows) in written.items():
-        with open(metrics_dir / f"{name}.csv", "w", encoding="utf-8", newline="") as f:
-            writer = csv.writer(f, lineterminator="\n")
-            writer.writerow(("t", *header.split(",")))
-            writer.writerows(rows)
-    return sorted(f"{name}.csv" for name in written)
+    with ExitStack() as stack:  # the samplers are replayed once, a line to each file per sample
+        files = {}
+        for name, stem in histograms.items():
+            files[name] = f = stack.enter_context(open(metrics_dir / f"{stem}.csv", "w", encoding="utf-8"))
+            f.write(",".join(("t", *_HISTOGRAM_HEADER)) + "\n")
+        for time_ms, samplers in replay_timecosts(recorder):
+            t = time_ms // 1000
+            for name, f in files.items():
+                sampler = samplers[name]
+                f.write(f"{t},{sampler.count},{sampler.statistics()[1]}\n")
+    return sorted(f"{name}.csv" for name in [*written, *histograms.values()])
 
 
 def write_realtimetrack(path: Path, recorder: Any, *, timecosts: bool = False) -> None:
@@ -229,7 +260,7 @@ def write_realtimetrack(path: Path, recorder: Any, *, timecosts: bool = False) -
     Departures: ``time`` is simulated ms since the start (SLS: wall-clock epoch ms); the ``jvm.*`` fields are 0.0
     (there is no JVM). The ``scheduler.allocate.timecost``, ``scheduler.handle.timecost`` and
     ``scheduler.handle-<TYPE>.timecost`` fields are 0 unless ``timecosts`` is true: then they are the means (ms) of
-    the measured sampler windows, as SLS computes them (:class:`TimecostSamplers`), and the file is no longer the
+    the measured sampler windows, as SLS computes them (:func:`replay_timecosts`), and the file is no longer the
     same from run to run. ``scheduler.commit.*`` are always 0: yarnball's CapacityScheduler commits each
     allocation where it decides it, with no separate commit step to time or count.
     """
@@ -239,7 +270,10 @@ def write_realtimetrack(path: Path, recorder: Any, *, timecosts: bool = False) -
     for q in recorder.queue_rows:
         if q.leaf:
             by_time.setdefault(q.time_ms, {})[q.queue] = q
-    samplers = TimecostSamplers(recorder) if timecosts else None
+    means: dict[int, dict[str, float]] = {}
+    if timecosts:  # SLSWebApp: each sampler's histogram mean / 1e6, in ms
+        for time_ms, samplers in replay_timecosts(recorder):
+            means[time_ms] = {name: samplers[name].statistics()[0] / 1_000_000 for name in SAMPLER_NAMES}
     records: list[str] = []
     for r in recorder.cluster_rows:
         rec: dict[str, Any] = {
@@ -259,8 +293,7 @@ def write_realtimetrack(path: Path, recorder: Any, *, timecosts: bool = False) -
             q = queues.get(leaf)
             rec[f"queue.{names[leaf]}.allocated.memory"] = (q.allocated_memory_mb / 1024) if q else 0.0
             rec[f"queue.{names[leaf]}.allocated.vcores"] = q.allocated_vcores if q else 0
-        means = samplers.at(r.time_ms) if samplers is not None else None
-        cost = means if means is not None else {}
+        cost = means.get(r.time_ms, {})
         rec["scheduler.allocate.timecost"] = cost.get("allocate", 0.0)
         rec["scheduler.commit.success.timecost"] = 0.0
         rec["scheduler.commit.failure.timecost"] = 0.0
