@@ -36,7 +36,7 @@ from structlog._config import BoundLoggerLazyProxy
 
 __all__ = ["get_logger", "set_sim_time_processor"]
 
-Processor = Callable[[Any, str, MutableMapping[str, Any]], Any]
+Processor = Callable[[Any, str, Any], Any]
 
 # The library convention: the package's top logger has a NullHandler, so records that reach no handler of the
 # program's are dropped instead of going to logging.lastResort (stderr).

@@ -245,10 +245,10 @@ def write_sls_metric_csvs(metrics_dir: Path, recorder: Any) -> list[str]:
             files[name] = f = stack.enter_context(open(metrics_dir / f"{stem}.csv", "w", encoding="utf-8"))
             f.write(",".join(("t", *_HISTOGRAM_HEADER)) + "\n")
         for time_ms, samplers in replay_timecosts(recorder):
-            t = time_ms // 1000
+            second = time_ms // 1000
             for name, f in files.items():
                 sampler = samplers[name]
-                f.write(f"{t},{sampler.count},{sampler.statistics()[1]}\n")
+                f.write(f"{second},{sampler.count},{sampler.statistics()[1]}\n")
     return sorted(f"{name}.csv" for name in [*written, *histograms.values()])
 
 
