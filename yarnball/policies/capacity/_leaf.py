@@ -375,10 +375,13 @@ class LeafQueue(CSQueue):
 
     def activate_applications(self, ctx: SchedulerContext) -> None:
         """``activateApplications``: move pending attempts into the ordering policy while AM limits allow."""
+        # LeafQueue.activateApplications computes the AM limit of every partition first ("AM Resource Limit for
+        # accessible labels can be pre-calculated"), so the queue's AMResourceLimit metric is set before any
+        # application is submitted and follows cluster resource changes even with nothing pending.
+        am_m, am_v = self.compute_am_limit(ctx)
         if not self.pending or (ctx.cluster_m == 0 and ctx.cluster_v == 0):
             return  # CLUSTER_RESOURCE_EMPTY: nothing is activated on an empty cluster
         rc = ctx.rc
-        am_m, am_v = self.compute_am_limit(ctx)
         user_am: tuple[int, int] | None = None  # computed once per call with the first app's user (Hadoop)
         for app in list(self.pending):
             blocked_ok = len(self.active) >= 1 and rc.is_positive(self.am_used_m, self.am_used_v)

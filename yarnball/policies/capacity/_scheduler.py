@@ -109,12 +109,18 @@ class CapacityScheduler(EventHandlers):
         """One snapshot per queue, root first, in configuration (pre-)order."""
         ctx = self._ctx
         out: list[QueueMetrics] = []
-        free_m = ctx.cluster_m - self.root.used_m
-        free_v = ctx.cluster_v - self.root.used_v
+        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
 
         def visit(q: CSQueue) -> None:
             leaf = q if isinstance(q, LeafQueue) else None
-            avail = Resource(max(min(q.eff_max_m - q.used_m, free_m), 0), max(min(q.eff_max_v - q.used_v, free_v), 0))
+            # CSQueueUtils.getMaxAvailableResourceToQueuePartition (via updateQueueStatistics): the queue's guaranteed
+            # (effective minimum) resource minus its usage, component-wise floored at zero, and none at all unless
+            # the guarantee is greater than the usage under the resource calculator.
+            um, uv = q.used_m, q.used_v
+            if rc.greater_than(cm, cv, q.eff_min_m, q.eff_min_v, um, uv):
+                avail = Resource(max(q.eff_min_m - um, 0), max(q.eff_min_v - uv, 0))
+            else:
+                avail = Resource()
             if leaf is not None:
                 pending_apps = len(leaf.pending)
                 running = len(leaf.active)
