@@ -164,10 +164,13 @@ def _leaves(cs: CapacityScheduler) -> list[LeafQueue]:
 
 
 @pytest.mark.parametrize(
-    ("seed", "queues", "extra"), [(1, QUEUES, {}), (2, QUEUES, DRF), (3, UNLIMITED, {}), (7, QUEUES, {})]
+    ("seed", "queues", "extra"), [(1, QUEUES, {}), (10, QUEUES, DRF), (3, UNLIMITED, {}), (7, QUEUES, {})]
 )
 def test_headroom_equals_fresh_computation_after_random_operations(seed, queues, extra):
-    """Every (leaf, user) headroom equals the generic formula with a freshly computed user limit, after each op."""
+    """Every (leaf, user) headroom equals the generic formula with a freshly computed user limit, after each op.
+
+    (The DRF case moved from seed 2 to 10 when host and rack asks began to outlive their key's ANY ask, as in
+    Hadoop: seed 2's run no longer filled the cluster, which the last assertion needs.)"""
     cs = make_scheduler(queues, **extra)
     checked = full = 0
     for _ in Driver(seed, [cs]).run(400):

@@ -36,7 +36,7 @@ def _metrics(cs, path: str):
 
 
 def test_single_queue_one_user_metrics_testSingleQueueOneUserMetrics():
-    """TestLeafQueue.testSingleQueueOneUserMetrics: availableMB = (int)(8 GB x capacity 0.8) - 1 GB after one container."""
+    """TestLeafQueue.testSingleQueueOneUserMetrics: availableMB = (int)(8 GB x 0.8) - 1 GB after one container."""
     cs = _leaf_queue_scheduler()
     n0 = add_node(cs, 0, 8 * GB, 16)
     submit(cs, 0, "b", user="user_0", am_mb=None)

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from yarnball.policies.capacity._leaf import LeafQueue
     from yarnball.policies.capacity._queues import CSQueue
 
-__all__ = ["assign_app", "assign_reserved", "charge", "release_container", "unreserve"]
+__all__ = ["assign_app", "assign_reserved", "charge", "release_container", "retire_key", "unreserve"]
 
 # ContainerAllocation states that are not an allocation.
 PRIORITY_SKIPPED = 1
@@ -168,7 +168,10 @@ def _assign_on_node(
     if names:
         host_ask = names.get(node.host)
         rack_ask = names.get(node.rack)
-        if host_ask is not None and host_ask[0] > 0 and (rack_ask is None or rack_ask[0] > 0):
+        # RegularContainerAllocator.canAssign checks the rack before the host, for NODE_LOCAL as for RACK_LOCAL:
+        # "Check if we need containers on this rack" (getOutstandingAsksCount(rack) <= 0 -> false). A host ask
+        # whose rack has no outstanding ask is not allocated node-locally (it waits for off-switch).
+        if host_ask is not None and host_ask[0] > 0 and rack_ask is not None and rack_ask[0] > 0:
             r = _assign_container(ctx, leaf, app, node, ka, limits, reserved, NODE_LOCAL)
             if type(r) is CSAssignment:
                 return r
@@ -355,9 +358,7 @@ def _allocate(
     app.pending_m -= cap_m
     app.pending_v -= cap_v
     if ka.any_count <= 0:
-        ka.any_count = 0
-        del app.keys[ka.key]
-        app.sorted_keys = None
+        retire_key(app, ka)
     if had and not (app.pending_m > 0 or app.pending_v > 0):
         leaf.app_asks_changed(app, True, False)
     is_am = False
@@ -495,11 +496,20 @@ def decrement_asks(
     if chain:
         add_pending(leaf, -ka.cap_m, -ka.cap_v)
     if ka.any_count <= 0:
-        ka.any_count = 0
-        del app.keys[ka.key]
-        app.sorted_keys = None
+        retire_key(app, ka)
     if had and not (app.pending_m > 0 or app.pending_v > 0):
         leaf.app_asks_changed(app, True, False)
+
+
+def retire_key(app: SchedulerApp, ka: KeyAsks) -> None:
+    """The key's ANY count reached 0: ``LocalityAppPlacementAllocator.decrementOutstanding`` removes the scheduler key
+    and the ANY ask, and drops the placement allocator only when no host or rack ask is left (they stay, with their
+    counts, until the AM updates them: see ``SchedulerApp.idle_keys``)."""
+    ka.any_count = 0
+    del app.keys[ka.key]
+    app.sorted_keys = None
+    if ka.names:
+        app.idle_keys[ka.key] = ka
 
 
 def _dec_name(names: dict[str, list], name: str) -> None:

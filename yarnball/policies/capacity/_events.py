@@ -307,6 +307,7 @@ class EventHandlers(ContinuousScheduling):
             add_pending(leaf, -attempt.pending_m, -attempt.pending_v)
             attempt.pending_m = attempt.pending_v = 0
         attempt.keys.clear()
+        attempt.idle_keys.clear()
         attempt.sorted_keys = None
         leaf.app_asks_changed(attempt, had, False)
         attempt.stopped = True

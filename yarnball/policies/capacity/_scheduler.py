@@ -19,7 +19,7 @@ from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
 from yarnball.policies.capacity._acl import QueueACL
-from yarnball.policies.capacity._allocator import add_pending
+from yarnball.policies.capacity._allocator import add_pending, retire_key
 from yarnball.policies.capacity._events import HANDLERS, RELEASED_CONTAINER, EventHandlers, abnormal_status
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._notifications import (
@@ -328,7 +328,11 @@ class CapacityScheduler(EventHandlers):
                 key = (pri, rid)
                 ka = keys.get(key)
                 if ka is None:
-                    ka = keys[key] = KeyAsks(key, r.priority, rid)
+                    # A key whose ANY reached 0 keeps its host and rack asks (SchedulerApp.idle_keys).
+                    ka = app.idle_keys.pop(key, None) if app.idle_keys else None
+                    if ka is None:
+                        ka = KeyAsks(key, r.priority, rid)
+                    keys[key] = ka
                     app.sorted_keys = None
                 touched.append(ka)
                 last_pri, last_rid = pri, rid
@@ -360,8 +364,7 @@ class CapacityScheduler(EventHandlers):
                 ka.any_relax = r.relax_locality
         for ka in touched:
             if ka.any_count <= 0 and app.keys.get(ka.key) is ka:
-                del app.keys[ka.key]
-                app.sorted_keys = None
+                retire_key(app, ka)
         if dm or dv:
             app.pending_m += dm
             app.pending_v += dv

@@ -176,6 +176,7 @@ class SchedulerApp:
         "attempt_id",
         "blacklist",
         "completed",
+        "idle_keys",
         "is_active",
         "keys",
         "live",
@@ -207,6 +208,11 @@ class SchedulerApp:
         self.queue = app.queue
         self.user = user
         self.keys: dict[tuple[int, int], KeyAsks] = {}
+        # Keys whose ANY count is 0 but that still hold host or rack asks. LocalityAppPlacementAllocator's
+        # decrementOutstanding (and AppSchedulingInfo.updateResourceRequests for an ANY ask of 0) remove the key from
+        # the scheduler keys but keep its placement allocator while its resourceRequestMap is not empty, so the
+        # location asks come back with the key's next ANY ask until the AM updates them.
+        self.idle_keys: dict[tuple[int, int], KeyAsks] = {}
         self.sorted_keys: list[KeyAsks] | None = []
         self.pending_m = 0
         self.pending_v = 0
