@@ -244,11 +244,14 @@ def test_distributed_allocator_without_nodes_allocates_nothing() -> None:
 
 
 def test_zero_count_ask_withdraws_outstanding_demand() -> None:
-    """An ANY ask with 0 containers cancels what was outstanding."""
+    """An ANY ask with 0 containers cancels what was outstanding; like Hadoop's OpportunisticContainerContext the
+    entry stays, at 0, so a later host ask alone allocates nothing."""
     ctx = OpportunisticContainerContext()
     ctx.add_to_outstanding([ask(3)])
     ctx.add_to_outstanding([ask(0)])
-    assert ctx.pending == 0 and ctx.outstanding == {}
+    assert ctx.pending == 0
+    ctx.nodes = [(NodeId("x"), "/r")]
+    assert DistributedOpportunisticContainerAllocator(-1).allocate(ctx, [ask(2, "x")], same) == []
 
 
 # -- NM policies ------------------------------------------------------------------------------------------------------

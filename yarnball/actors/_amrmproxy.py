@@ -139,7 +139,9 @@ class DistributedScheduler(RequestInterceptor):
         return response.register_response
 
     def _set_nodes(self, nodes: Any) -> None:
-        self.context.nodes = [(n.node_id, n.rack_name) for n in nodes]
+        # DistributedScheduler.updateParameters -> OpportunisticContainerContext.updateNodeList: the RemoteNodes keep
+        # their racks and partitions, which the distributed allocator matches against node label expressions.
+        self.context.update_node_list(nodes)
 
     async def allocate(self, msg: AllocateRequest) -> Any:
         guaranteed, opportunistic = partition_asks(msg.ask)

@@ -179,8 +179,10 @@ class OpportunisticContainerAllocatorAMService:
         """``getLeastLoadedNodes``: cached for one sorting interval; refreshed only to a non-empty list."""
         now = self.rm.now
         if self._cached_at is None or now - self._cached_at > self.settings.sort_interval_ms:
+            # OpportunisticContainerAllocatorAMService.convertToRemoteNode: node id, rack and node partition
+            scheduled = self.rm.scheduler.nodes
             nodes = tuple(
-                RemoteNode(node_id=n, rack_name=self.monitor.racks.get(n, ""))
+                RemoteNode(node_id=n, rack_name=self.monitor.racks.get(n, ""), node_partition=_partition(scheduled, n))
                 for n in self.monitor.select_least_loaded_nodes(self.settings.nodes_used)
                 if n in self.rm.nodes
             )
@@ -548,3 +550,10 @@ class OpportunisticContainerAllocatorAMService:
         mem = sum(r.container.resource.memory_mb for r in self.containers.values())
         vc = sum(r.container.resource.vcores for r in self.containers.values())
         return Resource(mem, vc)
+
+
+def _partition(scheduled: Any, node_id: NodeId) -> str:
+    """``RMNode.getNodePartition``: the node's (single) label, or NO_LABEL ("")."""
+    node = scheduled.get(node_id)
+    labels = node.labels if node is not None else ()
+    return labels[0] if labels else ""

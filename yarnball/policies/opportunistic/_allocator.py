@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from yarnball.protocols import ANY, ExecutionType, NodeId, Priority, Resource, ResourceRequest
+from yarnball.protocols import ANY, ExecutionType, NodeId, Priority, RemoteNode, Resource, ResourceRequest
 
 __all__ = [
     "CentralizedOpportunisticContainerAllocator",
@@ -22,6 +22,7 @@ __all__ = [
     "partition_asks",
 ]
 
+NO_LABEL = ""  # CommonNodeLabelsManager.NO_LABEL
 RequestKey = tuple[int, int]  # SchedulerRequestKey: (priority, allocation_request_id)
 CapKey = tuple[int, int]  # (memory_mb, vcores)
 
@@ -65,15 +66,21 @@ def normalize(ask: Resource, minimum: Resource, maximum: Resource, increment: Re
 
 
 class _Enriched:
-    """``EnrichedResourceRequest``: the ANY ask plus its node and rack locations."""
+    """``EnrichedResourceRequest``: the ANY ask plus its node and rack locations.
 
-    __slots__ = ("nodes", "num_containers", "priority", "racks", "request_id", "resource")
+    Hadoop wraps the FIRST ask it sees for the (key, capability), whatever its resource name: the container count is
+    that ask's until an ANY ask sets it (``OpportunisticContainerContext.addToOutstandingReqs`` calls
+    ``setNumContainers`` on ANY asks only), and the partition is that ask's node label expression
+    (``OpportunisticContainerAllocator.getRequestPartition``). So asks naming only hosts or racks are allocated."""
+
+    __slots__ = ("nodes", "num_containers", "partition", "priority", "racks", "request_id", "resource")
 
     def __init__(self, ask: ResourceRequest) -> None:
         self.priority = ask.priority
         self.request_id = ask.allocation_request_id
         self.resource = ask.capability
-        self.num_containers = 0
+        self.num_containers = ask.num_containers
+        self.partition = ask.node_label_expression or NO_LABEL
         self.nodes: dict[str, int] = {}
         self.racks: dict[str, int] = {}
 
@@ -85,13 +92,24 @@ class OpportunisticContainerContext:
         self.outstanding: dict[RequestKey, dict[CapKey, _Enriched]] = {}
         self.blacklist: set[str] = set()
         self.nodes: list[tuple[NodeId, str]] = []  # the node list for distributed allocation: (node, rack)
+        # host -> node partition of the node list (RemoteNode.getNodePartition); a host not in it is NO_LABEL
+        self.partitions: dict[str, str] = {}
+
+    def update_node_list(self, nodes: Iterable[RemoteNode]) -> None:
+        """``updateNodeList``: the least-loaded nodes the RM handed out, with their racks and partitions."""
+        nodes = list(nodes)
+        self.nodes = [(n.node_id, n.rack_name) for n in nodes]
+        self.partitions = {n.node_id.host: n.node_partition for n in nodes if n.node_partition}
 
     def update_blacklist(self, additions: Iterable[str], removals: Iterable[str]) -> None:
         self.blacklist.difference_update(removals)
         self.blacklist.update(additions)
 
     def add_to_outstanding(self, asks: Iterable[ResourceRequest]) -> None:
-        """``addToOutstandingReqs``: ANY asks set the count; node/rack asks set locations (0 removes)."""
+        """``addToOutstandingReqs``: the first ask of a (key, capability) sets the count, ANY asks set it after; node
+        and rack asks set locations (``EnrichedResourceRequest.addLocation``: a count of 0 removes). Like Hadoop, an
+        entry stays (count 0) until an allocation uses its last container: a later host or rack ask alone does not
+        revive it."""
         for ask in asks:
             key = (ask.priority.priority, ask.allocation_request_id)
             caps = self.outstanding.setdefault(key, {})
@@ -103,14 +121,10 @@ class OpportunisticContainerContext:
                 e.num_containers = ask.num_containers
             else:
                 where = e.racks if ask.resource_name.startswith("/") else e.nodes
-                if ask.num_containers <= 0:
+                if ask.num_containers == 0:
                     where.pop(ask.resource_name, None)
                 else:
                     where[ask.resource_name] = ask.num_containers
-            if e.num_containers <= 0 and not e.nodes and not e.racks:
-                del caps[cap]
-                if not caps:
-                    del self.outstanding[key]
 
     def keys_descending(self) -> list[RequestKey]:
         """``outstandingOpReqs.descendingKeySet()``: highest priority number first, then highest request id."""
@@ -128,7 +142,7 @@ class OpportunisticContainerContext:
             if e is None:
                 continue
             e.num_containers -= 1
-            if e.num_containers <= 0:
+            if e.num_containers == 0:
                 del caps[cap]
                 if not caps:
                     del self.outstanding[key]
@@ -141,7 +155,7 @@ class OpportunisticContainerContext:
 
     @property
     def pending(self) -> int:
-        return sum(e.num_containers for caps in self.outstanding.values() for e in caps.values())
+        return sum(max(e.num_containers, 0) for caps in self.outstanding.values() for e in caps.values())
 
 
 Normalizer = Callable[[Resource], Resource]
@@ -168,17 +182,23 @@ class CentralizedOpportunisticContainerAllocator:
         out: list[Placement] = []
         asked: dict[int, CapKey] = {}
         for key in ctx.keys_descending():
-            remaining = -1
+            # CentralizedOpportunisticContainerAllocator.allocateContainers / allocatePerSchedulerKey
+            rem_allocs = -1
             if self.max_per_heartbeat > 0:
-                remaining = self.max_per_heartbeat - len(out)
-                if remaining <= 0:
+                rem_allocs = self.max_per_heartbeat - len(out)
+                if rem_allocs <= 0:
                     break
+            key_allocated = 0
             for cap, e in list(ctx.outstanding[key].items()):
                 to_alloc = e.num_containers
-                if remaining >= 0:
-                    to_alloc = min(remaining - sum(1 for p in out if _key(p) == key), to_alloc)
-                    if to_alloc <= 0:
-                        break
+                if rem_allocs > 0:
+                    remaining = rem_allocs - key_allocated
+                    if remaining <= 0:
+                        break  # "Not allocating more containers as max allocations per AM heartbeat has reached"
+                    to_alloc = min(remaining, to_alloc)
+                if to_alloc <= 0:
+                    continue
+                before = len(out)
                 resource = normalizer(e.resource)
                 done = 0
 
@@ -212,12 +232,9 @@ class CentralizedOpportunisticContainerAllocator:
                         break
                     place(node, ANY)
                     done += 1
+                key_allocated += len(out) - before
         ctx.match(out, asked)
         return out
-
-
-def _key(p: Placement) -> RequestKey:
-    return (p.priority.priority, p.allocation_request_id)
 
 
 class DistributedOpportunisticContainerAllocator:
@@ -248,15 +265,24 @@ class DistributedOpportunisticContainerAllocator:
             round_out: list[Placement] = []
             round_asked: dict[int, CapKey] = {}
             for key in ctx.keys_descending():
-                remaining = -1
+                # DistributedOpportunisticContainerAllocator.allocateContainers / allocate: the limit is checked per
+                # scheduler key, then per EnrichedResourceRequest against what this key got in this round.
+                rem_allocs = -1
                 if self.max_per_heartbeat > 0:
-                    remaining = self.max_per_heartbeat - len(out) - len(round_out)
-                    if remaining <= 0:
+                    rem_allocs = self.max_per_heartbeat - len(out) - len(round_out)
+                    if rem_allocs <= 0:
                         break
+                key_allocated = 0
                 for cap, e in list(ctx.outstanding.get(key, {}).items()):
-                    # maxAllocationsPerSchedulerKeyPerRound is 1 in Hadoop.
-                    to_alloc = min(e.num_containers, 1, remaining if remaining >= 0 else 1)
+                    # allocateContainersInternal: maxAllocationsPerSchedulerKeyPerRound is 1 in Hadoop.
+                    to_alloc = min(e.num_containers, 1)
+                    if rem_allocs > 0:
+                        remaining = rem_allocs - key_allocated
+                        if remaining <= 0:
+                            break
+                        to_alloc = min(remaining, to_alloc)
                     placed = self._one(ctx, e, to_alloc, used_hosts)
+                    key_allocated += len(placed)
                     for node_id, location in placed:
                         round_asked[len(round_out)] = cap
                         round_out.append(Placement(node_id, location, normalizer(e.resource), e.priority, e.request_id))
@@ -275,12 +301,17 @@ class DistributedOpportunisticContainerAllocator:
         if to_alloc <= 0:
             return placed
         loops = ["node", "rack", "any"] if e.nodes else ["any"]
+        partitions = ctx.partitions
         for loop in loops:
             if loop == "rack" and not e.racks:
                 continue
             for node_id, rack in ctx.nodes:
                 host = node_id.host
                 if host in ctx.blacklist:
+                    continue
+                # findNodeCandidates: only nodes whose partition is the request's (getRequestPartition, NO_LABEL
+                # for no expression, against getRemoteNodePartition)
+                if partitions.get(host, NO_LABEL) != e.partition:
                     continue
                 if loop == "node":
                     if host not in e.nodes:
