@@ -1,6 +1,8 @@
 """Delay scheduling and locality asks, against Hadoop's RegularContainerAllocator and LocalityAppPlacementAllocator.
 
 - testLocalityScheduling is TestLeafQueue's own test, ported.
+- The allocation's locality (NodeType) is counted in QueueMetrics' aggregate node-local, rack-local and off-switch
+  containers (incrNodeTypeAggregations) and logged at debug level with each allocation.
 - The rack-before-host check (RegularContainerAllocator.canAssign: "Check if we need containers on this rack" runs
   for NODE_LOCAL as for RACK_LOCAL) and location asks that outlive their key's ANY ask
   (LocalityAppPlacementAllocator.decrementOutstanding removes only the ANY entry; the placement allocator stays while
@@ -10,8 +12,13 @@
 
 from __future__ import annotations
 
+import structlog
+import structlog.testing
 from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_scheduler, submit
 
+from yarnball import Cluster
+from yarnball.actors import DistributedShellAppMaster
+from yarnball.launcher.workloads import WorkloadBuilder
 from yarnball.protocols import keys as k
 
 KEY = (1, -1)  # scheduler key: (priority 1, no allocation request id)
@@ -156,3 +163,53 @@ def test_locality_scheduling_testLocalityScheduling():
         assert app.opportunities[key] == i + 1
     assert [str(a.container.node_id) for a in heartbeat(cs, node_2)] == ["host2:8041"]  # OFF_SWITCH
     assert app.opportunities[key] == num_nodes + 1
+
+
+def _metrics(cs, path: str):
+    return next(m for m in cs.queue_metrics() if m.path == path)
+
+
+def _aggregates(m) -> tuple[int, int, int]:
+    return (
+        m.aggregate_node_local_containers_allocated,
+        m.aggregate_rack_local_containers_allocated,
+        m.aggregate_off_switch_containers_allocated,
+    )
+
+
+def test_node_type_aggregations_incrNodeTypeAggregations():
+    """QueueMetrics.incrNodeTypeAggregations: each allocation counts once by its locality, in the leaf and its
+    parents; the ContainerAllocated notification names the type."""
+    cs = make_scheduler(
+        {"root.p": {"capacity": 100}, "root.p.a": {"capacity": 100}},
+        **DELAYS,
+        **{k.ASSIGN_MULTIPLE_ENABLED: "false"},
+    )
+    n0, n1, n2 = (add_node(cs, i, rack=r) for i, r in ((0, "/r0"), (1, "/r0"), (2, "/r1")))
+    submit(cs, 1, "a", am_mb=None)
+    cs.allocate(attempt_id(1), [ask(GB, 2, name="host0"), ask(GB, 2, name="/r0"), ask(GB, 3)], [])
+    got = heartbeat(cs, n0)  # NODE_LOCAL
+    for _ in range(3):
+        got += heartbeat(cs, n1)  # RACK_LOCAL after node-locality-delay (2) misses
+    for _ in range(4):
+        got += heartbeat(cs, n2)  # OFF_SWITCH after 2 + 1 more
+    assert [a.locality for a in got] == ["NODE_LOCAL", "RACK_LOCAL", "OFF_SWITCH"]
+    for path in ("root.p.a", "root.p", "root"):
+        assert _aggregates(_metrics(cs, path)) == (1, 1, 1)
+    live = [c.id for c in cs.allocate(attempt_id(1), [], []).containers]
+    cs.allocate(attempt_id(1), [], live)  # released containers stay counted (aggregate metrics)
+    assert _aggregates(_metrics(cs, "root.p.a")) == (1, 1, 1)
+
+
+def test_allocation_type_in_debug_event_log():
+    """FiCaSchedulerApp.apply logs "allocate: ... type=NODE_LOCAL|RACK_LOCAL|OFF_SWITCH" (debug): so does the RM."""
+
+    wl = WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4).build()
+    c = Cluster({}, wl.nodes, seed=1)
+    c.submit(DistributedShellAppMaster(name="ds", num_containers=2, duration_ms=1_000))
+    with structlog.testing.capture_logs() as logs:
+        c.run()
+    allocated = [e for e in logs if e["event"] == "container_allocated"]
+    assert len(allocated) == 3  # the AM container and two task containers
+    assert {e["type"] for e in allocated} <= {"NODE_LOCAL", "RACK_LOCAL", "OFF_SWITCH"}
+    assert all(e["log_level"] == "debug" for e in allocated)

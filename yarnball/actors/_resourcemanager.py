@@ -15,6 +15,7 @@ One actor holds what Hadoop's RM splits into services, each a group of handlers 
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections import Counter
@@ -325,6 +326,16 @@ class ResourceManager(Actor):
         self.counters["containers_allocated"] += 1
         cid = container.id
         node_id = container.node_id
+        log = self.log
+        if log.is_enabled_for(logging.DEBUG):
+            # FiCaSchedulerApp.apply's "allocate: applicationAttemptId=... container=... host=... type=..." (debug)
+            log.debug(
+                "container_allocated",
+                attempt=str(note.attempt_id),
+                container=str(cid),
+                node=str(node_id),
+                type=note.locality,
+            )
         self.live.add(cid)
         self.unlaunched[cid] = (self.kernel.now, node_id)
         attempt_id = note.attempt_id

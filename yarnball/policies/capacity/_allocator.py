@@ -21,6 +21,7 @@ from yarnball.policies.capacity._context import (
 from yarnball.policies.capacity._notifications import ContainerAllocated, ContainerReserved
 from yarnball.policies.capacity._state import (
     ALLOCATED,
+    LOCALITY_NAMES,
     NODE_LOCAL,
     OFF_SWITCH,
     RACK_LOCAL,
@@ -332,17 +333,21 @@ def _allocate(
     # One walk up the queues: usage (charge(), unless the reservation was charged already), the container count
     # and the pending resource (decrement_asks' add_pending).
     q: CSQueue | None = leaf
+    # AppSchedulingInfo.updateMetrics -> QueueMetrics.incrNodeTypeAggregations(user, type): the allocation's locality
+    # is counted in the leaf's metrics and every parent's.
     if from_reserved is None:
         while q is not None:
             q.used_m += cap_m
             q.used_v += cap_v
             q.num_containers += 1
+            q.allocated_by_locality[locality] += 1
             q.pending_m -= cap_m
             q.pending_v -= cap_v
             q = q.parent
     else:
         while q is not None:
             q.num_containers += 1
+            q.allocated_by_locality[locality] += 1
             q.pending_m -= cap_m
             q.pending_v -= cap_v
             q = q.parent
@@ -381,7 +386,7 @@ def _allocate(
     )
     rmc.container = container
     app.new_containers.append(container)
-    ctx.outbox.append(ContainerAllocated(app.attempt_id, container, is_am))
+    ctx.outbox.append(ContainerAllocated(app.attempt_id, container, is_am, LOCALITY_NAMES[locality]))
     if leaf.fair:
         leaf.fair_dirty = True
     return CSAssignment(cap_m, cap_v, locality)

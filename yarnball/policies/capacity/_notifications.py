@@ -64,6 +64,7 @@ class ContainerAllocated(_Note):
     attempt_id: ApplicationAttemptId
     container: Container
     is_am: bool = False
+    locality: str = ""  # the allocation's NodeType: NODE_LOCAL, RACK_LOCAL or OFF_SWITCH
 
 
 class ContainerReserved(_Note):
@@ -135,3 +136,8 @@ class QueueMetrics(msgspec.Struct, frozen=True, kw_only=True):
     apps_running: int
     containers_allocated: int
     num_active_users: int
+    # QueueMetrics.aggregateNodeLocalContainersAllocated, aggregateRackLocalContainersAllocated,
+    # aggregateOffSwitchContainersAllocated
+    aggregate_node_local_containers_allocated: int = 0
+    aggregate_rack_local_containers_allocated: int = 0
+    aggregate_off_switch_containers_allocated: int = 0

@@ -38,6 +38,7 @@ class CSQueue:
         "abs_cap",
         "abs_max",
         "acls",
+        "allocated_by_locality",
         "capacity",
         "children",
         "eff_max_m",
@@ -96,6 +97,9 @@ class CSQueue:
         self.eff_min_m = self.eff_min_v = 0
         self.eff_max_m = self.eff_max_v = 0
         self.num_containers = 0
+        # QueueMetrics.aggregate{NodeLocal,RackLocal,OffSwitch}ContainersAllocated, indexed by NODE_LOCAL, RACK_LOCAL,
+        # OFF_SWITCH: counted on every allocation, never decremented (incrNodeTypeAggregations, parents included).
+        self.allocated_by_locality: list[int] = [0, 0, 0]
         self.num_applications = 0
 
     # -- capacities --------------------------------------------------------------------------------------------

@@ -158,6 +158,9 @@ class CapacityScheduler(EventHandlers):
                     apps_running=running,
                     containers_allocated=q.num_containers,
                     num_active_users=users,
+                    aggregate_node_local_containers_allocated=q.allocated_by_locality[0],
+                    aggregate_rack_local_containers_allocated=q.allocated_by_locality[1],
+                    aggregate_off_switch_containers_allocated=q.allocated_by_locality[2],
                 )
             )
             for child in q.children:

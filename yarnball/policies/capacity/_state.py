@@ -36,6 +36,8 @@ RUNNING = "RUNNING"
 NODE_LOCAL = 0
 RACK_LOCAL = 1
 OFF_SWITCH = 2
+# NodeType's names, indexed by the constants above
+LOCALITY_NAMES: tuple[str, str, str] = ("NODE_LOCAL", "RACK_LOCAL", "OFF_SWITCH")
 
 
 class SchedulerNode:
