@@ -92,6 +92,11 @@ def test_location_asks_dropped_when_am_zeroes_them():
     assert [str(a.container.node_id) for a in heartbeat(cs, nodes[2])] == ["host2:8041"]
 
 
+def placed(cs, node) -> list[tuple[str, str]]:
+    """verifyContainerAllocated(assignment, type): the containers one heartbeat allocates, with their NodeType."""
+    return [(str(a.container.node_id), a.locality) for a in heartbeat(cs, node)]
+
+
 def test_locality_scheduling_testLocalityScheduling():
     """TestLeafQueue.testLocalityScheduling: off-switch after the locality wait, node-local and rack-local with and
     without rack-locality-full-reset, and the off-switch delay capped by the number of nodes."""
@@ -129,12 +134,12 @@ def test_locality_scheduling_testLocalityScheduling():
         assert heartbeat(cs, node_2) == []
         assert (app.opportunities[key], outstanding()) == (missed, 3)
     # Another off switch, now we should allocate since missedOpportunities=3 and reqdContainers=3
-    assert [str(a.container.node_id) for a in heartbeat(cs, node_2)] == ["host2:8041"]
+    assert placed(cs, node_2) == [("host2:8041", "OFF_SWITCH")]
     assert (app.opportunities[key], outstanding()) == (4, 2)  # should NOT reset
     # NODE_LOCAL - node_0, then node_1: should reset
-    assert [str(a.container.node_id) for a in heartbeat(cs, node_0)] == ["host0:8041"]
+    assert placed(cs, node_0) == [("host0:8041", "NODE_LOCAL")]
     assert (app.opportunities[key], outstanding()) == (0, 1)
-    assert [str(a.container.node_id) for a in heartbeat(cs, node_1)] == ["host1:8041"]
+    assert placed(cs, node_1) == [("host1:8041", "NODE_LOCAL")]
     assert (app.opportunities[key], outstanding()) == (0, 0)
 
     # Add 1 more request to check for RACK_LOCAL
@@ -145,14 +150,14 @@ def test_locality_scheduling_testLocalityScheduling():
     cs._ctx.node_locality_delay = 1
     assert heartbeat(cs, node_3) == []  # Shouldn't assign RACK_LOCAL yet
     assert (app.opportunities[key], outstanding()) == (1, 4)
-    assert [str(a.container.node_id) for a in heartbeat(cs, node_3)] == ["host3:8041"]  # RACK_LOCAL now
+    assert placed(cs, node_3) == [("host3:8041", "RACK_LOCAL")]  # RACK_LOCAL now
     assert (app.opportunities[key], outstanding()) == (0, 3)  # should reset
     assert heartbeat(cs, node_3) == []  # schedulingOpportunities got reset
     assert (app.opportunities[key], outstanding()) == (1, 3)
     cs._ctx.rack_full_reset = False  # Next time we schedule RACK_LOCAL, don't reset
-    assert [str(a.container.node_id) for a in heartbeat(cs, node_3)] == ["host3:8041"]
+    assert placed(cs, node_3) == [("host3:8041", "RACK_LOCAL")]
     assert (app.opportunities[key], outstanding()) == (2, 2)  # should NOT reset
-    assert [str(a.container.node_id) for a in heartbeat(cs, node_3)] == ["host3:8041"]
+    assert placed(cs, node_3) == [("host3:8041", "RACK_LOCAL")]
     assert (app.opportunities[key], outstanding()) == (3, 1)
 
     # Add a request larger than cluster size to verify OFF_SWITCH delay is capped by cluster size
@@ -161,7 +166,7 @@ def test_locality_scheduling_testLocalityScheduling():
     for i in range(num_nodes):
         assert heartbeat(cs, node_2) == []
         assert app.opportunities[key] == i + 1
-    assert [str(a.container.node_id) for a in heartbeat(cs, node_2)] == ["host2:8041"]  # OFF_SWITCH
+    assert placed(cs, node_2) == [("host2:8041", "OFF_SWITCH")]  # OFF_SWITCH
     assert app.opportunities[key] == num_nodes + 1
 
 
