@@ -25,7 +25,7 @@ from typing import Any
 from yarnball.errors import ConfigurationError, YarnballError
 from yarnball.launcher.sweep._report import write_plots, write_report
 from yarnball.launcher.sweep._runner import INSTALL_RAY, SweepProgress, require_tune, run_in_process, run_on_ray
-from yarnball.launcher.sweep._scenario import METRICS, SCENARIO_DIR, is_complete, read_row
+from yarnball.launcher.sweep._scenario import METRICS, SCENARIO_DIR, STATE_DIR, is_complete, read_row
 from yarnball.launcher.sweep._spec import Scenario, SweepSpec, load_spec, parse_spec, scenario_name
 from yarnball.launcher.sweep._table import aggregate, write_tables
 
@@ -101,6 +101,8 @@ def sweep(
         raise ConfigurationError(f"{out}: --output-dir exists and is not a directory")
     (out / SCENARIO_DIR).mkdir(parents=True, exist_ok=True)
     todo = [s for s in parsed.scenarios if not (resume and is_complete(out, s))]
+    for s in todo:  # attempts count within one sweep: a later retry of an earlier failure is not "retried"
+        (out / STATE_DIR / f"{s.name}.attempts").unlink(missing_ok=True)
     bar = SweepProgress(len(parsed.scenarios), len(parsed.scenarios) - len(todo), enabled=progress)
     failures: dict[str, str] = {}
     if todo and workers == 0:

@@ -39,21 +39,14 @@ def write_plots(output_dir: Path, rows: Sequence[dict[str, Any]], axes: Sequence
     varying = [a for a in axes if a != "seed" and len({str(r[a]) for r in rows}) > 1]
     written = []
 
-    def boxes(groups: dict[str, list[float]], title: str, name: str, horizontal: bool) -> None:
-        height = max(3.0, 0.45 * len(groups) + 1.5) if horizontal else 4.0
-        fig, ax = plt.subplots(figsize=(9, height))
-        ax.boxplot(list(groups.values()), vert=not horizontal, showmeans=True)
-        labels = list(groups)
-        if horizontal:
-            ax.set_yticks(range(1, len(labels) + 1), labels, fontsize=8)
-            ax.invert_yaxis()
-            ax.set_xlabel("job completion time (s)")
-            ax.grid(axis="x", alpha=0.3)
-        else:
-            ax.set_xticks(range(1, len(labels) + 1), labels)
-            ax.set_ylabel("job completion time (s)")
-            ax.grid(axis="y", alpha=0.3)
-        ax.set_title(title)
+    def boxes(groups: dict[str, list[float]], title: str, name: str) -> None:
+        fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(groups) + 2.0), 4.5))
+        ax.boxplot(list(groups.values()), showmeans=True)
+        long = max(len(g) for g in groups) > 12
+        ax.set_xticks(range(1, len(groups) + 1), [g.replace(", ", "\n") for g in groups], fontsize=8 if long else 10)
+        ax.set_ylabel("job completion time (s)")
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_title(title, fontsize=10)
         fig.tight_layout()
         path = plots / name
         fig.savefig(path, **_SAVE)
@@ -65,12 +58,12 @@ def write_plots(output_dir: Path, rows: Sequence[dict[str, Any]], axes: Sequence
     for r in ok:
         by_combo.setdefault(", ".join(f"{a}={r[a]}" for a in shown), []).extend(r["jct_seconds"])
     title = "Job completion time per combination (seeds pooled; triangle = mean)"
-    boxes(by_combo, title, "jct_by_combination.png", True)
+    boxes(by_combo, title, "jct_by_combination.png")
     for axis in varying:
         groups: dict[str, list[float]] = {}
         for r in ok:
             groups.setdefault(str(r[axis]), []).extend(r["jct_seconds"])
-        boxes(groups, f"Job completion time by {axis} (other axes and seeds pooled)", f"jct_by_{axis}.png", False)
+        boxes(groups, f"Job completion time by {axis} (other axes and seeds pooled)", f"jct_by_{axis}.png")
     return written
 
 
