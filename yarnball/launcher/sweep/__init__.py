@@ -100,7 +100,7 @@ def sweep(
     if out.exists() and not out.is_dir():
         raise ConfigurationError(f"{out}: --output-dir exists and is not a directory")
     (out / SCENARIO_DIR).mkdir(parents=True, exist_ok=True)
-    todo = [s for s in parsed.scenarios if not (resume and is_complete(out, s))]
+    todo = [s for s in parsed.scenarios if not (resume and is_complete(out, s.name))]
     for s in todo:  # attempts count within one sweep: a later retry of an earlier failure is not "retried"
         (out / STATE_DIR / f"{s.name}.attempts").unlink(missing_ok=True)
     bar = SweepProgress(len(parsed.scenarios), len(parsed.scenarios) - len(todo), enabled=progress)
@@ -118,7 +118,7 @@ def sweep(
 
 
 def _row(out: Path, scenario: Scenario, trial_error: str | None) -> dict[str, Any]:
-    row = read_row(out, scenario)
+    row = read_row(out, scenario.name)
     if row is not None and trial_error is None:
         return row
     # The trial died every time it was tried (or never recorded its row): an error row from Tune's message.

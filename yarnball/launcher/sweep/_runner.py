@@ -157,13 +157,22 @@ def _progress_callback(base: type, on_done: Callable[[bool], None]) -> Any:
     """A Tune callback advancing the progress line when a trial reports its row or fails for good."""
 
     class _Progress(base):  # type: ignore[misc, valid-type]
+        def __init__(self, on_done: Callable[[bool], None]) -> None:  # no closure: the class is pickled by value
+            self.on_done = on_done
+
+        def __getstate__(self) -> dict[str, Any]:  # Tune pickles its callbacks with the experiment state
+            return {}
+
+        def __setstate__(self, state: dict[str, Any]) -> None:
+            self.on_done = lambda failed: None
+
         def on_trial_result(self, iteration: int, trials: list[Any], trial: Any, result: dict[str, Any]) -> None:
-            on_done(bool(result.get("failed")))
+            self.on_done(bool(result.get("failed")))
 
         def on_trial_error(self, iteration: int, trials: list[Any], trial: Any) -> None:
-            on_done(True)
+            self.on_done(True)
 
-    return _Progress()
+    return _Progress(on_done)
 
 
 def _clock(seconds: float) -> str:

@@ -95,9 +95,9 @@ def run_scenario(scenario: Scenario, output_dir: str | os.PathLike[str]) -> dict
     return record
 
 
-def read_row(output_dir: str | os.PathLike[str], scenario: Scenario) -> dict[str, Any] | None:
-    """The recorded row of a finished scenario, or None."""
-    path = Path(output_dir) / STATE_DIR / f"{scenario.name}.json"
+def read_row(output_dir: str | os.PathLike[str], name: str) -> dict[str, Any] | None:
+    """The recorded row of a finished scenario (by name), or None."""
+    path = Path(output_dir) / STATE_DIR / f"{name}.json"
     try:
         row: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -105,12 +105,12 @@ def read_row(output_dir: str | os.PathLike[str], scenario: Scenario) -> dict[str
     return row
 
 
-def is_complete(output_dir: str | os.PathLike[str], scenario: Scenario) -> bool:
+def is_complete(output_dir: str | os.PathLike[str], name: str) -> bool:
     """True when the scenario finished without error and every output its summary lists is there (``--resume``)."""
-    row = read_row(output_dir, scenario)
+    row = read_row(output_dir, name)
     if row is None or row.get("status") == "error":
         return False
-    out = Path(output_dir) / SCENARIO_DIR / scenario.name
+    out = Path(output_dir) / SCENARIO_DIR / name
     try:
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
