@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import tomllib
 from contextlib import redirect_stderr
 from pathlib import Path
 
@@ -182,3 +183,28 @@ def test_cli_exits_2_on_a_bad_spec_before_running(tmp_path: Path) -> None:
     assert rc == 2
     assert err.getvalue().startswith(f"yarnball sweep: error: {path}: field fixed.until-ms:")
     assert not (tmp_path / "out").exists()
+
+
+def test_example_spec_is_the_documented_grid() -> None:
+    """examples/sweeps: preemption off/on x two layouts x 3 seeds on the bundled trace, every path present."""
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    spec = load_spec(examples / "sweeps" / "preemption-queues.toml")
+    assert spec.axes == ("trace", "preemption", "layout", "seed")
+    assert len(spec.scenarios) == 12
+    for s in spec.scenarios:
+        for option in ("--tracelocation", "--nodes", "--conf-dir"):
+            (path,) = arg(s.args, option)
+            assert Path(path).exists(), path
+    assert {Path(arg(s.args, "--tracelocation")[0]).resolve() for s in spec.scenarios} == {
+        (examples / "traces" / "sample-sls.json").resolve()
+    }
+
+
+def test_readme_spec_parses() -> None:
+    """The TOML spec shown in the README's Sweeps section is a valid spec."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Sweeps") :]
+    block = section[section.index("```toml\n") + len("```toml\n") :]
+    spec = parse_spec(tomllib.loads(block[: block.index("```")]), source="README.md")
+    assert spec.axes == ("trace", "preemption", "yarn.scheduler.capacity.node-locality-delay", "seed")
+    assert len(spec.scenarios) == 2 * 2 * 3
