@@ -17,7 +17,7 @@ import os
 import re
 import shlex
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -148,13 +148,14 @@ def parse_spec(
     _check_unique([_safe(a[0]) for a in axes], "axes", fail)
 
     scenarios: list[Scenario] = []
-    for (trace_label, trace), *points, seed in itertools.product(traces, *(a[1] for a in axes), spec.seeds):
+    names = [a[0] for a in axes]
+    for (trace_label, trace), seed, points in _product(traces, spec.seeds, [a[1] for a in axes]):
         params = (
             ("trace", trace_label),
-            *((axes[i][0], label) for i, (label, _s) in enumerate(points)),
+            *((names[i], label) for i, (label, _s) in enumerate(points)),
             ("seed", str(seed)),
         )
-        merged = _merge(spec.fixed, [(axes[i][0], s) for i, (_l, s) in enumerate(points)], fail)
+        merged = _merge(spec.fixed, [(names[i], s) for i, (_l, s) in enumerate(points)], fail)
         args = _simulate_args(trace, merged, seed, base)
         scenarios.append(Scenario(scenario_name(params), params, tuple(args)))
     return SweepSpec(
@@ -171,6 +172,16 @@ def scenario_name(params: tuple[tuple[str, str], ...]) -> str:
 
 
 # -- helpers -----------------------------------------------------------------------------------------------------
+def _product(
+    traces: list[tuple[str, _Trace]], seeds: list[int], axes: list[list[tuple[str, _Settings]]]
+) -> Iterator[tuple[tuple[str, _Trace], int, tuple[tuple[str, _Settings], ...]]]:
+    """traces x axes x seeds, the seed varying fastest."""
+    for trace in traces:
+        for points in itertools.product(*axes):
+            for seed in seeds:
+                yield trace, seed, points
+
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
