@@ -9,12 +9,14 @@ The sequential path is ``yarnball.sweep(..., workers=0)`` (no Ray); the Ray path
 workers), then ``yarnball.sweep(..., workers=2)``. Both write the same rows (checked: every metric but
 ``wall_seconds``), so the ratio of their wall times is the speed-up.
 
-Reported: the speed-up (sequential sweep / (Ray start + Ray sweep)); the Ray start-up (``ray.init``, then until the
-first scenario starts in a worker: Tune's set-up, the worker process and its imports); the mean scenario wall
-time in-process and inside a Ray worker (their ratio is the CPU contention of running k simulations plus Ray's
-own processes on the cores); and the per-scenario overhead of the Ray path, ``(k * T_ray_sweep - sum of the
-scenarios' wall times in the workers) / n``: worker slot time not spent simulating (start-up, serialisation,
-Tune's trial loop, result collection, the final tables). Goal (issue 17): >= 1.7x with 2 workers on 2 cores.
+Reported: the speed-up (sequential sweep / (Ray start + Ray sweep)); the Ray start-up S (``ray.init``, then until
+the first scenario starts in a worker: Tune's set-up, the worker process and its imports); the mean scenario wall
+time w in-process and inside a Ray worker (their ratio c is the CPU contention of running k simulations plus Ray's
+own processes on the cores); and the per-scenario overhead o of the Ray path once started,
+``(k * (T_sweep - first start) - sum of the scenarios' wall times in the workers) / n``: worker slot time not
+spent simulating (Tune's trial loop, serialisation, result collection, the final tables and plots). The model
+``T_k = S + ceil(n / k) * (c * w + o)`` is printed beside the measured time. Goal (issue 17): >= 1.7x with 2
+workers on 2 cores.
 """
 
 from __future__ import annotations
@@ -102,19 +104,25 @@ def run(workdir: Path, jobs: int, nodes: int, k: int) -> None:
     w_ray = [r["wall_seconds"] for r in par.rows]
     t_ray = t_init + t_sweep
     to_first = first_start(workdir / "ray") - wall_start
-    overhead = (k * t_sweep - sum(w_ray)) / n
+    startup = t_init + to_first
+    steady = (k * (t_sweep - to_first) - sum(w_ray)) / n
+    waves = -(-n // k)
+    w, c = statistics.fmean(w_seq), statistics.fmean(w_ray) / statistics.fmean(w_seq)
+    model = startup + waves * (c * w + steady)
     print(f"bench_sweep: {n} scenarios ({jobs} jobs, {nodes} nodes each), {k} Ray workers, {os.cpu_count()} cores")
     print(f"load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, after "
           f"{load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")  # fmt: skip
-    print(f"  sequential, in-process:  {t_seq:8.1f} s  (scenario wall: mean {statistics.fmean(w_seq):.2f} s, "
+    print(f"  sequential, in-process:  {t_seq:8.1f} s  (scenario wall w: mean {w:.2f} s, "
           f"min {min(w_seq):.2f} s, max {max(w_seq):.2f} s)")  # fmt: skip
     print(f"  Ray, {k} workers:         {t_ray:8.1f} s  (ray.init {t_init:.1f} s + sweep {t_sweep:.1f} s; "
           f"scenario wall in a worker: mean {statistics.fmean(w_ray):.2f} s)")  # fmt: skip
     print(f"  speed-up:                {t_seq / t_ray:8.2f}x  (sweep alone {t_seq / t_sweep:.2f}x; goal >= 1.7x)")
-    print(f"  start-up: ray.init {t_init:.1f} s, sweep start -> first scenario running {to_first:.1f} s")
-    contention = statistics.fmean(w_ray) / statistics.fmean(w_seq)
-    print(f"  contention: scenario wall in a worker / in-process = {contention:.2f}")
-    print(f"  Ray overhead per scenario (k * T_sweep - sum of scenario walls) / n = {overhead:.2f} s")
+    print(f"  start-up S: ray.init {t_init:.1f} s + sweep start -> first scenario running {to_first:.1f} s")
+    print(f"  contention c: scenario wall in a worker / in-process = {c:.2f}")
+    print(
+        f"  overhead per scenario after start-up o = (k * (T_sweep - first start) - sum of walls) / n = {steady:.2f} s"
+    )
+    print(f"  model S + ceil(n/k) * (c * w + o) = {model:.1f} s (measured {t_ray:.1f} s)")
 
 
 if __name__ == "__main__":
