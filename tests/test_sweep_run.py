@@ -209,3 +209,19 @@ def test_main_rejects_negative_workers(tmp_path: Path) -> None:
     with redirect_stderr(err):
         rc = main([str(spec), "--output-dir", str(tmp_path / "o"), "--workers", "-1"])
     assert rc == 2 and "--workers" in err.getvalue()
+
+
+def test_report_names_best_and_worst_or_says_they_are_equal(tmp_path: Path) -> None:
+    """report.md puts the lower-is-better winner first, and says so when every combination ties."""
+    from yarnball.launcher.sweep._report import write_report
+
+    rows = [
+        {"trace": "t", "p": p, "seed": "1", "status": "ok", "jct_mean_s": j, "containers_preempted": 0}
+        for p, j in (("a", 30.0), ("b", 10.0), ("c", 20.0))
+    ]
+    agg = aggregate(rows, ("trace", "p", "seed"))
+    text = write_report(tmp_path, "spec.toml", rows, agg, ("trace", "p", "seed"), []).read_text()
+    (jct,) = [line for line in text.splitlines() if line.startswith("| jct_mean_s |")]
+    assert jct.index("p=b") < jct.index("p=a")
+    (preempted,) = [line for line in text.splitlines() if line.startswith("| containers_preempted |")]
+    assert "all 3 combinations equal" in preempted

@@ -98,6 +98,9 @@ def write_report(
         ranked.sort(key=lambda a: a[f"{metric}_mean"], reverse=direction == "max")
         best, worst = ranked[0], ranked[-1]
         better = {"min": "lower", "max": "higher"}.get(direction or "", "- (lowest / highest)")
+        if best[f"{metric}_mean"] == worst[f"{metric}_mean"]:
+            lines.append(f"| {metric} | {better} | all {len(ranked)} combinations equal | {_pm(best, metric)} | | |")
+            continue
         lines.append(
             f"| {metric} | {better} | {combination_label(best, axes)} | {_pm(best, metric)} "
             f"| {combination_label(worst, axes)} | {_pm(worst, metric)} |"
