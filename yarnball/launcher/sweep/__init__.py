@@ -24,13 +24,12 @@ from typing import Any
 
 from yarnball.errors import ConfigurationError, YarnballError
 from yarnball.launcher.sweep._report import write_plots, write_report
-from yarnball.launcher.sweep._runner import INSTALL_RAY, SweepProgress, require_tune, run_in_process, run_on_ray
+from yarnball.launcher.sweep._runner import SweepProgress, require_tune, run_in_process, run_on_ray
 from yarnball.launcher.sweep._scenario import METRICS, SCENARIO_DIR, STATE_DIR, is_complete, read_row
 from yarnball.launcher.sweep._spec import Scenario, SweepSpec, load_spec, parse_spec, scenario_name
 from yarnball.launcher.sweep._table import aggregate, write_tables
 
 __all__ = [
-    "INSTALL_RAY",
     "METRICS",
     "Scenario",
     "SweepResult",

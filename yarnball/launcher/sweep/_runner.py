@@ -23,19 +23,21 @@ from yarnball.errors import ConfigurationError
 from yarnball.launcher.sweep._scenario import STATE_DIR, run_scenario
 from yarnball.launcher.sweep._spec import Scenario
 
-__all__ = ["INSTALL_RAY", "SweepProgress", "require_tune", "run_in_process", "run_on_ray"]
-
-INSTALL_RAY = "pip install 'yarnball[ray]'"
+__all__ = ["SweepProgress", "require_tune", "run_in_process", "run_on_ray"]
 
 
 def require_tune() -> None:
-    """Fail with the install command when Ray Tune cannot be imported."""
+    """Fail with the install command when Ray Tune cannot be imported (Ray itself may be there without Tune's
+    dependencies, so this imports it rather than asking ``find_spec``)."""
     try:
         import ray.tune  # noqa: F401
     except ImportError as exc:
+        from yarnball.launcher._about import RAY_INSTALL  # here: _about imports yarnball's __version__
+
         raise ConfigurationError(
-            f"yarnball sweep runs its scenarios on Ray Tune, which is not installed ({exc}); "
-            f"install it with: {INSTALL_RAY} (or run in this process with --workers 0)"
+            f"yarnball sweep needs Ray Tune, which is not installed ({exc}): install the extra with "
+            f"`{RAY_INSTALL}` (or `pip install 'yarnball[ray]'`), or run the scenarios in this process with "
+            "--workers 0"
         ) from exc
 
 
