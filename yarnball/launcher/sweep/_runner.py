@@ -1,11 +1,12 @@
 """Running a sweep: every scenario on Ray Tune (one trial, one CPU, one embedded simulation each), or in-process.
 
 Ray Tune does the trial management: the grid of scenario names, at most ``workers`` trials at a time, one CPU per
-trial, and the retry of a trial whose worker process died (``FailureConfig(max_failures)``). A scenario's own
-failure (a user error, or an exception in the simulation) is not a trial failure: the trial reports it as its row
-and ends normally, so a deterministic failure is not retried. ``--resume`` is decided here, before Tune starts:
-the scenarios whose outputs are complete are left out of the grid (simpler than restoring Tune's experiment
-state, and it also skips the scenarios an earlier sweep with a different spec already ran).
+trial, and the retry of a trial whose worker process died (``FailureConfig(max_failures)``). Trials reuse their
+worker process (``reuse_actors``), so each worker imports Ray Tune and yarnball once, not once per scenario. A
+scenario's own failure (a user error, or an exception in the simulation) is not a trial failure: the trial reports
+it as its row and ends normally, so a deterministic failure is not retried. ``--resume`` is decided before Tune
+starts: the scenarios whose outputs are complete are left out of the grid (simpler than restoring Tune's
+experiment state, and it also skips the scenarios an earlier sweep with a different spec already ran).
 
 ``workers=0`` runs the scenarios one after another in this process, without Ray (the benchmark's baseline).
 """
@@ -123,7 +124,11 @@ def run_on_ray(
         options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
         if address is None:
             options["num_cpus"] = workers or os.cpu_count() or 1
-        ray.init(address=address, **options)
+        try:
+            ray.init(address=address, **options)
+        except (ConnectionError, RuntimeError, ValueError) as exc:  # Ray's errors, translated at the boundary
+            where = f"the Ray cluster at {address}" if address else "a local Ray"
+            raise ConfigurationError(f"--address: cannot start or join {where}: {exc}") from exc
         started = True
     try:
         concurrency = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
