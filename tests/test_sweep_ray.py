@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from yarnball.launcher import cli
+from yarnball.launcher._slsmetrics import WALL_CLOCK_PREFIX
 from yarnball.launcher.sweep import SweepResult, sweep
 from yarnball.launcher.sweep._scenario import STATE_DIR, is_complete
 from yarnball.launcher.sweep._spec import parse_spec
@@ -48,6 +49,8 @@ def without_wall_clock(name: str, data: bytes) -> Any:
         return summary
     if name in WALL_CLOCK_FILES:  # same rows (time, op, count); only the seconds differ
         return [line.rsplit(",", 1)[0] for line in data.decode().splitlines()]
+    if name.startswith(f"metrics/{WALL_CLOCK_PREFIX}"):  # SLS's timecost samplers: same (t, count), measured times
+        return [line.split(",")[:2] for line in data.decode().splitlines()]
     return data
 
 
