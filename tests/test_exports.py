@@ -34,6 +34,7 @@ EXPECTED = {
     "decode",
     "encode",
     "handler",
+    "sweep",
 }
 
 

@@ -35,6 +35,7 @@ from yarnball.errors import (
     YarnballError,
 )
 from yarnball.launcher import Cluster
+from yarnball.launcher.sweep import sweep
 from yarnball.protocols import Configuration, Resource, decode, encode
 
 __version__ = "0.1.0"
@@ -65,4 +66,5 @@ __all__ = [
     "decode",
     "encode",
     "handler",
+    "sweep",
 ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from yarnball.launcher.workloads import synthetic_workload
 
@@ -30,6 +31,11 @@ def main() -> None:
         map_ms=(5_000, 40_000),
         reduce_ms=(10_000, 60_000),
     )
+    write_trace(workload, HERE / "sample-sls.json", HERE / "sample-nodes.json")
+
+
+def write_trace(workload: Any, sls_path: Path, nodes_path: Path) -> None:
+    """Write a built workload as an SLS JSON trace and an SLS node file (also used by bench/bench_sweep.py)."""
     jobs = []
     for job in workload.jobs:
         tasks = []
@@ -54,12 +60,12 @@ def main() -> None:
             "job.user": job.user,
             "job.tasks": tasks,
         })  # fmt: skip
-    (HERE / "sample-sls.json").write_text("\n".join(json.dumps(j, indent=1) for j in jobs) + "\n")
+    sls_path.write_text("\n".join(json.dumps(j, indent=1) for j in jobs) + "\n")
     racks: dict[str, list[dict[str, str]]] = defaultdict(list)
     for node in workload.nodes:
         racks[node.rack.strip("/")].append({"node": node.hostname})
     files = [{"rack": rack, "nodes": nodes} for rack, nodes in racks.items()]
-    (HERE / "sample-nodes.json").write_text("\n".join(json.dumps(r, indent=1) for r in files) + "\n")
+    nodes_path.write_text("\n".join(json.dumps(r, indent=1) for r in files) + "\n")
 
 
 if __name__ == "__main__":

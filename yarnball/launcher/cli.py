@@ -1,10 +1,11 @@
-"""The ``yarnball`` command: ``yarnball simulate`` (SLS's ``slsrun.sh``, in virtual time) and ``yarnball preempt``.
+"""The ``yarnball`` command: ``yarnball simulate`` (SLS's ``slsrun.sh``, in virtual time), ``yarnball preempt`` and
+``yarnball sweep`` (:mod:`yarnball.launcher.sweep`).
 
 ``yarnball simulate`` takes SLS's option names (``--tracetype``, ``--tracelocation``, ``--nodes``, ``--output-dir``,
 ``--track-jobs``, ``--print-simulation``; both ``--opt value`` and SLS's ``--opt=value``) plus ``--conf-dir``,
-``--seed``, ``--until-ms`` and ``--log-level``. It replays the trace in simulated time and writes SLS's outputs
-(``realtimetrack.json``, ``jobruntime.csv``, ``metrics/``) plus ``summary.json``, plots and the JSON-lines event log
-``events.jsonl`` into the output directory.
+``--conf KEY=VALUE`` (repeatable), ``--seed``, ``--until-ms`` and ``--log-level``. It replays the trace in simulated
+time and writes SLS's outputs (``realtimetrack.json``, ``jobruntime.csv``, ``metrics/``) plus ``summary.json``,
+plots and the JSON-lines event log ``events.jsonl`` into the output directory.
 
 User errors (a bad trace or configuration, a missing file) print one line, ``yarnball: error: <message>``, and exit
 with status 2, as argparse does for bad options. A traceback means a bug in yarnball.
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="store_true", help="print the version, the build (compiled or pure Python), Python and Ray"
     )
-    sub = parser.add_subparsers(dest="command", metavar="{simulate,preempt}")
+    sub = parser.add_subparsers(dest="command", metavar="{simulate,preempt,sweep}")
     sub.required = True
     sim = sub.add_parser(
         "simulate",
@@ -70,6 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="directory with yarn-site.xml, capacity-scheduler.xml and sls-runner.xml "
         "(default: built-in defaults, one queue root.default at 100%%)",
+    )
+    sim.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        type=_conf_override,
+        metavar="KEY=VALUE",
+        help="set a Hadoop configuration key over the --conf-dir files (repeatable; Hadoop's -D KEY=VALUE)",
     )
     sim.add_argument("--seed", type=int, default=0, help="random seed (default 0); one seed gives identical outputs")
     sim.add_argument(
@@ -108,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="show what the preemption policy would take from a cluster snapshot (yarnball preempt --help)",
         add_help=False,
     )
+    sub.add_parser(  # listed for --help only, like preempt: main() hands the rest to yarnball.launcher.sweep.main
+        "sweep",
+        help="run a grid of scenarios on Ray Tune into one results table (yarnball sweep --help)",
+        add_help=False,
+    )
     return parser
 
 
@@ -118,6 +132,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from yarnball.launcher import whatif
 
         return whatif.main(args_list[1:])
+    if args_list and args_list[0] == "sweep":
+        from yarnball.launcher import sweep
+
+        return sweep.main(args_list[1:])
     parser = build_parser()
     if args_list and args_list[0] == "--version":
         from yarnball.launcher._about import version_text
@@ -165,6 +183,8 @@ def _simulate(args: argparse.Namespace) -> int:
     configure_logging(level="warning", stream=sys.stderr)
     try:
         conf = _load_configuration(args.conf_dir)
+        for key, value in args.conf:  # GenericOptionsParser's -D: set over every resource file
+            conf.set(key, value)
         defaults = TraceDefaults.from_configuration(conf)
         workload = load_workload(trace_type, trace_location, args.nodes, defaults, args.seed)
     finally:
@@ -372,6 +392,13 @@ def _non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a time >= 0 ms, got {value}")
     return value
+
+
+def _conf_override(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE (a Hadoop configuration key), got {text!r}")
+    return key.strip(), value
 
 
 def _error(message: object) -> None:

@@ -1,0 +1,169 @@
+"""One scenario of a sweep: run ``yarnball simulate`` in this process and turn its outputs into a results row.
+
+The scenario runs the ``yarnball simulate`` command itself (:func:`yarnball.launcher.cli.main` with the scenario's
+arguments), so its output directory holds exactly what the standalone command writes. The sweep's own bookkeeping
+stays out of that directory, under ``DIR/.sweep/``: ``NAME.attempts`` (one line per start, with the worker's pid: a
+second line means the worker died and the scenario was retried) and ``NAME.json`` (the finished row, written
+atomically last, so its presence marks a scenario as done).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+import shutil
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from yarnball.launcher.sweep._spec import Scenario
+
+__all__ = ["METRICS", "SCENARIO_DIR", "STATE_DIR", "is_complete", "read_row", "run_scenario"]
+
+SCENARIO_DIR = "scenarios"
+STATE_DIR = ".sweep"
+
+# The results columns, with the direction that is better (None: neither, just reported).
+METRICS: tuple[tuple[str, str | None], ...] = (
+    ("jct_mean_s", "min"),
+    ("jct_median_s", "min"),
+    ("jct_p95_s", "min"),
+    ("makespan_s", "min"),
+    ("memory_utilization", "max"),
+    ("vcores_utilization", "max"),
+    ("containers_allocated", None),
+    ("containers_preempted", "min"),
+    ("containers_killed", "min"),
+    ("opportunistic_allocated", None),
+    ("node_hours", "min"),
+    ("wall_seconds", "min"),
+)
+
+
+def run_scenario(scenario: Scenario, output_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """Run one scenario into ``output_dir/scenarios/NAME`` and return (and record) its results row.
+
+    A user error (missing trace, bad configuration value) or an exception inside the simulation fails this row
+    with its one-line message; it is not raised, so the other scenarios go on and a deterministic failure is not
+    retried. Only the death of the worker process is retried (by Ray Tune).
+    """
+    root = Path(output_dir)
+    out = root / SCENARIO_DIR / scenario.name
+    state = root / STATE_DIR
+    state.mkdir(parents=True, exist_ok=True)
+    with (state / f"{scenario.name}.attempts").open("a", encoding="utf-8") as f:
+        f.write(f"{os.getpid()}\n")
+    attempts = len((state / f"{scenario.name}.attempts").read_text(encoding="utf-8").splitlines())
+    (state / f"{scenario.name}.json").unlink(missing_ok=True)
+    if out.exists():  # a killed attempt's partial files, or an earlier run's: the directory holds one run only
+        shutil.rmtree(out)
+    start = time.perf_counter()
+    status, error = "ok", ""
+    stderr = io.StringIO()
+    try:
+        from yarnball.launcher import cli
+
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(stderr):
+            rc = cli.main(scenario.argv(out))
+        if rc != 0:
+            status, error = "error", _error_line(stderr.getvalue(), rc)
+    except Exception as exc:  # a bug in the simulation: this scenario's row says so, the sweep goes on
+        status, error = "error", f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    wall = time.perf_counter() - start
+    row: dict[str, Any] = {
+        "scenario": scenario.name,
+        **dict(scenario.params),
+        "status": status if status == "error" or attempts == 1 else "retried",
+        "error": error,
+        "attempts": attempts,
+    }
+    metrics: dict[str, Any] = {m: None for m, _d in METRICS}
+    jct: list[float] = []
+    if status == "ok":
+        metrics, jct = _results(out)
+    metrics["wall_seconds"] = round(wall, 3)
+    row.update(metrics)
+    row["command"] = scenario.command(out)
+    record = {**row, "jct_seconds": jct}
+    tmp = state / f"{scenario.name}.json.tmp"
+    tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(state / f"{scenario.name}.json")
+    return record
+
+
+def read_row(output_dir: str | os.PathLike[str], name: str) -> dict[str, Any] | None:
+    """The recorded row of a finished scenario (by name), or None."""
+    path = Path(output_dir) / STATE_DIR / f"{name}.json"
+    try:
+        row: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return row
+
+
+def is_complete(output_dir: str | os.PathLike[str], name: str) -> bool:
+    """True when the scenario finished without error and every output its summary lists is there (``--resume``)."""
+    row = read_row(output_dir, name)
+    if row is None or row.get("status") == "error":
+        return False
+    out = Path(output_dir) / SCENARIO_DIR / name
+    try:
+        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return all((out / name).is_file() for name in summary.get("outputs", ()))
+
+
+def _error_line(stderr: str, rc: int) -> str:
+    lines = [line for line in stderr.splitlines() if line.startswith("yarnball: error:")]
+    if lines:
+        return lines[-1].removeprefix("yarnball: error:").strip()
+    rest = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return rest[-1] if rest else f"yarnball simulate exited with status {rc}"
+
+
+def _results(out: Path) -> tuple[dict[str, Any], list[float]]:
+    """Key results from the scenario's ``summary.json`` and ``metrics/applications.csv``."""
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    jct: list[float] = []
+    submits: list[float] = []
+    finishes: list[float] = []
+    with (out / "metrics" / "applications.csv").open(newline="", encoding="utf-8") as f:
+        for app in csv.DictReader(f):
+            if app["submit_time"] not in ("", "-1"):
+                submits.append(float(app["submit_time"]))
+            if app["state"] == "FINISHED" and app["finish_time"] not in ("", "-1"):
+                finishes.append(float(app["finish_time"]))
+                jct.append((float(app["finish_time"]) - float(app["submit_time"])) / 1000.0)
+    containers, util = summary["containers"], summary["utilization"]
+    metrics = {
+        "jct_mean_s": _r(statistics.fmean(jct)) if jct else None,
+        "jct_median_s": _r(statistics.median(jct)) if jct else None,
+        "jct_p95_s": _r(percentile(jct, 95)) if jct else None,
+        "makespan_s": _r((max(finishes) - min(submits)) / 1000.0) if finishes and submits else None,
+        "memory_utilization": util["memory_mean"],
+        "vcores_utilization": util["vcores_mean"],
+        "containers_allocated": containers["allocated"],
+        "containers_preempted": containers["preempted"],
+        "containers_killed": containers["killed"],
+        "opportunistic_allocated": containers.get("opportunistic_allocated", 0),
+        "node_hours": summary["node_hours"],
+    }
+    return metrics, [_r(x) for x in jct]
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile with linear interpolation between closest ranks (numpy's default)."""
+    data = sorted(values)
+    pos = (len(data) - 1) * q / 100.0
+    low = int(pos)
+    high = min(low + 1, len(data) - 1)
+    return data[low] + (data[high] - data[low]) * (pos - low)
+
+
+def _r(value: float) -> float:
+    return round(value, 6)
