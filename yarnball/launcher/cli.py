@@ -6,8 +6,11 @@
 (``realtimetrack.json``, ``jobruntime.csv``, ``metrics/``) plus ``summary.json``, plots and the JSON-lines event log
 ``events.jsonl`` into the output directory.
 
-User errors (a bad trace or configuration, a missing file) print one line, ``yarnball: error: <message>``, and exit
-with status 2, as argparse does for bad options. A traceback means a bug in yarnball.
+Exit statuses: 0, the run went well. 2, a user error (a bad trace or configuration, a missing file): one line,
+``yarnball: error: <message>``, as argparse does for bad options. 3, the run went wrong: an actor handler raised (a
+bug or a bad input; the run is finished and every output written first, the failures are in summary.json
+``errors``), every application was rejected (counts by reason in summary.json), or none finished; one
+``yarnball: error:`` line says which. A traceback means a bug in yarnball.
 """
 
 from __future__ import annotations
