@@ -186,9 +186,10 @@ def test_every_application_rejected_exits_3_with_the_reason(tmp_path: Path, caps
     """A trace whose queue the configuration does not have: every application is rejected; one line says why."""
     out = tmp_path / "out"
     assert cli.main([*_args(out), "--conf-dir", str(_conf_dir(tmp_path, "a"))]) == 3
-    apps = _summary(out)["applications"]
+    summary = _summary(out)
+    apps = summary["applications"]
     assert apps["rejected"] == apps["submitted"] > 0 and apps["finished"] == 0
-    [(reason, count)] = apps["rejected_by_reason"].items()
+    [(reason, count)] = summary["rejected_by_reason"].items()
     assert count == apps["rejected"] and reason.endswith("to unknown queue: default") and "<user>" in reason
     captured = capsys.readouterr()
     line = _error_line(captured.err)
@@ -229,9 +230,10 @@ def test_rejections_are_counted_by_reason() -> None:
     recorder = MetricsRecorder(cluster, 1000)
     recorder.start()
     cluster.run()
-    apps = build_summary(cluster, recorder, wall_seconds=1.0, seed=1, workload=workload)["applications"]
+    summary = build_summary(cluster, recorder, wall_seconds=1.0, seed=1, workload=workload)
+    apps = summary["applications"]
     assert apps["finished"] == 1 and apps["rejected"] == 3
-    by_reason = apps["rejected_by_reason"]
+    by_reason = summary["rejected_by_reason"]
     assert sorted(by_reason.values()) == [1, 2] and sum(by_reason.values()) == apps["rejected"]
     top = next(iter(by_reason))
     assert by_reason[top] == 2 and top.endswith("unknown queue: nope") and "u1" not in top and "u2" not in top

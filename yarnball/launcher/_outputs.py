@@ -466,8 +466,8 @@ def build_summary(
             "killed": c["apps_killed"],
             "rejected": c["apps_rejected"],
             "unfinished": len(unfinished),
-            "rejected_by_reason": rejections_by_reason(rm.apps.values()),
         },
+        "rejected_by_reason": rejections_by_reason(rm.apps.values()),
         "containers": {
             "allocated": c["containers_allocated"],
             "completed": c["containers_completed"],

@@ -224,7 +224,7 @@ def _run_status(summary: dict[str, Any]) -> int:
         )
         return 3
     if apps["submitted"] and apps["rejected"] == apps["submitted"]:
-        reasons = apps.get("rejected_by_reason", {})
+        reasons = summary.get("rejected_by_reason", {})
         top = next(iter(reasons), "")
         others = len(reasons) - 1
         more = f" (and {others} other reason{'s' if others > 1 else ''}, in summary.json)" if others else ""
@@ -382,7 +382,7 @@ def _print_summary(summary: dict[str, Any], out: Path, stream: IO[str]) -> None:
         f"{cont['preempted']} preempted, {cont['lost']} lost",
         f"  utilization:  memory {100 * util['memory_mean']:.1f}%, vcores {100 * util['vcores_mean']:.1f}% (mean)",
     ]
-    reasons = apps.get("rejected_by_reason", {})
+    reasons = summary.get("rejected_by_reason", {})
     for reason, count in list(reasons.items())[:5]:
         lines.append(f"  rejected:     {count} {reason}")
     if len(reasons) > 5:
