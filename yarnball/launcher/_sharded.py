@@ -26,7 +26,7 @@ from typing import Any
 
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._failures import HandlerFailures
-from yarnball.errors import SimulationError
+from yarnball.errors import SimulationError, YarnballError
 from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, normalized_conf
 from yarnball.launcher._shard import ShardHost
 from yarnball.launcher.workloads import NodeSpec, SkippedJob
@@ -525,6 +525,18 @@ class ShardedCluster(Cluster):
         group = self._start()
         return HandlerFailures.merge(group.call(i, "failures") for i in range(group.size))
 
+    @staticmethod
+    def _reachable_failures(group: HostGroup) -> HandlerFailures:
+        """The handler failures of every host that still answers (the outputs of a run whose host died are written
+        from host 0 all the same)."""
+        parts = []
+        for i in range(group.size):
+            try:
+                parts.append(group.call(i, "failures"))
+            except YarnballError:
+                continue
+        return HandlerFailures.merge(parts)
+
     def host_stats(self) -> list[dict[str, Any]]:
         """Per host: actors, events processed, messages sent to and received from other hosts."""
         group = self._start()
@@ -538,7 +550,7 @@ class ShardedCluster(Cluster):
 
         group = self._start()
         options = {"wall_seconds": wall_seconds, "seed": self.seed, "workload": workload, "plots": plots}
-        failures = self.handler_failures
+        failures = self._reachable_failures(group)
         files = group.call(0, "write_outputs", self.jobs, self.skipped, options, self.event_log is not None, failures)
         out = Path(out_dir)
         for name, data in files.items():
