@@ -2,7 +2,7 @@
 
 Checked with ``yarnball.testing.assert_containers_conserved`` over the sample traces (examples/traces and Hadoop's
 SLS inputs in /work/shared/data/sls) under preemption, opportunistic containers (centralized and distributed),
-container packing and node loss. The opportunistic runs carry one extra application that gives back the
+container packing and node loss (alone and with opportunistic containers). The opportunistic runs carry one extra application that gives back the
 OPPORTUNISTIC containers it does not need (``SurplusAppMaster``): the release path of the RM's opportunistic
 allocator, which once raised and left those containers RUNNING after their application finished.
 """
@@ -65,6 +65,8 @@ SETTINGS: dict[str, dict[str, str]] = {
         keys.CONTINUOUS_SCHEDULING_PACKED: "true",
     },
     "node-loss": {},
+    "opportunistic-centralized+node-loss": OPPORTUNISTIC,
+    "opportunistic-distributed+node-loss": {**OPPORTUNISTIC, keys.DIST_SCHEDULING_ENABLED: "true"},
 }
 #: (trace type, trace, nodes file, configuration directory)
 TRACES: dict[str, tuple[str, Path, Path | None, Path | None]] = {
@@ -169,7 +171,7 @@ def run_scenario(trace: str, setting: str) -> Cluster:
                     submit_at_ms=2_000,
                 )
             )
-    if setting == "node-loss":
+    if setting.endswith("node-loss"):
         hosts = sorted(n.hostname for n in workload.nodes)
         cluster.fail_node(hosts[0], 5_000)
         if len(hosts) > 2:
@@ -188,7 +190,7 @@ def test_every_allocated_container_ends(trace: str, setting: str) -> None:
     ledger = assert_containers_conserved(cluster)
     assert ledger.allocated > 0 and ledger.live == 0
     assert not cluster.handler_failures, cluster.handler_failures.first
-    if setting == "node-loss" and trace == "sample-sls":
+    if setting.endswith("node-loss") and trace == "sample-sls":
         assert cluster.counters.get("nodes_lost", 0) == 2 and ledger.lost > 0
     if setting == "preemption" and trace == "sample-sls":
         assert ledger.preempted > 0

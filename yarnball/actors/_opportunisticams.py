@@ -22,7 +22,7 @@ import msgspec
 
 from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
-from yarnball.policies.capacity._events import RELEASED_CONTAINER, abnormal_status
+from yarnball.policies.capacity._events import LOST_CONTAINER, RELEASED_CONTAINER, abnormal_status
 from yarnball.policies.opportunistic import (
     CentralizedOpportunisticContainerAllocator,
     LoadComparator,
@@ -195,8 +195,18 @@ class OpportunisticContainerAllocatorAMService:
         self.monitor.add_node(node_id, rack)
 
     def on_node_removed(self, node_id: NodeId) -> None:
+        """A lost node: CapacityScheduler.removeNode ends every container the node held, OPPORTUNISTIC ones too (its
+        SchedulerNode lists both), with ``SchedulerUtils.LOST_CONTAINER``; their AMs hear of it on their next
+        allocate. (Left out, they stayed live forever and their applications never finished.)"""
         self.monitor.remove_node(node_id)
         self.node_status.pop(node_id, None)
+        lost = [record for record in self.containers.values() if record.container.node_id == node_id]
+        for record in lost:
+            cid = record.container.id
+            del self.containers[cid]
+            status = abnormal_status(cid, LOST_CONTAINER)
+            self.rm._container_done(cid, status)
+            self._opportunistic_done(record, status)
 
     def on_node_heartbeat(
         self, status: NodeStatus, completed: list[ContainerStatus]
