@@ -2,9 +2,10 @@
 
 Checked with ``yarnball.testing.assert_containers_conserved`` over the sample traces (examples/traces and Hadoop's
 SLS inputs in /work/shared/data/sls) under preemption, opportunistic containers (centralized and distributed),
-container packing and node loss (alone and with opportunistic containers). The opportunistic runs carry one extra application that gives back the
-OPPORTUNISTIC containers it does not need (``SurplusAppMaster``): the release path of the RM's opportunistic
-allocator, which once raised and left those containers RUNNING after their application finished.
+container packing and node loss (alone and with opportunistic containers). The opportunistic runs carry two extra
+applications that give back the OPPORTUNISTIC containers they do not need (``SurplusAppMaster``): the release path of
+the RM's opportunistic allocator, which once raised and left those containers RUNNING after their application
+finished.
 """
 
 from __future__ import annotations
