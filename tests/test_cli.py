@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -223,7 +224,7 @@ def test_progress_redraws_in_place_on_a_terminal() -> None:
             return True
 
     class FakeRM:
-        apps_done = 1
+        counters = Counter(apps_finished=1)
 
     class FakeCluster:
         rm = FakeRM()
@@ -238,8 +239,24 @@ def test_progress_redraws_in_place_on_a_terminal() -> None:
     progress(50_000)
     progress.finish()
     text = stream.getvalue()
-    assert text.startswith("\r[") and " 50.0%" in text and "apps done 1/2" in text
-    assert text.endswith("100.0%  simulated 50 s  apps done 1/2\n")
+    assert text.startswith("\r[") and " 50.0%" in text and "apps 1 finished, 0 rejected of 2" in text
+    assert text.endswith("100.0%  simulated 50 s  apps 1 finished, 0 rejected of 2\n")
+
+
+def test_progress_counts_rejected_and_failed_apps_apart_from_finished() -> None:
+    """Rejected applications are not counted as finished in the progress line; failed ones are shown when any."""
+
+    class FakeRM:
+        counters = Counter(apps_finished=2, apps_rejected=5, apps_failed=1, apps_killed=1)
+
+    class FakeCluster:
+        rm = FakeRM()
+        masters = [object()] * 10
+
+    stream = io.StringIO()
+    progress = cli._Progress(FakeCluster(), 100_000, stream)
+    progress._draw(1_000, final=False)
+    assert "apps 2 finished, 5 rejected, 2 failed of 10" in stream.getvalue()
 
 
 def test_progress_is_throttled(tmp_path: Path) -> None:

@@ -7,12 +7,16 @@
 >>> ref.tell(Ping(1), probe.ref)
 >>> kit.run(until=1000)                   # virtual time: instant
 >>> probe.expect(Pong)                    # the first recorded message, checked for type
+
+After a cluster run, :func:`assert_containers_conserved` checks that every container it allocated ended (completed,
+killed, preempted or lost) and :func:`container_ledger` gives the counts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from structlog.testing import capture_logs
@@ -20,7 +24,16 @@ from structlog.testing import capture_logs
 from yarnball.actors import Actor, ActorRef, Future, Kernel
 from yarnball.actors._actor import _Tick
 
-__all__ = ["ActorTestKit", "Probe", "capture_logs", "captured_events"]
+__all__ = [
+    "ActorTestKit",
+    "ContainerLedger",
+    "Probe",
+    "assert_containers_conserved",
+    "capture_logs",
+    "captured_events",
+    "conservation_violations",
+    "container_ledger",
+]
 
 M = TypeVar("M")
 
@@ -84,3 +97,98 @@ def captured_events() -> Iterator[list[dict[str, Any]]]:
     """Capture yarnball's structured log records (dicts with ``event`` and fields) inside the block."""
     with capture_logs() as logs:
         yield logs
+
+
+# -- container conservation ----------------------------------------------------------------------------------------
+_FINAL_APP_STATES = frozenset({"FINISHED", "FAILED", "KILLED"})
+_SHOWN = 10  # violations listed one by one before the rest are counted
+
+
+@dataclass(frozen=True)
+class ContainerLedger:
+    """The RM's books of a run's containers, AM containers included: how many were allocated (GUARANTEED by the
+    scheduler, OPPORTUNISTIC by the RM's allocator or an NM's AMRMProxy) and how each ended. Conserved when
+    ``allocated == ended`` and nothing is ``live``."""
+
+    allocated: int
+    completed: int
+    killed: int
+    preempted: int
+    lost: int
+    live: int  # allocated and not ended yet, as the RM counts them
+
+    @property
+    def ended(self) -> int:
+        return self.completed + self.killed + self.preempted + self.lost
+
+
+def container_ledger(cluster: Any) -> ContainerLedger:
+    """The container counts of ``cluster`` (an embedded :class:`~yarnball.Cluster`) as its RM has them now."""
+    rm = cluster.rm
+    c = rm.counters
+    opportunistic = rm.opportunistic.counters["opportunistic_allocated"] if rm.opportunistic is not None else 0
+    return ContainerLedger(
+        allocated=c["containers_allocated"] + opportunistic,
+        completed=c["containers_completed"],
+        killed=c["containers_killed"],
+        preempted=c["containers_preempted"],
+        lost=c["containers_lost"],
+        live=len(rm.live),
+    )
+
+
+def conservation_violations(cluster: Any) -> list[str]:
+    """What breaks container conservation in ``cluster`` after a run (empty when none): an application not finished
+    (the check needs a run in which every one did), a container still live at the RM, in the opportunistic
+    allocator's books or on a running NodeManager, or counts where allocated != completed + killed + preempted +
+    lost. A failed node's NodeManager is not inspected: the RM reports its containers lost."""
+    if getattr(cluster, "node_managers", None) is None:
+        raise TypeError("conservation is checked on an embedded Cluster (the sharded backends keep their NMs on hosts)")
+    rm = cluster.rm
+    problems: list[str] = []
+    app_states = {app_id: app.state.value for app_id, app in rm.apps.items()}
+    for app_id, state in sorted(app_states.items(), key=lambda kv: str(kv[0])):
+        if state not in _FINAL_APP_STATES:
+            problems.append(f"application {app_id} is {state}: not every application finished")
+    if len(rm.apps) < len(cluster.masters):
+        problems.append(f"{len(cluster.masters) - len(rm.apps)} submitted applications never reached the RM")
+
+    def app_of(cid: Any) -> str:
+        app_id = cid.application_attempt_id.application_id
+        return f"{app_id} ({app_states.get(app_id, 'unknown')})"
+
+    live = sorted(rm.live, key=str)
+    for cid in live[:_SHOWN]:
+        problems.append(f"container {cid} of application {app_of(cid)} is still live at the RM")
+    opportunistic = sorted(rm.opportunistic.containers, key=str) if rm.opportunistic is not None else []
+    for cid in opportunistic[:_SHOWN]:
+        problems.append(f"OPPORTUNISTIC container {cid} of application {app_of(cid)} is still in the RM's allocator")
+    on_nodes = [
+        (nm.id, entry)
+        for nm in cluster.nodes
+        if not nm._stopped
+        for entry in nm.containers.values()
+    ]
+    for nm_id, entry in on_nodes[:_SHOWN]:
+        cid = entry.container.id
+        problems.append(f"container {cid} of application {app_of(cid)} is still {entry.state.value} on {nm_id}")
+    hidden = max(0, len(live) - _SHOWN) + max(0, len(opportunistic) - _SHOWN) + max(0, len(on_nodes) - _SHOWN)
+    if hidden:
+        problems.append(f"... and {hidden} more such containers")
+    ledger = container_ledger(cluster)
+    if ledger.allocated != ledger.ended + ledger.live:
+        problems.append(
+            f"{ledger.allocated} containers allocated but {ledger.ended} ended ({ledger.completed} completed, "
+            f"{ledger.killed} killed, {ledger.preempted} preempted, {ledger.lost} lost) and {ledger.live} live"
+        )
+    return problems
+
+
+def assert_containers_conserved(cluster: Any) -> ContainerLedger:
+    """Check, after a run in which every application finished, that every container allocated ended completed,
+    killed, preempted or lost, with nothing left running anywhere; raise AssertionError listing what does not.
+    Returns the ledger."""
+    problems = conservation_violations(cluster)
+    if problems:
+        raise AssertionError("containers not conserved:\n  " + "\n  ".join(problems))
+    return container_ledger(cluster)

@@ -6,6 +6,7 @@ from yarnball.actors._actor import Actor, ActorRef, SupervisionPolicy, handler
 from yarnball.actors._checkpoint import Checkpoint, CheckpointStore, FileSystemCheckpointStore, InMemoryCheckpointStore
 from yarnball.actors._containerscheduler import ContainerScheduler
 from yarnball.actors._dshell import DistributedShellAppMaster
+from yarnball.actors._failures import HandlerFailure, HandlerFailures
 from yarnball.actors._kernel import (
     NORMAL,
     URGENT,
@@ -41,6 +42,8 @@ __all__ = [
     "DistributedShellAppMaster",
     "FileSystemCheckpointStore",
     "Future",
+    "HandlerFailure",
+    "HandlerFailures",
     "InMemoryCheckpointStore",
     "Kernel",
     "PreemptibleAppMaster",

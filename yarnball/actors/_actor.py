@@ -20,6 +20,7 @@ from heapq import heappush
 from typing import Any, ClassVar, Literal
 
 from yarnball._logs import get_logger
+from yarnball.actors._failures import record_failure as _record_failure
 from yarnball.actors._kernel import NORMAL, URGENT, Future, Kernel, Task, TimerHandle, current_kernel
 from yarnball.errors import ActorError, DeadLetterError
 from yarnball.errors import TimeoutError as AskTimeoutError
@@ -288,8 +289,8 @@ class Actor:
         self._timers = None
         try:
             self.on_stop()
-        except Exception:
-            self.kernel.handler_failures += 1
+        except Exception as exc:
+            _record_failure(self.kernel, self.ref.id, "on_stop", exc)
             log.exception("on_stop_failed", actor=self.ref.id)
         mailbox, self._mailbox = self._mailbox, None
         for message, sender in mailbox or ():
@@ -459,13 +460,14 @@ class Actor:
             sender.fail(ActorError(f"{self.ref.id} has no handler for {type(message).__name__}"), self.ref)
 
     def _failed(self, exc: BaseException, message: Any, sender: ActorRef | None) -> None:
-        self.kernel.handler_failures += 1
+        message_type = "process" if message is _PROCESS else type(message).__name__
+        error = _record_failure(self.kernel, self.ref.id, message_type, exc)
         log.error(
             "handler_failed",
             actor=self.ref.id,
-            message_type="process" if message is _PROCESS else type(message).__name__,
+            message_type=message_type,
             message=repr(message)[:500],
-            error=f"{type(exc).__name__}: {exc}",
+            error=error,
             policy=self.supervision,
         )
         if isinstance(sender, _ReplyRef):

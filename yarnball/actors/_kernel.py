@@ -325,6 +325,8 @@ class Kernel:
         self.actors: dict[str, Any] = {}
         self.dead_letters = 0
         self.handler_failures = 0
+        #: The first ``MAX_RECORDED_FAILURES`` handler failures (actors/_actor.py ``HandlerFailure``), in event order.
+        self.failure_records: list[Any] = []
         self.default_latency: float = 0
         self._latency: dict[tuple[str, str], float] = {}
         #: Resolves an actor id this kernel does not host into a ref (set by a shard host; None in one process).

@@ -22,6 +22,7 @@ import msgspec
 
 from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
+from yarnball.policies.capacity._events import LOST_CONTAINER, RELEASED_CONTAINER, abnormal_status
 from yarnball.policies.opportunistic import (
     CentralizedOpportunisticContainerAllocator,
     LoadComparator,
@@ -196,8 +197,18 @@ class OpportunisticContainerAllocatorAMService:
         self.monitor.add_node(node_id, rack)
 
     def on_node_removed(self, node_id: NodeId) -> None:
+        """A lost node: CapacityScheduler.removeNode ends every container the node held, OPPORTUNISTIC ones too (its
+        SchedulerNode lists both), with ``SchedulerUtils.LOST_CONTAINER``; their AMs hear of it on their next
+        allocate. (Left out, they stayed live forever and their applications never finished.)"""
         self.monitor.remove_node(node_id)
         self.node_status.pop(node_id, None)
+        lost = [record for record in self.containers.values() if record.container.node_id == node_id]
+        for record in lost:
+            cid = record.container.id
+            del self.containers[cid]
+            status = abnormal_status(cid, LOST_CONTAINER)
+            self.rm._container_done(cid, status)
+            self._opportunistic_done(record, status)
 
     def on_node_heartbeat(
         self, status: NodeStatus, completed: list[ContainerStatus]
@@ -268,13 +279,11 @@ class OpportunisticContainerAllocatorAMService:
         guaranteed, opportunistic = partition_asks(msg.ask)
         release: list[ContainerId] = []
         for cid in msg.release:
-            record = self.containers.get(cid)
+            record = self.containers.pop(cid, None)
             if record is None:
                 release.append(cid)
             else:
-                node = self.rm.nodes.get(record.container.node_id)
-                if node is not None:
-                    node.pending_cleanup.append(cid)  # the NM kills it; its completion reaches the AM later
+                self._release(record)
         guaranteed.extend(self._container_updates(msg, release))
         ctx = self._context(attempt_id)
         bl = msg.resource_blacklist_request
@@ -284,6 +293,18 @@ class OpportunisticContainerAllocatorAMService:
         if placements:
             self._create(attempt_id, placements)
         return guaranteed, release
+
+    def _release(self, record: _OppContainer) -> None:
+        """The AM gave an OPPORTUNISTIC container back. ``AbstractYarnScheduler.releaseContainers``: the RM ends it
+        at once (``completedContainer`` with ``SchedulerUtils.RELEASED_CONTAINER``, ABORTED, which the AM reads in
+        its next allocate) and tells its NM to kill it, started or not; the NM's later report of it is ignored."""
+        cid = record.container.id
+        status = abnormal_status(cid, RELEASED_CONTAINER)
+        self.rm._container_done(cid, status)
+        self._opportunistic_done(record, status)
+        node = self.rm.nodes.get(record.container.node_id)
+        if node is not None:
+            node.queue_cleanup(cid)
 
     def _create(self, attempt_id: ApplicationAttemptId, placements: list[Placement]) -> None:
         app = self.rm.scheduler.get_application(attempt_id)

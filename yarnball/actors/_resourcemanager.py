@@ -608,6 +608,7 @@ class ResourceManager(Actor):
     def _on_rejected(self, app_id: ApplicationId, diagnostics: str) -> None:
         app = self.apps[app_id]
         app.diagnostics = diagnostics
+        app.rejected = True
         self.counters["apps_rejected"] += 1
         self.log.warning("application_rejected", application=str(app_id), queue=app.queue, diagnostics=diagnostics)
         self._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED, rejected=True)

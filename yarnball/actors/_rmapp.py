@@ -77,6 +77,7 @@ class RMApp:
         "max_attempts",
         "nodes",
         "queue",
+        "rejected",
         "start_time",
         "state",
         "submit_time",
@@ -95,6 +96,7 @@ class RMApp:
         self.state = YarnApplicationState.SUBMITTED
         self.final_status = FinalApplicationStatus.UNDEFINED
         self.diagnostics = ""
+        self.rejected = False  # refused at submission (RMAppImpl's AppRejectedTransition): never ran
         self.submit_time = now
         self.start_time = now
         self.launch_time: float | None = None

@@ -17,6 +17,7 @@ from typing import Any
 
 from yarnball.actors import Kernel
 from yarnball.actors._appmaster import ApplicationMaster
+from yarnball.actors._failures import HandlerFailures
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._inlinebeats import InlineHeartbeats
 from yarnball.actors._lazyrunning import LazyRunning
@@ -267,6 +268,12 @@ class Cluster:
     def counters(self) -> dict[str, int]:
         """The RM's counters (apps_submitted, containers_allocated, nodes_lost, ...)."""
         return dict(self.rm.counters)
+
+    @property
+    def handler_failures(self) -> HandlerFailures:
+        """Every actor handler that raised so far (a bug or a bad input): the count and the first few, each with its
+        actor, message type and exception. Supervision kept the actors running; the CLI exits 3 when any."""
+        return HandlerFailures.of_kernel(self.kernel)
 
     def close(self) -> None:
         """Release the backend's resources (nothing to do for the embedded kernel)."""

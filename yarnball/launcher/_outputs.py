@@ -25,12 +25,14 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from yarnball._logs import get_logger
+from yarnball.actors._failures import HandlerFailures
 from yarnball.launcher._elastic import node_hours
 from yarnball.launcher._nodereport import NODE_REPORT_COLUMNS, node_report
 from yarnball.launcher._slsmetrics import write_realtimetrack, write_sls_metric_csvs
@@ -401,6 +403,7 @@ def build_summary(
         refused = workload.skipped if workload is not None else ()
     skipped = [{"job_id": s.job_id, "reason": s.reason} for s in refused]
     total = rm.scheduler.cluster_resource
+    failures = getattr(cluster, "handler_failures", None) or HandlerFailures()
     return {
         "simulated_seconds": _round(simulated_seconds),
         "wall_seconds": _round(wall_seconds),
@@ -420,6 +423,7 @@ def build_summary(
             "rejected": c["apps_rejected"],
             "unfinished": len(unfinished),
         },
+        "rejected_by_reason": rejections_by_reason(rm.apps.values()),
         "containers": {
             "allocated": c["containers_allocated"],
             "completed": c["containers_completed"],
@@ -438,7 +442,30 @@ def build_summary(
         "skipped_jobs": skipped,
         "failed_jobs": failed,
         "unfinished": unfinished,
+        # What went wrong in the run itself (actor handlers that raised: a bug or a bad input): `yarnball simulate`
+        # exits 3 when there is any.
+        "errors": {"handler_failures": failures.to_dict()},
     }
+
+
+_USER = re.compile(r"\b([Uu]ser\s*:?\s*)([^\s,]+)")
+
+
+def rejection_reason(app: Any) -> str:
+    """A rejected application's diagnostics with its own id and user taken out, so that applications refused for
+    the same reason (an unknown queue, a stopped queue, an ACL) count together."""
+    text: str = app.diagnostics.replace(str(app.id), "<application>")
+    return _USER.sub(r"\1<user>", text)
+
+
+def rejections_by_reason(apps: Iterable[Any]) -> dict[str, int]:
+    """How many applications were rejected for each reason, most frequent first (then by reason)."""
+    counts: dict[str, int] = {}
+    for app in apps:
+        if getattr(app, "rejected", False):
+            reason = rejection_reason(app)
+            counts[reason] = counts.get(reason, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 # -- helpers -----------------------------------------------------------------------------------------------------

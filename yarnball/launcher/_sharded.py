@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from yarnball.actors._appmaster import ApplicationMaster
-from yarnball.errors import SimulationError
+from yarnball.actors._failures import HandlerFailures
+from yarnball.errors import SimulationError, YarnballError
 from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, normalized_conf
 from yarnball.launcher._shard import ShardHost
 from yarnball.launcher.workloads import NodeSpec, SkippedJob
@@ -81,6 +82,7 @@ class HostView:
             _skip_like_embedded(self.host, conf)
         self.jobs: dict[str, Any] = {}
         self.skipped: list[SkippedJob] = []
+        self.handler_failures = HandlerFailures()  # every host's, set by the driver before the outputs are written
 
     # The attributes MetricsRecorder and write_outputs read from a cluster, served by host 0.
     @property
@@ -148,10 +150,20 @@ class HostView:
     def set_now(self, now: float) -> None:
         self.host.set_now(now)
 
+    def failures(self) -> HandlerFailures:
+        """This host's handler failures (the driver merges every host's)."""
+        return HandlerFailures.of_kernel(self.host.kernel)
+
     def write_outputs(
-        self, jobs: dict[str, Any], skipped: list[SkippedJob], options: dict[str, Any], event_log: bool
+        self,
+        jobs: dict[str, Any],
+        skipped: list[SkippedJob],
+        options: dict[str, Any],
+        event_log: bool,
+        failures: HandlerFailures | None = None,
     ) -> dict[str, bytes]:
-        """Write the run's outputs (host 0) into a scratch directory and return them as {relative path: bytes}."""
+        """Write the run's outputs (host 0) into a scratch directory and return them as {relative path: bytes};
+        ``failures`` are every host's handler failures, for the summary (default: this host's)."""
         import tempfile
 
         from yarnball.launcher._outputs import write_outputs
@@ -160,6 +172,7 @@ class HostView:
             raise SimulationError("outputs are written by host 0 after record_metrics(); call it before run()")
         self.jobs = jobs
         self.skipped = skipped
+        self.handler_failures = failures if failures is not None else self.failures()
         with tempfile.TemporaryDirectory(prefix="yarnball-host0-") as tmp:
             root = Path(tmp)
             if event_log:  # merged by the driver; the summary lists it as the embedded run's does
@@ -510,6 +523,24 @@ class ShardedCluster(Cluster):
     def nodes(self) -> list[Any]:
         raise SimulationError("the NodeManagers live on the shard hosts; use applications, queues or counters")
 
+    @property
+    def handler_failures(self) -> HandlerFailures:
+        """Every host's handler failures: the total count and the first few by simulated time."""
+        group = self._start()
+        return HandlerFailures.merge(group.call(i, "failures") for i in range(group.size))
+
+    @staticmethod
+    def _reachable_failures(group: HostGroup) -> HandlerFailures:
+        """The handler failures of every host that still answers (the outputs of a run whose host died are written
+        from host 0 all the same)."""
+        parts = []
+        for i in range(group.size):
+            try:
+                parts.append(group.call(i, "failures"))
+            except YarnballError:
+                continue
+        return HandlerFailures.merge(parts)
+
     def host_stats(self) -> list[dict[str, Any]]:
         """Per host: actors, events processed, messages sent to and received from other hosts."""
         group = self._start()
@@ -523,7 +554,8 @@ class ShardedCluster(Cluster):
 
         group = self._start()
         options = {"wall_seconds": wall_seconds, "seed": self.seed, "workload": workload, "plots": plots}
-        files = group.call(0, "write_outputs", self.jobs, self.skipped, options, self.event_log is not None)
+        failures = self._reachable_failures(group)
+        files = group.call(0, "write_outputs", self.jobs, self.skipped, options, self.event_log is not None, failures)
         out = Path(out_dir)
         for name, data in files.items():
             path = out / name

@@ -7,8 +7,11 @@
 time and writes SLS's outputs (``realtimetrack.json``, ``jobruntime.csv``, ``metrics/``) plus ``summary.json``,
 plots and the JSON-lines event log ``events.jsonl`` into the output directory.
 
-User errors (a bad trace or configuration, a missing file) print one line, ``yarnball: error: <message>``, and exit
-with status 2, as argparse does for bad options. A traceback means a bug in yarnball.
+Exit statuses: 0, the run went well. 2, a user error (a bad trace or configuration, a missing file): one line,
+``yarnball: error: <message>``, as argparse does for bad options. 3, the run went wrong: an actor handler raised (a
+bug or a bad input; the run is finished and every output written first, the failures are in summary.json
+``errors``), every application was rejected (counts by reason in summary.json), or none finished; one
+``yarnball: error:`` line says which. A traceback means a bug in yarnball.
 """
 
 from __future__ import annotations
@@ -221,7 +224,7 @@ def _simulate(args: argparse.Namespace) -> int:
             _Progress(None, _target_ms(workload, args.until_ms), sys.stderr, enabled=not args.no_progress),
         )
         _print_summary(summary, out, sys.stdout)
-        return 0
+        return _run_status(summary)
     configure_logging(json_path=out / "events.jsonl", level=args.log_level)
     try:
         cluster = Cluster(conf, workload.nodes, seed=args.seed, latency_ms=args.latency_ms)
@@ -239,6 +242,38 @@ def _simulate(args: argparse.Namespace) -> int:
     finally:
         close_logging()
     _print_summary(summary, out, sys.stdout)
+    return _run_status(summary)
+
+
+def _run_status(summary: dict[str, Any]) -> int:
+    """0, or 3 with one line saying why when the run went wrong: an actor handler raised (a bug or a bad input), every
+    application was rejected, or none finished. Called once every output is written."""
+    failures = summary.get("errors", {}).get("handler_failures", {"count": 0, "first": []})
+    apps = summary["applications"]
+    if failures["count"]:
+        first = failures["first"][0]
+        _error(
+            f"{failures['count']} actor handler failure{'s' if failures['count'] != 1 else ''} in the run (a bug or "
+            f"a bad input; all in summary.json errors); the first: {first['actor']} handling "
+            f"{first['message_type']} at {first['time_ms']:g} ms raised {first['error']}"
+        )
+        return 3
+    if apps["submitted"] and apps["rejected"] == apps["submitted"]:
+        reasons = summary.get("rejected_by_reason", {})
+        top = next(iter(reasons), "")
+        others = len(reasons) - 1
+        more = f" (and {others} other reason{'s' if others > 1 else ''}, in summary.json)" if others else ""
+        _error(f"every application ({apps['submitted']}) was rejected: {top}{more}")
+        return 3
+    if apps["finished"] == 0:
+        if not apps["submitted"]:
+            _error(f"no application finished: none was submitted ({summary['jobs']['skipped']} jobs skipped)")
+        else:
+            _error(
+                f"no application finished: {apps['submitted']} submitted, {apps['failed']} failed, "
+                f"{apps['killed']} killed, {apps['rejected']} rejected, {apps['unfinished']} unfinished"
+            )
+        return 3
     return 0
 
 
@@ -351,7 +386,12 @@ class _Progress:
         rm = getattr(self.cluster, "rm", None)  # the sharded backends keep the RM on a host
         text = f"[{'#' * filled}{'.' * (30 - filled)}] {pct:5.1f}%  simulated {now_ms / 1000:,.0f} s"
         if rm is not None:
-            text += f"  apps done {rm.apps_done}/{len(self.cluster.masters)}"
+            c = rm.counters
+            text += f"  apps {c['apps_finished']} finished, {c['apps_rejected']} rejected"
+            failed = c["apps_failed"] + c["apps_killed"]
+            if failed:
+                text += f", {failed} failed"
+            text += f" of {len(self.cluster.masters)}"
         if self.tty:
             self.stream.write("\r" + text + ("\n" if final else ""))
         else:
@@ -377,6 +417,15 @@ def _print_summary(summary: dict[str, Any], out: Path, stream: IO[str]) -> None:
         f"{cont['preempted']} preempted, {cont['lost']} lost",
         f"  utilization:  memory {100 * util['memory_mean']:.1f}%, vcores {100 * util['vcores_mean']:.1f}% (mean)",
     ]
+    reasons = summary.get("rejected_by_reason", {})
+    for reason, count in list(reasons.items())[:5]:
+        lines.append(f"  rejected:     {count} {reason}")
+    if len(reasons) > 5:
+        rest = sum(list(reasons.values())[5:])
+        lines.append(f"  rejected:     {rest} for {len(reasons) - 5} other reasons (in summary.json)")
+    failures = summary.get("errors", {}).get("handler_failures", {"count": 0})
+    if failures["count"]:
+        lines.append(f"  errors:       {failures['count']} actor handler failures (summary.json errors)")
     if summary["skipped_jobs"]:
         lines.append(f"  skipped jobs: {len(summary['skipped_jobs'])} (reasons in summary.json)")
     lines.append(f"  outputs:      {os.fspath(out)}")
