@@ -169,17 +169,17 @@ def _wrap(outer: str, inner: str, items: list[dict[str, Any]]) -> dict[str, Any]
 
 
 # -- handlers ----------------------------------------------------------------------------------------------------------
-async def cluster_info(request: web.Request) -> web.Response:
+async def get_cluster_info(request: web.Request) -> web.Response:
     snap = request.app[SOURCE].latest()
     return render(request, {"clusterInfo": snap.cluster_info})
 
 
-async def cluster_metrics(request: web.Request) -> web.Response:
+async def get_cluster_metrics(request: web.Request) -> web.Response:
     snap = request.app[SOURCE].latest()
     return render(request, {"clusterMetrics": snap.metrics})
 
 
-async def scheduler(request: web.Request) -> web.Response:
+async def get_scheduler(request: web.Request) -> web.Response:
     snap = request.app[SOURCE].latest()
     return render(request, {"scheduler": snap.scheduler})
 
@@ -264,26 +264,26 @@ def _strip(app: dict[str, Any], fields: set[str]) -> dict[str, Any]:
     return {k: v for k, v in app.items() if k not in fields} if fields else app
 
 
-async def apps(request: web.Request) -> web.Response:
+async def get_apps(request: web.Request) -> web.Response:
     snap = request.app[SOURCE].latest()
     fields = _deselects(request)
     return render(request, _wrap("apps", "app", [_strip(a, fields) for a in select_apps(snap, request)]))
 
 
-async def app(request: web.Request) -> web.Response:
+async def get_app(request: web.Request) -> web.Response:
     snap = request.app[SOURCE].latest()
     fields = _deselects(request)
     return render(request, {"app": _strip(_app(snap, request.match_info["appid"]), fields)})
 
 
-async def app_attempts(request: web.Request) -> web.Response:
+async def get_app_attempts(request: web.Request) -> web.Response:
     snap = request.app[SOURCE].latest()
     app_id = request.match_info["appid"]
     _app(snap, app_id)
     return render(request, _wrap("appAttempts", "appAttempt", snap.attempts.get(app_id, [])))
 
 
-async def app_attempt(request: web.Request) -> web.Response:
+async def get_app_attempt(request: web.Request) -> web.Response:
     snap = request.app[SOURCE].latest()
     app_id = request.match_info["appid"]
     _app(snap, app_id)
@@ -297,13 +297,13 @@ async def app_attempt(request: web.Request) -> web.Response:
     raise _not_found(f"java.lang.Exception: App attempt with id: {attempt_id} not found")
 
 
-async def app_state(request: web.Request) -> web.Response:
+async def get_app_state(request: web.Request) -> web.Response:
     snap = request.app[SOURCE].latest()
     state = {"state": _app(snap, request.match_info["appid"])["state"]}
     return render(request, {"appstate": state}, json_body=state)
 
 
-async def app_statistics(request: web.Request) -> web.Response:
+async def get_app_statistics(request: web.Request) -> web.Response:
     """``RMWebServices.getAppStatistics``: one item per requested state (all states by default)."""
     snap = request.app[SOURCE].latest()
     states = _app_states(_comma_values(request, "states")) or set(APP_STATES)
@@ -326,7 +326,7 @@ async def app_statistics(request: web.Request) -> web.Response:
     return render(request, _wrap("appStatInfo", "statItem", items))
 
 
-async def nodes(request: web.Request) -> web.Response:
+async def get_nodes(request: web.Request) -> web.Response:
     """``RMWebServices.getNodes``: ``states`` filters (``NodeState.valueOf``), every node by default."""
     snap = request.app[SOURCE].latest()
     wanted: set[str] = set()
@@ -338,7 +338,7 @@ async def nodes(request: web.Request) -> web.Response:
     return render(request, _wrap("nodes", "node", items))
 
 
-async def node(request: web.Request) -> web.Response:
+async def get_node(request: web.Request) -> web.Response:
     snap = request.app[SOURCE].latest()
     node_id = request.match_info["nodeid"]
     host, sep, port = node_id.rpartition(":")
@@ -350,19 +350,19 @@ async def node(request: web.Request) -> web.Response:
     return render(request, {"node": info})
 
 
-def add_rest_routes(app: web.Application) -> None:
-    """Register the read endpoints of rest.md §2 on ``app`` (which holds a :data:`SOURCE`)."""
+def add_rest_routes(webapp: web.Application) -> None:
+    """Register the read endpoints of rest.md §2 on ``webapp`` (which holds a :data:`SOURCE`)."""
     base = "/ws/v1/cluster"
-    app.router.add_get(base, cluster_info)
-    app.router.add_get(base + "/", cluster_info)
-    app.router.add_get(base + "/info", cluster_info)
-    app.router.add_get(base + "/metrics", cluster_metrics)
-    app.router.add_get(base + "/scheduler", scheduler)
-    app.router.add_get(base + "/apps", apps)
-    app.router.add_get(base + "/apps/{appid}", app)
-    app.router.add_get(base + "/apps/{appid}/state", app_state)
-    app.router.add_get(base + "/apps/{appid}/appattempts", app_attempts)
-    app.router.add_get(base + "/apps/{appid}/appattempts/{attemptid}", app_attempt)
-    app.router.add_get(base + "/appstatistics", app_statistics)
-    app.router.add_get(base + "/nodes", nodes)
-    app.router.add_get(base + "/nodes/{nodeid}", node)
+    webapp.router.add_get(base, get_cluster_info)
+    webapp.router.add_get(base + "/", get_cluster_info)
+    webapp.router.add_get(base + "/info", get_cluster_info)
+    webapp.router.add_get(base + "/metrics", get_cluster_metrics)
+    webapp.router.add_get(base + "/scheduler", get_scheduler)
+    webapp.router.add_get(base + "/apps", get_apps)
+    webapp.router.add_get(base + "/apps/{appid}", get_app)
+    webapp.router.add_get(base + "/apps/{appid}/state", get_app_state)
+    webapp.router.add_get(base + "/apps/{appid}/appattempts", get_app_attempts)
+    webapp.router.add_get(base + "/apps/{appid}/appattempts/{attemptid}", get_app_attempt)
+    webapp.router.add_get(base + "/appstatistics", get_app_statistics)
+    webapp.router.add_get(base + "/nodes", get_nodes)
+    webapp.router.add_get(base + "/nodes/{nodeid}", get_node)

@@ -490,7 +490,16 @@ def _queue(scheduler: Any, q: Any, queues: dict[str, Any], preemption: bool) -> 
             "maximumAllocation": _max_alloc(scheduler, q),
             "queuePriority": int(m.priority),
             "orderingPolicyInfo": ("fair" if getattr(q, "fair", False) else "fifo") if leaf else "utilization",
+            "queueAcls": {"queueAcl": _acls(q)},
+            "capacities": {
+                "queueCapacitiesByPartition": [_capacities(m, am_pct=float(getattr(q, "max_am_percent", 0)))]
+            },
+            "resources": {"resourceUsagesByPartition": [_usages(m, used)]},
             "autoCreateChildQueueEnabled": False,
+            "leafQueueTemplate": {},
+            "autoQueueTemplateProperties": {},
+            "autoQueueParentTemplateProperties": {},
+            "autoQueueLeafTemplateProperties": {},
             "mode": "percentage",
             "queueType": "leaf" if leaf else "parent",
             "creationMethod": "static",
@@ -527,6 +536,47 @@ def _queue(scheduler: Any, q: Any, queues: dict[str, Any], preemption: bool) -> 
         }
     )
     return out
+
+
+def _acls(q: Any) -> list[dict[str, str]]:
+    """``QueueAclsInfo``: each queue ACL's access control list as configured (``*`` is everyone)."""
+    out = []
+    for acl, value in sorted(q.acls.items(), key=lambda kv: str(kv[0])):
+        out.append({"accessType": str(acl), "accessControlList": str(value)})
+    return out
+
+
+def _capacities(m: Any, *, am_pct: float) -> dict[str, Any]:
+    """``PartitionQueueCapacitiesInfo`` for the default partition (yarnball has no node-label partitions)."""
+    return {
+        "partitionName": "",
+        "capacity": _r(100 * m.capacity),
+        "usedCapacity": _r(100 * m.used_capacity),
+        "maxCapacity": _r(100 * m.maximum_capacity),
+        "absoluteCapacity": _r(100 * m.absolute_capacity),
+        "absoluteUsedCapacity": _r(100 * m.absolute_used_capacity),
+        "absoluteMaxCapacity": _r(100 * m.absolute_maximum_capacity),
+        "maxAMLimitPercentage": _r(100 * am_pct),
+        "weight": -1.0,
+        "normalizedWeight": 0.0,
+        "configuredMinResource": resource_info(0, 0),
+        "configuredMaxResource": resource_info(0, 0),
+        "effectiveMinResource": resource_info(m.effective_min.memory_mb, m.effective_min.vcores),
+        "effectiveMaxResource": resource_info(m.effective_max.memory_mb, m.effective_max.vcores),
+    }
+
+
+def _usages(m: Any, used: tuple[int, int]) -> dict[str, Any]:
+    """``PartitionResourcesInfo`` for the default partition."""
+    return {
+        "partitionName": "",
+        "used": resource_info(*used),
+        "reserved": resource_info(m.reserved.memory_mb, m.reserved.vcores),
+        "pending": resource_info(m.pending.memory_mb, m.pending.vcores),
+        "amUsed": resource_info(m.am_used.memory_mb, m.am_used.vcores),
+        "amLimit": resource_info(m.am_limit.memory_mb, m.am_limit.vcores),
+        "userAmLimit": resource_info(m.am_limit.memory_mb, m.am_limit.vcores),
+    }
 
 
 def _user(u: Any) -> dict[str, Any]:
