@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -334,3 +335,44 @@ def test_web_ui_pages(run: Run) -> None:
     assert all(n["id"] in nodes_page for n in run.snapshot.nodes.values())
     assert "Queue: default" in answers[4][2]
     assert "Running Containers (O)" not in nodes_page  # opportunistic allocation is off in this run
+
+
+def _doc_sls_keys(queues: list[str]) -> set[str]:
+    """rest.md §6's chart keys, with <q>, <EVENT> and <band> expanded."""
+    text = REST_MD.read_text(encoding="utf-8")
+    section = text[text.index("## 6. SLS") : text.index("## 7.")]
+    charts = section[section.index("Ten charts") :]
+    keys: set[str] = set()
+    for line in charts.splitlines():
+        if not line.startswith("| ") or line.startswith("| #"):
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) < 3 or not cells[0].isdigit():
+            continue
+        for key in re.findall(r"`([a-z.<>A-Z_-]+)`", cells[2]):
+            if "<q>" in key:
+                keys |= {key.replace("<q>", q) for q in queues}
+            elif "<EVENT>" in key:
+                events = re.search(r"for ([A-Z_, ]+),", cells[2])
+                assert events is not None
+                keys |= {key.replace("<EVENT>", e.strip()) for e in events.group(1).split(",")}
+            elif "<band>" in key:
+                bands = re.findall(r"`(unused|\w+pctUsed|full)`", section)
+                keys |= {key.replace("<band>", b) for b in bands}
+            else:
+                keys.add(key)
+    return keys
+
+
+def test_simulate_metrics_has_the_sls_keys(run: Run) -> None:
+    """/simulateMetrics is one flat object with every key of SLS's ten charts (rest.md §6), in SLS's units."""
+    ((status, ctype, body),) = run.get("/simulateMetrics")
+    assert status == 200 and ctype.startswith("text/json")
+    rec = json.loads(body)
+    expected = _doc_sls_keys(["default"])
+    assert len(expected) > 30 and expected <= set(rec), sorted(expected - set(rec))
+    m = run.snapshot.metrics
+    assert rec["time"] == int(run.snapshot.now_ms)
+    assert rec["cluster.available.memory"] == m["availableMB"] / 1024
+    bands = [k for k in rec if k.startswith("nodes.memory.")]
+    assert sum(rec[k] for k in bands) == m["activeNodes"] == rec["nodes.memory.unused"]  # all idle at the end

@@ -7,7 +7,6 @@ import asyncio
 import importlib.util
 import json
 import re
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +14,8 @@ import pytest
 
 pytest.importorskip("aiohttp")
 
-from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
-from web_helpers import NODES, TRACE, build_cluster
+from web_helpers import NODES, TRACE, ThreadServer, build_cluster
 
 from yarnball.launcher import cli
 from yarnball.launcher.web._driver import LiveSource, StaticSource, drive, paced_target
@@ -242,27 +240,8 @@ def test_yarn_api_client_reads_the_api() -> None:
     cluster, _ = build_cluster()
     cluster.run()
     app = build_app(StaticSource(take_snapshot(cluster, done=True)))
-    ready = threading.Event()
-    box: dict[str, Any] = {}
-
-    def serve() -> None:
-        loop = asyncio.new_event_loop()
-        runner = web.AppRunner(app, handle_signals=False)
-        loop.run_until_complete(runner.setup())
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        loop.run_until_complete(site.start())
-        box["url"] = f"http://127.0.0.1:{runner.addresses[0][1]}"
-        box["stop"] = loop.create_future()
-        ready.set()
-        loop.run_until_complete(box["stop"])
-        loop.run_until_complete(runner.cleanup())
-        loop.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    assert ready.wait(30)
-    try:
-        rm = yarn_api_client.ResourceManager(service_endpoints=[box["url"]], timeout=30)
+    with ThreadServer(app) as url:
+        rm = yarn_api_client.ResourceManager(service_endpoints=[url], timeout=30)
         metrics = rm.cluster_metrics().data["clusterMetrics"]
         assert metrics["appsCompleted"] == len(cluster.masters)
         apps = rm.cluster_applications(states=["FINISHED"]).data["apps"]["app"]
@@ -275,7 +254,3 @@ def test_yarn_api_client_reads_the_api() -> None:
         assert rm.cluster_scheduler_queue("default")["type"] == "capacitySchedulerLeafQueueInfo"
         with pytest.raises(yarn_api_client.errors.APIError, match="NotFoundException"):
             rm.cluster_application("application_1700000000000_9999")
-    finally:
-        loop_stop = box["stop"]
-        loop_stop.get_loop().call_soon_threadsafe(loop_stop.set_result, None)
-        thread.join(30)

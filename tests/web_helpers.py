@@ -136,3 +136,45 @@ def check_fields(obj: dict[str, Any], fields: list[DocField], where: str) -> Non
         assert isinstance(value, allowed), f"{where}: {f.name}={value!r} is not {f.types}"
         if f.types == ("resource",):
             assert {"memory", "vCores"} <= set(value), f"{where}: {f.name} is not a resource object"
+
+
+# -- a real socket -----------------------------------------------------------------------------------------------------
+class ThreadServer:
+    """An aiohttp app served on 127.0.0.1:<free port> from a thread with its own event loop (for clients that use
+    blocking sockets: requests, a browser). ``with ThreadServer(app) as url: ...``"""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.url = ""
+        self._ready = __import__("threading").Event()
+        self._stop: Any = None
+        self._thread: Any = None
+
+    def _serve(self) -> None:
+        import asyncio
+
+        from aiohttp import web
+
+        loop = asyncio.new_event_loop()
+        runner = web.AppRunner(self.app, handle_signals=False)
+        loop.run_until_complete(runner.setup())
+        loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", 0).start())
+        self.url = f"http://127.0.0.1:{runner.addresses[0][1]}"
+        self._stop = loop.create_future()
+        self._ready.set()
+        loop.run_until_complete(self._stop)
+        loop.run_until_complete(runner.cleanup())
+        loop.close()
+
+    def __enter__(self) -> str:
+        import threading
+
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+        assert self._ready.wait(60), "the test server did not start"
+        return self.url
+
+    def __exit__(self, *exc: object) -> None:
+        stop = self._stop
+        stop.get_loop().call_soon_threadsafe(stop.set_result, None)
+        self._thread.join(60)

@@ -354,6 +354,7 @@ def page(title: str, body: str, *, nav: bool = True, base: str = "/cluster/") ->
     if nav:
         items = (("About", "cluster"), ("Nodes", "nodes"), ("Applications", "apps"), ("Scheduler", "scheduler"))
         links = "".join(f'<a href="{base}{href}">{label}</a>' for label, href in items)
+        links += '<a href="/simulate">Simulation charts</a>'
     return (
         '<!DOCTYPE html><html><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>{CSS}</style></head>"

@@ -1,7 +1,8 @@
 """Serving a run: the aiohttp application, and ``serve_cluster`` that runs a cluster while serving it.
 
 ``build_app(source)`` is the whole web layer as one aiohttp ``Application`` (REST under ``/ws/v1/cluster``, the web
-UI under ``/cluster``, ``/`` redirecting to it as the RM does); tests drive it in-process with aiohttp's test client.
+UI under ``/cluster``, ``/`` redirecting to it as the RM does, SLS's live charts at ``/simulate``); tests drive it
+in-process with aiohttp's test client.
 ``serve_cluster`` is what ``yarnball simulate --webapp`` and ``Cluster.serve`` call: it binds the address, runs the
 cluster in slices (launcher/web/_driver.py), hands the finished run to ``on_finished`` (the CLI writes its outputs
 there) and then keeps serving the final state until Ctrl-C or SIGTERM, unless told to stop with the run.
@@ -22,6 +23,7 @@ from aiohttp import web
 from yarnball.errors import ConfigurationError
 from yarnball.launcher.web._driver import LiveSource, drive
 from yarnball.launcher.web._rest import SOURCE, SnapshotSource, add_rest_routes, remote_exception_middleware
+from yarnball.launcher.web._sls import add_sls_routes
 from yarnball.launcher.web._ui import add_ui_routes
 
 __all__ = ["ServeResult", "build_app", "parse_address", "serve_cluster"]
@@ -35,6 +37,7 @@ def build_app(source: SnapshotSource) -> web.Application:
     app[SOURCE] = source
     add_rest_routes(app)
     add_ui_routes(app)
+    add_sls_routes(app)
     return app
 
 
