@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import tempfile
 from typing import Any
 
 import pytest
@@ -34,7 +35,7 @@ def dump_dom(url: str, *, budget_ms: int = 0) -> str:
         "--disable-gpu",
         "--disable-dev-shm-usage",
         "--no-first-run",
-        "--user-data-dir=/tmp/yarnball-chromium-profile",
+        f"--user-data-dir={tempfile.mkdtemp(prefix='yarnball-chromium-')}",
     ]
     if budget_ms:
         args.append(f"--virtual-time-budget={budget_ms}")

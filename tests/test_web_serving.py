@@ -254,3 +254,17 @@ def test_yarn_api_client_reads_the_api() -> None:
         assert rm.cluster_scheduler_queue("default")["type"] == "capacitySchedulerLeafQueueInfo"
         with pytest.raises(yarn_api_client.errors.APIError, match="NotFoundException"):
             rm.cluster_application("application_1700000000000_9999")
+
+
+def test_lazy_snapshot_refuses_a_later_moment() -> None:
+    """A live (lazy) snapshot computes sections on demand while the kernel stays put, and refuses to compute one
+    after the kernel moved on instead of mixing two moments."""
+    cluster, _ = build_cluster()
+    cluster.run(until_ms=20_000)
+    snap = take_snapshot(cluster, lazy=True)
+    metrics = snap.metrics
+    assert metrics == take_snapshot(cluster).metrics
+    cluster.run(until_ms=40_000)
+    assert snap.metrics is metrics  # computed before: still the 20 s state
+    with pytest.raises(RuntimeError, match="moved on"):
+        _ = snap.apps

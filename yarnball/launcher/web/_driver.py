@@ -47,7 +47,9 @@ class LiveSource:
     def latest(self) -> Snapshot:
         snap = self._snapshot
         if snap is None or snap.generation != self.generation:
-            snap = self._snapshot = take_snapshot(self.cluster, generation=self.generation, done=self.done)
+            snap = self._snapshot = take_snapshot(
+                self.cluster, generation=self.generation, done=self.done, lazy=not self.done
+            )
             self.snapshots_taken += 1
         return snap
 

@@ -73,43 +73,90 @@ def _resource_text(memory: int, vcores: int) -> str:
 
 
 class Snapshot:
-    """The REST view of one paused moment of a run: every section computed at once, as plain data.
+    """The REST view of one paused moment of a run, as plain data.
 
     ``cluster_info``, ``metrics``, ``scheduler``, ``apps`` (id -> app), ``attempts`` (app id -> attempts),
     ``nodes`` (id -> node), plus ``now_ms`` (simulated), ``done`` (the run has ended) and ``opportunistic``.
+
+    :func:`take_snapshot` computes every section at once. A *lazy* snapshot (``lazy=True``, what the live server
+    uses) computes each section the first time it is read, so polling ``/metrics`` does not copy every application:
+    it is valid only while the kernel stays where it was (between two slices, launcher/web/_driver.py); reading a
+    section that was not computed yet after the kernel moved on raises instead of mixing two moments.
     """
 
-    __slots__ = (
-        "apps",
-        "attempts",
-        "cluster_info",
-        "done",
-        "generation",
-        "metrics",
-        "nodes",
-        "now_ms",
-        "opportunistic",
-        "scheduler",
-    )
+    __slots__ = ("_cache", "_cluster", "_events", "_ts", "done", "generation", "now_ms", "opportunistic")
 
-    def __init__(self, cluster: Any, *, generation: int = 0, done: bool = False) -> None:
+    def __init__(self, cluster: Any, *, generation: int = 0, done: bool = False, lazy: bool = False) -> None:
         rm = cluster.rm
-        ts = int(rm.cluster_timestamp)
+        self._cluster = cluster
+        self._ts = int(rm.cluster_timestamp)
+        self._events = cluster.kernel.events_processed
+        self._cache: dict[str, Any] = {}
         self.generation = generation
         self.done = done
         self.now_ms = float(cluster.kernel.now)
         self.opportunistic = rm.opportunistic is not None  # the Nodes page shows its (G)/(O) columns
-        self.nodes = _nodes(cluster, ts)
-        self.apps, self.attempts = _apps(cluster, ts, self.now_ms)
-        queues = {q.path: q for q in rm.scheduler.queue_metrics()}
-        self.metrics = _metrics(cluster, queues, self.apps, self.nodes)
-        self.scheduler = _scheduler(cluster, queues, preemption=rm.preemption_monitor is not None)
-        self.cluster_info = _cluster_info(ts)
+        if not lazy:
+            for name in ("nodes", "apps", "metrics", "scheduler", "cluster_info"):
+                self._section(name)
+            self._cluster = None  # a complete snapshot keeps nothing of the cluster
+
+    def _section(self, name: str) -> Any:
+        cache = self._cache
+        if name in cache:
+            return cache[name]
+        cluster = self._cluster
+        if cluster is None or cluster.kernel.events_processed != self._events:
+            raise RuntimeError(
+                f"snapshot section {name!r} read after the kernel moved on from generation "
+                f"{self.generation}; take a new snapshot"
+            )
+        rm = cluster.rm
+        if name == "nodes":
+            cache[name] = _nodes(cluster, self._ts)
+        elif name in ("apps", "attempts"):
+            cache["apps"], cache["attempts"] = _apps(cluster, self._ts, self.now_ms)
+        elif name == "metrics":
+            cache[name] = _metrics(cluster, self._queues())
+        elif name == "scheduler":
+            cache[name] = _scheduler(cluster, self._queues(), preemption=rm.preemption_monitor is not None)
+        elif name == "cluster_info":
+            cache[name] = _cluster_info(self._ts)
+        return cache[name]
+
+    def _queues(self) -> dict[str, Any]:
+        if "_queues" not in self._cache:
+            self._cache["_queues"] = {q.path: q for q in self._cluster.rm.scheduler.queue_metrics()}
+        return self._cache["_queues"]
+
+    @property
+    def nodes(self) -> dict[str, dict[str, Any]]:
+        return self._section("nodes")  # type: ignore[no-any-return]
+
+    @property
+    def apps(self) -> dict[str, dict[str, Any]]:
+        return self._section("apps")  # type: ignore[no-any-return]
+
+    @property
+    def attempts(self) -> dict[str, list[dict[str, Any]]]:
+        return self._section("attempts")  # type: ignore[no-any-return]
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        return self._section("metrics")  # type: ignore[no-any-return]
+
+    @property
+    def scheduler(self) -> dict[str, Any]:
+        return self._section("scheduler")  # type: ignore[no-any-return]
+
+    @property
+    def cluster_info(self) -> dict[str, Any]:
+        return self._section("cluster_info")  # type: ignore[no-any-return]
 
 
-def take_snapshot(cluster: Any, *, generation: int = 0, done: bool = False) -> Snapshot:
-    """The REST view of ``cluster`` now (call it while the kernel is not running)."""
-    return Snapshot(cluster, generation=generation, done=done)
+def take_snapshot(cluster: Any, *, generation: int = 0, done: bool = False, lazy: bool = False) -> Snapshot:
+    """The REST view of ``cluster`` now (call it while the kernel is not running); see :class:`Snapshot`."""
+    return Snapshot(cluster, generation=generation, done=done, lazy=lazy)
 
 
 # -- /ws/v1/cluster/info ---------------------------------------------------------------------------------------------
@@ -356,9 +403,7 @@ def _attempt(attempt: Any, ts: int, app: Any) -> dict[str, Any]:
 
 
 # -- /ws/v1/cluster/metrics ------------------------------------------------------------------------------------------
-def _metrics(
-    cluster: Any, queues: dict[str, Any], apps: dict[str, dict[str, Any]], nodes: dict[str, dict[str, Any]]
-) -> dict[str, Any]:
+def _metrics(cluster: Any, queues: dict[str, Any]) -> dict[str, Any]:
     """``ClusterMetricsInfo`` (CapacityScheduler: totalMB = available + allocated + reserved)."""
     rm = cluster.rm
     c = rm.counters
@@ -370,10 +415,10 @@ def _metrics(
     res_v = root.reserved.vcores if root is not None else 0
     pend_m = root.pending.memory_mb if root is not None else 0
     pend_v = root.pending.vcores if root is not None else 0
-    states = [a["state"] for a in apps.values()]
-    by_node_state = {s: 0 for s in NODE_STATES}
-    for n in nodes.values():
-        by_node_state[n["state"]] += 1
+    states = [app.state.value for app in rm.apps.values()]
+    by_node_state = dict.fromkeys(NODE_STATES, 0)
+    for nm in cluster.node_managers.values():
+        by_node_state[_node_state(cluster, nm)] += 1
     reserved_containers = sum(1 for n in rm.scheduler.nodes.values() if n.reserved is not None)
     pending_containers = sum(
         ka.any_count for sched in rm.scheduler.attempts.values() for ka in sched.keys.values() if ka.any_count > 0
