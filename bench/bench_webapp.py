@@ -45,14 +45,14 @@ def fresh(nodes: int, seconds: int) -> Cluster:
     return cluster
 
 
-def plain(nodes: int, seconds: int) -> float:
+def plain(nodes: int, seconds: int) -> tuple[float, float]:
     cluster = fresh(nodes, seconds)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     cluster.run(until_ms=seconds * 1000)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
-def served(nodes: int, seconds: int, *, poll: bool) -> tuple[float, int]:
+def served(nodes: int, seconds: int, *, poll: bool) -> tuple[float, float, int]:
     cluster = fresh(nodes, seconds)
     procs: list[subprocess.Popen[bytes]] = []
 
@@ -72,6 +72,7 @@ def served(nodes: int, seconds: int, *, poll: bool) -> tuple[float, int]:
         return snap
 
     LiveSource.latest = counting  # type: ignore[method-assign]
+    cpu = time.process_time()
     try:
         result = serve_cluster(cluster, "127.0.0.1", 0, until_ms=seconds * 1000, keep_serving=False, on_started=started)
     finally:
@@ -79,7 +80,8 @@ def served(nodes: int, seconds: int, *, poll: bool) -> tuple[float, int]:
         for p in procs:
             p.kill()
             p.wait()
-    return result.wall_seconds, taken[0]
+    # CPU of this process (the run, the server, the snapshots; not the poller's), server start and stop included
+    return result.wall_seconds, time.process_time() - cpu, taken[0]
 
 
 def main() -> None:
@@ -94,19 +96,25 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     walls: dict[str, list[float]] = {"plain": [], "webapp": [], "webapp+poll": []}
+    cpus: dict[str, list[float]] = {"plain": [], "webapp": [], "webapp+poll": []}
     snaps: list[int] = []
     for _ in range(args.repeat):
-        walls["plain"].append(plain(args.nodes, args.seconds))
-        walls["webapp"].append(served(args.nodes, args.seconds, poll=False)[0])
-        wall, taken = served(args.nodes, args.seconds, poll=True)
-        walls["webapp+poll"].append(wall)
-        snaps.append(taken)
-    base = statistics.median(walls["plain"])
+        for mode in walls:
+            if mode == "plain":
+                wall, cpu = plain(args.nodes, args.seconds)
+            else:
+                wall, cpu, taken = served(args.nodes, args.seconds, poll=mode == "webapp+poll")
+                if mode == "webapp+poll":
+                    snaps.append(taken)
+            walls[mode].append(wall)
+            cpus[mode].append(cpu)
     print(f"nodes={args.nodes} simulated={args.seconds}s repeat={args.repeat}")
-    for mode, values in walls.items():
-        med = statistics.median(values)
-        runs = ", ".join(f"{v:.2f}" for v in values)
-        print(f"{mode:12s} median {med:.2f} s  ({runs})  x{med / base:.3f} of plain")
+    for label, table in (("wall", walls), ("cpu", cpus)):
+        base = statistics.median(table["plain"])
+        for mode, values in table.items():
+            med = statistics.median(values)
+            runs = ", ".join(f"{v:.2f}" for v in values)
+            print(f"{label:4s} {mode:12s} median {med:.2f} s  ({runs})  x{med / base:.3f} of plain")
     print(f"snapshots taken while polled: {snaps}")
 
 
