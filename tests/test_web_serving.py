@@ -7,6 +7,8 @@ import asyncio
 import importlib.util
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -268,3 +270,63 @@ def test_lazy_snapshot_refuses_a_later_moment() -> None:
     assert snap.metrics is metrics  # computed before: still the 20 s state
     with pytest.raises(RuntimeError, match="moved on"):
         _ = snap.apps
+
+
+def test_cli_keeps_serving_the_final_state_until_sigterm(tmp_path: Path) -> None:
+    """Without --webapp-exit the command says the run ended and where it still serves; the final state answers
+    there; SIGTERM stops it with status 0."""
+    import os
+    import signal
+    import urllib.request
+
+    env = {**os.environ, "PYTHONPATH": str(Path(cli.__file__).resolve().parents[2])}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "yarnball.launcher",
+            "simulate",
+            "--tracelocation",
+            str(TRACE),
+            "--nodes",
+            str(NODES),
+            "--output-dir",
+            str(tmp_path / "out"),
+            "--no-progress",
+            "--no-plots",
+            "--webapp",
+            "127.0.0.1:0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        url = None
+        assert proc.stderr is not None
+        for line in proc.stderr:  # blocks until the server says the run has ended
+            m = re.search(r"still serving its final state at (http://\S+)/cluster", line)
+            if m:
+                url = m.group(1)
+                break
+        assert url is not None, "the command never said it was still serving"
+        with urllib.request.urlopen(url + "/ws/v1/cluster/metrics", timeout=60) as r:
+            metrics = json.loads(r.read())["clusterMetrics"]
+        summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+        assert metrics["appsCompleted"] == summary["applications"]["finished"]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_cluster_serve_python_api() -> None:
+    """Cluster.serve(port) runs the cluster while serving and returns its end time (keep_serving=False: no wait)."""
+    plain_run, _ = build_cluster()
+    end = plain_run.run()
+    cluster, _ = build_cluster()
+    assert cluster.serve(0, keep_serving=False) == end
+    assert cluster.finished()

@@ -86,12 +86,12 @@ async def remote_exception_middleware(request: web.Request, handler: Handler) ->
         if not request.path.startswith("/ws/") or exc.status < 400:
             raise
         if exc.status == 404:
-            err = _not_found(f"java.lang.Exception: no such resource: {request.path}")
+            refusal = _not_found(f"java.lang.Exception: no such resource: {request.path}")
         else:
-            err = RestRequestError(
+            refusal = RestRequestError(
                 exc.status, "WebApplicationException", "javax.ws.rs.WebApplicationException", exc.reason
             )
-        return remote_exception(request, err)
+        return remote_exception(request, refusal)
 
 
 # -- parameters ------------------------------------------------------------------------------------------------------

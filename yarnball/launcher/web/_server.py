@@ -91,7 +91,7 @@ async def _serve(
     url = f"http://{shown}:{bound[1]}"
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    installed: list[int] = []
+    installed: list[signal.Signals] = []
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
             loop.add_signal_handler(sig, stop.set)
