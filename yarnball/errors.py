@@ -14,6 +14,7 @@ __all__ = [
     "ConfigurationError",
     "DeadLetterError",
     "ProtocolError",
+    "RestRequestError",
     "SchedulingError",
     "SimulationError",
     "TimeoutError",
@@ -61,3 +62,17 @@ class SimulationError(YarnballError):
 class CheckpointError(YarnballError):
     """A task checkpoint could not be saved or read back (missing directory, corrupt file, bad task id); the
     message names the file or the task."""
+
+
+class RestRequestError(YarnballError):
+    """A REST request to the web layer was refused (malformed id, unknown application or node, bad parameter).
+
+    It carries what Hadoop's ``GenericExceptionHandler`` answers with: the HTTP status, the exception's simple name
+    and its Java class name, which the web layer writes as a ``RemoteException`` body."""
+
+    def __init__(self, status: int, exception: str, java_class: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.exception = exception
+        self.java_class = java_class
+        self.message = message

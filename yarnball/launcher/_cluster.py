@@ -225,6 +225,17 @@ class Cluster:
 
     def run(self, until_ms: float | None = None, on_progress: Callable[[float], None] | None = None) -> float:
         """Run in virtual time until every submitted application has finished (or ``until_ms``); return the time."""
+        if not self.begin_run(until_ms, on_progress):
+            return self.kernel.now
+        end = self.kernel.run(until=until_ms)
+        self.end_run()
+        return end
+
+    def begin_run(self, until_ms: float | None = None, on_progress: Callable[[float], None] | None = None) -> bool:
+        """Prepare a run (what :meth:`run` does before its kernel loop); False when there is nothing to run.
+
+        For drivers that run the kernel in slices (the web layer, launcher/web/_driver.py): ``begin_run``, then
+        ``kernel.run(until=...)`` until :meth:`finished`, then :meth:`end_run`."""
         if self.kernel.default_latency or self.kernel._latency or not self._skipping_proven():
             self.heartbeats.skip = False  # modelled NM<->RM latency: heartbeats are not atomic, process them all
             self.heartbeats.skip_am = False  # AM skipping is proven under the same conditions only
@@ -234,14 +245,35 @@ class Cluster:
         if on_progress is not None:
             self.every(1000, lambda: on_progress(self.kernel.now))
         if self.masters and self._all_done():
-            return self.kernel.now
-        if not self.masters and until_ms is None:
-            return self.kernel.now
-        end = self.kernel.run(until=until_ms)
+            return False
+        return bool(self.masters) or until_ms is not None
+
+    def finished(self) -> bool:
+        """Whether every submitted application has finished (what stops :meth:`run` without ``until_ms``)."""
+        return bool(self.masters) and self._all_done()
+
+    def end_run(self) -> None:
+        """Settle what the shortcuts deferred (what :meth:`run` does after its kernel loop)."""
         self.rm.dormant.settle_all()  # dormant AMs' skipped heartbeats, for whoever inspects the cluster now
         if self.heartbeats.lazy is not None:
             self.heartbeats.lazy.settle_all()  # and deferred RUNNING reports' (actors/_lazyrunning.py)
-        return end
+
+    def serve(
+        self,
+        port: int = 8088,
+        host: str = "127.0.0.1",
+        *,
+        until_ms: float | None = None,
+        pace: float | None = None,
+        keep_serving: bool = True,
+    ) -> float:
+        """Run while serving the RM REST API and web UI on ``host:port`` (needs the ``web`` extra, aiohttp).
+
+        The run goes as fast as it can (or at ``pace`` times real time); afterwards the final state is served until
+        Ctrl-C/SIGTERM unless ``keep_serving`` is false. Returns the simulated end time."""
+        from yarnball.launcher.web import serve_cluster
+
+        return serve_cluster(self, host, port, until_ms=until_ms, pace=pace, keep_serving=keep_serving).end_ms
 
     # -- inspection -------------------------------------------------------------------------------------------
     @property

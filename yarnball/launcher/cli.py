@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="store_true", help="print the version, the build (compiled or pure Python), Python and Ray"
     )
-    sub = parser.add_subparsers(dest="command", metavar="{simulate,preempt,sweep}")
+    sub = parser.add_subparsers(dest="command", metavar="{simulate,report,preempt,sweep}")
     sub.required = True
     sim = sub.add_parser(
         "simulate",
@@ -114,6 +114,31 @@ def build_parser() -> argparse.ArgumentParser:
         "window); give the same value to both backends to compare them",
     )
     sim.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
+    # Issue 20: serving and looking (launcher/web/).
+    sim.add_argument(
+        "--webapp",
+        metavar="[HOST:]PORT",
+        default=None,
+        help="serve the RM REST API (/ws/v1/cluster) and web UI (/cluster) on HOST:PORT (host 127.0.0.1 by default) "
+        "while the run goes on, and its final state afterwards until Ctrl-C (needs the web extra: aiohttp)",
+    )
+    sim.add_argument("--webapp-exit", action="store_true", help="with --webapp: stop serving when the run ends")
+    sim.add_argument(
+        "--pace",
+        type=float,
+        default=None,
+        metavar="X",
+        help="run simulated time at X times real time, to watch it (default: as fast as possible)",
+    )
+    sim.add_argument(
+        "--report", action="store_true", help="write OUTPUT_DIR/report.html (one self-contained page) at the end"
+    )
+    rep = sub.add_parser(
+        "report",
+        help="write OUTPUT_DIR/report.html from a finished run's outputs",
+        description="Turn the outputs of `yarnball simulate` into one self-contained HTML page (report.html).",
+    )
+    rep.add_argument("output_dir", metavar="OUTPUT_DIR", help="the --output-dir of a finished run")
     # Listed for --help only: main() hands everything after 'preempt' to yarnball.launcher.whatif.main.
     sub.add_parser(
         "preempt",
@@ -150,6 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on bad options and 0 on --help; return it instead
         return exc.code if isinstance(exc.code, int) else 2
     try:
+        if args.command == "report":
+            return _report(args)
         return _simulate(args)
     except YarnballError as err:
         _error(err)
@@ -176,6 +203,20 @@ def _simulate(args: argparse.Namespace) -> int:
 
     if args.address is not None and args.backend != "ray":
         raise ConfigurationError("--address needs --backend ray")
+    if args.webapp_exit and args.webapp is None:
+        raise ConfigurationError("--webapp-exit needs --webapp")
+    if (args.webapp is not None or args.pace is not None) and args.backend != "embedded":
+        raise ConfigurationError("--webapp and --pace need the embedded backend (the run's kernel in this process)")
+    if args.pace is not None and not args.pace > 0:
+        raise ConfigurationError(f"--pace: expected a positive factor of real time, got {args.pace}")
+    webapp = None
+    if args.webapp is not None:
+        from yarnball.launcher.web import require_aiohttp
+
+        require_aiohttp("--webapp")
+        from yarnball.launcher.web._server import parse_address
+
+        webapp = parse_address(args.webapp)
     if args.backend == "ray":
         require_ray("--backend ray")
     compiled, why = _native.build_status()
@@ -232,17 +273,52 @@ def _simulate(args: argparse.Namespace) -> int:
         recorder = MetricsRecorder(cluster, interval_ms, track_jobs=[j for j in track if j in known])
         recorder.start()
         progress = _Progress(cluster, _target_ms(workload, args.until_ms), sys.stderr, enabled=not args.no_progress)
-        start = time.perf_counter()
-        cluster.run(until_ms=args.until_ms, on_progress=progress)
-        wall = time.perf_counter() - start
-        progress.finish()
-        summary = write_outputs(
-            out, cluster, recorder, wall_seconds=wall, seed=args.seed, workload=workload, plots=not args.no_plots
-        )
+
+        finished: dict[str, Any] = {}
+
+        def finish(wall: float) -> dict[str, Any]:
+            progress.finish()
+            summary = write_outputs(
+                out, cluster, recorder, wall_seconds=wall, seed=args.seed, workload=workload, plots=not args.no_plots
+            )
+            if args.report:
+                from yarnball.launcher.web.report import write_report, write_state
+
+                write_state(out, cluster)
+                write_report(out)
+            _print_summary(summary, out, sys.stdout)
+            finished["summary"] = summary
+            return summary
+
+        if webapp is not None:
+            from yarnball.launcher.web import serve_cluster
+
+            result = serve_cluster(
+                cluster,
+                *webapp,
+                until_ms=args.until_ms,
+                pace=args.pace,
+                keep_serving=not args.webapp_exit,
+                on_progress=progress,
+                on_finished=finish,
+            )
+            if result.interrupted:
+                raise KeyboardInterrupt
+        elif args.pace is not None:
+            import asyncio
+
+            from yarnball.launcher.web._driver import drive
+
+            start = time.perf_counter()
+            asyncio.run(drive(cluster, until_ms=args.until_ms, pace=args.pace, on_progress=progress))
+            finish(time.perf_counter() - start)
+        else:
+            start = time.perf_counter()
+            cluster.run(until_ms=args.until_ms, on_progress=progress)
+            finish(time.perf_counter() - start)
     finally:
         close_logging()
-    _print_summary(summary, out, sys.stdout)
-    return _run_status(summary, cut=args.until_ms is not None)
+    return _run_status(finished["summary"], cut=args.until_ms is not None)
 
 
 def _run_status(summary: dict[str, Any], *, cut: bool = False) -> int:
@@ -275,6 +351,14 @@ def _run_status(summary: dict[str, Any], *, cut: bool = False) -> int:
                 f"{apps['killed']} killed, {apps['rejected']} rejected, {apps['unfinished']} unfinished"
             )
         return 3
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from yarnball.launcher.web.report import write_report
+
+    path = write_report(Path(args.output_dir))
+    print(f"{PROG}: wrote {os.fspath(path)}")
     return 0
 
 
