@@ -22,6 +22,7 @@ from collections import Counter
 from typing import Any
 
 from yarnball.actors._actor import Actor, ActorRef, handler
+from yarnball.actors._adminservice import refresh_queues
 from yarnball.actors._amdormancy import DormantAMs
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
@@ -80,6 +81,7 @@ from yarnball.protocols import (
     NodeRemovedSchedulerEvent,
     NodeUpdateSchedulerEvent,
     Priority,
+    RefreshQueuesRequest,
     RegisterApplicationMasterRequest,
     RegisterApplicationMasterResponse,
     RegisterDistributedSchedulingAMRequest,
@@ -640,6 +642,12 @@ class ResourceManager(Actor):
         self._finish_app(app, YarnApplicationState.KILLED, FinalApplicationStatus.KILLED)
         response = KillApplicationResponse(is_kill_completed=True)
         self.reply(response)
+
+    # -- AdminService ---------------------------------------------------------------------------------------------
+    @handler
+    def on_refresh_queues(self, msg: RefreshQueuesRequest) -> None:
+        """``yarn rmadmin -refreshQueues`` (actors/_adminservice.py)."""
+        self.reply(refresh_queues(self, msg))
 
     @handler
     def on_app_report(self, msg: GetApplicationReportRequest) -> None:

@@ -24,7 +24,7 @@ from yarnball.actors._lazyrunning import LazyRunning
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.actors._slsam import SLS_AM_TYPES
-from yarnball.errors import SimulationError
+from yarnball.errors import ConfigurationError, SimulationError
 from yarnball.launcher._elastic import Autoscaler, ElasticConfig, attach_autoscaler
 from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob, Workload
 from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration, QueueMetrics
@@ -200,6 +200,30 @@ class Cluster:
         nm = self.node_managers[host]
         # Owned by the NM, so what it sends is ordered as its own messages (the same on every backend).
         self.kernel.schedule(max(0.0, at_ms - self.kernel.now), lambda _: nm.fail(), owner=nm.id)
+
+    def refresh_queues(self, conf: Any, *, at_ms: float | None = None) -> Any:
+        """``yarn rmadmin -refreshQueues``: ``conf`` (a Configuration, a mapping or a conf dir) is the new
+        capacity-scheduler.xml, told to the RM as a ``RefreshQueuesRequest`` (launcher/_refresh.py).
+
+        With ``at_ms`` it arrives at that simulated time; the outcome is in the event log (``queues_refreshed`` or
+        ``queues_refresh_refused``) and the RM's counters. Without it, between runs, it is applied now and its
+        ``RefreshQueuesResponse`` returned; a refused refresh raises ConfigurationError with Hadoop's message
+        (``Failed to re-init queues : ...``) and leaves the queues as they were. A configuration that would not
+        start a cluster raises ConfigurationError at once, either way."""
+        from yarnball.launcher._refresh import refresh_request
+
+        request = refresh_request(self.conf, conf)
+        rm = self.rm
+        if at_ms is None and not self.kernel._running:
+            self.begin_run(self.kernel.now)  # the shortcut settings a run would use, before any event runs
+            response = self.kernel.run_until_complete(rm.ref.ask(request))
+            if not response.accepted:
+                raise ConfigurationError(response.diagnostics)
+            return response
+        delay = 0.0 if at_ms is None else max(0.0, at_ms - self.kernel.now)
+        # Owned by the RM, so the message is ordered as the RM's own (the same on every backend).
+        self.kernel.schedule(delay, lambda _: rm.ref.tell(request), owner=rm.id)
+        return None
 
     # -- running ----------------------------------------------------------------------------------------------
     def _on_app_done(self, app: Any) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from yarnball.protocols._adminprotocol import *  # noqa: F403
+from yarnball.protocols._adminprotocol import __all__ as _adminprotocol_all
 from yarnball.protocols._amprotocol import *  # noqa: F403
 from yarnball.protocols._amprotocol import __all__ as _amprotocol_all
 from yarnball.protocols._clientprotocol import *  # noqa: F403
@@ -34,5 +36,6 @@ __all__ = [
     *_executor_all,
     *_clientprotocol_all,
     *_schedulerevents_all,
+    *_adminprotocol_all,
     *_codec_all,
 ]

@@ -28,6 +28,7 @@ import msgspec
 
 from yarnball.errors import ProtocolError
 from yarnball.protocols import (
+    _adminprotocol,
     _amprotocol,
     _clientprotocol,
     _containermanagement,
@@ -59,7 +60,15 @@ _ABSTRACT: frozenset[type] = frozenset({Message, _schedulerevents.SchedulerEvent
 def _collect() -> tuple[type[Message], ...]:
     # Definition order within each protocol module, protocols in the order YARN's docs list them; deterministic.
     found: list[type[Message]] = []
-    for module in (_resourcetracker, _amprotocol, _containermanagement, _executor, _clientprotocol, _schedulerevents):
+    for module in (
+        _resourcetracker,
+        _amprotocol,
+        _containermanagement,
+        _executor,
+        _clientprotocol,
+        _schedulerevents,
+        _adminprotocol,
+    ):
         for obj in vars(module).values():
             if (
                 isinstance(obj, type)

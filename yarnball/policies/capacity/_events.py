@@ -248,6 +248,8 @@ class EventHandlers(ContinuousScheduling):
         q: CSQueue | None = app.queue
         while q is not None:
             q.num_applications -= 1
+            if q.num_applications == 0 and q.state == QueueState.DRAINING:
+                q.state = QueueState.STOPPED  # AbstractCSQueue.appFinished: a drained queue stops
             q = q.parent
         self._am_hints.pop(e.application_id, None)
 

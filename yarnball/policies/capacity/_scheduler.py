@@ -20,6 +20,7 @@ from mypy_extensions import mypyc_attr
 from yarnball._logs import get_logger
 from yarnball.policies.capacity._acl import QueueACL
 from yarnball.policies.capacity._allocator import add_pending, retire_key
+from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 from yarnball.policies.capacity._events import HANDLERS, RELEASED_CONTAINER, EventHandlers, abnormal_status
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._notifications import (
@@ -97,6 +98,13 @@ class CapacityScheduler(EventHandlers):
         if acl == QueueACL.ADMINISTER_QUEUE and self.is_admin(user, groups):
             return True
         return queue.has_access(acl, user, groups)
+
+    def reinitialize(self, conf: CapacitySchedulerConfiguration) -> None:
+        """``CapacityScheduler.reinitialize`` (``yarn rmadmin -refreshQueues``): the queues of ``conf`` replace the
+        live ones, or ``ConfigurationError("Failed to re-init queues : ...")`` and nothing changes (_refresh.py)."""
+        from yarnball.policies.capacity._refresh import reinitialize
+
+        reinitialize(self, conf)
 
     def headroom(self, attempt_id: ApplicationAttemptId) -> Resource:
         app = self.attempts.get(attempt_id)
