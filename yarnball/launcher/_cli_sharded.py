@@ -11,6 +11,7 @@ from typing import Any
 from yarnball.actors._logging import close_logging, configure_logging
 from yarnball.errors import SimulationError, YarnballError
 from yarnball.launcher._cluster import Cluster
+from yarnball.launcher._refresh import parse_refresh_spec
 
 __all__ = ["simulate_sharded"]
 
@@ -45,6 +46,9 @@ def simulate_sharded(
     )
     try:
         cluster.submit_workload(workload)
+        for spec in args.refresh_queues:  # checked by cli._refresh_arguments
+            at_ms, conf_dir = parse_refresh_spec(spec)
+            cluster.refresh_queues(conf_dir, at_ms=at_ms)
         cluster.record_metrics(interval_ms, [j for j in track if j in known])  # type: ignore[attr-defined]
         progress.cluster = cluster
         start = time.perf_counter()

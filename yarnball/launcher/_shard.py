@@ -174,8 +174,9 @@ class ShardHost:
         """Apply the driver's setup steps; each host acts only on the actors it hosts.
 
         Steps: ``("rm", dseq)``, ``("nm", dseq, NodeSpec, start_delay_ms)``, ``("am", dseq, actor_id, am)``,
-        ``("fail", dseq, host, at_ms)``, ``("expect", n)``, ``("skip", dseq)`` (a driver-side event such as a
-        progress callback: it takes a sequence number on one kernel too).
+        ``("fail", dseq, host, at_ms)``, ``("refresh", dseq, RefreshQueuesRequest, at_ms)``, ``("expect", n)``,
+        ``("skip", dseq)`` (a driver-side event such as a progress callback: it takes a sequence number
+        on one kernel too).
         """
         kernel = self.kernel
         for step in steps:
@@ -213,6 +214,13 @@ class ShardHost:
                 nm = kernel.actors.get(actor_id)
                 if nm is not None:
                     kernel.schedule(max(0.0, at_ms - kernel.now), lambda _, nm=nm: nm.fail(), owner=actor_id)
+            elif kind == "refresh":
+                _, _, request, at_ms = step
+                if self.rm is not None:  # Cluster.refresh_queues: told by the RM's host, ordered as the RM's own
+                    rm = self.rm
+                    kernel.schedule(
+                        max(0.0, at_ms - kernel.now), lambda _, rm=rm, r=request: rm.ref.tell(r), owner=RM_ID
+                    )
             elif kind != "skip" and kind != "rm":
                 raise SimulationError(f"unknown setup step {kind!r} for shard host {self.index}")
 

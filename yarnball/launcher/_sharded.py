@@ -330,6 +330,15 @@ class ShardedCluster(Cluster):
             raise SimulationError(f"fail_node: no node {host!r} in this cluster")
         self._step("fail", host, at_ms)
 
+    def refresh_queues(self, conf: Any, *, at_ms: float | None = None) -> Any:
+        """A queue refresh told to the RM at ``at_ms`` (0 if not given) on its host; set up before :meth:`run`."""
+        from yarnball.launcher._refresh import refresh_request
+
+        if self._group is not None:
+            raise SimulationError("refresh_queues: the sharded backends take refreshes before run() (give at_ms)")
+        self._step("refresh", refresh_request(self.conf, conf), 0.0 if at_ms is None else float(at_ms))
+        return None
+
     def record_metrics(self, interval_ms: int, track_jobs: Sequence[str] = ()) -> None:
         """Sample metrics on host 0 every ``interval_ms`` (what ``MetricsRecorder(cluster).start()`` does)."""
         self._step("recorder", int(interval_ms), tuple(track_jobs))

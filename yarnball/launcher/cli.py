@@ -133,6 +133,14 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--report", action="store_true", help="write OUTPUT_DIR/report.html (one self-contained page) at the end"
     )
+    sim.add_argument(
+        "--refresh-queues",
+        action="append",
+        default=[],
+        metavar="AT_MS:CONF_DIR",
+        help="at simulated time AT_MS, refresh the queues from CONF_DIR/capacity-scheduler.xml as `yarn rmadmin "
+        "-refreshQueues` does (repeatable); a refused refresh is logged (queues_refresh_refused) and changes nothing",
+    )
     rep = sub.add_parser(
         "report",
         help="write OUTPUT_DIR/report.html from a finished run's outputs",
@@ -233,6 +241,7 @@ def _simulate(args: argparse.Namespace) -> int:
         workload = load_workload(trace_type, trace_location, args.nodes, defaults, args.seed)
     finally:
         close_logging()
+    refreshes = _refresh_arguments(conf, args.refresh_queues)
     interval_ms = conf.get_int(keys.SLS_METRICS_RECORD_INTERVAL_MS, keys.DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS)
     if interval_ms <= 0:
         raise ConfigurationError(
@@ -270,6 +279,8 @@ def _simulate(args: argparse.Namespace) -> int:
     try:
         cluster = Cluster(conf, workload.nodes, seed=args.seed, latency_ms=args.latency_ms)
         cluster.submit_workload(workload)
+        for at_ms, conf_dir in refreshes:
+            cluster.refresh_queues(conf_dir, at_ms=at_ms)
         recorder = MetricsRecorder(cluster, interval_ms, track_jobs=[j for j in track if j in known])
         recorder.start()
         progress = _Progress(cluster, _target_ms(workload, args.until_ms), sys.stderr, enabled=not args.no_progress)
@@ -374,6 +385,18 @@ def _trace_arguments(args: argparse.Namespace) -> tuple[str, str]:
     if not location:
         raise ConfigurationError("--tracelocation is required (the trace file or files, comma-separated)")
     return trace_type or "SLS", location
+
+
+def _refresh_arguments(conf: Any, specs: list[str]) -> list[tuple[float, str]]:
+    """``--refresh-queues AT_MS:CONF_DIR`` values, each conf dir checked now (a bad one is a user error, exit 2)."""
+    from yarnball.launcher._refresh import parse_refresh_spec, refresh_request
+
+    out = []
+    for spec in specs:
+        at_ms, conf_dir = parse_refresh_spec(spec)
+        refresh_request(conf, conf_dir)
+        out.append((at_ms, conf_dir))
+    return out
 
 
 def _load_configuration(conf_dir: str | None) -> Any:
