@@ -13,6 +13,7 @@ from yarnball.policies.opportunistic import (
     LoadComparator,
     NodeQueueLoadMonitor,
     OpportunisticContainerContext,
+    OpportunisticSchedulerMetrics,
 )
 from yarnball.protocols import (
     ExecutionType,
@@ -92,3 +93,18 @@ def test_max_allocations_per_am_heartbeat_with_high_limit_testMaxAllocationsPerA
     allocator = CentralizedOpportunisticContainerAllocator(create_node_queue_load_monitor(3, 2, 500), 100)
     reqs = [create_resource_request(i + 1, "h1", 1) for i in range(20)]
     assert len(allocator.allocate(OpportunisticContainerContext(), reqs, same)) == 20
+
+
+def test_allocation_latency_metrics_testAllocationLatencyMetrics():
+    """For each allocated container, one latency entry; the (simulated) wait since the asks arrived is recorded."""
+    allocator = CentralizedOpportunisticContainerAllocator(create_node_queue_load_monitor(3, 2, 5), -1)
+    ctx = OpportunisticContainerContext()
+    ctx.metrics = metrics = OpportunisticSchedulerMetrics()
+    reqs = [
+        create_resource_request(2, "/r3", 2),
+        create_resource_request(2, "h6", 2),
+        create_resource_request(2, "*", 2),
+    ]
+    ctx.now_ms = 40.0
+    assert len(allocator.allocate(ctx, reqs, same)) == 2
+    assert metrics.latencies == [0, 0]  # verify(metrics, times(2)).addAllocateOLatencyEntry(anyLong())

@@ -13,7 +13,11 @@ from yarnball import Cluster
 from yarnball.actors import DistributedShellAppMaster
 from yarnball.actors._amrmproxy import DistributedScheduler
 from yarnball.launcher.workloads import WorkloadBuilder
-from yarnball.policies.opportunistic import DistributedOpportunisticContainerAllocator, OpportunisticContainerContext
+from yarnball.policies.opportunistic import (
+    DistributedOpportunisticContainerAllocator,
+    OpportunisticContainerContext,
+    OpportunisticSchedulerMetrics,
+)
 from yarnball.protocols import (
     ExecutionType,
     ExecutionTypeRequest,
@@ -234,3 +238,17 @@ def test_distributed_scheduler_keeps_node_partitions():
     assert isinstance(ds, DistributedScheduler)
     assert {n.host for n, _ in ds.context.nodes} == {"l1", "p1", "p2"}
     assert ds.context.partitions == {"l1": "x"}
+
+
+def test_allocation_latency_metrics_testAllocationLatencyMetrics():
+    """For each allocated container, one allocation latency entry (OpportunisticContainerContext's metrics); here
+    the asks wait 250 ms of simulated time between being added and allocated, which the entries carry."""
+    ctx = context(*FOUR_NODES)
+    ctx.metrics = metrics = OpportunisticSchedulerMetrics()
+    reqs = [ask("*", 2), ask("h6", 2), ask("/r3", 2)]
+    ctx.now_ms = 100.0
+    ctx.add_to_outstanding(reqs)
+    ctx.now_ms = 350.0
+    placed = DistributedOpportunisticContainerAllocator(-1).allocate(ctx, [], same)
+    assert len(placed) == 2
+    assert metrics.latencies == [250, 250]  # verify(metrics, times(2)).addAllocateOLatencyEntry(anyLong())

@@ -28,6 +28,7 @@ from yarnball.policies.opportunistic import (
     LoadComparator,
     NodeQueueLoadMonitor,
     OpportunisticContainerContext,
+    OpportunisticSchedulerMetrics,
     Placement,
     QueueLimitCalculator,
     normalize,
@@ -153,6 +154,7 @@ class OpportunisticContainerAllocatorAMService:
         self.demoting: set[ContainerId] = set()  # demoted GUARANTEED containers the scheduler is releasing
         self.to_update: dict[NodeId, list[Container]] = {}  # auto-update: pushed to NMs on their heartbeat
         self.counters: Counter[str] = Counter()
+        self.metrics = OpportunisticSchedulerMetrics()  # Hadoop's, under its names (policies/opportunistic/_metrics.py)
         self._next_promotion = 0
         self._cached: tuple[RemoteNode, ...] = ()
         self._cached_at: float | None = None
@@ -248,6 +250,8 @@ class OpportunisticContainerAllocatorAMService:
     def _opportunistic_done(self, record: _OppContainer, cs: ContainerStatus) -> None:
         if cs.exit_status == ContainerExitStatus.KILLED_BY_CONTAINER_SCHEDULER:
             self.counters["opportunistic_killed"] += 1
+        if record.container.execution_type is ExecutionType.OPPORTUNISTIC:  # a promoted one ends GUARANTEED
+            self.metrics.incr_released_opp_containers(1)  # AbstractYarnScheduler.completedContainer
         attempt = self.rm.attempts.get(record.attempt_id)
         if attempt is not None and not attempt.is_done:
             self.completed.setdefault(record.attempt_id, []).append(cs)  # its AM learns on the next allocate
@@ -265,6 +269,7 @@ class OpportunisticContainerAllocatorAMService:
         ctx = self.contexts.get(attempt_id)
         if ctx is None:
             ctx = self.contexts[attempt_id] = OpportunisticContainerContext()
+            ctx.metrics = self.metrics
         return ctx
 
     def normalizer(self) -> Any:
@@ -286,11 +291,13 @@ class OpportunisticContainerAllocatorAMService:
                 self._release(record)
         guaranteed.extend(self._container_updates(msg, release))
         ctx = self._context(attempt_id)
+        ctx.now_ms = self.rm.now
         bl = msg.resource_blacklist_request
         placements = self.allocator.allocate(
             ctx, opportunistic, self.normalizer(), bl.blacklist_additions, bl.blacklist_removals
         )
         if placements:
+            self.metrics.incr_allocated_opp_containers(len(placements))  # OpportunisticAMSProcessor.allocate
             self._create(attempt_id, placements)
         return guaranteed, release
 
@@ -328,6 +335,13 @@ class OpportunisticContainerAllocatorAMService:
             if rm_app is not None:
                 rm_app.nodes.add(p.node_id)
             self.counters["opportunistic_allocated"] += 1
+            # CentralizedOpportunisticContainerAllocator: the loop that placed it (node-local, rack-local, any)
+            if p.location == ANY:
+                self.metrics.incr_off_switch_opp_containers()
+            elif p.location.startswith("/"):
+                self.metrics.incr_rack_local_opp_containers()
+            else:
+                self.metrics.incr_node_local_opp_containers()
             out.append(container)
 
     def after_allocate(self, msg: AllocateRequest, response: AllocateResponse) -> AllocateResponse:

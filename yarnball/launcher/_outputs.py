@@ -36,6 +36,7 @@ from yarnball.actors._failures import HandlerFailures
 from yarnball.launcher._elastic import node_hours
 from yarnball.launcher._nodereport import NODE_REPORT_COLUMNS, node_report
 from yarnball.launcher._slsmetrics import write_realtimetrack, write_sls_metric_csvs
+from yarnball.policies.opportunistic import OpportunisticSchedulerMetrics
 from yarnball.protocols import YarnApplicationState, keys
 
 __all__ = ["ClusterSample", "MetricsRecorder", "QueueSample", "write_outputs"]
@@ -138,6 +139,10 @@ class MetricsRecorder:
         # Wall-clock cost, kept apart because it differs from run to run: (time, op, cumulative count, seconds).
         self.timecost_rows: list[tuple[int, str, int, float]] = []
         self.tracked_rows: list[tuple[int, str, str, int]] = []  # (time, job id, application id, live containers)
+        # OpportunisticSchedulerMetrics (when opportunistic containers are on): one snapshot per sample, latency
+        # quantiles over the allocations since the previous sample.
+        self.opportunistic_rows: list[dict[str, int]] = []
+        self._latency_seen = 0
         self._last_time: int | None = None
         self._started = False
 
@@ -216,6 +221,10 @@ class MetricsRecorder:
             self.timecost_rows.append((now, op, count, float(rm.op_seconds[op])))
         if self.track_jobs:
             self._sample_tracked(now, rm)
+        opp = getattr(rm, "opportunistic", None)
+        if opp is not None:
+            self.opportunistic_rows.append({"time": now, **opp.metrics.snapshot(self._latency_seen)})
+            self._latency_seen = len(opp.metrics.latencies)
 
     def _sample_tracked(self, now: int, rm: Any) -> None:
         # SLS's variable.app.<jobId>.live.containers: the running attempt's live containers (AM included).
@@ -280,6 +289,10 @@ def write_outputs(
         # The RM Nodes page at the end of the run, with its opportunistic columns (only when the feature is on).
         rows = ([r[c] for c in NODE_REPORT_COLUMNS] for r in node_report(cluster))
         _write_csv(metrics / "nodes.csv", NODE_REPORT_COLUMNS, rows)
+        # OpportunisticSchedulerMetrics over time (policies/opportunistic/_metrics.py)
+        columns = ("time", *OpportunisticSchedulerMetrics().snapshot())
+        opp_rows = ([r[c] for c in columns] for r in recorder.opportunistic_rows)
+        _write_csv(metrics / "opportunistic_scheduler.csv", columns, opp_rows)
     if recorder.track_jobs:
         _write_csv(
             metrics / "tracked_jobs.csv", ("time", "job_id", "application_id", "live.containers"), recorder.tracked_rows
@@ -290,6 +303,9 @@ def write_outputs(
 
         plot_files = [p.name for p in write_plots(out, recorder)]
     summary = build_summary(cluster, recorder, wall_seconds=wall_seconds, seed=seed, workload=workload)
+    if opportunistic:
+        # The whole run's OpportunisticSchedulerMetrics (latency quantiles over every allocation).
+        summary["opportunistic_scheduler_metrics"] = cluster.rm.opportunistic.metrics.snapshot()
     summary["outputs"] = sorted(
         [
             "jobruntime.csv",
@@ -301,7 +317,7 @@ def write_outputs(
             "realtimetrack.json",
             "summary.json",
             *(["metrics/tracked_jobs.csv"] if recorder.track_jobs else []),
-            *(["metrics/nodes.csv"] if opportunistic else []),
+            *(["metrics/nodes.csv", "metrics/opportunistic_scheduler.csv"] if opportunistic else []),
             *(["events.jsonl"] if (out / "events.jsonl").is_file() else []),
             *(f"metrics/{name}" for name in sls_files),
             *plot_files,

@@ -11,6 +11,7 @@ from yarnball.policies.opportunistic._allocator import (
     normalize,
     partition_asks,
 )
+from yarnball.policies.opportunistic._metrics import OpportunisticSchedulerMetrics
 from yarnball.policies.opportunistic._monitor import (
     ClusterNode,
     LoadComparator,
@@ -35,6 +36,7 @@ __all__ = [
     "LoadComparator",
     "NodeQueueLoadMonitor",
     "OpportunisticContainerContext",
+    "OpportunisticSchedulerMetrics",
     "Placement",
     "QueueLimitCalculator",
     "QueueOrderPolicy",

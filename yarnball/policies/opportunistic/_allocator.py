@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from yarnball.policies.opportunistic._metrics import OpportunisticSchedulerMetrics
 from yarnball.protocols import ANY, ExecutionType, NodeId, Priority, RemoteNode, Resource, ResourceRequest
 
 __all__ = [
@@ -73,9 +74,10 @@ class _Enriched:
     ``setNumContainers`` on ANY asks only), and the partition is that ask's node label expression
     (``OpportunisticContainerAllocator.getRequestPartition``). So asks naming only hosts or racks are allocated."""
 
-    __slots__ = ("nodes", "num_containers", "partition", "priority", "racks", "request_id", "resource")
+    __slots__ = ("nodes", "num_containers", "partition", "priority", "racks", "request_id", "resource", "timestamp")
 
-    def __init__(self, ask: ResourceRequest) -> None:
+    def __init__(self, ask: ResourceRequest, timestamp: float = 0.0) -> None:
+        self.timestamp = timestamp  # EnrichedResourceRequest.timestamp: when it was created (for the latency metric)
         self.priority = ask.priority
         self.request_id = ask.allocation_request_id
         self.resource = ask.capability
@@ -94,6 +96,9 @@ class OpportunisticContainerContext:
         self.nodes: list[tuple[NodeId, str]] = []  # the node list for distributed allocation: (node, rack)
         # host -> node partition of the node list (RemoteNode.getNodePartition); a host not in it is NO_LABEL
         self.partitions: dict[str, str] = {}
+        # The RM's OpportunisticSchedulerMetrics (none for an NM's context) and the simulated time of this allocate.
+        self.metrics: OpportunisticSchedulerMetrics | None = None
+        self.now_ms = 0.0
 
     def update_node_list(self, nodes: Iterable[RemoteNode]) -> None:
         """``updateNodeList``: the least-loaded nodes the RM handed out, with their racks and partitions."""
@@ -116,7 +121,7 @@ class OpportunisticContainerContext:
             cap = (ask.capability.memory_mb, ask.capability.vcores)
             e = caps.get(cap)
             if e is None:
-                e = caps[cap] = _Enriched(ask)
+                e = caps[cap] = _Enriched(ask, self.now_ms)
             if ask.resource_name == ANY:
                 e.num_containers = ask.num_containers
             else:
@@ -141,6 +146,8 @@ class OpportunisticContainerContext:
             e = caps.get(cap)
             if e is None:
                 continue
+            if self.metrics is not None:
+                self.metrics.add_allocate_o_latency_entry(int(self.now_ms - e.timestamp))
             e.num_containers -= 1
             if e.num_containers == 0:
                 del caps[cap]
