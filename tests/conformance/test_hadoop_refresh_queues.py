@@ -67,6 +67,9 @@ def default_capacities(cap_a: float, cap_b: float) -> dict[str, tuple[float, flo
     }
 
 
+DEFAULT_CAPACITIES = default_capacities(f32(A_CAPACITY / 100), f32(B_CAPACITY / 100))
+
+
 def find_queue(cs, path: str):
     """CapacitySchedulerQueueHelpers.findQueue: walk the tree from root (not the scheduler's index)."""
     stack = [cs.root]
@@ -89,19 +92,25 @@ def check_queue_structure_capacities(cs, expected: dict[str, tuple[float, float]
         assert q.abs_max == pytest.approx(1.0, abs=1e-5), f"absolute maximum capacity {path}"
 
 
+def started(queues: dict[str, dict[str, object]] = QUEUES, **extra: object):
+    """``cs.init`` + ``reinitialize`` + ``checkQueueStructureCapacities(cs)``, as each Hadoop test starts."""
+    cs = make_scheduler(queues, **extra)
+    check_queue_structure_capacities(cs, DEFAULT_CAPACITIES)
+    return cs
+
+
 def finish(cs, n: int) -> None:
     cs.handle(AppRemovedSchedulerEvent(application_id=app_id(n), final_state="FINISHED"))
 
 
 def test_refresh_queues_testRefreshQueues():
-    cs = make_scheduler(QUEUES)
-    check_queue_structure_capacities(cs, default_capacities(f32(A_CAPACITY / 100), f32(B_CAPACITY / 100)))
+    cs = started()
     reinit(cs, variant(root__a={"capacity": 80}, root__b={"capacity": 20}))
     check_queue_structure_capacities(cs, default_capacities(0.8, 0.2))
 
 
 def test_refresh_queues_with_new_queue_testRefreshQueuesWithNewQueue():
-    cs = make_scheduler(QUEUES)
+    cs = started()
     b4_capacity = 10.0
     queues = variant(
         root__a={"capacity": 80},
@@ -119,7 +128,7 @@ def test_refresh_queues_with_new_queue_testRefreshQueuesWithNewQueue():
 
 
 def test_refresh_queues_max_allocation_refresh_testRefreshQueuesMaxAllocationRefresh():
-    cs = make_scheduler(QUEUES)
+    cs = started()
     assert cs.maximum_allocation().memory_mb == k.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_MB  # "max allocation in CS"
     a1 = find_queue(cs, "root.a.a1")
     assert a1.max_alloc_m == 8192  # "queue max allocation"
@@ -135,7 +144,7 @@ def test_refresh_queues_max_allocation_refresh_testRefreshQueuesMaxAllocationRef
 
 
 def test_refresh_queues_max_allocation_per_queue_large_testRefreshQueuesMaxAllocationPerQueueLarge():
-    cs = make_scheduler(QUEUES)
+    cs = started()
     with pytest.raises(ConfigurationError) as err:
         reinit(cs, variant(root__b__b3={"maximum-allocation-mb": k.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_MB + 2048}))
     assert "maximum allocation" in str(err.value)
@@ -148,9 +157,8 @@ def test_refresh_queues_max_allocation_per_queue_large_testRefreshQueuesMaxAlloc
 
 
 def test_refresh_queues_max_allocation_refresh_larger_testRefreshQueuesMaxAllocationRefreshLarger():
-    cs = make_scheduler(variant(root__a__a1={"maximum-allocation-mb": 4096, "maximum-allocation-vcores": 2}))
+    cs = started(variant(root__a__a1={"maximum-allocation-mb": 4096, "maximum-allocation-vcores": 2}))
     a1 = find_queue(cs, "root.a.a1")
-    assert cs.maximum_allocation() == cs.maximum_allocation()  # (no nodes: the configured maximum)
     assert (cs.maximum_allocation().memory_mb, cs.maximum_allocation().vcores) == (
         k.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_MB,
         k.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES,
@@ -172,7 +180,7 @@ A1_4096_4 = variant(root__a__a1={"maximum-allocation-mb": 4096, "maximum-allocat
 
 
 def test_refresh_queues_max_allocation_cs_error_testRefreshQueuesMaxAllocationCSError():
-    cs = make_scheduler(A1_4096_4, **_with_cluster_max(10240, 10))
+    cs = started(A1_4096_4, **_with_cluster_max(10240, 10))
     assert (cs.maximum_allocation().memory_mb, cs.maximum_allocation().vcores) == (10240, 10)
     with pytest.raises(ConfigurationError) as err:
         reinit(cs, A1_4096_4, **_with_cluster_max(6144, 10))
@@ -184,7 +192,7 @@ def test_refresh_queues_max_allocation_cs_error_testRefreshQueuesMaxAllocationCS
 
 
 def test_refresh_queues_max_allocation_cs_larger_testRefreshQueuesMaxAllocationCSLarger():
-    cs = make_scheduler(A1_4096_4, **_with_cluster_max(10240, 10))
+    cs = started(A1_4096_4, **_with_cluster_max(10240, 10))
     a1, a2, b2 = (find_queue(cs, p) for p in ("root.a.a1", "root.a.a2", "root.b.b2"))
     assert (cs.maximum_allocation().memory_mb, cs.maximum_allocation().vcores) == (10240, 10)
     assert [(q.max_alloc_m, q.max_alloc_v) for q in (a1, a2, b2)] == [(4096, 4), (10240, 10), (10240, 10)]
@@ -194,7 +202,7 @@ def test_refresh_queues_max_allocation_cs_larger_testRefreshQueuesMaxAllocationC
 
 
 def test_refresh_queues_with_queue_delete_testRefreshQueuesWithQueueDelete():
-    cs = make_scheduler(QUEUES)
+    cs = started()
     add_node(cs, 0, 16 * GB, 16)
     # b1 holds an application and is stopped: DRAINING (Hadoop's spy returns DRAINING first).
     submit(cs, 1, "b1")
@@ -213,7 +221,7 @@ def test_refresh_queues_with_queue_delete_testRefreshQueuesWithQueueDelete():
     assert find_queue(cs, "root.b.b1") is None  # "Refresh needs to support delete of leaf queue"
 
     reinit(cs, QUEUES)
-    check_queue_structure_capacities(cs, default_capacities(f32(A_CAPACITY / 100), f32(B_CAPACITY / 100)))
+    check_queue_structure_capacities(cs, DEFAULT_CAPACITIES)
     # Parent b with an application in b1, every queue under b stopped: b is DRAINING.
     submit(cs, 2, "b1")
     reinit(cs, variant(root__b={"state": "STOPPED"}))
@@ -229,7 +237,7 @@ def test_refresh_queues_with_queue_delete_testRefreshQueuesWithQueueDelete():
 
 
 def test_refresh_queues_with_all_child_queues_deleted_testRefreshQueuesWithAllChildQueuesDeleted():
-    cs = make_scheduler(QUEUES)
+    cs = started()
     # b1 RUNNING (b2 and b3 STOPPED): turning b into a leaf must fail.
     reinit(cs, variant(root__b__b2={"state": "STOPPED"}, root__b__b3={"state": "STOPPED"}))
     with pytest.raises(ConfigurationError):
@@ -246,7 +254,7 @@ def test_refresh_queues_with_all_child_queues_deleted_testRefreshQueuesWithAllCh
 
 
 def test_convert_leaf_queue_to_parent_queue_testConvertLeafQueueToParentQueue():
-    cs = make_scheduler(QUEUES)
+    cs = started()
     b1 = cs.get_queue("b1")
     assert b1.state == QueueState.RUNNING
     with pytest.raises(ConfigurationError) as err:
@@ -267,7 +275,7 @@ def test_convert_leaf_queue_to_parent_queue_testConvertLeafQueueToParentQueue():
 def test_parse_queue_testParseQueue():
     """TestCapacitySchedulerQueues.testParseQueue: a reinitialize giving the RUNNING leaf a1 a child b1 throws
     (Hadoop 3.x: the leaf-to-parent conversion check; the duplicate short name b1 alone is allowed)."""
-    cs = make_scheduler(QUEUES)
+    cs = started()
     with pytest.raises(ConfigurationError):
         reinit(cs, variant(root__a__a1__b1={"capacity": 100, "user-limit-factor": 100}))
     assert isinstance(cs.get_queue("root.a.a1"), LeafQueue)  # the old queues stay
@@ -276,7 +284,7 @@ def test_parse_queue_testParseQueue():
 def test_stopped_queue_drains_and_refuses_new_applications_stopQueue():
     """AbstractCSQueue.stopQueue / appFinished and LeafQueue.validateSubmitApplication: a queue stopped by a
     refresh keeps its running application (DRAINING), refuses new ones, and is STOPPED once drained."""
-    cs = make_scheduler(QUEUES)
+    cs = started()
     add_node(cs, 0, 16 * GB, 16)
     submit(cs, 1, "a1")
     reinit(cs, variant(root__a__a1={"state": "STOPPED"}))
@@ -298,7 +306,7 @@ def test_refresh_activates_pending_applications_activateApplications():
     """CapacitySchedulerQueueManager.reinitializeQueues ends with root.updateClusterResource, which activates
     applications that now fit the (raised) AM limit (LeafQueue.activateApplications)."""
     tight = variant(root__a__a1={"maximum-am-resource-percent": 0.01})
-    cs = make_scheduler(tight)
+    cs = started(tight)
     add_node(cs, 0, 64 * GB, 64)
     for n in (1, 2, 3):
         submit(cs, n, "a1")
