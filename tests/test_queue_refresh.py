@@ -178,3 +178,34 @@ def test_cli_refresh_queues_bad_conf_exits_2(tmp_path: Path, capsys: pytest.Capt
     args = ["simulate", "--tracetype", "SLS", "--tracelocation", str(trace), "--output-dir", str(tmp_path / "o")]
     assert main([*args, "--no-progress", "--refresh-queues", f"5000:{bad}"]) == 2
     assert str(bad / "capacity-scheduler.xml") in capsys.readouterr().err
+
+
+def _activation_run(extra: dict[str, str]) -> tuple[object, ...]:
+    """Applications pending on a 5% AM limit in queue a until a refresh at 9.5 s raises it (and adds c)."""
+    builder = WorkloadBuilder().nodes(6, memory_mb=8192, vcores=8)
+    for i in range(8):
+        builder.job(f"a{i}", queue="a", submit_ms=i * 2000, tasks=[task_spec(6, 15_000)])
+    builder.job("c1", queue="c", submit_ms=30_000, tasks=[task_spec(3, 5_000)])
+    workload = builder.build()
+    conf = {**TWO, f"{CS}root.a.maximum-am-resource-percent": "0.05", **extra}
+    cluster = Cluster(conf, workload.nodes, seed=2)
+    cluster.submit_workload(workload)
+    new = {**STOP_B_ADD_C, f"{CS}root.b.state": "RUNNING", f"{CS}root.b.capacity": "10", f"{CS}root.c.capacity": "40"}
+    cluster.refresh_queues({**new, f"{CS}root.a.maximum-am-resource-percent": "1.0"}, at_ms=9_500)
+    with captured_events():
+        cluster.run(until_ms=900_000)
+    return cluster.now, sorted((a.name, a.state.value, a.finish_time) for a in cluster.applications)
+
+
+def test_refresh_gives_the_same_run_with_the_shortcuts_off() -> None:
+    """Pending applications activated by a refresh get the same containers at the same times whether idle NM/AM
+    heartbeats are skipped (actors' shortcuts, on by default) or all processed."""
+    off = {
+        "yarnball.simulation.skip-idle-heartbeats": "false",
+        "yarnball.simulation.skip-idle-am-heartbeats": "false",
+        "yarnball.simulation.dormant-idle-ams": "false",
+        "yarnball.simulation.lazy-running-reports": "false",
+    }
+    with_shortcuts = _activation_run({})
+    assert with_shortcuts == _activation_run(off)
+    assert {state for _, state, _ in with_shortcuts[1]} == {"FINISHED"}

@@ -35,8 +35,9 @@ def refresh_queues(rm: Any, msg: RefreshQueuesRequest) -> RefreshQueuesResponse:
     rm.maximum_allocation = rm.scheduler.conf.get_maximum_allocation()
     rm.counters["queue_refreshes"] += 1
     rm.log.info("queues_refreshed", source=msg.source, queues=sorted(rm.scheduler.queues))
-    # Pending applications may have been activated and limits raised: whatever the shortcuts put to sleep because
-    # nothing could change may now get containers (actors/_amdormancy.py, the heartbeat clock's skipping).
+    # Pending applications may have been activated and limits raised: wake whatever the shortcuts put to sleep
+    # because nothing could change (actors/_amdormancy.py, the heartbeat clock's skipping). A precaution: the
+    # shortcuts' own checks already kept them awake in every case tried (tests/test_queue_refresh.py).
     if rm.dormant:
         rm.dormant.wake_all()
     clock = rm.heartbeats
