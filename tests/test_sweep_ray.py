@@ -32,8 +32,8 @@ WALL_CLOCK_SUMMARY_FIELDS = ("wall_seconds", "speedup")
 
 def layouts() -> list[dict[str, Any]]:
     return [
-        {"label": "one-queue", "conf-dir": str(EXAMPLES / "sweeps" / "one-queue")},
-        {"label": "two-queues", "conf-dir": str(EXAMPLES / "sweeps" / "two-queues")},
+        {"label": "even", "conf-dir": str(EXAMPLES / "sweeps" / "even")},
+        {"label": "skewed", "conf-dir": str(EXAMPLES / "sweeps" / "skewed")},
     ]
 
 
@@ -90,7 +90,7 @@ def test_failing_scenario_is_reported_without_stopping_the_rest(small_sweep: Swe
 
 def test_scenario_outputs_equal_the_standalone_simulate(small_sweep: SweepResult, tmp_path: Path) -> None:
     """Running the row's command standalone gives the same files, byte for byte except the wall-clock fields."""
-    row = next(r for r in small_sweep.rows if r["trace"] == "sample" and r["layout"] == "two-queues")
+    row = next(r for r in small_sweep.rows if r["trace"] == "sample" and r["layout"] == "skewed")
     argv = shlex.split(row["command"])[1:]
     argv[argv.index("--output-dir") + 1] = str(tmp_path / "standalone")
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
