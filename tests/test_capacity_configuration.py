@@ -231,10 +231,17 @@ def test_capacity_out_of_range(value: str, printed: str) -> None:
         cs_of(two_queues(value, 50)).validate()
 
 
-def test_maximum_capacity_out_of_range() -> None:
-    """maximum-capacity above 100 uses Hadoop's "Illegal maximum-capacity" wording."""
-    with pytest.raises(ConfigurationError, match=r"Illegal maximum-capacity of 120\.0 for queue root\.a"):
-        cs_of(two_queues(**{P + "root.a.maximum-capacity": "120"})).validate()
+def test_maximum_capacity_above_100_loads_as_in_hadoop_3() -> None:
+    """Hadoop 3.x range-checks maximum-capacity only in setMaximumCapacity, so a file with 120 loads."""
+    cs = cs_of(two_queues(**{P + "root.a.maximum-capacity": "120"}))
+    cs.validate()
+    assert cs.get_maximum_capacity("root.a") == 120.0
+
+
+def test_negative_maximum_capacity_fails_the_sanity_check() -> None:
+    """A negative maximum-capacity gives an absolute maximum of 0, below a positive capacity."""
+    with pytest.raises(ConfigurationError, match=r"\(abs-maximum-capacity=0\.0\) for queue=\[root\.a\]"):
+        cs_of(two_queues(**{P + "root.a.maximum-capacity": "-5"})).validate()
 
 
 def test_capacity_above_maximum_capacity() -> None:
@@ -335,16 +342,26 @@ def test_queue_maximum_allocation_above_cluster() -> None:
 
 
 @pytest.mark.parametrize(
-    ("suffix", "value", "message"),
+    ("suffix", "value"),
     [
-        ("user-limit-factor", "0", "Illegal user-limit-factor of 0.0 for queue root.a"),
-        ("minimum-user-limit-percent", "0", "Illegal minimum-user-limit-percent of 0 for queue root.a"),
-        ("maximum-am-resource-percent", "1.5", "Illegal maximum-am-resource-percent of 1.5 for queue root.a"),
+        ("user-limit-factor", "0"),
+        ("user-limit-factor", "-3"),
+        ("minimum-user-limit-percent", "1000"),  # TestLeafQueue uses 1000
+        ("minimum-user-limit-percent", "0"),
+        ("maximum-am-resource-percent", "1.5"),
+        ("maximum-applications", "-7"),
     ],
 )
-def test_leaf_ranges(suffix: str, value: str, message: str) -> None:
-    """user-limit-factor, minimum-user-limit-percent and the AM percent are range-checked."""
-    with pytest.raises(ConfigurationError, match=message.replace(".", r"\.")):
+def test_leaf_values_hadoop_loads_are_accepted(suffix: str, value: str) -> None:
+    """Hadoop range-checks none of the leaf's user/AM settings (plain getInt/getFloat), so yarnball loads them."""
+    cs_of(two_queues(**{P + "root.a." + suffix: value})).validate()
+
+
+@pytest.mark.parametrize("suffix", ["user-limit-factor", "maximum-am-resource-percent", "capacity"])
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e39"])
+def test_non_finite_queue_floats_are_rejected(suffix: str, value: str) -> None:
+    """NaN and Infinity (which Java's Float.parseFloat reads) are refused, naming the key."""
+    with pytest.raises(ConfigurationError, match=rf"root\.a\.{suffix}: .*not a finite number"):
         cs_of(two_queues(**{P + "root.a." + suffix: value})).validate()
 
 

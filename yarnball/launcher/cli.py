@@ -230,6 +230,14 @@ def _load_configuration(conf_dir: str | None) -> Any:
     sls_runner = Path(conf_dir) / SLS_RUNNER_FILE
     if sls_runner.is_file():
         conf.add_resource(sls_runner)
+    # Read every numeric yarn.sls.* key once with the typed getters, so a value outside its domain fails here,
+    # naming sls-runner.xml and the key, before a trace reader or the cluster reads it.
+    from yarnball.protocols._domains import SLS_FLOAT_KEYS, SLS_INT_KEYS
+
+    for key in SLS_INT_KEYS:
+        conf.get_int(key, 1)
+    for key in SLS_FLOAT_KEYS:
+        conf.get_float(key, 0.0)
     scheduler_class = conf.get(keys.RM_SCHEDULER)
     if scheduler_class and scheduler_class.strip() != keys.DEFAULT_RM_SCHEDULER:
         _warn(

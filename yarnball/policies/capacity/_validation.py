@@ -177,14 +177,11 @@ class _TreeValidator:
 
         # CSQueueUtils.loadUpdateAndCheckCapacities: percent getters (range), fractions, absolute values.
         capacity = f32(f32(cs.get_capacity(path)) / f32(100.0))
+        # CapacitySchedulerConfiguration.getNonLabeledQueueMaximumCapacity has no range check in Hadoop 3.x (only
+        # setMaximumCapacity has, and CSQueueUtils.checkMaxCapacity is "used only by tests"): a maximum above 100
+        # loads; a negative one gives an absolute maximum of 0, which capacitiesSanityCheck below rejects unless
+        # the capacity is 0 too.
         maximum_percent = cs.get_maximum_capacity(path)
-        if not k.MINIMUM_CAPACITY_VALUE <= maximum_percent <= k.MAXIMUM_CAPACITY_VALUE:
-            # CapacitySchedulerConfiguration.setMaximumCapacity's wording; Hadoop 3.x only rejects it there.
-            raise _error(
-                cs,
-                cs.get_queue_prefix(path) + k.MAXIMUM_CAPACITY,
-                f"Illegal maximum-capacity of {java_float_str(maximum_percent)} for queue {path}",
-            )
         maximum = f32(f32(maximum_percent) / f32(100.0))
         # updateAbsoluteCapacitiesByNodeLabels only sets an absolute value for a positive fraction (else 0).
         abs_capacity = f32(capacity * parent_abs_capacity) if capacity > 0 else 0.0
@@ -254,36 +251,16 @@ class _TreeValidator:
             )
 
     def _check_leaf(self, path: str) -> None:
-        """Ranges Hadoop leaves unchecked but that make no sense (yarnball's own checks)."""
+        """Read the leaf's user and AM settings (LeafQueue.setupQueueConfigs), so that a value that does not parse
+        or is not finite fails here, naming its key. Hadoop range-checks none of them
+        (CapacitySchedulerConfiguration.getUserLimit / getUserLimitFactor /
+        getMaximumApplicationMasterResourcePerQueuePercent are plain getInt/getFloat), so neither does yarnball:
+        a minimum-user-limit-percent of 1000 (TestLeafQueue) or an AM share above 1 loads as in Hadoop."""
         cs = self.cs
-        prefix = cs.get_queue_prefix(path)
-        user_limit = cs.get_user_limit(path)
-        if not 0 < user_limit <= 100:
-            raise _error(
-                cs,
-                prefix + k.USER_LIMIT,
-                f"Illegal minimum-user-limit-percent of {user_limit} for queue {path} "
-                "(yarnball: expected an integer percent in (0, 100])",
-            )
-        factor = cs.get_user_limit_factor(path)
-        if not (factor > 0 or factor == -1):
-            raise _error(
-                cs,
-                prefix + k.USER_LIMIT_FACTOR,
-                f"Illegal user-limit-factor of {java_float_str(factor)} for queue {path} "
-                "(yarnball: expected a positive number, or -1 for no user limit)",
-            )
-        am_percent = cs.get_maximum_am_resource_percent(path)
-        if not 0 <= am_percent <= 1:
-            key = prefix + k.MAXIMUM_AM_RESOURCE_SUFFIX
-            if key not in cs.conf:
-                key = k.MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT
-            raise _error(
-                cs,
-                key,
-                f"Illegal maximum-am-resource-percent of {java_float_str(am_percent)} for queue {path} "
-                "(yarnball: expected a fraction in [0, 1], e.g. 0.1 for 10 %)",
-            )
+        cs.get_user_limit(path)
+        cs.get_user_limit_factor(path)
+        cs.get_maximum_am_resource_percent(path)
+        cs.get_maximum_applications_per_queue(path)
 
 
 def _check_undeclared_queues(cs: CapacitySchedulerConfiguration, paths: list[str]) -> None:
@@ -326,14 +303,10 @@ def validate_capacity_configuration(cs: CapacitySchedulerConfiguration) -> None:
         cs.get_offswitch_per_heartbeat_limit,
     ):
         getter()  # a value that does not parse raises here, naming its file and key
-    am_percent = cs.get_maximum_application_master_resource_percent()
-    if not 0 <= am_percent <= 1:
-        raise _error(
-            cs,
-            k.MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT,
-            f"Illegal maximum-am-resource-percent of {java_float_str(am_percent)} "
-            "(yarnball: expected a fraction in [0, 1], e.g. 0.1 for 10 %)",
-        )
+    # Hadoop range-checks neither maximum-applications nor maximum-am-resource-percent
+    # (getMaximumSystemApplications, getMaximumApplicationMasterResourcePercent): a negative maximum-applications
+    # loads and makes every submission fail the queue's application limit, as in Hadoop.
+    cs.get_maximum_application_master_resource_percent()
     tree = _TreeValidator(cs)
     tree.walk()
     _check_undeclared_queues(cs, tree.paths)
