@@ -140,7 +140,7 @@ def _simulate(args: argparse.Namespace) -> int:
     from yarnball.actors._logging import close_logging, configure_logging
     from yarnball.launcher._cluster import Cluster
     from yarnball.launcher._outputs import MetricsRecorder, write_outputs
-    from yarnball.launcher.workloads import TraceDefaults, load_workload
+    from yarnball.launcher.workloads import load_workload
     from yarnball.protocols import keys
 
     if args.address is not None and args.backend != "ray":
@@ -150,7 +150,7 @@ def _simulate(args: argparse.Namespace) -> int:
     configure_logging(level="warning", stream=sys.stderr)
     try:
         conf = _load_configuration(args.conf_dir)
-        defaults = TraceDefaults.from_configuration(conf)
+        defaults = trace_defaults(conf)
         workload = load_workload(trace_type, trace_location, args.nodes, defaults, args.seed)
     finally:
         close_logging()
@@ -219,6 +219,19 @@ def _trace_arguments(args: argparse.Namespace) -> tuple[str, str]:
     if not location:
         raise ConfigurationError("--tracelocation is required (the trace file or files, comma-separated)")
     return trace_type or "SLS", location
+
+
+def trace_defaults(conf: Any) -> Any:
+    """``TraceDefaults.from_configuration(conf)``, its errors prefixed with the file and line of the key."""
+    from yarnball.launcher.workloads import TraceDefaults
+
+    try:
+        return TraceDefaults.from_configuration(conf)
+    except ConfigurationError as err:
+        key = str(err).partition(":")[0]
+        if key in conf:
+            raise ConfigurationError(f"{conf.location_of(key)}: {err}") from err
+        raise
 
 
 def _load_configuration(conf_dir: str | None) -> Any:

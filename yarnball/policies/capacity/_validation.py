@@ -208,6 +208,11 @@ class _TreeValidator:
             )  # fmt: skip
         cs.get_state(path)
         cs.get_priority(path)
+        # Read here what the scheduler and the preemption monitor read later (at submission, at their first
+        # round), so that a value that does not parse fails the configuration, not a running actor.
+        cs.get_preemption_disabled(path, False)
+        cs.get_default_application_priority(path)
+        cs.get_max_parallel_apps(path)
 
         if children:
             policy = cs.get_queue_ordering_policy(path, parent_policy)
@@ -261,6 +266,10 @@ class _TreeValidator:
         cs.get_user_limit_factor(path)
         cs.get_maximum_am_resource_percent(path)
         cs.get_maximum_applications_per_queue(path)
+        weights = cs.get_queue_prefix(path) + k.USER_SETTINGS + "."
+        for key in cs.conf.keys():
+            if key.startswith(weights) and key.endswith("." + k.USER_WEIGHT):
+                cs.get_user_weight(path, key[len(weights) : -len(k.USER_WEIGHT) - 1])
 
 
 def _check_undeclared_queues(cs: CapacitySchedulerConfiguration, paths: list[str]) -> None:
@@ -301,6 +310,9 @@ def validate_capacity_configuration(cs: CapacitySchedulerConfiguration) -> None:
         cs.get_assign_multiple_enabled,
         cs.get_max_assign_per_heartbeat,
         cs.get_offswitch_per_heartbeat_limit,
+        cs.get_global_maximum_applications_per_queue,
+        cs.get_lazy_preemption_enabled,
+        cs.get_reservation_continue_look,
     ):
         getter()  # a value that does not parse raises here, naming its file and key
     # Hadoop range-checks neither maximum-applications nor maximum-am-resource-percent
