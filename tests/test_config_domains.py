@@ -48,9 +48,7 @@ def loaded(tmp_path: Path, body: dict[str, str]) -> Configuration:
         (k.PREEMPTION_NATURAL_TERMINATION_FACTOR, "-0.5", "expected a finite fraction >= 0"),
     ],
 )  # fmt: skip
-def test_out_of_domain_value_names_file_line_key_and_range(
-    tmp_path: Path, key: str, value: str, message: str
-) -> None:
+def test_out_of_domain_value_names_file_line_key_and_range(tmp_path: Path, key: str, value: str, message: str) -> None:
     """A value outside its domain fails when read, with file:line, the key, Hadoop's words and the range."""
     conf = loaded(tmp_path, {key: value})
     getter = conf.get_float if "." in value or value == "NaN" or key == k.NM_VMEM_PMEM_RATIO else conf.get_int

@@ -51,8 +51,11 @@ def base_snapshot() -> dict[str, Any]:
     ]
     return {
         "cluster": _res(8192, 8),
-        "config": {PP + "total_preemption_per_round": 0.5, PP + "natural_termination_factor": 1.0,
-                   "yarn.scheduler.capacity.root.b.disable_preemption": False},  # fmt: skip
+        "config": {
+            PP + "total_preemption_per_round": 0.5,
+            PP + "natural_termination_factor": 1.0,
+            "yarn.scheduler.capacity.root.b.disable_preemption": False,
+        },
         "queues": [_queue("root", 1.0, 8192, 4096), _queue("root.a", 0.5, 0, 4096), _queue("root.b", 0.5, 8192)],
         "applications": [
             {"id": "app_a", "queue": "root.a", "containers": [], "pending": _res(4096, 4)},
@@ -66,6 +69,16 @@ SNAPSHOT_VALUES = st.sampled_from(
      "x", "root", "root.a", "root.b", "root.nosuch", "NaN", "Infinity", True, False, None, [], {}, [1], {"x": 1}]
 ) | st.text(max_size=6) | st.integers() | st.floats(allow_nan=False, allow_infinity=False)  # fmt: skip
 
+CONFIG_KEYS = [
+    PP + "total_preemption_per_round",
+    PP + "max_ignored_over_capacity",
+    PP + "natural_termination_factor",
+    PP + "monitoring_interval",
+    PP + "max_wait_before_kill",
+    "yarn.scheduler.capacity.maximum-am-resource-percent",
+    "yarn.scheduler.capacity.root.a.maximum-am-resource-percent",
+    "yarn.resourcemanager.scheduler.monitor.enable",
+]
 SNAPSHOT_MUTATIONS = ("value", "drop", "add", "bytes", "truncate", "utf8", "config")
 
 
@@ -100,11 +113,7 @@ def mutated_snapshot(draw: st.DrawFn) -> tuple[bytes, list[str]]:
         elif op == "add" and isinstance(parent, dict):
             parent[draw(st.sampled_from(["extra", "memory_mb", "vcores", "id", "config"]))] = draw(SNAPSHOT_VALUES)
         elif op == "config":
-            key = draw(st.sampled_from([PP + "total_preemption_per_round", PP + "max_ignored_over_capacity",
-                                        PP + "natural_termination_factor", PP + "monitoring_interval",
-                                        PP + "max_wait_before_kill", "yarn.scheduler.capacity.maximum-am-resource-percent",
-                                        "yarn.scheduler.capacity.root.a.maximum-am-resource-percent",
-                                        "yarn.resourcemanager.scheduler.monitor.enable"]))  # fmt: skip
+            key = draw(st.sampled_from(CONFIG_KEYS))
             if isinstance(doc, dict) and isinstance(doc.get("config"), dict):
                 doc["config"][key] = draw(SNAPSHOT_VALUES | st.sampled_from(["1e400", "-1e400", "NaN", "-Infinity"]))
         else:
@@ -224,7 +233,7 @@ def mutated_frame(draw: st.DrawFn) -> tuple[str, bytes, list[str]]:
 def test_fuzz_codec_frames(mutated: tuple[str, bytes, list[str]]) -> None:
     """decode / decode_batch / decode_routed raise only ProtocolError naming type or path; what they accept
     encodes again to a frame that decodes to the same messages."""
-    kind, data, applied = mutated
+    _, data, applied = mutated
     outcome = "rejected"
     rejected: list[tuple[int, ProtocolError]] = []
 
