@@ -461,3 +461,11 @@ def test_queue_acl_key_suffixes() -> None:
 def test_java_float_str(value: float, text: str) -> None:
     """Floats print as Java's Float.toString does."""
     assert java_float_str(value) == text
+
+
+def test_allow_zero_capacity_sum_lets_children_sum_to_zero() -> None:
+    """Hadoop 3.3+: a parent with allow-zero-capacity-sum=true may have children summing to 0; without it, not."""
+    mapping = {**two_queues(), P + "root.a.queues": "x,y", P + "root.a.x.capacity": "0", P + "root.a.y.capacity": "0"}
+    with pytest.raises(ConfigurationError, match=r"Illegal capacity of 0\.0 for children of queue a"):
+        cs_of(mapping).validate()
+    cs_of({**mapping, P + "root.a.allow-zero-capacity-sum": "true"}).validate()

@@ -248,7 +248,10 @@ class _TreeValidator:
             total = f32(total + self._parse(f"{path}.{child}", path, abs_capacity, abs_maximum, policy))
         # ParentQueue.setChildQueues (Hadoop 2.x-3.2): float sum, 0.05 % precision; a 0 parent needs 0 children.
         delta = f32(abs(f32(1.0 - total)))
-        if (capacity > 0 and delta > f32(PRECISION)) or (capacity == 0 and total > 0):
+        # Hadoop 3.3+ (ParentQueue.allowZeroCapacitySum, the allow-zero-capacity-sum key): children summing to 0
+        # under a positive parent load when the parent allows it.
+        zero_allowed = total == 0 and cs.conf.get_bool(cs.get_queue_prefix(path) + k.ALLOW_ZERO_CAPACITY_SUM, False)
+        if (capacity > 0 and delta > f32(PRECISION) and not zero_allowed) or (capacity == 0 and total > 0):
             raise _error(
                 cs,
                 cs.get_queue_prefix(path) + k.QUEUES,
