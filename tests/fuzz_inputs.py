@@ -166,3 +166,35 @@ def write(directory: Path, name: str, data: bytes) -> Path:
 
 def any_value(value: Any) -> str:
     return repr(value)[:40]
+
+
+def main() -> int:
+    """Run the fuzz suites in-process and print the table of tests/FUZZ_INPUTS.md (examples, outcomes, time)."""
+    import time
+
+    import pytest
+
+    here = Path(__file__).resolve().parent
+    start, cpu = time.perf_counter(), time.process_time()
+    status = pytest.main(
+        [
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(here / "test_fuzz_configuration.py"),
+            str(here / "test_fuzz_whatif_codec.py"),
+        ]
+    )
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    print("| input kind | examples | accepted | rejected | mutations applied |")
+    print("|---|---:|---:|---:|---|")
+    for kind, counter in OUTCOMES.items():
+        ops = ", ".join(f"{op[9:]} {n}" for op, n in sorted(counter.items()) if op.startswith("mutation:"))
+        total = counter["accepted"] + counter["rejected"]
+        print(f"| {kind} | {total} | {counter['accepted']} | {counter['rejected']} | {ops} |")
+    print(f"\nexit status {status}; wall {wall:.1f} s, CPU {cpu:.1f} s")
+    return int(status)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

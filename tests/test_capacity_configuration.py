@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity._configuration import (
@@ -268,10 +269,13 @@ def test_child_absolute_capacity_above_parent_maximum() -> None:
         cs_of(mapping).validate()
 
 
-def test_undeclared_queue_is_unknown_parent() -> None:
-    """A key for a queue its parent does not list is rejected, naming the key and the queues key."""
-    with pytest.raises(ConfigurationError, match=r"root\.c\.capacity: configures queue root\.c, but its parent root"):
-        cs_of(two_queues(**{P + "root.c.capacity": "10"})).validate()
+def test_undeclared_queue_is_loaded_with_a_warning() -> None:
+    """A key for a queue its parent does not list loads (Hadoop ignores it) with one warning naming key and queue."""
+    with capture_logs() as logs:
+        cs_of(two_queues(**{P + "root.c.capacity": "10", P + "root.c.state": "RUNNING"})).validate()
+    warnings = [e["event"] for e in logs if e["log_level"] == "warning"]
+    assert len(warnings) == 1
+    assert "root.c.capacity: configures queue root.c, but its parent root does not declare it" in warnings[0]
 
 
 def test_queue_properties_of_declared_queues_are_not_unknown() -> None:

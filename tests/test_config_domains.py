@@ -199,3 +199,22 @@ def test_preempt_bad_snapshot_exits_2_with_one_line(tmp_path: Path) -> None:
     status, err = run_cli(["preempt", str(path)])
     assert status == 2
     assert err == f"yarnball preempt: error: {path}: $.cluster.memory_mb: expected int >= 0\n"
+
+
+def test_simulate_warns_about_undeclared_queue_and_runs(tmp_path: Path) -> None:
+    """A key of an undeclared queue loads (as in Hadoop) and the user is told on stderr, naming file and key."""
+    conf_dir = tmp_path / "conf"
+    conf_dir.mkdir()
+    body = {k.CS_PREFIX + "root.queues": "a", k.CS_PREFIX + "root.a.capacity": "100",
+            k.CS_PREFIX + "root.c.capacity": "10"}  # fmt: skip
+    props = "".join(f"<property><name>{n}</name><value>{v}</value></property>" for n, v in body.items())
+    (conf_dir / "capacity-scheduler.xml").write_text(f"<configuration>{props}</configuration>")
+    trace = tmp_path / "trace.json"
+    job = {"am.type": "mapreduce", "job.start.ms": 0, "job.end.ms": 1000, "job.queue.name": "a", "job.id": "j",
+           "job.user": "u", "job.tasks": [{"container.host": "/r/h1", "container.start.ms": 0,
+                                           "container.end.ms": 500}]}  # fmt: skip
+    trace.write_text(json.dumps(job))
+    status, err = run_cli(["simulate", "--conf-dir", str(conf_dir), "--tracetype", "SLS", "--tracelocation",
+                           str(trace), "--output-dir", str(tmp_path / "out"), "--no-plots"])  # fmt: skip
+    assert status == 0
+    assert f"{conf_dir / 'capacity-scheduler.xml'}:1: yarn.scheduler.capacity.root.c.capacity: configures queue" in err

@@ -138,9 +138,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _simulate(args: argparse.Namespace) -> int:
     # Heavy imports happen here so that `yarnball --help` stays quick.
     from yarnball.actors._logging import close_logging, configure_logging
-    from yarnball.launcher._cluster import Cluster
+    from yarnball.launcher._cluster import Cluster, normalized_conf
     from yarnball.launcher._outputs import MetricsRecorder, write_outputs
     from yarnball.launcher.workloads import load_workload
+    from yarnball.policies.capacity import CapacitySchedulerConfiguration
     from yarnball.protocols import keys
 
     if args.address is not None and args.backend != "ray":
@@ -150,6 +151,8 @@ def _simulate(args: argparse.Namespace) -> int:
     configure_logging(level="warning", stream=sys.stderr)
     try:
         conf = _load_configuration(args.conf_dir)
+        # Validate the queue tree now, so its warnings (keys of undeclared queues) reach the user's terminal.
+        CapacitySchedulerConfiguration(normalized_conf(conf)).validate()
         defaults = trace_defaults(conf)
         workload = load_workload(trace_type, trace_location, args.nodes, defaults, args.seed)
     finally:

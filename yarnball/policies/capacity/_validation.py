@@ -4,7 +4,9 @@ Hadoop checks the configuration while it builds the queue tree: CapacitySchedule
 allocation) first, then CapacitySchedulerQueueManager.parseQueue depth first, each queue's capacities on
 creation (CapacitySchedulerConfiguration getters, CSQueueUtils.capacitiesSanityCheck, the maximum allocation in
 AbstractCSQueue) and each parent's children sum once its children exist (ParentQueue.setChildQueues, Hadoop
-3.2 wording). The first failure is raised. A few checks Hadoop does not make are marked "yarnball" below.
+3.2 wording). The first failure is raised. Nothing Hadoop loads is rejected, with two exceptions marked
+"yarnball": NaN/Infinity values (CapacitySchedulerConfiguration._float) and capacities yarnball does not model
+(absolute resources, weights). Keys of undeclared queues, which Hadoop ignores, are only warned about.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import struct
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+import structlog
+
 from yarnball.errors import ConfigurationError
 from yarnball.protocols import keys as k
 
@@ -21,6 +25,8 @@ if TYPE_CHECKING:
     from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 
 __all__ = ["f32", "java_float_str", "validate_capacity_configuration"]
+
+log = structlog.get_logger(__name__)
 
 # ParentQueue.PRECISION: 0.05 % on capacity fractions.
 PRECISION = 0.0005
@@ -276,7 +282,10 @@ class _TreeValidator:
 
 
 def _check_undeclared_queues(cs: CapacitySchedulerConfiguration, paths: list[str]) -> None:
-    """Reject keys that configure a queue its parent does not declare (Hadoop silently ignores them)."""
+    """Warn about keys that configure a queue its parent does not declare: Hadoop loads such a file and ignores
+    the keys (CapacitySchedulerQueueManager.parseQueue only visits declared children), so yarnball loads it too,
+    but says so (a misspelt queue name silently ignored is a classic misconfiguration). One warning per queue."""
+    warned: set[str] = set()
     known = set(paths)
     root_prefix = cs.get_queue_prefix(k.ROOT)
     for key in cs.conf.keys():
@@ -291,13 +300,13 @@ def _check_undeclared_queues(cs: CapacitySchedulerConfiguration, paths: list[str
         if len(rest) < 2 or rest[0] in QUEUE_PROPERTY_HEADS:
             continue
         # rest[0] looks like a child queue name if some later component starts a known per-queue property.
-        if any(part in QUEUE_PROPERTY_HEADS for part in rest[1:]):
-            raise _error(
-                cs,
-                key,
-                f"configures queue {parent}.{rest[0]}, but its parent {parent} does not declare it "
-                f"(unknown parent: expected {rest[0]!r} in {cs.get_queue_prefix(parent)}{k.QUEUES} = "
-                f"{','.join(cs.get_queues(parent))!r})",
+        queue = f"{parent}.{rest[0]}"
+        if queue not in warned and any(part in QUEUE_PROPERTY_HEADS for part in rest[1:]):
+            warned.add(queue)
+            log.warning(
+                f"{cs.conf.location_of(key)}: {key}: configures queue {queue}, but its parent {parent} does not "
+                f"declare it, so it is ignored, as Hadoop ignores it (to use it, add {rest[0]!r} to "
+                f"{cs.get_queue_prefix(parent)}{k.QUEUES} = {','.join(cs.get_queues(parent))!r})"
             )
 
 
