@@ -186,9 +186,11 @@ def main() -> int:
         ]
     )
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    import fuzz_inputs  # the module the tests imported (this one runs as __main__)
+
     print("| input kind | examples | accepted | rejected | mutations applied |")
     print("|---|---:|---:|---:|---|")
-    for kind, counter in OUTCOMES.items():
+    for kind, counter in fuzz_inputs.OUTCOMES.items():
         ops = ", ".join(f"{op[9:]} {n}" for op, n in sorted(counter.items()) if op.startswith("mutation:"))
         total = counter["accepted"] + counter["rejected"]
         print(f"| {kind} | {total} | {counter['accepted']} | {counter['rejected']} | {ops} |")

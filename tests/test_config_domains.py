@@ -218,3 +218,18 @@ def test_simulate_warns_about_undeclared_queue_and_runs(tmp_path: Path) -> None:
                            str(trace), "--output-dir", str(tmp_path / "out"), "--no-plots"])  # fmt: skip
     assert status == 0
     assert f"{conf_dir / 'capacity-scheduler.xml'}:1: yarn.scheduler.capacity.root.c.capacity: configures queue" in err
+
+
+def test_huge_user_limit_factor_saturates_like_javas_int_cast() -> None:
+    """user-limit-factor = Float.MAX_VALUE loads (Hadoop takes it); the per-user application limit saturates
+    as Java's (int) cast does instead of overflowing, so it equals the queue's limit."""
+    conf = Configuration(
+        {
+            k.CS_PREFIX + "root.queues": "a",
+            k.CS_PREFIX + "root.a.capacity": "100",
+            k.CS_PREFIX + "root.a.user-limit-factor": "3.4028235e38",
+        }
+    )
+    leaf = Cluster(conf).scheduler.root.children[0]
+    leaf.update_maximum_applications()
+    assert leaf.max_apps > 0 and leaf.max_apps_per_user == leaf.max_apps
