@@ -114,10 +114,27 @@ def mutated_xml(draw: st.DrawFn, base: dict[str, str], kind: str) -> tuple[bytes
     return bytes(buf), applied
 
 
-def record(kind: str, outcome: str, applied: list[str]) -> None:
+# Why an example was rejected, for the table: the first pattern its message matches.
+_REASONS = (
+    ("syntax", re.compile(r"malformed XML|<property>|top-level element|<final>|not valid UTF-8|invalid JSON|"
+                          r"truncated|MessagePack data is malformed")),
+    ("schema version", re.compile(r"schema version")),
+    ("domain", re.compile(r"expected (a|an) (positive|finite|integer|ratio|queue|wait|percentage|number|node)|"
+                          r"should be|not a finite number|expected int [<>]=|expected .*range")),
+    ("type/schema", re.compile(r"expected (an integer|a floating|\"true\"|int|str|float|bool|object|array|null|a long)|"
+                               r"required field|unknown field|No enum constant|Unable to construct|unknown resource|"
+                               r"Expected|missing required|Unknown message type|Object contains")),
+    ("Hadoop queue rule", re.compile(r"Illegal|Queue configuration|cannot be larger|no less than|min and max")),
+)  # fmt: skip
+
+
+def record(kind: str, outcome: str, applied: list[str], message: str = "") -> None:
     counter = OUTCOMES.setdefault(kind, Counter())
     counter[outcome] += 1
     counter.update(f"mutation:{op}" for op in applied)
+    if outcome == "rejected":
+        reason = next((name for name, pattern in _REASONS if pattern.search(message)), "other")
+        counter[f"reason:{reason}"] += 1
 
 
 # An error names a key (yarn.*, mapreduce.*), or, for a file that is not a Hadoop configuration at all, says so.
@@ -188,12 +205,13 @@ def main() -> int:
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     import fuzz_inputs  # the module the tests imported (this one runs as __main__)
 
-    print("| input kind | examples | accepted | rejected | mutations applied |")
-    print("|---|---:|---:|---:|---|")
+    print("| input kind | examples | accepted | rejected | rejected because | mutations applied |")
+    print("|---|---:|---:|---:|---|---|")
     for kind, counter in fuzz_inputs.OUTCOMES.items():
         ops = ", ".join(f"{op[9:]} {n}" for op, n in sorted(counter.items()) if op.startswith("mutation:"))
+        why = ", ".join(f"{op[7:]} {n}" for op, n in sorted(counter.items()) if op.startswith("reason:"))
         total = counter["accepted"] + counter["rejected"]
-        print(f"| {kind} | {total} | {counter['accepted']} | {counter['rejected']} | {ops} |")
+        print(f"| {kind} | {total} | {counter['accepted']} | {counter['rejected']} | {why} | {ops} |")
     print(f"\nexit status {status}; wall {wall:.1f} s, CPU {cpu:.1f} s")
     return int(status)
 

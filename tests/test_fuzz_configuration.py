@@ -136,7 +136,7 @@ def _fuzz_one(kind: str, name: str, mutated: tuple[bytes, list[str]]) -> None:
             cluster = run_small_cluster(conf, check=lambda c: _check_queues(c.scheduler.root), defaults=defaults)
         except ConfigurationError as err:
             assert_names_file_and_key(err, files)
-            record(kind, "rejected", applied)
+            record(kind, "rejected", applied, str(err))
             return
     rm = cluster.rm
     # What the cluster runs with is inside each key's domain.

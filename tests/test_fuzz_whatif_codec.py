@@ -154,7 +154,7 @@ def test_fuzz_whatif_snapshot(mutated: tuple[bytes, list[str]]) -> None:
         lines = err.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"yarnball preempt: error: {path}: "), err
         assert _JSON_PATH.search(lines[0][len(f"yarnball preempt: error: {path}: ") :]), err
-        record("what-if snapshot", "rejected", applied)
+        record("what-if snapshot", "rejected", applied, lines[0])
         return
     assert status == 0, (status, err)
     plan = json.loads(out)
@@ -234,7 +234,7 @@ def test_fuzz_codec_frames(mutated: tuple[str, bytes, list[str]]) -> None:
     """decode / decode_batch / decode_routed raise only ProtocolError naming type or path; what they accept
     encodes again to a frame that decodes to the same messages."""
     _, data, applied = mutated
-    outcome = "rejected"
+    outcome, first_error = "rejected", ""
     rejected: list[tuple[int, ProtocolError]] = []
 
     def salvage(frame: bytes) -> Any:
@@ -245,6 +245,7 @@ def test_fuzz_codec_frames(mutated: tuple[str, bytes, list[str]]) -> None:
             result = decoder(data)
         except ProtocolError as err:
             assert _NAMES_TYPE_OR_PATH.search(str(err)), str(err)
+            first_error = first_error or str(err)
             continue
         outcome = "accepted"
         if decoder is decode:
@@ -257,4 +258,4 @@ def test_fuzz_codec_frames(mutated: tuple[str, bytes, list[str]]) -> None:
             assert all(len(column) == len(messages) for column in routing)
     for _, err in rejected:  # the messages salvage left out are named too
         assert _NAMES_TYPE_OR_PATH.search(str(err)), str(err)
-    record("codec frame", outcome, applied)
+    record("codec frame", outcome, applied, first_error)
