@@ -54,7 +54,19 @@ def _listed_modules() -> tuple[str, ...]:
     return modules
 
 
+_BUILD_NOTE = Path(__file__).parent / "yarnball" / "_build.txt"  # read by yarnball/_native.py (yarnball --version)
+
+
+def _note_build(text: str) -> None:
+    """Leave why this install is pure Python (or nothing, when it is compiled) for `yarnball --version`."""
+    try:
+        _BUILD_NOTE.write_text(text + "\n" if text else "", encoding="utf-8")
+    except OSError:
+        pass
+
+
 def _warn_pure(reason: str) -> None:
+    _note_build(f"the install fell back to pure Python: {reason}")
     message = (
         f"yarnball: {reason}; installing the pure Python modules instead (same results, the scheduler ~2.6x slower). "
         "Install a C compiler and the Python headers, then `pip install -e .` again, to get the compiled build."
@@ -64,7 +76,9 @@ def _warn_pure(reason: str) -> None:
 
 def _ext_modules() -> list[object]:
     if os.environ.get("YARNBALL_PURE_PYTHON", "") not in ("", "0"):
+        _note_build("built pure: YARNBALL_PURE_PYTHON was set at install time")
         return []
+    _note_build("")
     # Every failure of the compile stage falls back to the pure package: mypyc may be missing or broken, and mypy
     # (which mypycify runs before any C is written) may reject the sources; it reports through SystemExit.
     try:

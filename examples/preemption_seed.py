@@ -8,7 +8,8 @@ marks App1's newest containers, kills them after max_wait_before_kill, and App2 
     python examples/preemption_seed.py [--out DIR]
 
 prints T1, T2 (App2's AM container starts), T3 (App2 finishes) without preemption, T2' and T3' with it, and
-writes DIR/preemption_seed.png (containers held by each application over time, both runs).
+writes DIR/preemption_seed.png (containers held by each application over time, both runs; DIR defaults to
+out/preemption_seed, which git ignores).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def plot(without: dict[str, object], with_: dict[str, object], path: Path) -> No
 
 def main(argv: list[str] | None = None) -> dict[str, dict[str, object]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="preemption_seed_out", help="directory for the PNG")
+    parser.add_argument("--out", default="out/preemption_seed", help="directory for the PNG")
     args = parser.parse_args(argv)
     without, with_ = run(False), run(True)
     out = Path(args.out)

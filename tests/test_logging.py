@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import msgspec
@@ -99,3 +102,80 @@ def test_worker_logging_with_event_log_writes_keyed_lines(tmp_path: Path) -> Non
         close_logging()
     lines = path.read_text().splitlines()
     assert len(lines) == 1 and '"text": "kept"' in lines[0] and not lines[0].startswith("{")
+
+
+# -- library logging: silent until configured, simulated time on every printed line -----------------------------
+ROOT = Path(__file__).resolve().parents[1]
+EMBEDDING = ROOT / "examples" / "embedding.py"
+
+
+def _run_python(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+
+
+def test_embedding_a_cluster_prints_only_the_programs_own_output() -> None:
+    """examples/embedding.py, which configures no logging, prints its one result line and nothing else."""
+    result = subprocess.run([sys.executable, str(EMBEDDING)], capture_output=True, text=True, check=True)
+    assert len(result.stdout.splitlines()) == 1, result.stdout
+    assert result.stdout.startswith("SUCCEEDED")
+    assert result.stderr == ""
+
+
+def test_warnings_of_an_unconfigured_program_go_nowhere() -> None:
+    """Without any logging configuration even yarnball's warnings stay silent (the NullHandler convention)."""
+    code = (
+        "from yarnball.actors import Actor, Kernel\n"
+        "kernel = Kernel()\n"
+        "kernel.spawn(Actor(), 'a').tell(object())  # unhandled: a warning\n"
+        "kernel.run()\n"
+    )
+    result = _run_python(code)
+    assert (result.stdout, result.stderr) == ("", "")
+
+
+def _embedding_log(configure: str) -> list[str]:
+    code = configure + f"\nimport runpy\nrunpy.run_path({str(EMBEDDING)!r})\n"
+    result = _run_python(code)
+    lines = (result.stdout + result.stderr).splitlines()
+    return [line for line in lines if not line.startswith("SUCCEEDED")]
+
+
+def test_configure_logging_stamps_every_line_with_simulated_time() -> None:
+    """After yarnball.configure_logging(stream=...), every line the embedding example logs has ``sim_ms=``, and
+    the times are the kernel's (the application is submitted at 1000 ms), not the wall clock."""
+    lines = _embedding_log("import sys, yarnball\nyarnball.configure_logging(stream=sys.stdout)")
+    assert len(lines) > 5
+    assert all(re.search(r"\bsim_ms=\d+", line) for line in lines), lines
+    assert any("application_submitted" in line and "sim_ms=1000" in line for line in lines)
+    assert not any(re.match(r"\d{4}-\d\d-\d\d", line) for line in lines)  # no wall-clock stamp
+
+
+def test_the_programs_stdlib_logging_shows_yarnball_lines_with_simulated_time() -> None:
+    """A program that configures only the standard library (logging.basicConfig) gets yarnball's records through
+    it, each rendered with its simulated time."""
+    lines = _embedding_log("import logging, sys\nlogging.basicConfig(level=logging.INFO, stream=sys.stdout)")
+    assert any(line.startswith("INFO:yarnball.actors._resourcemanager:node_added") for line in lines), lines
+    assert all(re.search(r"\bsim_ms=\d+", line) for line in lines), lines
+
+
+def test_the_programs_structlog_chain_gets_simulated_time() -> None:
+    """A program's own structlog configuration receives yarnball's records with ``sim_ms`` added."""
+    configure = (
+        "import structlog\n"
+        "structlog.configure(processors=[structlog.processors.KeyValueRenderer(key_order=['event'])])\n"
+    )
+    lines = _embedding_log(configure)
+    assert any(line.startswith("event='application_submitted'") and "sim_ms=1000" in line for line in lines)
+    assert all("sim_ms=" in line for line in lines), lines
+
+
+def test_capture_logs_records_carry_simulated_time() -> None:
+    """structlog.testing.capture_logs (yarnball.testing.captured_events) sees sim_ms on records logged in a run."""
+    from yarnball.testing import captured_events
+
+    kernel = Kernel()
+    ref = kernel.spawn(Scribe(), "scribe")
+    ref.tell(Note("a"), delay=1500)
+    with captured_events() as events:
+        kernel.run()
+    assert [(e["event"], e["sim_ms"], e["actor"]) for e in events] == [("noted", 1500, "scribe")]

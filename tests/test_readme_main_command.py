@@ -31,10 +31,15 @@ def test_readme_main_command_simulates_the_bundled_trace(tmp_path: Path, monkeyp
     argv[argv.index("--output-dir") + 1] = str(out)
     assert main([*argv, "--no-plots", "--no-progress"]) == 0
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["applications"]["submitted"] == 40
-    assert summary["applications"]["finished"] == 40
+    # the README's "(N MapReduce jobs on M nodes ..." about this trace
+    figures = re.search(r"\((\d+) MapReduce jobs on (\d+) nodes", " ".join((ROOT / "README.md").read_text().split()))
+    assert figures is not None
+    jobs, nodes = map(int, figures.groups())
+    assert summary["cluster"]["nodes"] == nodes
+    assert summary["applications"]["submitted"] == jobs
+    assert summary["applications"]["finished"] == jobs
     assert summary["containers"]["allocated"] > 40  # AMs plus their tasks were scheduled
-    assert (out / "jobruntime.csv").read_text().count("\n") == 41  # header + one line per job
+    assert (out / "jobruntime.csv").read_text().count("\n") == jobs + 1  # header + one line per job
     assert "simulated" in capsys.readouterr().out
 
 

@@ -99,8 +99,31 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, source_path(fullname, self.root))
 
 
+# Why this process runs the sources although extensions may exist (set by install()); None when it does not.
+_SOURCES_REASON: str | None = None
+# setup.py writes here why an install built no extension (pure requested, mypy/mypyc or the C compiler failed).
+BUILD_NOTE = _ROOT / "yarnball" / "_build.txt"
+
+
+def build_status() -> tuple[bool, str]:
+    """(compiled, detail): whether this process runs the compiled modules, and how many, or why not."""
+    if _SOURCES_REASON is not None:
+        return False, _SOURCES_REASON
+    present = [module for module in MYPYC_MODULES if extension_path(module) is not None]
+    if len(present) == len(MYPYC_MODULES):
+        return True, f"{len(present)} modules compiled with mypyc"
+    try:
+        note = BUILD_NOTE.read_text(encoding="utf-8").strip()
+    except OSError:
+        note = ""
+    if not note:
+        note = "no compiled extensions next to the sources (not installed with `pip install`, or built pure)"
+    return False, note
+
+
 def install(environ: os._Environ[str] | dict[str, str] = os.environ) -> str | None:
     """Route the listed modules to their sources when asked or when the build is stale; returns the reason, if any."""
+    global _SOURCES_REASON
     if any(isinstance(finder, _SourceFinder) for finder in sys.meta_path):
         return "already installed"
     if pure_requested(environ):
@@ -117,6 +140,7 @@ def install(environ: os._Environ[str] | dict[str, str] = os.environ) -> str | No
             stacklevel=2,
         )
     sys.meta_path.insert(0, _SourceFinder(MYPYC_MODULES, _ROOT))
+    _SOURCES_REASON = reason
     return reason
 
 

@@ -19,15 +19,14 @@ from collections.abc import Callable, Coroutine
 from heapq import heappush
 from typing import Any, ClassVar, Literal
 
-import structlog
-
+from yarnball._logs import get_logger
 from yarnball.actors._kernel import NORMAL, URGENT, Future, Kernel, Task, TimerHandle, current_kernel
 from yarnball.errors import ActorError, DeadLetterError
 from yarnball.errors import TimeoutError as AskTimeoutError
 
 __all__ = ["Actor", "ActorRef", "SupervisionPolicy", "handler"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 SupervisionPolicy = Literal["resume", "restart", "stop"]
 
@@ -261,7 +260,7 @@ class Actor:
     def log(self) -> Any:
         """A structlog logger bound with this actor's id (created on first use)."""
         if self._log is None:
-            self._log = structlog.get_logger(type(self).__module__).bind(actor=self.ref.id)
+            self._log = get_logger(type(self).__module__).bind(actor=self.ref.id)
         return self._log
 
     def reply(self, message: Any) -> None:

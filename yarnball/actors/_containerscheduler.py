@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-import structlog
-
+from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
 from yarnball.policies.opportunistic import (
     KillPolicy,
@@ -43,7 +42,7 @@ __all__ = [
     "scheduler_settings",
 ]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 # Diagnostics exactly as ContainerScheduler words them.
 QUEUE_FULL_DIAGNOSTICS = "Opportunistic container queue is full."

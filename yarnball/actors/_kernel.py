@@ -40,8 +40,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Coroutine, Generator
 from typing import Any, Generic, TypeVar
 
-import structlog
-
+from yarnball._logs import get_logger
 from yarnball.errors import ActorError
 
 __all__ = [
@@ -56,7 +55,7 @@ __all__ = [
     "current_kernel",
 ]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 T = TypeVar("T")
 

@@ -1,4 +1,5 @@
-"""Library-style structlog: modules call ``structlog.get_logger(__name__)``; only :func:`configure_logging` configures.
+"""Library-style structlog: modules call ``yarnball._logs.get_logger(__name__)``; only :func:`configure_logging`
+configures (until then yarnball prints nothing: see ``yarnball/_logs.py``).
 
 It is called by the CLI, by the tests and inside every Ray worker (driver-side configuration does not reach worker
 processes). Every record carries the simulated time (``sim_ms``, read from the running kernel only when a line is
@@ -17,6 +18,7 @@ from typing import IO, Any
 
 import structlog
 
+from yarnball._logs import set_sim_time_processor
 from yarnball.actors._kernel import current_kernel
 
 __all__ = ["add_sim_time", "configure_logging", "flush_logging", "merge_event_logs"]
@@ -31,6 +33,9 @@ def add_sim_time(_logger: Any, _method: str, event_dict: dict[str, Any]) -> dict
         now = kernel.now
         event_dict["sim_ms"] = int(now) if now == int(now) else now
     return event_dict
+
+
+set_sim_time_processor(add_sim_time)  # yarnball's loggers stamp it on chains yarnball did not configure (_logs)
 
 
 class _EventKeyPrefix:

@@ -19,8 +19,8 @@ from collections import Counter
 from typing import Any
 
 import msgspec
-import structlog
 
+from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
 from yarnball.policies.opportunistic import (
     CentralizedOpportunisticContainerAllocator,
@@ -62,7 +62,7 @@ from yarnball.protocols._amprotocol import UpdateContainerError
 
 __all__ = ["OpportunisticContainerAllocatorAMService", "OpportunisticSettings"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 # RMServerUtils' reasons.
 UPDATE_OUTSTANDING_ERROR = "UPDATE_OUTSTANDING_ERROR"

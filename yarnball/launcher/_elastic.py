@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-import structlog
 
+from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
 from yarnball.launcher.workloads import NodeSpec
 from yarnball.protocols import Configuration
@@ -48,7 +48,7 @@ __all__ = [
     "node_hours",
 ]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 # yarnball's own keys, documented with their defaults at the end of protocols/keys.py.
 ELASTIC_ENABLED = k.ELASTIC_ENABLED

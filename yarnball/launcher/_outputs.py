@@ -4,15 +4,20 @@
 ``SchedulerMetrics`` samples every wall-clock second, because SLS runs in real time). :func:`write_outputs` turns the
 samples and the ResourceManager's final state into:
 
-- ``realtimetrack.json``: SLS's ``MetricsLogRunnable`` format (a JSON array, one record per sample, SLSWebApp's keys);
+- ``realtimetrack.json``: SLS's ``MetricsLogRunnable`` format (a JSON array, one record per sample, SLSWebApp's keys;
+  ``launcher/_slsmetrics.py``);
 - ``jobruntime.csv``: SLS's ``SchedulerMetrics.addAMRuntime`` rows;
 - ``metrics/cluster.csv``, ``metrics/queues.csv``, ``metrics/scheduler_ops.csv``, ``metrics/applications.csv``
   (and ``metrics/tracked_jobs.csv`` for ``--track-jobs``);
-- ``metrics/scheduler_timecost.csv``: wall-clock cost of scheduler calls, the one file that is not deterministic;
+- ``metrics/scheduler_timecost.csv``: wall-clock cost of scheduler calls;
+- ``metrics/<metric name>.csv``: SLS's per-metric CSV files (its Dropwizard CsvReporter layout,
+  ``launcher/_slsmetrics.py``), the ``sampler.scheduler.operation.*.timecost.csv`` ones measured in wall-clock time;
 - ``summary.json`` and the PNG plots.
 
-Everything except ``summary.json``'s ``wall_seconds``/``speedup`` and ``scheduler_timecost.csv`` is a function of the
-inputs and the seed: rows are ordered by time and by name, never by set or hash order, and floats are rounded.
+Everything except ``summary.json``'s ``wall_seconds``/``speedup``, ``scheduler_timecost.csv`` and the ``sampler.*``
+files is a function of the inputs and the seed: rows are ordered by time and by name, never by set or hash order, and
+floats are rounded. (``realtimetrack.json`` too, unless ``yarnball.sls.realtimetrack.timecost`` asks for its
+measured timecost fields.)
 """
 
 from __future__ import annotations
@@ -25,16 +30,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import structlog
-
+from yarnball._logs import get_logger
 from yarnball.launcher._elastic import node_hours
 from yarnball.launcher._nodereport import NODE_REPORT_COLUMNS, node_report
-from yarnball.protocols import YarnApplicationState
-from yarnball.protocols._schedulerevents import SchedulerEventType
+from yarnball.launcher._slsmetrics import write_realtimetrack, write_sls_metric_csvs
+from yarnball.protocols import YarnApplicationState, keys
 
 __all__ = ["ClusterSample", "MetricsRecorder", "QueueSample", "write_outputs"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 _FINAL_STATES = frozenset({YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED})
 _FLOAT_DIGITS = 6  # summary floats are rounded so that they print the same on every platform
@@ -255,7 +259,8 @@ def write_outputs(
     out = Path(out_dir)
     metrics = out / "metrics"
     metrics.mkdir(parents=True, exist_ok=True)
-    write_realtimetrack(out / "realtimetrack.json", recorder)
+    timecosts = _realtimetrack_timecosts(cluster)
+    write_realtimetrack(out / "realtimetrack.json", recorder, timecosts=timecosts)
     jobs = _jobs_by_id(cluster, workload)
     write_jobruntime(out / "jobruntime.csv", cluster, jobs)
     _write_csv(metrics / "cluster.csv", CLUSTER_COLUMNS, (_cluster_row(r) for r in recorder.cluster_rows))
@@ -267,6 +272,7 @@ def write_outputs(
         ((t, op, n, f"{s:.9f}") for t, op, n, s in recorder.timecost_rows),
     )
     _write_csv(metrics / "applications.csv", APPLICATION_COLUMNS, _application_rows(cluster))
+    sls_files = write_sls_metric_csvs(metrics, recorder)  # SLS's CsvReporter layout, one file per metric
     opportunistic = getattr(cluster.rm, "opportunistic", None) is not None
     if opportunistic:
         # The RM Nodes page at the end of the run, with its opportunistic columns (only when the feature is on).
@@ -295,62 +301,12 @@ def write_outputs(
             *(["metrics/tracked_jobs.csv"] if recorder.track_jobs else []),
             *(["metrics/nodes.csv"] if opportunistic else []),
             *(["events.jsonl"] if (out / "events.jsonl").is_file() else []),
+            *(f"metrics/{name}" for name in sls_files),
             *plot_files,
         ]
     )
     (out / "summary.json").write_text(json.dumps(summary, sort_keys=True, indent=2) + "\n", encoding="utf-8")
     return summary
-
-
-def write_realtimetrack(path: Path, recorder: MetricsRecorder) -> None:
-    """``realtimetrack.json`` exactly shaped as SLS's MetricsLogRunnable writes it: ``[rec\\n,rec\\n...]``.
-
-    Keys and units follow SLSWebApp.generateRealTimeTrackingMetrics: memory in GB (MB / 1024), vcores as counts,
-    one ``queue.<name>.allocated.{memory,vcores}`` pair per leaf queue (SLS's tracker queue set holds leaf names).
-    Departures, all for determinism: ``time`` is simulated ms since the start (SLS: wall-clock epoch ms); the
-    ``jvm.*`` fields are 0.0 (there is no JVM); the ``scheduler.*.timecost`` and ``*.throughput`` fields are 0
-    (wall-clock costs are in ``metrics/scheduler_timecost.csv``). They are kept so SLS's trace viewer still reads
-    the file.
-    """
-    leaves = recorder.leaf_queues()
-    names = _queue_display_names(leaves)
-    by_time: dict[int, dict[str, QueueSample]] = {}
-    for q in recorder.queue_rows:
-        if q.leaf:
-            by_time.setdefault(q.time_ms, {})[q.queue] = q
-    event_types = [e.value for e in SchedulerEventType]
-    records: list[str] = []
-    for r in recorder.cluster_rows:
-        rec: dict[str, Any] = {
-            "time": r.time_ms,
-            "jvm.free.memory": 0.0,
-            "jvm.max.memory": 0.0,
-            "jvm.total.memory": 0.0,
-            "running.applications": r.running_applications,
-            "running.containers": r.running_containers,
-            "cluster.allocated.memory": r.allocated_memory_mb / 1024,
-            "cluster.allocated.vcores": float(r.allocated_vcores),
-            "cluster.available.memory": r.available_memory_mb / 1024,
-            "cluster.available.vcores": float(r.available_vcores),
-        }
-        queues = by_time.get(r.time_ms, {})
-        for leaf in leaves:
-            q = queues.get(leaf)
-            rec[f"queue.{names[leaf]}.allocated.memory"] = (q.allocated_memory_mb / 1024) if q else 0.0
-            rec[f"queue.{names[leaf]}.allocated.vcores"] = q.allocated_vcores if q else 0
-        rec["scheduler.allocate.timecost"] = 0.0
-        rec["scheduler.commit.success.timecost"] = 0.0
-        rec["scheduler.commit.failure.timecost"] = 0.0
-        rec["scheduler.commit.success.throughput"] = 0
-        rec["scheduler.commit.failure.throughput"] = 0
-        rec["scheduler.handle.timecost"] = 0.0
-        for e in event_types:
-            rec[f"scheduler.handle-{e}.timecost"] = 0.0
-        records.append(json.dumps(rec, separators=(",", ":")))
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.write("[")
-        f.write("\n,".join(records))
-        f.write("\n]" if records else "]")
 
 
 JOBRUNTIME_COLUMNS = ("JobID", "real_start_time", "real_end_time", "simulate_start_time", "simulate_end_time")
@@ -486,6 +442,14 @@ def build_summary(
 
 
 # -- helpers -----------------------------------------------------------------------------------------------------
+def _realtimetrack_timecosts(cluster: Any) -> bool:
+    """Whether realtimetrack.json gets the measured scheduler timecosts (off: the file stays deterministic)."""
+    conf = getattr(cluster.rm, "conf", None)
+    if conf is None:
+        return False
+    return conf.get_bool(keys.YARNBALL_SLS_REALTIMETRACK_TIMECOST, keys.DEFAULT_YARNBALL_SLS_REALTIMETRACK_TIMECOST)
+
+
 def _opportunistic_counts(rm: Any) -> dict[str, int]:
     """OPPORTUNISTIC containers allocated by the RM, killed by NM ContainerSchedulers (-108) and promoted."""
     opp = getattr(rm, "opportunistic", None)
@@ -505,12 +469,6 @@ def _jobs_by_id(cluster: Any, workload: Any | None) -> dict[str, Any]:
     for job_id, job in getattr(cluster, "jobs", {}).items():
         jobs.setdefault(job_id, job)
     return jobs
-
-
-def _queue_display_names(paths: Sequence[str]) -> dict[str, str]:
-    """SLS names queues by their leaf name; a leaf name shared by two paths falls back to the full path."""
-    short = [p.rsplit(".", 1)[-1] for p in paths]
-    return {p: (s if short.count(s) == 1 else p) for p, s in zip(paths, short, strict=True)}
 
 
 def _cluster_row(r: ClusterSample) -> tuple[int, ...]:

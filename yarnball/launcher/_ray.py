@@ -15,9 +15,9 @@ import gc
 from typing import Any
 
 import ray
-import structlog
 from ray.exceptions import RayActorError, RayError, RayTaskError
 
+from yarnball._logs import get_logger
 from yarnball.actors._logging import close_logging, configure_worker_logging, flush_logging
 from yarnball.errors import SimulationError, YarnballError
 from yarnball.launcher._sharded import HostGroup, HostView, WindowResult
@@ -25,7 +25,7 @@ from yarnball.protocols import Configuration
 
 __all__ = ["RayHosts", "start_ray"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 class _HostActor:

@@ -23,8 +23,7 @@ from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import Any
 
-import structlog
-
+from yarnball._logs import get_logger
 from yarnball.actors import NORMAL, ActorRef, Kernel
 from yarnball.actors._actor import _dead_letter, _ReplyRef
 from yarnball.actors._heartbeats import HeartbeatClock
@@ -38,7 +37,7 @@ from yarnball.protocols._messages import Message
 
 __all__ = ["RM_ID", "RemoteRef", "ShardHost", "decode_envelope", "encode_envelope", "host_of"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 RM_ID = "rm"
 

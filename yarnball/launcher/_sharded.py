@@ -332,6 +332,10 @@ class ShardedCluster(Cluster):
             log_parts = None
             if self.event_log is not None:
                 log_parts = [str(self.event_log) + f".host{i}" for i in range(self.hosts)]
+            if self.backend != "inprocess":
+                from yarnball.launcher._about import require_ray
+
+                require_ray("backend='ray' (live mode too)")
             if self.backend == "inprocess":
                 self._group = InProcessHosts(self.hosts, self.conf, options)
             elif self.clock == "wall":

@@ -19,15 +19,14 @@ from pathlib import Path
 from typing import Final, TypeVar
 from xml.parsers import expat
 
-import structlog
-
+from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
 from yarnball.protocols import keys as _keys
 from yarnball.protocols._domains import domain_error
 
 __all__ = ["Configuration"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 #: Hadoop's ``Configuration.MAX_SUBST``: how many ``${var}`` expansions one value may go through.
 MAX_SUBST: Final = 20

@@ -240,6 +240,10 @@ SLS_METRICS_RECORD_INTERVAL_MS = "yarn.sls.metrics.record.interval.ms"
 DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS = 1000
 SLS_METRICS_OUTPUT_DIR = "yarn.sls.metrics.output"
 SLS_SCHEDULER_CLASS = "yarn.sls.scheduler.class"
+# yarnball: fill realtimetrack.json's scheduler.*.timecost fields from measured wall time (then the file differs from
+# run to run; off, they are 0 and the file is deterministic). The measured samplers are always in metrics/.
+YARNBALL_SLS_REALTIMETRACK_TIMECOST = "yarnball.sls.realtimetrack.timecost"
+DEFAULT_YARNBALL_SLS_REALTIMETRACK_TIMECOST = False
 
 # ----------------------------------------------------------------------------------------------------
 # capacity-scheduler.xml (CapacitySchedulerConfiguration; capacity.md §8). Global keys are full keys;

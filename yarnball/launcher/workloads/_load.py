@@ -6,8 +6,7 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 
-import structlog
-
+from yarnball._logs import get_logger
 from yarnball.errors import TraceFormatError
 
 from ._defaults import TraceDefaults
@@ -19,7 +18,7 @@ from ._synth import read_synth_trace
 
 __all__ = ["TRACE_TYPES", "load_workload"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 TRACE_TYPES = ("SLS", "RUMEN", "SYNTH")
 

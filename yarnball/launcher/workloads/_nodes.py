@@ -6,8 +6,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-import structlog
-
+from yarnball._logs import get_logger
 from yarnball.protocols import Resource
 
 from ._defaults import TraceDefaults
@@ -16,7 +15,7 @@ from ._model import DEFAULT_RACK, NodeSpec
 
 __all__ = ["dedupe_nodes", "generate_nodes", "parse_labels", "read_nodes_file", "split_host_path"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 _LABEL_FORMAT = (
     "Input format for adding node-labels is not correct, it should be "

@@ -19,8 +19,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import structlog
-
+from yarnball._logs import get_logger
 from yarnball.protocols import ExecutionType
 
 from ._defaults import TraceDefaults
@@ -31,7 +30,7 @@ from ._sls import BAD_DURATION, DEFAULT_AM_TYPE, DEFAULT_USER
 
 __all__ = ["RumenBaseline", "read_rumen_trace"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 MAP_PRIORITY = 20  # AMDefinitionRumen.DEFAULT_MAPPER_PRIORITY
 REDUCE_PRIORITY = 10  # AMDefinitionRumen.DEFAULT_REDUCER_PRIORITY

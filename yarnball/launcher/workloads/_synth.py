@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-import structlog
 
+from yarnball._logs import get_logger
 from yarnball.protocols import ExecutionType, Resource
 
 from ._defaults import TraceDefaults
@@ -39,7 +39,7 @@ from ._sls import BAD_DURATION, DEFAULT_USER
 
 __all__ = ["read_synth_trace", "synth_trace_nodes"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 MIN_MEMORY = 1024  # SynthJob.MIN_MEMORY
 MIN_VCORES = 1  # SynthJob.MIN_VCORES

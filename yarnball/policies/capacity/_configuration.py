@@ -14,8 +14,7 @@ from __future__ import annotations
 import math
 import re
 
-import structlog
-
+from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity._acl import AccessControlList, QueueACL, QueueState
 from yarnball.policies.capacity._validation import java_float_str, validate_capacity_configuration
@@ -30,7 +29,7 @@ __all__ = [
     "java_float_str",
 ]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 # CapacitySchedulerConfiguration.PATTERN_FOR_ABSOLUTE_RESOURCE
 _ABSOLUTE_RESOURCE = re.compile(r"^\[[\w.,\-_= /]+\]$")

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import structlog
 from mypy_extensions import mypyc_attr
 
+from yarnball._logs import get_logger
 from yarnball.policies.capacity._acl import AccessControlList
 from yarnball.policies.capacity._allocator import release_container, unreserve
 from yarnball.policies.capacity._calculator import make_calculator
@@ -45,7 +45,7 @@ from yarnball.protocols import keys as k
 
 __all__ = ["SchedulerCore"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import structlog
 from mypy_extensions import mypyc_attr
 
+from yarnball._logs import get_logger
 from yarnball.policies.capacity._acl import QueueACL, QueueState
 from yarnball.policies.capacity._allocator import add_pending, unreserve
 from yarnball.policies.capacity._continuous import ContinuousScheduling
@@ -36,7 +36,7 @@ from yarnball.protocols import ContainerExitStatus, ContainerId, ContainerState,
 
 __all__ = ["HANDLERS", "EventHandlers", "abnormal_status"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 # SchedulerUtils diagnostics
 RELEASED_CONTAINER = "Container released by application"

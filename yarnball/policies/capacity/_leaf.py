@@ -17,8 +17,7 @@ import bisect
 import math
 from typing import TYPE_CHECKING
 
-import structlog
-
+from yarnball._logs import get_logger
 from yarnball.policies.capacity._allocator import assign_app, assign_reserved
 from yarnball.policies.capacity._context import (
     SKIP_OTHER,
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LeafQueue"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 class LeafQueue(CSQueue):

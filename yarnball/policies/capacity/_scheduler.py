@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import structlog
 from mypy_extensions import mypyc_attr
 
+from yarnball._logs import get_logger
 from yarnball.policies.capacity._acl import QueueACL
 from yarnball.policies.capacity._allocator import add_pending
 from yarnball.policies.capacity._events import HANDLERS, RELEASED_CONTAINER, EventHandlers, abnormal_status
@@ -47,7 +47,7 @@ from yarnball.protocols import (
 
 __all__ = ["CapacityScheduler"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 _NO_PREEMPT: frozenset[ContainerId] = frozenset()
 

@@ -16,8 +16,7 @@ import struct
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-import structlog
-
+from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
 from yarnball.protocols import keys as k
 
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["f32", "java_float_str", "validate_capacity_configuration"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 # ParentQueue.PRECISION: 0.05 % on capacity fractions.
 PRECISION = 0.0005

@@ -1,0 +1,122 @@
+"""A fresh machine: the install falls back to pure Python on any compile failure, and says what it built."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from yarnball import _native
+from yarnball.launcher import _about, cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run_setup_py(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mypycify: Any) -> dict[str, Any]:
+    """Execute a copy of setup.py (beside a copy of yarnball/_native.py) with setuptools.setup and mypyc stubbed."""
+    (tmp_path / "yarnball").mkdir()
+    shutil.copy(ROOT / "yarnball" / "_native.py", tmp_path / "yarnball" / "_native.py")
+    shutil.copy(ROOT / "setup.py", tmp_path / "setup.py")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    captured: dict[str, Any] = {}
+    import setuptools
+
+    monkeypatch.setattr(setuptools, "setup", lambda **kw: captured.update(kw))
+    fake_build = types.ModuleType("mypyc.build")
+    fake_build.mypycify = mypycify  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "mypyc.build", fake_build)
+    monkeypatch.delenv("YARNBALL_PURE_PYTHON", raising=False)
+    path = tmp_path / "setup.py"
+    exec(compile(path.read_text(), str(path), "exec"), {"__file__": str(path), "__name__": "__main__"})
+    return captured
+
+
+def test_a_mypy_failure_falls_back_to_pure_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """mypy's errors end mypycify with SystemExit before any C exists: the install goes on, pure, and says why."""
+
+    def failing(*args: Any, **kwargs: Any) -> list[object]:
+        raise SystemExit(1)
+
+    captured = _run_setup_py(tmp_path, monkeypatch, failing)
+    assert captured["ext_modules"] == []
+    assert "installing the pure Python modules instead" in capsys.readouterr().err
+    note = (tmp_path / "yarnball" / "_build.txt").read_text()
+    assert "fell back to pure Python" in note and "SystemExit" in note
+
+
+def test_a_successful_compile_stage_keeps_the_extensions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When mypycify works, its extensions are built and no pure-Python note is left."""
+    sentinel = object()
+    captured = _run_setup_py(tmp_path, monkeypatch, lambda *a, **k: [sentinel])
+    assert captured["ext_modules"] == [sentinel]
+    assert (tmp_path / "yarnball" / "_build.txt").read_text() == ""
+
+
+def test_version_names_version_build_python_and_ray(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`yarnball --version`: four lines, the build says pure Python and why when it is."""
+    monkeypatch.setattr(_native, "build_status", lambda: (False, "because a test said so"))
+    monkeypatch.setattr(_about, "ray_version", lambda: None)
+    assert cli.main(["--version"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("yarnball ") and lines[0].split()[1][0].isdigit()
+    assert lines[1] == "build: pure Python (because a test said so)"
+    assert lines[2].startswith("Python 3.")
+    assert lines[3] == "Ray: not installed (the ray backend needs `pip install -e '.[ray]'`)"
+
+
+def test_version_reports_the_real_build() -> None:
+    """The build line agrees with the modules this process actually runs."""
+    compiled, _ = _native.build_status()
+    assert compiled == bool(_native.compiled_modules())
+
+
+def test_ray_backend_without_ray_exits_2_with_the_install_command(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--backend ray on an install without the [ray] extra: exit 2, one line with the exact command."""
+    monkeypatch.setattr(_about, "ray_version", lambda: None)
+    trace = ROOT / "examples" / "traces"
+    code = cli.main(
+        [
+            "simulate",
+            "--tracelocation",
+            str(trace / "sample-sls.json"),
+            "--nodes",
+            str(trace / "sample-nodes.json"),
+            "--output-dir",
+            str(tmp_path / "out"),
+            "--backend",
+            "ray",
+        ]
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--backend ray needs Ray" in err and "pip install -e '.[ray]'" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_pure_build_says_so_once_at_the_start_of_simulate(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pure-Python build prints one note on stderr when `yarnball simulate` starts; a compiled one none."""
+    trace = ROOT / "examples" / "traces"
+    args = [
+        "simulate",
+        "--tracelocation",
+        str(trace / "sample-sls.json"),
+        "--nodes",
+        str(trace / "sample-nodes.json"),
+        "--no-plots",
+        "--no-progress",
+    ]
+    monkeypatch.setattr(_native, "build_status", lambda: (False, "for the test"))
+    assert cli.main([*args, "--output-dir", str(tmp_path / "a")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("note: running the pure-Python build (for the test)") == 1
+    monkeypatch.setattr(_native, "build_status", lambda: (True, "14 modules"))
+    assert cli.main([*args, "--output-dir", str(tmp_path / "b")]) == 0
+    assert "pure-Python" not in capsys.readouterr().err
