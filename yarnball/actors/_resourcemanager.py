@@ -171,6 +171,15 @@ class ResourceManager(Actor):
         self.alloc_expiry_ms = conf.get_int(keys.RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS)
         self.am_expiry_ms = conf.get_int(keys.RM_AM_EXPIRY_INTERVAL_MS)
         self.max_attempts = conf.get_int(keys.RM_AM_MAX_ATTEMPTS)
+        if self.nm_expiry_ms < self.heartbeat_interval_ms:
+            # ResourceManager.validateConfigs; name the file of whichever of the two keys a file set
+            expiry_set = conf.source_of(keys.RM_NM_EXPIRY_INTERVAL_MS) != "default"
+            where = keys.RM_NM_EXPIRY_INTERVAL_MS if expiry_set else keys.RM_NM_HEARTBEAT_INTERVAL_MS
+            raise ConfigurationError(
+                f"{conf.location_of(where)}: Nodemanager expiry interval should be no less "
+                f"than heartbeat interval, {keys.RM_NM_EXPIRY_INTERVAL_MS}={self.nm_expiry_ms}, "
+                f"{keys.RM_NM_HEARTBEAT_INTERVAL_MS}={self.heartbeat_interval_ms}"
+            )
         self.maximum_allocation = scheduler.conf.get_maximum_allocation()
         self.nodes: dict[NodeId, RMNode] = {}
         self.lost_nodes: set[NodeId] = set()
