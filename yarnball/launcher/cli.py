@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
         "window); give the same value to both backends to compare them",
     )
     sim.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
+    sim.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse trace and node-file keys the format does not know (default: warn, naming the closest key)",
+    )
     # Listed for --help only: main() hands everything after 'preempt' to yarnball.launcher.whatif.main.
     sub.add_parser(
         "preempt",
@@ -189,7 +194,7 @@ def _simulate(args: argparse.Namespace) -> int:
         for key, value in args.conf:  # GenericOptionsParser's -D: set over every resource file
             conf.set(key, value)
         defaults = TraceDefaults.from_configuration(conf)
-        workload = load_workload(trace_type, trace_location, args.nodes, defaults, args.seed)
+        workload = load_workload(trace_type, trace_location, args.nodes, defaults, args.seed, strict=args.strict)
     finally:
         close_logging()
     interval_ms = conf.get_int(keys.SLS_METRICS_RECORD_INTERVAL_MS, keys.DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS)
