@@ -158,7 +158,8 @@ def test_unknown_trace_type_is_refused() -> None:
 
 def test_no_nodes_is_refused(tmp_path: Path) -> None:
     """A trace naming no host and no node file leaves no cluster: SLS's "No node! Please configure nodes."."""
-    trace = write(tmp_path, "t.json", {"job.queue.name": "q", "job.start.ms": 0, "job.tasks": [{"container.duration.ms": 5}]})
+    job = {"job.queue.name": "q", "job.start.ms": 0, "job.tasks": [{"container.duration.ms": 5}]}
+    trace = write(tmp_path, "t.json", job)
     with pytest.raises(TraceFormatError, match=r"t\.json: No node! Please configure nodes"):
         load_workload("SLS", [trace])
 

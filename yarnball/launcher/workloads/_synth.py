@@ -19,8 +19,9 @@ whole run, is skipped with SLS's message.
 
 Validation: every value must lie in its domain (counts >= 0, probabilities in [0, 1], standard deviations >= 0,
 positive means for distributions, ``nodes_per_rack`` >= 1 when given, Java int/long ranges), and every generator
-loop is bounded: at most ``MAX_EXPANSION`` jobs, nodes and task containers in all; a draw outside its range is an
-error naming the sample's field. Unknown keys draw a warning with the closest known key (an error when ``strict``).
+loop is bounded: at most ``MAX_EXPANSION`` jobs and nodes and ``MAX_SYNTH_TASKS`` task containers; a draw out of
+range is an error naming the sample's field. Unknown keys draw a warning with the closest known key (an error
+when ``strict``).
 """
 
 from __future__ import annotations
@@ -359,13 +360,18 @@ def _submission_time(w: _WorkloadDef, master: random.Random) -> int:
     return start + (master.randrange(span) if span > 0 else 0)
 
 
+# The generator builds every task container in memory (about 1 KB and a few microseconds each): a trace asking for
+# more than this many in all is taken for a mistake rather than left to run for minutes and exhaust memory.
+MAX_SYNTH_TASKS = 2_000_000
+
+
 class _Budget:
-    """Task containers still allowed: the whole trace may generate at most MAX_EXPANSION (a bounded loop)."""
+    """Task containers still allowed: the whole trace may generate at most MAX_SYNTH_TASKS (a bounded loop)."""
 
     __slots__ = ("left",)
 
     def __init__(self) -> None:
-        self.left = MAX_EXPANSION
+        self.left = MAX_SYNTH_TASKS
 
 
 def _synth_job(
@@ -401,7 +407,7 @@ def _synth_job(
     for td in jd.tasks:
         num = max(td.count.get_long(-LONG_MAX, MAX_EXPANSION), 0)  # a negative count: Java's loop runs 0 times
         if num > budget.left:
-            td.count.where.fail(td.count.path, f"the trace would generate more than {MAX_EXPANSION} task containers")
+            td.count.where.fail(td.count.path, f"the trace would generate more than {MAX_SYNTH_TASKS} task containers")
         budget.left -= num
         memory = max(td.max_memory.get_long(-LONG_MAX, LONG_MAX), MIN_MEMORY)
         vcores = max(td.max_vcores.get_long(-LONG_MAX, INT_MAX), MIN_VCORES)  # SynthJob: getInt (toIntExact)
