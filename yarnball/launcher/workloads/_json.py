@@ -16,13 +16,12 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-import structlog
-
+from yarnball._logs import get_logger
 from yarnball.errors import TraceFormatError
 
 __all__ = ["INT_MAX", "LONG_MAX", "MAX_EXPANSION", "KeyPolicy", "Where", "clean", "iter_json_values", "read_text"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 _WS = re.compile(r"\s*")
 _JAVA_LONG = re.compile(r"[+-]?[0-9]+")
@@ -134,12 +133,6 @@ class Where:
                 continue
             self.policy.seen.add(pattern)
             log.warning(f"{clean(self.path)}: {clean(self.what)}: {clean(name)}: unknown key{clean(hint)}")
-
-    def range(self, value: int, field: str, low: int, high: int) -> int:
-        """``value`` if ``low <= value <= high``, else an error naming the field and the allowed range."""
-        if not low <= value <= high:
-            self.fail(field, f"must be in [{low}, {high}], got {value}")
-        return value
 
     def obj(self, value: Any, field: str) -> dict[str, Any]:
         if not isinstance(value, dict):
