@@ -139,6 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Turn the outputs of `yarnball simulate` into one self-contained HTML page (report.html).",
     )
     rep.add_argument("output_dir", metavar="OUTPUT_DIR", help="the --output-dir of a finished run")
+    sim.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse trace and node-file keys the format does not know (default: warn, naming the closest key)",
+    )
     # Listed for --help only: main() hands everything after 'preempt' to yarnball.launcher.whatif.main.
     sub.add_parser(
         "preempt",
@@ -233,7 +238,7 @@ def _simulate(args: argparse.Namespace) -> int:
         # Validate the queue tree now, so its warnings (keys of undeclared queues) reach the user's terminal.
         CapacitySchedulerConfiguration(normalized_conf(conf)).validate()
         defaults = trace_defaults(conf)
-        workload = load_workload(trace_type, trace_location, args.nodes, defaults, args.seed)
+        workload = load_workload(trace_type, trace_location, args.nodes, defaults, args.seed, strict=args.strict)
     finally:
         close_logging()
     interval_ms = conf.get_int(keys.SLS_METRICS_RECORD_INTERVAL_MS, keys.DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS)
