@@ -22,14 +22,19 @@ from collections import Counter
 from typing import Any
 
 from yarnball.actors._actor import Actor, ActorRef, handler
-from yarnball.actors._amdormancy import DormantAMs
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
-from yarnball.actors._ownmethods import is_bound, sealed
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
-from yarnball.actors._quietreplies import deliver_heartbeat_response, deliver_plain_heartbeat_response
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
+from yarnball.actors.shortcuts import (
+    ROLES,
+    DormantAMs,
+    deliver_heartbeat_response,
+    deliver_plain_heartbeat_response,
+    is_bound,
+    sealed,
+)
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import (
     AppAccepted,
@@ -202,7 +207,7 @@ class ResourceManager(Actor):
             )
         self.heartbeats: HeartbeatClock | None = None
         self._settled = False  # see _node_heartbeat
-        #: Dormant idle AMs by attempt id (actors/_amdormancy.py); the hooks below wake them when work appears.
+        #: Dormant idle AMs by attempt id (shortcuts/_amdormancy.py); the hooks below wake them when work appears.
         self.dormant = DormantAMs(self)
 
     def use_heartbeat_clock(self, clock: HeartbeatClock) -> None:
@@ -417,7 +422,7 @@ class ResourceManager(Actor):
 
     def handle_node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any, sender: ActorRef | None) -> None:
         """``on_node_heartbeat``'s work; also called directly for a heartbeat delivered inline
-        (actors/_inlinebeats.py: no NodeStatus is built there, ``status`` is None)."""
+        (actors/shortcuts/_inlinebeats.py: no NodeStatus is built there, ``status`` is None)."""
         self._settled = False
         response = self._node_heartbeat(node_id, statuses, status)
         if sender is not None:
@@ -526,7 +531,7 @@ class ResourceManager(Actor):
         deadline = self.now - self.nm_expiry_ms
         clock = self.heartbeats
         if clock is not None and clock.lazy is not None:
-            clock.lazy.settle_all()  # deferred RUNNING reports' heartbeats (actors/_lazyrunning.py)
+            clock.lazy.settle_all()  # deferred RUNNING reports' heartbeats (actors/shortcuts/_lazyrunning.py)
         if clock is not None and clock.skip:
             # A dormant NM is alive and heartbeating; its skipped heartbeats count (actors/_heartbeats.py).
             for n in self.nodes.values():
@@ -544,7 +549,7 @@ class ResourceManager(Actor):
     def _check_container_expiry(self) -> None:
         clock = self.heartbeats
         if clock is not None and clock.lazy is not None:
-            clock.lazy.settle_all()  # deferred RUNNING reports leave unlaunched (actors/_lazyrunning.py)
+            clock.lazy.settle_all()  # deferred RUNNING reports leave unlaunched (actors/shortcuts/_lazyrunning.py)
         deadline = self.now - self.alloc_expiry_ms
         for cid, (allocated_at, _node) in list(self.unlaunched.items()):
             if allocated_at < deadline:
@@ -553,7 +558,7 @@ class ResourceManager(Actor):
 
     def _check_am_liveness(self) -> None:
         if self.dormant:
-            self.dormant.settle_all()  # a dormant AM heartbeats all along (actors/_amdormancy.py)
+            self.dormant.settle_all()  # a dormant AM heartbeats all along (actors/shortcuts/_amdormancy.py)
         deadline = self.now - self.am_expiry_ms
         for attempt in list(self.attempts.values()):
             if attempt.state is AttemptState.RUNNING and attempt.last_heartbeat < deadline:
@@ -928,3 +933,4 @@ _DISPATCH: Any = ResourceManager.dispatch
 _CS_HANDLE = CapacityScheduler.handle
 #: ResourceManager._node_heartbeat settles a dispatched heartbeat that leaves its node a no-op (tests turn it off).
 SETTLE_AFTER_UPDATE = True
+ROLES.resource_manager = ResourceManager  # what the shortcuts compare with (actors/shortcuts/_roles.py)
