@@ -34,7 +34,7 @@ def _run(workload: Workload, fast: bool, monkeypatch: pytest.MonkeyPatch, props:
     with monkeypatch.context() as m:
         if not fast:
             m.setattr(HeartbeatTimer, "plain_deliver", None)  # every firing through ApplicationMaster._deliver
-            m.setattr(_resourcemanager, "_CS_ALLOCATE", None)  # every allocate through the general bookkeeping
+            m.setattr(_resourcemanager._CS_ALLOCATE, "func", None)  # every allocate through the general bookkeeping
         rec = _Recorder(cluster)
         cluster.submit_workload(workload)
         with captured_events() as events:

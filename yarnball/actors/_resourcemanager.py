@@ -30,10 +30,9 @@ from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMApp
 from yarnball.actors.shortcuts import (
     ROLES,
     DormantAMs,
+    OwnMethod,
     deliver_heartbeat_response,
     deliver_plain_heartbeat_response,
-    is_bound,
-    sealed,
 )
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import (
@@ -111,12 +110,10 @@ AM_PRIORITY = Priority(0)  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
 # Attempt states an allocate is served in (a constant: an Enum class attribute is a slow lookup, and this is read
 # on every allocate); none of them is a done state (RMAppAttempt.is_done).
 _ALLOCATE_STATES = (AttemptState.RUNNING, AttemptState.FINISHING)
-_CS_ALLOCATE = CapacityScheduler.allocate
-# The scheduler's class when compiled (its instances have no __dict__: an object of exactly that class runs its own
-# methods), else None (every check reads the bound method); the methods as imported (tests patch the ones above).
-_CS_SEALED = sealed(CapacityScheduler)
-_CS_OWN_ALLOCATE = CapacityScheduler.allocate
-_CS_OWN_HANDLE = CapacityScheduler.handle
+# Whether the scheduler runs CapacityScheduler's own allocate / handle (shortcuts/_ownmethods.py; tests set
+# ``_CS_ALLOCATE.func`` to None to take the general path).
+_CS_ALLOCATE = OwnMethod(CapacityScheduler, "allocate")
+_CS_HANDLE = OwnMethod(CapacityScheduler, "handle")
 
 _RUNNING = ContainerState.RUNNING
 _COMPLETE = ContainerState.COMPLETE
@@ -287,10 +284,7 @@ class ResourceManager(Actor):
             # the scheduler's ``__dict__`` (that would move their attribute values out of CPython's inline
             # storage for the rest of the run: see _kernel.enter_replaced)
             getattr(self.dispatch, "__func__", None) is not _DISPATCH
-            or not (
-                (type(scheduler) is _CS_SEALED and _CS_HANDLE is _CS_OWN_HANDLE)  # compiled: nothing replaced
-                or is_bound(scheduler, scheduler.handle, _CS_HANDLE)
-            )
+            or not _CS_HANDLE.runs(scheduler, scheduler.handle)
         ):
             # (the same event as NodeUpdateSchedulerEvent(node_id=node.id) when there is nothing to report)
             self.dispatch(
@@ -880,10 +874,7 @@ class ResourceManager(Actor):
             not ask
             and not release
             and (blacklist is None or not (blacklist.blacklist_additions or blacklist.blacklist_removals))
-            and (
-                (type(self.scheduler) is _CS_SEALED and _CS_ALLOCATE is _CS_OWN_ALLOCATE)  # compiled: not replaced
-                or is_bound(self.scheduler, allocate, _CS_ALLOCATE)  # (no __dict__ read: _kernel.enter_replaced)
-            )
+            and _CS_ALLOCATE.runs(self.scheduler, allocate)  # (no __dict__ read: _kernel.enter_replaced)
         ):
             # A pull (most AM heartbeats): CapacityScheduler.allocate then only hands over what is there (_pull):
             # no errors, no notifications, pending asks unchanged (so no wake_needed): only the timing remains.
@@ -930,7 +921,6 @@ class ResourceManager(Actor):
 # ResourceManager._dispatch_node_update hands NODE_UPDATE to the scheduler without the event record only while
 # dispatch and the scheduler's handle are these (tests set _DISPATCH to None to compare with the record path).
 _DISPATCH: Any = ResourceManager.dispatch
-_CS_HANDLE = CapacityScheduler.handle
 #: ResourceManager._node_heartbeat settles a dispatched heartbeat that leaves its node a no-op (tests turn it off).
 SETTLE_AFTER_UPDATE = True
 ROLES.resource_manager = ResourceManager  # what the shortcuts compare with (actors/shortcuts/_roles.py)

@@ -53,7 +53,7 @@ from yarnball.actors.shortcuts._amheartbeats import idle_allocate
 from yarnball.actors.shortcuts._amrounds import hold_tell, sleep_after_response
 from yarnball.actors.shortcuts._inlinebeats import InlineHeartbeats
 from yarnball.actors.shortcuts._lazyrunning import LazyRunning
-from yarnball.actors.shortcuts._ownmethods import is_bound, sealed
+from yarnball.actors.shortcuts._ownmethods import OwnMethod, is_bound, sealed
 from yarnball.actors.shortcuts._quietreplies import (
     NOOP_WHEN_ALL_OK,
     deliver_heartbeat_response,
@@ -70,6 +70,7 @@ __all__ = [
     "HeartbeatTimer",
     "InlineHeartbeats",
     "LazyRunning",
+    "OwnMethod",
     "Roles",
     "deliver_heartbeat_response",
     "deliver_plain_heartbeat_response",
