@@ -92,3 +92,21 @@ def test_sls_samples_give_identical_outputs(shared_data: Path, tmp_path: Path, t
     """The shared SLS samples through the CLI: every output file is byte-identical with the key true and false."""
     ops_on, ops_off = sls_outputs_equal_both_ways(shared_data, tmp_path, trace, trace_type, EXACT)
     assert ops_on["NODE_UPDATE"] < ops_off["NODE_UPDATE"]
+
+
+def test_master_key_switches_a_shard_host_off_too() -> None:
+    """One shard host with no modelled latency takes the embedded cluster's shortcuts; the master key false turns
+    them off there as well, with the same results."""
+    from test_sharded_skipping import build, host_clock, outcome
+
+    results = {}
+    for exact in ("true", "false"):
+        with captured_events():
+            sharded = build("inprocess", Configuration({EXACT: exact}))
+            sharded.run(until_ms=3_600_000)
+        clock = host_clock(sharded)
+        results[exact] = outcome(sharded)
+        on = exact == "true"
+        assert (clock.skip, clock.skip_am, clock.kernel.exact_shortcuts) == (on, on, on)  # type: ignore[attr-defined]
+        assert (clock.virtual_count > 0) is on  # type: ignore[attr-defined]
+    assert results["true"] == results["false"]
