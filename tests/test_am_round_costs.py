@@ -12,9 +12,9 @@ import pytest
 from test_am_dormancy import QUEUES, _Recorder, _snapshot
 
 from yarnball.actors import _resourcemanager
-from yarnball.actors._amdormancy import HeartbeatTimer
 from yarnball.actors._appmaster import ApplicationMaster, AskKey
 from yarnball.actors._kernel import enter_replaced
+from yarnball.actors.shortcuts._amdormancy import HeartbeatTimer
 from yarnball.launcher import Cluster, _cluster
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.launcher.workloads._model import Workload
@@ -34,7 +34,7 @@ def _run(workload: Workload, fast: bool, monkeypatch: pytest.MonkeyPatch, props:
     with monkeypatch.context() as m:
         if not fast:
             m.setattr(HeartbeatTimer, "plain_deliver", None)  # every firing through ApplicationMaster._deliver
-            m.setattr(_resourcemanager, "_CS_ALLOCATE", None)  # every allocate through the general bookkeeping
+            m.setattr(_resourcemanager._CS_ALLOCATE, "func", None)  # every allocate through the general bookkeeping
         rec = _Recorder(cluster)
         cluster.submit_workload(workload)
         with captured_events() as events:

@@ -1,4 +1,4 @@
-"""A dormant AM's Sleeper is reused after a wake (actors/_amdormancy.py DormantAMs.sleep) with a fresh one's state."""
+"""A dormant AM's Sleeper is reused after a wake (shortcuts/_amdormancy.py DormantAMs.sleep) as a fresh one."""
 
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity._configuration import (
@@ -231,10 +232,17 @@ def test_capacity_out_of_range(value: str, printed: str) -> None:
         cs_of(two_queues(value, 50)).validate()
 
 
-def test_maximum_capacity_out_of_range() -> None:
-    """maximum-capacity above 100 uses Hadoop's "Illegal maximum-capacity" wording."""
-    with pytest.raises(ConfigurationError, match=r"Illegal maximum-capacity of 120\.0 for queue root\.a"):
-        cs_of(two_queues(**{P + "root.a.maximum-capacity": "120"})).validate()
+def test_maximum_capacity_above_100_loads_as_in_hadoop_3() -> None:
+    """Hadoop 3.x range-checks maximum-capacity only in setMaximumCapacity, so a file with 120 loads."""
+    cs = cs_of(two_queues(**{P + "root.a.maximum-capacity": "120"}))
+    cs.validate()
+    assert cs.get_maximum_capacity("root.a") == 120.0
+
+
+def test_negative_maximum_capacity_fails_the_sanity_check() -> None:
+    """A negative maximum-capacity gives an absolute maximum of 0, below a positive capacity."""
+    with pytest.raises(ConfigurationError, match=r"\(abs-maximum-capacity=0\.0\) for queue=\[root\.a\]"):
+        cs_of(two_queues(**{P + "root.a.maximum-capacity": "-5"})).validate()
 
 
 def test_capacity_above_maximum_capacity() -> None:
@@ -261,10 +269,13 @@ def test_child_absolute_capacity_above_parent_maximum() -> None:
         cs_of(mapping).validate()
 
 
-def test_undeclared_queue_is_unknown_parent() -> None:
-    """A key for a queue its parent does not list is rejected, naming the key and the queues key."""
-    with pytest.raises(ConfigurationError, match=r"root\.c\.capacity: configures queue root\.c, but its parent root"):
-        cs_of(two_queues(**{P + "root.c.capacity": "10"})).validate()
+def test_undeclared_queue_is_loaded_with_a_warning() -> None:
+    """A key for a queue its parent does not list loads (Hadoop ignores it) with one warning naming key and queue."""
+    with capture_logs() as logs:
+        cs_of(two_queues(**{P + "root.c.capacity": "10", P + "root.c.state": "RUNNING"})).validate()
+    warnings = [e["event"] for e in logs if e["log_level"] == "warning"]
+    assert len(warnings) == 1
+    assert "root.c.capacity: configures queue root.c, but its parent root does not declare it" in warnings[0]
 
 
 def test_queue_properties_of_declared_queues_are_not_unknown() -> None:
@@ -335,16 +346,26 @@ def test_queue_maximum_allocation_above_cluster() -> None:
 
 
 @pytest.mark.parametrize(
-    ("suffix", "value", "message"),
+    ("suffix", "value"),
     [
-        ("user-limit-factor", "0", "Illegal user-limit-factor of 0.0 for queue root.a"),
-        ("minimum-user-limit-percent", "0", "Illegal minimum-user-limit-percent of 0 for queue root.a"),
-        ("maximum-am-resource-percent", "1.5", "Illegal maximum-am-resource-percent of 1.5 for queue root.a"),
+        ("user-limit-factor", "0"),
+        ("user-limit-factor", "-3"),
+        ("minimum-user-limit-percent", "1000"),  # TestLeafQueue uses 1000
+        ("minimum-user-limit-percent", "0"),
+        ("maximum-am-resource-percent", "1.5"),
+        ("maximum-applications", "-7"),
     ],
 )
-def test_leaf_ranges(suffix: str, value: str, message: str) -> None:
-    """user-limit-factor, minimum-user-limit-percent and the AM percent are range-checked."""
-    with pytest.raises(ConfigurationError, match=message.replace(".", r"\.")):
+def test_leaf_values_hadoop_loads_are_accepted(suffix: str, value: str) -> None:
+    """Hadoop range-checks none of the leaf's user/AM settings (plain getInt/getFloat), so yarnball loads them."""
+    cs_of(two_queues(**{P + "root.a." + suffix: value})).validate()
+
+
+@pytest.mark.parametrize("suffix", ["user-limit-factor", "maximum-am-resource-percent", "capacity"])
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e39"])
+def test_non_finite_queue_floats_are_rejected(suffix: str, value: str) -> None:
+    """NaN and Infinity (which Java's Float.parseFloat reads) are refused, naming the key."""
+    with pytest.raises(ConfigurationError, match=rf"root\.a\.{suffix}: .*not a finite number"):
         cs_of(two_queues(**{P + "root.a." + suffix: value})).validate()
 
 
@@ -444,3 +465,11 @@ def test_queue_acl_key_suffixes() -> None:
 def test_java_float_str(value: float, text: str) -> None:
     """Floats print as Java's Float.toString does."""
     assert java_float_str(value) == text
+
+
+def test_allow_zero_capacity_sum_lets_children_sum_to_zero() -> None:
+    """Hadoop 3.3+: a parent with allow-zero-capacity-sum=true may have children summing to 0; without it, not."""
+    mapping = {**two_queues(), P + "root.a.queues": "x,y", P + "root.a.x.capacity": "0", P + "root.a.y.capacity": "0"}
+    with pytest.raises(ConfigurationError, match=r"Illegal capacity of 0\.0 for children of queue a"):
+        cs_of(mapping).validate()
+    cs_of({**mapping, P + "root.a.allow-zero-capacity-sum": "true"}).validate()

@@ -146,8 +146,8 @@ def test_simulate_conf_errors_exit_2(tmp_path: Path) -> None:
     rc, _o, stderr = run_cli([*base, "--conf", "yarn.sls.metrics.record.interval.ms"])
     assert rc == 2 and "expected KEY=VALUE" in stderr
     key = "yarn.scheduler.capacity.root.default.maximum-capacity"
-    one_queue = str(EXAMPLES / "sweeps" / "one-queue")  # root.default at capacity 100
-    rc, _o, stderr = run_cli([*base, "--conf-dir", one_queue, "--conf", f"{key}=50"])
+    even = str(EXAMPLES / "sweeps" / "even")  # root.default at capacity 50
+    rc, _o, stderr = run_cli([*base, "--conf-dir", even, "--conf", f"{key}=40"])
     assert rc == 2 and key in stderr
 
 

@@ -186,7 +186,7 @@ def test_cli_exits_2_on_a_bad_spec_before_running(tmp_path: Path) -> None:
 
 
 def test_example_spec_is_the_documented_grid() -> None:
-    """examples/sweeps: preemption off/on x two layouts x 3 seeds on the bundled trace, every path present."""
+    """examples/sweeps: preemption off/on x two layouts x 3 seeds on the two-queue trace, every path present."""
     examples = Path(__file__).resolve().parents[1] / "examples"
     spec = load_spec(examples / "sweeps" / "preemption-queues.toml")
     assert spec.axes == ("trace", "preemption", "layout", "seed")
@@ -196,7 +196,7 @@ def test_example_spec_is_the_documented_grid() -> None:
             (path,) = arg(s.args, option)
             assert Path(path).exists(), path
     assert {Path(arg(s.args, "--tracelocation")[0]).resolve() for s in spec.scenarios} == {
-        (examples / "traces" / "sample-sls.json").resolve()
+        (examples / "sweeps" / "two-queue-sls.json").resolve()
     }
 
 

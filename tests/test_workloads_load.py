@@ -21,6 +21,7 @@ DATA = Path("/work/shared/data/sls")
 def sls_job(job_id: str | None = None, host: str = "/r1/h1", count: int = 1) -> dict[str, object]:
     job: dict[str, object] = {
         "job.queue.name": "q",
+        "job.start.ms": 0,
         "job.count": count,
         "job.tasks": [{"container.host": host, "container.duration.ms": 10}],
     }
@@ -157,8 +158,9 @@ def test_unknown_trace_type_is_refused() -> None:
 
 def test_no_nodes_is_refused(tmp_path: Path) -> None:
     """A trace naming no host and no node file leaves no cluster: SLS's "No node! Please configure nodes."."""
-    trace = write(tmp_path, "t.json", {"job.queue.name": "q", "job.tasks": [{"container.duration.ms": 5}]})
-    with pytest.raises(TraceFormatError, match=r"No node! Please configure nodes\."):
+    job = {"job.queue.name": "q", "job.start.ms": 0, "job.tasks": [{"container.duration.ms": 5}]}
+    trace = write(tmp_path, "t.json", job)
+    with pytest.raises(TraceFormatError, match=r"t\.json: No node! Please configure nodes"):
         load_workload("SLS", [trace])
 
 
@@ -212,7 +214,7 @@ _task_keys = st.sampled_from(
     ]
 )
 _VALID_TASK = {"container.host": "/r/h", "container.duration.ms": 10}
-_VALID_JOB = {"job.id": "j", "job.queue.name": "q"}
+_VALID_JOB = {"job.id": "j", "job.queue.name": "q", "job.start.ms": 0}
 # Mostly-valid jobs with a few fields replaced by arbitrary JSON, so the fuzz reaches deep into the reader.
 _tasks = st.lists(st.dictionaries(_task_keys, _json_values, max_size=3).map(lambda d: {**_VALID_TASK, **d}), max_size=3)
 _jobs = st.tuples(st.dictionaries(_keys, _json_values, max_size=3), _tasks).map(

@@ -192,7 +192,10 @@ def test_legacy_field_with_zero_mean_is_refused(tmp_path: Path) -> None:
     """Old-format classes need every *_avg > 0 (SLS fails on a null distribution); the field is named."""
     trace = json.loads((DATA / "syn.json").read_text())
     del trace["workloads"][0]["job_classes"][0]["rtasks_avg"]
-    with pytest.raises(TraceFormatError, match=r"job_classes\[0\]: field 'rtasks_avg'"):
+    with pytest.raises(TraceFormatError, match=r"field 'workloads\[0\]\.job_classes\[0\]\.rtasks_avg': missing"):
+        read_synth_trace(write(tmp_path, trace), DEFAULTS)
+    trace["workloads"][0]["job_classes"][0]["rtasks_avg"] = 0
+    with pytest.raises(TraceFormatError, match=r"job_classes\[0\]\.rtasks_avg': a distribution needs a positive mean"):
         read_synth_trace(write(tmp_path, trace), DEFAULTS)
 
 

@@ -28,10 +28,7 @@ from heapq import heappush
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
-from yarnball.actors._amdormancy import HeartbeatTimer
-from yarnball.actors._amheartbeats import idle_allocate
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV
-from yarnball.actors._amrounds import hold_tell, sleep_after_response
 from yarnball.actors._amtasks import (
     ContainerRequest,
     RunQueue,
@@ -44,7 +41,14 @@ from yarnball.actors._amtasks import (
 from yarnball.actors._asktable import AskSpec, entry_request, take_changed
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._nodemanager import nm_actor_id
-from yarnball.actors._quietreplies import NOOP_WHEN_ALL_OK
+from yarnball.actors.shortcuts import (
+    NOOP_WHEN_ALL_OK,
+    ROLES,
+    HeartbeatTimer,
+    hold_tell,
+    idle_allocate,
+    sleep_after_response,
+)
 from yarnball.protocols import (
     AllocateRequest,
     AllocateResponse,
@@ -110,8 +114,8 @@ _NM_IDS: dict[str, str] = {}
 class ApplicationMaster(Actor):
     """Base class of every ApplicationMaster, SLS's simulated ones and users' own."""
 
-    #: May an allocate with nothing to send that would get nothing back be skipped (actors/_amheartbeats.py), and
-    #: may the AM then sleep through its heartbeats until work appears (actors/_amdormancy.py)? Only for AMs that
+    #: May an allocate with nothing to send that would get nothing back be skipped (shortcuts/_amheartbeats.py), and
+    #: may the AM then sleep through its heartbeats until work appears (shortcuts/_amdormancy.py)? Only for AMs that
     #: act on nothing but the response's containers, preemption message and node updates: such an AM must not read
     #: ``headroom``, ``num_cluster_nodes`` or ``_response_id`` between allocates that return something, since the
     #: values of skipped allocates are settled only when it wakes (headroom then being that of its last processed
@@ -153,7 +157,7 @@ class ApplicationMaster(Actor):
         self.submitted_at: float | None = None
         self.registered_at: float | None = None
         self._amrm_id: str | None = None
-        self._sleeper: Any = None  # set while dormant (actors/_amdormancy.py)
+        self._sleeper: Any = None  # set while dormant (actors/shortcuts/_amdormancy.py)
         self._reset_attempt_state()
 
     def _reset_attempt_state(self) -> None:
@@ -264,7 +268,7 @@ class ApplicationMaster(Actor):
         self.maximum_capability = msg.maximum_resource_capability
         self.registered_at = self.now
         self.on_registered(msg)
-        # Actor.every's keys, with a timer a dormant AM can suspend and re-arm exactly (actors/_amdormancy.py).
+        # Actor.every's keys, with a timer a dormant AM can suspend and re-arm exactly (shortcuts/_amdormancy.py).
         self._heartbeat = HeartbeatTimer(self, self.heartbeat_interval_ms, self._allocate)
 
     def _deliver(self, arg: tuple[Any, Any]) -> None:
@@ -512,7 +516,7 @@ class ApplicationMaster(Actor):
     def on_stop_response(self, msg: StopContainersResponse) -> None:
         pass
 
-    # Both do nothing for a response without failed requests: the NM then leaves it out (actors/_quietreplies.py).
+    # Both do nothing for a response without failed requests: the NM then leaves it out (shortcuts/_quietreplies.py).
     # A subclass overriding them with @handler is sent every response.
     setattr(on_start_response, NOOP_WHEN_ALL_OK, True)
     setattr(on_stop_response, NOOP_WHEN_ALL_OK, True)
@@ -547,6 +551,7 @@ _BASE_ALLOCATE = ApplicationMaster._allocate
 _BASE_MATCH = ApplicationMaster._match
 _BASE_REMOVE = ApplicationMaster.remove_container_request
 HeartbeatTimer.plain_deliver = ApplicationMaster._deliver
+ROLES.application_master = ApplicationMaster  # what the shortcuts compare with (actors/shortcuts/_roles.py)
 
 
 def _ask_key(entry: list[Any]) -> AskKey:

@@ -24,7 +24,7 @@ from yarnball.actors._amrmproxy import AMRMPROXY_ENV, AMRMProxyService, amrmprox
 from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV, ContainerScheduler
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL
-from yarnball.actors._quietreplies import reply_is_noop
+from yarnball.actors.shortcuts import ROLES, reply_is_noop
 from yarnball.protocols import (
     ApplicationId,
     Configuration,
@@ -394,7 +394,7 @@ class NodeManager(Actor):
             else:
                 self.after_call(delay, self._schedule, entry)
             started.append(cid)
-        if failed or not reply_is_noop(self, StartContainersResponse):  # actors/_quietreplies.py
+        if failed or not reply_is_noop(self, StartContainersResponse):  # actors/shortcuts/_quietreplies.py
             self.reply(
                 StartContainersResponse(successfully_started_containers=tuple(started), failed_requests=tuple(failed))
             )
@@ -412,7 +412,7 @@ class NodeManager(Actor):
                         container_id=cid, diagnostics=f"Container {cid} is not handled by this NodeManager"
                     )
                 )
-        if failed or not reply_is_noop(self, StopContainersResponse):  # actors/_quietreplies.py
+        if failed or not reply_is_noop(self, StopContainersResponse):  # actors/shortcuts/_quietreplies.py
             self.reply(
                 StopContainersResponse(successfully_stopped_containers=tuple(stopped), failed_requests=tuple(failed))
             )
@@ -516,7 +516,7 @@ class NodeManager(Actor):
         entry.state = _RUNNING
         entry.started_at = self.kernel.now
         container = entry.container
-        # _changed, inline; a dormant clock may leave the report for later (actors/_lazyrunning.py), which keeps the
+        # _changed, inline; a dormant clock may leave the report for later (shortcuts/_lazyrunning.py), which keeps the
         # container (a frozen record: its status is built from it, as here, only if it is reported after all)
         beat = self._beat
         if beat is not None and not beat.armed:
@@ -633,3 +633,8 @@ class NodeManager(Actor):
                     self.ref,
                 )
         self.stop()
+
+
+# What the shortcuts compare with and build (actors/shortcuts/_roles.py: they do not import this module).
+ROLES.node_manager = NodeManager
+ROLES.running_status = running_status

@@ -184,6 +184,16 @@ def create_preemption_monitor(conf: Configuration, scheduler: CapacityScheduler)
     """A monitor for the RM when ``conf`` enables it (``ResourceManager.createSchedulerMonitors``), else None."""
     if not monitor_enabled(conf):
         return None
+    # Read the policy's numeric keys once here, so that a value outside its domain (protocols/_domains.py) fails
+    # the RM's construction naming its file and key, before the first round would.
+    conf.get_long(keys.PREEMPTION_MONITORING_INTERVAL, keys.DEFAULT_PREEMPTION_MONITORING_INTERVAL)
+    conf.get_long(keys.PREEMPTION_WAIT_TIME_BEFORE_KILL, keys.DEFAULT_PREEMPTION_WAIT_TIME_BEFORE_KILL)
+    for key, default in (
+        (keys.TOTAL_PREEMPTION_PER_ROUND, keys.DEFAULT_TOTAL_PREEMPTION_PER_ROUND),
+        (keys.PREEMPTION_MAX_IGNORED_OVER_CAPACITY, keys.DEFAULT_PREEMPTION_MAX_IGNORED_OVER_CAPACITY),
+        (keys.PREEMPTION_NATURAL_TERMINATION_FACTOR, keys.DEFAULT_PREEMPTION_NATURAL_TERMINATION_FACTOR),
+    ):
+        conf.get_float(key, default)
     return PreemptionMonitor(scheduler)
 
 

@@ -23,14 +23,18 @@ from typing import Any
 
 from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._adminservice import refresh_queues
-from yarnball.actors._amdormancy import DormantAMs
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
-from yarnball.actors._ownmethods import is_bound, sealed
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
-from yarnball.actors._quietreplies import deliver_heartbeat_response, deliver_plain_heartbeat_response
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
+from yarnball.actors.shortcuts import (
+    ROLES,
+    DormantAMs,
+    OwnMethod,
+    deliver_heartbeat_response,
+    deliver_plain_heartbeat_response,
+)
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import (
     AppAccepted,
@@ -108,12 +112,10 @@ AM_PRIORITY = Priority(0)  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
 # Attempt states an allocate is served in (a constant: an Enum class attribute is a slow lookup, and this is read
 # on every allocate); none of them is a done state (RMAppAttempt.is_done).
 _ALLOCATE_STATES = (AttemptState.RUNNING, AttemptState.FINISHING)
-_CS_ALLOCATE = CapacityScheduler.allocate
-# The scheduler's class when compiled (its instances have no __dict__: an object of exactly that class runs its own
-# methods), else None (every check reads the bound method); the methods as imported (tests patch the ones above).
-_CS_SEALED = sealed(CapacityScheduler)
-_CS_OWN_ALLOCATE = CapacityScheduler.allocate
-_CS_OWN_HANDLE = CapacityScheduler.handle
+# Whether the scheduler runs CapacityScheduler's own allocate / handle (shortcuts/_ownmethods.py; tests set
+# ``_CS_ALLOCATE.func`` to None to take the general path).
+_CS_ALLOCATE = OwnMethod(CapacityScheduler, "allocate")
+_CS_HANDLE = OwnMethod(CapacityScheduler, "handle")
 
 _RUNNING = ContainerState.RUNNING
 _COMPLETE = ContainerState.COMPLETE
@@ -173,6 +175,15 @@ class ResourceManager(Actor):
         self.alloc_expiry_ms = conf.get_int(keys.RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS)
         self.am_expiry_ms = conf.get_int(keys.RM_AM_EXPIRY_INTERVAL_MS)
         self.max_attempts = conf.get_int(keys.RM_AM_MAX_ATTEMPTS)
+        if self.nm_expiry_ms < self.heartbeat_interval_ms:
+            # ResourceManager.validateConfigs; name the file of whichever of the two keys a file set
+            expiry_set = conf.source_of(keys.RM_NM_EXPIRY_INTERVAL_MS) != "default"
+            where = keys.RM_NM_EXPIRY_INTERVAL_MS if expiry_set else keys.RM_NM_HEARTBEAT_INTERVAL_MS
+            raise ConfigurationError(
+                f"{conf.location_of(where)}: Nodemanager expiry interval should be no less "
+                f"than heartbeat interval, {keys.RM_NM_EXPIRY_INTERVAL_MS}={self.nm_expiry_ms}, "
+                f"{keys.RM_NM_HEARTBEAT_INTERVAL_MS}={self.heartbeat_interval_ms}"
+            )
         self.maximum_allocation = scheduler.conf.get_maximum_allocation()
         self.nodes: dict[NodeId, RMNode] = {}
         self.lost_nodes: set[NodeId] = set()
@@ -204,7 +215,7 @@ class ResourceManager(Actor):
             )
         self.heartbeats: HeartbeatClock | None = None
         self._settled = False  # see _node_heartbeat
-        #: Dormant idle AMs by attempt id (actors/_amdormancy.py); the hooks below wake them when work appears.
+        #: Dormant idle AMs by attempt id (shortcuts/_amdormancy.py); the hooks below wake them when work appears.
         self.dormant = DormantAMs(self)
 
     def use_heartbeat_clock(self, clock: HeartbeatClock) -> None:
@@ -284,10 +295,7 @@ class ResourceManager(Actor):
             # the scheduler's ``__dict__`` (that would move their attribute values out of CPython's inline
             # storage for the rest of the run: see _kernel.enter_replaced)
             getattr(self.dispatch, "__func__", None) is not _DISPATCH
-            or not (
-                (type(scheduler) is _CS_SEALED and _CS_HANDLE is _CS_OWN_HANDLE)  # compiled: nothing replaced
-                or is_bound(scheduler, scheduler.handle, _CS_HANDLE)
-            )
+            or not _CS_HANDLE.runs(scheduler, scheduler.handle)
         ):
             # (the same event as NodeUpdateSchedulerEvent(node_id=node.id) when there is nothing to report)
             self.dispatch(
@@ -419,7 +427,7 @@ class ResourceManager(Actor):
 
     def handle_node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any, sender: ActorRef | None) -> None:
         """``on_node_heartbeat``'s work; also called directly for a heartbeat delivered inline
-        (actors/_inlinebeats.py: no NodeStatus is built there, ``status`` is None)."""
+        (actors/shortcuts/_inlinebeats.py: no NodeStatus is built there, ``status`` is None)."""
         self._settled = False
         response = self._node_heartbeat(node_id, statuses, status)
         if sender is not None:
@@ -528,7 +536,7 @@ class ResourceManager(Actor):
         deadline = self.now - self.nm_expiry_ms
         clock = self.heartbeats
         if clock is not None and clock.lazy is not None:
-            clock.lazy.settle_all()  # deferred RUNNING reports' heartbeats (actors/_lazyrunning.py)
+            clock.lazy.settle_all()  # deferred RUNNING reports' heartbeats (actors/shortcuts/_lazyrunning.py)
         if clock is not None and clock.skip:
             # A dormant NM is alive and heartbeating; its skipped heartbeats count (actors/_heartbeats.py).
             for n in self.nodes.values():
@@ -546,7 +554,7 @@ class ResourceManager(Actor):
     def _check_container_expiry(self) -> None:
         clock = self.heartbeats
         if clock is not None and clock.lazy is not None:
-            clock.lazy.settle_all()  # deferred RUNNING reports leave unlaunched (actors/_lazyrunning.py)
+            clock.lazy.settle_all()  # deferred RUNNING reports leave unlaunched (actors/shortcuts/_lazyrunning.py)
         deadline = self.now - self.alloc_expiry_ms
         for cid, (allocated_at, _node) in list(self.unlaunched.items()):
             if allocated_at < deadline:
@@ -555,7 +563,7 @@ class ResourceManager(Actor):
 
     def _check_am_liveness(self) -> None:
         if self.dormant:
-            self.dormant.settle_all()  # a dormant AM heartbeats all along (actors/_amdormancy.py)
+            self.dormant.settle_all()  # a dormant AM heartbeats all along (actors/shortcuts/_amdormancy.py)
         deadline = self.now - self.am_expiry_ms
         for attempt in list(self.attempts.values()):
             if attempt.state is AttemptState.RUNNING and attempt.last_heartbeat < deadline:
@@ -883,10 +891,7 @@ class ResourceManager(Actor):
             not ask
             and not release
             and (blacklist is None or not (blacklist.blacklist_additions or blacklist.blacklist_removals))
-            and (
-                (type(self.scheduler) is _CS_SEALED and _CS_ALLOCATE is _CS_OWN_ALLOCATE)  # compiled: not replaced
-                or is_bound(self.scheduler, allocate, _CS_ALLOCATE)  # (no __dict__ read: _kernel.enter_replaced)
-            )
+            and _CS_ALLOCATE.runs(self.scheduler, allocate)  # (no __dict__ read: _kernel.enter_replaced)
         ):
             # A pull (most AM heartbeats): CapacityScheduler.allocate then only hands over what is there (_pull):
             # no errors, no notifications, pending asks unchanged (so no wake_needed): only the timing remains.
@@ -933,6 +938,6 @@ class ResourceManager(Actor):
 # ResourceManager._dispatch_node_update hands NODE_UPDATE to the scheduler without the event record only while
 # dispatch and the scheduler's handle are these (tests set _DISPATCH to None to compare with the record path).
 _DISPATCH: Any = ResourceManager.dispatch
-_CS_HANDLE = CapacityScheduler.handle
 #: ResourceManager._node_heartbeat settles a dispatched heartbeat that leaves its node a no-op (tests turn it off).
 SETTLE_AFTER_UPDATE = True
+ROLES.resource_manager = ResourceManager  # what the shortcuts compare with (actors/shortcuts/_roles.py)

@@ -19,11 +19,10 @@ from yarnball.actors import Kernel
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._failures import HandlerFailures
 from yarnball.actors._heartbeats import HeartbeatClock
-from yarnball.actors._inlinebeats import InlineHeartbeats
-from yarnball.actors._lazyrunning import LazyRunning
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.actors._slsam import SLS_AM_TYPES
+from yarnball.actors.shortcuts import InlineHeartbeats, LazyRunning, exact_shortcuts
 from yarnball.errors import ConfigurationError, SimulationError
 from yarnball.launcher._elastic import Autoscaler, ElasticConfig, attach_autoscaler
 from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob, Workload
@@ -97,19 +96,24 @@ class Cluster:
             conf, self.scheduler, cluster_timestamp=cluster_timestamp, rng=random.Random(f"opportunistic-{seed}")
         )
         self.kernel.spawn(self.rm, "rm")
-        skip = conf.get_bool(keys.SIMULATION_SKIP_IDLE_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS)
+        # Every exact shortcut (actors/shortcuts) off at once when yarnball.simulation.exact-shortcuts is false.
+        exact = self.kernel.exact_shortcuts = exact_shortcuts(conf)
+        skip = exact and conf.get_bool(
+            keys.SIMULATION_SKIP_IDLE_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS
+        )
         #: NM heartbeat timing for every node (skipping needs atomic heartbeats: zero NM<->RM latency).
         self.heartbeats = HeartbeatClock(self.kernel, skip=skip)
-        self.heartbeats.skip_am = conf.get_bool(
+        self.heartbeats.skip_am = exact and conf.get_bool(
             keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_AM_HEARTBEATS
         )
         self.rm.use_heartbeat_clock(self.heartbeats)
-        self.heartbeats.inline = InlineHeartbeats()  # real heartbeats handed to the RM at once when exact
-        if conf.get_bool(keys.SIMULATION_LAZY_RUNNING_REPORTS, keys.DEFAULT_SIMULATION_LAZY_RUNNING_REPORTS):
+        if exact:
+            self.heartbeats.inline = InlineHeartbeats()  # real heartbeats handed to the RM at once when exact
+        if exact and conf.get_bool(keys.SIMULATION_LAZY_RUNNING_REPORTS, keys.DEFAULT_SIMULATION_LAZY_RUNNING_REPORTS):
             LazyRunning(self.heartbeats, self.rm)  # RUNNING-only heartbeats of dormant nodes settled lazily
-        self.rm.dormant.enabled = conf.get_bool(
+        self.rm.dormant.enabled = exact and conf.get_bool(
             keys.SIMULATION_DORMANT_IDLE_AMS, keys.DEFAULT_SIMULATION_DORMANT_IDLE_AMS
-        )  # idle quiet AMs sleep until work appears (actors/_amdormancy.py); needs AM skipping
+        )  # idle quiet AMs sleep until work appears (actors/shortcuts/_amdormancy.py); needs AM skipping
         self.heartbeat_interval_ms = conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
         self.node_managers: dict[str, NodeManager] = {}
         self.masters: list[ApplicationMaster] = []
@@ -217,6 +221,7 @@ class Cluster:
         if at_ms is None and not self.kernel._running:
             self.begin_run(self.kernel.now)  # the shortcut settings a run would use, before any event runs
             response = self.kernel.run_until_complete(rm.ref.ask(request))
+            self.end_run()  # settle what the shortcuts deferred, as after a run
             if not response.accepted:
                 raise ConfigurationError(response.diagnostics)
             return response
@@ -280,7 +285,7 @@ class Cluster:
         """Settle what the shortcuts deferred (what :meth:`run` does after its kernel loop)."""
         self.rm.dormant.settle_all()  # dormant AMs' skipped heartbeats, for whoever inspects the cluster now
         if self.heartbeats.lazy is not None:
-            self.heartbeats.lazy.settle_all()  # and deferred RUNNING reports' (actors/_lazyrunning.py)
+            self.heartbeats.lazy.settle_all()  # and deferred RUNNING reports' (actors/shortcuts/_lazyrunning.py)
 
     def serve(
         self,

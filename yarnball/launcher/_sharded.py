@@ -26,6 +26,7 @@ from typing import Any
 
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._failures import HandlerFailures
+from yarnball.actors.shortcuts import exact_shortcuts
 from yarnball.errors import SimulationError, YarnballError
 from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, normalized_conf
 from yarnball.launcher._shard import ShardHost
@@ -187,7 +188,8 @@ def _skip_like_embedded(host: ShardHost, conf: Configuration) -> None:
     """One host with no modelled latency is one kernel with instant messages, exactly the embedded cluster at
     ``latency_ms=0``: skip idle NM and AM heartbeats when the configuration asks for it and the equality proof
     covers it (the same conditions as ``Cluster._skipping_proven``; a shard host never has an autoscaler)."""
-    proven = not (
+    exact = host.kernel.exact_shortcuts = exact_shortcuts(conf)  # all shortcuts off when false (actors/shortcuts)
+    proven = exact and not (
         conf.get_bool(keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED)
         or conf.get_bool(keys.DIST_SCHEDULING_ENABLED)
         or host.rm is None

@@ -147,6 +147,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Turn the outputs of `yarnball simulate` into one self-contained HTML page (report.html).",
     )
     rep.add_argument("output_dir", metavar="OUTPUT_DIR", help="the --output-dir of a finished run")
+    sim.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse trace and node-file keys the format does not know (default: warn, naming the closest key)",
+    )
     # Listed for --help only: main() hands everything after 'preempt' to yarnball.launcher.whatif.main.
     sub.add_parser(
         "preempt",
@@ -204,9 +209,10 @@ def _simulate(args: argparse.Namespace) -> int:
     from yarnball import _native
     from yarnball.actors._logging import close_logging, configure_logging
     from yarnball.launcher._about import require_ray
-    from yarnball.launcher._cluster import Cluster
+    from yarnball.launcher._cluster import Cluster, normalized_conf
     from yarnball.launcher._outputs import MetricsRecorder, write_outputs
-    from yarnball.launcher.workloads import TraceDefaults, load_workload
+    from yarnball.launcher.workloads import load_workload
+    from yarnball.policies.capacity import CapacitySchedulerConfiguration
     from yarnball.protocols import keys
 
     if args.address is not None and args.backend != "ray":
@@ -237,8 +243,10 @@ def _simulate(args: argparse.Namespace) -> int:
         conf = _load_configuration(args.conf_dir)
         for key, value in args.conf:  # GenericOptionsParser's -D: set over every resource file
             conf.set(key, value)
-        defaults = TraceDefaults.from_configuration(conf)
-        workload = load_workload(trace_type, trace_location, args.nodes, defaults, args.seed)
+        # Validate the queue tree now, so its warnings (keys of undeclared queues) reach the user's terminal.
+        CapacitySchedulerConfiguration(normalized_conf(conf)).validate()
+        defaults = trace_defaults(conf)
+        workload = load_workload(trace_type, trace_location, args.nodes, defaults, args.seed, strict=args.strict)
     finally:
         close_logging()
     refreshes = _refresh_arguments(conf, args.refresh_queues)
@@ -399,6 +407,19 @@ def _refresh_arguments(conf: Any, specs: list[str]) -> list[tuple[float, str]]:
     return out
 
 
+def trace_defaults(conf: Any) -> Any:
+    """``TraceDefaults.from_configuration(conf)``, its errors prefixed with the file and line of the key."""
+    from yarnball.launcher.workloads import TraceDefaults
+
+    try:
+        return TraceDefaults.from_configuration(conf)
+    except ConfigurationError as err:
+        key = str(err).partition(":")[0]
+        if key in conf:
+            raise ConfigurationError(f"{conf.location_of(key)}: {err}") from err
+        raise
+
+
 def _load_configuration(conf_dir: str | None) -> Any:
     from yarnball.protocols import Configuration, keys
 
@@ -408,6 +429,14 @@ def _load_configuration(conf_dir: str | None) -> Any:
     sls_runner = Path(conf_dir) / SLS_RUNNER_FILE
     if sls_runner.is_file():
         conf.add_resource(sls_runner)
+    # Read every numeric yarn.sls.* key once with the typed getters, so a value outside its domain fails here,
+    # naming sls-runner.xml and the key, before a trace reader or the cluster reads it.
+    from yarnball.protocols._domains import SLS_FLOAT_KEYS, SLS_INT_KEYS
+
+    for key in SLS_INT_KEYS:
+        conf.get_int(key, 1)
+    for key in SLS_FLOAT_KEYS:
+        conf.get_float(key, 0.0)
     scheduler_class = conf.get(keys.RM_SCHEDULER)
     if scheduler_class and scheduler_class.strip() != keys.DEFAULT_RM_SCHEDULER:
         _warn(

@@ -61,7 +61,11 @@ from yarnball.protocols import Resource
 
 __all__ = ["load_snapshot", "main", "parse_snapshot", "plan_preemption"]
 
-NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+#: Resource values stay below 2**62 so that sums over a whole cluster (and Hadoop's long arithmetic) cannot overflow.
+MAX_RESOURCE = 2**62
+NonNegative = Annotated[int, msgspec.Meta(ge=0, le=MAX_RESOURCE)]
+JavaInt = Annotated[int, msgspec.Meta(ge=-(2**31), le=2**31 - 1)]  # priorities: Java ints in Hadoop
+JavaLong = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
 Fraction = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
 
 
@@ -74,8 +78,8 @@ class _Res(msgspec.Struct, forbid_unknown_fields=True):
 class _Container(msgspec.Struct, forbid_unknown_fields=True):
     id: str
     resource: _Res
-    priority: int
-    start_order: int
+    priority: JavaInt
+    start_order: JavaLong
     am: bool = False
     reserved: bool = False
     node: str = ""
@@ -86,8 +90,8 @@ class _App(msgspec.Struct, forbid_unknown_fields=True):
     queue: str
     containers: list[_Container]
     user: str = ""
-    priority: int = 0
-    submission_order: int = 0
+    priority: JavaInt = 0
+    submission_order: JavaLong = 0
     pending: _Res | None = None
 
 
@@ -180,8 +184,47 @@ def _from_wire(w: _Snapshot) -> ClusterSnapshot:
     )
 
 
+def _utf8_error(data: bytes, err: UnicodeDecodeError) -> ConfigurationError:
+    """Where the first byte that is not UTF-8 sits: the JSON path of the string holding it when the rest of the
+    document parses (with the bad bytes replaced), else its byte offset, line and column."""
+    line = data.count(b"\n", 0, err.start) + 1
+    column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+    where = f"byte {err.start} (line {line}, column {column})"
+    try:
+        loose = msgspec.json.decode(data.decode("utf-8", errors="replace"))
+    except msgspec.MsgspecError:
+        return ConfigurationError(f"$: not valid UTF-8 at {where} (expected a UTF-8 JSON document)")
+    path = _find_replacement(loose, "$") or "$"
+    return ConfigurationError(f"{path}: not valid UTF-8 at {where} (expected a UTF-8 JSON document)")
+
+
+def _find_replacement(node: Any, path: str) -> str | None:
+    """The JSON path of the first key or string holding U+FFFD (the decoder's stand-in for a bad byte)."""
+    stack: list[tuple[Any, str]] = [(node, path)]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            if "\ufffd" in value:
+                return where
+        elif isinstance(value, dict):
+            items = list(value.items())
+            for key, _ in items:
+                if "\ufffd" in key:
+                    return f"{where}.{key}"
+            stack.extend((v, f"{where}.{key}") for key, v in reversed(items))
+        elif isinstance(value, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(value))))
+    return None
+
+
 def parse_snapshot(data: Mapping[str, Any] | bytes | str) -> ClusterSnapshot:
     """Validate a snapshot (a JSON document, or the dict it decodes to) and build the policy's input."""
+    if isinstance(data, bytes | bytearray | memoryview):
+        data = bytes(data)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise _utf8_error(data, err) from err
     try:
         if isinstance(data, bytes | str):
             wire = msgspec.json.decode(data, type=_Snapshot)
@@ -189,6 +232,8 @@ def parse_snapshot(data: Mapping[str, Any] | bytes | str) -> ClusterSnapshot:
             wire = msgspec.convert(data, type=_Snapshot)
     except msgspec.MsgspecError as err:
         raise _translate(err) from err
+    except UnicodeError as err:  # a str holding lone surrogates
+        raise ConfigurationError(f"$: not valid Unicode text: {err} (expected a UTF-8 JSON document)") from err
     return _from_wire(wire)
 
 
@@ -266,16 +311,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("snapshot", help="snapshot JSON file ('-' for standard input)")
     parser.add_argument("--indent", type=int, default=2, help="JSON indentation (0 for one line)")
     args = parser.parse_args(list(argv) if argv is not None else None)
+    name = "<stdin>" if args.snapshot == "-" else args.snapshot
     try:
         if args.snapshot == "-":
             try:
                 snapshot = parse_snapshot(sys.stdin.buffer.read())
             except ConfigurationError as err:
-                raise ConfigurationError(f"<stdin>: {err}") from err
+                raise ConfigurationError(f"{name}: {err}") from err
         else:
             snapshot = load_snapshot(args.snapshot)
         warnings: list[str] = []
-        plan = _plan(snapshot, warnings)
+        try:
+            plan = _plan(snapshot, warnings)
+        except ConfigurationError as err:  # the policy's checks (queue tree, config values): name the file too
+            raise ConfigurationError(f"{name}: {err}") from err
     except ConfigurationError as err:
         print(f"yarnball preempt: error: {err}", file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ Lookup order, as in Hadoop:
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -21,6 +22,7 @@ from xml.parsers import expat
 from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
 from yarnball.protocols import keys as _keys
+from yarnball.protocols._domains import domain_error
 
 __all__ = ["Configuration"]
 
@@ -39,6 +41,10 @@ _VAR = re.compile(r"\$\{([^${}\s]+)\}")
 _JAVA_FLOAT = re.compile(r"[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)")
 
 _T = TypeVar("_T")
+_N = TypeVar("_N", int, float)
+
+# Float.MAX_VALUE plus half an ulp: the smallest magnitude Float.parseFloat rounds to Infinity.
+_FLOAT_OVERFLOW: Final = 3.4028235677973366e38
 
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
@@ -288,6 +294,13 @@ class Configuration:
             raise self._bad_value(key, value, f"an integer ({kind})") from None
         if not low <= number <= high:
             raise self._bad_value(key, value, f"an integer within the {kind} range [{low}, {high}]")
+        return self._in_domain(key, value, number)
+
+    def _in_domain(self, key: str, value: str, number: _N) -> _N:
+        """``number`` if it is inside ``key``'s domain (:mod:`yarnball.protocols._domains`), else the error."""
+        problem = domain_error(key, value.strip(), number)
+        if problem is not None:
+            raise ConfigurationError(f"{self.location_of(key)}: property {key!r} = {value!r}: {problem}")
         return number
 
     def get_int(self, key: str, default: int | None = None) -> int:
@@ -312,7 +325,10 @@ class Configuration:
         text = value.strip()
         if _JAVA_FLOAT.fullmatch(text) is None:
             raise self._bad_value(key, value, "a floating-point number")
-        return float(text.rstrip("fFdD").replace("Infinity", "inf"))
+        number = float(text.rstrip("fFdD").replace("Infinity", "inf"))
+        if abs(number) >= _FLOAT_OVERFLOW:
+            number = math.copysign(math.inf, number)  # beyond Java's float range Float.parseFloat gives Infinity
+        return self._in_domain(key, value, number)
 
     def get_bool(self, key: str, default: bool | None = None) -> bool:
         """``true``/``false`` in any case.
@@ -367,7 +383,7 @@ class Configuration:
         nanos = number * _TIME_UNITS[value_unit]
         per_unit = _TIME_UNITS[unit]
         quotient = abs(nanos) // per_unit
-        return quotient if nanos >= 0 else -quotient
+        return self._in_domain(key, text, quotient if nanos >= 0 else -quotient)
 
     def _require_default(self, key: str, default: _T | None, kind: str) -> _T:
         if default is None:
@@ -433,5 +449,14 @@ def _parse_configuration_xml(data: bytes, source: str) -> list[tuple[str, str, i
             f"malformed XML: {expat.ErrorString(exc.code)} at column {exc.offset} "
             "(expected a Hadoop <configuration> of <property><name/><value/></property>)",
             exc.lineno,
+        ) from exc
+    except (LookupError, ValueError) as exc:
+        # expat asks Python's codecs for the encoding named in the XML declaration: an unknown name is a
+        # LookupError, a codec that is not a single-byte text encoding (idna, utf-32 in expat) a ValueError.
+        # Hadoop's parser (Configuration.parse, StAX) rejects such a document too.
+        raise fail(
+            f"malformed XML declaration: {exc} (expected encoding=\"UTF-8\", or another single-byte text "
+            "encoding such as ISO-8859-1)",
+            parser.CurrentLineNumber or 1,
         ) from exc
     return properties

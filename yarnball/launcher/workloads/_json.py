@@ -8,20 +8,27 @@ does (an integer or a string holding one) and raise :class:`TraceFormatError` na
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from yarnball._logs import get_logger
 from yarnball.errors import TraceFormatError
 
-__all__ = ["MAX_EXPANSION", "Where", "iter_json_values", "read_text"]
+__all__ = ["INT_MAX", "LONG_MAX", "MAX_EXPANSION", "KeyPolicy", "Where", "clean", "iter_json_values", "read_text"]
+
+log = get_logger(__name__)
 
 _WS = re.compile(r"\s*")
 _JAVA_LONG = re.compile(r"[+-]?[0-9]+")
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+LONG_MAX = _LONG_MAX  # Java's Long.MAX_VALUE: the largest time, size or count a trace may hold
+INT_MAX = 2**31 - 1  # Java's Integer.MAX_VALUE: fields SLS parses with Integer.parseInt
+_INDEX = re.compile(r"\[[0-9]+\]")
 # Guard against a typo expanding into billions of objects: job.count, num.nodes, num_nodes, num_jobs.
 MAX_EXPANSION = 10_000_000
 
@@ -76,15 +83,56 @@ def iter_json_values(path: str | os.PathLike[str], text: str | None = None) -> I
         pos = _WS.match(text, end).end()  # type: ignore[union-attr]
 
 
+def clean(text: str) -> str:
+    """``text`` safe to print: a lone surrogate (JSON ``"\\ud800"``) is shown as its escape."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+@dataclass(slots=True)
+class KeyPolicy:
+    """How a reader treats keys it does not know: a warning with a suggestion, or (``strict``) an error.
+
+    One policy per trace file: each unknown key (indices dropped, ``job.tasks[].x``) is reported once per file.
+    """
+
+    strict: bool = False
+    seen: set[str] = field(default_factory=set)
+
+
 @dataclass(slots=True)
 class Where:
     """Names the place in a trace that an error is about: file, job (id or position) and, per call, the field."""
 
     path: str
     what: str  # e.g. "job 'job_1'" or "object #3 (line 42)"
+    policy: KeyPolicy = field(default_factory=KeyPolicy)
+
+    def at(self, what: str) -> Where:
+        """The same file and key policy, another place in it."""
+        return Where(self.path, what, self.policy)
 
     def fail(self, field: str, message: str) -> NoReturn:
-        raise TraceFormatError(f"{self.path}: {self.what}: field '{field}': {message}")
+        raise TraceFormatError(f"{clean(self.path)}: {clean(self.what)}: field '{clean(field)}': {clean(message)}")
+
+    def check_keys(self, d: dict[str, Any], known: Collection[str], prefix: str = "") -> None:
+        """Warn about (or, strict, refuse) every key of ``d`` not in ``known``, suggesting the closest known key.
+
+        SLS itself ignores such keys (Jackson with FAIL_ON_UNKNOWN_PROPERTIES off; Rumen's LoggedJob prints "we saw
+        the unknown attribute"), so a misspelt ``job.strat.ms`` silently falls back to a default.
+        """
+        for key in d:
+            if key in known:
+                continue
+            name = f"{prefix}.{key}" if prefix else key
+            guess = difflib.get_close_matches(key, list(known), n=1)
+            hint = f", did you mean {guess[0]}?" if guess else f" (known keys: {', '.join(sorted(known))})"
+            if self.policy.strict:
+                self.fail(name, f"unknown key{hint}")
+            pattern = _INDEX.sub("[]", name)
+            if pattern in self.policy.seen:
+                continue
+            self.policy.seen.add(pattern)
+            log.warning(f"{clean(self.path)}: {clean(self.what)}: {clean(name)}: unknown key{clean(hint)}")
 
     def obj(self, value: Any, field: str) -> dict[str, Any]:
         if not isinstance(value, dict):
@@ -96,7 +144,7 @@ class Where:
             self.fail(field, f"expected a JSON array, got {_kind(value)}")
         return value
 
-    def long(self, value: Any, field: str, *, minimum: int | None = None) -> int:
+    def long(self, value: Any, field: str, *, minimum: int | None = None, maximum: int = _LONG_MAX) -> int:
         """``Long.parseLong(value.toString())``: an integer, or a string holding one; no fractions."""
         if isinstance(value, bool) or not isinstance(value, int | str):
             self.fail(field, f"expected an integer, got {_kind(value)} {_short(value)}")
@@ -109,14 +157,18 @@ class Where:
                 self.fail(field, "integer out of range")
         if not _LONG_MIN <= value <= _LONG_MAX:
             self.fail(field, "integer out of range for a Java long")
-        if minimum is not None and value < minimum:
-            self.fail(field, f"must be >= {minimum}, got {value}")
+        if minimum is not None and not minimum <= value <= maximum:
+            self.fail(field, f"must be in [{minimum}, {maximum}], got {value}")
+        if value > maximum:
+            self.fail(field, f"must be <= {maximum}, got {value}")
         return value
 
-    def opt_long(self, d: dict[str, Any], field: str, default: int, *, minimum: int | None = None) -> int:
+    def opt_long(
+        self, d: dict[str, Any], field: str, default: int, *, minimum: int | None = None, maximum: int = _LONG_MAX
+    ) -> int:
         if field not in d or d[field] is None:
             return default
-        return self.long(d[field], field, minimum=minimum)
+        return self.long(d[field], field, minimum=minimum, maximum=maximum)
 
     def number(self, value: Any, field: str) -> float:
         """A JSON number (or a numeric string) bound to a Java double/int field by Jackson."""
@@ -133,12 +185,20 @@ class Where:
     def string(self, value: Any, field: str) -> str:
         if not isinstance(value, str):
             self.fail(field, f"expected a string, got {_kind(value)} {_short(value)}")
+        return self._utf8(value, field)
+
+    def _utf8(self, value: str, field: str) -> str:
+        # A JSON "\ud800" decodes to a lone surrogate, which no output (CSV, JSON lines, the web UI) can encode.
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:
+            self.fail(field, f"not valid UTF-8 text: lone surrogate {value[e.start]!a} at character {e.start}")
         return value
 
     def text(self, value: Any, field: str) -> str:
         """``value.toString()``: strings and numbers are accepted, containers are not."""
         if isinstance(value, str):
-            return value
+            return self._utf8(value, field)
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, int | float):

@@ -31,6 +31,8 @@ def load_workload(
     nodes_file: PathArg | None = None,
     defaults: TraceDefaults | None = None,
     seed: int | None = None,
+    *,
+    strict: bool = False,
 ) -> Workload:
     """Read every trace file of one type and the cluster, as SLSRunner does.
 
@@ -39,6 +41,9 @@ def load_workload(
     racks of ``nodes_per_rack``). Several traces are merged in order: SLS numbers unnamed jobs across all files,
     Rumen times share one baseline, and the nodes are the union (SLS's NMRunner keeps only the last file's nodes,
     an apparent bug not copied). SYNTH reads only the first file, as SLS does.
+
+    Every problem raises :class:`TraceFormatError` naming the file, job and field; keys the formats do not know
+    are warnings (logged while reading, with the closest known key), or errors with ``strict=True``.
     """
     defaults = defaults or TraceDefaults()
     kind = trace_type.strip().upper() if isinstance(trace_type, str) else ""
@@ -57,13 +62,18 @@ def load_workload(
         raise TraceFormatError(f"{kind} trace: no trace file given")
     names = [os.fspath(p) for p in files]
     source = f"{kind}:{','.join(names)}"
-    file_nodes = read_nodes_file(nodes_file, defaults) if nodes_file is not None else None
+    file_nodes = read_nodes_file(nodes_file, defaults, strict=strict) if nodes_file is not None else None
+    # "No node!" is about the file the nodes come from: the nodes file when there is one.
+    if nodes_file is not None:
+        no_node = f"{os.fspath(nodes_file)}: No node! Please configure nodes (the nodes file lists none)."
+    else:
+        no_node = f"{','.join(names)}: No node! Please configure nodes (the trace names none; or give --nodes)."
 
     if kind == "SYNTH":
         if len(files) > 1:
             log.warning("SYNTH reads only the first trace file, as SLS does", ignored=names[1:])
-        wl = read_synth_trace(files[0], defaults, seed, nodes=file_nodes)
-        return _finish(wl.jobs, wl.nodes, wl.skipped, source, names)
+        wl = read_synth_trace(files[0], defaults, seed, nodes=file_nodes, strict=strict)
+        return _finish(wl.jobs, wl.nodes, wl.skipped, source, no_node)
 
     jobs: list[JobSpec] = []
     skipped: list[SkippedJob] = []
@@ -71,21 +81,21 @@ def load_workload(
     counter, baseline = JobCounter(), RumenBaseline()
     for f in files:
         if kind == "SLS":
-            wl = read_sls_trace(f, defaults, counter=counter)
+            wl = read_sls_trace(f, defaults, counter=counter, strict=strict)
         else:
-            wl = read_rumen_trace(f, defaults, baseline=baseline)
+            wl = read_rumen_trace(f, defaults, baseline=baseline, strict=strict)
         jobs.extend(wl.jobs)
         skipped.extend(wl.skipped)
         nodes.extend(wl.nodes)
     cluster = file_nodes if file_nodes is not None else dedupe_nodes(nodes, source)
-    return _finish(jobs, cluster, skipped, source, names)
+    return _finish(jobs, cluster, skipped, source, no_node)
 
 
 def _finish(
-    jobs: Sequence[JobSpec], nodes: Sequence[NodeSpec], skipped: Sequence[SkippedJob], source: str, names: list[str]
+    jobs: Sequence[JobSpec], nodes: Sequence[NodeSpec], skipped: Sequence[SkippedJob], source: str, no_node: str
 ) -> Workload:
     if not nodes:
-        raise TraceFormatError(f"{','.join(names)}: No node! Please configure nodes.")
+        raise TraceFormatError(no_node)
     known = {n.hostname for n in nodes}
     unknown = sorted({h for j in jobs for t in j.tasks for h in t.hosts if h not in known})
     if unknown:

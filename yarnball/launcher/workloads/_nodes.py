@@ -10,7 +10,8 @@ from yarnball._logs import get_logger
 from yarnball.protocols import Resource
 
 from ._defaults import TraceDefaults
-from ._json import Where, iter_json_values
+from ._json import INT_MAX, KeyPolicy, Where, iter_json_values
+from ._keys import NODE_FILE_NODE, NODE_FILE_RACK
 from ._model import DEFAULT_RACK, NodeSpec
 
 __all__ = ["dedupe_nodes", "generate_nodes", "parse_labels", "read_nodes_file", "split_host_path"]
@@ -80,7 +81,9 @@ def parse_labels(text: str, where: Where, field: str) -> tuple[tuple[str, ...], 
     return tuple(names), tuple(non_exclusive)
 
 
-def read_nodes_file(path: str | os.PathLike[str], defaults: TraceDefaults | None = None) -> tuple[NodeSpec, ...]:
+def read_nodes_file(
+    path: str | os.PathLike[str], defaults: TraceDefaults | None = None, *, strict: bool = False
+) -> tuple[NodeSpec, ...]:
     """Read an SLS ``--nodes`` file: concatenated ``{"rack": r, "nodes": [{"node": h, ...}]}`` objects.
 
     As SLSUtils.parseNodesFromNodeFile: a node gets the NM defaults unless it sets ``memory-mb`` / ``vcores`` (or
@@ -88,38 +91,48 @@ def read_nodes_file(path: str | os.PathLike[str], defaults: TraceDefaults | None
     ``{ }`` in SLS's own nodes.json) becomes host ``null`` (Java's ``rack + "/" + null``), so nodes.json has 20
     nodes, as SLS's TestSLSUtils asserts; likewise a rack object without ``"rack"`` names rack ``/null``.
     Entries repeating a host keep the first (SLS keeps a set; two entries of one host overwrite each other).
+    Memory and vcores must be in [1, 2^31-1] (SLS parses them with Integer.parseInt); an unknown key draws a
+    warning naming the closest known one (an error when ``strict``).
     """
     name = os.fspath(path)
     defaults = defaults or TraceDefaults()
+    policy = KeyPolicy(strict)
+    node_keys = NODE_FILE_NODE | {"memory-mb", "vcores", *defaults.resource_types}
     nodes: list[NodeSpec] = []
     for index, line, raw in iter_json_values(path):
-        where = Where(name, f"rack object #{index} (line {line})")
+        where = Where(name, f"rack object #{index} (line {line})", policy)
         entry = where.obj(raw, "<root>")
+        where.check_keys(entry, NODE_FILE_RACK)
         rack_name = entry.get("rack")
         if rack_name is None:
             log.warning("node file rack without a name; SLS calls it 'null'", file=name, object=index)
         rack_text = "null" if rack_name is None else where.text(rack_name, "rack")
         if isinstance(rack_name, str):
-            where = Where(name, f"rack '{rack_name}'")
+            where = where.at(f"rack '{rack_text}'")
         if "nodes" not in entry:
             where.fail("nodes", "missing (SLS needs a 'nodes' array in every rack object)")
         for i, node_raw in enumerate(where.list(entry["nodes"], "nodes")):
             field = f"nodes[{i}]"
             node = where.obj(node_raw, field)
+            where.check_keys(node, node_keys, field)
             host = node.get("node")
             if host is None:
                 log.warning("node file entry without 'node'; SLS names the host 'null'", file=name, entry=field)
                 host_text = "null"
             else:
                 host_text = where.text(host, f"{field}.node")
+                if not host_text.strip("/ \t\r\n"):
+                    where.fail(f"{field}.node", f"expected a host name, got {host_text!r}")
             parsed = split_host_path(f"/{rack_text}/{host_text}")
             if parsed is None:
                 where.fail(f"{field}.node", "empty host name")
             rack, hostname = parsed
 
-            mem = _size(node, "memory-mb", defaults.nm_memory_mb, where, field)
-            vcores = _size(node, "vcores", defaults.nm_vcores, where, field)
-            extended = tuple((rt, _size(node, rt, 0, where, field)) for rt in defaults.resource_types if rt in node)
+            mem = _size(node, "memory-mb", defaults.nm_memory_mb, where, field, minimum=1)
+            vcores = _size(node, "vcores", defaults.nm_vcores, where, field, minimum=1)
+            extended = tuple(
+                (rt, _size(node, rt, 0, where, field, minimum=0)) for rt in defaults.resource_types if rt in node
+            )
             labels: tuple[str, ...] = ()
             non_exclusive: tuple[str, ...] = ()
             if node.get("labels") is not None:
@@ -130,9 +143,9 @@ def read_nodes_file(path: str | os.PathLike[str], defaults: TraceDefaults | None
     return dedupe_nodes(nodes, name)
 
 
-def _size(node: dict[str, Any], key: str, default: int, where: Where, field: str) -> int:
-    value = node.get(key)
-    return default if value is None else where.long(value, f"{field}.{key}", minimum=0)
+def _size(node: dict[str, Any], key: str, default: int, where: Where, field: str, *, minimum: int) -> int:
+    value = node.get(key)  # SLSUtils.parseNodesFromNodeFile: Integer.parseInt
+    return default if value is None else where.long(value, f"{field}.{key}", minimum=minimum, maximum=INT_MAX)
 
 
 def generate_nodes(num_nodes: int, num_racks: int, resource: Resource) -> tuple[NodeSpec, ...]:

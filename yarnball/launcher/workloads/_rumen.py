@@ -11,7 +11,10 @@ refactored AMRunner passes a baseline of 0 to every job, which makes AMDefinitio
 submit time so that every Rumen job starts at 0 - an apparent regression.
 
 A task without attempts makes SLS refuse the whole job ("Invalid map task, no attempt for a mapper!"); such jobs,
-and jobs whose last attempt has no positive duration, go to ``Workload.skipped``.
+and jobs whose last attempt has no positive duration, go to ``Workload.skipped``. A job must have ``jobID``,
+``queue`` and a ``submitTime`` >= 0; a ``finishTime`` before it is an error (-1, Rumen's "unknown", means none).
+Keys that are not properties of Rumen's LoggedJob / LoggedTask / LoggedTaskAttempt draw a warning with the closest
+known name (an error when ``strict``).
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from yarnball._logs import get_logger
 from yarnball.protocols import ExecutionType
 
 from ._defaults import TraceDefaults
-from ._json import Where, iter_json_values
+from ._json import LONG_MAX, KeyPolicy, Where, iter_json_values
+from ._keys import RUMEN_ATTEMPT, RUMEN_JOB, RUMEN_TASK
 from ._model import JobSpec, NodeSpec, SkippedJob, TaskSpec, Workload
 from ._nodes import dedupe_nodes, split_host_path
 from ._sls import BAD_DURATION, DEFAULT_AM_TYPE, DEFAULT_USER
@@ -50,22 +54,31 @@ class RumenBaseline:
 
 
 def read_rumen_trace(
-    path: str | os.PathLike[str], defaults: TraceDefaults | None = None, *, baseline: RumenBaseline | None = None
+    path: str | os.PathLike[str],
+    defaults: TraceDefaults | None = None,
+    *,
+    baseline: RumenBaseline | None = None,
+    strict: bool = False,
 ) -> Workload:
-    """Read one Rumen trace (concatenated LoggedJob objects). Nodes are the hosts of the last attempts."""
+    """Read one Rumen trace (concatenated LoggedJob objects). Nodes are the hosts of the last attempts.
+
+    ``strict`` turns the unknown-key warnings into errors.
+    """
     name = os.fspath(path)
+    policy = KeyPolicy(strict)
     defaults = defaults or TraceDefaults()
     baseline = baseline or RumenBaseline()
     jobs: list[JobSpec] = []
     skipped: list[SkippedJob] = []
     nodes: list[NodeSpec] = []
     for index, line, raw in iter_json_values(path):
-        where = Where(name, f"job #{index} (line {line})")
+        where = Where(name, f"job #{index} (line {line})", policy)
         job = where.obj(raw, "<root>")
         if job.get("jobID") is None:
             where.fail("jobID", "missing")
         job_id = where.string(job["jobID"], "jobID")
-        where = Where(name, f"job '{job_id}' (#{index}, line {line})")
+        where = where.at(f"job '{job_id}' (#{index}, line {line})")
+        where.check_keys(job, RUMEN_JOB)
         # LoggedJob.getUser() is null without "user": SLS uses "default".
         user = DEFAULT_USER if job.get("user") is None else where.text(job["user"], "user")
         if job.get("queue") is None:
@@ -73,8 +86,13 @@ def read_rumen_trace(
         queue = where.text(job["queue"], "queue")
         if job.get("submitTime") is None:
             where.fail("submitTime", "missing")
-        submit = where.long(job["submitTime"], "submitTime")
+        submit = where.long(job["submitTime"], "submitTime", minimum=0)
         finish = None if job.get("finishTime") is None else where.long(job["finishTime"], "finishTime")
+        if finish == -1:  # LoggedJob's default: the job's end was not logged
+            finish = None
+        if finish is not None and finish < submit:
+            where.fail("finishTime", f"must be >= submitTime ({submit}) or -1 (unknown), got {finish}")
+        job_name = "" if job.get("jobName") is None else where.text(job["jobName"], "jobName")
         if baseline.ms is None:  # SLSRunner set it from the first job it read, before looking at the tasks
             baseline.ms = submit
 
@@ -85,6 +103,7 @@ def read_rumen_trace(
             for i, raw_task in enumerate(where.list([] if phase is None else phase, key)):
                 field = f"{key}[{i}]"
                 task = where.obj(raw_task, field)
+                where.check_keys(task, RUMEN_TASK, field)
                 raw_attempts = task.get("attempts")
                 attempts = where.list([] if raw_attempts is None else raw_attempts, f"{field}.attempts")
                 if not attempts:
@@ -92,12 +111,18 @@ def read_rumen_trace(
                     continue
                 last = len(attempts) - 1
                 afield = f"{field}.attempts[{last}]"
+                for j, other in enumerate(attempts):
+                    ofield = f"{field}.attempts[{j}]"
+                    where.check_keys(where.obj(other, ofield), RUMEN_ATTEMPT, ofield)
                 attempt = where.obj(attempts[last], afield)
                 placed = _host(attempt, where, afield)
                 if placed is not None:  # parseNodesFromRumenTrace also skips tasks without attempts
                     nodes.append(NodeSpec(placed[1], placed[0], defaults.nm_resource))
-                start = where.long(attempt.get("startTime", -1), f"{afield}.startTime")
-                end = where.long(attempt.get("finishTime", -1), f"{afield}.finishTime")
+                # LoggedTaskAttempt's times: epoch ms, or -1 when not logged.
+                start = where.long(attempt.get("startTime", -1), f"{afield}.startTime", minimum=-1)
+                end = where.long(attempt.get("finishTime", -1), f"{afield}.finishTime", minimum=-1)
+                if end - start > LONG_MAX:
+                    where.fail(f"{afield}.finishTime", f"the attempt lasts more than {LONG_MAX} ms")
                 if end - start <= 0:
                     reason = reason or BAD_DURATION
                     continue
@@ -137,7 +162,7 @@ def read_rumen_trace(
                 end_ms,
                 defaults.am_resource,
                 tuple(tasks),
-                name=job["jobName"] if isinstance(job.get("jobName"), str) else "",
+                name=job_name,
             )
         )
     return Workload(tuple(jobs), dedupe_nodes(nodes, name), tuple(skipped), f"RUMEN:{name}")

@@ -3,8 +3,11 @@
 Each root object is a job; an object with ``num.nodes`` (and ``num.racks``) but no ``job.tasks`` is a cluster
 header (SLSUtils.parseNodesFromSLSTrace). Error policy, matching SLS where it rejects a single job:
 
-- wrong types, unparsable numbers, an unknown execution type, a missing ``job.queue.name``, negative counts,
-  durations or submit times: :class:`TraceFormatError` naming file, job and field;
+- wrong types, unparsable numbers, an unknown execution type, a missing ``job.queue.name`` or ``job.start.ms``,
+  values outside their domain (negative counts, durations or submit times, memory or vcores below 1, a container
+  or job that ends before it starts, names that are not UTF-8): :class:`TraceFormatError` naming file, job and
+  field, and the allowed range;
+- keys SLS does not read: a warning naming the closest known key (an error when ``strict``);
 - what SLS's AMRunner catches per job ("Failed to create an AM") goes to ``Workload.skipped`` with SLS's message:
   no tasks ("No task for the job!"), a zero or missing task duration ("Duration of a task shouldn't be less or
   equal to 0!"), an AM type not registered in ``yarn.sls.am.type.<name>``.
@@ -20,7 +23,8 @@ from yarnball._logs import get_logger
 from yarnball.protocols import ExecutionType, Resource
 
 from ._defaults import TraceDefaults
-from ._json import MAX_EXPANSION, Where, iter_json_values
+from ._json import INT_MAX, MAX_EXPANSION, KeyPolicy, Where, iter_json_values
+from ._keys import SLS_JOB, SLS_TASK, resource_keys
 from ._model import JobSpec, NodeSpec, SkippedJob, TaskSpec, Workload
 from ._nodes import dedupe_nodes, generate_nodes, split_host_path
 
@@ -46,21 +50,31 @@ class JobCounter:
 
 
 def read_sls_trace(
-    path: str | os.PathLike[str], defaults: TraceDefaults | None = None, *, counter: JobCounter | None = None
+    path: str | os.PathLike[str],
+    defaults: TraceDefaults | None = None,
+    *,
+    counter: JobCounter | None = None,
+    strict: bool = False,
 ) -> Workload:
-    """Read one SLS JSON trace. Nodes are those the trace names (as when SLS runs without ``--nodes``)."""
+    """Read one SLS JSON trace. Nodes are those the trace names (as when SLS runs without ``--nodes``).
+
+    ``strict`` turns the unknown-key warnings into errors.
+    """
     name = os.fspath(path)
     defaults = defaults or TraceDefaults()
     counter = counter or JobCounter()
+    policy = KeyPolicy(strict)
+    job_keys = SLS_JOB | resource_keys("am.", defaults.resource_types)
     jobs: list[JobSpec] = []
     skipped: list[SkippedJob] = []
     nodes: list[NodeSpec] = []
     for index, line, raw in iter_json_values(path):
-        where = Where(name, f"job #{index} (line {line})")
+        where = Where(name, f"job #{index} (line {line})", policy)
         entry = where.obj(raw, "<root>")
         job_id = entry.get("job.id")
         if isinstance(job_id, str):
-            where = Where(name, f"job '{job_id}' (#{index}, line {line})")
+            where = where.at(f"job '{job_id}' (#{index}, line {line})")
+        where.check_keys(entry, job_keys)
         if "job.tasks" not in entry and "num.nodes" in entry:
             nodes.extend(_entry_nodes(entry, where, defaults))
             continue  # a cluster header, not a job
@@ -75,16 +89,15 @@ def _jobs_from_entry(
 ) -> Iterator[JobSpec | SkippedJob]:
     job_id_raw = entry.get("job.id")
     job_id = None if job_id_raw is None else where.string(job_id_raw, "job.id")
-    job_count = where.opt_long(entry, "job.count", 1, minimum=0)
-    if job_count > MAX_EXPANSION:
-        where.fail("job.count", f"at most {MAX_EXPANSION} copies, got {job_count}")
+    # withJobCount: Integer.parseInt; more copies than MAX_EXPANSION is taken for a typo.
+    job_count = where.opt_long(entry, "job.count", 1, minimum=0, maximum=MAX_EXPANSION)
     # AMDefinitionSLS.Builder.withJobCount: max(count, 1); with more than one copy the trace's id is dropped and
     # every copy is named by AMRunner's running AM number.
     job_count = max(job_count, 1)
     am_type = DEFAULT_AM_TYPE
     if entry.get(AM_TYPE_KEY) is not None:
         am_type = where.string(entry[AM_TYPE_KEY], AM_TYPE_KEY)
-    elif entry.get("am.type") not in (None, DEFAULT_AM_TYPE):
+    elif entry.get("am.type") is not None and where.text(entry["am.type"], "am.type") != DEFAULT_AM_TYPE:
         # Docs and SLS's inputsls.json write "am.type", which SLS's code does not read.
         log.warning(
             "'am.type' is not read by SLS; use 'yarn.sls.am.type'",
@@ -96,8 +109,16 @@ def _jobs_from_entry(
     if entry.get("job.queue.name") is None:
         where.fail("job.queue.name", "missing (every SLS job must name its queue)")
     queue = where.text(entry["job.queue.name"], "job.queue.name")
-    start = where.opt_long(entry, "job.start.ms", 0, minimum=0)
-    end = None if entry.get("job.end.ms") is None else where.long(entry["job.end.ms"], "job.end.ms")
+    # SLSRunner.createAMForJob parsed job.start.ms unconditionally before YARN-10550 (a NullPointerException when
+    # absent); the refactored builder silently starts such a job at 0. A job without a start time is refused.
+    if entry.get("job.start.ms") is None:
+        where.fail("job.start.ms", "missing (every SLS job needs its submit time, in ms)")
+    start = where.long(entry["job.start.ms"], "job.start.ms", minimum=0)
+    end = None
+    if entry.get("job.end.ms") is not None:
+        end = where.long(entry["job.end.ms"], "job.end.ms")
+        if end < start:
+            where.fail("job.end.ms", f"must be >= job.start.ms ({start}), got {end}")
     label = (
         ""
         if entry.get("job.label.expression") is None
@@ -133,24 +154,25 @@ def _jobs_from_entry(
 def _task(raw: Any, where: Where, field: str, defaults: TraceDefaults) -> TaskSpec | None:
     """TaskContainerDefinition.Builder; ``None`` when SLS finds no positive duration."""
     task = where.obj(raw, field)
+    where.check_keys(task, SLS_TASK | resource_keys("container.", defaults.resource_types), field)
 
     def f(key: str) -> str:
         return f"{field}.{key}"
 
-    count = max(1, _long(task, "count", 1, where, f, minimum=0))  # withCount: max(count, 1)
+    # withCount: Integer.parseInt, then max(count, 1); more than MAX_EXPANSION containers is taken for a typo.
+    count = max(1, _long(task, "count", 1, where, f, minimum=0, maximum=MAX_EXPANSION))
     duration = _long(task, "container.duration.ms", -1, where, f, minimum=0)
     legacy = _long(task, "duration.ms", -1, where, f, minimum=0)
-    start = _long(task, "container.start.ms", -1, where, f)
-    end = _long(task, "container.end.ms", -1, where, f)
+    start = _long(task, "container.start.ms", -1, where, f, minimum=0)
+    end = _long(task, "container.end.ms", -1, where, f, minimum=0)
     # validateAndGetDuration: container.duration.ms, else duration.ms, else end - start (both must be present).
     if duration == -1 and legacy != -1:
         duration = legacy
-    if duration == -1 and task.get("container.start.ms") is not None and task.get("container.end.ms") is not None:
+    if task.get("container.start.ms") is not None and task.get("container.end.ms") is not None:
         if end < start:
-            where.fail(f("container.end.ms"), f"ends before container.start.ms ({end} < {start})")
-        duration = end - start
-    if duration <= 0:
-        return None
+            where.fail(f("container.end.ms"), f"must be >= container.start.ms ({start}), got {end}")
+        if duration == -1:
+            duration = end - start
     host = task.get("container.host")
     placed = None if host is None else split_host_path(where.string(host, f("container.host")))
     hosts, rack = ((placed[1],), placed[0]) if placed else ((), None)
@@ -162,31 +184,49 @@ def _task(raw: Any, where: Where, field: str, defaults: TraceDefaults) -> TaskSp
         except ValueError:
             where.fail(f("container.execution.type"), f"expected GUARANTEED or OPPORTUNISTIC, got {text!r}")
     task_type = "map" if task.get("container.type") is None else where.text(task["container.type"], f("container.type"))
+    # withPriority: Integer.parseInt.
+    priority = _long(task, "container.priority", DEFAULT_MAP_PRIORITY, where, f, minimum=-INT_MAX - 1, maximum=INT_MAX)
+    resource = _resource(task, where, "container.", defaults.container_resource, defaults, field)
+    allocation_id = _long(task, "container.allocation.id", -1, where, f)
+    delay = _long(task, "container.request.delay", 0, where, f)
+    if duration <= 0:
+        return None  # every field was checked first: the job is skipped, its hosts still name nodes
     return TaskSpec(
         count=count,
         duration_ms=duration,
-        priority=_long(task, "container.priority", DEFAULT_MAP_PRIORITY, where, f),
+        priority=priority,
         task_type=task_type,
-        resource=_resource(task, where, "container.", defaults.container_resource, defaults, field),
+        resource=resource,
         hosts=hosts,
         rack=rack,
         execution_type=exec_type,
-        allocation_request_id=_long(task, "container.allocation.id", -1, where, f),
-        # withRequestDelay: negative delays become 0.
-        request_delay_ms=max(0, _long(task, "container.request.delay", 0, where, f)),
+        allocation_request_id=allocation_id,
+        request_delay_ms=max(0, delay),  # withRequestDelay: negative delays become 0
     )
 
 
-def _long(d: dict[str, Any], key: str, default: int, where: Where, f: Any, *, minimum: int | None = None) -> int:
+def _long(
+    d: dict[str, Any],
+    key: str,
+    default: int,
+    where: Where,
+    f: Any,
+    *,
+    minimum: int | None = None,
+    maximum: int = 2**63 - 1,
+) -> int:
     if d.get(key) is None:
         return default
-    return where.long(d[key], f(key), minimum=minimum)
+    return where.long(d[key], f(key), minimum=minimum, maximum=maximum)
 
 
 def _resource(
     d: dict[str, Any], where: Where, prefix: str, base: Resource, defaults: TraceDefaults, field: str = ""
 ) -> Resource:
-    """``<prefix>memory-mb`` / ``<prefix>vcores`` / ``<prefix><type>`` override the default resource."""
+    """``<prefix>memory-mb`` / ``<prefix>vcores`` / ``<prefix><type>`` override the default resource.
+
+    Memory and vcores must be at least 1 (a container of nothing is a typo); other resource types may be 0.
+    """
 
     def key(k: str) -> str:
         return f"{field}.{prefix}{k}" if field else f"{prefix}{k}"
@@ -194,10 +234,12 @@ def _resource(
     mem = (
         base.memory_mb
         if d.get(prefix + "memory-mb") is None
-        else where.long(d[prefix + "memory-mb"], key("memory-mb"), minimum=0)
+        else where.long(d[prefix + "memory-mb"], key("memory-mb"), minimum=1)
     )
     vcores = (
-        base.vcores if d.get(prefix + "vcores") is None else where.long(d[prefix + "vcores"], key("vcores"), minimum=0)
+        base.vcores
+        if d.get(prefix + "vcores") is None
+        else where.long(d[prefix + "vcores"], key("vcores"), minimum=1, maximum=INT_MAX)
     )
     extended = dict(base.extended)
     for rt in defaults.resource_types:
@@ -214,16 +256,15 @@ def nodes_from_sls_trace(path: str | os.PathLike[str], defaults: TraceDefaults |
 def _entry_nodes(entry: dict[str, Any], where: Where, defaults: TraceDefaults) -> list[NodeSpec]:
     nodes: list[NodeSpec] = []
     if entry.get("num.nodes") is not None:
-        num_nodes = where.long(entry["num.nodes"], "num.nodes", minimum=0)
-        if num_nodes > MAX_EXPANSION:
-            where.fail("num.nodes", f"at most {MAX_EXPANSION} nodes, got {num_nodes}")
-        num_racks = where.opt_long(entry, "num.racks", 1)  # SLSUtils.addNodes: one rack unless told
+        num_nodes = where.long(entry["num.nodes"], "num.nodes", minimum=0, maximum=MAX_EXPANSION)
+        # SLSUtils.addNodes: one rack unless told; generateNodes clamps 0 racks to 1, which hides a typo.
+        num_racks = where.opt_long(entry, "num.racks", 1, minimum=1, maximum=MAX_EXPANSION)
         nodes.extend(generate_nodes(num_nodes, num_racks, defaults.nm_resource))
     tasks = entry.get("job.tasks")
     if isinstance(tasks, list):
-        for task in tasks:
+        for i, task in enumerate(tasks):
             host = task.get("container.host") if isinstance(task, dict) else None
-            placed = split_host_path(host) if isinstance(host, str) else None
+            placed = None if host is None else split_host_path(where.string(host, f"job.tasks[{i}].container.host"))
             if placed is not None:
                 nodes.append(NodeSpec(placed[1], placed[0], defaults.nm_resource))
     return nodes

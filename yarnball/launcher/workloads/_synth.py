@@ -16,6 +16,12 @@ AMDefinitionSynth rebases every job to its own submit time, i.e. all at 0 - an a
 Each job's preferred hosts are drawn with a fresh ``Random(seed)``, so every job's i-th task prefers the same node
 (AMDefinitionSynth quirk, kept). A job with a task time <= 0 (possible with NORM samples), on which SLS aborts the
 whole run, is skipped with SLS's message.
+
+Validation: every value must lie in its domain (counts >= 0, probabilities in [0, 1], standard deviations >= 0,
+positive means for distributions, ``nodes_per_rack`` >= 1 when given, Java int/long ranges), and every generator
+loop is bounded: at most ``MAX_EXPANSION`` jobs and nodes and ``MAX_SYNTH_TASKS`` task containers; a draw out of
+range is an error naming the sample's field. Unknown keys draw a warning with the closest known key (an error
+when ``strict``).
 """
 
 from __future__ import annotations
@@ -32,10 +38,12 @@ from yarnball._logs import get_logger
 from yarnball.protocols import ExecutionType, Resource
 
 from ._defaults import TraceDefaults
-from ._json import MAX_EXPANSION, Where, iter_json_values
+from ._json import INT_MAX, LONG_MAX, MAX_EXPANSION, KeyPolicy, Where, iter_json_values
+from ._keys import SYNTH_JOB_CLASS, SYNTH_TASK, SYNTH_TIME_SAMPLE, SYNTH_TRACE, SYNTH_WORKLOAD
 from ._model import JobSpec, NodeSpec, SkippedJob, TaskSpec, Workload
 from ._nodes import generate_nodes
 from ._sls import BAD_DURATION, DEFAULT_USER
+from ._synth_sample import Sample, bounded, check_weights, weighted
 
 __all__ = ["read_synth_trace", "synth_trace_nodes"]
 
@@ -47,104 +55,15 @@ _LEGACY_TASKS = (  # SynthTraceJobProducer.validateJobDef: (type, prefix of coun
     ("map", "mtasks", "mtime", "map", 20),
     ("reduce", "rtasks", "rtime", "reduce", 10),
 )
-
-
-class Sample:
-    """SynthTraceJobProducer.Sample: a constant, a LOGNORM/NORM distribution or a weighted discrete choice."""
-
-    __slots__ = ("discrete", "dist", "mode", "mu", "rng", "sigma", "val", "weights")
-
-    def __init__(self, where: Where, path: str, raw: Any) -> None:
-        self.rng: random.Random | None = None
-        self.mu = self.sigma = 0.0
-        self.dist = ""
-        self.discrete: list[float] = []
-        self.weights: list[float] = []
-        if isinstance(raw, int | float) and not isinstance(raw, bool):
-            raw = {"val": raw}  # yarnball convenience: a bare number is a constant
-        d = where.obj(raw, path)
-        val, std = d.get("val"), d.get("std")
-        if val is not None:
-            self.val = where.number(val, f"{path}.val")
-            if std is None:
-                if any(d.get(k) is not None for k in ("dist", "discrete", "weights")):
-                    where.fail(path, "a constant {val} takes no dist, discrete or weights")
-                self.mode = "CONST"
-                return
-            if d.get("discrete") is not None or d.get("weights") is not None:
-                where.fail(path, "a distribution {val, std} takes no discrete or weights")
-            self.mode = "DIST"
-            self.dist = "LOGNORM" if d.get("dist") is None else where.string(d["dist"], f"{path}.dist")
-            if self.dist not in ("LOGNORM", "NORM"):
-                where.fail(f"{path}.dist", f"expected LOGNORM or NORM, got {self.dist!r}")
-            self._set_dist(where, path, self.val, where.number(std, f"{path}.std"))
-            return
-        if d.get("discrete") is None:
-            where.fail(path, "a sample needs 'val' (with optional 'std', 'dist') or 'discrete' (and 'weights')")
-        self.mode, self.val = "DISC", 0.0
-        values = where.list(d["discrete"], f"{path}.discrete")
-        self.discrete = [where.number(v, f"{path}.discrete[{i}]") for i, v in enumerate(values)]
-        if d.get("weights") is None:
-            self.weights = [1.0] * len(self.discrete)
-        else:
-            weights = where.list(d["weights"], f"{path}.weights")
-            self.weights = [where.number(w, f"{path}.weights[{i}]") for i, w in enumerate(weights)]
-        if len(self.weights) != len(self.discrete):
-            where.fail(f"{path}.weights", f"{len(self.weights)} weights for {len(self.discrete)} discrete values")
-        _check_weights(where, f"{path}.weights", self.weights)
-
-    def _set_dist(self, where: Where, path: str, mean: float, std: float) -> None:
-        # SynthUtils.getLogNormalDist / getNormalDist return no distribution for mean <= 0, and SLS then fails with
-        # a NullPointerException on the first draw: refuse the trace instead.
-        if mean <= 0:
-            where.fail(path, f"a distribution needs a positive mean (val), got {mean:g}")
-        if std == 0:
-            std = mean / 6  # "set default for missing param"
-        if self.dist == "LOGNORM":
-            sigmasq = math.log1p(std * std / (mean * mean))
-            self.sigma = math.sqrt(sigmasq)
-            self.mu = math.log(mean) - 0.5 * sigmasq
-        else:
-            self.mu, self.sigma = mean, abs(std)
-
-    def init(self, master: random.Random) -> None:
-        """Sample.init: distributions get their own generator seeded from the master; discrete draws use it."""
-        self.rng = random.Random(master.getrandbits(64)) if self.mode == "DIST" else master
-
-    def get_double(self) -> float:
-        assert self.rng is not None, "Sample used before init"
-        if self.mode == "CONST":
-            return self.val
-        if self.mode == "DIST":
-            if self.dist == "LOGNORM":
-                return self.rng.lognormvariate(self.mu, self.sigma)
-            return self.rng.normalvariate(self.mu, self.sigma)
-        return self.discrete[weighted(self.weights, self.rng)]
-
-    def get_long(self) -> int:
-        value = self.get_double()
-        if not math.isfinite(value):  # an extreme distribution overflowed; Java would saturate
-            raise OverflowError(f"sampled value {value}")
-        return math.floor(value + 0.5)  # Math.round
-
-
-def weighted(weights: list[float], rng: random.Random) -> int:
-    """SynthUtils.getWeighted: the first index whose running total exceeds a uniform draw."""
-    total = sum(weights)
-    draw = rng.random() * total
-    cur = 0.0
-    for i, w in enumerate(weights):
-        cur += w
-        if cur > draw:
-            return i
-    return len(weights) - 1  # Java would index past the end; weights are validated to sum > 0
-
-
-def _check_weights(where: Where, path: str, weights: list[float]) -> None:
-    if any(w < 0 for w in weights):
-        where.fail(path, "weights must not be negative")
-    if sum(weights) <= 0:
-        where.fail(path, "weights must add up to more than 0")
+INT_MIN = -INT_MAX - 1
+# Domains of the samples (bounds of a constant, a mean or a discrete value; draws are checked where used).
+_COUNT = {"low": 0.0, "high": float(MAX_EXPANSION)}
+_TIME = {"high": float(LONG_MAX)}
+_MEMORY = {"high": float(LONG_MAX)}
+_VCORES = {"high": float(INT_MAX)}
+_DURATION = {"low": 0.0, "high": float(LONG_MAX // 1000)}  # seconds
+_FACTOR = {"low": 0.0}
+_PROBABILITY = {"low": 0.0, "high": 1.0}
 
 
 @dataclass(slots=True)
@@ -188,6 +107,16 @@ class _WorkloadDef:
     time_weights: list[float]
 
 
+def _int(where: Where, d: dict[str, Any], key: str, path: str, default: int, low: int, high: int) -> int:
+    """A Jackson ``int`` field: a number (a fraction is truncated), ``default`` when absent, within ``[low, high]``."""
+    if d.get(key) is None:
+        return default
+    value = where.number(d[key], path)
+    if not low <= value < high + 1:
+        where.fail(path, f"must be in [{low}, {high}], got {value:g}")
+    return int(value)
+
+
 def _exec_type(where: Where, path: str, raw: Any) -> ExecutionType:
     text = "GUARANTEED" if raw is None else where.text(raw, path)
     try:
@@ -198,30 +127,32 @@ def _exec_type(where: Where, path: str, raw: Any) -> ExecutionType:
 
 def _job_def(where: Where, path: str, raw: Any) -> _JobDef:
     d = where.obj(raw, path)
+    where.check_keys(d, SYNTH_JOB_CLASS, path)
     class_name = "null" if d.get("class_name") is None else where.text(d["class_name"], f"{path}.class_name")
     user = DEFAULT_USER if d.get("user_name") is None else where.text(d["user_name"], f"{path}.user_name")
     weight = 0.0 if d.get("class_weight") is None else where.number(d["class_weight"], f"{path}.class_weight")
     params: dict[str, str] = {}
     if d.get("params") is not None:
         for k, v in where.obj(d["params"], f"{path}.params").items():
-            params[k] = where.text(v, f"{path}.params.{k}")
+            params[where.string(k, f"{path}.params")] = where.text(v, f"{path}.params.{k}")
     if d.get("tasks") is None:
         return _legacy_job_def(where, path, d, class_name, user, weight, params)
     tasks = []
     for i, traw in enumerate(where.list(d["tasks"], f"{path}.tasks")):
         tpath = f"{path}.tasks[{i}]"
         t = where.obj(traw, tpath)
+        where.check_keys(t, SYNTH_TASK, tpath)
         for key in ("type", "count", "time", "max_memory", "max_vcores"):
             if t.get(key) is None:
                 where.fail(f"{tpath}.{key}", "missing")
         tasks.append(
             _TaskDef(
                 type=where.text(t["type"], f"{tpath}.type"),
-                count=Sample(where, f"{tpath}.count", t["count"]),
-                time=Sample(where, f"{tpath}.time", t["time"]),
-                max_memory=Sample(where, f"{tpath}.max_memory", t["max_memory"]),
-                max_vcores=Sample(where, f"{tpath}.max_vcores", t["max_vcores"]),
-                priority=int(where.number(t.get("priority", 0), f"{tpath}.priority")),
+                count=Sample(where, f"{tpath}.count", t["count"], **_COUNT),
+                time=Sample(where, f"{tpath}.time", t["time"], **_TIME),
+                max_memory=Sample(where, f"{tpath}.max_memory", t["max_memory"], **_MEMORY),
+                max_vcores=Sample(where, f"{tpath}.max_vcores", t["max_vcores"], **_VCORES),
+                priority=_int(where, t, "priority", f"{tpath}.priority", 0, INT_MIN, INT_MAX),
                 execution_type=_exec_type(where, f"{tpath}.execution_type", t.get("execution_type")),
             )
         )
@@ -233,9 +164,9 @@ def _job_def(where: Where, path: str, raw: Any) -> _JobDef:
         user,
         weight,
         where.text(d["type"], f"{path}.type"),
-        Sample(where, f"{path}.deadline_factor", d["deadline_factor"]),
-        Sample(where, f"{path}.duration", d["duration"]),
-        Sample(where, f"{path}.reservation", d["reservation"]),
+        Sample(where, f"{path}.deadline_factor", d["deadline_factor"], **_FACTOR),
+        Sample(where, f"{path}.duration", d["duration"], **_DURATION),
+        Sample(where, f"{path}.reservation", d["reservation"], **_PROBABILITY),
         tasks,
         params,
     )
@@ -244,24 +175,38 @@ def _job_def(where: Where, path: str, raw: Any) -> _JobDef:
 def _legacy_job_def(
     where: Where, path: str, d: dict[str, Any], class_name: str, user: str, weight: float, params: dict[str, str]
 ) -> _JobDef:
-    """SynthTraceJobProducer.validateJobDef: the old flat format becomes one map and one reduce task type."""
-    sub = Where(where.path, f"{where.what}, {path}")
+    """SynthTraceJobProducer.validateJobDef: the old flat format becomes one map and one reduce task type.
 
-    def sample(avg: str, std: str | None) -> Sample:
-        raw: dict[str, Any] = {"val": d.get(avg) or 0}
-        if std is not None:
-            raw["std"] = d.get(std) or 0
-        return Sample(sub, avg, raw)
+    Every ``<x>_avg`` becomes the mean of a LOGNORM distribution, which SLS cannot build for a mean <= 0 (a
+    NullPointerException at the first draw): they are required. Missing ``_stddev`` fields are 0 (Jackson).
+    """
+
+    def number(key: str, bounds: dict[str, float]) -> float:
+        value = 0.0 if d.get(key) is None else where.number(d[key], f"{path}.{key}")
+        return bounded(where, f"{path}.{key}", value, bounds.get("low"), bounds.get("high"))
+
+    def sample(avg: str, std: str | None, bounds: dict[str, float]) -> Sample:
+        if std is not None and d.get(avg) is None:
+            where.fail(f"{path}.{avg}", "missing (the legacy job class format needs every *_avg)")
+        mean = number(avg, bounds)
+        return Sample.legacy(
+            where,
+            f"{path}.{avg}",
+            mean,
+            None if std is None else number(std, {}),
+            f"{path}.{avg}",
+            f"{path}.{std}",
+        )
 
     tasks = [
         _TaskDef(
             type=task_type,
-            count=sample(f"{n}_avg", f"{n}_stddev"),
-            time=sample(f"{t}_avg", f"{t}_stddev"),
-            max_memory=sample(f"{size}_max_memory_avg", f"{size}_max_memory_stddev"),
-            max_vcores=sample(f"{size}_max_vcores_avg", f"{size}_max_vcores_stddev"),
+            count=sample(f"{n}_avg", f"{n}_stddev", _COUNT),
+            time=sample(f"{t}_avg", f"{t}_stddev", _TIME),
+            max_memory=sample(f"{size}_max_memory_avg", f"{size}_max_memory_stddev", _MEMORY),
+            max_vcores=sample(f"{size}_max_vcores_avg", f"{size}_max_vcores_stddev", _VCORES),
             priority=priority,
-            execution_type=_exec_type(sub, f"{size}_execution_type", d.get(f"{size}_execution_type")),
+            execution_type=_exec_type(where, f"{path}.{size}_execution_type", d.get(f"{size}_execution_type")),
         )
         for task_type, n, t, size, priority in _LEGACY_TASKS
     ]
@@ -270,9 +215,9 @@ def _legacy_job_def(
         user,
         weight,
         "mapreduce",
-        sample("deadline_factor_avg", "deadline_factor_stddev"),
-        sample("dur_avg", "dur_stddev"),
-        sample("chance_of_reservation", None),
+        sample("deadline_factor_avg", "deadline_factor_stddev", _FACTOR),
+        sample("dur_avg", "dur_stddev", _DURATION),
+        sample("chance_of_reservation", None, _PROBABILITY),
         tasks,
         params,
     )
@@ -280,15 +225,17 @@ def _legacy_job_def(
 
 def _workload(where: Where, path: str, raw: Any) -> _WorkloadDef:
     d = where.obj(raw, path)
-    if d.get("queue_name") is None:
-        where.fail(f"{path}.queue_name", "missing")
+    where.check_keys(d, SYNTH_WORKLOAD, path)
+    for key in ("queue_name", "job_classes", "time_distribution"):
+        if d.get(key) is None:
+            where.fail(f"{path}.{key}", "missing")
     classes = [
         _job_def(where, f"{path}.job_classes[{i}]", c)
         for i, c in enumerate(where.list(d.get("job_classes"), f"{path}.job_classes"))
     ]
     if not classes:
         where.fail(f"{path}.job_classes", "needs at least one job class")
-    _check_weights(where, f"{path}.job_classes[].class_weight", [c.weight for c in classes])
+    check_weights(where, f"{path}.job_classes[].class_weight", [c.weight for c in classes])
     buckets = where.list(d.get("time_distribution"), f"{path}.time_distribution")
     if not buckets:
         where.fail(f"{path}.time_distribution", "needs at least one {time, weight} bucket")
@@ -296,20 +243,23 @@ def _workload(where: Where, path: str, raw: Any) -> _WorkloadDef:
     for i, b in enumerate(buckets):
         bpath = f"{path}.time_distribution[{i}]"
         bd = where.obj(b, bpath)
-        times.append(int(where.number(bd.get("time", 0), f"{bpath}.time")))
-        time_weights.append(where.number(bd.get("weight", 0), f"{bpath}.weight"))
-    _check_weights(where, f"{path}.time_distribution[].weight", time_weights)
+        where.check_keys(bd, SYNTH_TIME_SAMPLE, bpath)
+        times.append(_int(where, bd, "time", f"{bpath}.time", 0, INT_MIN, INT_MAX))  # TimeSample.time: int, s
+        time_weights.append(0.0 if bd.get("weight") is None else where.number(bd["weight"], f"{bpath}.weight"))
+    check_weights(where, f"{path}.time_distribution[].weight", time_weights)
     weight = 0.0 if d.get("workload_weight") is None else where.number(d["workload_weight"], f"{path}.workload_weight")
     return _WorkloadDef(weight, where.text(d["queue_name"], f"{path}.queue_name"), classes, times, time_weights)
 
 
-def _load(path: str | os.PathLike[str]) -> tuple[Where, dict[str, Any]]:
+def _load(path: str | os.PathLike[str], strict: bool = False) -> tuple[Where, dict[str, Any]]:
     name = os.fspath(path)
     values = list(iter_json_values(path))
-    where = Where(name, "SYNTH trace")
+    where = Where(name, "SYNTH trace", KeyPolicy(strict))
     if len(values) != 1:
         where.fail("<root>", f"expected one JSON object, found {len(values)} values")
-    return where, where.obj(values[0][2], "<root>")
+    d = where.obj(values[0][2], "<root>")
+    where.check_keys(d, SYNTH_TRACE)
+    return where, d
 
 
 def synth_trace_nodes(path: str | os.PathLike[str], defaults: TraceDefaults) -> tuple[NodeSpec, ...]:
@@ -319,11 +269,12 @@ def synth_trace_nodes(path: str | os.PathLike[str], defaults: TraceDefaults) -> 
 
 
 def _nodes(where: Where, d: dict[str, Any], defaults: TraceDefaults) -> tuple[NodeSpec, ...]:
-    num_nodes = int(where.number(d.get("num_nodes", 0), "num_nodes"))
-    per_rack = int(where.number(d.get("nodes_per_rack", 0), "nodes_per_rack"))
-    if not 0 <= num_nodes <= MAX_EXPANSION:
-        where.fail("num_nodes", f"must be in [0, {MAX_EXPANSION}], got {num_nodes}")
-    return generate_nodes(num_nodes, num_nodes // max(per_rack, 1), defaults.nm_resource)
+    num_nodes = _int(where, d, "num_nodes", "num_nodes", 0, 0, MAX_EXPANSION)
+    if num_nodes == 0:
+        where.fail("num_nodes", f"No node! Please configure nodes: must be in [1, {MAX_EXPANSION}] without --nodes")
+    # getNodesPerRack: values below 1 become 1. Absent it is 1; written as 0 or less it is refused as a typo.
+    per_rack = _int(where, d, "nodes_per_rack", "nodes_per_rack", 1, 1, INT_MAX)
+    return generate_nodes(num_nodes, num_nodes // per_rack, defaults.nm_resource)
 
 
 def read_synth_trace(
@@ -332,13 +283,15 @@ def read_synth_trace(
     seed: int | None = None,
     *,
     nodes: tuple[NodeSpec, ...] | None = None,
+    strict: bool = False,
 ) -> Workload:
     """Generate the jobs of a SYNTH trace; ``seed`` None uses the trace's ``rand_seed``.
 
     ``nodes`` are the cluster the tasks' preferred hosts are drawn from (default: the trace's generated nodes).
+    ``strict`` turns the unknown-key warnings into errors.
     """
     defaults = defaults or TraceDefaults()
-    where, d = _load(path)
+    where, d = _load(path, strict)
     if seed is None:
         raw_seed = d.get("rand_seed", 0)  # Jackson leaves a missing long at 0 and truncates a float
         seed = (
@@ -346,17 +299,20 @@ def read_synth_trace(
             if isinstance(raw_seed, float)
             else where.long(raw_seed, "rand_seed")
         )
-    num_jobs = int(where.number(d.get("num_jobs", 0), "num_jobs"))
-    if not 0 <= num_jobs <= MAX_EXPANSION:
-        where.fail("num_jobs", f"must be in [0, {MAX_EXPANSION}], got {num_jobs}")
+    # Trace.num_jobs is an int Jackson leaves at 0; a trace that generates nothing is taken for a mistake.
+    if d.get("num_jobs") is None:
+        where.fail("num_jobs", "missing (how many jobs to generate)")
+    num_jobs = _int(where, d, "num_jobs", "num_jobs", 0, 0, MAX_EXPANSION)
     if nodes is None:
         nodes = _nodes(where, d, defaults)
+    if d.get("workloads") is None:
+        where.fail("workloads", "missing")
     workloads = [
         _workload(where, f"workloads[{i}]", w) for i, w in enumerate(where.list(d.get("workloads"), "workloads"))
     ]
     if not workloads:
         where.fail("workloads", "needs at least one workload")
-    _check_weights(where, "workloads[].workload_weight", [w.weight for w in workloads])
+    check_weights(where, "workloads[].workload_weight", [w.weight for w in workloads])
 
     master = _rng(seed)
     for w in workloads:  # Trace.init -> Workload.init -> JobDefinition.init, in file order
@@ -378,11 +334,9 @@ def read_synth_trace(
     jobs: list[JobSpec] = []
     skipped: list[SkippedJob] = []
     baseline: int | None = None
+    budget = _Budget()
     for seq, (submit_s, _, queue, jd) in enumerate(story):
-        try:
-            job = _synth_job(seq, submit_s, queue, jd, master, seed, nodes, defaults)
-        except OverflowError as e:
-            where.fail(f"job class '{jd.class_name}'", f"a sample is out of range ({e})")
+        job = _synth_job(seq, submit_s, queue, jd, master, seed, nodes, defaults, budget)
         if isinstance(job, SkippedJob):
             skipped.append(job)
             continue
@@ -406,6 +360,20 @@ def _submission_time(w: _WorkloadDef, master: random.Random) -> int:
     return start + (master.randrange(span) if span > 0 else 0)
 
 
+# The generator builds every task container in memory (about 1 KB and a few microseconds each): a trace asking for
+# more than this many in all is taken for a mistake rather than left to run for minutes and exhaust memory.
+MAX_SYNTH_TASKS = 2_000_000
+
+
+class _Budget:
+    """Task containers still allowed: the whole trace may generate at most MAX_SYNTH_TASKS (a bounded loop)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_SYNTH_TASKS
+
+
 def _synth_job(
     seq: int,
     submit_s: int,
@@ -415,12 +383,21 @@ def _synth_job(
     seed: int,
     nodes: tuple[NodeSpec, ...],
     defaults: TraceDefaults,
+    budget: _Budget,
 ) -> JobSpec | SkippedJob:
-    duration_ms = jd.duration.get_long() * 1000
+    # A NORM duration can be drawn negative; SLS would record a job that ends before it starts: take it as 0.
+    duration_ms = max(jd.duration.get_long(-LONG_MAX // 1000, LONG_MAX // 1000 - 2**32), 0) * 1000
     has_deadline = master.random() <= jd.reservation.get_double()
     factor = jd.deadline_factor.get_double()
     submit_ms = submit_s * 1000
-    deadline = submit_ms + math.ceil(factor * duration_ms) if has_deadline else -1
+    deadline = -1
+    if has_deadline:
+        span = factor * duration_ms
+        if not -LONG_MAX <= span <= LONG_MAX // 2:
+            jd.deadline_factor.where.fail(
+                jd.deadline_factor.path, f"drew {factor:g}: the deadline (factor x duration) is out of range"
+            )
+        deadline = submit_ms + math.ceil(span)
     master.seed(master.getrandbits(64))  # SynthJob: "name and initialize job randomness"
     name = f"{jd.class_name}_{seq:06d}"
     job_id = f"job_job_mock_{name}_{seq:04d}"  # new JobID("job_mock_" + name, id).toString()
@@ -428,11 +405,14 @@ def _synth_job(
     tasks: list[TaskSpec] = []
     bad = False
     for td in jd.tasks:
-        num = td.count.get_long()
-        memory = max(td.max_memory.get_long(), MIN_MEMORY)
-        vcores = max(td.max_vcores.get_long(), MIN_VCORES)
+        num = max(td.count.get_long(-LONG_MAX, MAX_EXPANSION), 0)  # a negative count: Java's loop runs 0 times
+        if num > budget.left:
+            td.count.where.fail(td.count.path, f"the trace would generate more than {MAX_SYNTH_TASKS} task containers")
+        budget.left -= num
+        memory = max(td.max_memory.get_long(-LONG_MAX, LONG_MAX), MIN_MEMORY)
+        vcores = max(td.max_vcores.get_long(-LONG_MAX, INT_MAX), MIN_VCORES)  # SynthJob: getInt (toIntExact)
         for _ in range(num):
-            time_ms = td.time.get_long()
+            time_ms = td.time.get_long(-LONG_MAX, LONG_MAX)
             node = nodes[host_rng.randrange(len(nodes))] if nodes else None
             bad = bad or time_ms <= 0
             tasks.append(
@@ -466,7 +446,8 @@ def _synth_job(
         tuple(tasks),
         name=name,
         params=dict(jd.params),
-        deadline_ms=deadline if deadline > 0 else None,
+        # No deadline unless positive; a negative NORM factor would put it before the submission: none either.
+        deadline_ms=deadline if deadline > 0 and deadline >= submit_ms else None,
     )
 
 

@@ -11,6 +11,7 @@ children sum of 60 + 50 reads "1.1" and 30 + 70.5 reads "1.005").
 
 from __future__ import annotations
 
+import math
 import re
 
 from yarnball._logs import get_logger
@@ -68,7 +69,14 @@ class CapacitySchedulerConfiguration:
         return ConfigurationError(f"{self.conf.location_of(key)}: {key}: {message}")
 
     def _float(self, key: str, default: float) -> float:
-        return self.conf.get_float(key, default)
+        value = self.conf.get_float(key, default)
+        if math.isnan(value) or math.isinf(value):
+            # yarnball: Java's Float.parseFloat reads "NaN" and "Infinity" and Hadoop computes with them (a NaN
+            # capacity passes every range check); yarnball's integer resource arithmetic cannot, so it refuses.
+            raise self._error(
+                key, f"{self.conf.get(key)!r} is not a finite number (yarnball: expected a finite number)"
+            )
+        return value
 
     def _int(self, key: str, default: int) -> int:
         return self.conf.get_int(key, default)

@@ -26,7 +26,7 @@ from yarnball.policies.capacity._context import (
     ResourceLimits,
     SchedulerContext,
 )
-from yarnball.policies.capacity._queues import CSQueue, ParentQueue, f32
+from yarnball.policies.capacity._queues import CSQueue, ParentQueue, f32, java_int
 from yarnball.policies.capacity._state import SchedulerApp, SchedulerNode, User
 
 if TYPE_CHECKING:
@@ -189,14 +189,15 @@ class LeafQueue(CSQueue):
         system = conf.get_maximum_system_applications()
         base = min(global_per_queue, system) if global_per_queue > 0 else system
         if per_queue < 0:
-            max_apps = base if global_per_queue > 0 else int(f32(base * self.abs_cap))
+            max_apps = base if global_per_queue > 0 else java_int(f32(base * self.abs_cap))
         else:
             max_apps = per_queue
         self.max_apps = max_apps
         if self.user_limit_factor == -1:
             self.max_apps_per_user = max_apps
         else:
-            per_user = int(f32(f32(max_apps * f32(self.user_limit / 100.0)) * self.user_limit_factor))
+            # LeafQueue: (int) (maxApplications * (userLimit / 100.0f) * userLimitFactor), a saturating cast
+            per_user = java_int(f32(f32(max_apps * f32(self.user_limit / 100.0)) * self.user_limit_factor))
             self.max_apps_per_user = min(max_apps, per_user)
 
     # -- user limit (§7) ---------------------------------------------------------------------------------------

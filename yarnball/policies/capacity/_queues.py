@@ -31,6 +31,18 @@ def f32(x: float) -> float:
     return _F32.unpack(_F32.pack(x))[0]
 
 
+def java_int(x: float) -> int:
+    """Java's ``(int)`` cast of a float: toward zero, NaN -> 0, saturating at the int range (a user-limit-factor
+    of Float.MAX_VALUE makes Hadoop's product Infinity, which casts to Integer.MAX_VALUE)."""
+    if x != x:
+        return 0
+    if x >= 2147483647.0:
+        return 2147483647
+    if x <= -2147483648.0:
+        return -2147483648
+    return int(x)
+
+
 class CSQueue:
     """State and limits common to parent and leaf queues."""
 

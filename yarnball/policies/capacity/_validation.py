@@ -4,7 +4,9 @@ Hadoop checks the configuration while it builds the queue tree: CapacitySchedule
 allocation) first, then CapacitySchedulerQueueManager.parseQueue depth first, each queue's capacities on
 creation (CapacitySchedulerConfiguration getters, CSQueueUtils.capacitiesSanityCheck, the maximum allocation in
 AbstractCSQueue) and each parent's children sum once its children exist (ParentQueue.setChildQueues, Hadoop
-3.2 wording). The first failure is raised. A few checks Hadoop does not make are marked "yarnball" below.
+3.2 wording). The first failure is raised. Nothing Hadoop loads is rejected, with two exceptions marked
+"yarnball": NaN/Infinity values (CapacitySchedulerConfiguration._float) and capacities yarnball does not model
+(absolute resources, weights). Keys of undeclared queues, which Hadoop ignores, are only warned about.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import struct
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
 from yarnball.protocols import keys as k
 
@@ -21,6 +24,8 @@ if TYPE_CHECKING:
     from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 
 __all__ = ["f32", "java_float_str", "validate_capacity_configuration"]
+
+log = get_logger(__name__)
 
 # ParentQueue.PRECISION: 0.05 % on capacity fractions.
 PRECISION = 0.0005
@@ -177,14 +182,11 @@ class _TreeValidator:
 
         # CSQueueUtils.loadUpdateAndCheckCapacities: percent getters (range), fractions, absolute values.
         capacity = f32(f32(cs.get_capacity(path)) / f32(100.0))
+        # CapacitySchedulerConfiguration.getNonLabeledQueueMaximumCapacity has no range check in Hadoop 3.x (only
+        # setMaximumCapacity has, and CSQueueUtils.checkMaxCapacity is "used only by tests"): a maximum above 100
+        # loads; a negative one gives an absolute maximum of 0, which capacitiesSanityCheck below rejects unless
+        # the capacity is 0 too.
         maximum_percent = cs.get_maximum_capacity(path)
-        if not k.MINIMUM_CAPACITY_VALUE <= maximum_percent <= k.MAXIMUM_CAPACITY_VALUE:
-            # CapacitySchedulerConfiguration.setMaximumCapacity's wording; Hadoop 3.x only rejects it there.
-            raise _error(
-                cs,
-                cs.get_queue_prefix(path) + k.MAXIMUM_CAPACITY,
-                f"Illegal maximum-capacity of {java_float_str(maximum_percent)} for queue {path}",
-            )
         maximum = f32(f32(maximum_percent) / f32(100.0))
         # updateAbsoluteCapacitiesByNodeLabels only sets an absolute value for a positive fraction (else 0).
         abs_capacity = f32(capacity * parent_abs_capacity) if capacity > 0 else 0.0
@@ -211,6 +213,11 @@ class _TreeValidator:
             )  # fmt: skip
         cs.get_state(path)
         cs.get_priority(path)
+        # Read here what the scheduler and the preemption monitor read later (at submission, at their first
+        # round), so that a value that does not parse fails the configuration, not a running actor.
+        cs.get_preemption_disabled(path, False)
+        cs.get_default_application_priority(path)
+        cs.get_max_parallel_apps(path)
 
         if children:
             policy = cs.get_queue_ordering_policy(path, parent_policy)
@@ -246,7 +253,10 @@ class _TreeValidator:
             total = f32(total + self._parse(f"{path}.{child}", path, abs_capacity, abs_maximum, policy))
         # ParentQueue.setChildQueues (Hadoop 2.x-3.2): float sum, 0.05 % precision; a 0 parent needs 0 children.
         delta = f32(abs(f32(1.0 - total)))
-        if (capacity > 0 and delta > f32(PRECISION)) or (capacity == 0 and total > 0):
+        # Hadoop 3.3+ (ParentQueue.allowZeroCapacitySum, the allow-zero-capacity-sum key): children summing to 0
+        # under a positive parent load when the parent allows it.
+        zero_allowed = total == 0 and cs.conf.get_bool(cs.get_queue_prefix(path) + k.ALLOW_ZERO_CAPACITY_SUM, False)
+        if (capacity > 0 and delta > f32(PRECISION) and not zero_allowed) or (capacity == 0 and total > 0):
             raise _error(
                 cs,
                 cs.get_queue_prefix(path) + k.QUEUES,
@@ -254,40 +264,27 @@ class _TreeValidator:
             )
 
     def _check_leaf(self, path: str) -> None:
-        """Ranges Hadoop leaves unchecked but that make no sense (yarnball's own checks)."""
+        """Read the leaf's user and AM settings (LeafQueue.setupQueueConfigs), so that a value that does not parse
+        or is not finite fails here, naming its key. Hadoop range-checks none of them
+        (CapacitySchedulerConfiguration.getUserLimit / getUserLimitFactor /
+        getMaximumApplicationMasterResourcePerQueuePercent are plain getInt/getFloat), so neither does yarnball:
+        a minimum-user-limit-percent of 1000 (TestLeafQueue) or an AM share above 1 loads as in Hadoop."""
         cs = self.cs
-        prefix = cs.get_queue_prefix(path)
-        user_limit = cs.get_user_limit(path)
-        if not 0 < user_limit <= 100:
-            raise _error(
-                cs,
-                prefix + k.USER_LIMIT,
-                f"Illegal minimum-user-limit-percent of {user_limit} for queue {path} "
-                "(yarnball: expected an integer percent in (0, 100])",
-            )
-        factor = cs.get_user_limit_factor(path)
-        if not (factor > 0 or factor == -1):
-            raise _error(
-                cs,
-                prefix + k.USER_LIMIT_FACTOR,
-                f"Illegal user-limit-factor of {java_float_str(factor)} for queue {path} "
-                "(yarnball: expected a positive number, or -1 for no user limit)",
-            )
-        am_percent = cs.get_maximum_am_resource_percent(path)
-        if not 0 <= am_percent <= 1:
-            key = prefix + k.MAXIMUM_AM_RESOURCE_SUFFIX
-            if key not in cs.conf:
-                key = k.MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT
-            raise _error(
-                cs,
-                key,
-                f"Illegal maximum-am-resource-percent of {java_float_str(am_percent)} for queue {path} "
-                "(yarnball: expected a fraction in [0, 1], e.g. 0.1 for 10 %)",
-            )
+        cs.get_user_limit(path)
+        cs.get_user_limit_factor(path)
+        cs.get_maximum_am_resource_percent(path)
+        cs.get_maximum_applications_per_queue(path)
+        weights = cs.get_queue_prefix(path) + k.USER_SETTINGS + "."
+        for key in cs.conf.keys():
+            if key.startswith(weights) and key.endswith("." + k.USER_WEIGHT):
+                cs.get_user_weight(path, key[len(weights) : -len(k.USER_WEIGHT) - 1])
 
 
 def _check_undeclared_queues(cs: CapacitySchedulerConfiguration, paths: list[str]) -> None:
-    """Reject keys that configure a queue its parent does not declare (Hadoop silently ignores them)."""
+    """Warn about keys that configure a queue its parent does not declare: Hadoop loads such a file and ignores
+    the keys (CapacitySchedulerQueueManager.parseQueue only visits declared children), so yarnball loads it too,
+    but says so (a misspelt queue name silently ignored is a classic misconfiguration). One warning per queue."""
+    warned: set[str] = set()
     known = set(paths)
     root_prefix = cs.get_queue_prefix(k.ROOT)
     for key in cs.conf.keys():
@@ -302,13 +299,13 @@ def _check_undeclared_queues(cs: CapacitySchedulerConfiguration, paths: list[str
         if len(rest) < 2 or rest[0] in QUEUE_PROPERTY_HEADS:
             continue
         # rest[0] looks like a child queue name if some later component starts a known per-queue property.
-        if any(part in QUEUE_PROPERTY_HEADS for part in rest[1:]):
-            raise _error(
-                cs,
-                key,
-                f"configures queue {parent}.{rest[0]}, but its parent {parent} does not declare it "
-                f"(unknown parent: expected {rest[0]!r} in {cs.get_queue_prefix(parent)}{k.QUEUES} = "
-                f"{','.join(cs.get_queues(parent))!r})",
+        queue = f"{parent}.{rest[0]}"
+        if queue not in warned and any(part in QUEUE_PROPERTY_HEADS for part in rest[1:]):
+            warned.add(queue)
+            log.warning(
+                f"{cs.conf.location_of(key)}: {key}: configures queue {queue}, but its parent {parent} does not "
+                f"declare it, so it is ignored, as Hadoop ignores it (to use it, add {rest[0]!r} to "
+                f"{cs.get_queue_prefix(parent)}{k.QUEUES} = {','.join(cs.get_queues(parent))!r})"
             )
 
 
@@ -324,16 +321,15 @@ def validate_capacity_configuration(cs: CapacitySchedulerConfiguration) -> None:
         cs.get_assign_multiple_enabled,
         cs.get_max_assign_per_heartbeat,
         cs.get_offswitch_per_heartbeat_limit,
+        cs.get_global_maximum_applications_per_queue,
+        cs.get_lazy_preemption_enabled,
+        cs.get_reservation_continue_look,
     ):
         getter()  # a value that does not parse raises here, naming its file and key
-    am_percent = cs.get_maximum_application_master_resource_percent()
-    if not 0 <= am_percent <= 1:
-        raise _error(
-            cs,
-            k.MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT,
-            f"Illegal maximum-am-resource-percent of {java_float_str(am_percent)} "
-            "(yarnball: expected a fraction in [0, 1], e.g. 0.1 for 10 %)",
-        )
+    # Hadoop range-checks neither maximum-applications nor maximum-am-resource-percent
+    # (getMaximumSystemApplications, getMaximumApplicationMasterResourcePercent): a negative maximum-applications
+    # loads and makes every submission fail the queue's application limit, as in Hadoop.
+    cs.get_maximum_application_master_resource_percent()
     tree = _TreeValidator(cs)
     tree.walk()
     _check_undeclared_queues(cs, tree.paths)

@@ -24,7 +24,10 @@ _F32 = struct.Struct("f")
 
 def f32(x: float) -> float:
     """Round a double to the nearest float32 (Java's ``(float)`` cast), returned as a Python float."""
-    return _F32.unpack(_F32.pack(x))[0]
+    try:
+        return _F32.unpack(_F32.pack(x))[0]
+    except OverflowError:  # beyond the float range Java's cast gives +-Infinity; struct refuses instead
+        return float("inf") if x > 0 else float("-inf")
 
 
 def ratio(a: int, b: int) -> float:

@@ -22,6 +22,7 @@ from yarnball.policies.preemption._selector import PreemptionCandidate, select_c
 from yarnball.policies.preemption._snapshot import AppSnapshot, ClusterSnapshot
 from yarnball.protocols import Resource
 from yarnball.protocols import keys as k
+from yarnball.protocols._domains import domain_error
 
 __all__ = [
     "PreemptionCandidate",
@@ -65,7 +66,23 @@ class PreemptionSettings(msgspec.Struct, frozen=True, kw_only=True):
 
     @classmethod
     def from_config(cls, conf: Mapping[str, object]) -> PreemptionSettings:
+        """The settings of ``conf``; a value outside its key's domain (:mod:`yarnball.protocols._domains`: a
+        NaN or negative fraction) raises ConfigurationError naming the key. The monitoring interval is the
+        monitor's business (a non-positive value read at run time stops it, as in Hadoop)."""
         c = dict(conf)
+        settings = cls._read(c)
+        for key, number in (
+            (k.TOTAL_PREEMPTION_PER_ROUND, settings.total_preemption_per_round),
+            (k.PREEMPTION_MAX_IGNORED_OVER_CAPACITY, settings.max_ignored_over_capacity),
+            (k.PREEMPTION_NATURAL_TERMINATION_FACTOR, settings.natural_termination_factor),
+        ):
+            problem = domain_error(key, str(c.get(key)), number)
+            if problem is not None:
+                raise ConfigurationError(f"{key}: {c.get(key)!r}: {problem}")
+        return settings
+
+    @classmethod
+    def _read(cls, c: dict[str, object]) -> PreemptionSettings:
         return cls(
             observe_only=j.get_boolean(c, k.PREEMPTION_OBSERVE_ONLY, k.DEFAULT_PREEMPTION_OBSERVE_ONLY),
             monitoring_interval_ms=j.get_long(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from types import BuiltinMethodType
 from typing import Any
 
-__all__ = ["is_bound", "sealed"]
+__all__ = ["OwnMethod", "is_bound", "sealed"]
 
 
 def sealed(cls: type) -> type | None:
@@ -36,3 +36,22 @@ def is_bound(obj: Any, bound: Any, func: Any) -> bool:
         return own is func and getattr(bound, "__self__", None) is obj
     get = getattr(func, "__get__", None)
     return type(bound) is BuiltinMethodType and get is not None and bound == get(obj)
+
+
+class OwnMethod:
+    """Whether an object runs ``cls``'s own method ``name``: the check a role actor makes before a shortcut that
+    replaces the method's work (``ResourceManager`` before pulling from ``CapacityScheduler.allocate`` or handing
+    NODE_UPDATE to it without the event record), with the compiled/pure-Python difference kept here."""
+
+    __slots__ = ("func", "own", "sealed")
+
+    def __init__(self, cls: type, name: str) -> None:
+        #: ``cls`` when compiled (:func:`sealed`), else None.
+        self.sealed = sealed(cls)
+        #: The method expected (tests set it to None: every object then takes the general path).
+        self.func: Any = getattr(cls, name)
+        self.own: Any = self.func
+
+    def runs(self, obj: Any, bound: Any) -> bool:
+        """Whether ``bound`` (the method read from ``obj``) is the expected one, neither replaced nor overridden."""
+        return (type(obj) is self.sealed and self.func is self.own) or is_bound(obj, bound, self.func)

@@ -13,12 +13,12 @@ replies, once delivered, do nothing an outside observer could see:
 sequence)`` and compares sequences only within one origin: an event that is not queued takes no sequence, which
 shifts the later sequences of its origin (the NM, the RM) all alike and leaves every comparison unchanged. An event
 whose only effect is nothing does not change the order of the others (the heap pops in key order), and the kernel's
-position marks (``Kernel.high``, ``Kernel.priority``, read by the heartbeat clock and actors/_amdormancy.py) are the
+position marks (``Kernel.high``, ``Kernel.priority``, read by the heartbeat clock and shortcuts/_amdormancy.py) are the
 same whenever anything else runs (the first event to run after the left-out one has a key above it). What delivery
 would also do is checked before leaving it out: a stopped receiver would log a dead letter (the receiver is alive,
 not decommissioning, under the "resume" supervision policy, and with zero latency the delivery would be at this
 same instant, where nothing stops it), a reply to an ``ask`` resolves a future (only plain actor senders qualify),
-and waking a dormant AM changes nothing observable (dormancy is exact, actors/_amdormancy.py). The heartbeat
+and waking a dormant AM changes nothing observable (dormancy is exact, actors/shortcuts/_amdormancy.py). The heartbeat
 response id is stored at once: with zero latency the NM runs nothing that reads it before the delivery would have
 (its next heartbeat is at a later phase point).
 """
@@ -40,7 +40,13 @@ _NORMAL = NodeAction.NORMAL
 
 def _live_local(ref: Any, kernel: Any) -> Any:
     """The actor behind ``ref`` if a zero-latency delivery to it now would surely reach it, else None."""
-    if type(ref) is not ActorRef or ref.kernel is not kernel or kernel._latency or kernel.default_latency:
+    if (
+        type(ref) is not ActorRef
+        or ref.kernel is not kernel
+        or kernel._latency
+        or kernel.default_latency
+        or not kernel.exact_shortcuts
+    ):
         return None
     actor = ref._actor
     if actor is None or actor._stopped or actor._busy or actor.supervision != "resume":
@@ -54,7 +60,13 @@ def reply_is_noop(actor: Any, mtype: type) -> bool:
     # (_live_local, inline: this runs at every StartContainers)
     ref = actor._sender
     kernel = actor.kernel
-    if type(ref) is not ActorRef or ref.kernel is not kernel or kernel._latency or kernel.default_latency:
+    if (
+        type(ref) is not ActorRef
+        or ref.kernel is not kernel
+        or kernel._latency
+        or kernel.default_latency
+        or not kernel.exact_shortcuts
+    ):
         return False
     receiver = ref._actor
     if receiver is None or receiver._stopped or receiver._busy or receiver.supervision != "resume":
@@ -98,6 +110,7 @@ def deliver_plain_heartbeat_response(rm: Any, nm_ref: Any, response_id: int, nm_
         nm is not None
         and not kernel._latency
         and not kernel.default_latency
+        and kernel.exact_shortcuts
         and not nm._stopped
         and not nm._busy
         and nm.supervision == "resume"

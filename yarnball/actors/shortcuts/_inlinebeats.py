@@ -40,6 +40,7 @@ from typing import Any
 
 from yarnball.actors._actor import Actor, ActorRef
 from yarnball.actors._kernel import NORMAL
+from yarnball.actors.shortcuts._roles import ROLES
 from yarnball.protocols import NodeHeartbeatRequest, NodeStatus
 
 __all__ = ["InlineHeartbeats"]
@@ -54,9 +55,7 @@ class InlineHeartbeats:
     __slots__ = ("checked", "handler")
 
     def __init__(self) -> None:
-        from yarnball.actors._resourcemanager import ResourceManager  # (the RM module imports the clock's)
-
-        self.handler = ResourceManager.on_node_heartbeat
+        self.handler = ROLES.resource_manager.on_node_heartbeat  # (registered by actors/_resourcemanager.py)
         self.checked: Any = None  # the RM last found to qualify (what cannot change about it is checked once)
 
     def __call__(self, nm: Any) -> bool:

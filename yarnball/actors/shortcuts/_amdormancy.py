@@ -1,6 +1,6 @@
 """Dormant idle ApplicationMasters: no kernel event at all while a quiet AM has nothing to send or receive.
 
-With AM heartbeat skipping (actors/_amheartbeats.py) an idle quiet AM still costs two events a heartbeat: its timer
+With AM heartbeat skipping (shortcuts/_amheartbeats.py) an idle quiet AM still costs two events a heartbeat: its timer
 firing (``F``) and the no-op check at the RM (``A``, which has the key the AllocateRequest's delivery would have).
 With ``yarnball.simulation.dormant-idle-ams`` (on by default, and only where AM skipping is on) an AM whose check
 was a no-op and which still has nothing to send goes *dormant*: its timer is suspended and nothing is queued for it.
@@ -43,19 +43,19 @@ from collections.abc import Callable
 from heapq import heappush
 from typing import Any
 
-from yarnball.actors._amrounds import run_next
 from yarnball.actors._kernel import NORMAL, TimerHandle
+from yarnball.actors.shortcuts._amrounds import run_next
 
 __all__ = ["DormantAMs", "HeartbeatTimer", "Sleeper"]
 
 
-#: ``actors/_amheartbeats._at_rm`` once imported (that module imports this one): a function-level import per wake
+#: ``shortcuts/_amheartbeats._at_rm`` once imported (that module imports this one): a function-level import per wake
 #: costs a module lookup each time.
 _AT_RM: list[Any] = []
 
 
 def _load_at_rm() -> Any:
-    from yarnball.actors._amheartbeats import _at_rm
+    from yarnball.actors.shortcuts._amheartbeats import _at_rm
 
     _AT_RM.append(_at_rm)
     return _at_rm
@@ -84,7 +84,7 @@ class HeartbeatTimer(TimerHandle):
         self.due = 0.0
         self.seq = -1
         #: True while the firing's tick runs; the allocate it sends to the RM is then ``held`` (an event entry) and
-        #: run at the end of the firing when it is the very next event (actors/_amrounds.py).
+        #: run at the end of the firing when it is the very next event (actors/shortcuts/_amrounds.py).
         self.firing = False
         self.held: tuple[Any, ...] | None = None
         #: ``self._fire``, bound once (the fn of every firing's entry; a slotted timer's methods cannot be replaced).
@@ -284,7 +284,7 @@ class DormantAMs(dict):  # type: ignore[type-arg]
         self.rm = rm
         #: Set by the Cluster from ``yarnball.simulation.dormant-idle-ams`` where AM skipping is proven.
         self.enabled = False
-        #: Sleep right after a response that leaves the AM idle, one tick early (actors/_amrounds.py).
+        #: Sleep right after a response that leaves the AM idle, one tick early (actors/shortcuts/_amrounds.py).
         self.early = True
         #: The last woken Sleeper, reused by the next :meth:`sleep` (Sleeper.wake sets it).
         self.spare: Sleeper | None = None

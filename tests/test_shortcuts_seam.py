@@ -1,0 +1,130 @@
+"""The import structure of the exact shortcuts (actors/shortcuts/__init__.py): the rest of the package reaches them
+through the seam only, and they import no role actor module at run time (read from the sources' imports)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+from pathlib import Path
+
+import yarnball
+from yarnball.actors import Actor
+from yarnball.actors.shortcuts import ROLES
+
+PACKAGE = Path(yarnball.__file__).resolve().parent
+SEAM = "yarnball.actors.shortcuts"
+SHORTCUTS = PACKAGE / "actors" / "shortcuts"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _runtime_imports(path: Path, name: str | None = None) -> set[str]:
+    """Every module ``path`` (module ``name``) imports outside ``if TYPE_CHECKING:`` blocks, at module level or in
+    a function; a ``from m import name`` also counts ``m.name`` (a submodule when it is one)."""
+    name = name or _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(), filename=str(path)))
+    return found
+
+
+def _role_modules() -> set[str]:
+    """The modules of yarnball/actors that define an actor class (the role actors: RM, NM, AMs, monitors...)."""
+    roles = set()
+    for path in (PACKAGE / "actors").glob("*.py"):
+        name = _module_name(path)
+        module = importlib.import_module(name)
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == name and issubclass(cls, Actor) and cls is not Actor:
+                roles.add(name)
+    return roles
+
+
+def test_the_role_modules_are_found() -> None:
+    roles = _role_modules()
+    expected = {f"yarnball.actors._{m}" for m in ("resourcemanager", "nodemanager", "appmaster")}
+    assert expected <= roles
+    assert not any(r.startswith(SEAM) for r in roles)
+
+
+def test_only_the_seam_is_imported_from_outside() -> None:
+    """No module of the package outside actors/shortcuts imports one of its modules (or a private name of the
+    seam) other than through ``yarnball.actors.shortcuts``."""
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if SHORTCUTS in path.parents:
+            continue
+        for imported in _runtime_imports(path):
+            if imported.startswith(SEAM + ".") and imported.rpartition(".")[2].startswith("_"):
+                offenders.append((_module_name(path), imported))
+    assert offenders == []
+    # the role actors do use the seam (the check above is not vacuous)
+    for role in ("_resourcemanager", "_nodemanager", "_appmaster"):
+        assert SEAM in _runtime_imports(PACKAGE / "actors" / f"{role}.py"), role
+
+
+def test_shortcut_modules_import_no_role_actor_at_run_time() -> None:
+    roles = _role_modules()
+    modules = sorted(SHORTCUTS.glob("*.py"))
+    assert len(modules) >= 8
+    offenders = [
+        (_module_name(path), imported)
+        for path in modules
+        for imported in _runtime_imports(path)
+        if imported in roles or imported.startswith("yarnball.launcher")
+    ]
+    assert offenders == []
+
+
+def test_the_roles_are_registered_by_their_modules() -> None:
+    from yarnball.actors._appmaster import ApplicationMaster
+    from yarnball.actors._nodemanager import NodeManager, running_status
+    from yarnball.actors._resourcemanager import ResourceManager
+
+    assert ROLES.resource_manager is ResourceManager
+    assert ROLES.node_manager is NodeManager
+    assert ROLES.running_status is running_status
+    assert ROLES.application_master is ApplicationMaster
+
+
+def test_the_checker_sees_function_level_imports_and_skips_type_checking(tmp_path: Path) -> None:
+    """The import reader itself: a function-level import counts, an ``if TYPE_CHECKING:`` one does not."""
+    source = tmp_path / "_probe.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from yarnball.actors._nodemanager import NodeManager\n"
+        "def f():\n    from yarnball.actors._resourcemanager import ResourceManager\n"
+        "    from . import _roles\n"
+    )
+    found = _runtime_imports(source, "yarnball.actors.shortcuts._probe")
+    assert "yarnball.actors._resourcemanager" in found
+    assert "yarnball.actors._nodemanager" not in found
+    assert "yarnball.actors.shortcuts._roles" in found  # (relative, resolved)
