@@ -8,6 +8,7 @@ or raises ProtocolError naming the message type or field path. Nothing else may 
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import json
 import re
@@ -82,6 +83,12 @@ CONFIG_KEYS = [
 SNAPSHOT_MUTATIONS = ("value", "drop", "add", "bytes", "truncate", "utf8", "config")
 
 
+def _fresh(value: Any) -> Any:
+    """A copy of a drawn value: the sampled lists and dicts are shared between examples, and inserting one object
+    twice (then mutating inside it) would build a cycle and change later examples' data."""
+    return copy.deepcopy(value)
+
+
 def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     out = [prefix]
     if isinstance(obj, dict):
@@ -107,15 +114,17 @@ def mutated_snapshot(draw: st.DrawFn) -> tuple[bytes, list[str]]:
         for key in path[:-1]:
             parent = parent[key]
         if op == "value" and path:
-            parent[path[-1]] = draw(SNAPSHOT_VALUES)
+            parent[path[-1]] = _fresh(draw(SNAPSHOT_VALUES))
         elif op == "drop" and path:
             del parent[path[-1]]
         elif op == "add" and isinstance(parent, dict):
-            parent[draw(st.sampled_from(["extra", "memory_mb", "vcores", "id", "config"]))] = draw(SNAPSHOT_VALUES)
+            name = draw(st.sampled_from(["extra", "memory_mb", "vcores", "id", "config"]))
+            parent[name] = _fresh(draw(SNAPSHOT_VALUES))
         elif op == "config":
             key = draw(st.sampled_from(CONFIG_KEYS))
             if isinstance(doc, dict) and isinstance(doc.get("config"), dict):
-                doc["config"][key] = draw(SNAPSHOT_VALUES | st.sampled_from(["1e400", "-1e400", "NaN", "-Infinity"]))
+                extreme = st.sampled_from(["1e400", "-1e400", "NaN", "-Infinity"])
+                doc["config"][key] = _fresh(draw(SNAPSHOT_VALUES | extreme))
         else:
             byte_ops.append(op)
     buf = bytearray(json.dumps(doc).encode())
