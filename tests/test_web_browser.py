@@ -4,10 +4,12 @@ polling timers in the browser's virtual time, so no test waits on the wall clock
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
 import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -97,3 +99,57 @@ def test_pages_render_in_the_browser(finished: Snapshot) -> None:
     assert body.count("<tr>") == len(finished.nodes)
     assert 'class="bar"' in sched and "Queue: default" in sched and "'root.default' Queue Status" in sched
     assert "Cluster overview" in about and 'id="metricsoverview"' in about
+
+
+# Where the screenshots of every page go (a test artifact folder; git ignores it). CI may point it elsewhere.
+ARTIFACTS = Path(os.environ.get("YARNBALL_TEST_ARTIFACTS", Path(__file__).resolve().parents[1] / "test-artifacts"))
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def screenshot(url: str, path: Path) -> str:
+    """Load ``url`` in headless Chromium, write a PNG screenshot to ``path``; return Chromium's console log."""
+    args = [
+        str(CHROMIUM),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--hide-scrollbars",
+        "--window-size=1280,900",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--virtual-time-budget=3000",
+        f"--user-data-dir={tempfile.mkdtemp(prefix='yarnball-chromium-')}",
+        f"--screenshot={path}",
+        url,
+    ]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=180, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stderr
+
+
+def test_every_page_loads_without_a_javascript_error_and_is_screenshot(finished: Snapshot) -> None:
+    """Each web UI page, and the live chart page, loads in Chromium with no uncaught JavaScript error or console
+    error; a screenshot of each goes to the test artifact folder."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    app_id = sorted(finished.apps)[0]
+    pages = {
+        "cluster": "/cluster",
+        "apps": "/cluster/apps",
+        "app": f"/cluster/app/{app_id}",
+        "scheduler": "/cluster/scheduler",
+        "nodes": "/cluster/nodes",
+        "simulate": "/simulate",
+    }
+    with ThreadServer(build_app(StaticSource(finished))) as url:
+        for name, path in pages.items():
+            target = ARTIFACTS / f"web-{name}.png"
+            target.unlink(missing_ok=True)
+            log = screenshot(url + path, target)
+            console_errors = [
+                line for line in log.splitlines() if "Uncaught" in line or ("CONSOLE" in line and ":ERROR:" in line)
+            ]
+            assert not console_errors, (name, console_errors)
+            assert target.read_bytes()[:8] == PNG_MAGIC, name
+            assert target.stat().st_size > 5_000, name  # a rendered page, not a blank one
