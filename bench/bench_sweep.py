@@ -1,7 +1,7 @@
 """Sweep throughput: 8 scenarios run one after another in this process, then on Ray Tune with 2 workers.
 
-    python bench/bench_sweep.py                          # 8 scenarios of a 600-job, 100-node trace
-    python bench/bench_sweep.py --jobs 300 --nodes 50    # smaller scenarios (quicker, more overhead-bound)
+    python bench/bench_sweep.py                          # 8 scenarios of a 4800-job, 800-node trace (~40 s each)
+    python bench/bench_sweep.py --jobs 600 --nodes 100   # ~3.5 s scenarios (quicker, start-up bound)
 
 The 8 scenarios are preemption off/on x 4 seeds of one synthetic SLS trace (written with
 ``examples/traces/make_sample_trace.write_trace``), each a full ``yarnball simulate`` (outputs and plots included).
@@ -63,8 +63,8 @@ def first_start(out: Path) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=600, help="jobs in the trace (default 600)")
-    parser.add_argument("--nodes", type=int, default=100, help="nodes in the trace (default 100)")
+    parser.add_argument("--jobs", type=int, default=4800, help="jobs in the trace (default 4800)")
+    parser.add_argument("--nodes", type=int, default=800, help="nodes in the trace (default 800)")
     parser.add_argument("--workers", type=int, default=2, help="Ray workers (default 2)")
     parser.add_argument("--workdir", type=Path, default=None, help="keep the outputs here (default: a temp dir)")
     args = parser.parse_args()
