@@ -25,6 +25,7 @@ from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.actors._slsam import SLS_AM_TYPES
 from yarnball.errors import SimulationError
 from yarnball.launcher._elastic import Autoscaler, ElasticConfig, attach_autoscaler
+from yarnball.launcher._gc import tuned_gc
 from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob, Workload
 from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration, QueueMetrics
 from yarnball.policies.placement import SpreadPlacement, placement_from_conf
@@ -236,7 +237,8 @@ class Cluster:
             return self.kernel.now
         if not self.masters and until_ms is None:
             return self.kernel.now
-        end = self.kernel.run(until=until_ms)
+        with tuned_gc():  # the cluster built so far lives for the run: out of the collector's way (launcher/_gc.py)
+            end = self.kernel.run(until=until_ms)
         self.rm.dormant.settle_all()  # dormant AMs' skipped heartbeats, for whoever inspects the cluster now
         if self.heartbeats.lazy is not None:
             self.heartbeats.lazy.settle_all()  # and deferred RUNNING reports' (actors/_lazyrunning.py)
