@@ -263,3 +263,29 @@ def test_ray_summary_reports_the_window_protocol(ray_cluster: None, tmp_path: Pa
     assert sum(h["messages_out"] for h in per_host) == ray_stats["cross_host_messages"]
     assert sum(h["messages_in"] for h in per_host) == ray_stats["cross_host_messages"]
     assert all(h["messages_out_per_window"] > 0 and h["events_per_window"] > 0 for h in per_host)
+
+
+class FakeCompiledGraph:
+    torn_down = False
+
+    def teardown(self) -> None:
+        self.torn_down = True
+
+
+@pytest.mark.parametrize(("compiled_ms", "kept"), [(2.0, False), (0.5, True)])
+def test_compiled_loop_is_kept_only_if_its_windows_cost_less_than_plain_calls(compiled_ms: float, kept: bool) -> None:
+    """After its trial windows the compiled loop is torn down (and not compiled again) when its mean overhead is
+    above the plain calls' before it, and kept when below."""
+    from collections import deque
+
+    from yarnball.launcher._ray import TRIAL_WINDOWS, RayHosts
+
+    hosts = RayHosts.__new__(RayHosts)
+    graph = FakeCompiledGraph()
+    hosts._dag, hosts.compile_after = graph, 1000
+    hosts._plain_overheads = deque([0.001] * TRIAL_WINDOWS)
+    hosts._compiled_overheads = [compiled_ms / 1000] * TRIAL_WINDOWS
+    hosts._judge()
+    assert (hosts._dag is graph) is kept
+    assert graph.torn_down is not kept
+    assert hosts.compile_after == (1000 if kept else -1)

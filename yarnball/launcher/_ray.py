@@ -19,6 +19,9 @@ a dead host becomes a :class:`~yarnball.errors.SimulationError` naming it, with 
 from __future__ import annotations
 
 import gc
+import statistics
+import time
+from collections import deque
 from typing import Any
 
 import ray
@@ -103,6 +106,15 @@ _RayHostActor = ray.remote(num_cpus=0, max_restarts=0)(_HostActor)
 _idle: list[Any] = []
 
 
+#: Windows over which the compiled loop's overhead is compared with the plain calls' before it is kept.
+TRIAL_WINDOWS = 200
+
+
+def _overhead(start: float, results: list[WindowResult | None]) -> float:
+    """A window's cost beyond its busiest host's own work."""
+    return time.perf_counter() - start - max((r[5] for r in results if r is not None), default=0.0)
+
+
 def _host_error(index: int, what: str, exc: RayTaskError) -> YarnballError:
     """A host's own exception, translated at the boundary: a yarnball error keeps its type, with the host named."""
     cause = exc.cause if isinstance(exc.cause, BaseException) else exc
@@ -150,6 +162,10 @@ class RayHosts(HostGroup):
         self._plain_windows = 0
         self._dag: Any = None
         self.compiled = False  # whether any window of this run went through the compiled graph
+        # Each window's overhead (round trip less the busiest host's time), the last plain ones and the first
+        # compiled ones: see _judge.
+        self._plain_overheads: deque[float] = deque(maxlen=TRIAL_WINDOWS)
+        self._compiled_overheads: list[float] = []
         self._started_ray = start_ray(address)
         if self._started_ray:
             _idle.clear()  # actors of an earlier Ray are gone
@@ -197,8 +213,36 @@ class RayHosts(HostGroup):
     ) -> list[WindowResult | None]:
         if self._dag is None and self.size > 1 and 0 <= self.compile_after <= self._plain_windows:
             self._compile()
+        start = time.perf_counter()
         if self._dag is not None:
-            return self._run_compiled(end, inclusive, inbound, active)
+            results = self._run_compiled(end, inclusive, inbound, active)
+            if len(self._compiled_overheads) < TRIAL_WINDOWS:
+                self._compiled_overheads.append(_overhead(start, results))
+                if len(self._compiled_overheads) == TRIAL_WINDOWS:
+                    self._judge()
+            return results
+        results = self._run_plain(end, inclusive, inbound, active)
+        self._plain_overheads.append(_overhead(start, results))
+        return results
+
+    def _judge(self) -> None:
+        """Keep the compiled loop only if its first windows cost less than the plain windows before it. On a
+        machine with fewer cores than hosts + 1, its channels' waits compete with the hosts for the CPU and a
+        compiled window measured slower than a plain call (bench/RESULTS.md, issue 18); the results are the same
+        either way, so the cheaper one is kept."""
+        plain, compiled = self._plain_overheads, self._compiled_overheads
+        if plain and statistics.fmean(compiled) > statistics.fmean(plain):
+            log.info(
+                "compiled_graph_dropped",
+                compiled_us=round(statistics.fmean(compiled) * 1e6),
+                plain_us=round(statistics.fmean(plain) * 1e6),
+            )
+            self._teardown()
+            self.compile_after = -1
+
+    def _run_plain(
+        self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
+    ) -> list[WindowResult | None]:
         self._plain_windows += 1
         indexes = [i for i in range(self.size) if active[i]]
         refs = [self.actors[i].run_window.remote(end, inclusive, inbound[i]) for i in indexes]
