@@ -256,7 +256,7 @@ def test_ray_summary_reports_the_window_protocol(ray_cluster: None, tmp_path: Pa
     assert "ray" not in json.loads((tmp_path / "embedded" / "summary.json").read_text())
     ray_stats = json.loads((tmp_path / "ray2" / "summary.json").read_text())["ray"]
     assert ray_stats["windows"] > 100
-    assert ray_stats["window_overhead_us_median"] > 0
+    assert ray_stats["window_overhead_us_median"] > 0 and ray_stats["window_overhead_us_mean"] > 0
     assert len(ray_stats["host_busy_fraction"]) == 2
     assert ray_stats["cross_host_messages"] > 0
     per_host = ray_stats["per_host"]

@@ -529,9 +529,9 @@ class ShardedCluster(Cluster):
         return [group.call(i, "stats") for i in range(group.size)]
 
     def window_stats(self) -> dict[str, Any]:
-        """What the window protocol cost: windows run, the median overhead of a window in µs (the coordinator's
-        round trip less the busiest host's own time), each host's busy fraction of the windows' wall time, the
-        messages between hosts, and per host the events and messages in and out per window."""
+        """What the window protocol cost: windows run, the median and mean overhead of a window in µs (the
+        coordinator's round trip less the busiest host's own time), each host's busy fraction of the windows' wall
+        time, the messages between hosts, and per host the events and messages in and out per window."""
         stats = self.host_stats()
         windows = max(self.windows, 1)
         wall = self.windows_wall
@@ -543,6 +543,7 @@ class ShardedCluster(Cluster):
             "windows": self.windows,
             "compiled_graph": bool(getattr(self._group, "compiled", False)),
             "window_overhead_us_median": round(statistics.median(overheads) * 1e6, 1) if overheads else None,
+            "window_overhead_us_mean": round(statistics.fmean(overheads) * 1e6, 1) if overheads else None,
             "host_busy_fraction": busy,
             "cross_host_messages": sum(s["messages_out"] for s in stats),
             "per_host": [
