@@ -43,6 +43,7 @@ from yarnball.protocols import (
     ContainerStatus,
     NodeHeartbeatRequest,
     NodeId,
+    keys,
 )
 from yarnball.protocols._resourcetracker import NodeStatus
 
@@ -173,15 +174,28 @@ def describe_mix(mix: list[bytes], windows: int) -> None:
 
 
 def sim(
-    nodes: int, sim_seconds: float, latency: float, backend: str, hosts: int = 1, jobs: int = 0, **kw: Any
+    nodes: int,
+    sim_seconds: float,
+    latency: float,
+    backend: str,
+    hosts: int = 1,
+    jobs: int = 0,
+    compile_after: int | None = None,
+    **kw: Any,
 ) -> dict[str, Any]:
     workload = synthetic_workload(jobs or max(10, nodes // 5), nodes, 1, load=1.5)
     extra = {} if backend == "embedded" else {"hosts": hosts, **kw}
-    cluster = Cluster(Configuration(), workload.nodes, seed=1, backend=backend, latency_ms=latency, **extra)
+    conf = Configuration()
+    if compile_after is not None:
+        conf.set(keys.RAY_COMPILED_GRAPH_AFTER_WINDOWS, str(compile_after))
+    cluster = Cluster(conf, workload.nodes, seed=1, backend=backend, latency_ms=latency, **extra)
     cluster.submit_workload(workload)
     t0 = time.perf_counter()
     cluster.run(until_ms=1000)  # setup shipped, every node started
     setup = time.perf_counter() - t0
+    windows0, overheads0 = getattr(cluster, "windows", 0), len(getattr(cluster, "window_overheads", ()))
+    busy0 = list(getattr(cluster, "host_busy", ()))
+    wall0 = getattr(cluster, "windows_wall", 0.0)
     start = time.perf_counter()
     cluster.run(until_ms=1000 + sim_seconds * 1000)
     wall = time.perf_counter() - start
@@ -196,6 +210,22 @@ def sim(
         "windows": getattr(cluster, "windows", 0),
         "cross": sum(s["messages_out"] for s in cluster.host_stats()) if backend != "embedded" else 0,
     }
+    if backend != "embedded":
+        # The measured span only (setup's windows left out): the window protocol's cost, per window and per host.
+        overheads = sorted(cluster.window_overheads[overheads0:])  # type: ignore[attr-defined]
+        windows = cluster.windows - windows0  # type: ignore[attr-defined]
+        loop = cluster.windows_wall - wall0  # type: ignore[attr-defined]
+        busy = [b - b0 for b, b0 in zip(cluster.host_busy, busy0, strict=True)]  # type: ignore[attr-defined]
+        stats = cluster.window_stats()  # type: ignore[attr-defined]
+        result.update(
+            measured_windows=windows,
+            overhead_us=overheads[len(overheads) // 2] * 1e6 if overheads else float("nan"),
+            overhead_p90_us=overheads[int(len(overheads) * 0.9)] * 1e6 if overheads else float("nan"),
+            overhead_mean_us=sum(overheads) / len(overheads) * 1e6 if overheads else float("nan"),
+            busy=[b / loop if loop else 0.0 for b in busy],
+            compiled=stats["compiled_graph"],
+            per_host=stats["per_host"],
+        )
     cluster.close()
     return result
 
@@ -252,6 +282,17 @@ def report(label: str, nodes: int, sim_seconds: float, r: dict[str, Any], base: 
         f"{r['speed']:.2f}x real time ({nodes * r['speed']:,.0f} node-s per wall s); windows {r['windows']:,}, "
         f"cross-host messages {r['cross']:,}; setup {r['setup']:.1f} s{same}"
     )
+    if "overhead_us" in r and r["measured_windows"] > 1:
+        hosts = "; ".join(
+            f"host {h['host']}: busy {b:.0%}, {h['events_per_window']:.1f} events, "
+            f"{h['messages_in_per_window']:.1f} in / {h['messages_out_per_window']:.1f} out per window"
+            for h, b in zip(r["per_host"], r["busy"], strict=True)
+        )
+        print(
+            f"{'':<28} {'compiled graph' if r['compiled'] else 'plain actor calls'}: {r['measured_windows']:,} "
+            f"measured windows, overhead per window median {r['overhead_us']:.0f} us (p90 {r['overhead_p90_us']:.0f}"
+            f" us, mean {r['overhead_mean_us']:.0f} us); {hosts} (per window: whole run)"
+        )
 
 
 def naive_vs_ours(n: int, seconds: float, latency: float, repeat: int, min_wall: float) -> None:
@@ -316,6 +357,7 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=10_000)
     parser.add_argument("--sim-seconds", type=float, default=10)
     parser.add_argument("--latency-ms", type=float, nargs="*", default=[1.0, 10.0])
+    parser.add_argument("--hosts", type=int, nargs="*", default=[2], help="host counts beside 1 (plain, compiled)")
     parser.add_argument("--naive-nodes", type=int, nargs="*", default=[64])
     parser.add_argument("--naive-latency-ms", type=float, default=1.0)
     parser.add_argument("--naive-sim-seconds", type=float, default=10)
@@ -350,9 +392,11 @@ def main() -> None:
                 print(f"-- latency {latency} ms between actors (the window on 2 hosts)")
                 base = sim(args.nodes, args.sim_seconds, latency, "embedded")
                 report("embedded", args.nodes, args.sim_seconds, base, None)
-                for hosts in (1, 2) if latency > 0 else (1,):  # 2 hosts need a window > 0
-                    r = sim(args.nodes, args.sim_seconds, latency, "ray", hosts)
-                    report(f"ray, {hosts} host(s)", args.nodes, args.sim_seconds, r, base)
+                for hosts in (1, *args.hosts) if latency > 0 else (1,):  # 2+ hosts need a window > 0
+                    modes = [(None, "")] if hosts == 1 else [(-1, ", plain"), (0, ", compiled")]
+                    for after, how in modes:
+                        r = sim(args.nodes, args.sim_seconds, latency, "ray", hosts, compile_after=after)
+                        report(f"ray, {hosts} host(s){how}", args.nodes, args.sim_seconds, r, base)
         if not args.skip_naive:
             for n in args.naive_nodes:
                 naive_vs_ours(n, args.naive_sim_seconds, args.naive_latency_ms, args.repeat, args.min_wall)

@@ -98,11 +98,12 @@ def run(
             gc_spent[0] += time.perf_counter() - gc_spent[1]
 
     gc.callbacks.append(_gc_timer)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     try:
         cluster.run(until_ms=(warmup_seconds + sim_seconds) * 1000)
     finally:
         wall = time.perf_counter() - start
+        cpu = time.process_time() - cpu_start
         gc.callbacks.remove(_gc_timer)
     simulated = (cluster.now - t0) / 1000
     allocations = cluster.rm.counters["containers_allocated"] - allocated0
@@ -113,6 +114,7 @@ def run(
         "jobs": len(workload.jobs),
         "simulated_s": simulated,
         "wall_s": wall,
+        "cpu_s": cpu,
         "speedup": simulated / wall,
         "allocations": allocations,
         "allocations_per_wall_s": allocations / wall,
@@ -163,7 +165,7 @@ def main() -> None:
                 f"dormant={'on ' if dormant else 'off'}: "
                 f"{r['jobs']:,} jobs; "
                 f"{r['simulated_s']:.0f} simulated s in {r['wall_s']:.2f} wall s = {r['speedup']:.1f}x real time "
-                f"({r['gc_seconds']:.2f} s of it in cyclic GC); "
+                f"({r['gc_seconds']:.2f} s of it in cyclic GC; {r['cpu_s']:.2f} CPU s); "
                 f"memory utilisation mean {r['utilization_mean']:.0%} (min {r['utilization_min']:.0%}); "
                 f"{r['allocations']:,} allocations ({r['allocations_per_wall_s']:,.0f}/wall s); "
                 f"{r['events']:,} kernel events; AM allocates {r['am_allocates']:,} sent, {r['am_skipped']:,} skipped; "

@@ -15,7 +15,7 @@ from yarnball.launcher import Cluster
 from yarnball.launcher._shard import host_of
 from yarnball.launcher.cli import main
 from yarnball.launcher.workloads import WorkloadBuilder, task_spec
-from yarnball.protocols import Configuration
+from yarnball.protocols import Configuration, keys
 from yarnball.testing import captured_events
 
 pytestmark = pytest.mark.ray
@@ -189,3 +189,103 @@ def test_cli_joins_an_existing_ray_cluster_by_address(ray_cluster: str, tmp_path
     assert len(new_jobs) == 1 and new_jobs[0]["IsDead"]  # it ran as a driver of this cluster and left
     for name in DETERMINISTIC_OUTPUTS:
         assert (tmp_path / "joined" / name).read_bytes() == (tmp_path / "embedded" / name).read_bytes(), name
+
+
+def compiled_conf(after_windows: int) -> Configuration:
+    return Configuration({keys.RAY_COMPILED_GRAPH_AFTER_WINDOWS: str(after_windows)})
+
+
+def test_compiled_window_loop_gives_the_embedded_results(ray_cluster: None) -> None:
+    """Windows driven through a Ray Compiled Graph (from the first window, or after 30 plain ones) end at the
+    embedded kernel's time with its applications and counters, and the summary's ray section says so."""
+    builder = WorkloadBuilder().nodes(6, memory_mb=8192, vcores=8)
+    for i in range(3):
+        builder.job(f"j{i}", submit_ms=i * 3000, tasks=[task_spec(5, 20_000 + i * 1000)])
+    workload = builder.build()
+
+    def outcome(conf: Configuration, backend: str) -> tuple[object, ...]:
+        extra = {} if backend == "embedded" else {"hosts": 2}
+        cluster = Cluster(conf, workload.nodes, seed=4, backend=backend, latency_ms=5, **extra)
+        cluster.submit_workload(workload)
+        try:
+            with captured_events():
+                cluster.run(until_ms=600_000)
+            apps = sorted((str(a.application_id), a.state.value, a.finish_time) for a in cluster.applications)
+            stats = cluster.window_stats() if backend == "ray" else {}  # type: ignore[attr-defined]
+            return (cluster.now, apps, cluster.counters), stats
+        finally:
+            cluster.close()
+
+    expected, _ = outcome(Configuration(), "embedded")
+    for after in (0, 30):
+        got, stats = outcome(compiled_conf(after), "ray")
+        assert got == expected, f"compiled after {after} windows"
+        assert stats["compiled_graph"] is True
+        assert stats["windows"] > 30
+        assert stats["cross_host_messages"] > 0
+        assert stats["window_overhead_us_median"] > 0
+        assert len(stats["per_host"]) == 2 and all(0 < b < 1 for b in stats["host_busy_fraction"])
+    _, plain = outcome(compiled_conf(-1), "ray")
+    assert plain["compiled_graph"] is False
+
+
+def test_dead_shard_host_in_the_compiled_loop_is_named(ray_cluster: None) -> None:
+    """A host killed while the window loop is compiled: the next run raises SimulationError naming host 1."""
+    builder = WorkloadBuilder().nodes(6, memory_mb=8192, vcores=8)
+    builder.job("long", tasks=[task_spec(4, 120_000)])
+    workload = builder.build()
+    cluster = Cluster(compiled_conf(0), workload.nodes, seed=1, backend="ray", hosts=2, latency_ms=50)
+    cluster.submit_workload(workload)
+    try:
+        with captured_events():
+            cluster.run(until_ms=5_000)
+            assert cluster.window_stats()["compiled_graph"] is True  # type: ignore[attr-defined]
+            cluster.kill_host(1)  # type: ignore[attr-defined]
+            with pytest.raises(SimulationError, match="shard host 1 of 2 died"):
+                cluster.run(until_ms=60_000)
+    finally:
+        cluster.close()
+
+
+def test_ray_summary_reports_the_window_protocol(ray_cluster: None, tmp_path: Path) -> None:
+    """`simulate --backend ray --hosts 2` writes ray.windows, the overhead median, busy fractions and the messages
+    between hosts into summary.json; the embedded summary has no ray section."""
+    trace = write_trace(tmp_path / "trace.json")
+    simulate(trace, tmp_path / "embedded")
+    simulate(trace, tmp_path / "ray2", "--backend", "ray", "--hosts", "2")
+    assert "ray" not in json.loads((tmp_path / "embedded" / "summary.json").read_text())
+    ray_stats = json.loads((tmp_path / "ray2" / "summary.json").read_text())["ray"]
+    assert ray_stats["windows"] > 100
+    assert ray_stats["window_overhead_us_median"] > 0 and ray_stats["window_overhead_us_mean"] > 0
+    assert len(ray_stats["host_busy_fraction"]) == 2
+    assert ray_stats["cross_host_messages"] > 0
+    per_host = ray_stats["per_host"]
+    assert sum(h["messages_out"] for h in per_host) == ray_stats["cross_host_messages"]
+    assert sum(h["messages_in"] for h in per_host) == ray_stats["cross_host_messages"]
+    assert all(h["messages_out_per_window"] > 0 and h["events_per_window"] > 0 for h in per_host)
+
+
+class FakeCompiledGraph:
+    torn_down = False
+
+    def teardown(self) -> None:
+        self.torn_down = True
+
+
+@pytest.mark.parametrize(("compiled_ms", "kept"), [(2.0, False), (0.5, True)])
+def test_compiled_loop_is_kept_only_if_its_windows_cost_less_than_plain_calls(compiled_ms: float, kept: bool) -> None:
+    """After its trial windows the compiled loop is torn down (and not compiled again) when its mean overhead is
+    above the plain calls' before it, and kept when below."""
+    from collections import deque
+
+    from yarnball.launcher._ray import TRIAL_WINDOWS, RayHosts
+
+    hosts = RayHosts.__new__(RayHosts)
+    graph = FakeCompiledGraph()
+    hosts._dag, hosts.compile_after = graph, 1000
+    hosts._plain_overheads = deque([0.001] * TRIAL_WINDOWS)
+    hosts._compiled_overheads = [compiled_ms / 1000] * TRIAL_WINDOWS
+    hosts._judge()
+    assert (hosts._dag is graph) is kept
+    assert graph.torn_down is not kept
+    assert hosts.compile_after == (1000 if kept else -1)

@@ -188,7 +188,7 @@ class RecordingHosts(HostGroup):
     ) -> list[WindowResult | None]:
         self.windows.append((end, inclusive))
         busy = end  # an event right at the next window's start, on both hosts
-        return [({}, busy, None, 0.0, None), ({}, busy, None, 0.0, None)]
+        return [({}, busy, None, 0.0, None, 0.0), ({}, busy, None, 0.0, None, 0.0)]
 
     def call(self, index: int, method: str, *args: object) -> object:
         return None

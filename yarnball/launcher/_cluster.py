@@ -25,6 +25,7 @@ from yarnball.actors._slsam import SLS_AM_TYPES
 from yarnball.actors.shortcuts import InlineHeartbeats, LazyRunning, exact_shortcuts
 from yarnball.errors import ConfigurationError, SimulationError
 from yarnball.launcher._elastic import Autoscaler, ElasticConfig, attach_autoscaler
+from yarnball.launcher._gc import tuned_gc
 from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob, Workload
 from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration, QueueMetrics
 from yarnball.policies.placement import SpreadPlacement, placement_from_conf
@@ -256,7 +257,8 @@ class Cluster:
         """Run in virtual time until every submitted application has finished (or ``until_ms``); return the time."""
         if not self.begin_run(until_ms, on_progress):
             return self.kernel.now
-        end = self.kernel.run(until=until_ms)
+        with tuned_gc():  # the cluster built so far lives for the run: out of the collector's way (launcher/_gc.py)
+            end = self.kernel.run(until=until_ms)
         self.end_run()
         return end
 

@@ -4,6 +4,13 @@ One Ray actor per simulated node would cost a process (~80 MB) and a ~1-2 ms cal
 host actors each run a kernel with thousands of yarnball actors, and the coordinator makes one call per host per
 window, carrying the encoded batches (Ray's own advice: batch, and avoid ``ray.get`` in a loop).
 
+The window loop is a static graph run thousands of times (coordinator -> every host -> coordinator), so after
+``yarnball.ray.compiled-graph-after-windows`` plain windows the coordinator compiles it into a Ray Compiled Graph
+(``ray.dag``, ``experimental_compile()``): Ray then sets up shared-memory channels once and each window is a write
+and a read on them instead of a scheduled task per host. The compiled loop runs on each actor's own system thread,
+so the plain calls between runs (queries, outputs) still reach the actor; the driver makes them only between
+windows.
+
 Every host configures yarnball's logging in its own worker process (driver-side configuration does not reach Ray
 workers), writing key-prefixed JSON lines that the driver merges. Ray's exceptions are translated at this boundary:
 a dead host becomes a :class:`~yarnball.errors.SimulationError` naming it, with Ray's error as the cause.
@@ -12,16 +19,21 @@ a dead host becomes a :class:`~yarnball.errors.SimulationError` naming it, with 
 from __future__ import annotations
 
 import gc
+import statistics
+import time
+from collections import deque
 from typing import Any
 
 import ray
+from ray.dag import InputNode, MultiOutputNode
 from ray.exceptions import RayActorError, RayError, RayTaskError
 
 from yarnball._logs import get_logger
 from yarnball.actors._logging import close_logging, configure_worker_logging, flush_logging
 from yarnball.errors import SimulationError, YarnballError
+from yarnball.launcher._gc import RUN_THRESHOLDS
 from yarnball.launcher._sharded import HostGroup, HostView, WindowResult
-from yarnball.protocols import Configuration
+from yarnball.protocols import Configuration, keys
 
 __all__ = ["RayHosts", "start_ray"]
 
@@ -37,6 +49,7 @@ class _HostActor:
 
     def __init__(self) -> None:
         self.view: HostView | None = None
+        self.thresholds = gc.get_threshold()
 
     def reset(
         self,
@@ -53,9 +66,11 @@ class _HostActor:
     def setup(self, steps: list[tuple[Any, ...]]) -> None:
         assert self.view is not None
         self.view.setup(steps)
-        # The actors just built live for the whole run: keep them out of the collector's generations (this
-        # worker process belongs to the host).
+        # The actors just built live for the whole run: keep them out of the collector's generations, and let
+        # short-lived objects die before a collection looks at them (launcher/_gc.py; this worker process belongs
+        # to the host, close() restores both).
         gc.freeze()
+        gc.set_threshold(*RUN_THRESHOLDS)
         flush_logging()
 
     def run_window(self, end: float | None, inclusive: bool, inbound: list[bytes]) -> WindowResult:
@@ -65,18 +80,50 @@ class _HostActor:
         finally:
             flush_logging()  # what a host logged survives its death
 
+    def window(self, arg: tuple[float | None, bool, list[bytes], bool]) -> WindowResult | None:
+        """One window in the compiled graph: (end, inclusive, inbound batches, active); None when not active."""
+        end, inclusive, inbound, active = arg
+        if not active:
+            return None
+        return self.run_window(end, inclusive, inbound)
+
+    def ping(self) -> bool:
+        return True
+
     def call(self, method: str, *args: Any) -> Any:
         return getattr(self.view, method)(*args)
 
     def close(self) -> None:
         self.view = None
         close_logging()
+        gc.unfreeze()  # the next cluster on this actor freezes its own setup
+        gc.set_threshold(*self.thresholds)
 
 
 _RayHostActor = ray.remote(num_cpus=0, max_restarts=0)(_HostActor)
 
 #: Idle host actors of closed clusters, reused by the next cluster on the same Ray.
 _idle: list[Any] = []
+
+
+#: Windows over which the compiled loop's overhead is compared with the plain calls' before it is kept.
+TRIAL_WINDOWS = 200
+
+
+def _overhead(start: float, results: list[WindowResult | None]) -> float:
+    """A window's cost beyond its busiest host's own work."""
+    return time.perf_counter() - start - max((r[5] for r in results if r is not None), default=0.0)
+
+
+def _host_error(index: int, what: str, exc: RayTaskError) -> YarnballError:
+    """A host's own exception, translated at the boundary: a yarnball error keeps its type, with the host named."""
+    cause = exc.cause if isinstance(exc.cause, BaseException) else exc
+    if isinstance(cause, YarnballError):
+        error = type(cause)(f"shard host {index}: {cause}")
+    else:
+        error = SimulationError(f"shard host {index} failed during {what}: {cause}")
+    error.__cause__ = exc
+    return error
 
 
 def start_ray(address: str | None) -> bool:
@@ -108,6 +155,17 @@ class RayHosts(HostGroup):
         log_level: str = "info",
     ) -> None:
         self.size = hosts
+        #: Plain windows before the loop is compiled (-1: never); a single host runs the whole span in one window.
+        self.compile_after = conf.get_int(
+            keys.RAY_COMPILED_GRAPH_AFTER_WINDOWS, keys.DEFAULT_RAY_COMPILED_GRAPH_AFTER_WINDOWS
+        )
+        self._plain_windows = 0
+        self._dag: Any = None
+        self.compiled = False  # whether any window of this run went through the compiled graph
+        # Each window's overhead (round trip less the busiest host's time), the last plain ones and the first
+        # compiled ones: see _judge.
+        self._plain_overheads: deque[float] = deque(maxlen=TRIAL_WINDOWS)
+        self._compiled_overheads: list[float] = []
         self._started_ray = start_ray(address)
         if self._started_ray:
             _idle.clear()  # actors of an earlier Ray are gone
@@ -143,10 +201,7 @@ class RayHosts(HostGroup):
                     "(outputs and event logs so far are kept)"
                 ) from exc
             except RayTaskError as exc:
-                cause = exc.cause if isinstance(exc.cause, BaseException) else exc
-                if isinstance(cause, YarnballError):
-                    raise type(cause)(f"shard host {index}: {cause}") from exc
-                raise SimulationError(f"shard host {index} failed during {what}: {cause}") from exc
+                raise _host_error(index, what, exc) from exc
         raise SimulationError(f"a shard host failed during {what}")  # pragma: no cover - ray reported, then recovered
 
     def setup(self, steps: list[tuple[Any, ...]]) -> None:
@@ -156,6 +211,39 @@ class RayHosts(HostGroup):
     def run_window(
         self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
     ) -> list[WindowResult | None]:
+        if self._dag is None and self.size > 1 and 0 <= self.compile_after <= self._plain_windows:
+            self._compile()
+        start = time.perf_counter()
+        if self._dag is not None:
+            results = self._run_compiled(end, inclusive, inbound, active)
+            if len(self._compiled_overheads) < TRIAL_WINDOWS:
+                self._compiled_overheads.append(_overhead(start, results))
+                if len(self._compiled_overheads) == TRIAL_WINDOWS:
+                    self._judge()
+            return results
+        results = self._run_plain(end, inclusive, inbound, active)
+        self._plain_overheads.append(_overhead(start, results))
+        return results
+
+    def _judge(self) -> None:
+        """Keep the compiled loop only if its first windows cost less than the plain windows before it. On a
+        machine with fewer cores than hosts + 1, its channels' waits compete with the hosts for the CPU and a
+        compiled window measured slower than a plain call (bench/RESULTS.md, issue 18); the results are the same
+        either way, so the cheaper one is kept."""
+        plain, compiled = self._plain_overheads, self._compiled_overheads
+        if plain and statistics.fmean(compiled) > statistics.fmean(plain):
+            log.info(
+                "compiled_graph_dropped",
+                compiled_us=round(statistics.fmean(compiled) * 1e6),
+                plain_us=round(statistics.fmean(plain) * 1e6),
+            )
+            self._teardown()
+            self.compile_after = -1
+
+    def _run_plain(
+        self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
+    ) -> list[WindowResult | None]:
+        self._plain_windows += 1
         indexes = [i for i in range(self.size) if active[i]]
         refs = [self.actors[i].run_window.remote(end, inclusive, inbound[i]) for i in indexes]
         got = self._get(refs, f"the window ending at {end} ms", indexes)
@@ -163,6 +251,53 @@ class RayHosts(HostGroup):
         for i, result in zip(indexes, got, strict=True):
             results[i] = result
         return results
+
+    def _compile(self) -> None:
+        """Compile the window loop: the input's element i goes to host i's ``window``, every result comes back."""
+        with InputNode() as window:
+            graph = MultiOutputNode([actor.window.bind(window[i]) for i, actor in enumerate(self.actors)])
+        try:
+            self._dag = graph.experimental_compile()
+        except RayError as exc:  # e.g. a host died before the first window: the plain call names it
+            log.warning("compiled_graph_unavailable", error=str(exc))
+            self.compile_after = -1
+            return
+        self.compiled = True
+
+    def _run_compiled(
+        self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
+    ) -> list[WindowResult | None]:
+        what = f"the window ending at {end} ms"
+        results: list[WindowResult | None] = []
+        failure: BaseException | None = None
+        try:
+            refs = self._dag.execute(*[(end, inclusive, inbound[i], active[i]) for i in range(self.size)])
+            for index, ref in enumerate(refs):  # every result is read, so the graph stays usable after a task error
+                try:
+                    results.append(ref.get(timeout=-1))  # a window takes as long as it takes
+                except RayTaskError as exc:
+                    results.append(None)
+                    if failure is None:
+                        failure = _host_error(index, what, exc)
+        except RayError as exc:  # a host died: the channels are closed (Ray reports it in one of several ways)
+            self._teardown()
+            self._find_dead(what)
+            raise SimulationError(f"the compiled window loop broke during {what}: {exc}") from exc
+        if failure is not None:
+            raise failure
+        return results
+
+    def _find_dead(self, what: str) -> None:
+        """Raise the SimulationError naming the first dead host, if any (after the compiled loop broke)."""
+        self._get([actor.ping.remote() for actor in self.actors], what)
+
+    def _teardown(self) -> None:
+        dag, self._dag = self._dag, None
+        if dag is not None:
+            try:
+                dag.teardown()
+            except RayError:
+                log.warning("compiled_graph_teardown_failed")
 
     def call(self, index: int, method: str, *args: Any) -> Any:
         if index in self._dead:
@@ -174,6 +309,7 @@ class RayHosts(HostGroup):
         ray.kill(self.actors[index], no_restart=True)
 
     def close(self) -> None:
+        self._teardown()
         live = [a.close.remote() for i, a in enumerate(self.actors) if i not in self._dead]
         try:
             ray.get(live, timeout=30)

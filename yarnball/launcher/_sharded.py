@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 import pickle
 import random
+import statistics
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -29,6 +31,7 @@ from yarnball.actors._failures import HandlerFailures
 from yarnball.actors.shortcuts import exact_shortcuts
 from yarnball.errors import SimulationError, YarnballError
 from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, normalized_conf
+from yarnball.launcher._gc import tuned_gc
 from yarnball.launcher._shard import ShardHost
 from yarnball.launcher.workloads import NodeSpec, SkippedJob
 from yarnball.policies.capacity import CapacitySchedulerConfiguration, QueueMetrics
@@ -38,8 +41,8 @@ from yarnball.protocols import ApplicationReport, Configuration, keys
 __all__ = ["HostGroup", "InProcessHosts", "ShardedCluster", "WindowResult"]
 
 # What a host returns per window: (batches by destination host, next event time, done time, last event time,
-# earliest deliver time among the batches).
-WindowResult = tuple[dict[int, bytes], "float | None", "float | None", float, "float | None"]
+# earliest deliver time among the batches, seconds the host was busy with the window).
+WindowResult = tuple[dict[int, bytes], "float | None", "float | None", float, "float | None", float]
 
 
 class HostGroup(ABC):
@@ -119,8 +122,9 @@ class HostView:
 
     def run_window(self, end: float | None, inclusive: bool, inbound: list[bytes]) -> WindowResult:
         host = self.host
+        start = time.perf_counter()
         out, peek, done, first = host.run_window(end, inclusive, inbound)
-        return out, peek, done, host.last_event_time, first
+        return out, peek, done, host.last_event_time, first, time.perf_counter() - start
 
     def query(self, what: str) -> Any:
         rm = self.host.rm
@@ -297,6 +301,11 @@ class ShardedCluster(Cluster):
         self._now = 0.0
         self._done = False
         self.windows = 0
+        #: Per window: the coordinator's wall seconds from sending it to having every result, less the busiest
+        #: host's own time (what the window protocol itself costs); and each host's busy seconds in all.
+        self.window_overheads: list[float] = []
+        self.host_busy = [0.0] * hosts
+        self.windows_wall = 0.0
         for spec in nodes:
             self.add_node(spec)
 
@@ -406,7 +415,8 @@ class ShardedCluster(Cluster):
             self._done = done_at is not None
             self._now = now
             return now
-        self._now = float(self._windows(group, until_ms, on_progress))
+        with tuned_gc():  # the in-process hosts' actors and the driver's own objects live for the run
+            self._now = float(self._windows(group, until_ms, on_progress))
         for i in range(group.size):
             group.call(i, "set_now", self._now)
         return self._now
@@ -431,14 +441,20 @@ class ShardedCluster(Cluster):
                 or (peeks[i] is not None and (end is None or peeks[i] < end or (inclusive and peeks[i] == end)))
                 for i in range(group.size)
             ]
+            sent = time.perf_counter()
             results = group.run_window(end, inclusive, self._inbound, active)
+            took = time.perf_counter() - sent
             self.windows += 1
+            self.windows_wall += took
+            busiest = 0.0
             self._inbound = [[] for _ in range(group.size)]
             pending: list[float] = []
             done_at = None
             for index, result in enumerate(results):
                 if result is not None:
-                    out, peek, done, last_t, first_out = result
+                    out, peek, done, last_t, first_out, busy = result
+                    self.host_busy[index] += busy
+                    busiest = max(busiest, busy)
                     for dst, data in out.items():
                         self._inbound[dst].append(data)
                     peeks[index] = peek
@@ -449,6 +465,7 @@ class ShardedCluster(Cluster):
                     last = max(last, last_t)
                 if peeks[index] is not None:
                     pending.append(peeks[index])  # type: ignore[arg-type]
+            self.window_overheads.append(took - busiest)
             if on_progress is not None and end is not None and end >= next_progress:
                 on_progress(min(end, until) if until is not None else end)
                 next_progress = end + 1000
@@ -557,16 +574,61 @@ class ShardedCluster(Cluster):
         group = self._start()
         return [group.call(i, "stats") for i in range(group.size)]
 
+    def window_stats(self) -> dict[str, Any]:
+        """What the window protocol cost: windows run, the median and mean overhead of a window in µs (the
+        coordinator's round trip less the busiest host's own time), each host's busy fraction of the windows' wall
+        time, the messages between hosts, and per host the events and messages in and out per window."""
+        stats = self.host_stats()
+        windows = max(self.windows, 1)
+        wall = self.windows_wall
+        busy = [round(b / wall, 4) if wall > 0 else 0.0 for b in self.host_busy]
+        overheads = self.window_overheads
+        return {
+            "hosts": self.hosts,
+            "latency_ms": self.latency_ms,
+            "windows": self.windows,
+            "compiled_graph": bool(getattr(self._group, "compiled", False)),
+            "window_overhead_us_median": round(statistics.median(overheads) * 1e6, 1) if overheads else None,
+            "window_overhead_us_mean": round(statistics.fmean(overheads) * 1e6, 1) if overheads else None,
+            "host_busy_fraction": busy,
+            "cross_host_messages": sum(s["messages_out"] for s in stats),
+            "per_host": [
+                {
+                    "host": s["index"],
+                    "actors": s["actors"],
+                    "busy_fraction": busy[i],
+                    "events_per_window": round(s["events"] / windows, 2),
+                    "messages_in": s["messages_in"],
+                    "messages_out": s["messages_out"],
+                    "messages_in_per_window": round(s["messages_in"] / windows, 2),
+                    "messages_out_per_window": round(s["messages_out"] / windows, 2),
+                }
+                for i, s in enumerate(stats)
+            ],
+        }
+
     def write_outputs(
         self, out_dir: str | Path, *, wall_seconds: float, workload: Any = None, plots: bool = True
     ) -> dict[str, Any]:
-        """Write the same output files as the embedded run (built on host 0) into ``out_dir``; return the summary."""
+        """Write the same output files as the embedded run (built on host 0) into ``out_dir``; return the summary.
+
+        On Ray the summary also has a ``ray`` section: :meth:`window_stats` (wall-clock figures, not compared
+        between runs)."""
         import json
 
         group = self._start()
         options = {"wall_seconds": wall_seconds, "seed": self.seed, "workload": workload, "plots": plots}
         failures = self._reachable_failures(group)
         files = group.call(0, "write_outputs", self.jobs, self.skipped, options, self.event_log is not None, failures)
+        if self.backend == "ray" and self.clock == "virtual":
+            try:
+                stats = self.window_stats()
+            except SimulationError:
+                stats = None  # a dead host: the run's own outputs still get written
+            if stats is not None:
+                summary = json.loads(files["summary.json"])
+                summary["ray"] = stats
+                files["summary.json"] = (json.dumps(summary, sort_keys=True, indent=2) + "\n").encode("utf-8")
         out = Path(out_dir)
         for name, data in files.items():
             path = out / name

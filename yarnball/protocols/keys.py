@@ -469,3 +469,10 @@ DEFAULT_SIMULATION_DORMANT_IDLE_AMS = True
 #: (tests/test_lazy_running.py). Only effective where NM skipping is on (it builds on it).
 SIMULATION_LAZY_RUNNING_REPORTS = "yarnball.simulation.lazy-running-reports"
 DEFAULT_SIMULATION_LAZY_RUNNING_REPORTS = True
+
+# -- yarnball: the Ray backend's window loop ---------------------------------------------------------------------
+#: Windows the coordinator runs with one plain Ray actor call per shard host before it compiles the window loop
+#: into a Ray Compiled Graph (launcher/_ray.py): compiling takes ~2 s, then a window costs a fraction of a plain
+#: call's round trip. 0 compiles before the first window; -1 never compiles. Results are the same either way.
+RAY_COMPILED_GRAPH_AFTER_WINDOWS = "yarnball.ray.compiled-graph-after-windows"
+DEFAULT_RAY_COMPILED_GRAPH_AFTER_WINDOWS = 1000
