@@ -56,3 +56,41 @@ def test_node_lost_from_file_expires_node_and_conserves_containers(tmp_path: Pat
     assert app.state is YarnApplicationState.FINISHED
     assert app.final_status is FinalApplicationStatus.SUCCEEDED
     assert_containers_conserved(cluster)
+
+
+TRACE = Path(__file__).resolve().parent.parent / "examples" / "traces"
+
+
+def _simulate(tmp_path: Path, schedule: object) -> int:
+    from yarnball.launcher.cli import main
+
+    faults = tmp_path / "faults.json"
+    faults.write_text(json.dumps(schedule))
+    return main(
+        [
+            "simulate",
+            "--tracelocation",
+            str(TRACE / "sample-sls.json"),
+            "--nodes",
+            str(TRACE / "sample-nodes.json"),
+            "--output-dir",
+            str(tmp_path / "out"),
+            "--no-plots",
+            "--no-progress",
+            "--faults",
+            str(faults),
+        ]
+    )
+
+
+def test_cli_rejects_unknown_node_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _simulate(tmp_path, [{"at_ms": 1000, "kind": "node_lost", "target": "node999"}]) == 2
+    assert "fault 0: field 'target': unknown node 'node999'" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()  # refused before the run
+
+
+def test_cli_node_lost_is_expired_by_the_rm(tmp_path: Path) -> None:
+    assert _simulate(tmp_path, [{"at_ms": 10_000, "kind": "node_lost", "target": "node3"}]) == 0
+    events = [json.loads(line) for line in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
+    lost = [e for e in events if e.get("event") == "node_lost"]
+    assert len(lost) == 1 and lost[0]["node"].startswith("node3")

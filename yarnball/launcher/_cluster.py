@@ -209,13 +209,10 @@ class Cluster:
         """Schedule faults (one, a list, or a JSON schedule file path; see launcher/_faults.py).
 
         Unknown targets are rejected here, before the run, naming the entry index and field."""
-        from yarnball.launcher._faults import as_faults
+        from yarnball.launcher._faults import as_faults, check_targets
 
         parsed = as_faults(faults)
-        for i, fault in enumerate(parsed):
-            host = fault.target.split(":", 1)[0]
-            if host not in self.node_managers:
-                raise ConfigurationError(f"fault {i}: field 'target': unknown node {fault.target!r}")
+        check_targets(parsed, list(self.node_managers))
         for fault in parsed:
             self.fail_node(fault.target.split(":", 1)[0], fault.at_ms)
 

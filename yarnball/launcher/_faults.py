@@ -46,6 +46,14 @@ def parse_faults(entries: Any, source: str = "<faults>") -> list[Fault]:
     return faults
 
 
+def check_targets(faults: Sequence[Fault], hosts: Sequence[str], source: str = "<faults>") -> None:
+    """Reject, before the run, a fault whose target names no node of the cluster (host or host:port)."""
+    known = set(hosts)
+    for i, fault in enumerate(faults):
+        if fault.target.split(":", 1)[0] not in known:
+            raise ConfigurationError(f"{source}: fault {i}: field 'target': unknown node {fault.target!r}")
+
+
 def load_faults(path: str | Path) -> list[Fault]:
     try:
         data = json.loads(Path(path).read_text())
