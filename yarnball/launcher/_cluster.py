@@ -206,6 +206,20 @@ class Cluster:
         # Owned by the NM, so what it sends is ordered as its own messages (the same on every backend).
         self.kernel.schedule(max(0.0, at_ms - self.kernel.now), lambda _: nm.fail(), owner=nm.id)
 
+    def inject(self, faults: Any) -> None:
+        """Schedule faults (one, a list, or a JSON schedule file path; see launcher/_faults.py).
+
+        Unknown targets are rejected here, before the run, naming the entry index and field."""
+        from yarnball.launcher._faults import as_faults, check_targets
+
+        parsed = as_faults(faults)
+        check_targets(parsed, list(self.node_managers))
+        for fault in parsed:
+            self.fail_node(fault.target.split(":", 1)[0], fault.at_ms)
+
+    def inject_file(self, path: Any) -> None:
+        self.inject(str(path))
+
     def refresh_queues(self, conf: Any, *, at_ms: float | None = None) -> Any:
         """``yarn rmadmin -refreshQueues``: ``conf`` (a Configuration, a mapping or a conf dir) is the new
         capacity-scheduler.xml, told to the RM as a ``RefreshQueuesRequest`` (launcher/_refresh.py).

@@ -148,6 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("output_dir", metavar="OUTPUT_DIR", help="the --output-dir of a finished run")
     sim.add_argument(
+        "--faults",
+        metavar="FILE",
+        help="JSON fault schedule: a list of {at_ms, kind, target}; kinds: node_lost (embedded backend only)",
+    )
+    sim.add_argument(
         "--strict",
         action="store_true",
         help="refuse trace and node-file keys the format does not know (default: warn, naming the closest key)",
@@ -250,6 +255,14 @@ def _simulate(args: argparse.Namespace) -> int:
     finally:
         close_logging()
     refreshes = _refresh_arguments(conf, args.refresh_queues)
+    faults = None
+    if args.faults is not None:
+        from yarnball.launcher._faults import check_targets, load_faults
+
+        if args.backend != "embedded":
+            raise ConfigurationError("--faults needs the embedded backend")
+        faults = load_faults(args.faults)
+        check_targets(faults, [n.hostname for n in workload.nodes], args.faults)
     interval_ms = conf.get_int(keys.SLS_METRICS_RECORD_INTERVAL_MS, keys.DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS)
     if interval_ms <= 0:
         raise ConfigurationError(
@@ -289,6 +302,8 @@ def _simulate(args: argparse.Namespace) -> int:
         cluster.submit_workload(workload)
         for at_ms, conf_dir in refreshes:
             cluster.refresh_queues(conf_dir, at_ms=at_ms)
+        if faults:
+            cluster.inject(faults)
         recorder = MetricsRecorder(cluster, interval_ms, track_jobs=[j for j in track if j in known])
         recorder.start()
         progress = _Progress(cluster, _target_ms(workload, args.until_ms), sys.stderr, enabled=not args.no_progress)
