@@ -31,7 +31,7 @@ from yarnball.protocols._clientprotocol import (
 )
 from yarnball.protocols._records import Priority, YarnApplicationState
 
-__all__ = ["can_modify", "modify_refusal", "move", "update_priority"]
+__all__ = ["can_modify", "modify_refusal", "move", "update_priority", "wake_nodes"]
 
 ACCESS_DENIED = "AccessControlException"
 NOT_FOUND = "ApplicationNotFoundException"
@@ -49,6 +49,14 @@ _UNMOVABLE = frozenset(
 )
 # ClientRMService.ACTIVE_APP_STATES
 _ACTIVE = frozenset({YarnApplicationState.ACCEPTED, YarnApplicationState.RUNNING})
+
+
+def wake_nodes(rm: Any) -> None:
+    """A move or a new priority changes what the next NODE_UPDATE may allocate, which the heartbeat-skipping
+    shortcuts cannot foresee (they prove a skipped heartbeat a no-op from the scheduler's state): every node sends
+    its next heartbeat for real."""
+    for node_id in sorted(rm.nodes, key=str):
+        rm._wake(node_id)
 
 
 def can_modify(rm: Any, user: str, app: Any) -> bool:
@@ -99,6 +107,7 @@ def move(rm: Any, msg: MoveApplicationAcrossQueuesRequest) -> Any:
         return RemoteRefusal(exception=YARN_EXCEPTION, message=str(err))
     rm.log.info("application_moved", application=str(app.id), source=app.queue, target=target, user=msg.user)
     app.queue = target
+    wake_nodes(rm)
     return MoveApplicationAcrossQueuesResponse()
 
 
@@ -131,4 +140,5 @@ def update_priority(rm: Any, msg: UpdateApplicationPriorityRequest) -> Any:
     new = Priority(wanted)
     app.context = msgspec.structs.replace(app.context, priority=new)
     rm.log.info("application_priority_updated", application=str(app.id), priority=wanted, user=msg.user)
+    wake_nodes(rm)
     return UpdateApplicationPriorityResponse(application_priority=new)
