@@ -10,13 +10,13 @@ import pytest
 
 pytest.importorskip("aiohttp")
 
-from aiohttp.test_utils import TestClient, TestServer  # noqa: E402
+from aiohttp.test_utils import TestClient, TestServer
 
-from tests.web_helpers import build_cluster  # noqa: E402
-from yarnball.launcher.web._driver import SLICE_WALL_S, LiveSource, StaticSource, drive  # noqa: E402
-from yarnball.launcher.web._server import build_app  # noqa: E402
-from yarnball.launcher.web._snapshot import take_snapshot  # noqa: E402
-from yarnball.protocols import Configuration, YarnApplicationState  # noqa: E402
+from tests.web_helpers import build_cluster
+from yarnball.launcher.web._driver import SLICE_WALL_S, LiveSource, StaticSource, drive
+from yarnball.launcher.web._server import build_app
+from yarnball.launcher.web._snapshot import take_snapshot
+from yarnball.protocols import Configuration, YarnApplicationState
 
 APPS = "/ws/v1/cluster/apps"
 CS = "yarn.scheduler.capacity."

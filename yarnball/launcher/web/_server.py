@@ -22,6 +22,7 @@ from aiohttp import web
 
 from yarnball.errors import ConfigurationError
 from yarnball.launcher.web._driver import LiveSource, drive
+from yarnball.launcher.web._nmrest import add_nm_routes
 from yarnball.launcher.web._rest import SOURCE, SnapshotSource, add_rest_routes, remote_exception_middleware
 from yarnball.launcher.web._restwrite import add_write_routes
 from yarnball.launcher.web._sls import add_sls_routes
@@ -38,6 +39,7 @@ def build_app(source: SnapshotSource) -> web.Application:
     app[SOURCE] = source
     add_rest_routes(app)
     add_write_routes(app)
+    add_nm_routes(app)
     add_ui_routes(app)
     add_sls_routes(app)
     return app
