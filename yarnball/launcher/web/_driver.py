@@ -40,6 +40,8 @@ class LiveSource:
         self.driving = False  # a drive() loop runs the kernel (see ask_rm)
         self._snapshot: Snapshot | None = None
         self._waiters: list[asyncio.Future[None]] = []
+        #: set when work arrived after the run ended (a REST submission): the server drives the kernel again
+        self.resume = asyncio.Event()
 
     def advance(self, *, done: bool = False) -> None:
         """The kernel ran: later requests get a new snapshot."""
@@ -49,6 +51,13 @@ class LiveSource:
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
+
+    def start_am(self, am: Any) -> None:
+        """Start an ApplicationMaster actor (a REST submission's, launcher/web/_restsubmit.py) between slices; after
+        the run ended, ask the server to drive the kernel again so that it runs."""
+        self.cluster.submit(am)
+        if self.done:
+            self.resume.set()
 
     async def ask_rm(self, message: Any) -> Any:
         """Send ``message`` to the RM as a client would and return its reply (a write of the REST API).
