@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from typing import Any
 
 import pytest
 
 pytest.importorskip("aiohttp")
 
+import aiohttp
 from aiohttp.test_utils import TestClient, TestServer
 
 from tests.web_helpers import build_cluster
 from yarnball.launcher.web._driver import LiveSource, drive
 from yarnball.launcher.web._restsubmit import DS_APP_MASTER, RestShellAppMaster, parse_shell_command
-from yarnball.launcher.web._server import build_app
-from yarnball.protocols import YarnApplicationState
+from yarnball.launcher.web._server import _serve, build_app
 
 APPS = "/ws/v1/cluster/apps"
 
@@ -147,3 +149,45 @@ def test_submissions_yarnball_cannot_run_are_refused() -> None:
     assert "DistributedShell" in out[5][2] and "sleep <seconds>" in out[6][2]
     assert not any(isinstance(m, RestShellAppMaster) for m in cluster.masters)
     assert not any(a.user == "a" for a in cluster.rm.apps.values())
+
+
+def test_a_submission_after_the_run_ended_runs() -> None:
+    """The server keeps serving a finished run; a submission then wakes the driver and the application runs to its
+    end (the server stops on SIGINT as the CLI's does)."""
+    cluster, _ = build_cluster()
+    seen: dict[str, Any] = {}
+
+    async def client_side(url: str) -> None:
+        try:
+            async with aiohttp.ClientSession() as session:
+                me = {"user.name": "bob"}
+                new = await (await session.post(url + APPS + "/new-application", params=me)).json()
+                app_id = new["application-id"]
+                r = await session.post(url + APPS, params=me, json=context(app_id, ds_command(2, 3)))
+                seen["status"] = r.status
+                while True:  # each request waits for the slices in between; no wall-clock sleep
+                    app = (await (await session.get(f"{url}{APPS}/{app_id}")).json())["app"]
+                    if app["state"] in ("FINISHED", "FAILED", "KILLED"):
+                        break
+                seen["final"] = app
+        finally:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    tasks: list[asyncio.Future[None]] = []
+    result = asyncio.run(
+        _serve(
+            cluster,
+            "127.0.0.1",
+            0,
+            until_ms=None,
+            pace=None,
+            keep_serving=True,
+            on_progress=None,
+            on_started=lambda url: None,
+            on_finished=None,
+            on_serving_final=lambda url: tasks.append(asyncio.ensure_future(client_side(url))),
+        )
+    )
+    assert not result.interrupted and seen["status"] == 202
+    assert seen["final"]["state"] == "FINISHED" and seen["final"]["user"] == "bob"
+    assert cluster.finished()
