@@ -128,7 +128,7 @@ async def put_app_state(request: web.Request) -> web.Response:
     _refused(reply, "kill", app_id, user, "")
     state = {"state": source.latest().apps[app_id]["state"]}
     response = render(request, {"appstate": state}, status=202, json_body=state)
-    response.headers["Location"] = str(request.url)
+    response.headers["Location"] = str(request.url.with_query(None))  # getRequestURL(): no query
     return response
 
 
