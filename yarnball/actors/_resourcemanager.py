@@ -647,7 +647,10 @@ class ResourceManager(Actor):
             response = KillApplicationResponse(is_kill_completed=True)
             self.reply(response)
             return
-        self.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics, user=msg.user)
+        if msg.user:
+            self.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics, user=msg.user)
+        else:  # an in-process kill logs as it always did
+            self.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics)
         if msg.user:  # ClientRMService.forceKillApplication's message (no remote address: not an RPC call)
             diagnostics = f"Application {app.id} was killed by user {msg.user}"
             if msg.diagnostics.strip():
