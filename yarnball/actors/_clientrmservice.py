@@ -23,6 +23,7 @@ from yarnball.policies.capacity._acl import QueueACL
 from yarnball.policies.capacity._appupdates import move_application, update_application_priority
 from yarnball.protocols import keys
 from yarnball.protocols._clientprotocol import (
+    KillApplicationRequest,
     MoveApplicationAcrossQueuesRequest,
     MoveApplicationAcrossQueuesResponse,
     RemoteRefusal,
@@ -31,7 +32,7 @@ from yarnball.protocols._clientprotocol import (
 )
 from yarnball.protocols._records import Priority, YarnApplicationState
 
-__all__ = ["can_modify", "modify_refusal", "move", "update_priority", "wake_nodes"]
+__all__ = ["can_modify", "kill_diagnostics", "kill_refusal", "modify_refusal", "move", "update_priority", "wake_nodes"]
 
 ACCESS_DENIED = "AccessControlException"
 NOT_FOUND = "ApplicationNotFoundException"
@@ -75,6 +76,26 @@ def modify_refusal(rm: Any, user: str, app: Any) -> RemoteRefusal | None:
     return RemoteRefusal(
         exception=ACCESS_DENIED, message=f"User {user} cannot perform operation MODIFY_APP on {app.id}"
     )
+
+
+def kill_refusal(rm: Any, msg: KillApplicationRequest, app: Any) -> RemoteRefusal | None:
+    """``ClientRMService.forceKillApplication``'s checks, for a named caller (None: go ahead)."""
+    if not msg.user:
+        return None
+    if app is None:
+        return RemoteRefusal(exception=NOT_FOUND, message=f"Trying to kill an absent application {msg.application_id}")
+    return modify_refusal(rm, msg.user, app)
+
+
+def kill_diagnostics(msg: KillApplicationRequest, app_id: Any) -> str:
+    """The killed app's diagnostics: ``forceKillApplication``'s message for a named caller (no remote address: not
+    an RPC call), else the in-process kill's own (or yarnball's default)."""
+    if not msg.user:
+        return msg.diagnostics or "Application killed by user."
+    text = f"Application {app_id} was killed by user {msg.user}"
+    if msg.diagnostics.strip():
+        text += f" with diagnostic message: {msg.diagnostics.strip()}"
+    return text
 
 
 def move(rm: Any, msg: MoveApplicationAcrossQueuesRequest) -> Any:

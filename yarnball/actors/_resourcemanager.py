@@ -23,7 +23,7 @@ from typing import Any
 
 from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._amdormancy import DormantAMs
-from yarnball.actors._clientrmservice import modify_refusal, update_priority
+from yarnball.actors._clientrmservice import kill_diagnostics, kill_refusal, update_priority
 from yarnball.actors._clientrmservice import move as move_across_queues
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
@@ -100,7 +100,7 @@ from yarnball.protocols import (
     YarnApplicationState,
     keys,
 )
-from yarnball.protocols._clientprotocol import RemoteRefusal, YarnClusterMetrics
+from yarnball.protocols._clientprotocol import YarnClusterMetrics
 from yarnball.protocols._containermanagement import ContainerLaunchContext, StartContainerRequest
 from yarnball.protocols._executor import ATTEMPT_ID_ENV
 
@@ -631,18 +631,10 @@ class ResourceManager(Actor):
     @handler
     def on_kill(self, msg: KillApplicationRequest) -> None:
         app = self.apps.get(msg.application_id)
-        if msg.user:  # ClientRMService.forceKillApplication's checks, for a named caller (_clientrmservice.py)
-            refusal = (
-                RemoteRefusal(
-                    exception="ApplicationNotFoundException",
-                    message=f"Trying to kill an absent application {msg.application_id}",
-                )
-                if app is None
-                else modify_refusal(self, msg.user, app)
-            )
-            if refusal is not None:
-                self.reply(refusal)
-                return
+        refusal = kill_refusal(self, msg, app)  # ClientRMService.forceKillApplication's checks (named callers)
+        if refusal is not None:
+            self.reply(refusal)
+            return
         if app is None or app.is_done:
             response = KillApplicationResponse(is_kill_completed=True)
             self.reply(response)
@@ -651,13 +643,7 @@ class ResourceManager(Actor):
             self.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics, user=msg.user)
         else:  # an in-process kill logs as it always did
             self.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics)
-        if msg.user:  # ClientRMService.forceKillApplication's message (no remote address: not an RPC call)
-            diagnostics = f"Application {app.id} was killed by user {msg.user}"
-            if msg.diagnostics.strip():
-                diagnostics += f" with diagnostic message: {msg.diagnostics.strip()}"
-            app.diagnostics = diagnostics
-        else:
-            app.diagnostics = msg.diagnostics or "Application killed by user."
+        app.diagnostics = kill_diagnostics(msg, app.id)
         attempt = app.current_attempt
         if attempt is not None and not attempt.is_done:
             attempt.state = AttemptState.KILLED
