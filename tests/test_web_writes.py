@@ -358,3 +358,21 @@ def test_priority_is_capped_and_refused_to_strangers() -> None:
     )
     assert rm_app(cluster, victim["id"]).context.priority.priority == 3
     assert "<applicationpriority><priority>3</priority></applicationpriority>" in xml
+
+
+def test_xml_bodies_and_answers() -> None:
+    """An XML AppState body (root appstate) kills as JSON does; with Accept: application/xml the answer is XML."""
+
+    async def scenario(client: TestClient, cluster: Any, source: LiveSource) -> Any:
+        app = await running_app(client)
+        r = await client.put(
+            f"{APPS}/{app['id']}/state",
+            params={"user.name": app["user"]},
+            data="<appstate><state>KILLED</state></appstate>",
+            headers={"Content-Type": "application/xml", "Accept": "application/xml"},
+        )
+        return app["id"], r.status, await r.text()
+
+    (app_id, status, text), cluster = serve(scenario, acl_conf())
+    assert status == 202 and "<appstate><state>KILLED</state></appstate>" in text
+    assert rm_app(cluster, app_id).state is YarnApplicationState.KILLED
