@@ -129,7 +129,12 @@ async def _serve(
                     resumed.cancel()
                     break
                 source.resume.clear()
-                await drive(cluster, source, pace=pace)
+                again = asyncio.ensure_future(drive(cluster, source, pace=pace))
+                await asyncio.wait({again, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                if not again.done():  # Ctrl-C/SIGTERM while the late submission runs
+                    again.cancel()
+                    break
+                again.result()  # a failure of the run is the caller's, as for the first run
         else:
             waiter.cancel()
         return ServeResult(end_ms, wall, url, False)
