@@ -23,6 +23,8 @@ from typing import Any
 
 from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._adminservice import refresh_queues
+from yarnball.actors._clientrmservice import kill_diagnostics, kill_refusal, update_priority
+from yarnball.actors._clientrmservice import move as move_across_queues
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
@@ -77,6 +79,7 @@ from yarnball.protocols import (
     GetNewApplicationResponse,
     KillApplicationRequest,
     KillApplicationResponse,
+    MoveApplicationAcrossQueuesRequest,
     NodeAction,
     NodeAddedSchedulerEvent,
     NodeHeartbeatRequest,
@@ -99,6 +102,7 @@ from yarnball.protocols import (
     SubmitApplicationResponse,
     UnRegisterNodeManagerRequest,
     UnRegisterNodeManagerResponse,
+    UpdateApplicationPriorityRequest,
     YarnApplicationState,
     keys,
 )
@@ -637,12 +641,19 @@ class ResourceManager(Actor):
     @handler
     def on_kill(self, msg: KillApplicationRequest) -> None:
         app = self.apps.get(msg.application_id)
+        refusal = kill_refusal(self, msg, app)  # ClientRMService.forceKillApplication's checks (named callers)
+        if refusal is not None:
+            self.reply(refusal)
+            return
         if app is None or app.is_done:
             response = KillApplicationResponse(is_kill_completed=True)
             self.reply(response)
             return
-        self.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics)
-        app.diagnostics = msg.diagnostics or "Application killed by user."
+        if msg.user:
+            self.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics, user=msg.user)
+        else:  # an in-process kill logs as it always did
+            self.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics)
+        app.diagnostics = kill_diagnostics(msg, app.id)
         attempt = app.current_attempt
         if attempt is not None and not attempt.is_done:
             attempt.state = AttemptState.KILLED
@@ -656,6 +667,14 @@ class ResourceManager(Actor):
     def on_refresh_queues(self, msg: RefreshQueuesRequest) -> None:
         """``yarn rmadmin -refreshQueues`` (actors/_adminservice.py)."""
         self.reply(refresh_queues(self, msg))
+
+    @handler
+    def on_move(self, msg: MoveApplicationAcrossQueuesRequest) -> None:
+        self.reply(move_across_queues(self, msg))
+
+    @handler
+    def on_update_priority(self, msg: UpdateApplicationPriorityRequest) -> None:
+        self.reply(update_priority(self, msg))
 
     @handler
     def on_app_report(self, msg: GetApplicationReportRequest) -> None:

@@ -37,10 +37,15 @@ __all__ = [
     "GetQueueInfoResponse",
     "KillApplicationRequest",
     "KillApplicationResponse",
+    "MoveApplicationAcrossQueuesRequest",
+    "MoveApplicationAcrossQueuesResponse",
     "QueueInfo",
     "QueueState",
+    "RemoteRefusal",
     "SubmitApplicationRequest",
     "SubmitApplicationResponse",
+    "UpdateApplicationPriorityRequest",
+    "UpdateApplicationPriorityResponse",
     "YarnClusterMetrics",
 ]
 
@@ -130,10 +135,15 @@ class SubmitApplicationResponse(Message, frozen=True, kw_only=True, tag="SubmitA
 
 
 class KillApplicationRequest(Message, frozen=True, kw_only=True, tag="KillApplicationRequest"):
-    """Client -> RM (``KillApplicationRequest``)."""
+    """Client -> RM (``KillApplicationRequest``).
+
+    ``user`` is the caller (Hadoop takes it from the RPC's UGI); empty means an in-process caller that the ACLs do
+    not apply to (a trace, a test). A named caller is checked against the application's owner, ``yarn.admin.acl``
+    and the queue's ``acl_administer_queue`` when ``yarn.acl.enable`` is true (``ClientRMService.checkAccess``)."""
 
     application_id: ApplicationId
     diagnostics: str = ""
+    user: str = ""
 
 
 class KillApplicationResponse(Message, frozen=True, kw_only=True, tag="KillApplicationResponse"):
@@ -206,3 +216,41 @@ class GetQueueInfoResponse(Message, frozen=True, kw_only=True, tag="GetQueueInfo
     """RM -> client (``GetQueueInfoResponse``)."""
 
     queue_info: QueueInfo
+
+
+class MoveApplicationAcrossQueuesRequest(Message, frozen=True, kw_only=True, tag="MoveApplicationAcrossQueuesRequest"):
+    """Client -> RM (``MoveApplicationAcrossQueuesRequest``); ``user`` as in :class:`KillApplicationRequest`."""
+
+    application_id: ApplicationId
+    target_queue: str
+    user: str = ""
+
+
+class MoveApplicationAcrossQueuesResponse(
+    Message, frozen=True, kw_only=True, tag="MoveApplicationAcrossQueuesResponse"
+):
+    """RM -> client (``MoveApplicationAcrossQueuesResponse``): the move is done."""
+
+
+class UpdateApplicationPriorityRequest(Message, frozen=True, kw_only=True, tag="UpdateApplicationPriorityRequest"):
+    """Client -> RM (``UpdateApplicationPriorityRequest``); ``user`` as in :class:`KillApplicationRequest`."""
+
+    application_id: ApplicationId
+    application_priority: Priority
+    user: str = ""
+
+
+class UpdateApplicationPriorityResponse(Message, frozen=True, kw_only=True, tag="UpdateApplicationPriorityResponse"):
+    """RM -> client (``UpdateApplicationPriorityResponse``): the priority the application has now (capped at
+    ``yarn.cluster.max-application-priority``, as ``CapacityScheduler.checkAndGetApplicationPriority`` does)."""
+
+    application_priority: Priority
+
+
+class RemoteRefusal(Message, frozen=True, kw_only=True, tag="RemoteRefusal"):
+    """RM -> client: the request was refused, as a ``YarnException`` thrown by ``ClientRMService`` reaches an RPC
+    client (``RemoteException``): ``exception`` is the Java class's simple name (``ApplicationNotFoundException``,
+    ``AccessControlException``, ``YarnException``), ``message`` Hadoop's text."""
+
+    exception: str
+    message: str

@@ -63,6 +63,8 @@ YARN_ACL_ENABLE = "yarn.acl.enable"
 DEFAULT_YARN_ACL_ENABLE = False
 YARN_ADMIN_ACL = "yarn.admin.acl"
 DEFAULT_YARN_ADMIN_ACL = "*"
+YARN_CLUSTER_MAX_APPLICATION_PRIORITY = "yarn.cluster.max-application-priority"
+DEFAULT_YARN_CLUSTER_MAX_APPLICATION_PRIORITY = 0
 # "ACL used in case none is found. Allows nothing." (YarnConfiguration.DEFAULT_YARN_APP_ACL)
 DEFAULT_YARN_APP_ACL = " "
 

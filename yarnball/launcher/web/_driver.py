@@ -37,12 +37,46 @@ class LiveSource:
         self.generation = 0
         self.done = False
         self.snapshots_taken = 0
+        self.driving = False  # a drive() loop runs the kernel (see ask_rm)
         self._snapshot: Snapshot | None = None
+        self._waiters: list[asyncio.Future[None]] = []
+        #: set when work arrived after the run ended (a REST submission): the server drives the kernel again
+        self.resume = asyncio.Event()
 
     def advance(self, *, done: bool = False) -> None:
         """The kernel ran: later requests get a new snapshot."""
         self.generation += 1
         self.done = done
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def start_am(self, am: Any) -> None:
+        """Start an ApplicationMaster actor (a REST submission's, launcher/web/_restsubmit.py) between slices; after
+        the run ended, ask the server to drive the kernel again so that it runs."""
+        self.cluster.submit(am)
+        if self.done:
+            self.resume.set()
+
+    async def ask_rm(self, message: Any) -> Any:
+        """Send ``message`` to the RM as a client would and return its reply (a write of the REST API).
+
+        The message enters the kernel's queue between slices like any other message; while the driver runs, the
+        caller waits for the slices that deliver it and its reply. Once the run is over (or when nothing drives the
+        kernel) the kernel is run here just until the reply arrives, so a write to a finished run is still answered
+        by the RM. Later requests get a new snapshot, which shows the write's effect."""
+        fut = self.cluster.rm.ref.ask(message)
+        kernel = self.cluster.kernel
+        while not fut.done():
+            if self.done or not self.driving:
+                kernel.run_until_complete(fut)
+                break
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            await waiter
+        self.advance(done=self.done)
+        return fut.result()
 
     def latest(self) -> Snapshot:
         snap = self._snapshot
@@ -97,6 +131,8 @@ async def drive(
     slice_ms = 1000.0
     start_ms = float(kernel.now)
     wall0 = wall_clock()
+    if source is not None:
+        source.driving = True
     while True:
         if pace is not None:
             target = paced_target(start_ms, wall_clock() - wall0, pace)
@@ -123,5 +159,6 @@ async def drive(
         kernel.now = max(start_ms, float(kernel.last_event_time))
     cluster.end_run()
     if source is not None:
+        source.driving = False
         source.advance(done=True)
     return float(kernel.now)

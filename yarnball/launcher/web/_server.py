@@ -22,7 +22,10 @@ from aiohttp import web
 
 from yarnball.errors import ConfigurationError
 from yarnball.launcher.web._driver import LiveSource, drive
+from yarnball.launcher.web._nmrest import add_nm_routes
 from yarnball.launcher.web._rest import SOURCE, SnapshotSource, add_rest_routes, remote_exception_middleware
+from yarnball.launcher.web._restsubmit import add_submit_routes
+from yarnball.launcher.web._restwrite import add_write_routes
 from yarnball.launcher.web._sls import add_sls_routes
 from yarnball.launcher.web._ui import add_ui_routes
 
@@ -36,6 +39,9 @@ def build_app(source: SnapshotSource) -> web.Application:
     app = web.Application(middlewares=[remote_exception_middleware])
     app[SOURCE] = source
     add_rest_routes(app)
+    add_write_routes(app)
+    add_submit_routes(app)
+    add_nm_routes(app)
     add_ui_routes(app)
     add_sls_routes(app)
     return app
@@ -116,7 +122,19 @@ async def _serve(
         if keep_serving:
             if on_serving_final is not None:
                 on_serving_final(url)
-            await waiter
+            while True:  # a REST submission after the end sets source.resume: run again until it is done too
+                resumed = asyncio.ensure_future(source.resume.wait())
+                await asyncio.wait({waiter, resumed}, return_when=asyncio.FIRST_COMPLETED)
+                if waiter.done():
+                    resumed.cancel()
+                    break
+                source.resume.clear()
+                again = asyncio.ensure_future(drive(cluster, source, pace=pace))
+                await asyncio.wait({again, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                if not again.done():  # Ctrl-C/SIGTERM while the late submission runs
+                    again.cancel()
+                    break
+                again.result()  # a failure of the run is the caller's, as for the first run
         else:
             waiter.cancel()
         return ServeResult(end_ms, wall, url, False)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from yarnball import __version__
+from yarnball.launcher.web._nmview import node_managers
 from yarnball.launcher.web._resources import r as _r
 from yarnball.launcher.web._resources import resource_info
 from yarnball.launcher.web._schedulerinfo import scheduler_info
@@ -66,7 +67,7 @@ class Snapshot:
         self.now_ms = float(cluster.kernel.now)
         self.opportunistic = rm.opportunistic is not None  # the Nodes page shows its (G)/(O) columns
         if not lazy:
-            for name in ("nodes", "apps", "metrics", "scheduler", "cluster_info"):
+            for name in ("nodes", "apps", "metrics", "scheduler", "cluster_info", "node_managers"):
                 self._section(name)
             self._cluster = None  # a complete snapshot keeps nothing of the cluster
 
@@ -91,6 +92,8 @@ class Snapshot:
             cache[name] = scheduler_info(cluster, self._queues(), preemption=rm.preemption_monitor is not None)
         elif name == "cluster_info":
             cache[name] = _cluster_info(self._ts)
+        elif name == "node_managers":
+            cache[name] = node_managers(cluster, self._ts, _VERSION, _BUILD)
         return cache[name]
 
     def _queues(self) -> dict[str, Any]:
@@ -117,6 +120,11 @@ class Snapshot:
     @property
     def scheduler(self) -> dict[str, Any]:
         return self._section("scheduler")  # type: ignore[no-any-return]
+
+    @property
+    def node_managers(self) -> dict[str, dict[str, Any]]:
+        """node id -> that NodeManager's own view (launcher/web/_nmview.py, the NM REST API)."""
+        return self._section("node_managers")  # type: ignore[no-any-return]
 
     @property
     def cluster_info(self) -> dict[str, Any]:

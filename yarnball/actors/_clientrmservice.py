@@ -1,0 +1,165 @@
+"""ClientRMService's write requests with their access checks: kill, move to another queue, update priority.
+
+The RM's handlers call these (actors/_resourcemanager.py); a refusal is answered with a
+:class:`~yarnball.protocols.RemoteRefusal` carrying Hadoop's exception name and message, never raised (a raised
+handler error would count as a handler failure of the run).
+
+Access (``ClientRMService.checkAccess``): with ``yarn.acl.enable`` false everything is allowed. Otherwise the
+caller may modify an application when it is the owner or in ``yarn.admin.acl`` (``ApplicationACLsManager``; the
+application's own MODIFY_APP ACL is not modelled, so it is empty) or has ``acl_administer_queue`` on the
+application's queue or an ancestor (``QueueACLsManager``). A move also needs ``acl_submit_applications`` or
+``acl_administer_queue`` on the target queue (``ClientRMService.accessToTargetQueueAllowed``). An empty caller is an
+in-process client (a trace, a test) that the checks do not apply to.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from yarnball.errors import SchedulingError
+from yarnball.policies.capacity._acl import QueueACL
+from yarnball.policies.capacity._appupdates import move_application, update_application_priority
+from yarnball.protocols import keys
+from yarnball.protocols._clientprotocol import (
+    KillApplicationRequest,
+    MoveApplicationAcrossQueuesRequest,
+    MoveApplicationAcrossQueuesResponse,
+    RemoteRefusal,
+    UpdateApplicationPriorityRequest,
+    UpdateApplicationPriorityResponse,
+)
+from yarnball.protocols._records import Priority, YarnApplicationState
+
+__all__ = ["can_modify", "kill_diagnostics", "kill_refusal", "modify_refusal", "move", "update_priority", "wake_nodes"]
+
+ACCESS_DENIED = "AccessControlException"
+NOT_FOUND = "ApplicationNotFoundException"
+YARN_EXCEPTION = "YarnException"
+
+# ClientRMService.moveApplicationAcrossQueues: states in which the scheduler does not track the app
+_UNMOVABLE = frozenset(
+    {
+        YarnApplicationState.NEW,
+        YarnApplicationState.NEW_SAVING,
+        YarnApplicationState.FINISHED,
+        YarnApplicationState.FAILED,
+        YarnApplicationState.KILLED,
+    }
+)
+# ClientRMService.ACTIVE_APP_STATES
+_ACTIVE = frozenset({YarnApplicationState.ACCEPTED, YarnApplicationState.RUNNING})
+
+
+def wake_nodes(rm: Any) -> None:
+    """A move or a new priority changes what the next NODE_UPDATE may allocate, which the heartbeat-skipping
+    shortcuts cannot foresee (they prove a skipped heartbeat a no-op from the scheduler's state): every node sends
+    its next heartbeat for real."""
+    for node_id in sorted(rm.nodes, key=str):
+        rm._wake(node_id)
+
+
+def can_modify(rm: Any, user: str, app: Any) -> bool:
+    """``checkAccess(callerUGI, owner, MODIFY_APP, app)``: see the module docstring."""
+    scheduler = rm.scheduler
+    if not user or not scheduler.acl_enabled:
+        return True
+    if user == app.user or scheduler.is_admin(user):
+        return True
+    return bool(scheduler.check_access(user, QueueACL.ADMINISTER_QUEUE, app.queue))
+
+
+def modify_refusal(rm: Any, user: str, app: Any) -> RemoteRefusal | None:
+    if can_modify(rm, user, app):
+        return None
+    return RemoteRefusal(
+        exception=ACCESS_DENIED, message=f"User {user} cannot perform operation MODIFY_APP on {app.id}"
+    )
+
+
+def kill_refusal(rm: Any, msg: KillApplicationRequest, app: Any) -> RemoteRefusal | None:
+    """``ClientRMService.forceKillApplication``'s checks, for a named caller (None: go ahead)."""
+    if not msg.user:
+        return None
+    if app is None:
+        return RemoteRefusal(exception=NOT_FOUND, message=f"Trying to kill an absent application {msg.application_id}")
+    return modify_refusal(rm, msg.user, app)
+
+
+def kill_diagnostics(msg: KillApplicationRequest, app_id: Any) -> str:
+    """The killed app's diagnostics: ``forceKillApplication``'s message for a named caller (no remote address: not
+    an RPC call), else the in-process kill's own (or yarnball's default)."""
+    if not msg.user:
+        return msg.diagnostics or "Application killed by user."
+    text = f"Application {app_id} was killed by user {msg.user}"
+    if msg.diagnostics.strip():
+        text += f" with diagnostic message: {msg.diagnostics.strip()}"
+    return text
+
+
+def move(rm: Any, msg: MoveApplicationAcrossQueuesRequest) -> Any:
+    """``ClientRMService.moveApplicationAcrossQueues`` then ``CapacityScheduler.moveApplication``."""
+    app = rm.apps.get(msg.application_id)
+    if app is None:
+        return RemoteRefusal(exception=NOT_FOUND, message=f"Trying to move an absent application {msg.application_id}")
+    refusal = modify_refusal(rm, msg.user, app)
+    if refusal is not None:
+        return refusal
+    scheduler = rm.scheduler
+    target = msg.target_queue
+    if (
+        msg.user
+        and scheduler.acl_enabled
+        and not (
+            scheduler.check_access(msg.user, QueueACL.SUBMIT_APPLICATIONS, target)
+            or scheduler.check_access(msg.user, QueueACL.ADMINISTER_QUEUE, target)
+        )
+    ):
+        return RemoteRefusal(
+            exception=ACCESS_DENIED,
+            message=f"User {msg.user} cannot submit applications to target queue or admin target queue",
+        )
+    if app.state in _UNMOVABLE or app.is_done:
+        return RemoteRefusal(exception=YARN_EXCEPTION, message=f"App in {app.state.value} state cannot be moved.")
+    try:
+        move_application(scheduler, app.id, target)
+    except SchedulingError as err:
+        return RemoteRefusal(exception=YARN_EXCEPTION, message=str(err))
+    rm.log.info("application_moved", application=str(app.id), source=app.queue, target=target, user=msg.user)
+    app.queue = target
+    wake_nodes(rm)
+    return MoveApplicationAcrossQueuesResponse()
+
+
+def update_priority(rm: Any, msg: UpdateApplicationPriorityRequest) -> Any:
+    """``ClientRMService.updateApplicationPriority`` then ``CapacityScheduler.updateApplicationPriority``."""
+    app = rm.apps.get(msg.application_id)
+    if app is None:
+        return RemoteRefusal(
+            exception=NOT_FOUND, message=f"Trying to update priority of an absent application {msg.application_id}"
+        )
+    refusal = modify_refusal(rm, msg.user, app)
+    if refusal is not None:
+        return refusal
+    current = app.context.priority
+    if app.state not in _ACTIVE:
+        if app.is_done:  # "If Application is in any of the final states, change priority can be skipped"
+            return UpdateApplicationPriorityResponse(application_priority=current)
+        return RemoteRefusal(
+            exception=YARN_EXCEPTION, message=f"Application in {app.state.value} state cannot update priority."
+        )
+    # CapacityScheduler.checkAndGetApplicationPriority: capped at the cluster's maximum
+    cap = rm.conf.get_int(
+        keys.YARN_CLUSTER_MAX_APPLICATION_PRIORITY, keys.DEFAULT_YARN_CLUSTER_MAX_APPLICATION_PRIORITY
+    )
+    wanted = min(msg.application_priority.priority, cap)
+    try:
+        update_application_priority(rm.scheduler, app.id, wanted)
+    except SchedulingError as err:
+        return RemoteRefusal(exception=YARN_EXCEPTION, message=str(err))
+    new = Priority(wanted)
+    app.context = msgspec.structs.replace(app.context, priority=new)
+    rm.log.info("application_priority_updated", application=str(app.id), priority=wanted, user=msg.user)
+    wake_nodes(rm)
+    return UpdateApplicationPriorityResponse(application_priority=new)
