@@ -29,8 +29,9 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def dump_dom(url: str, *, budget_ms: int = 0) -> str:
-    args = [
+def chromium_args() -> list[str]:
+    """Headless Chromium as root in a container, with a fresh profile."""
+    return [
         str(CHROMIUM),
         "--headless",
         "--no-sandbox",
@@ -39,6 +40,10 @@ def dump_dom(url: str, *, budget_ms: int = 0) -> str:
         "--no-first-run",
         f"--user-data-dir={tempfile.mkdtemp(prefix='yarnball-chromium-')}",
     ]
+
+
+def dump_dom(url: str, *, budget_ms: int = 0) -> str:
+    args = chromium_args()
     if budget_ms:
         args.append(f"--virtual-time-budget={budget_ms}")
     done = subprocess.run([*args, "--dump-dom", url], capture_output=True, text=True, timeout=180, check=False)
@@ -109,18 +114,12 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 def screenshot(url: str, path: Path) -> str:
     """Load ``url`` in headless Chromium, write a PNG screenshot to ``path``; return Chromium's console log."""
     args = [
-        str(CHROMIUM),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
+        *chromium_args(),
         "--hide-scrollbars",
         "--window-size=1280,900",
         "--enable-logging=stderr",
         "--v=0",
         "--virtual-time-budget=3000",
-        f"--user-data-dir={tempfile.mkdtemp(prefix='yarnball-chromium-')}",
         f"--screenshot={path}",
         url,
     ]
