@@ -26,6 +26,7 @@ from yarnball.launcher.web._snapshot import Snapshot, take_snapshot
 __all__ = ["LiveSource", "StaticSource", "drive", "paced_target"]
 
 SLICE_WALL_S = 0.02  # a request waits at most about this long for the kernel (unpaced)
+MAX_SLICE_MS = 3_600_000.0  # the longest unpaced slice of simulated time (tests lower it to get many slices)
 PACE_TICK_S = 0.05  # a paced run advances the simulated clock this often
 
 
@@ -147,7 +148,7 @@ async def drive(
             if pace is None:
                 # aim at SLICE_WALL_S per slice; change by at most 2x per slice
                 ratio = SLICE_WALL_S / spent if spent > 0 else 2.0
-                slice_ms = min(max(slice_ms * min(max(ratio, 0.5), 2.0), 1.0), 3_600_000.0)
+                slice_ms = min(max(slice_ms * min(max(ratio, 0.5), 2.0), 1.0), MAX_SLICE_MS)
         if cluster.finished() or (until_ms is not None and kernel.now >= until_ms) or kernel.peek() is None:
             break
         if source is not None:
