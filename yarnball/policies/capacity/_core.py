@@ -58,17 +58,8 @@ class SchedulerCore:
         self.cluster_timestamp = cluster_timestamp
         ctx = self._ctx = SchedulerContext(make_calculator(conf.get_resource_calculator()))
         minimum = conf.get_minimum_allocation()
-        maximum = conf.get_maximum_allocation()
         ctx.min_m, ctx.min_v = minimum.memory_mb, minimum.vcores
-        ctx.max_m, ctx.max_v = maximum.memory_mb, maximum.vcores
-        ctx.node_locality_delay = conf.get_node_locality_delay()
-        ctx.rack_additional_delay = conf.get_rack_locality_additional_delay()
-        ctx.rack_full_reset = conf.get_rack_locality_full_reset()
-        ctx.continue_looking = conf.get_reservation_continue_look()
-        self.assign_multiple = conf.get_assign_multiple_enabled()
-        self.max_assign = conf.get_max_assign_per_heartbeat()
-        self.offswitch_limit = conf.get_offswitch_per_heartbeat_limit()
-        self.max_system_apps = conf.get_maximum_system_applications()
+        self.read_global_settings(conf)
         self.acl_enabled = conf.conf.get_bool(k.YARN_ACL_ENABLE, k.DEFAULT_YARN_ACL_ENABLE)
         self.admin_acl = AccessControlList(conf.conf.get(k.YARN_ADMIN_ACL) or k.DEFAULT_YARN_ADMIN_ACL)
         self.queues: dict[str, CSQueue] = {}
@@ -86,6 +77,22 @@ class SchedulerCore:
         self.continuous_scheduling_sleep_ms: int
         self.continuous_scheduling, self.continuous_scheduling_sleep_ms = continuous_scheduling_settings(conf.conf)
         self.root.update_cluster_resource(ctx, ResourceLimits(0, 0))
+
+    def read_global_settings(self, conf: CapacitySchedulerConfiguration) -> None:
+        """The scheduler-wide settings read at start-up and again by a refresh (CapacityScheduler.reinitialize's
+        refreshMaximumAllocation and the capacity-scheduler.xml globals); the minimum allocation and the resource
+        calculator are read once, at start-up."""
+        ctx = self._ctx
+        maximum = conf.get_maximum_allocation()
+        ctx.max_m, ctx.max_v = maximum.memory_mb, maximum.vcores
+        ctx.node_locality_delay = conf.get_node_locality_delay()
+        ctx.rack_additional_delay = conf.get_rack_locality_additional_delay()
+        ctx.rack_full_reset = conf.get_rack_locality_full_reset()
+        ctx.continue_looking = conf.get_reservation_continue_look()
+        self.assign_multiple = conf.get_assign_multiple_enabled()
+        self.max_assign = conf.get_max_assign_per_heartbeat()
+        self.offswitch_limit = conf.get_offswitch_per_heartbeat_limit()
+        self.max_system_apps = conf.get_maximum_system_applications()
 
     def _build(self, path: str, parent: ParentQueue | None) -> CSQueue:
         children = self.conf.get_queues(path)

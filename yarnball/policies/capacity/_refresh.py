@@ -213,17 +213,7 @@ def _apply(cs: CapacityScheduler, conf: CapacitySchedulerConfiguration, new: dic
     cs.conf = conf
     # The scheduler-wide settings CapacityScheduler.reinitialize re-reads (refreshMaximumAllocation and the
     # capacity-scheduler.xml globals).
-    ctx = cs._ctx
-    maximum = conf.get_maximum_allocation()
-    ctx.max_m, ctx.max_v = maximum.memory_mb, maximum.vcores
-    ctx.node_locality_delay = conf.get_node_locality_delay()
-    ctx.rack_additional_delay = conf.get_rack_locality_additional_delay()
-    ctx.rack_full_reset = conf.get_rack_locality_full_reset()
-    ctx.continue_looking = conf.get_reservation_continue_look()
-    cs.assign_multiple = conf.get_assign_multiple_enabled()
-    cs.max_assign = conf.get_max_assign_per_heartbeat()
-    cs.offswitch_limit = conf.get_offswitch_per_heartbeat_limit()
-    cs.max_system_apps = conf.get_maximum_system_applications()
+    cs.read_global_settings(conf)
     # root.updateClusterResource: new capacities, limits, and pending applications activated where they now fit.
     cs._cluster_changed()
     removed = [path for path in old if path not in live]
