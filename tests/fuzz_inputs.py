@@ -218,3 +218,15 @@ def main() -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def json_paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path (keys and list indices) into a decoded JSON or MessagePack document, the root's ``()`` first."""
+    out = [prefix]
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            out += json_paths(value, (*prefix, key))
+    elif isinstance(obj, list):
+        for i, value in enumerate(obj):
+            out += json_paths(value, (*prefix, i))
+    return out

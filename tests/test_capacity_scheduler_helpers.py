@@ -99,3 +99,17 @@ def run_am(cs: CapacityScheduler, n: int, nid: NodeId) -> None:
             cs.allocate(attempt_id(n), [], [])
             return
     raise AssertionError(f"AM of app {n} never allocated")
+
+
+# Delay scheduling on (2 missed opportunities before rack-local, 1 more before off-switch) and no AM share limit.
+LOCALITY_DELAYS: dict[str, object] = {
+    "yarn.scheduler.capacity.node-locality-delay": 2,
+    "yarn.scheduler.capacity.rack-locality-additional-delay": 1,
+    "yarn.scheduler.capacity.maximum-am-resource-percent": 1.0,
+}
+
+
+def two_rack_scheduler(**extra: object) -> tuple[CapacityScheduler, list[NodeId]]:
+    """A scheduler with LOCALITY_DELAYS (plus ``extra`` keys) and four 8 GB nodes: 0 and 1 on /r0, 2 and 3 on /r1."""
+    cs = make_scheduler(**LOCALITY_DELAYS, **extra)
+    return cs, [add_node(cs, i, rack="/r0" if i < 2 else "/r1") for i in range(4)]

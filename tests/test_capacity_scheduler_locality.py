@@ -10,6 +10,7 @@ from test_capacity_scheduler_helpers import (
     heartbeat,
     make_scheduler,
     submit,
+    two_rack_scheduler,
 )
 
 from yarnball.policies.capacity import ContainerReserved
@@ -19,23 +20,6 @@ from yarnball.protocols import (
     KillReservedContainerEvent,
     NodeUpdateSchedulerEvent,
 )
-
-DELAYS = {
-    "yarn.scheduler.capacity.node-locality-delay": 2,
-    "yarn.scheduler.capacity.rack-locality-additional-delay": 1,
-    "yarn.scheduler.capacity.maximum-am-resource-percent": 1.0,
-}
-
-
-def _cluster(**extra):
-    cs = make_scheduler(**DELAYS, **extra)
-    nodes = [
-        add_node(cs, 0, rack="/r0"),
-        add_node(cs, 1, rack="/r0"),
-        add_node(cs, 2, rack="/r1"),
-        add_node(cs, 3, rack="/r1"),
-    ]
-    return cs, nodes
 
 
 def _ask_host0(cs, n: int = 1, priority: int = 1, relax: bool = True):
@@ -52,7 +36,7 @@ def _ask_host0(cs, n: int = 1, priority: int = 1, relax: bool = True):
 
 def test_node_local_allocated_at_once():
     """A heartbeat from the asked host allocates immediately."""
-    cs, nodes = _cluster()
+    cs, nodes = two_rack_scheduler()
     submit(cs, 1, am_mb=None)
     _ask_host0(cs)
     assert str(heartbeat(cs, nodes[0])[0].container.node_id) == "host0:8041"
@@ -60,7 +44,7 @@ def test_node_local_allocated_at_once():
 
 def test_rack_local_waits_node_locality_delay():
     """Rack-local only after more than node-locality-delay (2) missed opportunities."""
-    cs, nodes = _cluster()
+    cs, nodes = two_rack_scheduler()
     submit(cs, 1, am_mb=None)
     _ask_host0(cs)
     assert heartbeat(cs, nodes[1]) == []
@@ -71,7 +55,7 @@ def test_rack_local_waits_node_locality_delay():
 
 def test_off_switch_waits_rack_additional_delay():
     """Off-switch only after more than node-locality-delay + rack-locality-additional-delay (3) misses."""
-    cs, nodes = _cluster()
+    cs, nodes = two_rack_scheduler()
     submit(cs, 1, am_mb=None)
     _ask_host0(cs)
     for _ in range(3):
@@ -91,7 +75,7 @@ def test_locality_wait_factor_without_rack_additional_delay():
 
 def test_relax_locality_false_never_leaves_the_host():
     """relax_locality=False on the rack and ANY asks: only host0 may run the container."""
-    cs, nodes = _cluster()
+    cs, nodes = two_rack_scheduler()
     submit(cs, 1, am_mb=None)
     _ask_host0(cs, relax=False)
     for _ in range(10):
@@ -102,7 +86,7 @@ def test_relax_locality_false_never_leaves_the_host():
 
 def test_locality_delay_skips_application_testLocalityDelaySkipsApplication():
     """A delayed app is skipped, and the next app in FIFO order gets the node."""
-    cs, nodes = _cluster()
+    cs, nodes = two_rack_scheduler()
     submit(cs, 1, am_mb=None)
     submit(cs, 2, am_mb=None)
     _ask_host0(cs, 1)
@@ -113,7 +97,7 @@ def test_locality_delay_skips_application_testLocalityDelaySkipsApplication():
 
 def test_delayed_app_does_not_try_lower_priority_keys():
     """testApplicationPriorityScheduling: a delayed key stops the app; its lower-priority ANY ask waits too."""
-    cs, nodes = _cluster()
+    cs, nodes = two_rack_scheduler()
     submit(cs, 1, am_mb=None)
     _ask_host0(cs, 1, priority=1)
     cs.allocate(attempt_id(1), [ask(GB, 1, priority=2)], [])
@@ -122,7 +106,7 @@ def test_delayed_app_does_not_try_lower_priority_keys():
 
 def test_node_local_allocation_resets_missed_opportunities():
     """Node-local allocation resets the key's scheduling opportunities."""
-    cs, nodes = _cluster()
+    cs, nodes = two_rack_scheduler()
     submit(cs, 1, am_mb=None)
     cs.allocate(attempt_id(1), [ask(GB, 2, name="host0"), ask(GB, 2, name="/r0"), ask(GB, 2)], [])
     heartbeat(cs, nodes[2])

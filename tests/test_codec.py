@@ -7,6 +7,7 @@ from typing import Any
 import msgpack
 import msgspec
 import pytest
+from fuzz_inputs import json_paths
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -310,23 +311,12 @@ msgpack_values = st.recursive(
 )
 
 
-def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(obj, dict):
-        for key, value in obj.items():
-            out += _paths(value, (*prefix, key))
-    elif isinstance(obj, list):
-        for i, value in enumerate(obj):
-            out += _paths(value, (*prefix, i))
-    return out
-
-
 @FUZZ
 @given(st.sampled_from(VALID_FRAMES), st.data(), msgpack_values)
 def test_frames_with_a_replaced_value_raise_only_protocol_error(frame: bytes, data: st.DataObject, value: Any) -> None:
     """Well-formed MessagePack with any one value swapped for another decodes or raises ProtocolError."""
     raw = msgpack.unpackb(frame)
-    path = data.draw(st.sampled_from(_paths(raw)))
+    path = data.draw(st.sampled_from(json_paths(raw)))
     if not path:
         raw = value
     else:

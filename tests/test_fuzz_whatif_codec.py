@@ -26,10 +26,10 @@ from yarnball.protocols import MESSAGE_TYPES, Message, decode, decode_batch, dec
 from yarnball.protocols._codec import encode_routed
 
 try:  # pytest puts tests/ on sys.path (no package) or the project root (tests as a package)
-    from fuzz_inputs import FUZZ, record
+    from fuzz_inputs import FUZZ, json_paths, record
     from test_messages import build, build_minimal
 except ImportError:  # pragma: no cover
-    from tests.fuzz_inputs import FUZZ, record
+    from tests.fuzz_inputs import FUZZ, json_paths, record
     from tests.test_messages import build, build_minimal
 
 PP = "yarn.resourcemanager.monitor.capacity.preemption."
@@ -89,17 +89,6 @@ def _fresh(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(obj, dict):
-        for key, value in obj.items():
-            out += _paths(value, (*prefix, key))
-    elif isinstance(obj, list):
-        for i, value in enumerate(obj):
-            out += _paths(value, (*prefix, i))
-    return out
-
-
 @st.composite
 def mutated_snapshot(draw: st.DrawFn) -> tuple[bytes, list[str]]:
     doc: Any = base_snapshot()
@@ -108,7 +97,7 @@ def mutated_snapshot(draw: st.DrawFn) -> tuple[bytes, list[str]]:
     for _ in range(draw(st.integers(1, 3))):
         op = draw(st.sampled_from(SNAPSHOT_MUTATIONS))
         applied.append(op)
-        paths = _paths(doc)
+        paths = json_paths(doc)
         path = draw(st.sampled_from(paths[1:] if len(paths) > 1 else paths))
         parent: Any = doc
         for key in path[:-1]:
@@ -206,7 +195,7 @@ def mutated_frame(draw: st.DrawFn) -> tuple[str, bytes, list[str]]:
         if op in ("flip", "cut", "insert"):
             byte_ops.append(op)
             continue
-        paths = _paths(raw)
+        paths = json_paths(raw)
         path = draw(st.sampled_from(paths))
         parent: Any = raw
         for key in path[:-1]:

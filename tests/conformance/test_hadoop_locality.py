@@ -14,7 +14,17 @@ from __future__ import annotations
 
 import structlog
 import structlog.testing
-from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_scheduler, submit
+from test_capacity_scheduler_helpers import (
+    GB,
+    LOCALITY_DELAYS,
+    add_node,
+    ask,
+    attempt_id,
+    heartbeat,
+    make_scheduler,
+    submit,
+    two_rack_scheduler,
+)
 
 from yarnball import Cluster
 from yarnball.actors import DistributedShellAppMaster
@@ -22,28 +32,12 @@ from yarnball.launcher.workloads import WorkloadBuilder
 from yarnball.protocols import keys as k
 
 KEY = (1, -1)  # scheduler key: (priority 1, no allocation request id)
-DELAYS = {
-    k.NODE_LOCALITY_DELAY: 2,
-    k.RACK_LOCALITY_ADDITIONAL_DELAY: 1,
-    "yarn.scheduler.capacity.maximum-am-resource-percent": 1.0,
-}
-
-
-def _two_racks(**extra):
-    cs = make_scheduler(**DELAYS, **extra)
-    nodes = [
-        add_node(cs, 0, rack="/r0"),
-        add_node(cs, 1, rack="/r0"),
-        add_node(cs, 2, rack="/r1"),
-        add_node(cs, 3, rack="/r1"),
-    ]
-    return cs, nodes
 
 
 def test_node_local_refused_without_rack_ask_canAssign():
     """RegularContainerAllocator.canAssign(NODE_LOCAL): no outstanding ask on the node's rack, no node-local container;
     the host's own heartbeats then wait for off-switch (node-locality-delay 2 + rack-locality-additional-delay 1)."""
-    cs, nodes = _two_racks()
+    cs, nodes = two_rack_scheduler()
     submit(cs, 1, am_mb=None)
     cs.allocate(attempt_id(1), [ask(GB, 1, name="host0"), ask(GB, 1)], [])
     for _ in range(3):
@@ -56,7 +50,7 @@ def test_node_local_refused_without_rack_ask_canAssign():
 
 def test_node_local_allowed_with_rack_ask_canAssign():
     """The same asks plus the rack's: node-local at once (the control for the test above)."""
-    cs, nodes = _two_racks()
+    cs, nodes = two_rack_scheduler()
     submit(cs, 1, am_mb=None)
     cs.allocate(attempt_id(1), [ask(GB, 1, name="host0"), ask(GB, 1, name="/r0"), ask(GB, 1)], [])
     assert [str(a.container.node_id) for a in heartbeat(cs, nodes[0])] == ["host0:8041"]
@@ -65,7 +59,7 @@ def test_node_local_allowed_with_rack_ask_canAssign():
 def test_location_asks_outlive_any_decrementOutstanding():
     """LocalityAppPlacementAllocator.decrementOutstanding: when ANY reaches 0, host1 and /r0 keep their counts; an AM
     update of ANY alone brings them back, so an off-switch node waits and host1 still gets its node-local container."""
-    cs, nodes = _two_racks()
+    cs, nodes = two_rack_scheduler()
     submit(cs, 1, am_mb=None)
     asks = [ask(GB, 1, name="host0"), ask(GB, 1, name="host1"), ask(GB, 2, name="/r0"), ask(GB, 1)]
     cs.allocate(attempt_id(1), asks, [])
@@ -82,7 +76,7 @@ def test_location_asks_outlive_any_decrementOutstanding():
 
 def test_location_asks_dropped_when_am_zeroes_them():
     """An AM update with count 0 for the location asks removes them: the next ANY-only ask is not delayed."""
-    cs, nodes = _two_racks()
+    cs, nodes = two_rack_scheduler()
     submit(cs, 1, am_mb=None)
     cs.allocate(
         attempt_id(1), [ask(GB, 1, name="host0"), ask(GB, 1, name="host1"), ask(GB, 2, name="/r0"), ask(GB, 1)], []
@@ -187,7 +181,7 @@ def test_node_type_aggregations_incrNodeTypeAggregations():
     parents; the ContainerAllocated notification names the type."""
     cs = make_scheduler(
         {"root.p": {"capacity": 100}, "root.p.a": {"capacity": 100}},
-        **DELAYS,
+        **LOCALITY_DELAYS,
         **{k.ASSIGN_MULTIPLE_ENABLED: "false"},
     )
     n0, n1, n2 = (add_node(cs, i, rack=r) for i, r in ((0, "/r0"), (1, "/r0"), (2, "/r1")))
