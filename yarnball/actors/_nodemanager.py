@@ -21,9 +21,14 @@ import msgspec
 
 from yarnball.actors._actor import Actor, ActorRef, _Once, _Tick, handler
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV, AMRMProxyService, amrmproxy_actor_id
-from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV, ContainerScheduler
+from yarnball.actors._containerscheduler import (
+    APP_REMAINING_TASKS_ENV,
+    PAUSED_FOR_GUARANTEED_DIAGNOSTICS,
+    ContainerScheduler,
+)
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL
+from yarnball.actors._nmstates import RESUMED_DIAGNOSTICS, NMContainerState, container_status, nm_state
 from yarnball.actors.shortcuts import ROLES, reply_is_noop
 from yarnball.protocols import (
     ApplicationId,
@@ -54,7 +59,12 @@ from yarnball.protocols import (
     UpdateContainerRequest,
     keys,
 )
-from yarnball.protocols._containermanagement import ContainerLaunchContext, FailedContainerRequest
+from yarnball.protocols._containermanagement import (
+    ContainerLaunchContext,
+    FailedContainerRequest,
+    GetContainerStatusesRequest,
+    GetContainerStatusesResponse,
+)
 from yarnball.protocols._executor import (
     ATTEMPT_ID_ENV,
     PROCESS_ACTOR_ENV,
@@ -95,8 +105,8 @@ def nm_actor_id(host: str) -> str:
 
 class _Container:
     __slots__ = (
-        "container", "context", "nm", "paused", "process", "remaining", "seq", "start_seq", "started_at", "state",
-        "timer",
+        "container", "context", "diagnostics", "nm", "paused", "phase", "process", "remaining", "seq", "start_seq",
+        "started_at", "state", "timer",
     )
 
     def __init__(self, container: Container, context: ContainerLaunchContext, nm: NodeManager, seq: int) -> None:
@@ -110,6 +120,10 @@ class _Container:
         self.seq = seq
         self.start_seq = 0
         self.paused = False
+        # The pause states (actors/_nmstates.py): None, or PAUSING / PAUSED / RESUMING; and the diagnostics the
+        # container gathered on the way (ContainerImpl.addDiagnostics), "" until it is paused.
+        self.phase: NMContainerState | None = None
+        self.diagnostics = ""
         self.started_at = 0.0
         self.remaining: float | None = context.simulated_duration_ms
 
@@ -438,6 +452,31 @@ class NodeManager(Actor):
             ContainerUpdateResponse(successfully_updated_containers=tuple(updated), failed_requests=tuple(failed))
         )
 
+    @handler
+    def on_get_container_statuses(self, msg: GetContainerStatusesRequest) -> None:
+        """``ContainerManagerImpl.getContainerStatuses``: each live container's ``cloneAndGetContainerStatus``
+        (with its sub-state: PAUSED for a paused one); an unknown or ended one is a failed request with
+        ``getContainerStatusInternal``'s message (yarnball forgets a container when it ends, so it never answers
+        Hadoop's "was recently stopped")."""
+        statuses: list[ContainerStatus] = []
+        failed: list[FailedContainerRequest] = []
+        for cid in msg.container_ids:
+            entry = self.containers.get(cid)
+            if entry is None:
+                failed.append(
+                    FailedContainerRequest(
+                        container_id=cid, diagnostics=f"Container {cid} is not handled by this NodeManager"
+                    )
+                )
+            else:
+                statuses.append(container_status(entry))
+        self.reply(GetContainerStatusesResponse(container_statuses=tuple(statuses), failed_requests=tuple(failed)))
+
+    def container_state(self, cid: ContainerId) -> NMContainerState | None:
+        """The NM state of a live container (PAUSING, PAUSED, RESUMING, ...), None for one it does not have."""
+        entry = self.containers.get(cid)
+        return None if entry is None else nm_state(entry)
+
     def _update_container(self, request: UpdateContainerRequest) -> str | None:
         """``ContainerManagerImpl.updateContainerInternal`` for execution-type updates; returns an error or None."""
         cid = request.container_id
@@ -485,10 +524,22 @@ class NodeManager(Actor):
         if not entry.paused:
             self._launch(entry)
             return
-        entry.paused = False  # resume where it stopped
+        # PAUSED --RESUME_CONTAINER--> RESUMING (ContainerImpl.sendLaunchEvent, ResumeContainerTransition): the
+        # process goes on where it stopped; the launcher's CONTAINER_RESUMED makes it RUNNING (_resumed).
+        entry.paused = False
+        entry.phase = NMContainerState.RESUMING
+        entry.diagnostics += RESUMED_DIAGNOSTICS + "\n"
         entry.started_at = self.now
         if entry.remaining is not None:
             entry.timer = _run_timer(self, entry.remaining, entry)
+        self.log.info("container_resuming", container=str(entry.container.id))
+        self.after(0, lambda: self._resumed(entry))
+
+    def _resumed(self, entry: _Container) -> None:
+        """RESUMING --CONTAINER_RESUMED--> RUNNING."""
+        if entry.phase is NMContainerState.RESUMING and entry.state is _RUNNING:
+            entry.phase = None
+            self.log.info("container_resumed", container=str(entry.container.id))
 
     def _scheduler_kill(self, entry: _Container, exit_status: int, diagnostics: str) -> None:
         # Hadoop sends a kill event (asynchronous): the container ends in the next dispatch, not inside the scheduler.
@@ -499,12 +550,35 @@ class NodeManager(Actor):
         self.after(0, lambda: self._pause(entry))
 
     def _pause(self, entry: _Container) -> None:
-        if entry.state is not ContainerState.RUNNING or entry.paused or entry.container.id not in self.containers:
+        """RUNNING --PAUSE_CONTAINER--> PAUSING (ContainerImpl.PauseContainerTransition): the launcher pauses the
+        process (its run stops counting) and the pause event's diagnostics are added; CONTAINER_PAUSED follows."""
+        if entry.phase is NMContainerState.RESUMING and entry.state is _RUNNING:
+            # "We cannot get a PAUSE_CONTAINER while in RESUMING state" (ContainerImpl): the scheduler already counts
+            # it as reclaimed, so the pause waits for CONTAINER_RESUMED (queued before this one) and is taken then.
+            self.after(0, lambda: self._pause(entry))
+            return
+        if (
+            entry.state is not ContainerState.RUNNING
+            or entry.paused
+            or entry.phase is not None
+            or entry.container.id not in self.containers
+        ):
             return
         if entry.timer is not None:
             _cancel(entry)
         entry.remaining = entry.remaining_ms()
         entry.paused = True
+        entry.phase = NMContainerState.PAUSING
+        entry.diagnostics += PAUSED_FOR_GUARANTEED_DIAGNOSTICS + "\n"
+        self.log.info("container_pausing", container=str(entry.container.id))
+        self.after(0, lambda: self._paused(entry))
+
+    def _paused(self, entry: _Container) -> None:
+        """PAUSING --CONTAINER_PAUSED--> PAUSED (PausedContainerTransition): the ContainerScheduler reclaims its
+        resources (ContainerScheduler.onContainerPaused -> onResourcesReclaimed) and queues it to resume."""
+        if entry.phase is not NMContainerState.PAUSING or entry.state is not _RUNNING:
+            return  # killed meanwhile
+        entry.phase = NMContainerState.PAUSED
         self.log.info("container_paused", container=str(entry.container.id))
         self.container_scheduler.on_resources_reclaimed(entry, paused=True)
 
@@ -577,6 +651,9 @@ class NodeManager(Actor):
             # so that refcounting frees both at once instead of leaving cyclic garbage per container for the GC.
             _cancel(entry)
         entry.state = _COMPLETE
+        if entry.diagnostics:  # what it gathered while paused and resumed, then the reason it ended
+            entry.phase = None
+            diagnostics = entry.diagnostics + diagnostics
         container = entry.container
         cid = container.id
         resource = container.resource
