@@ -59,8 +59,11 @@ class HadoopTestNM:
         requests = tuple(
             StartContainerRequest(
                 container=Container(
-                    id=ContainerId(ATTEMPT, n), node_id=NodeId("h1"), resource=Resource(mem, 1),
-                    priority=Priority(1), execution_type=etype,
+                    id=ContainerId(ATTEMPT, n),
+                    node_id=NodeId("h1"),
+                    resource=Resource(mem, 1),
+                    priority=Priority(1),
+                    execution_type=etype,
                 ),
                 launch_context=ContainerLaunchContext(simulated_duration_ms=RUN_MS),
             )
@@ -138,10 +141,7 @@ def test_testPauseOpportunisticForGuaranteedContainer() -> None:
         assert len(node.cs.queued_guaranteed) == 0
         node.run(40_000)
     assert node.nm.container_state(opp) is None  # DONE, and forgotten
-    cycle = [
-        e["event"] for e in events
-        if e["event"].startswith("container_") and e.get("container") == str(opp)
-    ]
+    cycle = [e["event"] for e in events if e["event"].startswith("container_") and e.get("container") == str(opp)]
     assert cycle == ["container_pausing", "container_paused", "container_resuming", "container_resumed"]
     (done,) = [s for s in node.nm._changes if s.container_id == opp and s.state is ContainerState.COMPLETE]
     assert done.exit_status == ContainerExitStatus.SUCCESS

@@ -418,6 +418,24 @@ class ContainerScheduler:
         elif self.settings.force_start_guaranteed and entry.start_seq and not paused:
             self._account(entry, -1)  # started by the fast path of schedule()
 
+    # -- NM restart ----------------------------------------------------------------------------------------------
+    def recover_active_container(self, entry: Any, *, launched: bool) -> None:
+        """``recoverActiveContainer`` on NM restart (actors/_nmrecovery.py): a QUEUED or PAUSED container goes back
+        to the queue of its execution type; a LAUNCHED one is running and its resources are in use."""
+        cid = entry.container.id
+        if not launched:
+            opportunistic = entry.container.execution_type is _OPPORTUNISTIC
+            self._put("queued_opportunistic" if opportunistic else "queued_guaranteed", cid, entry)
+        elif self.forced and entry.container.execution_type is _GUARANTEED:
+            self._account(entry, +1)  # as start_now: the forced fast path keeps no running set
+        else:
+            self._put("running", cid, entry)
+            self._account(entry, +1)
+
+    def recovered(self) -> None:
+        """After recovery: start the queued containers that fit (as their SCHEDULE_CONTAINER events would)."""
+        self._start_pending(self.force_start_guaranteed)
+
     # -- RM queuing limit -------------------------------------------------------------------------------------
     def update_queuing_limit(self, max_queue_length: int) -> None:
         """``updateQueuingLimit`` + ``shedQueuedOpportunisticContainers``: drop the newest queued O containers."""

@@ -28,6 +28,7 @@ from yarnball.actors._containerscheduler import (
 )
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL
+from yarnball.actors._nmrecovery import NMDowntime, recovery_enabled, shut_down, start_again
 from yarnball.actors._nmstates import RESUMED_DIAGNOSTICS, NMContainerState, container_status, nm_state
 from yarnball.actors.shortcuts import ROLES, reply_is_noop
 from yarnball.protocols import (
@@ -72,6 +73,7 @@ from yarnball.protocols._executor import (
     ContainerProcessExited,
     ContainerTerminated,
 )
+from yarnball.protocols._resourcetracker import NMContainerStatus
 
 __all__ = ["NodeManager", "nm_actor_id"]
 
@@ -264,6 +266,9 @@ class NodeManager(Actor):
         self._heartbeats = heartbeats
         self._beat: NodeBeat | None = None
         self._decommissioned = False  # leaving the cluster (decommission): never heartbeat or register again
+        # NM restart (actors/_nmrecovery.py): whether a restart keeps the containers, and the NM while it is down.
+        self.recovery = recovery_enabled(conf)
+        self._down: NMDowntime | None = None
 
     # -- registration and heartbeats --------------------------------------------------------------------------
     def on_start(self) -> None:
@@ -271,14 +276,43 @@ class NodeManager(Actor):
             self.kernel.spawn(self.amrm_proxy, amrmproxy_actor_id(self.node_id.host))
         self.after(self.start_delay_ms, self._register)
 
-    def _register(self) -> None:
+    def _register(self, statuses: tuple[NMContainerStatus, ...] = (), apps: tuple[ApplicationId, ...] = ()) -> None:
         request = RegisterNodeManagerRequest(
-            node_id=self.node_id, resource=self.resource, rack_name=self.rack, node_labels=self.labels
+            node_id=self.node_id,
+            resource=self.resource,
+            rack_name=self.rack,
+            node_labels=self.labels,
+            container_statuses=statuses,
+            running_applications=apps,
         )
         self.rm.tell(request, self.ref)
 
+    def restart(self, down_ms: float) -> None:
+        """Stop now and start again after ``down_ms`` (a restart of the NM process): with
+        ``yarn.nodemanager.recovery.enabled`` and ``.supervised`` its containers are recovered, otherwise killed
+        (actors/_nmrecovery.py)."""
+        if self._down is not None or self._decommissioned or self._stopped:
+            return
+        shut_down(self)
+        self.after(down_ms, lambda: start_again(self))
+
+    @property
+    def is_down(self) -> bool:
+        """Whether the NM process is down (between a restart's stop and start)."""
+        return self._down is not None
+
+    def _defer(self, msg: Any) -> bool:
+        """While the NM is down, keep an AM call for when it is back (NMClient retries it); True if kept."""
+        down = self._down
+        if down is None:
+            return False
+        down.deferred.append((_HANDLERS[type(msg)], msg, self._sender))
+        return True
+
     @handler
     def on_registered(self, msg: RegisterNodeManagerResponse) -> None:
+        if self._down is not None:
+            return  # the answer to the NM process that went down
         if msg.node_action is NodeAction.SHUTDOWN:
             self.log.warning("nm_shutdown_by_rm", diagnostics=msg.diagnostics_message)
             self.stop()
@@ -308,7 +342,7 @@ class NodeManager(Actor):
             self._heartbeats.wake(beat)  # type: ignore[union-attr]
 
     def _send_heartbeat(self) -> None:
-        if self._decommissioned:
+        if self._decommissioned or self._down is not None:
             return  # leaving: a heartbeat after the unregistration would be answered RESYNC
         changes, self._changes = self._changes, []
         status = NodeStatus(
@@ -321,6 +355,8 @@ class NodeManager(Actor):
 
     @handler
     def on_heartbeat_response(self, msg: NodeHeartbeatResponse) -> None:
+        if self._down is not None:
+            return  # the answer to the NM process that went down
         self.response_id = msg.response_id
         for cid in msg.containers_to_cleanup:
             self._kill(cid, ContainerExitStatus.KILLED_BY_RESOURCEMANAGER, KILLED_BY_RM)
@@ -362,6 +398,8 @@ class NodeManager(Actor):
     # -- ContainerManagementProtocol --------------------------------------------------------------------------
     @handler
     def on_start_containers(self, msg: StartContainersRequest) -> None:
+        if self._down is not None and self._defer(msg):
+            return
         started: list[ContainerId] = []
         failed: list[FailedContainerRequest] = []
         containers = self.containers
@@ -415,6 +453,8 @@ class NodeManager(Actor):
 
     @handler
     def on_stop_containers(self, msg: StopContainersRequest) -> None:
+        if self._down is not None and self._defer(msg):
+            return
         stopped: list[ContainerId] = []
         failed: list[FailedContainerRequest] = []
         for cid in msg.container_ids:
@@ -440,6 +480,8 @@ class NodeManager(Actor):
 
     @handler
     def on_update_containers(self, msg: ContainerUpdateRequest) -> None:
+        if self._down is not None and self._defer(msg):
+            return
         updated: list[ContainerId] = []
         failed: list[FailedContainerRequest] = []
         for request in msg.containers_to_update:
@@ -458,6 +500,8 @@ class NodeManager(Actor):
         (with its sub-state: PAUSED for a paused one); an unknown or ended one is a failed request with
         ``getContainerStatusInternal``'s message (yarnball forgets a container when it ends, so it never answers
         Hadoop's "was recently stopped")."""
+        if self._down is not None and self._defer(msg):
+            return
         statuses: list[ContainerStatus] = []
         failed: list[FailedContainerRequest] = []
         for cid in msg.container_ids:
@@ -711,6 +755,14 @@ class NodeManager(Actor):
                 )
         self.stop()
 
+
+# The AM calls a down NM keeps for later (NodeManager._defer), by message type.
+_HANDLERS: dict[type, Callable[[NodeManager, Any], None]] = {
+    StartContainersRequest: NodeManager.on_start_containers,
+    StopContainersRequest: NodeManager.on_stop_containers,
+    ContainerUpdateRequest: NodeManager.on_update_containers,
+    GetContainerStatusesRequest: NodeManager.on_get_container_statuses,
+}
 
 # What the shortcuts compare with and build (actors/shortcuts/_roles.py: they do not import this module).
 ROLES.node_manager = NodeManager

@@ -408,7 +408,17 @@ class ResourceManager(Actor):
     @handler
     def on_register_node(self, msg: RegisterNodeManagerRequest) -> None:
         node_id = msg.node_id
-        if node_id in self.nodes:
+        known = self.nodes.get(node_id)
+        if known is not None and msg.running_applications:
+            # ReconnectNodeTransition with running applications (a restarted NM that recovered its containers): the
+            # node stays as it is, and the container statuses it brings are handled as a heartbeat's.
+            known.last_heartbeat = self.kernel.now
+            known.response_id = 0  # RMNodeImpl.resetLastNodeHeartBeatResponse
+            self.log.info("node_reconnected", node=str(node_id), containers=len(msg.container_statuses))
+            self._recovered_statuses(known, msg.container_statuses)
+            self.reply(RegisterNodeManagerResponse(node_action=NodeAction.NORMAL, rm_identifier=self.cluster_timestamp))
+            return
+        if known is not None:
             # A re-registering node (after RESYNC) is removed and added again, as RMNodeImpl's ReconnectNodeTransition.
             self.dispatch(NodeRemovedSchedulerEvent(node_id=node_id))
         self.nodes[node_id] = RMNode(node_id, msg.rack_name, msg.resource, self.now)
@@ -421,8 +431,45 @@ class ResourceManager(Actor):
         if self.opportunistic is not None:
             self.opportunistic.on_node_added(node_id, msg.rack_name)
         self.log.info("node_added", node=str(node_id), rack=msg.rack_name, resource=str(msg.resource))
+        if msg.container_statuses:
+            self._recovered_statuses(self.nodes[node_id], msg.container_statuses)
         response = RegisterNodeManagerResponse(node_action=NodeAction.NORMAL, rm_identifier=self.cluster_timestamp)
         self.reply(response)
+
+    def _recovered_statuses(self, node: RMNode, statuses: Any) -> None:
+        """The ``NMContainerStatus`` list of a registration (``RMNodeImpl.handleNMContainerStatus``): COMPLETE ones
+        end their containers, RUNNING ones the RM allocated are launched, and RUNNING ones it does not hold (it
+        expired the node meanwhile, or they ended) are cleaned up, as ``SchedulerApplicationAttempt
+        .containerLaunchedOnNode`` does for "some unknown container sneaked into the system"."""
+        launched: list[ContainerStatus] = []
+        completed: list[ContainerStatus] = []
+        for s in statuses:
+            cid = s.container_id
+            status = ContainerStatus(
+                container_id=cid,
+                state=s.container_state,
+                exit_status=s.container_exit_status,
+                diagnostics=s.diagnostics,
+                execution_type=s.execution_type,
+                capability=s.allocated_resource,
+            )
+            if s.container_state is _COMPLETE:
+                completed.append(status)
+            elif s.container_state is _RUNNING:
+                if self.unlaunched.pop(cid, None) is not None:
+                    launched.append(status)
+                elif cid not in self.live:
+                    node.queue_cleanup(cid)
+        for cs in completed:
+            self._container_done(cs.container_id, cs)
+        opportunistic = self.opportunistic
+        if opportunistic is not None:
+            for cs in completed:
+                record = opportunistic.containers.pop(cs.container_id, None)
+                if record is not None:
+                    opportunistic._opportunistic_done(record, cs)
+        if launched or completed:
+            self._dispatch_node_update(node.id, launched, completed)
 
     @handler
     def on_node_heartbeat(self, msg: NodeHeartbeatRequest) -> None:
