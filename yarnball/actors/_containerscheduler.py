@@ -480,6 +480,26 @@ class ContainerScheduler:
             self._put("queued_opportunistic", cid, entry)
         self._start_pending(self.force_start_guaranteed)
 
+    def on_update_resource(self, entry: Any, old: Resource) -> None:
+        """``onUpdateContainer`` for a resource change (``entry.container`` has the new resource): a running
+        container's utilisation is its new size; a smaller one leaves room for what is queued."""
+        cid = entry.container.id
+        fast_started = (
+            self.settings.force_start_guaranteed
+            and entry.start_seq
+            and cid not in self.queued_opportunistic
+            and cid not in self.queued_guaranteed
+        )
+        if cid not in self.running and not fast_started:
+            return  # queued (or paused): it is accounted when it starts
+        new = entry.container.resource
+        self._add(old, -1)
+        self._add(new, +1)
+        if entry.container.execution_type is _OPPORTUNISTIC:
+            self.opport_memory_used += new.memory_mb - old.memory_mb
+            self.opport_cores_used += new.vcores - old.vcores
+        self._start_pending(self.force_start_guaranteed)
+
     # -- status ---------------------------------------------------------------------------------------------------
     def status(self) -> OpportunisticContainersStatus:
         """``getOpportunisticContainersStatus``; ``wait_queue_length`` counts G and O queued containers."""

@@ -81,6 +81,9 @@ class _DownScheduler:
     def update_queuing_limit(self, max_queue_length: int) -> None:
         pass
 
+    def on_update_resource(self, entry: Any, old: Any) -> None:
+        pass
+
     def status(self) -> OpportunisticContainersStatus:
         return OpportunisticContainersStatus()
 

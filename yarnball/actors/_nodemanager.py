@@ -100,6 +100,11 @@ def running_status(container: Container) -> ContainerStatus:
     )
 
 
+def _fits_in(smaller: Resource, bigger: Resource) -> bool:
+    """``Resources.fitsIn`` for memory and vcores."""
+    return smaller.memory_mb <= bigger.memory_mb and smaller.vcores <= bigger.vcores
+
+
 def nm_actor_id(host: str) -> str:
     """The actor id of the NodeManager on ``host``."""
     return f"nm-{host}"
@@ -364,15 +369,23 @@ class NodeManager(Actor):
             self._cleanup_application(app)
         if msg.container_queuing_limit is not None:
             self.container_scheduler.update_queuing_limit(msg.container_queuing_limit.max_queue_length)
-        for updated in msg.containers_to_update:  # yarn.resourcemanager.auto-update.containers
+        for updated in msg.containers_to_update:  # auto-update.containers, and every resource decrease
+            entry = self.containers.get(updated.id)
+            if entry is not None and entry.container.resource != updated.resource:
+                # NodeStatusUpdaterImpl: the RM's containersToUpdate go through updateContainerInternal
+                grows = not _fits_in(updated.resource, entry.container.resource)
+                kind = ContainerUpdateType.INCREASE_RESOURCE if grows else ContainerUpdateType.DECREASE_RESOURCE
+            elif updated.execution_type is ExecutionType.GUARANTEED:
+                kind = ContainerUpdateType.PROMOTE_EXECUTION_TYPE
+            else:
+                kind = ContainerUpdateType.DEMOTE_EXECUTION_TYPE
             self._update_container(
                 UpdateContainerRequest(
                     container_version=updated.version,
                     container_id=updated.id,
-                    container_update_type=ContainerUpdateType.PROMOTE_EXECUTION_TYPE
-                    if updated.execution_type is ExecutionType.GUARANTEED
-                    else ContainerUpdateType.DEMOTE_EXECUTION_TYPE,
+                    container_update_type=kind,
                     execution_type=updated.execution_type,
+                    capability=updated.resource,
                 )
             )
         if msg.node_action in (NodeAction.SHUTDOWN, NodeAction.RESYNC):
@@ -522,7 +535,8 @@ class NodeManager(Actor):
         return None if entry is None else nm_state(entry)
 
     def _update_container(self, request: UpdateContainerRequest) -> str | None:
-        """``ContainerManagerImpl.updateContainerInternal`` for execution-type updates; returns an error or None."""
+        """``ContainerManagerImpl.updateContainerInternal``: an execution-type or resource update; returns an error
+        or None."""
         cid = request.container_id
         entry = self.containers.get(cid)
         if entry is None:
@@ -531,12 +545,14 @@ class NodeManager(Actor):
         if request.container_version <= current:
             return f"Container {cid} has update version [{current}] >= requested version [{request.container_version}]"
         kind = request.container_update_type
+        if kind is ContainerUpdateType.INCREASE_RESOURCE or kind is ContainerUpdateType.DECREASE_RESOURCE:
+            return self._update_resource(entry, request)
         wanted = {
             ContainerUpdateType.PROMOTE_EXECUTION_TYPE: ExecutionType.GUARANTEED,
             ContainerUpdateType.DEMOTE_EXECUTION_TYPE: ExecutionType.OPPORTUNISTIC,
         }.get(kind)
         if wanted is None:
-            return f"Container {cid}: {kind.value} is not supported by this NodeManager (execution-type updates only)"
+            return f"Container {cid}: {kind.value} is not supported by this NodeManager"
         if request.execution_type is not None and request.execution_type is not wanted:
             return (
                 f"Container {cid}: {kind.value} needs target execution type {wanted.value}, "
@@ -549,6 +565,26 @@ class NodeManager(Actor):
         if entry.state is not ContainerState.COMPLETE:
             self.container_scheduler.on_update_execution_type(entry, old)
         self.log.info("container_updated", container=str(cid), execution_type=wanted.value)
+        return None
+
+    def _update_resource(self, entry: _Container, request: UpdateContainerRequest) -> str | None:
+        """The resource half of ``updateContainerInternal``: the container takes the token's resource and version,
+        the ContainerScheduler's utilisation follows (``onUpdateContainer``), and a RUNNING one is reported at its
+        new size in the next heartbeat (the RM's confirmation of an increase)."""
+        target = request.capability
+        cid = request.container_id
+        if target is None:
+            return f"Container {cid}: {request.container_update_type.value} needs the target resource"
+        old = entry.container.resource
+        entry.container = msgspec.structs.replace(entry.container, resource=target, version=request.container_version)
+        self.used_mb += target.memory_mb - old.memory_mb
+        self.used_vcores += target.vcores - old.vcores
+        self.container_scheduler.on_update_resource(entry, old)
+        if entry.state is _RUNNING:
+            self._changed(running_status(entry.container))
+        self.log.info(
+            "container_resource_updated", container=str(cid), resource=str(target), version=request.container_version
+        )
         return None
 
     # -- the ContainerScheduler's hands ------------------------------------------------------------------------
