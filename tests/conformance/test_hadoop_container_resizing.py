@@ -169,6 +169,68 @@ def test_testExcessiveReservationWhenCancelIncreaseRequest() -> None:
     assert app.used_m == 1 * GB
 
 
+def test_testExcessiveReservationWhenDecreaseSameContainer() -> None:
+    """A decrease of a container whose increase is reserved cancels the increase: the reservation goes away and
+    the container shrinks."""
+    rm, (nm1, _nm2), am = one_app(8 * GB, am_mb=2 * GB, nodes=2)
+    c2 = with_second_container(rm, nm1, am)
+    c1 = am.container_id(1)
+    am.allocate(updates=(resize(c1, INCREASE, 8 * GB),))
+    app = rm.app(am.attempt_id)
+    assert rm.queue("default").pending_m == 6 * GB
+    assert app.pending_m == 6 * GB
+    nm1.heartbeat()
+    assert app.num_reserved
+    assert rm.node_reserved(nm1) is not None
+    assert rm.queue("default").pending_m == 6 * GB
+    assert app.pending_m == 6 * GB
+    assert rm.queue("default").used_m == 10 * GB
+    assert rm.user_used_mb("default", "user") == 10 * GB
+    assert app.used_m == 4 * GB
+    assert app.reserved_m == 6 * GB
+    am.allocate(release=(c2,))
+    am.allocate(updates=(resize(c1, DECREASE, 1 * GB),))
+    nm1.heartbeat()
+    assert not app.num_reserved
+    assert rm.node_reserved(nm1) is None
+    assert rm.queue("default").pending_m == 0
+    assert app.pending_m == 0
+    assert rm.queue("default").used_m == 1 * GB
+    assert rm.user_used_mb("default", "user") == 1 * GB
+    assert app.reserved_m == 0
+    assert app.used_m == 1 * GB
+
+
+def test_testIncreaseContainerUnreservedWhenContainerCompleted() -> None:
+    """Releasing a container whose increase is reserved releases the reservation too."""
+    rm, (nm1, _nm2), am = one_app(8 * GB, nodes=2)
+    c2 = with_second_container(rm, nm1, am)
+    am.allocate(updates=(resize(c2, INCREASE, 8 * GB),))
+    app = rm.app(am.attempt_id)
+    assert rm.queue("default").pending_m == 6 * GB
+    assert app.pending_m == 6 * GB
+    nm1.heartbeat()
+    assert app.num_reserved
+    assert rm.node_reserved(nm1) is not None
+    assert rm.queue("default").pending_m == 6 * GB
+    assert app.pending_m == 6 * GB
+    assert rm.queue("default").used_m == 9 * GB
+    assert rm.user_used_mb("default", "user") == 9 * GB
+    assert app.used_m == 3 * GB
+    assert app.reserved_m == 6 * GB
+    am.allocate(release=(c2,))
+    nm1.heartbeat()
+    am.allocate()
+    assert not app.num_reserved
+    assert rm.node_reserved(nm1) is None
+    assert rm.queue("default").pending_m == 0
+    assert app.pending_m == 0
+    assert rm.queue("default").used_m == 1 * GB
+    assert rm.user_used_mb("default", "user") == 1 * GB
+    assert app.reserved_m == 0
+    assert app.used_m == 1 * GB
+
+
 def test_wrong_version_is_incorrect_container_version_error_RMServerUtils() -> None:
     """``validateContainerIdAndVersion``: a stale version is INCORRECT_CONTAINER_VERSION_ERROR with the current
     version; a second resize of one container in one allocate is UPDATE_OUTSTANDING_ERROR."""

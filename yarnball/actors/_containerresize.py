@@ -160,10 +160,12 @@ class ContainerResizeService:
         asks: list[ResourceRequest] = []
         for req, container in accepted:
             if req.container_update_type is DECREASE:
-                if req.container_id in self.increases:
-                    # checkAndAddToOutstandingDecreases: not while an increase of it is outstanding
-                    errors.append(UpdateContainerError(reason=UPDATE_OUTSTANDING_ERROR, update_container_request=req))
-                    continue
+                pending = self.increases.pop(req.container_id, None)
+                if pending is not None:
+                    # checkAndAddToOutstandingDecreases: a decrease cancels the container's outstanding increase
+                    # (cancelPreviousRequest), whose reservation goes with its ask
+                    del self.by_request[pending.request_id]
+                    asks.extend(self._asks(pending.container, pending.delta, pending.request_id, 0))
                 self._decrease(attempt_id, container, req.capability, scheduler)  # type: ignore[arg-type]
             else:
                 asks.extend(self._increase(attempt_id, container, req.capability))  # type: ignore[arg-type]
