@@ -341,6 +341,9 @@ class ShardedCluster(Cluster):
             raise SimulationError(f"fail_node: no node {host!r} in this cluster")
         self._step("fail", host, at_ms)
 
+    def restart_node(self, host: str, at_ms: float, down_ms: float) -> None:
+        raise SimulationError("restart_node needs the embedded backend (the sharded backends do not restart NMs yet)")
+
     def refresh_queues(self, conf: Any, *, at_ms: float | None = None) -> Any:
         """A queue refresh told to the RM at ``at_ms`` (0 if not given) on its host; set up before :meth:`run`."""
         from yarnball.launcher._refresh import refresh_request

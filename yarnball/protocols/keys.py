@@ -189,6 +189,11 @@ NM_VMEM_PMEM_RATIO = "yarn.nodemanager.vmem-pmem-ratio"
 DEFAULT_NM_VMEM_PMEM_RATIO = 2.1
 NM_VMEM_CHECK_ENABLED = "yarn.nodemanager.vmem-check-enabled"
 DEFAULT_NM_VMEM_CHECK_ENABLED = True
+# NM work-preserving restart (YARN-1336): a restarted NM recovers its containers when both are true.
+NM_RECOVERY_ENABLED = "yarn.nodemanager.recovery.enabled"
+DEFAULT_NM_RECOVERY_ENABLED = False
+NM_RECOVERY_SUPERVISED = "yarn.nodemanager.recovery.supervised"
+DEFAULT_NM_RECOVERY_SUPERVISED = False
 
 # ----------------------------------------------------------------------------------------------------
 # FairScheduler continuous scheduling and Qubole's container packing (FairSchedulerConfiguration)
