@@ -87,6 +87,8 @@ class HostView:
         self.jobs: dict[str, Any] = {}
         self.skipped: list[SkippedJob] = []
         self.handler_failures = HandlerFailures()  # every host's, set by the driver before the outputs are written
+        self.node_specs: list[NodeSpec] = []  # every node of the cluster, wherever it runs (the web view's nodes)
+        self._web_asks: Any = None
 
     # The attributes MetricsRecorder and write_outputs read from a cluster, served by host 0.
     @property
@@ -117,6 +119,8 @@ class HostView:
                     self.host.recorder = MetricsRecorder(self, step[2], track_jobs=step[3])
                     self.host.recorder.start()
             else:
+                if step[0] == "nm":
+                    self.node_specs.append(step[2])
                 plain.append(step)
         self.host.setup(plain)
 
@@ -141,6 +145,34 @@ class HostView:
         if what == "stop_key":
             return self.host.stop_key
         raise SimulationError(f"unknown query {what!r}")
+
+    # The web layer's host side (launcher/web/_hostview.py): plain-data sections of the REST view, and REST writes.
+    def web_sections(self, names: list[str]) -> dict[str, Any]:
+        from yarnball.launcher.web._hostview import rm_sections
+
+        return rm_sections(self.host, self.node_specs, names)
+
+    def web_rm_for_nms(self) -> dict[str, Any]:
+        from yarnball.launcher.web._hostview import rm_for_nms
+
+        return rm_for_nms(self.host)
+
+    def web_nm_sections(self, rm_view: dict[str, Any]) -> dict[str, Any]:
+        from yarnball.launcher.web._hostview import nm_sections
+
+        return nm_sections(self.host, rm_view)
+
+    def web_ask(self, message: Any) -> int:
+        from yarnball.launcher.web._hostview import WebAsks
+
+        if self._web_asks is None:
+            self._web_asks = WebAsks()
+        return self._web_asks.ask(self.host, message)  # type: ignore[no-any-return]
+
+    def web_reply(self, token: int) -> tuple[bool, Any]:
+        if self._web_asks is None:
+            raise SimulationError(f"shard host {self.host.index} has no REST write in flight")
+        return self._web_asks.reply(token)  # type: ignore[no-any-return]
 
     def stats(self) -> dict[str, Any]:
         host = self.host
@@ -520,6 +552,26 @@ class ShardedCluster(Cluster):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- serving (launcher/web/_shardsource.py) ---------------------------------------------------------------
+    @property
+    def group(self) -> HostGroup:
+        """The shard hosts (started, with every setup step applied): what the web layer calls."""
+        group = self._start()
+        self._flush_steps(group)
+        return group
+
+    def finished(self) -> bool:
+        """Whether the RM saw every submitted application finish (what stops :meth:`run` without ``until_ms``)."""
+        return self._done
+
+    def idle(self) -> bool:
+        """Whether no host has anything queued and no batch is in flight (a run without ``until_ms`` ends here)."""
+        return all(p is None for p in self._peeks) and not any(self._inbound)
+
+    def wake(self, index: int) -> None:
+        """Something was queued on host ``index`` from outside the windows (a REST write): look at it next window."""
+        self._peeks[index] = -math.inf
 
     # -- inspection -------------------------------------------------------------------------------------------
     def _query(self, what: str) -> Any:
