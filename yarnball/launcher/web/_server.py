@@ -115,9 +115,7 @@ async def _serve(
     try:
         if on_started is not None:
             on_started(url)
-        run = asyncio.ensure_future(
-            run_cluster(cluster, source, until_ms=until_ms, pace=pace, on_progress=on_progress)
-        )
+        run = asyncio.ensure_future(run_cluster(cluster, source, until_ms=until_ms, pace=pace, on_progress=on_progress))
         waiter = asyncio.ensure_future(stop.wait())
         start = time.perf_counter()
         await asyncio.wait({run, waiter}, return_when=asyncio.FIRST_COMPLETED)

@@ -50,6 +50,11 @@ def is_sharded(cluster: Any) -> bool:
     return isinstance(cluster, ShardedCluster)
 
 
+def _node_order(key: str) -> tuple[str, int]:
+    host, _, port = key.rpartition(":")
+    return host, int(port)
+
+
 class RemoteSnapshot:
     """The REST view of a sharded cluster, section by section from its hosts (see the module docstring).
 
@@ -130,9 +135,7 @@ class RemoteSnapshot:
             views: dict[str, dict[str, Any]] = {}
             for index in range(group.size):
                 views.update(group.call(index, "web_nm_sections", rm_view)["node_managers"])
-            cache["node_managers"] = {
-                key: views[key] for key in sorted(views, key=lambda k: (k.rpartition(":")[0], int(k.rpartition(":")[2])))
-            }
+            cache["node_managers"] = {key: views[key] for key in sorted(views, key=_node_order)}
         return cache["node_managers"]  # type: ignore[no-any-return]
 
 
@@ -185,8 +188,10 @@ class ShardedSource:
         group = cluster.group
         if not self.live and (self.done or not self.driving):
             raise RestRequestError(
-                503, *_YARN, "this virtual-time Ray run is not running (it has ended): its ResourceManager takes "
-                "no more client requests"
+                503,
+                *_YARN,
+                "this virtual-time Ray run is not running (it has ended): its ResourceManager takes "
+                "no more client requests",
             )
         token = group.call(0, "web_ask", message)
         if not self.live:
@@ -199,8 +204,10 @@ class ShardedSource:
             if self.live:
                 if time.monotonic() > deadline:
                     raise RestRequestError(
-                        503, *_YARN, f"no reply from the ResourceManager to {type(message).__name__} within "
-                        f"{LIVE_REPLY_TIMEOUT_S:.0f} s"
+                        503,
+                        *_YARN,
+                        f"no reply from the ResourceManager to {type(message).__name__} within "
+                        f"{LIVE_REPLY_TIMEOUT_S:.0f} s",
                     )
                 await asyncio.sleep(LIVE_REPLY_POLL_S)
                 continue
