@@ -244,6 +244,7 @@ async def drive_sharded(
         return await _run_live(cluster, source, until_ms, on_progress)
     if source is not None:
         source.driving = True
+        source.done = False
     try:
         now = await _slices(cluster, source, until_ms, pace, on_progress, wall_clock)
     finally:

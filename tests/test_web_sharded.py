@@ -1,0 +1,181 @@
+"""Serving a cluster on shard hosts (virtual time, the in-process backend: the Ray backend's logic without Ray):
+the REST view assembled from the hosts equals the embedded cluster's, the run served in slices of windows is the run
+``cluster.run`` makes, and writes reach the RM on host 0. The Ray and live-mode lane is tests/test_web_ray.py."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+import pytest
+
+pytest.importorskip("aiohttp")
+
+from aiohttp.test_utils import TestClient, TestServer
+
+from tests.test_web_submit import context, ds_command
+from tests.web_helpers import NODES, TRACE
+from yarnball.launcher import Cluster
+from yarnball.launcher.web._driver import SLICE_WALL_S
+from yarnball.launcher.web._server import build_app, serve_cluster
+from yarnball.launcher.web._shardsource import ShardedSource, drive_sharded
+from yarnball.launcher.web._snapshot import take_snapshot
+from yarnball.launcher.workloads import TraceDefaults, load_workload
+from yarnball.protocols import Configuration, YarnApplicationState
+
+APPS = "/ws/v1/cluster/apps"
+SECTIONS = ("cluster_info", "metrics", "scheduler", "apps", "attempts", "nodes", "node_managers")
+
+
+def bundled(backend: str = "inprocess", conf: Configuration | None = None) -> Cluster:
+    """The bundled trace, seed 0, latency 1 ms (the sharded backends' default), on ``backend`` (2 hosts if sharded)."""
+    conf = conf if conf is not None else Configuration()
+    workload = load_workload("SLS", str(TRACE), str(NODES), TraceDefaults.from_configuration(conf), 0)
+    extra: dict[str, Any] = {} if backend == "embedded" else {"backend": backend, "hosts": 2}
+    cluster = Cluster(conf, workload.nodes, seed=0, latency_ms=1, **extra)
+    cluster.submit_workload(workload)
+    return cluster
+
+
+def fixed_slices() -> Any:
+    """A wall clock under which every slice "takes" SLICE_WALL_S: 1 s slices, no real clock involved."""
+    ticks = itertools.count()
+    return lambda: next(ticks) * SLICE_WALL_S
+
+
+@pytest.mark.parametrize("until_ms", [60_000, None])
+def test_rest_view_from_the_hosts_equals_the_embedded_one(until_ms: float | None) -> None:
+    """Every section the hosts compute (host 0's RM sections, each host's NM views) equals the embedded cluster's
+    snapshot at the same moment of the same run: mid-run with containers on the NMs, and at the end."""
+    embedded = bundled("embedded")
+    embedded.run(until_ms=until_ms)
+    expected = take_snapshot(embedded)
+    sharded = bundled()
+    source = ShardedSource(sharded)
+    end = asyncio.run(drive_sharded(sharded, source, until_ms=until_ms))
+    got = source.latest()
+    assert end == embedded.now and got.now_ms == expected.now_ms
+    for name in SECTIONS:
+        assert getattr(got, name) == getattr(expected, name), name
+    if until_ms is not None:  # (the mid-run view has work on the NMs of both hosts to compare)
+        assert sum(len(v["containers"]) for v in got.node_managers.values()) > 0
+
+
+def test_served_run_is_the_run_cluster_run_makes() -> None:
+    """Driving the shard hosts in slices of windows, with requests between them, processes the same events on
+    every host and finishes every application at the same time as one ``run()``."""
+    plain = bundled()
+    plain.run()
+    served = bundled()
+    source = ShardedSource(served)
+
+    async def go() -> int:
+        async with TestClient(TestServer(build_app(source))) as client:
+            run = asyncio.ensure_future(drive_sharded(served, source, wall_clock=fixed_slices()))
+            answers = 0
+            while not run.done():
+                assert (await client.get("/ws/v1/cluster/metrics")).status == 200
+                answers += 1
+            await run
+            return answers
+
+    answers = asyncio.run(go())
+    assert answers > 10 and source.generation > 10  # requests were answered between many slices
+    assert served.now == plain.now
+    assert [s["events"] for s in served.host_stats()] == [s["events"] for s in plain.host_stats()]
+    assert [(a.application_id, a.state, a.finish_time) for a in served.applications] == [
+        (a.application_id, a.state, a.finish_time) for a in plain.applications
+    ]
+
+
+def test_kill_reaches_the_rm_on_host_0_while_the_run_goes_on() -> None:
+    """A kill sent while the slices run is a message to the RM on host 0, answered 202 after the slice that
+    delivers it; the application ends KILLED with ClientRMService's diagnostics and the run goes on to its end."""
+    cluster = bundled()
+    source = ShardedSource(cluster)
+    app_id = "application_1700000000000_0007"  # the trace's longest job (user3's, ends at 58.98 s)
+
+    async def go() -> tuple[int, dict[str, Any], dict[str, Any]]:
+        async with TestClient(TestServer(build_app(source))) as client:
+            await drive_sharded(cluster, source, until_ms=5000)
+            before = (await (await client.get(f"{APPS}/{app_id}")).json())["app"]
+            run = asyncio.ensure_future(drive_sharded(cluster, source, wall_clock=fixed_slices()))
+            await asyncio.sleep(0)  # the driver starts its slices
+            r = await client.put(f"{APPS}/{app_id}/state", params={"user.name": "someone"}, json={"state": "KILLED"})
+            assert not run.done()
+            await run
+            after = (await (await client.get(f"{APPS}/{app_id}")).json())["app"]
+            return r.status, before, after
+
+    status, before, after = asyncio.run(go())
+    assert before["state"] == "RUNNING"
+    assert status == 202
+    assert after["state"] == "KILLED" and after["finalStatus"] == "KILLED"
+    assert after["diagnostics"] == f"Application {app_id} was killed by user someone"
+    report = next(a for a in cluster.applications if str(a.application_id) == app_id)
+    assert report.state is YarnApplicationState.KILLED
+    assert cluster.counters["apps_killed"] == 1 and cluster.finished()
+
+
+def test_refusals_are_remote_exceptions() -> None:
+    """On the sharded backends a REST submission is refused (503 YarnException saying why), a write to a run that
+    is not running is refused, and bad ids are 400/404 as on the embedded server."""
+    cluster = bundled()
+    source = ShardedSource(cluster)
+
+    async def go() -> dict[str, tuple[int, dict[str, Any]]]:
+        async with TestClient(TestServer(build_app(source))) as client:
+            await drive_sharded(cluster, source, until_ms=5000)
+            out: dict[str, tuple[int, dict[str, Any]]] = {}
+
+            async def record(name: str, response: Any) -> None:
+                out[name] = (response.status, (await response.json())["RemoteException"])
+
+            new_id = "application_1700000000000_0099"
+            body = context(new_id, ds_command(2, 1.0))
+            await record("submit", await client.post(APPS, params={"user.name": "alice"}, json=body))
+            app_id = "application_1700000000000_0007"
+            await record(
+                "kill-paused",
+                await client.put(f"{APPS}/{app_id}/state", params={"user.name": "a"}, json={"state": "KILLED"}),
+            )
+            await record("bad-app", await client.get(f"{APPS}/application_bad"))
+            await record("unknown-app", await client.get(f"{APPS}/application_1700000000000_9999"))
+            await record("unknown-node", await client.get("/ws/v1/node/nohost:0/info"))
+            await record("bad-node", await client.get("/ws/v1/cluster/nodes/nohost"))
+            await record("bad-state", await client.get("/ws/v1/cluster/nodes", params={"states": "BOGUS"}))
+            return out
+
+    out = asyncio.run(go())
+    status, submit = out["submit"]
+    assert status == 503 and submit["exception"] == "YarnException" and "embedded backend" in submit["message"]
+    assert out["kill-paused"][0] == 503 and "not running" in out["kill-paused"][1]["message"]
+    assert [out[k][0] for k in ("bad-app", "unknown-app", "unknown-node", "bad-node", "bad-state")] == [
+        400,
+        404,
+        404,
+        400,
+        400,
+    ]
+    assert out["unknown-app"][1]["exception"] == "NotFoundException"
+
+
+def test_serve_cluster_runs_a_sharded_cluster_to_its_end() -> None:
+    """``serve_cluster`` (what ``Cluster.serve`` and ``--webapp`` call) takes a sharded cluster: it binds a free port,
+    runs the cluster to the same end as ``run()`` and hands the run to ``on_finished``."""
+    plain = bundled()
+    plain.run()
+    cluster = bundled()
+    seen: dict[str, Any] = {}
+    result = serve_cluster(
+        cluster,
+        "127.0.0.1",
+        0,
+        keep_serving=False,
+        on_started=lambda url: seen.setdefault("url", url),
+        on_finished=lambda wall: seen.setdefault("finished", cluster.finished()),
+    )
+    assert result.end_ms == plain.now and not result.interrupted
+    assert seen["url"] == result.url and seen["url"].startswith("http://127.0.0.1:") and not seen["url"].endswith(":0")
+    assert seen["finished"] is True
