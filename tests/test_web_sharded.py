@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from yarnball.launcher.workloads import TraceDefaults, load_workload
 from yarnball.protocols import Configuration, YarnApplicationState
 
 APPS = "/ws/v1/cluster/apps"
+OUTPUTS = ("jobruntime.csv", "realtimetrack.json", "metrics/cluster.csv", "metrics/queues.csv", "summary.json")
 SECTIONS = ("cluster_info", "metrics", "scheduler", "apps", "attempts", "nodes", "node_managers")
 
 
@@ -87,6 +89,23 @@ def test_served_run_is_the_run_cluster_run_makes() -> None:
     assert [(a.application_id, a.state, a.finish_time) for a in served.applications] == [
         (a.application_id, a.state, a.finish_time) for a in plain.applications
     ]
+
+
+def test_served_run_writes_the_outputs_of_the_plain_run(tmp_path: Path) -> None:
+    """The outputs (host 0's metrics sampled in its kernel, the job runtimes) of a sharded run served in slices
+    are byte for byte those of the same run without serving."""
+
+    def outputs(name: str, serve: bool) -> dict[str, bytes]:
+        cluster = bundled()
+        cluster.record_metrics(1000)  # type: ignore[attr-defined]
+        if serve:
+            asyncio.run(drive_sharded(cluster, ShardedSource(cluster), wall_clock=fixed_slices()))
+        else:
+            cluster.run()
+        cluster.write_outputs(tmp_path / name, wall_seconds=0.0, plots=False)  # type: ignore[attr-defined]
+        return {f: (tmp_path / name / f).read_bytes() for f in OUTPUTS}
+
+    assert outputs("served", True) == outputs("plain", False)
 
 
 def test_kill_reaches_the_rm_on_host_0_while_the_run_goes_on() -> None:
@@ -179,3 +198,43 @@ def test_serve_cluster_runs_a_sharded_cluster_to_its_end() -> None:
     assert result.end_ms == plain.now and not result.interrupted
     assert seen["url"] == result.url and seen["url"].startswith("http://127.0.0.1:") and not seen["url"].endswith(":0")
     assert seen["finished"] is True
+
+
+def test_live_snapshot_is_kept_for_its_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In live mode a snapshot (and every section fetched into it) is reused for LIVE_SNAPSHOT_S of wall time, so a
+    client polling faster costs the hosts no more copies; after the interval the next request gets a new one."""
+    from yarnball.launcher.web import _shardsource
+
+    cluster = bundled()
+    calls: list[str] = []
+    real_call = cluster.group.call
+
+    def counting_call(index: int, method: str, *args: Any) -> Any:
+        calls.append(method)
+        return real_call(index, method, *args)
+
+    monkeypatch.setattr(cluster.group, "call", counting_call)
+    now = [100.0]
+    monkeypatch.setattr(_shardsource.time, "monotonic", lambda: now[0])
+    source = ShardedSource(cluster)
+    source.live = True  # (the in-process backend has no wall clock; the caching is the source's own)
+    first = source.latest()
+    for _ in range(5):  # five polls within the interval: one snapshot, one host call
+        now[0] += _shardsource.LIVE_SNAPSHOT_S / 10
+        assert source.latest() is first
+        assert "totalMB" in source.latest().metrics
+    assert calls == ["web_sections"]
+    now[0] += _shardsource.LIVE_SNAPSHOT_S
+    second = source.latest()
+    assert second is not first and source.snapshots_taken == 2
+    second.metrics  # noqa: B018
+    assert calls == ["web_sections", "web_sections"]
+
+
+def test_cli_clock_wall_needs_the_ray_backend(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--clock wall` (live mode) without `--backend ray` exits 2 naming both options."""
+    from yarnball.launcher import cli
+
+    argv = ["simulate", "--tracelocation", str(TRACE), "--output-dir", str(tmp_path / "o"), "--clock", "wall"]
+    assert cli.main(argv) == 2
+    assert "--clock wall (live mode) needs --backend ray" in capsys.readouterr().err
