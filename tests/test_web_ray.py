@@ -264,3 +264,27 @@ def test_cli_serves_a_live_ray_run(ray_cluster: str, tmp_path: Path) -> None:
     assert "serving the RM REST API at http://127.0.0.1:" in done.stderr
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["applications"]["finished"] == 1
+
+
+def test_cancelling_a_served_live_run_stops_its_hosts(ray_cluster: str) -> None:
+    """Ctrl-C while a live run is served cancels the driving task: it asks the hosts to stop, so the run (in its
+    thread) returns at once instead of running its 10-minute application to the end."""
+    cluster = live_cluster(ray_cluster)
+    source = ShardedSource(cluster)
+
+    async def go() -> float:
+        async with TestClient(TestServer(build_app(source), port=0)) as client:
+            run = asyncio.ensure_future(drive_sharded(cluster, source))
+            await poll(client, "/ws/v1/cluster/metrics", lambda b: b["clusterMetrics"]["appsRunning"] >= 1, "a run")
+            started = time.monotonic()
+            run.cancel()
+            await asyncio.wait({run})
+            return time.monotonic() - started
+
+    try:
+        took = asyncio.run(go())
+        assert took < 30  # (the thread is joined with a 30 s limit; a stop that did not reach the hosts hits it)
+        assert 0 < cluster.now < 600_000 and not cluster.finished()
+        assert sum(r.state is YarnApplicationState.RUNNING for r in cluster.applications) >= 1
+    finally:
+        cluster.close()
