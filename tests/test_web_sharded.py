@@ -18,7 +18,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from tests.test_web_submit import context, ds_command
 from tests.web_helpers import NODES, TRACE
 from yarnball.launcher import Cluster
-from yarnball.launcher.web._driver import SLICE_WALL_S
+from yarnball.launcher.web._driver import SLICE_WALL_S, LiveSource, drive
 from yarnball.launcher.web._server import build_app, serve_cluster
 from yarnball.launcher.web._shardsource import ShardedSource, drive_sharded
 from yarnball.launcher.web._snapshot import take_snapshot
@@ -62,6 +62,30 @@ def test_rest_view_from_the_hosts_equals_the_embedded_one(until_ms: float | None
         assert getattr(got, name) == getattr(expected, name), name
     if until_ms is not None:  # (the mid-run view has work on the NMs of both hosts to compare)
         assert sum(len(v["containers"]) for v in got.node_managers.values()) > 0
+
+
+def test_web_ui_pages_from_the_hosts_are_the_embedded_pages() -> None:
+    """Every web UI page and SLS's metrics record, drawn from the hosts' sections, is the page the embedded server
+    draws at the same moment of the same run, byte for byte."""
+    embedded = bundled("embedded")
+    sharded = bundled()
+    embedded_source, sharded_source = LiveSource(embedded), ShardedSource(sharded)
+    app_id = "application_1700000000000_0007"
+    pages = ["/cluster", "/cluster/apps", "/cluster/apps/RUNNING", f"/cluster/app/{app_id}", "/cluster/scheduler"]
+    pages += ["/cluster/nodes", "/simulateMetrics", f"/ws/v1/cluster/apps/{app_id}/appattempts", "/ws/v1/cluster"]
+
+    async def fetch(source: Any) -> list[tuple[int, str]]:
+        async with TestClient(TestServer(build_app(source))) as client:
+            return [((r := await client.get(page)).status, await r.text()) for page in pages]
+
+    async def go() -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+        await drive(embedded, embedded_source, until_ms=60_000)
+        await drive_sharded(sharded, sharded_source, until_ms=60_000)
+        return await fetch(embedded_source), await fetch(sharded_source)
+
+    expected, got = asyncio.run(go())
+    assert [status for status, _ in got] == [200] * len(pages)
+    assert got == expected
 
 
 def test_served_run_is_the_run_cluster_run_makes() -> None:

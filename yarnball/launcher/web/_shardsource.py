@@ -186,12 +186,11 @@ class ShardedSource:
         """Send ``message`` to the RM on host 0 as a client would and return its reply (a REST write)."""
         cluster = self.cluster
         group = cluster.group
-        if not self.live and (self.done or not self.driving):
+        if self.done or not self.driving:
             raise RestRequestError(
                 503,
                 *_YARN,
-                "this virtual-time Ray run is not running (it has ended): its ResourceManager takes "
-                "no more client requests",
+                "this Ray run is not running (it has ended): its ResourceManager takes no more client requests",
             )
         token = group.call(0, "web_ask", message)
         if not self.live:
@@ -201,21 +200,21 @@ class ShardedSource:
             got, reply = group.call(0, "web_reply", token)
             if got:
                 break
-            if self.live:
-                if time.monotonic() > deadline:
-                    raise RestRequestError(
-                        503,
-                        *_YARN,
-                        f"no reply from the ResourceManager to {type(message).__name__} within "
-                        f"{LIVE_REPLY_TIMEOUT_S:.0f} s",
-                    )
-                await asyncio.sleep(LIVE_REPLY_POLL_S)
-                continue
             if self.done or not self.driving:
                 raise RestRequestError(503, *_YARN, "the run ended before the ResourceManager answered")
-            waiter = asyncio.get_running_loop().create_future()
-            self._waiters.append(waiter)
-            await waiter
+            if not self.live:  # the reply comes with a later slice of windows
+                waiter = asyncio.get_running_loop().create_future()
+                self._waiters.append(waiter)
+                await waiter
+                continue
+            if time.monotonic() > deadline:
+                raise RestRequestError(
+                    503,
+                    *_YARN,
+                    f"no reply from the ResourceManager to {type(message).__name__} "
+                    f"within {LIVE_REPLY_TIMEOUT_S:.0f} s",
+                )
+            await asyncio.sleep(LIVE_REPLY_POLL_S)
         if self.live:
             self.generation += 1  # later requests see the write's effect
         return reply
