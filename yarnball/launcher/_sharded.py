@@ -88,7 +88,7 @@ class HostView:
         self.skipped: list[SkippedJob] = []
         self.handler_failures = HandlerFailures()  # every host's, set by the driver before the outputs are written
         self.node_specs: list[NodeSpec] = []  # every node of the cluster, wherever it runs (the web view's nodes)
-        self._web_asks: Any = None
+        self.web_asks: Any = None  # REST writes in flight on host 0 (launcher/web/_hostview.py)
 
     # The attributes MetricsRecorder and write_outputs read from a cluster, served by host 0.
     @property
@@ -146,33 +146,11 @@ class HostView:
             return self.host.stop_key
         raise SimulationError(f"unknown query {what!r}")
 
-    # The web layer's host side (launcher/web/_hostview.py): plain-data sections of the REST view, and REST writes.
-    def web_sections(self, names: list[str]) -> dict[str, Any]:
-        from yarnball.launcher.web._hostview import rm_sections
+    def web(self, what: str, *args: Any) -> Any:
+        """The web layer's host side (launcher/web/_hostview.py): a section of the REST view, or a REST write."""
+        from yarnball.launcher.web._hostview import host_call
 
-        return rm_sections(self.host, self.node_specs, names)
-
-    def web_rm_for_nms(self) -> dict[str, Any]:
-        from yarnball.launcher.web._hostview import rm_for_nms
-
-        return rm_for_nms(self.host)
-
-    def web_nm_sections(self, rm_view: dict[str, Any]) -> dict[str, Any]:
-        from yarnball.launcher.web._hostview import nm_sections
-
-        return nm_sections(self.host, rm_view)
-
-    def web_ask(self, message: Any) -> int:
-        from yarnball.launcher.web._hostview import WebAsks
-
-        if self._web_asks is None:
-            self._web_asks = WebAsks()
-        return self._web_asks.ask(self.host, message)  # type: ignore[no-any-return]
-
-    def web_reply(self, token: int) -> tuple[bool, Any]:
-        if self._web_asks is None:
-            raise SimulationError(f"shard host {self.host.index} has no REST write in flight")
-        return self._web_asks.reply(token)  # type: ignore[no-any-return]
+        return host_call(self, what, *args)
 
     def stats(self) -> dict[str, Any]:
         host = self.host

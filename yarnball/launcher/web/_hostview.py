@@ -28,7 +28,7 @@ from yarnball.launcher.web._snapshot import Snapshot
 from yarnball.protocols import NodeId
 from yarnball.protocols._records import ApplicationId
 
-__all__ = ["RM_SECTIONS", "HostCluster", "WebAsks", "nm_sections", "rm_for_nms", "rm_sections"]
+__all__ = ["RM_SECTIONS", "HostCluster", "WebAsks", "host_call", "nm_sections", "rm_for_nms", "rm_sections"]
 
 #: The sections host 0 computes (``attempts`` comes with ``apps``).
 RM_SECTIONS = frozenset({"cluster_info", "metrics", "scheduler", "apps", "attempts", "nodes"})
@@ -166,3 +166,26 @@ class WebAsks:
             return False, None
         del self._futures[token]
         return True, fut.result()
+
+
+def host_call(view: Any, what: str, *args: Any) -> Any:
+    """``HostView.web``: what the driver's ``group.call(index, "web", what, *args)`` reaches on a host ``view``.
+
+    ``("sections", names)`` and ``("rm_for_nms",)`` on host 0, ``("nm_sections", rm_view)`` on any host,
+    ``("ask", message)`` and ``("reply", token)`` (REST writes) on host 0."""
+    host = view.host
+    if what == "sections":
+        return rm_sections(host, view.node_specs, *args)
+    if what == "rm_for_nms":
+        return rm_for_nms(host)
+    if what == "nm_sections":
+        return nm_sections(host, *args)
+    if what == "ask":
+        if view.web_asks is None:
+            view.web_asks = WebAsks()
+        return view.web_asks.ask(host, *args)
+    if what == "reply":
+        if view.web_asks is None:
+            raise ValueError(f"shard host {host.index} has no REST write in flight")
+        return view.web_asks.reply(*args)
+    raise ValueError(f"unknown web host call {what!r}; expected sections, rm_for_nms, nm_sections, ask or reply")

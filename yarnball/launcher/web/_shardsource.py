@@ -14,7 +14,7 @@ The RM and the NodeManagers live on the hosts, so a snapshot here is assembled f
   when the section was first asked for (the hosts of a live run have no common "now"; host 0's sections are always
   consistent among themselves).
 * Writes (kill, move, priority, new-application) are ClientRMService messages to the RM on host 0
-  (``web_ask``), whose reply the source collects with ``web_reply``: in virtual time after the slices that deliver
+  (``web`` ``ask``), whose reply the source collects with ``reply``: in virtual time after the slices that deliver
   it, in live mode by polling every few ms. Submitting an application (``POST /apps``) would have to place a new AM
   actor on a host while the run goes on, which the sharded backends cannot do: it is refused with a RemoteException.
 
@@ -74,7 +74,7 @@ class RemoteSnapshot:
         if name not in cache:
             self._check()
             names = ["apps", "attempts"] if name in ("apps", "attempts") else [name]
-            got = self._source.cluster.group.call(0, "web_sections", names)
+            got = self._source.cluster.group.call(0, "web", "sections", names)
             cache.setdefault("_meta", (got["now_ms"], got["opportunistic"]))
             for key in names:
                 cache[key] = got[key]
@@ -131,10 +131,10 @@ class RemoteSnapshot:
         if "node_managers" not in cache:
             self._check()
             group = self._source.cluster.group
-            rm_view = group.call(0, "web_rm_for_nms")
+            rm_view = group.call(0, "web", "rm_for_nms")
             views: dict[str, dict[str, Any]] = {}
             for index in range(group.size):
-                views.update(group.call(index, "web_nm_sections", rm_view)["node_managers"])
+                views.update(group.call(index, "web", "nm_sections", rm_view)["node_managers"])
             cache["node_managers"] = {key: views[key] for key in sorted(views, key=_node_order)}
         return cache["node_managers"]  # type: ignore[no-any-return]
 
@@ -192,12 +192,12 @@ class ShardedSource:
                 *_YARN,
                 "this Ray run is not running (it has ended): its ResourceManager takes no more client requests",
             )
-        token = group.call(0, "web_ask", message)
+        token = group.call(0, "web", "ask", message)
         if not self.live:
             cluster.wake(0)
         deadline = time.monotonic() + LIVE_REPLY_TIMEOUT_S
         while True:
-            got, reply = group.call(0, "web_reply", token)
+            got, reply = group.call(0, "web", "reply", token)
             if got:
                 break
             if self.done or not self.driving:
