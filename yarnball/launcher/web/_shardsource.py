@@ -1,7 +1,7 @@
 """Serving a cluster on shard hosts (the Ray backend: virtual time, or live mode with ``clock="wall"``).
 
 The RM and the NodeManagers live on the hosts, so a snapshot here is assembled from the hosts' answers
-(launcher/web/_hostview.py) fetched through ``HostGroup.call``:
+(launcher/web/_hostview.py) fetched through the host-call mechanism, ``HostGroup.call(index, "web", ...)``:
 
 * :class:`RemoteSnapshot` has the same sections as the embedded :class:`~yarnball.launcher.web._snapshot.Snapshot`
   and fetches each the first time a request reads it: an RM section is one call to host 0; ``node_managers`` (the NM
@@ -14,7 +14,7 @@ The RM and the NodeManagers live on the hosts, so a snapshot here is assembled f
   when the section was first asked for (the hosts of a live run have no common "now"; host 0's sections are always
   consistent among themselves).
 * Writes (kill, move, priority, new-application) are ClientRMService messages to the RM on host 0
-  (``web`` ``ask``), whose reply the source collects with ``reply``: in virtual time after the slices that deliver
+  (host call ``"ask"``), whose reply the source collects with ``"reply"``: in virtual time after the slices that deliver
   it, in live mode by polling every few ms. Submitting an application (``POST /apps``) would have to place a new AM
   actor on a host while the run goes on, which the sharded backends cannot do: it is refused with a RemoteException.
 
