@@ -258,7 +258,7 @@ def test_cli_serves_a_live_ray_run(ray_cluster: str, tmp_path: Path) -> None:
     paths = [str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
     done = subprocess.run(
-        [sys.executable, "-m", "yarnball.launcher", *argv], capture_output=True, text=True, env=env, timeout=180
+        [sys.executable, "-m", "yarnball.launcher", *argv], capture_output=True, text=True, env=env, timeout=300
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "serving the RM REST API at http://127.0.0.1:" in done.stderr
