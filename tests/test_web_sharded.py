@@ -17,6 +17,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from tests.test_web_submit import context, ds_command
 from tests.web_helpers import NODES, TRACE
+from yarnball.errors import SimulationError
 from yarnball.launcher import Cluster
 from yarnball.launcher.web._driver import SLICE_WALL_S, LiveSource, drive
 from yarnball.launcher.web._server import build_app, serve_cluster
@@ -262,3 +263,16 @@ def test_cli_clock_wall_needs_the_ray_backend(tmp_path: Path, capsys: pytest.Cap
     argv = ["simulate", "--tracelocation", str(TRACE), "--output-dir", str(tmp_path / "o"), "--clock", "wall"]
     assert cli.main(argv) == 2
     assert "--clock wall (live mode) needs --backend ray" in capsys.readouterr().err
+
+
+def test_host_calls_refuse_what_they_do_not_know() -> None:
+    """The web layer's host calls name what they expected: an unknown call, an unknown section, RM sections asked
+    of a host without the RM."""
+    cluster = bundled()
+    group = cluster.group  # type: ignore[attr-defined]
+    with pytest.raises(SimulationError, match="unknown web host call 'bogus'; expected sections"):
+        group.call(0, "web", "bogus")
+    with pytest.raises(SimulationError, match=r"unknown REST view sections \['queues'\]"):
+        group.call(0, "web", "sections", ["metrics", "queues"])
+    with pytest.raises(SimulationError, match="shard host 1 has no ResourceManager"):
+        group.call(1, "web", "sections", ["metrics"])

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from yarnball.actors._nodemanager import NodeManager
+from yarnball.errors import SimulationError
 from yarnball.launcher.web._snapshot import Snapshot
 from yarnball.protocols import NodeId
 from yarnball.protocols._records import ApplicationId
@@ -101,11 +102,11 @@ def _meta(host: Any) -> dict[str, Any]:
 def rm_sections(host: Any, specs: Sequence[Any], names: Iterable[str]) -> dict[str, Any]:
     """Host 0: the named RM sections (of :data:`RM_SECTIONS`) now, plus ``now_ms`` and ``opportunistic``."""
     if host.rm is None:
-        raise ValueError(f"shard host {host.index} has no ResourceManager; the RM sections come from host 0")
+        raise SimulationError(f"shard host {host.index} has no ResourceManager; the RM sections come from host 0")
     wanted = set(names)
     unknown = wanted - RM_SECTIONS
     if unknown:
-        raise ValueError(f"unknown REST view sections {sorted(unknown)}; expected some of {sorted(RM_SECTIONS)}")
+        raise SimulationError(f"unknown REST view sections {sorted(unknown)}; expected some of {sorted(RM_SECTIONS)}")
     snap = Snapshot(HostCluster(host.kernel, host.rm, map(_NodeStandIn, specs)), lazy=True)
     out = _meta(host)
     for name in sorted(wanted):
@@ -118,7 +119,7 @@ def rm_for_nms(host: Any) -> dict[str, Any]:
     the heartbeat clock counts it) and the user of every application."""
     rm = host.rm
     if rm is None:
-        raise ValueError(f"shard host {host.index} has no ResourceManager; ask host 0")
+        raise SimulationError(f"shard host {host.index} has no ResourceManager; ask host 0")
     clock = rm.heartbeats
     beats: dict[str, float] = {}
     for node_id, rmnode in rm.nodes.items():
@@ -152,7 +153,7 @@ class WebAsks:
 
     def ask(self, host: Any, message: Any) -> int:
         if host.rm is None:
-            raise ValueError(f"shard host {host.index} has no ResourceManager; writes go to host 0")
+            raise SimulationError(f"shard host {host.index} has no ResourceManager; writes go to host 0")
         token = self._next
         self._next += 1
         self._futures[token] = host.rm.ref.ask(message)
@@ -161,7 +162,7 @@ class WebAsks:
     def reply(self, token: int) -> tuple[bool, Any]:
         fut = self._futures.get(token)
         if fut is None:
-            raise ValueError(f"no REST write with token {token} on this host")
+            raise SimulationError(f"no REST write with token {token} on this host")
         if not fut.done():
             return False, None
         del self._futures[token]
@@ -186,6 +187,6 @@ def host_call(view: Any, what: str, *args: Any) -> Any:
         return view.web_asks.ask(host, *args)
     if what == "reply":
         if view.web_asks is None:
-            raise ValueError(f"shard host {host.index} has no REST write in flight")
+            raise SimulationError(f"shard host {host.index} has no REST write in flight")
         return view.web_asks.reply(*args)
-    raise ValueError(f"unknown web host call {what!r}; expected sections, rm_for_nms, nm_sections, ask or reply")
+    raise SimulationError(f"unknown web host call {what!r}; expected sections, rm_for_nms, nm_sections, ask or reply")
