@@ -276,3 +276,20 @@ def test_host_calls_refuse_what_they_do_not_know() -> None:
         group.call(0, "web", "sections", ["metrics", "queues"])
     with pytest.raises(SimulationError, match="shard host 1 has no ResourceManager"):
         group.call(1, "web", "sections", ["metrics"])
+
+
+def test_paced_sharded_run_follows_the_pace_and_ends_as_run() -> None:
+    """``pace`` (``--pace X`` with ``--backend ray``) sets each slice's end to X times the wall time since the start,
+    and the run still ends as ``run()`` does."""
+    plain = bundled()
+    plain.run()
+    cluster = bundled()
+    source = ShardedSource(cluster)
+    ticks = itertools.count()
+    # Every reading of the fake wall clock adds 0.5 s; a slice reads it three times (its target, its start and end),
+    # so slice k ends at 20 x (0.5 + 1.5 (k - 1)) s = 10 s + 30 s (k - 1) of simulated time.
+    end = asyncio.run(drive_sharded(cluster, source, pace=20.0, wall_clock=lambda: next(ticks) * 0.5))
+    slices = next(k for k in itertools.count(1) if 10_000 + 30_000 * (k - 1) >= plain.now)
+    assert end == plain.now
+    assert source.generation == slices  # one advance between slices, and the final one
+    assert [s["events"] for s in cluster.host_stats()] == [s["events"] for s in plain.host_stats()]
