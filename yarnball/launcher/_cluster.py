@@ -331,7 +331,8 @@ class Cluster:
         """Run while serving the RM REST API and web UI on ``host:port`` (needs the ``web`` extra, aiohttp).
 
         The run goes as fast as it can (or at ``pace`` times real time); afterwards the final state is served until
-        Ctrl-C/SIGTERM unless ``keep_serving`` is false. Returns the simulated end time."""
+        Ctrl-C/SIGTERM unless ``keep_serving`` is false. Returns the simulated end time. A cluster on the Ray backend
+        (virtual time, or live with ``clock="wall"``) is served from its shard hosts (launcher/web/_shardsource.py)."""
         from yarnball.launcher.web import serve_cluster
 
         return serve_cluster(self, host, port, until_ms=until_ms, pace=pace, keep_serving=keep_serving).end_ms
