@@ -38,6 +38,7 @@ from yarnball.protocols import (
     ANY,
     ApplicationAttemptId,
     ApplicationId,
+    Container,
     ContainerId,
     ContainerStatus,
     NodeId,
@@ -74,6 +75,19 @@ class CapacityScheduler(EventHandlers):
             num_containers=len(node.containers),
             node_labels=node.labels,
         )
+
+    def previous_attempt_containers(self, attempt_id: ApplicationAttemptId) -> tuple[Container, ...]:
+        """The containers ``attempt_id`` took over from earlier attempts (keepContainersAcrossApplicationAttempts):
+        ``AbstractYarnScheduler.getTransferredContainers``, in container id order."""
+        attempt = self.attempts.get(attempt_id)
+        if attempt is None:
+            return ()
+        kept = [
+            rmc.container
+            for rmc in attempt.live.values()
+            if rmc.container is not None and rmc.cid.application_attempt_id != attempt_id and not rmc.is_am
+        ]
+        return tuple(sorted(kept, key=lambda c: c.id.container_id))
 
     def maximum_allocation(self, queue: CSQueue | None = None) -> Resource:
         """``getMaximumResourceCapability(queue)``: the queue's maximum allocation, capped by the largest node."""
