@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 import structlog
-
 from structlog.testing import LogCapture, capture_logs
 
 from yarnball.actors._logging import close_logging

@@ -177,15 +177,18 @@ class FaultInjector:
         if am is not None:
             am.crash(status, "AM container failed (fault injected)")
             return
-        nm.ref.tell(
-            ContainerProcessExited(container_id=cid, exit_status=status, diagnostics="Container failed (fault injected)")
+        exited = ContainerProcessExited(
+            container_id=cid, exit_status=status, diagnostics="Container failed (fault injected)"
         )
+        nm.ref.tell(exited)
 
     def _message_rule(self, fault: Fault) -> None:
         cluster = self.cluster
         if self.messages is None:
             self.messages = MessageFaults(cluster.kernel, self._count_message, rm_id=cluster.rm.id)
-            retry_ms = cluster.conf.get_int(keys.RM_CONNECT_RETRY_INTERVAL_MS, keys.DEFAULT_RM_CONNECT_RETRY_INTERVAL_MS)
+            retry_ms = cluster.conf.get_int(
+                keys.RM_CONNECT_RETRY_INTERVAL_MS, keys.DEFAULT_RM_CONNECT_RETRY_INTERVAL_MS
+            )
             self.messages.install(cluster.rm)
             for am in cluster.masters:
                 self.messages.install(am)

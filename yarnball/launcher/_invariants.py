@@ -31,7 +31,9 @@ from typing import Any
 __all__ = ["assert_invariants", "check_invariants", "read_event_log"]
 
 _RESOURCE = re.compile(r"<memory:(\d+), vCores:(\d+)")
-_APP_CHANGES = frozenset({"application_finished", "application_kill", "application_moved", "application_priority_updated"})
+_APP_CHANGES = frozenset(
+    {"application_finished", "application_kill", "application_moved", "application_priority_updated"}
+)
 _SHOWN = 20
 
 
@@ -120,9 +122,8 @@ def check_invariants(events: Iterable[Mapping[str, Any]]) -> list[str]:
         elif name == "container_finished":
             cid = str(event.get("container"))
             if cid in ended:
-                problems.append(
-                    f"at {t} ms: container {cid} ended twice (exit status {ended[cid]}, then {event.get('exit_status')})"
-                )
+                again = event.get("exit_status")
+                problems.append(f"at {t} ms: container {cid} ended twice (exit status {ended[cid]}, then {again})")
                 continue
             ended[cid] = event.get("exit_status")
             where = allocated.get(cid)
