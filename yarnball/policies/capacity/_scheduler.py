@@ -291,13 +291,14 @@ class CapacityScheduler(EventHandlers):
         """``getAllocation``: hand over the new and completed containers, the headroom and the preemption marks."""
         new = app.new_containers
         if new:
-            containers = tuple(new)
-            new.clear()
             live = app.live
+            # FiCaSchedulerApp.containerCompleted removes a container from newlyAllocatedContainers: one that ended
+            # before the AM pulled it (preempted, or its node lost, while the AM's allocate was late) is not handed
+            # over; the AM hears only of its completion.
+            containers = tuple(c for c in new if c.id in live)
+            new.clear()
             for c in containers:
-                rmc = live.get(c.id)
-                if rmc is not None:
-                    rmc.state = ACQUIRED
+                live[c.id].state = ACQUIRED
         else:
             containers = ()
         if app.completed:
