@@ -15,7 +15,8 @@ from yarnball.actors._logging import close_logging
 from yarnball.launcher._cluster import Cluster
 from yarnball.testing import assert_invariants
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+# (YARNBALL_SHARED_DIR names it for a checkout elsewhere, e.g. a git worktree)
+SHARED = Path(os.environ.get("YARNBALL_SHARED_DIR") or Path(__file__).resolve().parents[1].parent / "shared")
 
 
 @pytest.fixture(autouse=True)
