@@ -45,9 +45,9 @@ def bundled(shared: Path) -> Scenario:
     conf = Configuration.from_conf_dir(shared / "sls" / "sample-conf")
     for key, value in PREEMPTION.items():
         conf.set(key, value)
-    workload = load_workload(
-        "SLS", [shared / "sls" / "inputsls.json"], shared / "sls" / "nodes.json", TraceDefaults.from_configuration(conf), 7
-    )
+    sls = shared / "sls"
+    defaults = TraceDefaults.from_configuration(conf)
+    workload = load_workload("SLS", [sls / "inputsls.json"], sls / "nodes.json", defaults, 7)
     return Scenario("bundled", conf, workload, fault_ms=12_000, job="job_1")
 
 

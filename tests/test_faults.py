@@ -11,9 +11,9 @@ import pytest
 from tests.test_cluster import TWO_QUEUES, small_cluster
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.errors import ConfigurationError
+from yarnball.launcher import Cluster
 from yarnball.launcher._faults import parse_faults
 from yarnball.launcher.workloads import task_spec
-from yarnball.launcher import Cluster
 from yarnball.protocols import (
     Container,
     ContainerExitStatus,
@@ -115,7 +115,10 @@ def test_cli_node_lost_is_expired_by_the_rm(tmp_path: Path) -> None:
         ({"kind": "node_decommission", "target": "n", "timeout_s": -1}, "field 'timeout_s' must be a non-negative"),
         ({"kind": "node_lost", "target": "n", "timeout_s": 5}, "field 'timeout_s' is not a parameter of node_lost"),
         ({"kind": "am_crash", "target": "j", "exit_status": "1"}, "field 'exit_status' must be an integer"),
-        ({"kind": "message_drop", "target": "nm->rm", "message": "X", "duration_ms": 1}, "field 'target' must be a link"),
+        (
+            {"kind": "message_drop", "target": "nm->rm", "message": "X", "duration_ms": 1},
+            "field 'target' must be a link",
+        ),
         (
             {"kind": "message_drop", "target": "am->rm", "message": "AllocateResponse", "duration_ms": 1},
             "field 'message' must be a message type of am->rm, one of AllocateRequest",
