@@ -6,8 +6,9 @@ The log is a sequence of event dicts (events.jsonl's lines, or records captured 
 1. **Every allocated container ends exactly once** (completed, killed, preempted or lost): a ``container_finished``
    never repeats for a container, and when every application submitted in the log finished in it, every
    ``container_allocated`` has its ``container_finished``.
-2. **No node holds more than its capacity**: the memory and vcores of the containers allocated on a node and not
-   yet ended never exceed what the node registered with (``node_added``; a node that registers again starts over).
+2. **No node holds more than its capacity**: the memory and vcores of the GUARANTEED containers allocated on a node
+   and not yet ended (nor demoted to OPPORTUNISTIC, which queue on the NM beyond its capacity) never exceed what the
+   node registered with (``node_added``; a node that registers again starts over).
 3. **No application finishes twice**: one ``application_finished`` per application.
 4. **A refused request leaves its victim untouched**, as far as the log shows: the events the same actor logs at the
    same simulated time right after a refusal (an event named ``*_refused``: the handling of that request) change
@@ -80,6 +81,17 @@ def check_invariants(events: Iterable[Mapping[str, Any]]) -> list[str]:
     submitted: set[str] = set()
     finished: dict[str, Any] = {}
     refusal: tuple[Any, Any, set[str]] | None = None  # (sim_ms, actor, victims) while its handling's events run
+    counted: set[str] = set()  # allocated containers whose resources count on their node now
+
+    def _release(cid: str) -> None:
+        where = allocated.get(cid)
+        if where is not None and cid in counted:
+            counted.discard(cid)
+            u = used.get(where[0])
+            if u is not None:
+                u[0] -= where[1]
+                u[1] -= where[2]
+
     for event in events:
         name = event.get("event")
         t = event.get("sim_ms")
@@ -110,6 +122,7 @@ def check_invariants(events: Iterable[Mapping[str, Any]]) -> list[str]:
             if cid in allocated:
                 problems.append(f"at {t} ms: container {cid} allocated twice")
             allocated[cid] = (node, mem, vc)
+            counted.add(cid)
             u = used.setdefault(node, [0, 0])
             u[0] += mem
             u[1] += vc
@@ -126,12 +139,9 @@ def check_invariants(events: Iterable[Mapping[str, Any]]) -> list[str]:
                 problems.append(f"at {t} ms: container {cid} ended twice (exit status {ended[cid]}, then {again})")
                 continue
             ended[cid] = event.get("exit_status")
-            where = allocated.get(cid)
-            if where is not None:
-                u = used.get(where[0])
-                if u is not None:
-                    u[0] -= where[1]
-                    u[1] -= where[2]
+            _release(cid)
+        elif name == "container_demoted":
+            _release(str(event.get("container")))  # OPPORTUNISTIC now: off the node's guaranteed books
         elif name == "application_submitted":
             submitted.add(str(event.get("application")))
         elif name == "application_finished":
