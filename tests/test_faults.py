@@ -362,3 +362,33 @@ def test_message_faults_follow_the_seed() -> None:
 
     assert faulted(1) == faulted(1)
     assert faulted(1) != faulted(2)
+
+
+def test_decommissioning_node_state_in_the_rest_api() -> None:
+    """/ws/v1/cluster/nodes: DECOMMISSIONING while it drains, DECOMMISSIONED after."""
+    from yarnball.launcher.web._snapshot import _node_state
+
+    cluster = _one_job_cluster()
+    cluster.inject({"at_ms": 5_000, "kind": "node_decommission", "target": "node0"})
+    nm = cluster.node_managers["node0"]
+    with captured_events():
+        cluster.run(until_ms=30_000)
+        assert _node_state(cluster, nm) == "DECOMMISSIONING"
+        assert _node_state(cluster, cluster.node_managers["node1"]) == "RUNNING"
+        cluster.run(until_ms=3_600_000)
+    assert _node_state(cluster, nm) == "DECOMMISSIONED"
+
+
+def test_a_faulted_cli_run_is_byte_identical_for_its_seed(tmp_path: Path) -> None:
+    schedule = [
+        {"at_ms": 2000, "kind": "message_drop", "target": "rm->am", "message": "AllocateResponse",
+         "duration_ms": 30_000, "probability": 0.3},
+        {"at_ms": 9000, "kind": "am_crash", "target": "synth_000002"},
+        {"at_ms": 10_000, "kind": "node_lost", "target": "node5"},
+    ]
+    logs = []
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        assert _simulate(tmp_path / run, schedule) == 0
+        logs.append((tmp_path / run / "out" / "events.jsonl").read_bytes())
+    assert logs[0] == logs[1] and b'"fault_injected"' in logs[0]
