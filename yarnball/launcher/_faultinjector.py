@@ -29,6 +29,7 @@ from typing import Any
 from yarnball._logs import get_logger
 from yarnball.actors._amrpc import AllocateCall
 from yarnball.actors._messagefaults import MessageFaultRule, MessageFaults
+from yarnball.errors import SimulationError
 from yarnball.launcher._faults import MESSAGE_FAULT_KINDS, Fault
 from yarnball.protocols import ApplicationId, ContainerId, ContainerState, keys
 from yarnball.protocols._executor import ContainerProcessExited
@@ -80,7 +81,13 @@ class FaultInjector:
             self.scheduled.append(fault)
             delay = max(0.0, fault.at_ms - kernel.now)
             kind = fault.kind
-            if kind != "node_lost":
+            if kind != "node_lost" and not self.needs_every_event:
+                shortcuts_on = cluster.heartbeats.skip or cluster.heartbeats.skip_am or cluster.rm.dormant.enabled
+                if kernel.now > 0 and shortcuts_on:
+                    raise SimulationError(
+                        f"fault {fault.index} ({kind}): inject faults other than node_lost before the cluster first "
+                        "runs: they need every heartbeat and allocate as a message from the start"
+                    )
                 self.needs_every_event = True
             if kind == "node_lost":
                 nm = cluster.node_managers[fault.target.split(":", 1)[0]]
