@@ -82,7 +82,12 @@ class AllocateCall:
         self.timer = None
         request = self.in_flight
         am = self.am
-        if request is None or am.attempt_id is None or request.application_attempt_id != am.attempt_id:
+        if (
+            request is None
+            or am.finished
+            or am.attempt_id is None
+            or request.application_attempt_id != am.attempt_id
+        ):
             self.in_flight = None
             return
         self.retries += 1

@@ -447,6 +447,8 @@ class ApplicationMaster(Actor):
         if rpc is not None and msg.am_command is not _AM_SHUTDOWN and not rpc.answer(msg, self._response_id):
             return  # a second answer to one call: Hadoop RPC's client drops it
         if msg.am_command is _AM_SHUTDOWN:
+            if rpc is not None:
+                rpc.reset()
             if self._heartbeat is not None:
                 self._heartbeat.cancel()
                 self._heartbeat = None
