@@ -197,6 +197,13 @@ def am_crash(s: Scenario, before: list) -> None:
     end = ends(events)
     firsts = [c for c in end if c.startswith(first)]
     assert firsts and all(end[c]["sim_ms"] <= failed["sim_ms"] for c in firsts)
+    # the attempt's other containers still running go with it: ABORTED (-100), SchedulerUtils.COMPLETED_APPLICATION
+    with_it = [c for c in firsts if end[c]["sim_ms"] == failed["sim_ms"] and not c.endswith("_000001")]
+    assert with_it and all(
+        end[c]["exit_status"] == ContainerExitStatus.ABORTED
+        and end[c]["diagnostics"] == "Container of a completed application"
+        for c in with_it
+    )
     finished_ok(cluster)
     check(cluster, events)
 
