@@ -391,7 +391,7 @@ class NodeManager(Actor):
         if msg.node_action in (NodeAction.SHUTDOWN, NodeAction.RESYNC):
             # RESYNC: the RM does not know this node (it expired or the RM restarted): register again.
             if msg.node_action is NodeAction.SHUTDOWN:
-                self.stop()
+                self.fail()  # (a decommissioned node: its programs end with it)
                 return
             if self._decommissioned:
                 return  # the answer to a heartbeat that crossed our unregistration: we are leaving, not resyncing

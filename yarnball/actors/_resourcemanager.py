@@ -23,9 +23,11 @@ from typing import Any
 
 from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._adminservice import refresh_queues
+from yarnball.actors._amrpc import REFUSED, old_allocate
 from yarnball.actors._clientrmservice import kill_diagnostics, kill_refusal, update_priority
 from yarnball.actors._clientrmservice import move as move_across_queues
 from yarnball.actors._containerresize import RESIZE_TYPES, ContainerResizeService
+from yarnball.actors._decommission import DecommissioningNodes
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
@@ -224,6 +226,15 @@ class ResourceManager(Actor):
         self._settled = False  # see _node_heartbeat
         #: Dormant idle AMs by attempt id (shortcuts/_amdormancy.py); the hooks below wake them when work appears.
         self.dormant = DormantAMs(self)
+        #: DECOMMISSIONING and DECOMMISSIONED nodes, once a graceful decommission starts (actors/_decommission.py).
+        self.decommissioning: DecommissioningNodes | None = None
+
+    def decommission_node(self, node_id: NodeId, timeout_ms: float) -> bool:
+        """Start a graceful decommission of ``node_id`` (``rmadmin -refreshNodes -g``); False when the RM has no
+        such RUNNING node."""
+        if self.decommissioning is None:
+            self.decommissioning = DecommissioningNodes(self)
+        return self.decommissioning.start(node_id, timeout_ms)
 
     def use_heartbeat_clock(self, clock: HeartbeatClock) -> None:
         """Drive NM heartbeats with ``clock`` (a Cluster's); with skipping on, the RM answers its questions."""
@@ -356,6 +367,8 @@ class ResourceManager(Actor):
                 container=str(cid),
                 node=str(node_id),
                 type=note.locality,
+                memory_mb=container.resource.memory_mb,
+                vcores=container.resource.vcores,
             )
         self.live.add(cid)
         self.unlaunched[cid] = (self.kernel.now, node_id)
@@ -392,6 +405,10 @@ class ResourceManager(Actor):
         if self.resize is not None:
             self.resize.on_container_done(cid)
         exit_status = status.exit_status
+        log = self.log
+        if log.is_enabled_for(logging.DEBUG):
+            # (what the invariant checker reads, yarnball/_invariants.py: every container ends exactly once)
+            log.debug("container_finished", container=str(cid), exit_status=exit_status, diagnostics=status.diagnostics)
         if exit_status == _PREEMPTED:
             self.counters["containers_preempted"] += 1
         elif exit_status == _SUCCESS:
@@ -489,7 +506,11 @@ class ResourceManager(Actor):
         """``on_node_heartbeat``'s work; also called directly for a heartbeat delivered inline
         (actors/shortcuts/_inlinebeats.py: no NodeStatus is built there, ``status`` is None)."""
         self._settled = False
-        response = self._node_heartbeat(node_id, statuses, status)
+        decommissioning = self.decommissioning
+        if decommissioning is not None and decommissioning.watches(node_id):
+            response: Any = decommissioning.heartbeat(node_id, statuses, status)  # actors/_decommission.py
+        else:
+            response = self._node_heartbeat(node_id, statuses, status)
         if sender is not None:
             if type(response) is int:  # deliver_heartbeat_response's first step, inline (a plain response)
                 deliver_plain_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
@@ -691,10 +712,17 @@ class ResourceManager(Actor):
         self.log.warning("application_rejected", application=str(app_id), queue=app.queue, diagnostics=diagnostics)
         self._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED, rejected=True)
 
-    def _new_attempt(self, app: RMApp) -> None:
+    def _new_attempt(self, app: RMApp, *, transfer: bool = False) -> None:
         attempt = RMAppAttempt(ApplicationAttemptId(app.id, len(app.attempts) + 1), self.now)
         app.attempts.append(attempt)
         self.attempts[attempt.attempt_id] = attempt
+        if transfer:  # the previous attempt's kept containers move to this one
+            self.dispatch(
+                AppAttemptAddedSchedulerEvent(
+                    application_attempt_id=attempt.attempt_id, transfer_state_from_previous_attempt=True
+                )
+            )
+            return
         self.dispatch(AppAttemptAddedSchedulerEvent(application_attempt_id=attempt.attempt_id))
 
     def _on_attempt_added(self, attempt_id: ApplicationAttemptId) -> None:
@@ -836,22 +864,35 @@ class ResourceManager(Actor):
         self.log.warning("attempt_failed", attempt=str(attempt.attempt_id), diagnostics=diagnostics, counted=counted)
         if attempt.am_container is not None:
             self.am_containers.pop(attempt.am_container.id, None)
-        self._remove_attempt(attempt, "FAILED")
         if counted:
             app.counted_failures += 1
-        if app.counted_failures >= app.max_attempts:
+        retry = app.counted_failures < app.max_attempts
+        # RMAppAttemptImpl.BaseFinalTransition: with keepContainersAcrossApplicationAttempts and another attempt to
+        # come, the scheduler keeps the attempt's running containers for the next one.
+        keep = retry and app.context.keep_containers_across_application_attempts
+        self._remove_attempt(attempt, "FAILED", keep=keep)
+        if not retry:
             app.diagnostics = (
                 f"Application {app.id} failed {app.max_attempts} times due to {diagnostics}. Failing the application."
             )
             self._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED)
         else:
-            self._new_attempt(app)
+            self._new_attempt(app, transfer=keep)
 
-    def _remove_attempt(self, attempt: RMAppAttempt, final_state: str) -> None:
+    def _remove_attempt(self, attempt: RMAppAttempt, final_state: str, *, keep: bool = False) -> None:
         if self.dormant:
             self.dormant.wake(attempt.attempt_id)  # its next allocate gets AM_SHUTDOWN
         if self.opportunistic is not None:
             self.opportunistic.on_attempt_removed(attempt.attempt_id)
+        if keep:
+            self.dispatch(
+                AppAttemptRemovedSchedulerEvent(
+                    application_attempt_id=attempt.attempt_id,
+                    final_attempt_state=final_state,
+                    keep_containers_across_app_attempts=True,
+                )
+            )
+            return
         self.dispatch(
             AppAttemptRemovedSchedulerEvent(application_attempt_id=attempt.attempt_id, final_attempt_state=final_state)
         )
@@ -911,6 +952,13 @@ class ResourceManager(Actor):
         app = self.apps[msg.application_attempt_id.application_id]
         app.state = YarnApplicationState.RUNNING
         self.log.info("am_registered", attempt=str(attempt.attempt_id))
+        if app.context.keep_containers_across_application_attempts and attempt.attempt_id.attempt_id > 1:
+            # ApplicationMasterService.registerApplicationMaster: getContainersFromPreviousAttempts
+            return RegisterApplicationMasterResponse(
+                maximum_resource_capability=self.maximum_allocation,
+                queue=app.queue,
+                containers_from_previous_attempts=self.scheduler.previous_attempt_containers(attempt.attempt_id),
+            )
         return RegisterApplicationMasterResponse(maximum_resource_capability=self.maximum_allocation, queue=app.queue)
 
     @handler
@@ -934,11 +982,15 @@ class ResourceManager(Actor):
         request = msg.allocate_request
         self.opportunistic.record_remote_allocations(request.application_attempt_id, msg.allocated_containers)
         response = self._serve_allocate(msg.allocate_request)
+        if response is REFUSED:
+            return
         self.reply(self.opportunistic.distributed_allocate_response(response))
 
     @handler
     def on_allocate(self, msg: AllocateRequest) -> None:
-        self.reply(self._serve_allocate(msg))
+        response = self._serve_allocate(msg)
+        if response is not REFUSED:
+            self.reply(response)
 
     def _serve_allocate(self, msg: AllocateRequest) -> AllocateResponse:
         attempt_id = msg.application_attempt_id
@@ -947,6 +999,10 @@ class ResourceManager(Actor):
             # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
             return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
         attempt.last_heartbeat = self.kernel.now  # (Actor.now without the property call)
+        if msg.response_id != attempt.response_id:
+            old = old_allocate(self, attempt, msg)  # an old heartbeat, or one refused (actors/_amrpc.py)
+            if old is not None:
+                return old
         resize_asks: list[ResourceRequest] = []
         if msg.update_requests:
             resize = self.resize
@@ -977,6 +1033,7 @@ class ResourceManager(Actor):
             response = opportunistic.after_allocate(msg, response)
         if self.resize is not None:
             response = self.resize.after_allocate(attempt_id, response)
+        attempt.last_response = response
         return response
 
     def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:

@@ -121,6 +121,7 @@ class Cluster:
         self.jobs: dict[str, JobSpec] = {}
         self.skipped: list[SkippedJob] = []
         self.rm.done_listeners.append(self._on_app_done)
+        self.faults: Any = None  # the FaultInjector once faults are scheduled (inject)
         for spec in nodes:
             self.add_node(spec)
         # Issue 6: packing's LOW-set shuffle takes the run's seed; an autoscaler runs when asked for (elastic= or
@@ -219,18 +220,23 @@ class Cluster:
         self.kernel.schedule(max(0.0, at_ms - self.kernel.now), lambda _: nm.restart(down_ms), owner=nm.id)
 
     def inject(self, faults: Any) -> None:
-        """Schedule faults (one, a list, or a JSON schedule file path; see launcher/_faults.py).
+        """Schedule faults (one, a list, or a JSON schedule file path; see launcher/_faults.py and the README's
+        "Faults" section), applied by launcher/_faultinjector.py; message faults apply to the AMs submitted so far.
 
         Unknown targets are rejected here, before the run, naming the entry index and field."""
+        from yarnball.launcher._faultinjector import FaultInjector
         from yarnball.launcher._faults import as_faults, check_targets
 
         parsed = as_faults(faults)
-        check_targets(parsed, list(self.node_managers))
-        for fault in parsed:
-            if fault.kind == "node_restart":
-                self.restart_node(fault.target.split(":", 1)[0], fault.at_ms, fault.down_ms or 0)
-                continue
-            self.fail_node(fault.target.split(":", 1)[0], fault.at_ms)
+        check_targets(
+            parsed,
+            list(self.node_managers),
+            jobs=[am.name for am in self.masters],
+            cluster_timestamp=self.rm.cluster_timestamp,
+        )
+        if self.faults is None:
+            self.faults = FaultInjector(self)
+        self.faults.add(parsed)
 
     def inject_file(self, path: Any) -> None:
         self.inject(str(path))
@@ -297,7 +303,9 @@ class Cluster:
 
         For drivers that run the kernel in slices (the web layer, launcher/web/_driver.py): ``begin_run``, then
         ``kernel.run(until=...)`` until :meth:`finished`, then :meth:`end_run`."""
-        if self.kernel.default_latency or self.kernel._latency or not self._skipping_proven():
+        faults = getattr(self, "faults", None)  # (launcher/_faultinjector.py)
+        every_event = faults is not None and faults.needs_every_event
+        if self.kernel.default_latency or self.kernel._latency or not self._skipping_proven() or every_event:
             self.heartbeats.skip = False  # modelled NM<->RM latency: heartbeats are not atomic, process them all
             self.heartbeats.skip_am = False  # AM skipping is proven under the same conditions only
             self.rm.dormant.disable()  # and dormancy builds on AM skipping

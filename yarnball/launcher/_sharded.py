@@ -345,6 +345,10 @@ class ShardedCluster(Cluster):
             "use record_metrics() for metrics and run(on_progress=...) for progress"
         )
 
+    def inject(self, faults: Any) -> None:
+        """Fault schedules need the embedded backend (launcher/_faultinjector.py acts on local actors)."""
+        raise SimulationError("fault schedules (inject, --faults) need the embedded backend")
+
     def fail_node(self, host: str, at_ms: float) -> None:
         """Make the NodeManager on ``host`` die at ``at_ms`` (on its own host)."""
         if host not in self.node_specs:

@@ -157,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--faults",
         metavar="FILE",
-        help="JSON fault schedule: a list of {at_ms, kind, target}; kinds: node_lost (embedded backend only)",
+        help="JSON fault schedule: a list of {at_ms, kind, target, ...}; kinds: node_lost, node_decommission, "
+        "am_crash, container_fail, message_drop, message_delay, message_duplicate (README 'Faults'; embedded backend)",
     )
     sim.add_argument(
         "--strict",
@@ -221,7 +222,7 @@ def _simulate(args: argparse.Namespace) -> int:
     from yarnball import _native
     from yarnball.actors._logging import close_logging, configure_logging
     from yarnball.launcher._about import require_ray
-    from yarnball.launcher._cluster import Cluster, normalized_conf
+    from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, normalized_conf
     from yarnball.launcher._outputs import MetricsRecorder, write_outputs
     from yarnball.launcher.workloads import load_workload
     from yarnball.policies.capacity import CapacitySchedulerConfiguration
@@ -269,7 +270,13 @@ def _simulate(args: argparse.Namespace) -> int:
         if args.backend != "embedded":
             raise ConfigurationError("--faults needs the embedded backend")
         faults = load_faults(args.faults)
-        check_targets(faults, [n.hostname for n in workload.nodes], args.faults)
+        check_targets(
+            faults,
+            [n.hostname for n in workload.nodes],
+            args.faults,
+            jobs=[j.job_id for j in workload.jobs],
+            cluster_timestamp=DEFAULT_CLUSTER_TIMESTAMP,
+        )
     interval_ms = conf.get_int(keys.SLS_METRICS_RECORD_INTERVAL_MS, keys.DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS)
     if interval_ms <= 0:
         raise ConfigurationError(

@@ -51,6 +51,13 @@ DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES = 4
 RM_AM_MAX_ATTEMPTS = "yarn.resourcemanager.am.max-attempts"
 DEFAULT_RM_AM_MAX_ATTEMPTS = 2
 
+# Issue 21 (fault schedules): graceful decommission's default timeout (RMAdminCLI -refreshNodes -g without a value)
+# and RMProxy's retry interval (an allocate call that gets no answer is retried after it).
+RM_NM_GRACEFUL_DECOMMISSION_TIMEOUT_SECS = "yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs"
+DEFAULT_RM_NM_GRACEFUL_DECOMMISSION_TIMEOUT_SECS = 3600
+RM_CONNECT_RETRY_INTERVAL_MS = "yarn.resourcemanager.connect.retry-interval.ms"
+DEFAULT_RM_CONNECT_RETRY_INTERVAL_MS = 30000
+
 RM_SCHEDULER = "yarn.resourcemanager.scheduler.class"
 DEFAULT_RM_SCHEDULER = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
 

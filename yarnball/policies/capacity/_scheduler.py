@@ -84,6 +84,19 @@ class CapacityScheduler(EventHandlers):
             node_labels=node.labels,
         )
 
+    def previous_attempt_containers(self, attempt_id: ApplicationAttemptId) -> tuple[Container, ...]:
+        """The containers ``attempt_id`` took over from earlier attempts (keepContainersAcrossApplicationAttempts):
+        ``AbstractYarnScheduler.getTransferredContainers``, in container id order."""
+        attempt = self.attempts.get(attempt_id)
+        if attempt is None:
+            return ()
+        kept = [
+            rmc.container
+            for rmc in attempt.live.values()
+            if rmc.container is not None and rmc.cid.application_attempt_id != attempt_id and not rmc.is_am
+        ]
+        return tuple(sorted(kept, key=lambda c: c.id.container_id))
+
     def maximum_allocation(self, queue: CSQueue | None = None) -> Resource:
         """``getMaximumResourceCapability(queue)``: the queue's maximum allocation, capped by the largest node."""
         ctx = self._ctx
@@ -286,13 +299,14 @@ class CapacityScheduler(EventHandlers):
         """``getAllocation``: hand over the new and completed containers, the headroom and the preemption marks."""
         new = app.new_containers
         if new:
-            containers = tuple(new)
-            new.clear()
             live = app.live
+            # FiCaSchedulerApp.containerCompleted removes a container from newlyAllocatedContainers: one that ended
+            # before the AM pulled it (preempted, or its node lost, while the AM's allocate was late) is not handed
+            # over; the AM hears only of its completion.
+            containers = tuple(c for c in new if c.id in live)
+            new.clear()
             for c in containers:
-                rmc = live.get(c.id)
-                if rmc is not None:
-                    rmc.state = ACQUIRED
+                live[c.id].state = ACQUIRED
         else:
             containers = ()
         if app.completed:
