@@ -189,6 +189,22 @@ NM_VMEM_PMEM_RATIO = "yarn.nodemanager.vmem-pmem-ratio"
 DEFAULT_NM_VMEM_PMEM_RATIO = 2.1
 NM_VMEM_CHECK_ENABLED = "yarn.nodemanager.vmem-check-enabled"
 DEFAULT_NM_VMEM_CHECK_ENABLED = True
+NM_PMEM_CHECK_ENABLED = "yarn.nodemanager.pmem-check-enabled"
+DEFAULT_NM_PMEM_CHECK_ENABLED = True
+
+# ----------------------------------------------------------------------------------------------------
+# NodeManager: real containers in live runs (ContainerLaunch, ContainersMonitorImpl; yarnball/actors/executors)
+# ----------------------------------------------------------------------------------------------------
+#: ContainerLaunch.cleanupContainer: SIGTERM, then SIGKILL this long after (DelayedProcessKiller).
+NM_SLEEP_DELAY_BEFORE_SIGKILL_MS = "yarn.nodemanager.sleep-delay-before-sigkill.ms"
+DEFAULT_NM_SLEEP_DELAY_BEFORE_SIGKILL_MS = 250
+#: ContainersMonitorImpl's polling period of every container's process tree (memory checks).
+NM_CONTAINER_MONITOR_INTERVAL_MS = "yarn.nodemanager.container-monitor.interval-ms"
+DEFAULT_NM_CONTAINER_MONITOR_INTERVAL_MS = 3000
+#: Where container logs and working directories go (first directory of each list); no default here: a live
+#: cluster puts them under its work directory (``userlogs`` and ``nm-local-dir``) when these are not set.
+NM_LOG_DIRS = "yarn.nodemanager.log-dirs"
+NM_LOCAL_DIRS = "yarn.nodemanager.local-dirs"
 
 # ----------------------------------------------------------------------------------------------------
 # FairScheduler continuous scheduling and Qubole's container packing (FairSchedulerConfiguration)
