@@ -11,8 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from yarnball import Cluster
-from yarnball import ApplicationMaster
+from yarnball import ApplicationMaster, Cluster
 from yarnball.actors.executors import ContainerContext
 from yarnball.launcher.workloads import NodeSpec
 from yarnball.protocols import (
@@ -29,6 +28,7 @@ FAST = {
     "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms": 50,
     "yarn.nodemanager.container-monitor.interval-ms": 50,
 }
+SMALL = Resource(256, 1)
 #: A bound on every live test's run (wall ms): a hang fails instead of blocking the suite.
 LIMIT_MS = 20_000
 
@@ -44,7 +44,7 @@ class ContextAM(ApplicationMaster):
     """Asks for one container per launch context (all of ``resource``) and runs each context in one; finishes
     when every container completed. ``statuses`` keeps the completed statuses in arrival order."""
 
-    def __init__(self, contexts: Sequence[ContainerLaunchContext], resource: Resource = Resource(256, 1),
+    def __init__(self, contexts: Sequence[ContainerLaunchContext], resource: Resource = SMALL,
                  **kwargs: Any) -> None:  # fmt: skip
         kwargs.setdefault("heartbeat_interval_ms", 50)
         super().__init__(**kwargs)

@@ -171,7 +171,9 @@ class LiveExecutor:
                          log_dir=str(log_dir))  # fmt: skip
         return True
 
-    def _start_command(self, command: str, env: dict[str, str], work_dir: Path, log_dir: Path) -> subprocess.Popen[bytes]:
+    def _start_command(
+        self, command: str, env: dict[str, str], work_dir: Path, log_dir: Path
+    ) -> subprocess.Popen[bytes]:
         with open(log_dir / "stdout", "ab") as out, open(log_dir / "stderr", "ab") as err:
             return subprocess.Popen(
                 ["/bin/bash", "-c", command],

@@ -106,8 +106,8 @@ def run_callable(payload: bytes, environment: dict[str, str], work_dir: str, std
         os.setsid()
         _redirect(1, stdout)
         _redirect(2, stderr)
-        sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115 (the process's own fds, kept open)
-        sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+        sys.stdout = open(1, "w", buffering=1, closefd=False)
+        sys.stderr = open(2, "w", buffering=1, closefd=False)
         os.chdir(work_dir)
         os.environ.update(environment)
         ctx = ContainerContext(environment, work_dir)
@@ -126,7 +126,7 @@ def run_callable(payload: bytes, environment: dict[str, str], work_dir: str, std
                     pickle.dump(result, f)
                 os.replace(tmp, path)
             code = 0
-    except BaseException:  # noqa: BLE001 (whatever the callable raised is the container's failure, as a JVM's)
+    except BaseException:
         traceback.print_exc()
         code = 1
     finally:
