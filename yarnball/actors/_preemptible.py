@@ -20,19 +20,42 @@ Two ready-made AMs: :class:`CheckpointingMRAppMaster` checkpoints and releases e
 for; :class:`RestartingMRAppMaster` ignores the message (as SLS's AMs and MapReduce's default
 ``NoopAMPreemptionPolicy`` do), so its containers are killed after ``max_wait_before_kill`` and the tasks start
 again from zero. Compare ``work_lost_ms`` and finish times (examples/preemption_checkpointing.py).
+
+**Real work.** Give the AM ``work=CallableWork(fn, ...)`` (or ``CommandWork``) and each task's container also
+carries that work. In virtual time nothing changes (the container still waits out the task's remaining
+``work_ms``); in a live run (``Cluster(..., clock="wall")``) the NodeManager runs the work for real, and then:
+
+- the task saves its own checkpoints (``ctx.save_checkpoint``) into the AM's store, which must be a
+  :class:`~yarnball.actors.FileSystemCheckpointStore` (the tasks' processes reach it as HDFS would be reached);
+  the AM hands its directory to tasks only if it resumes them (:attr:`PreemptibleAppMaster.resumes_tasks`:
+  the restarting AM does not);
+- :meth:`~PreemptibleAppMaster.release_preempted` stops the container (KILLED_BY_APPMASTER: SIGTERM, then SIGKILL
+  after the NM's delay, in which the task saves a last checkpoint) and asks for a new one once it is gone, so two
+  attempts of a task never run at once;
+- progress is wall time since the attempt started on top of the checkpoint it resumed from, and a successful
+  task's return value is read from ``output_dir`` into :attr:`PreemptibleAppMaster.results`.
 """
 
 from __future__ import annotations
 
+import os
+import pickle
 from collections import deque
-from collections.abc import Sequence
-from typing import Annotated
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any
 
 import msgspec
 
 from yarnball.actors._actor import handler
 from yarnball.actors._appmaster import ApplicationMaster
-from yarnball.actors._checkpoint import Checkpoint, CheckpointStore, InMemoryCheckpointStore
+from yarnball.actors._checkpoint import (
+    Checkpoint,
+    CheckpointStore,
+    FileSystemCheckpointStore,
+    InMemoryCheckpointStore,
+)
+from yarnball.actors._kernel import WallClock
 from yarnball.protocols import (
     Container,
     ContainerExitStatus,
@@ -43,10 +66,13 @@ from yarnball.protocols import (
     RegisterApplicationMasterResponse,
     Resource,
 )
+from yarnball.protocols._containermanagement import ContainerLaunchContext
 from yarnball.protocols._executor import ContainerTerminated
 
 __all__ = [
+    "CallableWork",
     "CheckpointingMRAppMaster",
+    "CommandWork",
     "PreemptibleAppMaster",
     "RestartingMRAppMaster",
     "TaskWork",
@@ -107,6 +133,43 @@ def _check_one_capability_per_priority(name: str, tasks: Sequence[TaskWork]) -> 
             )
 
 
+class CallableWork:
+    """Real work for every task: ``fn(ctx, *args, **kwargs)`` in the task's container (see actors/executors).
+    ``fn`` is a module-level function; ``ctx.task_id`` says which task it is."""
+
+    def __init__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        self.fn = fn
+        self.args = args
+        self.kwargs = kwargs
+
+    def context(self, task: TaskWork, *, simulated_duration_ms: int, environment: Mapping[str, str],
+                checkpoint_dir: str | None, result_path: str | None) -> ContainerLaunchContext:  # fmt: skip
+        from yarnball.actors.executors import callable_context
+
+        return callable_context(
+            self.fn, self.args, self.kwargs, environment=environment, simulated_duration_ms=simulated_duration_ms,
+            task_id=task.task_id, checkpoint_dir=checkpoint_dir, result_path=result_path,
+        )  # fmt: skip
+
+
+class CommandWork:
+    """Real work for every task: a shell command (``command`` itself, or ``command(task)``); the task's id and
+    checkpoint directory are in its environment (``YARNBALL_TASK_ID``, ``YARNBALL_CHECKPOINT_DIR``)."""
+
+    def __init__(self, command: str | Callable[[TaskWork], str]) -> None:
+        self.command = command
+
+    def context(self, task: TaskWork, *, simulated_duration_ms: int, environment: Mapping[str, str],
+                checkpoint_dir: str | None, result_path: str | None) -> ContainerLaunchContext:  # fmt: skip
+        from yarnball.actors.executors import command_context
+
+        command = self.command(task) if callable(self.command) else self.command
+        return command_context(
+            command, environment=environment, simulated_duration_ms=simulated_duration_ms, task_id=task.task_id,
+            checkpoint_dir=checkpoint_dir,
+        )  # fmt: skip
+
+
 class _Run:
     """One task attempt in one container."""
 
@@ -125,8 +188,14 @@ class PreemptibleAppMaster(ApplicationMaster):
 
     ``store`` keeps checkpoints (default: in memory); ``restore_overhead_ms`` is the time a resumed task spends
     reading its checkpoint before doing new work. Subclasses decide what to do with a PreemptionMessage in
-    :meth:`on_preemption_message` (this base class only records it).
+    :meth:`on_preemption_message` (this base class only records it). ``work`` (a :class:`CallableWork` or
+    :class:`CommandWork`) is what every task runs in a live run, ``output_dir`` where their results go (module
+    docstring).
     """
+
+    #: Whether a task resumes from its checkpoint in a new container (in a live run: whether the task is handed
+    #: the checkpoint directory at all).
+    resumes_tasks = True
 
     def __init__(
         self,
@@ -134,6 +203,8 @@ class PreemptibleAppMaster(ApplicationMaster):
         tasks: Sequence[TaskWork],
         store: CheckpointStore | None = None,
         restore_overhead_ms: int = 0,
+        work: CallableWork | CommandWork | None = None,
+        output_dir: str | os.PathLike[str] | None = None,
         **kwargs: object,
     ) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -156,6 +227,17 @@ class PreemptibleAppMaster(ApplicationMaster):
         self.work_resumed_ms = 0.0  # run time saved by resuming from checkpoints
         self.preemption_messages: list[tuple[float, PreemptionMessage]] = []
         self._am_died_at: float | None = None
+        self.work = work
+        self.output_dir = Path(output_dir) if output_dir is not None else None
+        #: A live run's task results (task id -> the callable's return value), read from ``output_dir``.
+        self.results: dict[str, Any] = {}
+        # stopped for preemption (-> when), waiting for their processes to go
+        self._stopping: dict[ContainerId, float] = {}
+
+    @property
+    def live(self) -> bool:
+        """Whether the tasks run real work: ``work`` was given and the run is live (wall clock)."""
+        return self.work is not None and isinstance(self.kernel.clock, WallClock)
 
     # -- the helpers ------------------------------------------------------------------------------------------
     def preempted_containers(self, message: PreemptionMessage) -> list[ContainerId]:
@@ -181,13 +263,18 @@ class PreemptibleAppMaster(ApplicationMaster):
         """Work done on the task in this container by ``at`` (default: now), saved part included."""
         run = self.runs[container_id]
         fresh = (self.now if at is None else at) - run.started_at - run.overhead_ms
+        if self.live:
+            return run.base_ms + int(max(fresh, 0.0))  # real work: its length is what it takes
         fresh = min(max(fresh, 0.0), run.task.work_ms - run.base_ms)
         return run.base_ms + int(fresh)
 
     def checkpoint_container(self, container_id: ContainerId, state: dict[str, str] | None = None) -> Checkpoint:
-        """Save the progress of the task running in ``container_id`` to the store and return the checkpoint."""
+        """Save the progress of the task running in ``container_id`` to the store and return the checkpoint.
+        With real work the task saves its own checkpoints: this returns the last one (None if there is none)."""
         run = self.runs[container_id]
         previous = self.store.load(run.task.task_id)
+        if self.live:
+            return previous  # type: ignore[return-value]
         checkpoint = Checkpoint(
             task_id=run.task.task_id,
             work_done_ms=self.progress_ms(container_id),
@@ -207,6 +294,14 @@ class PreemptibleAppMaster(ApplicationMaster):
         run = self.runs.get(container_id)
         if run is None:
             return
+        if self.live and checkpoint:
+            # The task checkpoints itself: stop it (SIGTERM, its grace period, SIGKILL) and ask for a container
+            # for it again once it is gone (on_containers_completed), never two attempts at once.
+            if container_id not in self._stopping:
+                self._stopping[container_id] = self.now
+                self.released_for_preemption += 1
+                self.stop_container(run.container)
+            return
         if checkpoint:
             self.checkpoint_container(container_id)
         else:
@@ -220,13 +315,41 @@ class PreemptibleAppMaster(ApplicationMaster):
     def resume_task(self, task: TaskWork, container: Container) -> int:
         """Start ``task`` in ``container`` from its last checkpoint (from zero if there is none); returns the
         work already done. A corrupt checkpoint raises CheckpointError: the task is not silently redone."""
-        saved = self.store.load(task.task_id)
+        saved = self.store.load(task.task_id) if self.resumes_tasks or not self.live else None
         base = min(saved.work_done_ms, task.work_ms) if saved is not None else 0
-        overhead = self.restore_overhead_ms if base > 0 else 0
+        if saved is not None and self.live:
+            base = saved.work_done_ms  # real work: what the task itself saved
+        overhead = self.restore_overhead_ms if base > 0 and not self.live else 0
         self.work_resumed_ms += base
         self.runs[container.id] = _Run(task, container, self.now, base, overhead)
-        self.start_container(container, duration_ms=task.work_ms - base + overhead)
+        duration = max(task.work_ms - base, 0) + overhead
+        if self.work is None:
+            self.start_container(container, duration_ms=duration)
+        else:
+            self.start_container(container, context=self._work_context(task, duration))
         return base
+
+    def _work_context(self, task: TaskWork, duration_ms: int) -> ContainerLaunchContext:
+        assert self.work is not None
+        store = self.store
+        checkpoint_dir = None
+        if self.resumes_tasks and isinstance(store, FileSystemCheckpointStore):
+            checkpoint_dir = str(store.directory)
+        elif self.resumes_tasks and self.live:
+            self.log.warning("checkpoints_not_shared", task=task.task_id,
+                             reason="real tasks save checkpoints only to a FileSystemCheckpointStore")  # fmt: skip
+        result_path = None
+        if self.output_dir is not None:
+            self.output_dir.mkdir(parents=True, exist_ok=True)
+            result_path = str(self._result_path(task.task_id))
+        return self.work.context(
+            task, simulated_duration_ms=duration_ms, environment={"USER": self.user}, checkpoint_dir=checkpoint_dir,
+            result_path=result_path,
+        )  # fmt: skip
+
+    def _result_path(self, task_id: str) -> Path:
+        assert self.output_dir is not None
+        return self.output_dir / f"{task_id}.result"
 
     # -- the task machinery -----------------------------------------------------------------------------------
     def on_preemption_message(self, message: PreemptionMessage) -> None:
@@ -300,20 +423,31 @@ class PreemptibleAppMaster(ApplicationMaster):
             if run is None:
                 continue  # released by us, or not a task container
             task = run.task
+            stopped_at = self._stopping.pop(status.container_id, None)
             if status.exit_status == ContainerExitStatus.SUCCESS:
                 del self.runs[status.container_id]
                 self.done[task.task_id] = self.now
+                if self.live and self.output_dir is not None:
+                    self._read_result(task.task_id)
                 self.store.delete(task.task_id)
                 continue
-            self.work_lost_ms += self._unsaved_ms(status.container_id)
+            self.work_lost_ms += self._unsaved_ms(status.container_id, stopped_at)
             del self.runs[status.container_id]
-            if status.exit_status == ContainerExitStatus.PREEMPTED:
+            if status.exit_status == ContainerExitStatus.PREEMPTED or stopped_at is not None:
                 self.preempted_task_attempts += 1  # MAPREDUCE-5900: not a task failure
             else:
                 self.failed_task_attempts += 1
             self._request(task)
         if not self.pending and not self.runs and not self._unregistering and self.phase < len(self.phase_ids):
             self._next_phase()
+
+    def _read_result(self, task_id: str) -> None:
+        path = self._result_path(task_id)
+        try:
+            with open(path, "rb") as f:
+                self.results[task_id] = pickle.load(f)
+        except (OSError, pickle.UnpicklingError, EOFError) as err:
+            self.log.warning("task_result_unreadable", task=task_id, path=str(path), error=str(err))
 
     def _matching_task(self, container: Container) -> TaskWork | None:
         """The pending task ``container`` was allocated for, as ``AMRMClient.getMatchingRequests(priority, *,
@@ -359,3 +493,5 @@ class CheckpointingMRAppMaster(PreemptibleAppMaster):
 class RestartingMRAppMaster(PreemptibleAppMaster):
     """A MapReduce-style AM that ignores PreemptionMessages: its containers are killed after
     ``max_wait_before_kill`` and their tasks restart from zero (never counted as failures)."""
+
+    resumes_tasks = False

@@ -305,6 +305,9 @@ class Cluster:
                 raise SimulationError("Cluster.run() of a live cluster runs its own event loop; inside one, use "
                                       "'await cluster.run_async()'")  # fmt: skip
             if self._loop is None:
+                from yarnball.actors.executors import start_forkserver
+
+                start_forkserver()  # before the clock starts: the first callable container does not wait for it
                 self._loop = asyncio.new_event_loop()  # kept across runs: it watches the containers' processes
             return self._loop.run_until_complete(self.run_async(until_ms))
         with tuned_gc():  # the cluster built so far lives for the run: out of the collector's way (launcher/_gc.py)

@@ -27,7 +27,7 @@ from yarnball.actors.executors._launch import (
     command_context,
     real_work,
 )
-from yarnball.actors.executors._live import LiveExecutor, container_log_dir, container_work_dir
+from yarnball.actors.executors._live import LiveExecutor, container_log_dir, container_work_dir, start_forkserver
 from yarnball.actors.executors._task import ContainerContext
 
 __all__ = [
@@ -43,4 +43,5 @@ __all__ = [
     "container_log_dir",
     "container_work_dir",
     "real_work",
+    "start_forkserver",
 ]

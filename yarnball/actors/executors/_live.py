@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
 import subprocess
@@ -49,11 +50,19 @@ from yarnball.actors.executors._task import run_callable
 from yarnball.protocols import Configuration, ContainerExitStatus, ContainerId, keys
 from yarnball.protocols._executor import ContainerProcessExited
 
-__all__ = ["LiveExecutor", "container_log_dir", "container_work_dir"]
+__all__ = ["LiveExecutor", "container_log_dir", "container_work_dir", "start_forkserver"]
 
 #: The forkserver preloads the callable runner (and with it yarnball), so a container process starts in ~10 ms.
 _MP = multiprocessing.get_context("forkserver")
 _MP.set_forkserver_preload(["__main__", "yarnball.actors.executors._task"])
+
+
+
+def start_forkserver() -> None:
+    """Start the forkserver now (a live cluster does it before its run), so that the first callable container does
+    not wait for it (~0.5-1 s: a new interpreter importing yarnball)."""
+    multiprocessing.forkserver.ensure_running()
+
 
 TERMINATED = 143  # ExitCode.TERMINATED (SIGTERM)
 FORCE_KILLED = 137  # ExitCode.FORCE_KILLED (SIGKILL)

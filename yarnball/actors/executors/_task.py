@@ -48,7 +48,7 @@ class ContainerContext:
         restored = self.load_checkpoint()
         #: Work (ms) already done by earlier attempts, from the checkpoint this attempt resumed (0 when none).
         self.restored_ms = restored.work_done_ms if restored is not None else 0
-
+        self._saves = restored.attempt if restored is not None else 0  # checkpoints of the task so far
     # -- cancellation ----------------------------------------------------------------------------------------
     @property
     def cancelled(self) -> bool:
@@ -75,13 +75,13 @@ class ContainerContext:
         plus this attempt's run time. Returns None (and saves nothing) without a checkpoint directory."""
         if self.store is None or self.task_id is None:
             return None
-        previous = self.store.load(self.task_id)
         done = work_done_ms if work_done_ms is not None else self.restored_ms + self.elapsed_ms()
+        self._saves += 1
         checkpoint = Checkpoint(
             task_id=self.task_id,
             work_done_ms=max(0, int(done)),
             saved_at_ms=time.time() * 1000.0,
-            attempt=(previous.attempt + 1) if previous is not None else 1,
+            attempt=self._saves,
             container_id=self.container_id,
             state=dict(state),
         )
