@@ -134,7 +134,7 @@ def run(am_class: type[PreemptibleAppMaster], *, tasks: int, steps: int, work_di
 
 def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", type=int, default=3, help="App1's tasks (default 3: with its AM they fill the cluster)")
+    parser.add_argument("--tasks", type=int, default=3, help="App1's tasks (default 3: with its AM they fill it)")
     parser.add_argument("--steps", type=int, default=600, help="numeric steps per task (default 600)")
     parser.add_argument("--submit-b-ms", type=int, default=2500, help="when App2 arrives (default 2500)")
     parser.add_argument("--json", default=None, help="also write the figures (and the results check) here")
@@ -145,15 +145,15 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     runs: dict[str, dict[str, Any]] = {}
     for name, am_class in (("checkpointing", CheckpointingMRAppMaster), ("restarting", RestartingMRAppMaster)):
         r = run(am_class, tasks=args.tasks, steps=args.steps, work_dir=root / name, submit_b_ms=args.submit_b_ms)
-        results = r.pop("results")
-        r["results_equal_uninterrupted"] = len(results) == args.tasks and all(v == expected for v in results.values())
+        results = r["results"]
+        r["results_ok"] = len(results) == args.tasks and all(v == expected for v in results.values())
         runs[name] = r
-    print(f"{'App1 AM':14} {'work lost':>10} {'resumed':>9} {'preempted':>9} {'failed':>6} {'App1 done':>10} {'App2 done':>10} "
-          f"{'results ok':>10}")  # fmt: skip
+    print(f"{'App1 AM':14} {'work lost':>10} {'resumed':>9} {'preempted':>9} {'failed':>6} {'App1 done':>10} "
+          f"{'App2 done':>10} {'results ok':>10}")  # fmt: skip
     for name, r in runs.items():
         print(
-            f"{name:14} {r['work_lost_s']:>9.2f}s {r['work_resumed_s']:>8.2f}s {r['preempted_attempts']:>9} {r['failed_attempts']:>6} "
-            f"{r['app1_finish_s']:>9.2f}s {r['app2_finish_s']:>9.2f}s {str(r['results_equal_uninterrupted']):>10}"
+            f"{name:14} {r['work_lost_s']:>9.2f}s {r['work_resumed_s']:>8.2f}s {r['preempted_attempts']:>9} "
+            f"{r['failed_attempts']:>6} {r['app1_finish_s']:>9.2f}s {r['app2_finish_s']:>9.2f}s {r['results_ok']!s:>10}"
         )
     print(f"(logs, checkpoints and results under {root})")
     if args.json:
