@@ -60,7 +60,7 @@ CONF: dict[str, object] = {
     "yarn.nodemanager.vmem-check-enabled": "false",  # a Python process maps far more than it uses, as a JVM does
 }
 TASK = Resource(1024, 1)
-AM = Resource(256, 1)
+AM = Resource(1024, 1)  # yarn.scheduler.minimum-allocation-mb (1024): every container is a multiple
 
 
 # -- the real work ------------------------------------------------------------------------------------------------

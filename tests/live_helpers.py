@@ -23,8 +23,10 @@ from yarnball.protocols import (
     Resource,
 )
 
-#: Live runs here are short: NM and AM heartbeats every 50 ms, the ContainersMonitor every 50 ms.
+#: Live runs here are short: NM and AM heartbeats every 50 ms, the ContainersMonitor every 50 ms; containers are
+#: allocated in steps of 128 MB (not 1024), so that a 256 MB container's limit is 256 MB.
 FAST = {
+    "yarn.scheduler.minimum-allocation-mb": 128,
     "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms": 50,
     "yarn.nodemanager.container-monitor.interval-ms": 50,
 }
