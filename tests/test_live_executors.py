@@ -126,7 +126,7 @@ def test_preemption_sends_sigterm_then_sigkill_after_the_delay(tmp_path: Path) -
     app1 = cluster.submit(ContextAM([trap] * 3, resource=Resource(512, 1), name="app1", queue="a", am_resource=AM))
     app2 = cluster.submit(
         ContextAM([command_context("true")], resource=Resource(512, 1), name="app2", queue="b", am_resource=AM,
-                  submit_at_ms=1200)  # fmt: skip
+                  submit_at_ms=1200)
     )
     with captured_events() as events:
         try:
@@ -209,13 +209,13 @@ def test_checkpointing_task_resumes_from_its_last_checkpoint_in_another_containe
             tasks=mapreduce_tasks(3, map_ms=1500, resource=Resource(512, 1)),
             work=CallableWork(checkpointing_loop, 0.3, steps, 0.05, str(started)),
             store=FileSystemCheckpointStore(tmp_path / "checkpoints"), output_dir=tmp_path / "results",
-        )  # fmt: skip
+        )
     )
     cluster.submit(
         RestartingMRAppMaster(
             name="app2", queue="b", am_resource=AM, heartbeat_interval_ms=50, submit_at_ms=1300,
             tasks=mapreduce_tasks(1, map_ms=100, resource=Resource(512, 1), prefix="b"),
-        )  # fmt: skip
+        )
     )
     try:
         cluster.run(until_ms=LIMIT_MS)
@@ -244,13 +244,13 @@ def test_restarting_task_starts_from_zero_again(tmp_path: Path) -> None:
             tasks=mapreduce_tasks(3, map_ms=1500, resource=Resource(512, 1)),
             work=CallableWork(checkpointing_loop, 0.3, steps, 0.05, str(started)),
             store=FileSystemCheckpointStore(tmp_path / "checkpoints"), output_dir=tmp_path / "results",
-        )  # fmt: skip
+        )
     )
     cluster.submit(
         RestartingMRAppMaster(
             name="app2", queue="b", am_resource=AM, heartbeat_interval_ms=50, submit_at_ms=1300,
             tasks=mapreduce_tasks(1, map_ms=100, resource=Resource(512, 1), prefix="b"),
-        )  # fmt: skip
+        )
     )
     try:
         cluster.run(until_ms=LIMIT_MS)
