@@ -72,7 +72,8 @@ class ContextAM(ApplicationMaster):
     def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:
         self.statuses.extend(statuses)
         if not self.contexts and len(self.statuses) >= len(self.started):
-            self.finish(FinalApplicationStatus.SUCCEEDED)
+            ok = all(s.exit_status == 0 for s in self.statuses)
+            self.finish(FinalApplicationStatus.SUCCEEDED if ok else FinalApplicationStatus.FAILED)
 
 
 # -- what the containers run ----------------------------------------------------------------------------------

@@ -53,8 +53,8 @@ def _read(pid: str) -> ProcessInfo | None:
     head, _, rest = raw.rpartition(")")
     name = head.split("(", 1)[1] if "(" in head else head
     fields = rest.split()
-    if len(fields) < 22:
-        return None
+    if len(fields) < 22 or fields[0] == "Z":
+        return None  # a zombie holds no memory (it only waits to be reaped)
     # fields[0] is the state; man proc(5) numbers from 1 with pid and comm as 1 and 2.
     return ProcessInfo(
         pid=int(pid),
