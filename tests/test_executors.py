@@ -34,14 +34,13 @@ def test_long2string_formats_as_hadoops_traditional_binary_prefix(n: int, text: 
 
 def test_process_tree_is_the_process_group_with_its_memory(tmp_path: Path) -> None:
     """A session leader's tree holds it and its children, each with a pid, parent and resident memory."""
-    proc = subprocess.Popen(["/bin/bash", "-c", "sleep 5 & sleep 5; wait"], start_new_session=True)
+    proc = subprocess.Popen(
+        ["/bin/bash", "-c", "sleep 5 & sleep 5 & echo forked; wait"], start_new_session=True, stdout=subprocess.PIPE
+    )
     try:
-        for _ in range(200):  # until bash has forked both sleeps (a bounded wait on the process, not the clock)
-            tree = process_tree(proc.pid)
-            if len(tree) == 3:
-                break
-            os.sched_yield()
-        assert [p.pid for p in tree][0] == proc.pid and len(tree) == 3
+        assert proc.stdout is not None and proc.stdout.readline() == b"forked\n"  # both children exist now
+        tree = process_tree(proc.pid)
+        assert tree[0].pid == proc.pid and len(tree) == 3
         assert {p.ppid for p in tree[1:]} == {proc.pid} and all(p.rss_bytes > 0 for p in tree)
     finally:
         os.killpg(proc.pid, 9)
