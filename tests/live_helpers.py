@@ -70,7 +70,8 @@ class ContextAM(ApplicationMaster):
                 self.on_started(self, container)
 
     def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:
-        self.statuses.extend(statuses)
+        ours = {c.id for c in self.started}
+        self.statuses.extend(s for s in statuses if s.container_id in ours)  # not the extra ones released
         if not self.contexts and len(self.statuses) >= len(self.started):
             ok = all(s.exit_status == 0 for s in self.statuses)
             self.finish(FinalApplicationStatus.SUCCEEDED if ok else FinalApplicationStatus.FAILED)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from live_helpers import (
+    FAST,
     LIMIT_MS,
     SMALL,
     ContextAM,
@@ -22,7 +23,7 @@ from live_helpers import (
     live_cluster,
 )
 
-from yarnball import Resource
+from yarnball import Cluster, Resource
 from yarnball.actors import (
     CallableWork,
     CheckpointingMRAppMaster,
@@ -31,6 +32,7 @@ from yarnball.actors import (
     mapreduce_tasks,
 )
 from yarnball.actors.executors import callable_context, command_context, container_log_dir, container_work_dir
+from yarnball.launcher.workloads import NodeSpec
 from yarnball.protocols import ContainerExitStatus, FinalApplicationStatus
 from yarnball.testing import captured_events
 
@@ -262,3 +264,25 @@ def test_restarting_task_starts_from_zero_again(tmp_path: Path) -> None:
     assert len(starts) == 3 + app1.preempted_task_attempts and all(step == "0" for _, step in starts)
     assert app1.results == {task.task_id: iterate(0.3, steps) for task in app1.tasks}
     assert not list((tmp_path / "checkpoints").iterdir())  # nothing was saved
+
+
+@pytest.mark.ray
+def test_containers_run_real_work_live_on_ray(ray_cluster: str, tmp_path: Path) -> None:
+    """Live mode on Ray: a NodeManager on a shard host runs a command and a callable as processes of the host's
+    machine, with their logs under the work directory; the application succeeds only if both exit 0."""
+    nodes = [NodeSpec("node1", "/rack1", Resource(2048, 4))]
+    cluster = Cluster(FAST, nodes, seed=1, backend="ray", hosts=1, latency_ms=1, clock="wall", work_dir=tmp_path)
+    result = tmp_path / "result.pickle"
+    contexts = [command_context('echo "ray $CONTAINER_ID"'), callable_context(add, (20, 22), result_path=str(result))]
+    am = ContextAM(contexts, name="app", am_resource=AM)
+    cluster.submit(am)
+    try:
+        cluster.run(until_ms=LIMIT_MS)
+        (app,) = cluster.applications
+    finally:
+        cluster.close()
+    assert app.final_status is FinalApplicationStatus.SUCCEEDED
+    stdouts = {p.parent.name: p.read_text() for p in (tmp_path / "userlogs").glob("*/*/stdout")}
+    assert len(stdouts) == 2 and sum(text == f"ray {cid}\n" for cid, text in stdouts.items()) == 1
+    value = pickle.loads(result.read_bytes())
+    assert value["sum"] == 42 and value["container"] in stdouts

@@ -225,8 +225,8 @@ class LiveExecutor:
         self.closed = True
         for cid, proc in list(self.processes.items()):
             self._signal(proc, signal.SIGKILL)
-            self._reap(proc)
             self._unwatch(proc)
+            self._reap(proc)
             del self.processes[cid]
         if self._monitor is not None:
             self._monitor.cancel()
