@@ -2,9 +2,10 @@
 
 A small live cluster (2 nodes of 2 GB, wall clock, real container processes) with two queues, A and B (50% each;
 A may grow to 100%), and the preemption monitor on. App1 in A runs ``--tasks`` tasks, each a real numeric loop in
-its own process: ``--steps`` steps of Jacobi relaxation of a 1-D Poisson problem (pure Python, 100 sweeps of a
+its own process: ``--steps`` steps of Jacobi relaxation of a 1-D Poisson problem (pure Python, 1,000 sweeps of a
 128-point grid per step) that saves its grid to the checkpoint store after every step. App1 fills the cluster;
-App2 arrives in B a moment later and the monitor takes B's guarantee back from App1. Run twice:
+App2 arrives in B a few seconds later (when App1's tasks are well under way) and the monitor takes B's guarantee
+back from App1. Run twice:
 
 - App1 = CheckpointingMRAppMaster: on the PreemptionMessage it stops the named containers (SIGTERM, then SIGKILL
   after ``yarn.nodemanager.sleep-delay-before-sigkill.ms``), and each task resumes from its last saved step in a
@@ -12,7 +13,8 @@ App2 arrives in B a moment later and the monitor takes B's guarantee back from A
 - App1 = RestartingMRAppMaster: it ignores the message; the RM kills the containers after ``max_wait_before_kill``
   and the tasks start again from step 0.
 
-    python examples/live_checkpoint.py [--tasks 3] [--steps 600] [--submit-b-ms 2500] [--json FILE] [--work-dir DIR]
+    python examples/live_checkpoint.py [--tasks 3] [--steps N | --task-seconds 4] [--submit-b-ms 3000]
+                                       [--json FILE] [--work-dir DIR]
 
 prints App1's work lost (container time no checkpoint kept), its preempted attempts and both applications'
 completion times for each AM, and checks that every task's final grid equals an uninterrupted run's.
@@ -41,7 +43,7 @@ from yarnball.actors.executors import ContainerContext
 from yarnball.launcher.workloads import NodeSpec
 
 GRID = 128
-SWEEPS = 100  # per step (~13 ms of CPU here)
+SWEEPS = 1000  # per step (~40 ms of CPU on a quiet machine here): a checkpoint per step costs ~1%
 
 PREFIX = "yarn.resourcemanager.monitor.capacity.preemption."
 CONF: dict[str, object] = {
@@ -95,7 +97,7 @@ def jacobi_task(ctx: ContainerContext, steps: int) -> list[float]:
 
 # -- the scenario ---------------------------------------------------------------------------------------------------
 def run(am_class: type[PreemptibleAppMaster], *, tasks: int, steps: int, work_dir: Path,
-        submit_b_ms: int = 2500) -> dict[str, Any]:  # fmt: skip
+        submit_b_ms: int = 3000) -> dict[str, Any]:  # fmt: skip
     """One live run with App1 = ``am_class``; App1's figures and both completion times (s)."""
     nodes = [NodeSpec(f"node{i}", "/rack1", Resource(2048, 4)) for i in (1, 2)]
     cluster = Cluster(CONF, nodes, seed=1, clock="wall", work_dir=work_dir / "cluster")
@@ -135,12 +137,20 @@ def run(am_class: type[PreemptibleAppMaster], *, tasks: int, steps: int, work_di
 def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=3, help="App1's tasks (default 3: with its AM they fill it)")
-    parser.add_argument("--steps", type=int, default=600, help="numeric steps per task (default 600)")
-    parser.add_argument("--submit-b-ms", type=int, default=2500, help="when App2 arrives (default 2500)")
+    parser.add_argument("--steps", type=int, default=None,
+                        help="numeric steps per task (default: --task-seconds of CPU, as timed here)")
+    parser.add_argument("--task-seconds", type=float, default=4.0,
+                        help="CPU seconds per task when --steps is not given (default 4)")
+    parser.add_argument("--submit-b-ms", type=int, default=3000, help="when App2 arrives (default 3000)")
     parser.add_argument("--json", default=None, help="also write the figures (and the results check) here")
     parser.add_argument("--work-dir", default=None, help="keep logs, checkpoints and results here")
     args = parser.parse_args(argv)
     root = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="live-checkpoint-"))
+    if args.steps is None:
+        started = time.process_time()
+        relax(relax([0.0] * GRID))
+        args.steps = max(1, round(args.task_seconds / max((time.process_time() - started) / 2, 1e-4)))
+    print(f"{args.tasks} tasks of {args.steps} steps; App2 at {args.submit_b_ms} ms")
     expected = uninterrupted(args.steps)
     runs: dict[str, dict[str, Any]] = {}
     for name, am_class in (("checkpointing", CheckpointingMRAppMaster), ("restarting", RestartingMRAppMaster)):

@@ -239,6 +239,12 @@ class PreemptibleAppMaster(ApplicationMaster):
         """Whether the tasks run real work: ``work`` was given and the run is live (wall clock)."""
         return self.work is not None and isinstance(self.kernel.clock, WallClock)
 
+    def _work_now(self) -> float:
+        """The time an attempt's progress is measured at: ``now``, or with real work the wall clock's time now (an
+        event's simulated time is when it was due; a loaded machine runs it later, and real work goes on)."""
+        clock = self.kernel.clock
+        return clock.now_ms() if self.live and isinstance(clock, WallClock) else self.now
+
     # -- the helpers ------------------------------------------------------------------------------------------
     def preempted_containers(self, message: PreemptionMessage) -> list[ContainerId]:
         """Our running containers named by ``message`` (strict contract first, then the negotiable one)."""
@@ -262,7 +268,7 @@ class PreemptibleAppMaster(ApplicationMaster):
     def progress_ms(self, container_id: ContainerId, at: float | None = None) -> int:
         """Work done on the task in this container by ``at`` (default: now), saved part included."""
         run = self.runs[container_id]
-        fresh = (self.now if at is None else at) - run.started_at - run.overhead_ms
+        fresh = (self._work_now() if at is None else at) - run.started_at - run.overhead_ms
         if self.live:
             return run.base_ms + int(max(fresh, 0.0))  # real work: its length is what it takes
         fresh = min(max(fresh, 0.0), run.task.work_ms - run.base_ms)
@@ -298,7 +304,7 @@ class PreemptibleAppMaster(ApplicationMaster):
             # The task checkpoints itself: stop it (SIGTERM, its grace period, SIGKILL) and ask for a container
             # for it again once it is gone (on_containers_completed), never two attempts at once.
             if container_id not in self._stopping:
-                self._stopping[container_id] = self.now
+                self._stopping[container_id] = self._work_now()
                 self.released_for_preemption += 1
                 self.stop_container(run.container)
             return
@@ -321,7 +327,7 @@ class PreemptibleAppMaster(ApplicationMaster):
             base = saved.work_done_ms  # real work: what the task itself saved
         overhead = self.restore_overhead_ms if base > 0 and not self.live else 0
         self.work_resumed_ms += base
-        self.runs[container.id] = _Run(task, container, self.now, base, overhead)
+        self.runs[container.id] = _Run(task, container, self._work_now(), base, overhead)
         duration = max(task.work_ms - base, 0) + overhead
         if self.work is None:
             self.start_container(container, duration_ms=duration)
@@ -371,7 +377,7 @@ class PreemptibleAppMaster(ApplicationMaster):
     @handler
     def on_terminated(self, msg: ContainerTerminated) -> None:
         if self.am_container is not None and msg.container_id == self.am_container.id:
-            self._am_died_at = self.now  # our task containers die with us (the RM kills them with the attempt)
+            self._am_died_at = self._work_now()  # our task containers die with us (the RM kills them with the attempt)
         super().on_terminated(msg)
 
     def on_attempt_restarted(self) -> None:
@@ -379,7 +385,7 @@ class PreemptibleAppMaster(ApplicationMaster):
         # is lost, counted up to the AM's death, not to this new launch (finished tasks are recovered, as
         # MapReduce's AM recovery does). Whatever killed the AM, these are not task failures: the attempts of
         # the next AM start the tasks again (from their checkpoints).
-        died = self._am_died_at if self._am_died_at is not None else self.now
+        died = self._am_died_at if self._am_died_at is not None else self._work_now()
         for cid in list(self.runs):
             self.work_lost_ms += self._unsaved_ms(cid, died)
         self.runs.clear()

@@ -25,6 +25,7 @@ from yarnball.protocols._executor import PROCESS_ACTOR_ENV
 __all__ = [
     "CHECKPOINT_DIR_ENV",
     "EXECUTOR_ENV",
+    "LAUNCHED_AT_ENV",
     "RESULT_PATH_ENV",
     "TASK_ID_ENV",
     "RealWork",
@@ -41,6 +42,9 @@ TASK_ID_ENV = "YARNBALL_TASK_ID"
 CHECKPOINT_DIR_ENV = "YARNBALL_CHECKPOINT_DIR"
 #: Where a callable's return value is written (pickled) when it returns normally.
 RESULT_PATH_ENV = "YARNBALL_RESULT_PATH"
+#: Set by the NodeManager: ``time.monotonic()`` when it launched the container (a task's elapsed time counts from
+#: there, as the AM counts an attempt's time from its start request).
+LAUNCHED_AT_ENV = "YARNBALL_LAUNCHED_AT"
 
 
 def _env(

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from yarnball.actors._kernel import NORMAL, WallClock
-from yarnball.actors.executors._launch import real_work
+from yarnball.actors.executors._launch import LAUNCHED_AT_ENV, real_work
 from yarnball.actors.executors._procfs import long2string, scan_groups, tree_dump
 from yarnball.actors.executors._task import run_callable
 from yarnball.protocols import Configuration, ContainerExitStatus, ContainerId, keys
@@ -147,6 +147,7 @@ class LiveExecutor:
             LOG_DIRS=str(log_dir),
             PWD=str(work_dir),
         )
+        env[LAUNCHED_AT_ENV] = repr(time.monotonic())
         try:
             loop = self.loop = asyncio.get_running_loop()
             log_dir.mkdir(parents=True, exist_ok=True)

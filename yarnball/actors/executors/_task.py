@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from yarnball.actors._checkpoint import Checkpoint, FileSystemCheckpointStore
-from yarnball.actors.executors._launch import CHECKPOINT_DIR_ENV, RESULT_PATH_ENV, TASK_ID_ENV
+from yarnball.actors.executors._launch import CHECKPOINT_DIR_ENV, LAUNCHED_AT_ENV, RESULT_PATH_ENV, TASK_ID_ENV
 from yarnball.errors import ContainerKilled
 
 __all__ = ["ContainerContext", "run_callable"]
@@ -44,7 +44,8 @@ class ContainerContext:
         directory = environment.get(CHECKPOINT_DIR_ENV)
         self.store = FileSystemCheckpointStore(directory) if directory and self.task_id else None
         self._cancelled = False
-        self._started = time.monotonic()
+        # From the NodeManager's launch (process start-up included), as the AM counts the attempt's time.
+        self._started = float(environment.get(LAUNCHED_AT_ENV) or time.monotonic())
         restored = self.load_checkpoint()
         #: Work (ms) already done by earlier attempts, from the checkpoint this attempt resumed (0 when none).
         self.restored_ms = restored.work_done_ms if restored is not None else 0
@@ -89,7 +90,7 @@ class ContainerContext:
         return checkpoint
 
     def elapsed_ms(self) -> int:
-        """Wall-clock ms since this attempt started."""
+        """Wall-clock ms since the NodeManager launched this attempt's container."""
         return int((time.monotonic() - self._started) * 1000)
 
 
