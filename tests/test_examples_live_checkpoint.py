@@ -13,7 +13,7 @@ import pytest
 pytestmark = pytest.mark.live
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "live_checkpoint.py"
-STEPS = 400
+STEPS = 40
 
 
 def test_live_checkpoint_resumes_and_both_ams_compute_the_uninterrupted_result(tmp_path: Path) -> None:
