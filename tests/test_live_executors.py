@@ -143,7 +143,8 @@ def test_preemption_sends_sigterm_then_sigkill_after_the_delay(tmp_path: Path) -
     kinds = [what for what, _ in executor.history[cid]]
     assert kinds == ["start", "SIGTERM", "SIGKILL", "exit"]
     at = dict(executor.history[cid])
-    assert 0.25 <= at["SIGKILL"] - at["SIGTERM"] < 0.25 + 0.3  # the loop's timer: on time, give or take load
+    # Never early; late only by how long the loaded machine takes to run the loop's timer.
+    assert 0.25 <= at["SIGKILL"] - at["SIGTERM"] < 0.25 + 1.0
     assert marker.read_text() == "TERM\n"  # the trap ran: the process saw SIGTERM before SIGKILL
     exited = [e for e in events if e["event"] == "container_process_exited" and e["container"] == str(cid)]
     assert [e["exit_code"] for e in exited] == [137]
