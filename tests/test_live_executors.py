@@ -19,6 +19,7 @@ from live_helpers import (
     add,
     checkpointing_loop,
     fail,
+    grace_checkpoint_loop,
     iterate,
     live_cluster,
 )
@@ -233,6 +234,36 @@ def test_checkpointing_task_resumes_from_its_last_checkpoint_in_another_containe
     assert resumed, starts  # a later attempt started from a saved step, not from 0 ...
     first = {cid for cid, step in starts if int(step) == 0}
     assert all(cid not in first for cid, _ in resumed)  # ... in a container of its own
+
+
+def test_a_checkpoint_written_in_the_grace_period_is_resumed(tmp_path: Path) -> None:
+    """A task that saves only when SIGTERM arrives (ctx.cancelled) saves in the grace period before SIGKILL, and
+    its next attempt resumes from that step; the results still equal the uninterrupted loop's."""
+    started = tmp_path / "started"
+    steps = 30
+    cluster = live_cluster(tmp_path, PREEMPTION, nodes=1)
+    app1 = cluster.submit(
+        CheckpointingMRAppMaster(
+            name="app1", queue="a", am_resource=AM, heartbeat_interval_ms=50,
+            tasks=mapreduce_tasks(3, map_ms=1500, resource=Resource(512, 1)),
+            work=CallableWork(grace_checkpoint_loop, 0.3, steps, 0.05, str(started)),
+            store=FileSystemCheckpointStore(tmp_path / "checkpoints"), output_dir=tmp_path / "results",
+        )
+    )
+    cluster.submit(
+        RestartingMRAppMaster(
+            name="app2", queue="b", am_resource=AM, heartbeat_interval_ms=50, submit_at_ms=1300,
+            tasks=mapreduce_tasks(1, map_ms=100, resource=Resource(512, 1), prefix="b"),
+        )
+    )
+    try:
+        cluster.run(until_ms=LIMIT_MS)
+    finally:
+        cluster.close()
+    assert cluster.finished() and app1.preempted_task_attempts >= 1
+    starts = [line.split() for line in started.read_text().splitlines()]
+    assert any(int(step) > 0 for _, step in starts), starts  # resumed from what the grace period saved
+    assert app1.results == {task.task_id: iterate(0.3, steps) for task in app1.tasks}
 
 
 def test_restarting_task_starts_from_zero_again(tmp_path: Path) -> None:
