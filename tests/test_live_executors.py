@@ -118,6 +118,23 @@ def test_memory_hog_is_killed_with_hadoops_diagnostics(tmp_path: Path) -> None:
     assert "\nContainer killed on request. Exit code is 143\n" in status.diagnostics
 
 
+def test_virtual_memory_over_the_ratio_is_killed_when_checked(tmp_path: Path) -> None:
+    """With yarn.nodemanager.vmem-check-enabled (Hadoop's default), a process mapping more than allocation x
+    vmem-pmem-ratio (256 MB x 2.1) is killed KILLED_EXCEEDED_VMEM (-103), however little of it is resident."""
+    mapper = command_context(
+        "exec python3 -c 'import mmap, time; m = mmap.mmap(-1, 1 << 30); print(\"mapped\", flush=True); "
+        "time.sleep(30)'"
+    )
+    _, am = run_one(tmp_path, mapper)
+    (status,) = am.statuses
+    assert status.exit_status == ContainerExitStatus.KILLED_EXCEEDED_VMEM
+    assert re.match(
+        rf"Container \[pid=\d+,containerID={status.container_id}\] is running beyond virtual memory limits\. "
+        r"Current usage: [\d.]+ MB of 256 MB physical memory used; [\d.]+ GB of 537\.6 MB virtual memory used\. ",
+        status.diagnostics,
+    ), status.diagnostics
+
+
 def test_preemption_sends_sigterm_then_sigkill_after_the_delay(tmp_path: Path) -> None:
     """A preempted container's process group gets SIGTERM, and SIGKILL sleep-delay-before-sigkill.ms (250) later
     when it traps SIGTERM; the AM hears PREEMPTED (-102) and the NM's own status says exit code 137."""
