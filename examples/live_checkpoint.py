@@ -157,6 +157,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
         r = run(am_class, tasks=args.tasks, steps=args.steps, work_dir=root / name, submit_b_ms=args.submit_b_ms)
         results = r["results"]
         r["results_ok"] = len(results) == args.tasks and all(v == expected for v in results.values())
+        r["steps"] = args.steps
         runs[name] = r
     print(f"{'App1 AM':14} {'work lost':>10} {'resumed':>9} {'preempted':>9} {'failed':>6} {'App1 done':>10} "
           f"{'App2 done':>10} {'results ok':>10}")  # fmt: skip

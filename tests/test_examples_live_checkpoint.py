@@ -13,20 +13,21 @@ import pytest
 pytestmark = pytest.mark.live
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "live_checkpoint.py"
-STEPS = 40
 
 
 def test_live_checkpoint_resumes_and_both_ams_compute_the_uninterrupted_result(tmp_path: Path) -> None:
-    """Quick settings: the checkpointing AM's preempted tasks resume from saved steps, the restarting AM's never
+    """Quick settings (tasks of 2 s of CPU, timed by the example, so that App2 arrives while they run on a quiet or
+    a loaded machine): the checkpointing AM's preempted tasks resume from saved steps, the restarting AM's never
     do, and every task of both ends with the grid an uninterrupted loop computes."""
     out = tmp_path / "figures.json"
     proc = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--tasks", "3", "--steps", str(STEPS), "--submit-b-ms", "2000",
+        [sys.executable, str(EXAMPLE), "--tasks", "3", "--task-seconds", "2", "--submit-b-ms", "2000",
          "--json", str(out), "--work-dir", str(tmp_path / "work")],
         capture_output=True, text=True, check=True, timeout=300,
     )  # fmt: skip
     figures = json.loads(out.read_text())
-    expected = runpy.run_path(str(EXAMPLE))["uninterrupted"](STEPS)
+    steps = figures["checkpointing"]["steps"]
+    expected = runpy.run_path(str(EXAMPLE))["uninterrupted"](steps)
     for name in ("checkpointing", "restarting"):
         run = figures[name]
         assert run["app1_state"] == "SUCCEEDED" and run["failed_attempts"] == 0
