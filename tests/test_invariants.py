@@ -65,6 +65,20 @@ def test_a_node_over_its_capacity_is_caught(run_log: list[dict[str, Any]]) -> No
     assert problems and all(f"node {first['node']} holds" in p and "more than its capacity" in p for p in problems)
 
 
+def test_vcores_over_capacity_count_only_under_the_dominant_resource_calculator(run_log: list[dict[str, Any]]) -> None:
+    """Hadoop's DefaultResourceCalculator schedules on memory alone (a node's vcores may be overcommitted); with
+    ``vcores=True`` (the DominantResourceCalculator) the same log breaks rule 2."""
+    events = _log(run_log)
+    first = events[_index(events, "container_allocated")]
+    for e in events:
+        if e["event"] == "node_added" and e["node"] == first["node"]:
+            memory = e["resource"].split(",")[0]
+            e["resource"] = f"{memory}, vCores:{first['vcores']}>"  # room for one container's vcores only
+    assert check_invariants(events) == []
+    problems = check_invariants(events, vcores=True)
+    assert problems and all(f"node {first['node']} holds" in p for p in problems)
+
+
 def test_an_application_finishing_twice_is_caught(run_log: list[dict[str, Any]]) -> None:
     events = _log(run_log)
     i = _index(events, "application_finished")

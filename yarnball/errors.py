@@ -12,6 +12,7 @@ __all__ = [
     "ActorError",
     "CheckpointError",
     "ConfigurationError",
+    "ContainerKilled",
     "DeadLetterError",
     "ProtocolError",
     "RestRequestError",
@@ -62,6 +63,12 @@ class SimulationError(YarnballError):
 class CheckpointError(YarnballError):
     """A task checkpoint could not be saved or read back (missing directory, corrupt file, bad task id); the
     message names the file or the task."""
+
+
+class ContainerKilled(YarnballError):
+    """Raised inside a container's Python callable by ``ContainerContext.check()`` once its NodeManager asked it to
+    stop (SIGTERM: the AM stopped it, the RM preempted it, it ran out of memory). Save a checkpoint and let it
+    propagate; the process is SIGKILLed ``yarn.nodemanager.sleep-delay-before-sigkill.ms`` after the SIGTERM."""
 
 
 class RestRequestError(YarnballError):

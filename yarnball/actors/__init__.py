@@ -21,7 +21,9 @@ from yarnball.actors._kernel import (
 )
 from yarnball.actors._logging import configure_logging
 from yarnball.actors._preemptible import (
+    CallableWork,
     CheckpointingMRAppMaster,
+    CommandWork,
     PreemptibleAppMaster,
     RestartingMRAppMaster,
     TaskWork,
@@ -34,10 +36,12 @@ __all__ = [
     "URGENT",
     "Actor",
     "ActorRef",
+    "CallableWork",
     "Checkpoint",
     "CheckpointStore",
     "CheckpointingMRAppMaster",
     "Clock",
+    "CommandWork",
     "ContainerScheduler",
     "DistributedShellAppMaster",
     "FileSystemCheckpointStore",

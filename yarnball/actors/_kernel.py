@@ -132,6 +132,11 @@ class WallClock(Clock):
         self._real_start = time.monotonic()
         self._sim_start = now
 
+    def now_ms(self) -> float:
+        """The simulated time (ms) the wall clock is at now: where an event arriving from outside the kernel (a real
+        process's exit) belongs."""
+        return self._sim_start + (time.monotonic() - self._real_start) * 1000.0 * self.factor
+
     def _delay_s(self, t: float) -> float:
         due = self._real_start + (t - self._sim_start) / self.factor / 1000.0
         return due - time.monotonic()

@@ -274,6 +274,9 @@ class NodeManager(Actor):
         # NM restart (actors/_nmrecovery.py): whether a restart keeps the containers, and the NM while it is down.
         self.recovery = recovery_enabled(conf)
         self._down: NMDowntime | None = None
+        #: The live executor (actors/executors/_live.py) of a live run: containers whose launch context asks for real
+        #: work run as processes. None (virtual time): every container is simulated.
+        self.executor: Any = None
 
     # -- registration and heartbeats --------------------------------------------------------------------------
     def on_start(self) -> None:
@@ -693,6 +696,8 @@ class NodeManager(Actor):
                 self.kernel.lookup(value).tell(
                     ContainerLaunched(container=entry.container, launch_context=context), self.ref
                 )
+        if self.executor is not None and entry.process is None and self.executor.launch(entry):
+            return  # real work: it completes when its process exits (on_process_exited)
         duration = context.simulated_duration_ms
         if duration is not None:
             if duration < 0 or self.supervision == "restart":
@@ -714,6 +719,8 @@ class NodeManager(Actor):
             return False
         if entry.state is _COMPLETE:
             return True
+        if self.executor is not None and self.executor.terminate(cid, exit_status, diagnostics):
+            return True  # SIGTERM, then SIGKILL: it completes with this status when its process is gone
         if entry.process is not None:
             self.kernel.lookup(entry.process).tell(
                 ContainerTerminated(container_id=cid, exit_status=exit_status, diagnostics=diagnostics), self.ref
@@ -779,6 +786,8 @@ class NodeManager(Actor):
 
     def fail(self) -> None:
         """Simulate the node dying: it stops heartbeating and its programs are killed (the RM will expire it)."""
+        if self.executor is not None:
+            self.executor.kill_all(ContainerExitStatus.ABORTED, "Container released on a *lost* node")
         for entry in list(self.containers.values()):
             if entry.process is not None:
                 self.kernel.lookup(entry.process).tell(

@@ -11,11 +11,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from yarnball.actors import Kernel
+from yarnball.actors import Kernel, WallClock
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._failures import HandlerFailures
 from yarnball.actors._heartbeats import HeartbeatClock
@@ -60,6 +63,12 @@ class Cluster:
     ``backend="ray"`` returns a :class:`~yarnball.launcher._sharded.ShardedCluster` instead: the same API with the
     actors on shard hosts in Ray actors (``address`` joins a running Ray cluster, ``hosts`` and ``latency_ms``
     set the sharding); Ray is imported only then.
+
+    ``clock="wall"`` makes it a live cluster: the kernel is paced by the wall clock (``wall_factor`` simulated ms
+    per real ms) and runs on an asyncio loop, and each NodeManager gets a live executor (actors/executors) that
+    runs the real work (commands, Python callables) an AM puts in a container's launch context, with its logs and
+    working directories under ``work_dir`` (a new temporary directory when not given). The exact shortcuts are off
+    (they are proven for virtual time). Simulated containers run as in virtual time, on real timers.
     """
 
     def __new__(cls, *args: Any, backend: str = "embedded", **kwargs: Any) -> Cluster:
@@ -79,16 +88,28 @@ class Cluster:
         backend: str = "embedded",
         elastic: ElasticConfig | None = None,
         latency_ms: float | None = None,
+        clock: str = "virtual",
+        wall_factor: float = 1.0,
+        work_dir: str | Path | None = None,
     ) -> None:
         if backend != "embedded":
             raise SimulationError(f"unknown backend {backend!r}; expected 'embedded' or 'ray'")
+        if clock not in ("virtual", "wall"):
+            raise SimulationError(f"clock must be 'virtual' or 'wall', got {clock!r}")
+        #: A live run (wall clock, real executors): see the class docstring.
+        self.live = clock == "wall"
+        self.work_dir: Path | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        if self.live:
+            self.work_dir = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="yarnball-live-"))
+            self.work_dir.mkdir(parents=True, exist_ok=True)
         conf = normalized_conf(conf)
         self.conf = conf
         self.seed = seed
         self.rng = random.Random(seed)
         cs_conf = CapacitySchedulerConfiguration(conf)
         cs_conf.validate()
-        self.kernel = Kernel()
+        self.kernel = Kernel(WallClock(wall_factor) if self.live else None)
         # One modelled latency for every message between actors (0: instant); the Ray backend needs it > 0 and
         # gives the same results as this kernel for the same latency.
         self.kernel.default_latency = float(latency_ms or 0)
@@ -98,7 +119,7 @@ class Cluster:
         )
         self.kernel.spawn(self.rm, "rm")
         # Every exact shortcut (actors/shortcuts) off at once when yarnball.simulation.exact-shortcuts is false.
-        exact = self.kernel.exact_shortcuts = exact_shortcuts(conf)
+        exact = self.kernel.exact_shortcuts = exact_shortcuts(conf) and not self.live
         skip = exact and conf.get_bool(
             keys.SIMULATION_SKIP_IDLE_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS
         )
@@ -149,6 +170,10 @@ class Cluster:
             heartbeats=self.heartbeats,
         )
         self.kernel.spawn(nm, nm_actor_id(spec.hostname))
+        if self.live:
+            from yarnball.actors.executors import LiveExecutor
+
+            nm.executor = LiveExecutor(nm, self.conf, self.work_dir)  # type: ignore[arg-type]
         self.node_managers[spec.hostname] = nm
         return nm
 
@@ -293,10 +318,41 @@ class Cluster:
         """Run in virtual time until every submitted application has finished (or ``until_ms``); return the time."""
         if not self.begin_run(until_ms, on_progress):
             return self.kernel.now
+        if self.live:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                pass
+            else:
+                raise SimulationError("Cluster.run() of a live cluster runs its own event loop; inside one, use "
+                                      "'await cluster.run_async()'")  # fmt: skip
+            if self._loop is None:
+                from yarnball.actors.executors import start_forkserver
+
+                start_forkserver()  # before the clock starts: the first callable container does not wait for it
+                self._loop = asyncio.new_event_loop()  # kept across runs: it watches the containers' processes
+            return self._loop.run_until_complete(self.run_async(until_ms))
         with tuned_gc():  # the cluster built so far lives for the run: out of the collector's way (launcher/_gc.py)
             end = self.kernel.run(until=until_ms)
         self.end_run()
         return end
+
+    async def run_async(self, until_ms: float | None = None) -> float:
+        """Run a live cluster on the running asyncio loop (what :meth:`run` does on its own loop)."""
+        if not self.live:
+            raise SimulationError("run_async() is for live clusters (Cluster(..., clock='wall'))")
+        if not self.begin_run(until_ms):
+            return self.kernel.now
+        end = await self.kernel.run_async(until=until_ms)
+        if self.finished():
+            self._stop_executors()  # what was being killed when the last application ended goes now
+        self.end_run()
+        return end
+
+    def _stop_executors(self) -> None:
+        for nm in self.node_managers.values():
+            if nm.executor is not None:
+                nm.executor.shutdown()
 
     def begin_run(self, until_ms: float | None = None, on_progress: Callable[[float], None] | None = None) -> bool:
         """Prepare a run (what :meth:`run` does before its kernel loop); False when there is nothing to run.
@@ -378,4 +434,9 @@ class Cluster:
         return HandlerFailures.of_kernel(self.kernel)
 
     def close(self) -> None:
-        """Release the backend's resources (nothing to do for the embedded kernel)."""
+        """Release the backend's resources (a live cluster's processes and event loop)."""
+        if self.live:
+            self._stop_executors()
+            if self._loop is not None:
+                self._loop.close()
+                self._loop = None

@@ -5,6 +5,9 @@ There are no windows here. Each host is an asyncio Ray actor running its kernel 
 the simulation runs unchanged. A message for another host is encoded into that host's batch and sent at the next
 turn of the host's event loop; the receiver queues it at its deliver time, or at once if its clock is already past
 it (hosts' clocks start a few ms apart). Live runs are not deterministic, by nature.
+
+Each NodeManager gets a live executor (actors/executors) once it is set up, so containers whose launch context asks
+for real work run as processes of the host's machine, with their logs under ``options["work_dir"]``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ class _LiveHostActor:
 
     def __init__(self) -> None:
         self.view: HostView | None = None
+        self.work_dir = "yarnball-live"
         self.peers: list[Any] = []
         self._flush_pending = False
 
@@ -44,6 +48,7 @@ class _LiveHostActor:
     ) -> None:
         configure_worker_logging(log_part, log_level)
         self.view = HostView(index, hosts, conf, options)
+        self.work_dir = options.get("work_dir") or "yarnball-live"
         host = self.view.host
         host.kernel.clock = WallClock(factor)
         host.live = True
@@ -55,6 +60,14 @@ class _LiveHostActor:
     async def setup(self, steps: list[tuple[Any, ...]]) -> None:
         assert self.view is not None
         self.view.setup(steps)
+        from yarnball.actors._nodemanager import NodeManager
+        from yarnball.actors.executors import LiveExecutor, start_forkserver
+
+        host = self.view.host
+        for actor in host.kernel.actors.values():
+            if isinstance(actor, NodeManager) and actor.executor is None:
+                start_forkserver()
+                actor.executor = LiveExecutor(actor, host.conf, self.work_dir)
 
     def _flush_soon(self) -> None:
         if not self._flush_pending:
@@ -75,6 +88,7 @@ class _LiveHostActor:
         assert self.view is not None
         host = self.view.host
         await host.kernel.run_async(until)
+        self._stop_executors()  # what was being killed when the run ended goes now
         self._flush()
         flush_logging()
         return host.kernel.now, host.done_at
@@ -82,6 +96,14 @@ class _LiveHostActor:
     async def stop(self) -> None:
         assert self.view is not None
         self.view.host.kernel.stop()
+
+    def _stop_executors(self) -> None:
+        if self.view is None:
+            return
+        for actor in self.view.host.kernel.actors.values():
+            executor = getattr(actor, "executor", None)
+            if executor is not None:
+                executor.shutdown()
 
     async def call(self, method: str, *args: Any) -> Any:
         return getattr(self.view, method)(*args)

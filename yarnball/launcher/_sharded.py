@@ -269,6 +269,7 @@ class ShardedCluster(Cluster):
         clock: str = "virtual",
         wall_factor: float = 1.0,
         placement: Mapping[str, int] | None = None,
+        work_dir: str | Path | None = None,
     ) -> None:
         if clock not in ("virtual", "wall"):
             raise SimulationError(f"clock must be 'virtual' or 'wall', got {clock!r}")
@@ -298,6 +299,12 @@ class ShardedCluster(Cluster):
         self.clock = clock
         self.wall_factor = wall_factor
         self.placement = dict(placement or {})  # actor id -> host, overriding the hash (the RM stays on 0)
+        #: Live runs: where the real containers' logs and working directories go (on the hosts' machines).
+        self.work_dir = str(work_dir) if work_dir is not None else None
+        if clock == "wall" and self.work_dir is None:
+            import tempfile
+
+            self.work_dir = tempfile.mkdtemp(prefix="yarnball-live-")
         self.heartbeat_interval_ms = self.conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
         self.node_specs: dict[str, NodeSpec] = {}
         self.masters: list[ApplicationMaster] = []
@@ -378,6 +385,7 @@ class ShardedCluster(Cluster):
                 "cluster_timestamp": self.cluster_timestamp,
                 "latency_ms": self.latency_ms,
                 "placement": self.placement,
+                "work_dir": self.work_dir,
             }
             log_parts = None
             if self.event_log is not None:

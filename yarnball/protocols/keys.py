@@ -201,6 +201,22 @@ NM_RECOVERY_ENABLED = "yarn.nodemanager.recovery.enabled"
 DEFAULT_NM_RECOVERY_ENABLED = False
 NM_RECOVERY_SUPERVISED = "yarn.nodemanager.recovery.supervised"
 DEFAULT_NM_RECOVERY_SUPERVISED = False
+NM_PMEM_CHECK_ENABLED = "yarn.nodemanager.pmem-check-enabled"
+DEFAULT_NM_PMEM_CHECK_ENABLED = True
+
+# ----------------------------------------------------------------------------------------------------
+# NodeManager: real containers in live runs (ContainerLaunch, ContainersMonitorImpl; yarnball/actors/executors)
+# ----------------------------------------------------------------------------------------------------
+#: ContainerLaunch.cleanupContainer: SIGTERM, then SIGKILL this long after (DelayedProcessKiller).
+NM_SLEEP_DELAY_BEFORE_SIGKILL_MS = "yarn.nodemanager.sleep-delay-before-sigkill.ms"
+DEFAULT_NM_SLEEP_DELAY_BEFORE_SIGKILL_MS = 250
+#: ContainersMonitorImpl's polling period of every container's process tree (memory checks).
+NM_CONTAINER_MONITOR_INTERVAL_MS = "yarn.nodemanager.container-monitor.interval-ms"
+DEFAULT_NM_CONTAINER_MONITOR_INTERVAL_MS = 3000
+#: Where container logs and working directories go (first directory of each list); no default here: a live
+#: cluster puts them under its work directory (``userlogs`` and ``nm-local-dir``) when these are not set.
+NM_LOG_DIRS = "yarn.nodemanager.log-dirs"
+NM_LOCAL_DIRS = "yarn.nodemanager.local-dirs"
 
 # ----------------------------------------------------------------------------------------------------
 # FairScheduler continuous scheduling and Qubole's container packing (FairSchedulerConfiguration)

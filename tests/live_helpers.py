@@ -1,0 +1,150 @@
+"""Shared pieces of the live-executor tests: a small live cluster, an AM that runs given launch contexts, and the
+Python callables the containers run (module-level, so the container processes import them by name)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from yarnball import ApplicationMaster, Cluster
+from yarnball.actors.executors import ContainerContext
+from yarnball.launcher.workloads import NodeSpec
+from yarnball.protocols import (
+    Container,
+    ContainerLaunchContext,
+    ContainerStatus,
+    FinalApplicationStatus,
+    RegisterApplicationMasterResponse,
+    Resource,
+)
+
+#: Live runs here are short: NM and AM heartbeats every 50 ms, the ContainersMonitor every 50 ms; containers are
+#: allocated in steps of 128 MB (not 1024), so that a 256 MB container's limit is 256 MB.
+FAST = {
+    "yarn.scheduler.minimum-allocation-mb": 128,
+    "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms": 50,
+    "yarn.nodemanager.container-monitor.interval-ms": 50,
+}
+SMALL = Resource(256, 1)
+#: A bound on every live test's run (wall ms): a hang fails instead of blocking the suite.
+LIMIT_MS = 20_000
+
+
+def live_cluster(tmp_path: Path, conf: Mapping[str, object] | None = None, nodes: int = 2, memory_mb: int = 2048,
+                 **kwargs: Any) -> Cluster:  # fmt: skip
+    """A live embedded cluster of ``nodes`` nodes with its work directory in ``tmp_path``."""
+    specs = [NodeSpec(f"node{i}", "/rack1", Resource(memory_mb, 4)) for i in range(1, nodes + 1)]
+    return Cluster({**FAST, **(conf or {})}, specs, seed=1, clock="wall", work_dir=tmp_path / "work", **kwargs)
+
+
+class ContextAM(ApplicationMaster):
+    """Asks for one container per launch context (all of ``resource``) and runs each context in one; finishes
+    when every container completed. ``statuses`` keeps the completed statuses in arrival order."""
+
+    def __init__(self, contexts: Sequence[ContainerLaunchContext], resource: Resource = SMALL,
+                 **kwargs: Any) -> None:  # fmt: skip
+        kwargs.setdefault("heartbeat_interval_ms", 50)
+        super().__init__(**kwargs)
+        self.contexts = list(contexts)
+        self.resource = resource
+        self.started: list[Container] = []
+        self.statuses: list[ContainerStatus] = []
+        self.on_started: Callable[[ContextAM, Container], None] | None = None
+
+    def on_registered(self, response: RegisterApplicationMasterResponse) -> None:
+        self.add_container_request(self.resource, 20, count=len(self.contexts))
+
+    def on_containers_allocated(self, containers: tuple[Container, ...]) -> None:
+        for container in containers:
+            if not self.contexts:
+                self.release(container.id)
+                continue
+            self.start_container(container, context=self.contexts.pop(0))
+            self.started.append(container)
+            if self.on_started is not None:
+                self.on_started(self, container)
+
+    def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:
+        ours = {c.id for c in self.started}
+        self.statuses.extend(s for s in statuses if s.container_id in ours)  # not the extra ones released
+        if not self.contexts and len(self.statuses) >= len(self.started):
+            ok = all(s.exit_status == 0 for s in self.statuses)
+            self.finish(FinalApplicationStatus.SUCCEEDED if ok else FinalApplicationStatus.FAILED)
+
+
+# -- what the containers run ----------------------------------------------------------------------------------
+def add(ctx: ContainerContext, a: int, b: int) -> dict[str, Any]:
+    """Return a + b with the container's identity (the callable sees its environment)."""
+    return {"sum": a + b, "container": ctx.container_id, "env": os.environ.get("CONTAINER_ID"), "cwd": os.getcwd()}
+
+
+def fail(ctx: ContainerContext, message: str) -> None:
+    """Print something, then raise."""
+    print("about to fail")
+    raise ValueError(message)
+
+
+def hog(ctx: ContainerContext, mb: int) -> None:
+    """Take ``mb`` MB of resident memory and hold it until killed."""
+    block = bytearray(mb * 1024 * 1024)
+    for i in range(0, len(block), 4096):
+        block[i] = 1  # touch every page: resident
+    print(f"holding {mb} MB", flush=True)
+    while True:
+        time.sleep(0.01)
+
+
+def ignore_term(ctx: ContainerContext, marker: str) -> None:
+    """Never stop on SIGTERM (only SIGKILL ends it); write ``marker`` when the SIGTERM arrives."""
+    signal.signal(signal.SIGTERM, lambda *_: Path(marker).write_text(str(time.monotonic())))
+    print("running", flush=True)
+    while True:
+        time.sleep(0.01)
+
+
+def iterate(x: float, steps: int) -> float:
+    """The numeric loop of the checkpoint tests, uninterrupted: ``steps`` steps of a logistic-map-like recurrence."""
+    for _ in range(steps):
+        x = step(x)
+    return x
+
+
+def step(x: float) -> float:
+    return 3.7 * x * (1.0 - x) * 0.999 + 0.0005
+
+
+def checkpointing_loop(ctx: ContainerContext, x0: float, steps: int, step_s: float, started: str) -> float:
+    """``iterate(x0, steps)``, one step every ``step_s`` s, saving (step, x) after each step and resuming from the
+    last checkpoint; appends "<container> <first step>" to ``started`` at each start."""
+    saved = ctx.load_checkpoint()
+    i, x = (int(saved.state["step"]), float(saved.state["x"])) if saved is not None else (0, x0)
+    with open(started, "a") as f:
+        f.write(f"{ctx.container_id} {i}\n")
+    while i < steps:
+        ctx.check()  # ContainerKilled after SIGTERM: the state of step i is saved already
+        time.sleep(step_s)
+        x = step(x)
+        i += 1
+        ctx.save_checkpoint({"step": str(i), "x": json.dumps(x)})
+    return x
+
+
+def grace_checkpoint_loop(ctx: ContainerContext, x0: float, steps: int, step_s: float, started: str) -> float:
+    """Like :func:`checkpointing_loop`, but saving only when told to stop: in the SIGTERM's grace period."""
+    saved = ctx.load_checkpoint()
+    i, x = (int(saved.state["step"]), float(saved.state["x"])) if saved is not None else (0, x0)
+    with open(started, "a") as f:
+        f.write(f"{ctx.container_id} {i}\n")
+    while i < steps:
+        if ctx.cancelled:
+            ctx.save_checkpoint({"step": str(i), "x": json.dumps(x)})
+            ctx.check()  # raises ContainerKilled: exit 143, well before the SIGKILL
+        time.sleep(step_s)
+        x = step(x)
+        i += 1
+    return x
