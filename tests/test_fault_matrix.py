@@ -295,6 +295,47 @@ def message_delay(s: Scenario, before: list) -> None:
     check(cluster, events)
 
 
+def _with_recovery(s: Scenario) -> Scenario:
+    conf = s.conf.copy()
+    conf.set(keys.NM_RECOVERY_ENABLED, "true")
+    conf.set(keys.NM_RECOVERY_SUPERVISED, "true")
+    return Scenario(s.name, conf, s.workload, s.fault_ms, s.job, s.seed)
+
+
+def node_restart(s: Scenario, before: list) -> None:
+    """A work-preserving NM restart (yarn.nodemanager.recovery.enabled + .supervised) on the busiest node: the NM
+    reconnects with its containers, none of them ends LOST or killed by the restart, and every application
+    succeeds."""
+    s = _with_recovery(s)
+    live = live_at(before, s.fault_ms)
+    node = max(sorted(set(live.values())), key=lambda n: sum(1 for v in live.values() if v == n))
+    on_node = {c for c, n in live.items() if n == node}
+    cluster, events = run(s, [{"at_ms": s.fault_ms, "kind": "node_restart", "target": node, "down_ms": 5000}])
+    assert len(faulted(events, "node_restart")) == 1
+    assert sum(e["event"] == "node_reconnected" for e in events) == 1
+    end = ends(events)
+    assert on_node and all(end[c]["diagnostics"] != LOST for c in on_node)
+    assert cluster.counters.get("containers_lost", 0) == 0
+    finished_ok(cluster)
+    check(cluster, events)
+
+
+def node_restart_without_recovery(s: Scenario, before: list) -> None:
+    """An NM restart without recovery (Hadoop's default): the node's containers are killed at shutdown, the RM
+    forgets them (LOST) when the node registers again, and every application still succeeds."""
+    live = live_at(before, s.fault_ms)
+    node = max(sorted(set(live.values())), key=lambda n: sum(1 for v in live.values() if v == n))
+    on_node = {c for c, n in live.items() if n == node}
+    cluster, events = run(s, [{"at_ms": s.fault_ms, "kind": "node_restart", "target": node, "down_ms": 5000}])
+    assert len(faulted(events, "node_restart")) == 1
+    assert not any(e["event"] == "node_reconnected" for e in events)
+    end = ends(events)
+    gone = {c for c in on_node if end[c]["sim_ms"] >= s.fault_ms and end[c]["exit_status"] != 0}
+    assert gone and cluster.counters.get("containers_lost", 0) > 0
+    finished_ok(cluster)
+    check(cluster, events)
+
+
 def check(cluster: Cluster, events: list) -> None:
     assert_invariants(events)
     assert_containers_conserved(cluster)
@@ -304,6 +345,8 @@ def check(cluster: Cluster, events: list) -> None:
 
 KINDS = {
     "node_lost": node_lost,
+    "node_restart": node_restart,
+    "node_restart_without_recovery": node_restart_without_recovery,
     "node_decommission": node_decommission,
     "node_decommission_timeout": node_decommission_timeout,
     "am_crash": am_crash,
