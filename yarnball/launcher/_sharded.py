@@ -588,6 +588,7 @@ class ShardedCluster(Cluster):
             "latency_ms": self.latency_ms,
             "windows": self.windows,
             "compiled_graph": bool(getattr(self._group, "compiled", False)),
+            "rm_host_in_driver": getattr(self._group, "local", None) is not None,
             "window_overhead_us_median": round(statistics.median(overheads) * 1e6, 1) if overheads else None,
             "window_overhead_us_mean": round(statistics.fmean(overheads) * 1e6, 1) if overheads else None,
             "host_busy_fraction": busy,
