@@ -483,3 +483,8 @@ DEFAULT_RAY_COMPILED_GRAPH_AFTER_WINDOWS = 1000
 #: each window needs one Ray process fewer. Results are the same either way.
 RAY_RM_HOST_IN_DRIVER = "yarnball.ray.rm-host-in-driver"
 DEFAULT_RAY_RM_HOST_IN_DRIVER = True
+#: With 2 shard hosts, the share of the NodeManagers and ApplicationMasters placed on host 0 beside the
+#: ResourceManager (launcher/_shard.py BalancedPlacement; with 3 or more hosts the RM has host 0 to itself). Only
+#: where the actors run changes, never the results.
+RAY_RM_HOST_SHARE = "yarnball.ray.rm-host-share"
+DEFAULT_RAY_RM_HOST_SHARE = 0.25
