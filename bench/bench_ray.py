@@ -201,12 +201,15 @@ def sim(
     busy0 = list(getattr(cluster, "host_busy", ()))
     wall0 = getattr(cluster, "windows_wall", 0.0)
     start = time.perf_counter()
+    cpu = time.process_time()
     cluster.run(until_ms=1000 + sim_seconds * 1000)
     wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu  # this process only: all of embedded and 1 host in the driver, host 0 else
     span = (cluster.now - 1000) / 1000  # shorter than asked if every application finished first
     counters = cluster.counters
     result = {
         "wall": wall,
+        "cpu": cpu,
         "setup": setup,
         "span": span,
         "speed": span / wall,
@@ -284,7 +287,8 @@ def report(label: str, nodes: int, sim_seconds: float, r: dict[str, Any], base: 
     load = os.getloadavg()
     print(
         f"{label:<28} {nodes:>6} nodes: {r['span']:.0f} simulated s in {r['wall']:.1f} wall s = "
-        f"{r['speed']:.2f}x real time ({nodes * r['speed']:,.0f} node-s per wall s); windows {r['windows']:,}, "
+        f"{r['speed']:.2f}x real time ({nodes * r['speed']:,.0f} node-s per wall s), driver CPU {r['cpu']:.1f} s; "
+        f"windows {r['windows']:,}, "
         f"cross-host messages {r['cross']:,}; setup {r['setup']:.1f} s{same}; load average "
         f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end (1 / 5 / 15 min)",
         flush=True,
@@ -380,8 +384,13 @@ def main() -> None:
         default="true",
         help="yarnball.ray.rm-host-in-driver for the Ray rows (both: each Ray row twice, side by side)",
     )
-    parser.add_argument("--skip-plain", action="store_true", help="2+ hosts: only the compiled window loop")
-    parser.add_argument("--rounds", type=int, default=1, help="simulation rows: rounds of every configuration")
+    parser.add_argument(
+        "--window-loop",
+        choices=["plain", "compiled", "both"],
+        default="both",
+        help="2+ hosts: plain actor calls from the first window, the compiled graph from the first window, or both",
+    )
+    parser.add_argument("--sim-rounds", type=int, default=1, help="simulation rows: rounds of every configuration")
     parser.add_argument("--skip-batches", action="store_true")
     parser.add_argument("--skip-sim", action="store_true")
     parser.add_argument("--skip-naive", action="store_true")
@@ -408,14 +417,14 @@ def main() -> None:
                 # Each round runs every configuration once, embedded first; the ratio to embedded is taken within
                 # the round (the machine's load drifts), and its median over the rounds is printed at the end.
                 ratios: dict[str, list[float]] = {}
-                for round_ in range(args.rounds):
+                for round_ in range(args.sim_rounds):
                     print(f"-- latency {latency} ms between actors (the window on 2 hosts), round {round_ + 1}")
                     base = sim(args.nodes, args.sim_seconds, latency, "embedded")
                     report("embedded", args.nodes, args.sim_seconds, base, None)
                     for hosts in (1, *args.hosts) if latency > 0 else (1,):  # 2+ hosts need a window > 0
-                        modes = [(None, "")] if hosts == 1 else [(0, ", compiled")]
-                        if hosts > 1 and not args.skip_plain:
-                            modes.insert(0, (-1, ", plain"))
+                        loops = {"plain": [(-1, ", plain")], "compiled": [(0, ", compiled")]}
+                        loops["both"] = loops["plain"] + loops["compiled"]
+                        modes = [(None, "")] if hosts == 1 else loops[args.window_loop]
                         for in_driver in drivers:
                             where = ", host 0 in driver" if in_driver else ", host 0 in actor"
                             for after, how in modes:
@@ -431,7 +440,7 @@ def main() -> None:
                                 label = f"ray, {hosts} host(s){how}{where}"
                                 report(label, args.nodes, args.sim_seconds, r, base)
                                 ratios.setdefault(label, []).append(r["speed"] / base["speed"])
-                if args.rounds > 1:
+                if args.sim_rounds > 1:
                     for label, values in ratios.items():
                         values.sort()
                         print(
