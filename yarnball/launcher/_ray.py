@@ -11,6 +11,12 @@ and a read on them instead of a scheduled task per host. The compiled loop runs 
 so the plain calls between runs (queries, outputs) still reach the actor; the driver makes them only between
 windows.
 
+Host 0 (the ResourceManager's) runs in the driver's own process unless ``yarnball.ray.rm-host-in-driver`` is false
+(:class:`LocalHost`): the driver writes the other hosts' inputs, runs host 0's window itself and then reads their
+results. Ray's channel reads spin while they wait, so a driver that only waited took a core from the hosts (measured:
+a 2-host window's second host started only after the first had finished, bench/RESULTS.md issue 18); now it works
+through that time, and a window needs one Ray process fewer.
+
 Every host configures yarnball's logging in its own worker process (driver-side configuration does not reach Ray
 workers), writing key-prefixed JSON lines that the driver merges. Ray's exceptions are translated at this boundary:
 a dead host becomes a :class:`~yarnball.errors.SimulationError` naming it, with Ray's error as the cause.
