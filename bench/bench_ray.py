@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import gc
 import math
+import os
 import time
 from collections import Counter
 from typing import Any
@@ -181,6 +182,7 @@ def sim(
     hosts: int = 1,
     jobs: int = 0,
     compile_after: int | None = None,
+    in_driver: bool | None = None,
     **kw: Any,
 ) -> dict[str, Any]:
     workload = synthetic_workload(jobs or max(10, nodes // 5), nodes, 1, load=1.5)
@@ -188,6 +190,8 @@ def sim(
     conf = Configuration()
     if compile_after is not None:
         conf.set(keys.RAY_COMPILED_GRAPH_AFTER_WINDOWS, str(compile_after))
+    if in_driver is not None:
+        conf.set(keys.RAY_RM_HOST_IN_DRIVER, str(in_driver).lower())
     cluster = Cluster(conf, workload.nodes, seed=1, backend=backend, latency_ms=latency, **extra)
     cluster.submit_workload(workload)
     t0 = time.perf_counter()
@@ -197,12 +201,15 @@ def sim(
     busy0 = list(getattr(cluster, "host_busy", ()))
     wall0 = getattr(cluster, "windows_wall", 0.0)
     start = time.perf_counter()
+    cpu = time.process_time()
     cluster.run(until_ms=1000 + sim_seconds * 1000)
     wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu  # this process only: all of embedded and 1 host in the driver, host 0 else
     span = (cluster.now - 1000) / 1000  # shorter than asked if every application finished first
     counters = cluster.counters
     result = {
         "wall": wall,
+        "cpu": cpu,
         "setup": setup,
         "span": span,
         "speed": span / wall,
@@ -277,10 +284,14 @@ def report(label: str, nodes: int, sim_seconds: float, r: dict[str, Any], base: 
             else f"; ALLOCATIONS DIFFER ({r['allocated']} vs {base['allocated']})"
         )
     )
+    load = os.getloadavg()
     print(
         f"{label:<28} {nodes:>6} nodes: {r['span']:.0f} simulated s in {r['wall']:.1f} wall s = "
-        f"{r['speed']:.2f}x real time ({nodes * r['speed']:,.0f} node-s per wall s); windows {r['windows']:,}, "
-        f"cross-host messages {r['cross']:,}; setup {r['setup']:.1f} s{same}"
+        f"{r['speed']:.2f}x real time ({nodes * r['speed']:,.0f} node-s per wall s), driver CPU {r['cpu']:.1f} s; "
+        f"windows {r['windows']:,}, "
+        f"cross-host messages {r['cross']:,}; setup {r['setup']:.1f} s{same}; load average "
+        f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end (1 / 5 / 15 min)",
+        flush=True,
     )
     if "overhead_us" in r and r["measured_windows"] > 1:
         hosts = "; ".join(
@@ -367,6 +378,19 @@ def main() -> None:
     parser.add_argument("--mix-nodes", type=int, default=1000, help="record the real cross-host mix (0: skip)")
     parser.add_argument("--mix-latency-ms", type=float, default=1.0)
     parser.add_argument("--mix-sim-seconds", type=float, default=5)
+    parser.add_argument(
+        "--rm-host-in-driver",
+        choices=["true", "false", "both"],
+        default="true",
+        help="yarnball.ray.rm-host-in-driver for the Ray rows (both: each Ray row twice, side by side)",
+    )
+    parser.add_argument(
+        "--window-loop",
+        choices=["plain", "compiled", "both"],
+        default="both",
+        help="2+ hosts: plain actor calls from the first window, the compiled graph from the first window, or both",
+    )
+    parser.add_argument("--sim-rounds", type=int, default=1, help="simulation rows: rounds of every configuration")
     parser.add_argument("--skip-batches", action="store_true")
     parser.add_argument("--skip-sim", action="store_true")
     parser.add_argument("--skip-naive", action="store_true")
@@ -388,15 +412,41 @@ def main() -> None:
             describe_mix(mix, windows)
             bench_batches(args.batch, args.rounds, 0, repeat=args.repeat, mix=mix)
         if not args.skip_sim:
+            drivers = {"true": [True], "false": [False], "both": [True, False]}[args.rm_host_in_driver]
             for latency in args.latency_ms:
-                print(f"-- latency {latency} ms between actors (the window on 2 hosts)")
-                base = sim(args.nodes, args.sim_seconds, latency, "embedded")
-                report("embedded", args.nodes, args.sim_seconds, base, None)
-                for hosts in (1, *args.hosts) if latency > 0 else (1,):  # 2+ hosts need a window > 0
-                    modes = [(None, "")] if hosts == 1 else [(-1, ", plain"), (0, ", compiled")]
-                    for after, how in modes:
-                        r = sim(args.nodes, args.sim_seconds, latency, "ray", hosts, compile_after=after)
-                        report(f"ray, {hosts} host(s){how}", args.nodes, args.sim_seconds, r, base)
+                # Each round runs every configuration once, embedded first; the ratio to embedded is taken within
+                # the round (the machine's load drifts), and its median over the rounds is printed at the end.
+                ratios: dict[str, list[float]] = {}
+                for round_ in range(args.sim_rounds):
+                    print(f"-- latency {latency} ms between actors (the window on 2 hosts), round {round_ + 1}")
+                    base = sim(args.nodes, args.sim_seconds, latency, "embedded")
+                    report("embedded", args.nodes, args.sim_seconds, base, None)
+                    for hosts in (1, *args.hosts) if latency > 0 else (1,):  # 2+ hosts need a window > 0
+                        loops = {"plain": [(-1, ", plain")], "compiled": [(0, ", compiled")]}
+                        loops["both"] = loops["plain"] + loops["compiled"]
+                        modes = [(None, "")] if hosts == 1 else loops[args.window_loop]
+                        for in_driver in drivers:
+                            where = ", host 0 in driver" if in_driver else ", host 0 in actor"
+                            for after, how in modes:
+                                r = sim(
+                                    args.nodes,
+                                    args.sim_seconds,
+                                    latency,
+                                    "ray",
+                                    hosts,
+                                    compile_after=after,
+                                    in_driver=in_driver,
+                                )
+                                label = f"ray, {hosts} host(s){how}{where}"
+                                report(label, args.nodes, args.sim_seconds, r, base)
+                                ratios.setdefault(label, []).append(r["speed"] / base["speed"])
+                if args.sim_rounds > 1:
+                    for label, values in ratios.items():
+                        values.sort()
+                        print(
+                            f"{label}: speed / embedded's in the same round, median of {len(values)} = "
+                            f"{values[len(values) // 2]:.2f} (rounds: {', '.join(f'{v:.2f}' for v in values)})"
+                        )
         if not args.skip_naive:
             for n in args.naive_nodes:
                 naive_vs_ours(n, args.naive_sim_seconds, args.naive_latency_ms, args.repeat, args.min_wall)

@@ -217,10 +217,13 @@ def test_compiled_window_loop_gives_the_embedded_results(ray_cluster: None) -> N
             cluster.close()
 
     expected, _ = outcome(Configuration(), "embedded")
-    for after in (0, 30):
-        got, stats = outcome(compiled_conf(after), "ray")
-        assert got == expected, f"compiled after {after} windows"
+    for after, in_driver in ((0, True), (30, True), (0, False)):
+        conf = compiled_conf(after)
+        conf.set(keys.RAY_RM_HOST_IN_DRIVER, str(in_driver).lower())
+        got, stats = outcome(conf, "ray")
+        assert got == expected, f"compiled after {after} windows, host 0 in the driver: {in_driver}"
         assert stats["compiled_graph"] is True
+        assert stats["rm_host_in_driver"] is in_driver
         assert stats["windows"] > 30
         assert stats["cross_host_messages"] > 0
         assert stats["window_overhead_us_median"] > 0
@@ -289,3 +292,26 @@ def test_compiled_loop_is_kept_only_if_its_windows_cost_less_than_plain_calls(co
     assert (hosts._dag is graph) is kept
     assert graph.torn_down is not kept
     assert hosts.compile_after == (1000 if kept else -1)
+
+
+def test_rm_host_in_driver_keeps_the_drivers_logging_and_cannot_be_killed(ray_cluster: None, tmp_path: Path) -> None:
+    """Host 0 in the driver's process writes its own event log part through its own logging configuration, swapped
+    in around each call: the driver's configuration is the same object before and after, and host 0 cannot be
+    killed like an actor."""
+    import structlog
+
+    nodes = WorkloadBuilder().nodes(2, memory_mb=8192, vcores=8).build().nodes
+    log = tmp_path / "events.jsonl"
+    with captured_events():
+        before = structlog.get_config()["processors"]
+        cluster = Cluster(Configuration(), nodes, seed=2, backend="ray", hosts=2, latency_ms=20, event_log=log)
+        cluster.submit(TalkativeAM(name="talk"))
+        try:
+            cluster.run(until_ms=60_000)
+            assert structlog.get_config()["processors"] is before
+            assert Path(f"{log}.host0").stat().st_size > 0
+            with pytest.raises(SimulationError, match="host 0 runs in the driver"):
+                cluster.kill_host(0)  # type: ignore[attr-defined]
+        finally:
+            cluster.close()
+    assert any(json.loads(line).get("actor") == "rm" for line in log.read_text().splitlines())

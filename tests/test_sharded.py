@@ -11,10 +11,10 @@ import pytest
 from yarnball.actors._logging import close_logging, configure_logging, merge_event_logs
 from yarnball.errors import ActorError, ProtocolError, SimulationError
 from yarnball.launcher import Cluster
-from yarnball.launcher._shard import ShardHost, decode_envelope, encode_envelope, host_of
+from yarnball.launcher._shard import BalancedPlacement, ShardHost, decode_envelope, encode_envelope, host_of
 from yarnball.launcher._sharded import HostGroup, ShardedCluster, WindowResult
 from yarnball.launcher.workloads import WorkloadBuilder, task_spec
-from yarnball.protocols import Configuration, NodeHeartbeatRequest, NodeId
+from yarnball.protocols import Configuration, NodeHeartbeatRequest, NodeId, keys
 from yarnball.protocols._resourcetracker import NodeStatus
 from yarnball.testing import captured_events
 
@@ -39,11 +39,56 @@ def heartbeat(host: str) -> NodeHeartbeatRequest:
     return NodeHeartbeatRequest(node_status=NodeStatus(node_id=NodeId(host, 0), response_id=0))
 
 
-def test_placement_is_a_stable_crc32_with_the_rm_on_host_0() -> None:
-    """An actor's host is CRC-32 of its id modulo the host count; the RM is always on host 0."""
+def test_unplaced_ids_go_by_a_stable_crc32_with_the_rm_on_host_0() -> None:
+    """An id the driver did not place goes to CRC-32 of the id modulo the host count; the RM is always on host 0."""
     assert host_of("rm", 4) == 0
     assert host_of("nm-node7", 4) == zlib.crc32(b"nm-node7") % 4
     assert {host_of(f"nm-node{i}", 3) for i in range(30)} == {0, 1, 2}
+
+
+@pytest.mark.parametrize(("hosts", "expected"), [(2, [25, 75]), (3, [0, 50, 50]), (5, [0, 25, 25, 25, 25])])
+def test_balanced_placement_gives_each_host_its_share_and_the_rm_host_to_itself(
+    hosts: int, expected: list[int]
+) -> None:
+    """NMs and AMs are spread by target share, each kind on its own: with 2 hosts a quarter of each beside the RM,
+    with 3 or more none beside it; the same sequence of calls gives the same hosts."""
+    first, second = BalancedPlacement(hosts), BalancedPlacement(hosts)
+    order = ["nm"] * 60 + ["am"] * 20 + ["nm"] * 40 + ["am"] * 80
+    placed = [first.place(kind) for kind in order]
+    assert placed == [second.place(kind) for kind in order]
+    for kind in ("nm", "am"):
+        counts = [sum(1 for k, h in zip(order, placed, strict=True) if k == kind and h == i) for i in range(hosts)]
+        assert counts == expected
+
+
+def test_balanced_placement_refuses_a_share_outside_0_1() -> None:
+    with pytest.raises(SimulationError, match=r"yarnball.ray.rm-host-share=1.5: expected a share"):
+        Cluster(Configuration({keys.RAY_RM_HOST_SHARE: "1.5"}), backend="inprocess", hosts=2)
+
+
+@pytest.mark.parametrize(("hosts", "share", "rm_alone"), [(2, "0.25", False), (2, "0", True), (3, "0.25", True)])
+def test_runs_place_nms_and_ams_by_share_with_the_same_results(hosts: int, share: str, rm_alone: bool) -> None:
+    """The driver's placement reaches every host: with 3 hosts (or share 0) host 0 runs the RM alone and the other
+    hosts split the 6 NMs and 4 AMs evenly; results equal the embedded run's."""
+    builder = WorkloadBuilder().nodes(6, memory_mb=8192, vcores=8)
+    for i in range(4):
+        builder.job(f"j{i}", submit_ms=i * 3000, tasks=[task_spec(5, 20_000 + i * 1000)])
+    workload = builder.build()
+    conf = Configuration({keys.RAY_RM_HOST_SHARE: share})
+    with captured_events():
+        embedded = build("embedded")
+        embedded.run(until_ms=3_600_000)
+        sharded = Cluster(conf, workload.nodes, seed=3, backend="inprocess", latency_ms=1, hosts=hosts)
+        sharded.submit_workload(workload)
+        sharded.run(until_ms=3_600_000)
+    assert outcome(sharded) == outcome(embedded)
+    assert isinstance(sharded, ShardedCluster)
+    actors = [s["actors"] for s in sharded.host_stats()]
+    if rm_alone:
+        assert actors[0] == 1  # the RM
+        assert actors[1:] == [10 // (hosts - 1)] * (hosts - 1)
+    else:
+        assert actors[0] > 1 and actors[1] > actors[0]
 
 
 def test_envelope_round_trips_in_canonical_order() -> None:
@@ -88,7 +133,9 @@ def test_two_hosts_exchange_batches_between_windows() -> None:
     assert isinstance(cluster, ShardedCluster)
     stats = cluster.host_stats()
     assert all(s["messages_out"] > 0 and s["messages_in"] > 0 for s in stats)
-    assert sum(s["messages_out"] for s in stats) == sum(s["messages_in"] for s in stats)
+    # Every message sent was delivered, but for those of the last window (the run ended before the next one).
+    undelivered = sum(len(decode_envelope(data)) for batches in cluster._inbound for data in batches)
+    assert sum(s["messages_out"] for s in stats) == sum(s["messages_in"] for s in stats) + undelivered
     assert cluster.windows > 100
 
 

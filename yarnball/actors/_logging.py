@@ -116,28 +116,50 @@ def configure_logging(
     if _open_file is not None:
         _open_file.close()
         _open_file = None
+    config, _open_file = logging_config(json_path=json_path, level=level, stream=stream, event_keys=event_keys)
+    structlog.configure(**config)
+
+
+def logging_config(
+    *,
+    json_path: str | Path | None = None,
+    level: str = "info",
+    stream: IO[str] | None = None,
+    event_keys: bool = False,
+) -> tuple[dict[str, Any], IO[str] | None]:
+    """What :func:`configure_logging` applies, without applying it: structlog's configuration and the file it
+    opened (None without ``json_path``). A shard host in the driver's process swaps it in around its own work."""
     numeric = logging.getLevelName(level.upper())
     if not isinstance(numeric, int):
         raise ValueError(f"unknown log level {level!r}; expected debug, info, warning or error")
     processors: list[Any] = [structlog.contextvars.merge_contextvars, structlog.processors.add_log_level, add_sim_time]
+    opened: IO[str] | None = None
     if json_path is not None:
-        _open_file = open(json_path, "w", encoding="utf-8")
+        opened = open(json_path, "w", encoding="utf-8")
         processors += [
             structlog.processors.format_exc_info,
             structlog.processors.JSONRenderer(sort_keys=True),
         ]
         if event_keys:
             processors.append(_EventKeyPrefix())
-        factory: Any = structlog.WriteLoggerFactory(file=_open_file)
+        factory: Any = structlog.WriteLoggerFactory(file=opened)
     else:
         processors += [structlog.dev.ConsoleRenderer(colors=False)]
         factory = structlog.PrintLoggerFactory(file=stream or sys.stderr)
-    structlog.configure(
-        processors=processors,
-        wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=factory,
-        cache_logger_on_first_use=False,
-    )
+    config = {
+        "processors": processors,
+        "wrapper_class": structlog.make_filtering_bound_logger(numeric),
+        "logger_factory": factory,
+        "cache_logger_on_first_use": False,
+    }
+    return config, opened
+
+
+def worker_logging_config(json_path: str | Path | None, level: str) -> tuple[dict[str, Any], IO[str] | None]:
+    """:func:`configure_worker_logging`'s configuration and file, not applied (see :func:`logging_config`)."""
+    if json_path is not None:
+        return logging_config(json_path=json_path, level=level, event_keys=True)
+    return logging_config(level=level if level.lower() in ("warning", "error") else "warning")
 
 
 def configure_worker_logging(json_path: str | Path | None, level: str) -> None:
@@ -148,11 +170,10 @@ def configure_worker_logging(json_path: str | Path | None, level: str) -> None:
     Ray keeps in its worker logs): structlog left at its defaults would render every line, debug included, to
     stdout, which costs as much as the simulation itself.
     """
+    global _open_file
     close_logging()
-    if json_path is not None:
-        configure_logging(json_path=json_path, level=level, event_keys=True)
-    else:
-        configure_logging(level=level if level.lower() in ("warning", "error") else "warning")
+    config, _open_file = worker_logging_config(json_path, level)
+    structlog.configure(**config)
 
 
 def flush_logging() -> None:

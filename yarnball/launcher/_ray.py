@@ -11,6 +11,12 @@ and a read on them instead of a scheduled task per host. The compiled loop runs 
 so the plain calls between runs (queries, outputs) still reach the actor; the driver makes them only between
 windows.
 
+Host 0 (the ResourceManager's) runs in the driver's own process unless ``yarnball.ray.rm-host-in-driver`` is false
+(:class:`LocalHost`): the driver writes the other hosts' inputs, runs host 0's window itself and then reads their
+results. Ray's channel reads spin while they wait, so a driver that only waited took a core from the hosts (measured:
+a 2-host window's second host started only after the first had finished, bench/RESULTS.md issue 18); now it works
+through that time, and a window needs one Ray process fewer.
+
 Every host configures yarnball's logging in its own worker process (driver-side configuration does not reach Ray
 workers), writing key-prefixed JSON lines that the driver merges. Ray's exceptions are translated at this boundary:
 a dead host becomes a :class:`~yarnball.errors.SimulationError` naming it, with Ray's error as the cause.
@@ -19,17 +25,21 @@ a dead host becomes a :class:`~yarnball.errors.SimulationError` naming it, with 
 from __future__ import annotations
 
 import gc
+import pickle
 import statistics
 import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import ray
+import structlog
 from ray.dag import InputNode, MultiOutputNode
 from ray.exceptions import RayActorError, RayError, RayTaskError
 
 from yarnball._logs import get_logger
-from yarnball.actors._logging import close_logging, configure_worker_logging, flush_logging
+from yarnball.actors._logging import close_logging, configure_worker_logging, flush_logging, worker_logging_config
 from yarnball.errors import SimulationError, YarnballError
 from yarnball.launcher._gc import RUN_THRESHOLDS
 from yarnball.launcher._sharded import HostGroup, HostView, WindowResult
@@ -141,6 +151,55 @@ def start_ray(address: str | None) -> bool:
     return True
 
 
+class LocalHost:
+    """Shard host 0 in the driver's process (``yarnball.ray.rm-host-in-driver``).
+
+    Logging is per process and each host writes its own key-prefixed part, so every call into this host runs under
+    the configuration a host actor would have (its event log part, or warnings only), swapped in and out around
+    the call; the driver's own configuration is untouched outside them. Setup steps are copied by pickling, as they
+    are for a Ray actor: the driver's copies of the AMs must not follow the run.
+    """
+
+    def __init__(
+        self, hosts: int, conf: Configuration, options: dict[str, Any], log_part: str | None, log_level: str
+    ) -> None:
+        self._config, self._file = worker_logging_config(log_part, log_level)
+        self._outer: dict[str, Any] | None = None
+        with self.logging():
+            self.view = HostView(0, hosts, conf, options)
+
+    @contextmanager
+    def logging(self) -> Iterator[None]:
+        outer = structlog.get_config() if structlog.is_configured() else None
+        structlog.configure(**self._config)
+        try:
+            yield
+        finally:
+            if self._file is not None:
+                self._file.flush()  # what the host logged survives the driver's death, as a host actor's does
+            if outer is None:
+                structlog.reset_defaults()
+            else:
+                structlog.configure(**outer)
+
+    def setup(self, steps: list[tuple[Any, ...]]) -> None:
+        with self.logging():
+            self.view.setup(pickle.loads(pickle.dumps(steps)))
+
+    def run_window(self, end: float | None, inclusive: bool, inbound: list[bytes]) -> WindowResult:
+        with self.logging():
+            return self.view.run_window(end, inclusive, inbound)
+
+    def call(self, method: str, *args: Any) -> Any:
+        with self.logging():
+            return getattr(self.view, method)(*args)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
 class RayHosts(HostGroup):
     """``hosts`` shard hosts, each a Ray actor; Ray is started locally unless it is running or ``address`` is set."""
 
@@ -170,20 +229,27 @@ class RayHosts(HostGroup):
         if self._started_ray:
             _idle.clear()  # actors of an earlier Ray are gone
         self._dead: set[int] = set()
-        self.actors = [_idle.pop() if _idle else _RayHostActor.remote() for _ in range(hosts)]
+        #: Host 0 (the RM's) in this process: its window runs here while the other hosts run theirs, so the driver
+        #: works instead of waiting on a channel, and a window needs one Ray process fewer (see the module docs).
+        self.local: LocalHost | None = None
+        if conf.get_bool(keys.RAY_RM_HOST_IN_DRIVER, keys.DEFAULT_RAY_RM_HOST_IN_DRIVER):
+            self.local = LocalHost(hosts, conf, options, log_parts[0] if log_parts else None, log_level)
+        #: The hosts in Ray actors, in host order, and the actor of each.
+        self.remote = list(range(1 if self.local is not None else 0, hosts))
+        self.actors = [_idle.pop() if _idle else _RayHostActor.remote() for _ in self.remote]
         refs = [
             actor.reset.remote(i, hosts, conf, options, log_parts[i] if log_parts else None, log_level)
-            for i, actor in enumerate(self.actors)
+            for i, actor in zip(self.remote, self.actors, strict=True)
         ]
         try:
             ray.get(refs)
         except RayError:  # an idle actor did not survive: start fresh ones
-            self.actors = [_RayHostActor.remote() for _ in range(hosts)]
+            self.actors = [_RayHostActor.remote() for _ in self.remote]
             refs = [
                 actor.reset.remote(i, hosts, conf, options, log_parts[i] if log_parts else None, log_level)
-                for i, actor in enumerate(self.actors)
+                for i, actor in zip(self.remote, self.actors, strict=True)
             ]
-            self._get(refs, "start")
+            self._get(refs, "start", self.remote)
 
     def _get(self, refs: list[Any], what: str, indexes: list[int] | None = None) -> list[Any]:
         try:
@@ -206,12 +272,15 @@ class RayHosts(HostGroup):
 
     def setup(self, steps: list[tuple[Any, ...]]) -> None:
         ref = ray.put(steps)
-        self._get([a.setup.remote(ref) for a in self.actors], "setup")
+        refs = [a.setup.remote(ref) for a in self.actors]
+        if self.local is not None:
+            self.local.setup(steps)
+        self._get(refs, "setup", self.remote)
 
     def run_window(
         self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
     ) -> list[WindowResult | None]:
-        if self._dag is None and self.size > 1 and 0 <= self.compile_after <= self._plain_windows:
+        if self._dag is None and self.size > 1 and self.remote and 0 <= self.compile_after <= self._plain_windows:
             self._compile()
         start = time.perf_counter()
         if self._dag is not None:
@@ -244,10 +313,13 @@ class RayHosts(HostGroup):
         self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
     ) -> list[WindowResult | None]:
         self._plain_windows += 1
-        indexes = [i for i in range(self.size) if active[i]]
-        refs = [self.actors[i].run_window.remote(end, inclusive, inbound[i]) for i in indexes]
-        got = self._get(refs, f"the window ending at {end} ms", indexes)
+        indexes = [i for i in self.remote if active[i]]
+        offset = self.remote[0] if self.remote else 0
+        refs = [self.actors[i - offset].run_window.remote(end, inclusive, inbound[i]) for i in indexes]
         results: list[WindowResult | None] = [None] * self.size
+        if self.local is not None and active[0]:
+            results[0] = self.local.run_window(end, inclusive, inbound[0])
+        got = self._get(refs, f"the window ending at {end} ms", indexes) if refs else []
         for i, result in zip(indexes, got, strict=True):
             results[i] = result
         return results
@@ -268,15 +340,17 @@ class RayHosts(HostGroup):
         self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
     ) -> list[WindowResult | None]:
         what = f"the window ending at {end} ms"
-        results: list[WindowResult | None] = []
+        results: list[WindowResult | None] = [None] * self.size
         failure: BaseException | None = None
         try:
-            refs = self._dag.execute(*[(end, inclusive, inbound[i], active[i]) for i in range(self.size)])
-            for index, ref in enumerate(refs):  # every result is read, so the graph stays usable after a task error
+            refs = self._dag.execute(*[(end, inclusive, inbound[i], active[i]) for i in self.remote])
+            if self.local is not None and active[0]:
+                results[0] = self.local.run_window(end, inclusive, inbound[0])
+            for index, ref in zip(self.remote, refs, strict=True):
+                # every result is read, so the graph stays usable after a task error
                 try:
-                    results.append(ref.get(timeout=-1))  # a window takes as long as it takes
+                    results[index] = ref.get(timeout=-1)  # a window takes as long as it takes
                 except RayTaskError as exc:
-                    results.append(None)
                     if failure is None:
                         failure = _host_error(index, what, exc)
         except RayError as exc:  # a host died: the channels are closed (Ray reports it in one of several ways)
@@ -289,7 +363,7 @@ class RayHosts(HostGroup):
 
     def _find_dead(self, what: str) -> None:
         """Raise the SimulationError naming the first dead host, if any (after the compiled loop broke)."""
-        self._get([actor.ping.remote() for actor in self.actors], what)
+        self._get([actor.ping.remote() for actor in self.actors], what, self.remote)
 
     def _teardown(self) -> None:
         dag, self._dag = self._dag, None
@@ -302,20 +376,27 @@ class RayHosts(HostGroup):
     def call(self, index: int, method: str, *args: Any) -> Any:
         if index in self._dead:
             raise SimulationError(f"shard host {index} is dead; {method} is not available")
-        return self._get([self.actors[index].call.remote(method, *args)], method, [index])[0]
+        if index == 0 and self.local is not None:
+            return self.local.call(method, *args)
+        actor = self.actors[index - self.remote[0]]
+        return self._get([actor.call.remote(method, *args)], method, [index])[0]
 
     def kill(self, index: int) -> None:
         """Kill one host's Ray actor (fault injection for tests and drills)."""
-        ray.kill(self.actors[index], no_restart=True)
+        if index == 0 and self.local is not None:
+            raise SimulationError("shard host 0 runs in the driver's process (yarnball.ray.rm-host-in-driver)")
+        ray.kill(self.actors[index - self.remote[0]], no_restart=True)
 
     def close(self) -> None:
         self._teardown()
-        live = [a.close.remote() for i, a in enumerate(self.actors) if i not in self._dead]
+        if self.local is not None:
+            self.local.close()
+        live = [a.close.remote() for i, a in zip(self.remote, self.actors, strict=True) if i not in self._dead]
         try:
             ray.get(live, timeout=30)
         except RayError:
             log.warning("shard_host_close_failed")
-        for index, actor in enumerate(self.actors):
+        for index, actor in zip(self.remote, self.actors, strict=True):
             if self._started_ray or index in self._dead:
                 ray.kill(actor, no_restart=True)
             else:

@@ -3,8 +3,10 @@
 This module is plain Python (no Ray): the Ray backend wraps :class:`ShardHost` in a Ray actor, and tests drive
 several hosts in one process. The shape is Akka's ShardRegion / Orleans' silo:
 
-- **Placement** is a stable hash of the actor id (:func:`host_of`, CRC-32, never Python's salted ``hash()``), with
-  the ResourceManager pinned to host 0.
+- **Placement**: the driver places NodeManagers and ApplicationMasters to balance the hosts
+  (:class:`BalancedPlacement`; the ResourceManager on host 0, alone there with 3 or more hosts) and tells every host
+  where each one is in its setup steps. Any other id goes by a stable hash (:func:`host_of`, CRC-32, never Python's
+  salted ``hash()``).
 - A message to an actor on another host goes through a :class:`RemoteRef`: it takes the sender's next canonical
   key ``(origin, sequence)`` from the kernel exactly as a local ``tell`` would, and waits in the outbox. At the end
   of a window the outbox is sorted canonically (deliver time, origin, sequence) and encoded with the codec, one
@@ -31,11 +33,11 @@ from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.errors import ActorError, ProtocolError, SimulationError
 from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration
-from yarnball.protocols import Configuration, decode_routed, encode_routed
+from yarnball.protocols import Configuration, decode_routed, encode_routed, keys
 from yarnball.protocols._codec import Routing
 from yarnball.protocols._messages import Message
 
-__all__ = ["RM_ID", "RemoteRef", "ShardHost", "decode_envelope", "encode_envelope", "host_of"]
+__all__ = ["RM_ID", "BalancedPlacement", "RemoteRef", "ShardHost", "decode_envelope", "encode_envelope", "host_of"]
 
 log = get_logger(__name__)
 
@@ -52,6 +54,45 @@ def host_of(actor_id: str, hosts: int, placement: Mapping[str, int] | None = Non
         if pinned is not None:
             return pinned % hosts
     return zlib.crc32(actor_id.encode("utf-8")) % hosts
+
+
+class BalancedPlacement:
+    """Where the driver places each NodeManager and ApplicationMaster, so that every host has a like share of the
+    work of a window: deterministic (it depends only on the order in which nodes and applications are added).
+
+    NMs and AMs are placed separately, each on the host furthest below its target share of that kind (ties: the
+    lowest index), so every host gets its share of NMs and of AMs whatever order they come in. With 3 or more hosts
+    the ResourceManager has host 0 to itself (it handles every heartbeat of the cluster: as much as a host's worth
+    of NMs and AMs at the sizes measured in bench/RESULTS.md); with 2 hosts host 0 takes ``rm_host_share`` of the
+    NMs and AMs besides the RM, the other host the rest.
+    """
+
+    def __init__(self, hosts: int, rm_host_share: float = 0.25) -> None:
+        if not 0.0 <= rm_host_share <= 1.0:
+            raise SimulationError(
+                f"{keys.RAY_RM_HOST_SHARE}={rm_host_share}: expected a share of the NMs and AMs between 0 and 1"
+            )
+        self.hosts = hosts
+        if hosts <= 1:
+            self.targets = [1.0]
+        elif hosts == 2:
+            self.targets = [rm_host_share, 1.0 - rm_host_share]
+        else:
+            self.targets = [0.0] + [1.0 / (hosts - 1)] * (hosts - 1)
+        self.counts: dict[str, list[int]] = {}
+
+    def place(self, kind: str) -> int:
+        """The host of the next actor of ``kind`` ("nm" or "am")."""
+        counts = self.counts.setdefault(kind, [0] * self.hosts)
+        best, best_load = 0, math.inf
+        for index, target in enumerate(self.targets):
+            if target <= 0:
+                continue
+            load = (counts[index] + 1) / target
+            if load < best_load:
+                best, best_load = index, load
+        counts[best] += 1
+        return best
 
 
 # One outgoing message: (deliver time, origin, origin's sequence, target id, sender id or None, message).
@@ -173,7 +214,8 @@ class ShardHost:
     def setup(self, steps: Iterable[tuple[Any, ...]]) -> None:
         """Apply the driver's setup steps; each host acts only on the actors it hosts.
 
-        Steps: ``("rm", dseq)``, ``("nm", dseq, NodeSpec, start_delay_ms)``, ``("am", dseq, actor_id, am)``,
+        Steps: ``("rm", dseq)``, ``("nm", dseq, NodeSpec, start_delay_ms[, host])``,
+        ``("am", dseq, actor_id, am[, host])`` (``host``: the driver's placement, else :func:`host_of`),
         ``("fail", dseq, host, at_ms)``, ``("refresh", dseq, RefreshQueuesRequest, at_ms)``, ``("expect", n)``,
         ``("skip", dseq)`` (a driver-side event such as a progress callback: it takes a sequence number
         on one kernel too).
@@ -188,8 +230,9 @@ class ShardHost:
             if kind == "rm" and self.rm is not None:
                 kernel.spawn(self.rm, RM_ID)
             elif kind == "nm":
-                _, _, spec, delay = step
+                _, _, spec, delay, *placed = step
                 actor_id = nm_actor_id(spec.hostname)
+                self._place(actor_id, placed)
                 self.heartbeats.define(spec.hostname)  # placed here or not: every host agrees on the node index
                 if host_of(actor_id, self.hosts, self.placement) == self.index:
                     rm_ref = kernel.lookup(RM_ID)
@@ -205,7 +248,8 @@ class ShardHost:
                     )
                     kernel.spawn(nm, actor_id)
             elif kind == "am":
-                _, _, actor_id, am = step
+                _, _, actor_id, am, *placed = step
+                self._place(actor_id, placed)
                 if host_of(actor_id, self.hosts, self.placement) == self.index:
                     kernel.spawn(am, actor_id)
             elif kind == "fail":
@@ -223,6 +267,13 @@ class ShardHost:
                     )
             elif kind != "skip" and kind != "rm":
                 raise SimulationError(f"unknown setup step {kind!r} for shard host {self.index}")
+
+    def _place(self, actor_id: str, placed: list[int]) -> None:
+        """Record the driver's host for ``actor_id`` (every host records it, to route messages to it); an explicit
+        placement given to the cluster wins."""
+        if placed and actor_id not in self.placement:
+            self.placement[actor_id] = placed[0]
+            self._refs.pop(actor_id, None)
 
     def _on_app_done(self, app: Any) -> None:
         assert self.rm is not None

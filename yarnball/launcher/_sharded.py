@@ -32,7 +32,7 @@ from yarnball.actors.shortcuts import exact_shortcuts
 from yarnball.errors import SimulationError, YarnballError
 from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, normalized_conf
 from yarnball.launcher._gc import tuned_gc
-from yarnball.launcher._shard import ShardHost
+from yarnball.launcher._shard import BalancedPlacement, ShardHost
 from yarnball.launcher.workloads import NodeSpec, SkippedJob
 from yarnball.policies.capacity import CapacitySchedulerConfiguration, QueueMetrics
 from yarnball.policies.placement import SpreadPlacement
@@ -298,7 +298,10 @@ class ShardedCluster(Cluster):
         self.log_level = log_level
         self.clock = clock
         self.wall_factor = wall_factor
-        self.placement = dict(placement or {})  # actor id -> host, overriding the hash (the RM stays on 0)
+        self.placement = dict(placement or {})  # actor id -> host, overriding the balancing (the RM stays on 0)
+        self.balance = BalancedPlacement(
+            hosts, self.conf.get_float(keys.RAY_RM_HOST_SHARE, keys.DEFAULT_RAY_RM_HOST_SHARE)
+        )
         #: Live runs: where the real containers' logs and working directories go (on the hosts' machines).
         self.work_dir = str(work_dir) if work_dir is not None else None
         if clock == "wall" and self.work_dir is None:
@@ -337,12 +340,12 @@ class ShardedCluster(Cluster):
             raise SimulationError(f"node {spec.hostname!r} is defined twice")
         delay = self.rng.randrange(max(1, self.heartbeat_interval_ms)) if start_delay_ms is None else start_delay_ms
         self.node_specs[spec.hostname] = spec
-        self._step("nm", spec, delay)
+        self._step("nm", spec, delay, self.balance.place("nm"))
         return spec
 
     def submit(self, am: ApplicationMaster) -> ApplicationMaster:
         """Ship an ApplicationMaster to its host; it submits its application at its ``submit_at_ms``."""
-        self._step("am", f"am-{am.name}-{len(self.masters)}", am)
+        self._step("am", f"am-{am.name}-{len(self.masters)}", am, self.balance.place("am"))
         self.masters.append(am)
         return am
 
@@ -633,6 +636,9 @@ class ShardedCluster(Cluster):
             "latency_ms": self.latency_ms,
             "windows": self.windows,
             "compiled_graph": bool(getattr(self._group, "compiled", False)),
+            "rm_host_in_driver": getattr(self._group, "local", None) is not None,
+            # Where the NMs and AMs went (launcher/_shard.py BalancedPlacement): host 0's share beside the RM.
+            "rm_host_share": self.balance.targets[0] if self.hosts > 1 else 1.0,
             "window_overhead_us_median": round(statistics.median(overheads) * 1e6, 1) if overheads else None,
             "window_overhead_us_mean": round(statistics.fmean(overheads) * 1e6, 1) if overheads else None,
             "host_busy_fraction": busy,

@@ -506,3 +506,13 @@ DEFAULT_SIMULATION_LAZY_RUNNING_REPORTS = True
 #: call's round trip. 0 compiles before the first window; -1 never compiles. Results are the same either way.
 RAY_COMPILED_GRAPH_AFTER_WINDOWS = "yarnball.ray.compiled-graph-after-windows"
 DEFAULT_RAY_COMPILED_GRAPH_AFTER_WINDOWS = 1000
+#: Run shard host 0 (the ResourceManager's) in the driver's own process instead of a Ray actor (launcher/_ray.py):
+#: its window runs while the other hosts run theirs, so the coordinator works instead of spinning on a channel and
+#: each window needs one Ray process fewer. Results are the same either way.
+RAY_RM_HOST_IN_DRIVER = "yarnball.ray.rm-host-in-driver"
+DEFAULT_RAY_RM_HOST_IN_DRIVER = True
+#: With 2 shard hosts, the share of the NodeManagers and ApplicationMasters placed on host 0 beside the
+#: ResourceManager (launcher/_shard.py BalancedPlacement; with 3 or more hosts the RM has host 0 to itself). Only
+#: where the actors run changes, never the results.
+RAY_RM_HOST_SHARE = "yarnball.ray.rm-host-share"
+DEFAULT_RAY_RM_HOST_SHARE = 0.25
