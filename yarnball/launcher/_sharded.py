@@ -330,6 +330,12 @@ class ShardedCluster(Cluster):
             self.add_node(spec)
 
     # -- building (recorded as setup steps) ----------------------------------------------------------------------
+    def _placed(self, kind: str) -> tuple[int, ...]:
+        """The balanced host of the next NM or AM (launcher/_shard.py BalancedPlacement) for windowed runs. Live
+        runs (no windows to balance) keep the hash placement of ``host_of``: the balanced one left live runs'
+        applications unsubmitted when served (tests/test_web_ray.py), not yet understood."""
+        return () if self.clock == "wall" else (self.balance.place(kind),)
+
     def _step(self, kind: str, *args: Any) -> None:
         self._steps.append((kind, self._dseq, *args))
         self._dseq += 1
@@ -340,12 +346,12 @@ class ShardedCluster(Cluster):
             raise SimulationError(f"node {spec.hostname!r} is defined twice")
         delay = self.rng.randrange(max(1, self.heartbeat_interval_ms)) if start_delay_ms is None else start_delay_ms
         self.node_specs[spec.hostname] = spec
-        self._step("nm", spec, delay, self.balance.place("nm"))
+        self._step("nm", spec, delay, *self._placed("nm"))
         return spec
 
     def submit(self, am: ApplicationMaster) -> ApplicationMaster:
         """Ship an ApplicationMaster to its host; it submits its application at its ``submit_at_ms``."""
-        self._step("am", f"am-{am.name}-{len(self.masters)}", am, self.balance.place("am"))
+        self._step("am", f"am-{am.name}-{len(self.masters)}", am, *self._placed("am"))
         self.masters.append(am)
         return am
 
