@@ -88,8 +88,13 @@ def started(queues: dict[str, dict[str, object]], *nodes: tuple[int, int]) -> Ca
 def check_quotas(q, configured_min=None, configured_max=None, effective_min=None, effective_max=None) -> int:
     """The getQueueResourceQuotas() assertions of one queue; returns how many were made."""
     n = 0
-    for got, want in ((q.configured_min_resource, configured_min), (q.configured_max_resource, configured_max),
-                      (q.effective_min_resource, effective_min), (q.effective_max_resource, effective_max)):  # fmt: skip
+    pairs = (
+        (q.configured_min_resource, configured_min),
+        (q.configured_max_resource, configured_max),
+        (q.effective_min_resource, effective_min),
+        (q.effective_max_resource, effective_max),
+    )
+    for got, want in pairs:
         if want is not None:
             assert got == want, (q.path, got, want)
             n += 1
