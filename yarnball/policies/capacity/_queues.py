@@ -259,6 +259,15 @@ class CSQueue:
             queue = queue.parent
         return False
 
+    def queue_user_acl_info(self, user: str, groups: tuple[str, ...] = ()) -> list[tuple[str, list[QueueACL]]]:
+        """``getQueueUserAclInfo(user)``: (queue path, the ACLs ``user`` holds there) for this queue, then its
+        descendants in order (ParentQueue.getQueueUserAclInfo / LeafQueue.getQueueUserAclInfo)."""
+        held = [acl for acl in QueueACL if self.has_access(acl, user, groups)]
+        out: list[tuple[str, list[QueueACL]]] = [(self.path, held)]
+        for child in self.children:
+            out.extend(child.queue_user_acl_info(user, groups))
+        return out
+
     def child_limits(self, ctx: SchedulerContext, child: CSQueue, limits: ResourceLimits, net: bool) -> ResourceLimits:
         """``getResourceLimitsOfChild``: ``min(limit, effectiveMax) [- blocked] - used + child.used``, rounded down."""
         rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v

@@ -370,8 +370,15 @@ class _TreeValidator:
         delta = f32(abs(f32(1.0 - total)))
         # Hadoop 3.3+ (ParentQueue.allowZeroCapacitySum, the allow-zero-capacity-sum key): children summing to 0
         # under a positive parent load when the parent allows it.
-        zero_allowed = total == 0 and cs.conf.get_bool(cs.get_queue_prefix(path) + k.ALLOW_ZERO_CAPACITY_SUM, False)
-        if (capacity > 0 and delta > f32(PRECISION) and not zero_allowed) or (capacity == 0 and total > 0):
+        allow_zero = cs.conf.get_bool(cs.get_queue_prefix(path) + k.ALLOW_ZERO_CAPACITY_SUM, False)
+        zero_allowed = total == 0 and allow_zero
+        # ... and a parent of 0 % whose children sum to 100 % loads when the parent allows a zero sum (Hadoop 3.3+
+        # setChildQueues: "Even if child pct sum == 1.0, we will make sure parent has positive percent", unless
+        # allowZeroCapacitySum); TestParentQueue.testQueueCapacitySettingParentZeroChildren100pctZeroSumAllowed.
+        full_under_zero = capacity == 0 and delta <= f32(PRECISION) and allow_zero
+        if (capacity > 0 and delta > f32(PRECISION) and not zero_allowed) or (
+            capacity == 0 and total > 0 and not full_under_zero
+        ):
             raise _error(
                 cs,
                 cs.get_queue_prefix(path) + k.QUEUES,
