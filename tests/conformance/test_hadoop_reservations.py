@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_scheduler, submit
+from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_conf, make_scheduler, submit
 
 from yarnball.policies.capacity import CapacityScheduler
+from yarnball.policies.capacity._context import ResourceLimits
 
 QUEUE = "root.r.a"
 
@@ -151,3 +152,33 @@ def test_reservation_limit_other_users_testReservationLimitOtherUsers():
     ]  # fmt: skip
     made += run(cs, nids, steps)
     assert made == 36
+
+
+def test_assign_to_queue_testAssignToQueue():
+    """The first four steps of testAssignContainersNeedToUnreserve, then ``canAssignToThisQueue`` at the 13 GB limit
+    with 3 GB that could be unreserved: allowed (headroom 0) while reservations-continue-look-all-nodes is on,
+    refused once a refresh turns it off (``refreshQueuesTurnOffReservationsContLook``)."""
+    cs, nids = started(2)
+    for gb, n, priority in MR_ASKS:
+        cs.allocate(attempt_id(0), [ask(gb * GB, n, priority=priority)], [])
+    steps: list[tuple[str, int, dict[str, Any]]] = [
+        ("only AM", 0, {"used": 2, "apps": (2,), "reserved": 0, "allocated": 2, "available": 14, "nodes": (2, 0)}),
+        ("1 map", 0, {"used": 5, "apps": (5,), "reserved": 0, "allocated": 5, "available": 11, "nodes": (5, 0)}),
+        ("1 map to node_1", 1, {"used": 8, "apps": (8,), "reserved": 0, "allocated": 8, "available": 8,
+                                "reserved_on_0": None, "nodes": (5, 3)}),
+        ("reduce reserved on node_0", 0, {"used": 13, "apps": (8,), "reserved": 5, "allocated": 8, "available": 3,
+                                          "headroom": 3, "nodes": (5, 3)}),
+    ]  # fmt: skip
+    made = run(cs, nids, steps)
+    a = cs.get_queue(QUEUE)
+    limits = ResourceLimits(13 * GB, 13)
+    assert a.can_assign_to_this_queue(cs._ctx, limits, 3 * GB, 0)
+    assert limits.headroom_m == 0
+    cs.reinitialize(
+        make_conf(
+            {"root.r": {"capacity": 100, "maximum-capacity": 100}, QUEUE: {"capacity": 100, "maximum-capacity": 100}},
+            **{"yarn.scheduler.capacity.reservations-continue-look-all-nodes": "false"},
+        )
+    )
+    assert not a.can_assign_to_this_queue(cs._ctx, ResourceLimits(13 * GB, 13), 3 * GB, 0)
+    assert made + 3 == 33
