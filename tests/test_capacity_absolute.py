@@ -277,3 +277,22 @@ def test_cli_refuses_children_above_their_parent_with_exit_2(tmp_path: Path, cap
     assert main(args) == 2
     err = capsys.readouterr().err
     assert str(bad / "capacity-scheduler.xml") in err and "is greater than its max value" in err
+
+
+def test_rest_scheduler_info_shows_the_absolute_queues():
+    """/ws/v1/cluster/scheduler: isAbsoluteResource, mode and the configured vectors of QueueResourceQuotas."""
+    from yarnball.launcher.web._snapshot import take_snapshot
+
+    builder = WorkloadBuilder().nodes(4, memory_mb=8 * GB, vcores=8)
+    workload = builder.build()
+    cluster = Cluster(ABSOLUTE, workload.nodes, seed=1)
+    with captured_events():
+        cluster.run(until_ms=2_000)
+    info = take_snapshot(cluster).scheduler["schedulerInfo"]
+    by_name = {q["queueName"]: q for q in info["queues"]["queue"]}
+    a = by_name["a"]
+    assert (a["isAbsoluteResource"], a["mode"]) == (True, "absolute")
+    part = a["capacities"]["queueCapacitiesByPartition"][0]
+    assert (part["configuredMinResource"]["memory"], part["configuredMinResource"]["vCores"]) == (12 * GB, 12)
+    assert (part["configuredMaxResource"]["memory"], part["configuredMaxResource"]["vCores"]) == (16 * GB, 16)
+    assert part["effectiveMinResource"]["memory"] == 12 * GB
