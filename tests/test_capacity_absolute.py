@@ -296,3 +296,21 @@ def test_rest_scheduler_info_shows_the_absolute_queues():
     assert (part["configuredMinResource"]["memory"], part["configuredMinResource"]["vCores"]) == (12 * GB, 12)
     assert (part["configuredMaxResource"]["memory"], part["configuredMaxResource"]["vCores"]) == (16 * GB, 16)
     assert part["effectiveMinResource"]["memory"] == 12 * GB
+
+
+def test_timed_refresh_to_absolute_capacities_in_a_running_cluster():
+    """Cluster.refresh_queues at a simulated time: the queues switch to absolute resources mid-run."""
+    builder = WorkloadBuilder().nodes(4, memory_mb=8 * GB, vcores=8)
+    builder.job("j", queue="a", submit_ms=2_000, tasks=[task_spec(4, 20_000)])
+    workload = builder.build()
+    percent = {f"{CS}root.queues": "a,b", f"{CS}root.a.capacity": "50", f"{CS}root.b.capacity": "50"}
+    cluster = Cluster(percent, workload.nodes, seed=1)
+    cluster.submit_workload(workload)
+    cluster.refresh_queues(ABSOLUTE, at_ms=10_000)
+    with captured_events():
+        cluster.run(until_ms=9_000)
+    assert {q.path: q for q in cluster.queues}["root.a"].effective_min == Resource(16 * GB, 16)
+    with captured_events():
+        cluster.run(until_ms=600_000)
+    assert {q.path: q for q in cluster.queues}["root.a"].effective_min == Resource(12 * GB, 12)
+    assert [a.state.value for a in cluster.applications] == ["FINISHED"]
