@@ -182,3 +182,38 @@ def test_assign_to_queue_testAssignToQueue():
     )
     assert not a.can_assign_to_this_queue(cs._ctx, ResourceLimits(13 * GB, 13), 3 * GB, 0)
     assert made + 3 == 33
+
+
+def test_reservations_none_available_testReservationsNoneAvailable():
+    """Two calls with a 10 GB limit from the parent (``a.assignContainers(..., new ResourceLimits(10 GB))``, made on
+    the leaf as Hadoop makes them): no reservation when one would need unreserving first; later, at the queue limit,
+    an 8 GB ask reserved on node_0 stops further reservations."""
+    cs, nids = started(3)
+    for gb, n, priority in ((2, 1, 1), (3, 2, 5), (5, 1, 10), (8, 2, 12)):
+        cs.allocate(attempt_id(0), [ask(gb * GB, n, priority=priority)], [])
+    leaf = cs.get_queue(QUEUE)
+
+    def limited(node: int) -> None:
+        leaf.assign(cs._ctx, cs.nodes[nids[node]], ResourceLimits(10 * GB, 10))
+
+    made = run(cs, nids, [
+        ("only AM", 0, {"used": 2, "apps": (2,), "reserved": 0, "allocated": 2, "available": 22,
+                        "nodes": (2, 0, 0)}),
+        ("1 map", 0, {"used": 5, "apps": (5,), "reserved": 0, "allocated": 5, "available": 19, "nodes": (5, 0, 0)}),
+        ("1 map to node_1", 1, {"used": 8, "apps": (8,), "reserved": 0, "allocated": 8, "available": 16,
+                                "headroom": 16, "nodes": (5, 3, 0)}),
+    ])  # fmt: skip
+    limited_expect = {"used": 8, "apps": (8,), "reserved": 0, "allocated": 8, "available": 16, "headroom": 2,
+                      "nodes": (5, 3, 0)}  # fmt: skip
+    for node in (0, 2):  # node_0: would need to unreserve; node_2: nothing to unreserve
+        limited(node)
+        made += check(cs, nids, f"10 GB limit on node_{node}", limited_expect)
+    made += run(cs, nids, [
+        ("5 GB on node_2", 2, {"used": 13, "apps": (13,), "reserved": 0, "allocated": 13, "available": 11,
+                               "headroom": 11, "nodes": (5, 3, 5)}),
+        ("8 GB reserved on node_0", 0, {"used": 21, "apps": (13,), "reserved": 8, "allocated": 13, "available": 3,
+                                        "headroom": 3, "nodes": (5, 3, 5)}),
+        ("queue limit: no more reservations", 2, {"used": 21, "apps": (13,), "reserved": 8, "allocated": 13,
+                                                  "available": 3, "headroom": 3, "nodes": (5, 3, 5)}),
+    ])  # fmt: skip
+    assert made == 70
