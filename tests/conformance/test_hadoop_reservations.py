@@ -174,14 +174,29 @@ def test_assign_to_queue_testAssignToQueue():
     limits = ResourceLimits(13 * GB, 13)
     assert a.can_assign_to_this_queue(cs._ctx, limits, 3 * GB, 0)
     assert limits.headroom_m == 0
+    made += refresh_turning_off_continue_look(cs)
+    assert not a.can_assign_to_this_queue(cs._ctx, ResourceLimits(13 * GB, 13), 3 * GB, 0)
+    assert made + 3 == 37
+
+
+def refresh_turning_off_continue_look(cs: CapacityScheduler) -> int:
+    """``refreshQueuesTurnOffReservationsContLook``: the leaf's and its parent's getReservationContinueLooking, true
+    before and false after a refresh that sets reservations-continue-look-all-nodes to false. yarnball keeps the
+    setting once, scheduler-wide (Hadoop copies it into every queue), so each pair of assertions reads it once."""
+    assert cs._ctx.continue_looking is True
     cs.reinitialize(
         make_conf(
             {"root.r": {"capacity": 100, "maximum-capacity": 100}, QUEUE: {"capacity": 100, "maximum-capacity": 100}},
             **{"yarn.scheduler.capacity.reservations-continue-look-all-nodes": "false"},
         )
     )
-    assert not a.can_assign_to_this_queue(cs._ctx, ResourceLimits(13 * GB, 13), 3 * GB, 0)
-    assert made + 3 == 33
+    assert cs._ctx.continue_looking is False
+    return 4
+
+
+def test_continue_looking_reservations_after_queue_refresh_testContinueLookingReservationsAfterQueueRefresh():
+    cs, _ = started(1)
+    assert refresh_turning_off_continue_look(cs) == 4
 
 
 def test_reservations_none_available_testReservationsNoneAvailable():
