@@ -5,13 +5,18 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import structlog
+from structlog.testing import LogCapture, capture_logs
 
 from yarnball.actors._logging import close_logging
+from yarnball.launcher._cluster import Cluster
+from yarnball.testing import assert_invariants
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+# (YARNBALL_SHARED_DIR names it for a checkout elsewhere, e.g. a git worktree)
+SHARED = Path(os.environ.get("YARNBALL_SHARED_DIR") or Path(__file__).resolve().parents[1].parent / "shared")
 
 
 @pytest.fixture(autouse=True)
@@ -19,6 +24,54 @@ def _reset_structlog() -> Iterator[None]:
     structlog.reset_defaults()
     yield
     close_logging()
+
+
+def _log_capture() -> LogCapture | None:
+    """The LogCapture of an active ``capture_logs`` block (a test's ``captured_events``), if any."""
+    if not structlog.is_configured():
+        return None
+    for processor in structlog.get_config()["processors"]:
+        if isinstance(processor, LogCapture):
+            return processor
+    return None
+
+
+@pytest.fixture(autouse=True)
+def _invariants_checked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Issue 21: the event-log invariants (yarnball/launcher/_invariants.py) hold in every run a test makes.
+
+    Each embedded ``Cluster.run`` is checked on the records it logs, debug included: captured around the run when
+    nothing captures them yet, else read from the test's own capture. Every events.jsonl the test leaves under its
+    ``tmp_path`` (CLI runs) is checked at the end. ``@pytest.mark.no_invariants`` opts a test out (one that breaks
+    the rules on purpose); ``YARNBALL_CHECK_INVARIANTS=0`` turns the check off (to time the suite without it)."""
+    opted_out = request.node.get_closest_marker("no_invariants") is not None
+    if opted_out or os.environ.get("YARNBALL_CHECK_INVARIANTS") == "0":
+        yield
+        return
+    original = Cluster.run
+
+    def run(self: Cluster, *args: Any, **kwargs: Any) -> float:
+        if type(self) is not Cluster:
+            return original(self, *args, **kwargs)
+        capture = _log_capture()
+        if capture is not None:
+            start = len(capture.entries)
+            result = original(self, *args, **kwargs)
+            assert_invariants(capture.entries[start:], "the run's captured events")
+            return result
+        if structlog.is_configured():  # the test's own logging (an events.jsonl: checked at the end)
+            return original(self, *args, **kwargs)
+        with capture_logs() as events:
+            result = original(self, *args, **kwargs)
+        assert_invariants(events, "the run's events")
+        return result
+
+    monkeypatch.setattr(Cluster, "run", run)
+    yield
+    tmp = request.node.funcargs.get("tmp_path")
+    if isinstance(tmp, Path):
+        for log in sorted(tmp.rglob("events.jsonl")):
+            assert_invariants(log)
 
 
 @pytest.fixture(name="shared_data")

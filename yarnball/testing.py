@@ -9,7 +9,9 @@
 >>> probe.expect(Pong)                    # the first recorded message, checked for type
 
 After a cluster run, :func:`assert_containers_conserved` checks that every container it allocated ended (completed,
-killed, preempted or lost) and :func:`container_ledger` gives the counts.
+killed, preempted or lost) and :func:`container_ledger` gives the counts. :func:`check_invariants` and
+:func:`assert_invariants` check a run's event log (launcher/_invariants.py: containers end once, nodes stay within
+capacity, applications finish once, refused requests change nothing); the test suite runs them on every run.
 """
 
 from __future__ import annotations
@@ -23,16 +25,20 @@ from structlog.testing import capture_logs
 
 from yarnball.actors import Actor, ActorRef, Future, Kernel
 from yarnball.actors._actor import _Tick
+from yarnball.launcher._invariants import assert_invariants, check_invariants, read_event_log
 
 __all__ = [
     "ActorTestKit",
     "ContainerLedger",
     "Probe",
     "assert_containers_conserved",
+    "assert_invariants",
     "capture_logs",
     "captured_events",
+    "check_invariants",
     "conservation_violations",
     "container_ledger",
+    "read_event_log",
 ]
 
 M = TypeVar("M")

@@ -29,6 +29,7 @@ from typing import Any
 
 from yarnball.actors._actor import Actor, handler
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV
+from yarnball.actors._amrpc import AllocateCall
 from yarnball.actors._amtasks import (
     ContainerRequest,
     RunQueue,
@@ -135,6 +136,7 @@ class ApplicationMaster(Actor):
         max_app_attempts: int = 0,
         application_type: str = "YARN",
         rm_id: str = "rm",
+        keep_containers_across_application_attempts: bool = False,
     ) -> None:
         self.name = name
         self.queue = queue
@@ -146,6 +148,11 @@ class ApplicationMaster(Actor):
         self.max_app_attempts = max_app_attempts
         self.application_type = application_type
         self.rm_id = rm_id
+        #: ApplicationSubmissionContext.keepContainersAcrossApplicationAttempts: a failed attempt's running containers
+        #: stay, and the next attempt gets them in RegisterApplicationMasterResponse.containersFromPreviousAttempts.
+        self.keep_containers = keep_containers_across_application_attempts
+        #: The allocate RPC client (actors/_amrpc.py) in a run with message faults; None: every tick sends.
+        self._rpc: AllocateCall | None = None
         self.application_id: ApplicationId | None = None
         self.attempt_id: ApplicationAttemptId | None = None
         self.am_container: Container | None = None
@@ -177,6 +184,8 @@ class ApplicationMaster(Actor):
         self._heartbeat: Any = None
         self._unregistering = False
         self.running = {}
+        if self._rpc is not None:
+            self._rpc.reset()
 
     @property
     def rm(self) -> Any:
@@ -210,10 +219,12 @@ class ApplicationMaster(Actor):
         """The RM told the AM to shut down (its attempt is gone)."""
 
     def on_containers_updated(self, updated: tuple[UpdatedContainer, ...]) -> None:
-        """The RM granted container updates (e.g. a promotion to GUARANTEED); by default the NMs are told."""
+        """The RM granted container updates (e.g. a promotion to GUARANTEED); by default the NMs are told (but for
+        a resource decrease, which the RM pushes to the NM itself)."""
         for u in updated:
             self.running[u.container.id] = u.container
-            self.update_container_on_node(u.container, u.update_type)
+            if u.update_type is not ContainerUpdateType.DECREASE_RESOURCE:
+                self.update_container_on_node(u.container, u.update_type)
 
     def on_update_errors(self, errors: tuple[UpdateContainerError, ...]) -> None:
         """The RM refused container updates (``UpdateContainerError`` reasons as Hadoop's)."""
@@ -239,6 +250,7 @@ class ApplicationMaster(Actor):
             am_container_resource=self.am_resource,
             application_type=self.application_type,
             max_app_attempts=self.max_app_attempts,
+            keep_containers_across_application_attempts=self.keep_containers,
         )
         self.submitted_at = self.now
         self.rm.tell(SubmitApplicationRequest(application_submission_context=context), self.ref)
@@ -255,6 +267,9 @@ class ApplicationMaster(Actor):
             self.log.warning("am_launched_without_attempt_id", container=str(msg.container.id))
             return
         restarted = self.attempt_id is not None
+        if self._heartbeat is not None:
+            # the previous process's heartbeat timer (its exit was not reported to us): one heartbeat per process
+            self._heartbeat.cancel()
         self._reset_attempt_state()
         self.attempt_id = ApplicationAttemptId.parse(attempt)
         self.am_container = msg.container
@@ -267,6 +282,8 @@ class ApplicationMaster(Actor):
     def on_registered_response(self, msg: RegisterApplicationMasterResponse) -> None:
         self.maximum_capability = msg.maximum_resource_capability
         self.registered_at = self.now
+        for container in msg.containers_from_previous_attempts:  # kept across attempts: still running
+            self.running[container.id] = container
         self.on_registered(msg)
         # Actor.every's keys, with a timer a dormant AM can suspend and re-arm exactly (shortcuts/_amdormancy.py).
         self._heartbeat = HeartbeatTimer(self, self.heartbeat_interval_ms, self._allocate)
@@ -291,6 +308,27 @@ class ApplicationMaster(Actor):
                 self._heartbeat.cancel()
             self._heartbeat = None
             self.am_container = None
+
+    def crash(self, exit_status: int = 1, diagnostics: str = "") -> bool:
+        """The AM process exits now (a fault, launcher/_faultinjector.py): no more heartbeats, and the NM sees its
+        container exit with ``exit_status``; the RM then fails the attempt and may start another. False when no AM
+        process is running (not launched yet, or finished)."""
+        container = self.am_container
+        if container is None or self.finished or self._unregistering:
+            return False
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            self._heartbeat = None
+        if self._rpc is not None:
+            self._rpc.reset()
+        self.am_container = None
+        self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(
+            ContainerProcessExited(
+                container_id=container.id, exit_status=exit_status, diagnostics=diagnostics or "AM process crashed"
+            ),
+            self.ref,
+        )
+        return True
 
     # -- AMRMClient -------------------------------------------------------------------------------------------
     def add_container_request(
@@ -342,6 +380,24 @@ class ApplicationMaster(Actor):
             )
         )
 
+    def update_container_resource(self, container: Container, capability: Resource) -> None:
+        """Ask the RM to resize ``container`` to ``capability`` on the next heartbeat (``AMRMClient
+        .requestContainerUpdate`` with INCREASE_RESOURCE when it grows in any dimension, else DECREASE_RESOURCE).
+        An increase is granted when the scheduler finds the room on the container's node (``on_containers_updated``,
+        which tells the NM); a decrease in the answer to the same heartbeat (the RM tells the NM itself)."""
+        current = container.resource
+        grows = capability.memory_mb > current.memory_mb or capability.vcores > current.vcores
+        self._updates.append(
+            UpdateContainerRequest(
+                container_version=container.version,
+                container_id=container.id,
+                container_update_type=(
+                    ContainerUpdateType.INCREASE_RESOURCE if grows else ContainerUpdateType.DECREASE_RESOURCE
+                ),
+                capability=capability,
+            )
+        )
+
     def update_container_on_node(self, container: Container, kind: ContainerUpdateType) -> None:
         """Send an RM-granted update to the container's NodeManager (``NMClient.updateContainerResource``)."""
         request = UpdateContainerRequest(
@@ -349,6 +405,7 @@ class ApplicationMaster(Actor):
             container_id=container.id,
             container_update_type=kind,
             execution_type=container.execution_type,
+            capability=container.resource,
         )
         self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(
             ContainerUpdateRequest(containers_to_update=(request,)), self.ref
@@ -373,6 +430,8 @@ class ApplicationMaster(Actor):
     def _allocate(self) -> None:
         if self.attempt_id is None or self.finished:
             return
+        if self._rpc is not None and self._rpc.in_flight is not None:
+            return  # the heartbeat thread still waits in allocate (one call at a time): this tick does nothing
         if self.quiet_when_idle and not (self._changed or self._release or self._updates) and idle_allocate(self):
             return
         changed = self._changed
@@ -394,6 +453,10 @@ class ApplicationMaster(Actor):
             resource_blacklist_request=_NO_BLACKLIST_CHANGE,
         )
         ref, timer = self.amrm, self._heartbeat
+        if self._rpc is not None:
+            self._rpc.send(request)  # the call in flight, retried when unanswered (actors/_amrpc.py)
+            ref.tell(request, self.ref)
+            return
         if type(timer) is HeartbeatTimer and timer.firing:
             hold_tell(timer, ref, request, self.ref)  # delivered at the end of the firing if next (_amrounds.py)
         else:
@@ -401,7 +464,12 @@ class ApplicationMaster(Actor):
 
     @handler
     def on_allocate_response(self, msg: AllocateResponse) -> None:
+        rpc = self._rpc
+        if rpc is not None and msg.am_command is not _AM_SHUTDOWN and not rpc.answer(msg, self._response_id):
+            return  # a second answer to one call: Hadoop RPC's client drops it
         if msg.am_command is _AM_SHUTDOWN:
+            if rpc is not None:
+                rpc.reset()
             if self._heartbeat is not None:
                 self._heartbeat.cancel()
                 self._heartbeat = None

@@ -23,8 +23,11 @@ from typing import Any
 
 from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._adminservice import refresh_queues
+from yarnball.actors._amrpc import REFUSED, old_allocate
 from yarnball.actors._clientrmservice import kill_diagnostics, kill_refusal, update_priority
 from yarnball.actors._clientrmservice import move as move_across_queues
+from yarnball.actors._containerresize import RESIZE_TYPES, ContainerResizeService
+from yarnball.actors._decommission import DecommissioningNodes
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
@@ -217,10 +220,21 @@ class ResourceManager(Actor):
                 f"scheduling is enabled. ({keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED}, "
                 f"{keys.DIST_SCHEDULING_ENABLED})"
             )
+        #: INCREASE_RESOURCE / DECREASE_RESOURCE (actors/_containerresize.py): made at the first resize request.
+        self.resize: ContainerResizeService | None = None
         self.heartbeats: HeartbeatClock | None = None
         self._settled = False  # see _node_heartbeat
         #: Dormant idle AMs by attempt id (shortcuts/_amdormancy.py); the hooks below wake them when work appears.
         self.dormant = DormantAMs(self)
+        #: DECOMMISSIONING and DECOMMISSIONED nodes, once a graceful decommission starts (actors/_decommission.py).
+        self.decommissioning: DecommissioningNodes | None = None
+
+    def decommission_node(self, node_id: NodeId, timeout_ms: float) -> bool:
+        """Start a graceful decommission of ``node_id`` (``rmadmin -refreshNodes -g``); False when the RM has no
+        such RUNNING node."""
+        if self.decommissioning is None:
+            self.decommissioning = DecommissioningNodes(self)
+        return self.decommissioning.start(node_id, timeout_ms)
 
     def use_heartbeat_clock(self, clock: HeartbeatClock) -> None:
         """Drive NM heartbeats with ``clock`` (a Cluster's); with skipping on, the RM answers its questions."""
@@ -236,6 +250,8 @@ class ResourceManager(Actor):
             return True  # the NM must hear RESYNC
         if node.pending_cleanup or node.pending_app_cleanup:
             return True
+        if self.resize is not None and node_id in self.resize.to_update:
+            return True  # a decrease to push to the NM
         return not self.scheduler.node_update_is_noop(node_id)
 
     def _wake(self, node_id: NodeId) -> None:
@@ -337,6 +353,8 @@ class ResourceManager(Actor):
         container = note.container
         if self.opportunistic is not None and self.opportunistic.on_guaranteed_allocated(note.attempt_id, container):
             return  # it serves a promotion: not a container of its own
+        if self.resize is not None and self.resize.on_guaranteed_allocated(note.attempt_id, container):
+            return  # it serves an increase: not a container of its own
         self.counters["containers_allocated"] += 1
         cid = container.id
         node_id = container.node_id
@@ -349,6 +367,8 @@ class ResourceManager(Actor):
                 container=str(cid),
                 node=str(node_id),
                 type=note.locality,
+                memory_mb=container.resource.memory_mb,
+                vcores=container.resource.vcores,
             )
         self.live.add(cid)
         self.unlaunched[cid] = (self.kernel.now, node_id)
@@ -382,7 +402,13 @@ class ResourceManager(Actor):
         if cid not in live:
             return
         live.discard(cid)
+        if self.resize is not None:
+            self.resize.on_container_done(cid)
         exit_status = status.exit_status
+        log = self.log
+        if log.is_enabled_for(logging.DEBUG):
+            # (what the invariant checker reads, yarnball/_invariants.py: every container ends exactly once)
+            log.debug("container_finished", container=str(cid), exit_status=exit_status, diagnostics=status.diagnostics)
         if exit_status == _PREEMPTED:
             self.counters["containers_preempted"] += 1
         elif exit_status == _SUCCESS:
@@ -408,7 +434,17 @@ class ResourceManager(Actor):
     @handler
     def on_register_node(self, msg: RegisterNodeManagerRequest) -> None:
         node_id = msg.node_id
-        if node_id in self.nodes:
+        known = self.nodes.get(node_id)
+        if known is not None and msg.running_applications:
+            # ReconnectNodeTransition with running applications (a restarted NM that recovered its containers): the
+            # node stays as it is, and the container statuses it brings are handled as a heartbeat's.
+            known.last_heartbeat = self.kernel.now
+            known.response_id = 0  # RMNodeImpl.resetLastNodeHeartBeatResponse
+            self.log.info("node_reconnected", node=str(node_id), containers=len(msg.container_statuses))
+            self._recovered_statuses(known, msg.container_statuses)
+            self.reply(RegisterNodeManagerResponse(node_action=NodeAction.NORMAL, rm_identifier=self.cluster_timestamp))
+            return
+        if known is not None:
             # A re-registering node (after RESYNC) is removed and added again, as RMNodeImpl's ReconnectNodeTransition.
             self.dispatch(NodeRemovedSchedulerEvent(node_id=node_id))
         self.nodes[node_id] = RMNode(node_id, msg.rack_name, msg.resource, self.now)
@@ -421,8 +457,45 @@ class ResourceManager(Actor):
         if self.opportunistic is not None:
             self.opportunistic.on_node_added(node_id, msg.rack_name)
         self.log.info("node_added", node=str(node_id), rack=msg.rack_name, resource=str(msg.resource))
+        if msg.container_statuses:
+            self._recovered_statuses(self.nodes[node_id], msg.container_statuses)
         response = RegisterNodeManagerResponse(node_action=NodeAction.NORMAL, rm_identifier=self.cluster_timestamp)
         self.reply(response)
+
+    def _recovered_statuses(self, node: RMNode, statuses: Any) -> None:
+        """The ``NMContainerStatus`` list of a registration (``RMNodeImpl.handleNMContainerStatus``): COMPLETE ones
+        end their containers, RUNNING ones the RM allocated are launched, and RUNNING ones it does not hold (it
+        expired the node meanwhile, or they ended) are cleaned up, as ``SchedulerApplicationAttempt
+        .containerLaunchedOnNode`` does for "some unknown container sneaked into the system"."""
+        launched: list[ContainerStatus] = []
+        completed: list[ContainerStatus] = []
+        for s in statuses:
+            cid = s.container_id
+            status = ContainerStatus(
+                container_id=cid,
+                state=s.container_state,
+                exit_status=s.container_exit_status,
+                diagnostics=s.diagnostics,
+                execution_type=s.execution_type,
+                capability=s.allocated_resource,
+            )
+            if s.container_state is _COMPLETE:
+                completed.append(status)
+            elif s.container_state is _RUNNING:
+                if self.unlaunched.pop(cid, None) is not None:
+                    launched.append(status)
+                elif cid not in self.live:
+                    node.queue_cleanup(cid)
+        for cs in completed:
+            self._container_done(cs.container_id, cs)
+        opportunistic = self.opportunistic
+        if opportunistic is not None:
+            for cs in completed:
+                record = opportunistic.containers.pop(cs.container_id, None)
+                if record is not None:
+                    opportunistic._opportunistic_done(record, cs)
+        if launched or completed:
+            self._dispatch_node_update(node.id, launched, completed)
 
     @handler
     def on_node_heartbeat(self, msg: NodeHeartbeatRequest) -> None:
@@ -433,7 +506,11 @@ class ResourceManager(Actor):
         """``on_node_heartbeat``'s work; also called directly for a heartbeat delivered inline
         (actors/shortcuts/_inlinebeats.py: no NodeStatus is built there, ``status`` is None)."""
         self._settled = False
-        response = self._node_heartbeat(node_id, statuses, status)
+        decommissioning = self.decommissioning
+        if decommissioning is not None and decommissioning.watches(node_id):
+            response: Any = decommissioning.heartbeat(node_id, statuses, status)  # actors/_decommission.py
+        else:
+            response = self._node_heartbeat(node_id, statuses, status)
         if sender is not None:
             if type(response) is int:  # deliver_heartbeat_response's first step, inline (a plain response)
                 deliver_plain_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
@@ -474,11 +551,14 @@ class ResourceManager(Actor):
         completed: list[ContainerStatus] = []
         if statuses:
             unlaunched = self.unlaunched
+            resize = self.resize
             for cs in statuses:
                 state = cs.state
                 if state is _RUNNING:
                     if unlaunched.pop(cs.container_id, None) is not None:
                         launched.append(cs)
+                    elif resize is not None:
+                        resize.nm_reported(cs.container_id, cs.capability)  # an increase applied by the NM
                 elif state is _COMPLETE:
                     completed.append(cs)
             for cs in completed:
@@ -510,10 +590,13 @@ class ResourceManager(Actor):
             app_cleanup, node.pending_app_cleanup = node.pending_app_cleanup, ()
         limit = None
         updates: tuple[Container, ...] = ()
+        resize = self.resize
         if self.opportunistic is not None and status is not None:
             limit, updates = self.opportunistic.on_node_heartbeat(status, completed)
-        elif not cleanup and not app_cleanup:
+        elif not cleanup and not app_cleanup and (resize is None or not (node_id in resize.to_update or resize.late)):
             return response_id  # a plain response
+        if resize is not None and (resize.to_update or resize.late):
+            updates = (*updates, *resize.heartbeat_updates(node_id))  # decreases (RMNodeUpdateContainerEvent)
         return NodeHeartbeatResponse(
             response_id=response_id,
             containers_to_cleanup=tuple(cleanup),
@@ -564,6 +647,8 @@ class ResourceManager(Actor):
             if allocated_at < deadline:
                 self.log.info("container_expired", container=str(cid))
                 self.dispatch(ContainerExpiredSchedulerEvent(container_id=cid))
+        if self.resize is not None and self.resize.unconfirmed:
+            self.resize.check_expiry(self.now)  # increases the NM never applied are rolled back
 
     def _check_am_liveness(self) -> None:
         if self.dormant:
@@ -627,10 +712,17 @@ class ResourceManager(Actor):
         self.log.warning("application_rejected", application=str(app_id), queue=app.queue, diagnostics=diagnostics)
         self._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED, rejected=True)
 
-    def _new_attempt(self, app: RMApp) -> None:
+    def _new_attempt(self, app: RMApp, *, transfer: bool = False) -> None:
         attempt = RMAppAttempt(ApplicationAttemptId(app.id, len(app.attempts) + 1), self.now)
         app.attempts.append(attempt)
         self.attempts[attempt.attempt_id] = attempt
+        if transfer:  # the previous attempt's kept containers move to this one
+            self.dispatch(
+                AppAttemptAddedSchedulerEvent(
+                    application_attempt_id=attempt.attempt_id, transfer_state_from_previous_attempt=True
+                )
+            )
+            return
         self.dispatch(AppAttemptAddedSchedulerEvent(application_attempt_id=attempt.attempt_id))
 
     def _on_attempt_added(self, attempt_id: ApplicationAttemptId) -> None:
@@ -772,22 +864,35 @@ class ResourceManager(Actor):
         self.log.warning("attempt_failed", attempt=str(attempt.attempt_id), diagnostics=diagnostics, counted=counted)
         if attempt.am_container is not None:
             self.am_containers.pop(attempt.am_container.id, None)
-        self._remove_attempt(attempt, "FAILED")
         if counted:
             app.counted_failures += 1
-        if app.counted_failures >= app.max_attempts:
+        retry = app.counted_failures < app.max_attempts
+        # RMAppAttemptImpl.BaseFinalTransition: with keepContainersAcrossApplicationAttempts and another attempt to
+        # come, the scheduler keeps the attempt's running containers for the next one.
+        keep = retry and app.context.keep_containers_across_application_attempts
+        self._remove_attempt(attempt, "FAILED", keep=keep)
+        if not retry:
             app.diagnostics = (
                 f"Application {app.id} failed {app.max_attempts} times due to {diagnostics}. Failing the application."
             )
             self._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED)
         else:
-            self._new_attempt(app)
+            self._new_attempt(app, transfer=keep)
 
-    def _remove_attempt(self, attempt: RMAppAttempt, final_state: str) -> None:
+    def _remove_attempt(self, attempt: RMAppAttempt, final_state: str, *, keep: bool = False) -> None:
         if self.dormant:
             self.dormant.wake(attempt.attempt_id)  # its next allocate gets AM_SHUTDOWN
         if self.opportunistic is not None:
             self.opportunistic.on_attempt_removed(attempt.attempt_id)
+        if keep:
+            self.dispatch(
+                AppAttemptRemovedSchedulerEvent(
+                    application_attempt_id=attempt.attempt_id,
+                    final_attempt_state=final_state,
+                    keep_containers_across_app_attempts=True,
+                )
+            )
+            return
         self.dispatch(
             AppAttemptRemovedSchedulerEvent(application_attempt_id=attempt.attempt_id, final_attempt_state=final_state)
         )
@@ -847,6 +952,13 @@ class ResourceManager(Actor):
         app = self.apps[msg.application_attempt_id.application_id]
         app.state = YarnApplicationState.RUNNING
         self.log.info("am_registered", attempt=str(attempt.attempt_id))
+        if app.context.keep_containers_across_application_attempts and attempt.attempt_id.attempt_id > 1:
+            # ApplicationMasterService.registerApplicationMaster: getContainersFromPreviousAttempts
+            return RegisterApplicationMasterResponse(
+                maximum_resource_capability=self.maximum_allocation,
+                queue=app.queue,
+                containers_from_previous_attempts=self.scheduler.previous_attempt_containers(attempt.attempt_id),
+            )
         return RegisterApplicationMasterResponse(maximum_resource_capability=self.maximum_allocation, queue=app.queue)
 
     @handler
@@ -870,11 +982,15 @@ class ResourceManager(Actor):
         request = msg.allocate_request
         self.opportunistic.record_remote_allocations(request.application_attempt_id, msg.allocated_containers)
         response = self._serve_allocate(msg.allocate_request)
+        if response is REFUSED:
+            return
         self.reply(self.opportunistic.distributed_allocate_response(response))
 
     @handler
     def on_allocate(self, msg: AllocateRequest) -> None:
-        self.reply(self._serve_allocate(msg))
+        response = self._serve_allocate(msg)
+        if response is not REFUSED:
+            self.reply(response)
 
     def _serve_allocate(self, msg: AllocateRequest) -> AllocateResponse:
         attempt_id = msg.application_attempt_id
@@ -883,10 +999,23 @@ class ResourceManager(Actor):
             # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
             return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
         attempt.last_heartbeat = self.kernel.now  # (Actor.now without the property call)
+        if msg.response_id != attempt.response_id:
+            old = old_allocate(self, attempt, msg)  # an old heartbeat, or one refused (actors/_amrpc.py)
+            if old is not None:
+                return old
+        resize_asks: list[ResourceRequest] = []
+        if msg.update_requests:
+            resize = self.resize
+            if resize is None and any(r.container_update_type in RESIZE_TYPES for r in msg.update_requests):
+                resize = self.resize = ContainerResizeService(self)
+            if resize is not None:
+                msg, resize_asks = resize.before_allocate(msg)  # decreases now; increases become asks
         ask, release = msg.ask, msg.release
         opportunistic = self.opportunistic
         if opportunistic is not None:
             ask, release = opportunistic.before_allocate(msg)  # OPPORTUNISTIC asks never reach the scheduler
+        if resize_asks:
+            ask = [*ask, *resize_asks]
         allocation = self._allocate(attempt_id, ask, release, msg.resource_blacklist_request)
         attempt.response_id = response_id = msg.response_id + 1
         response = AllocateResponse(
@@ -902,6 +1031,9 @@ class ResourceManager(Actor):
         )
         if opportunistic is not None:
             response = opportunistic.after_allocate(msg, response)
+        if self.resize is not None:
+            response = self.resize.after_allocate(attempt_id, response)
+        attempt.last_response = response
         return response
 
     def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:

@@ -7,6 +7,7 @@ RMAppAttempt: SCHEDULED -> ALLOCATED -> LAUNCHED -> RUNNING -> FINISHING -> FINI
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 from yarnball.actors._actor import ActorRef
 from yarnball.protocols import (
@@ -49,13 +50,22 @@ class AttemptState(enum.Enum):
 
 
 class RMAppAttempt:
-    __slots__ = ("am_container", "attempt_id", "final_status", "last_heartbeat", "response_id", "state")
+    __slots__ = (
+        "am_container",
+        "attempt_id",
+        "final_status",
+        "last_heartbeat",
+        "last_response",
+        "response_id",
+        "state",
+    )
 
     def __init__(self, attempt_id: ApplicationAttemptId, now: float) -> None:
         self.attempt_id = attempt_id
         self.state = AttemptState.SCHEDULED
         self.am_container: Container | None = None
         self.response_id = 0
+        self.last_response: Any = None  # the last AllocateResponse (ApplicationMasterService's AllocateResponseLock)
         self.final_status = FinalApplicationStatus.UNDEFINED
         self.last_heartbeat = now
 

@@ -121,12 +121,14 @@ class Cluster:
         self.jobs: dict[str, JobSpec] = {}
         self.skipped: list[SkippedJob] = []
         self.rm.done_listeners.append(self._on_app_done)
+        self.faults: Any = None  # the FaultInjector once faults are scheduled (inject)
         for spec in nodes:
             self.add_node(spec)
         # Issue 6: packing's LOW-set shuffle takes the run's seed; an autoscaler runs when asked for (elastic= or
         # yarnball.elastic.enabled), see launcher/_elastic.py.
         self.scheduler.set_placement(placement_from_conf(conf, seed=seed))
         self.autoscaler: Autoscaler | None = attach_autoscaler(self, elastic)
+        self._node_restarts = False  # restart_node was asked for (see _skipping_proven)
 
     # -- building ---------------------------------------------------------------------------------------------
     def add_node(self, spec: NodeSpec, *, start_delay_ms: float | None = None) -> NodeManager:
@@ -206,16 +208,35 @@ class Cluster:
         # Owned by the NM, so what it sends is ordered as its own messages (the same on every backend).
         self.kernel.schedule(max(0.0, at_ms - self.kernel.now), lambda _: nm.fail(), owner=nm.id)
 
+    def restart_node(self, host: str, at_ms: float, down_ms: float) -> None:
+        """Restart the NodeManager on ``host`` at ``at_ms``: it is down for ``down_ms``, then registers again. With
+        ``yarn.nodemanager.recovery.enabled`` and ``yarn.nodemanager.recovery.supervised`` its containers survive
+        (work-preserving restart), otherwise they are killed (actors/_nmrecovery.py)."""
+        if down_ms < 0:
+            raise SimulationError(f"restart_node: down_ms must not be negative, got {down_ms}")
+        nm = self.node_managers[host]
+        # Idle-heartbeat skipping is proven for nodes that heartbeat or are gone, not for one that comes back.
+        self._node_restarts = True
+        self.kernel.schedule(max(0.0, at_ms - self.kernel.now), lambda _: nm.restart(down_ms), owner=nm.id)
+
     def inject(self, faults: Any) -> None:
-        """Schedule faults (one, a list, or a JSON schedule file path; see launcher/_faults.py).
+        """Schedule faults (one, a list, or a JSON schedule file path; see launcher/_faults.py and the README's
+        "Faults" section), applied by launcher/_faultinjector.py; message faults apply to the AMs submitted so far.
 
         Unknown targets are rejected here, before the run, naming the entry index and field."""
+        from yarnball.launcher._faultinjector import FaultInjector
         from yarnball.launcher._faults import as_faults, check_targets
 
         parsed = as_faults(faults)
-        check_targets(parsed, list(self.node_managers))
-        for fault in parsed:
-            self.fail_node(fault.target.split(":", 1)[0], fault.at_ms)
+        check_targets(
+            parsed,
+            list(self.node_managers),
+            jobs=[am.name for am in self.masters],
+            cluster_timestamp=self.rm.cluster_timestamp,
+        )
+        if self.faults is None:
+            self.faults = FaultInjector(self)
+        self.faults.add(parsed)
 
     def inject_file(self, path: Any) -> None:
         self.inject(str(path))
@@ -262,6 +283,7 @@ class Cluster:
             or conf.get_bool(keys.DIST_SCHEDULING_ENABLED)
             or not isinstance(self.scheduler.placement, SpreadPlacement)
             or self.autoscaler is not None
+            or self._node_restarts
         )
 
     def _all_done(self) -> bool:
@@ -281,7 +303,9 @@ class Cluster:
 
         For drivers that run the kernel in slices (the web layer, launcher/web/_driver.py): ``begin_run``, then
         ``kernel.run(until=...)`` until :meth:`finished`, then :meth:`end_run`."""
-        if self.kernel.default_latency or self.kernel._latency or not self._skipping_proven():
+        faults = getattr(self, "faults", None)  # (launcher/_faultinjector.py)
+        every_event = faults is not None and faults.needs_every_event
+        if self.kernel.default_latency or self.kernel._latency or not self._skipping_proven() or every_event:
             self.heartbeats.skip = False  # modelled NM<->RM latency: heartbeats are not atomic, process them all
             self.heartbeats.skip_am = False  # AM skipping is proven under the same conditions only
             self.rm.dormant.disable()  # and dormancy builds on AM skipping
@@ -315,7 +339,8 @@ class Cluster:
         """Run while serving the RM REST API and web UI on ``host:port`` (needs the ``web`` extra, aiohttp).
 
         The run goes as fast as it can (or at ``pace`` times real time); afterwards the final state is served until
-        Ctrl-C/SIGTERM unless ``keep_serving`` is false. Returns the simulated end time."""
+        Ctrl-C/SIGTERM unless ``keep_serving`` is false. Returns the simulated end time. A cluster on the Ray backend
+        (virtual time, or live with ``clock="wall"``) is served from its shard hosts (launcher/web/_shardsource.py)."""
         from yarnball.launcher.web import serve_cluster
 
         return serve_cluster(self, host, port, until_ms=until_ms, pace=pace, keep_serving=keep_serving).end_ms

@@ -306,6 +306,9 @@ def write_outputs(
     if opportunistic:
         # The whole run's OpportunisticSchedulerMetrics (latency quantiles over every allocation).
         summary["opportunistic_scheduler_metrics"] = cluster.rm.opportunistic.metrics.snapshot()
+    faults = getattr(cluster, "faults", None)
+    if faults is not None:  # a run with a fault schedule (launcher/_faultinjector.py): what it injected
+        summary["faults"] = faults.summary()
     summary["outputs"] = sorted(
         [
             "jobruntime.csv",

@@ -87,6 +87,8 @@ class HostView:
         self.jobs: dict[str, Any] = {}
         self.skipped: list[SkippedJob] = []
         self.handler_failures = HandlerFailures()  # every host's, set by the driver before the outputs are written
+        self.node_specs: list[NodeSpec] = []  # every node of the cluster, wherever it runs (the web view's nodes)
+        self.web_asks: Any = None  # REST writes in flight on host 0 (launcher/web/_hostview.py)
 
     # The attributes MetricsRecorder and write_outputs read from a cluster, served by host 0.
     @property
@@ -117,6 +119,8 @@ class HostView:
                     self.host.recorder = MetricsRecorder(self, step[2], track_jobs=step[3])
                     self.host.recorder.start()
             else:
+                if step[0] == "nm":
+                    self.node_specs.append(step[2])
                 plain.append(step)
         self.host.setup(plain)
 
@@ -141,6 +145,12 @@ class HostView:
         if what == "stop_key":
             return self.host.stop_key
         raise SimulationError(f"unknown query {what!r}")
+
+    def web(self, what: str, *args: Any) -> Any:
+        """The web layer's host side (launcher/web/_hostview.py): a section of the REST view, or a REST write."""
+        from yarnball.launcher.web._hostview import host_call
+
+        return host_call(self, what, *args)
 
     def stats(self) -> dict[str, Any]:
         host = self.host
@@ -335,11 +345,18 @@ class ShardedCluster(Cluster):
             "use record_metrics() for metrics and run(on_progress=...) for progress"
         )
 
+    def inject(self, faults: Any) -> None:
+        """Fault schedules need the embedded backend (launcher/_faultinjector.py acts on local actors)."""
+        raise SimulationError("fault schedules (inject, --faults) need the embedded backend")
+
     def fail_node(self, host: str, at_ms: float) -> None:
         """Make the NodeManager on ``host`` die at ``at_ms`` (on its own host)."""
         if host not in self.node_specs:
             raise SimulationError(f"fail_node: no node {host!r} in this cluster")
         self._step("fail", host, at_ms)
+
+    def restart_node(self, host: str, at_ms: float, down_ms: float) -> None:
+        raise SimulationError("restart_node needs the embedded backend (the sharded backends do not restart NMs yet)")
 
     def refresh_queues(self, conf: Any, *, at_ms: float | None = None) -> Any:
         """A queue refresh told to the RM at ``at_ms`` (0 if not given) on its host; set up before :meth:`run`."""
@@ -520,6 +537,26 @@ class ShardedCluster(Cluster):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- serving (launcher/web/_shardsource.py) ---------------------------------------------------------------
+    @property
+    def group(self) -> HostGroup:
+        """The shard hosts (started, with every setup step applied): what the web layer calls."""
+        group = self._start()
+        self._flush_steps(group)
+        return group
+
+    def finished(self) -> bool:
+        """Whether the RM saw every submitted application finish (what stops :meth:`run` without ``until_ms``)."""
+        return self._done
+
+    def idle(self) -> bool:
+        """Whether no host has anything queued and no batch is in flight (a run without ``until_ms`` ends here)."""
+        return all(p is None for p in self._peeks) and not any(self._inbound)
+
+    def wake(self, index: int) -> None:
+        """Something was queued on host ``index`` from outside the windows (a REST write): look at it next window."""
+        self._peeks[index] = -math.inf
 
     # -- inspection -------------------------------------------------------------------------------------------
     def _query(self, what: str) -> Any:

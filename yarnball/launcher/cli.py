@@ -113,6 +113,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="modelled latency of every message between actors (default 0 embedded, 1 on ray; the ray backend's "
         "window); give the same value to both backends to compare them",
     )
+    sim.add_argument(
+        "--clock",
+        choices=("virtual", "wall"),
+        default="virtual",
+        help="with --backend ray: virtual time (default), or wall: live mode, the actors on real timers (not "
+        "deterministic; --pace X then runs X simulated ms per real ms)",
+    )
     sim.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
     # Issue 20: serving and looking (launcher/web/).
     sim.add_argument(
@@ -150,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--faults",
         metavar="FILE",
-        help="JSON fault schedule: a list of {at_ms, kind, target}; kinds: node_lost (embedded backend only)",
+        help="JSON fault schedule: a list of {at_ms, kind, target, ...}; kinds: node_lost, node_decommission, "
+        "am_crash, container_fail, message_drop, message_delay, message_duplicate (README 'Faults'; embedded backend)",
     )
     sim.add_argument(
         "--strict",
@@ -214,7 +222,7 @@ def _simulate(args: argparse.Namespace) -> int:
     from yarnball import _native
     from yarnball.actors._logging import close_logging, configure_logging
     from yarnball.launcher._about import require_ray
-    from yarnball.launcher._cluster import Cluster, normalized_conf
+    from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, normalized_conf
     from yarnball.launcher._outputs import MetricsRecorder, write_outputs
     from yarnball.launcher.workloads import load_workload
     from yarnball.policies.capacity import CapacitySchedulerConfiguration
@@ -224,8 +232,8 @@ def _simulate(args: argparse.Namespace) -> int:
         raise ConfigurationError("--address needs --backend ray")
     if args.webapp_exit and args.webapp is None:
         raise ConfigurationError("--webapp-exit needs --webapp")
-    if (args.webapp is not None or args.pace is not None) and args.backend != "embedded":
-        raise ConfigurationError("--webapp and --pace need the embedded backend (the run's kernel in this process)")
+    if args.clock == "wall" and args.backend != "ray":
+        raise ConfigurationError("--clock wall (live mode) needs --backend ray")
     if args.pace is not None and not args.pace > 0:
         raise ConfigurationError(f"--pace: expected a positive factor of real time, got {args.pace}")
     webapp = None
@@ -262,7 +270,13 @@ def _simulate(args: argparse.Namespace) -> int:
         if args.backend != "embedded":
             raise ConfigurationError("--faults needs the embedded backend")
         faults = load_faults(args.faults)
-        check_targets(faults, [n.hostname for n in workload.nodes], args.faults)
+        check_targets(
+            faults,
+            [n.hostname for n in workload.nodes],
+            args.faults,
+            jobs=[j.job_id for j in workload.jobs],
+            cluster_timestamp=DEFAULT_CLUSTER_TIMESTAMP,
+        )
     interval_ms = conf.get_int(keys.SLS_METRICS_RECORD_INTERVAL_MS, keys.DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS)
     if interval_ms <= 0:
         raise ConfigurationError(
@@ -293,6 +307,7 @@ def _simulate(args: argparse.Namespace) -> int:
             track,
             interval_ms,
             _Progress(None, _target_ms(workload, args.until_ms), sys.stderr, enabled=not args.no_progress),
+            webapp=webapp,
         )
         _print_summary(summary, out, sys.stdout)
         return _run_status(summary, cut=args.until_ms is not None)

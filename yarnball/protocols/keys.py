@@ -51,6 +51,13 @@ DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES = 4
 RM_AM_MAX_ATTEMPTS = "yarn.resourcemanager.am.max-attempts"
 DEFAULT_RM_AM_MAX_ATTEMPTS = 2
 
+# Issue 21 (fault schedules): graceful decommission's default timeout (RMAdminCLI -refreshNodes -g without a value)
+# and RMProxy's retry interval (an allocate call that gets no answer is retried after it).
+RM_NM_GRACEFUL_DECOMMISSION_TIMEOUT_SECS = "yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs"
+DEFAULT_RM_NM_GRACEFUL_DECOMMISSION_TIMEOUT_SECS = 3600
+RM_CONNECT_RETRY_INTERVAL_MS = "yarn.resourcemanager.connect.retry-interval.ms"
+DEFAULT_RM_CONNECT_RETRY_INTERVAL_MS = 30000
+
 RM_SCHEDULER = "yarn.resourcemanager.scheduler.class"
 DEFAULT_RM_SCHEDULER = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
 
@@ -189,6 +196,11 @@ NM_VMEM_PMEM_RATIO = "yarn.nodemanager.vmem-pmem-ratio"
 DEFAULT_NM_VMEM_PMEM_RATIO = 2.1
 NM_VMEM_CHECK_ENABLED = "yarn.nodemanager.vmem-check-enabled"
 DEFAULT_NM_VMEM_CHECK_ENABLED = True
+# NM work-preserving restart (YARN-1336): a restarted NM recovers its containers when both are true.
+NM_RECOVERY_ENABLED = "yarn.nodemanager.recovery.enabled"
+DEFAULT_NM_RECOVERY_ENABLED = False
+NM_RECOVERY_SUPERVISED = "yarn.nodemanager.recovery.supervised"
+DEFAULT_NM_RECOVERY_SUPERVISED = False
 
 # ----------------------------------------------------------------------------------------------------
 # FairScheduler continuous scheduling and Qubole's container packing (FairSchedulerConfiguration)

@@ -158,11 +158,16 @@ def _cluster_info(ts: int) -> dict[str, Any]:
 # -- /ws/v1/cluster/nodes --------------------------------------------------------------------------------------------
 def _node_state(cluster: Any, nm: Any) -> str:
     rm = cluster.rm
+    decommissioning = getattr(rm, "decommissioning", None)  # a graceful decommission (actors/_decommission.py)
+    if decommissioning is not None and nm.node_id in decommissioning.draining:
+        return "DECOMMISSIONING"
     if nm.node_id in rm.nodes:
         return "RUNNING"
     if nm.node_id in rm.lost_nodes:
         return "LOST"
-    if getattr(nm, "_decommissioned", False):
+    if getattr(nm, "_decommissioned", False) or (
+        decommissioning is not None and nm.node_id in decommissioning.decommissioned
+    ):
         return "DECOMMISSIONED"
     return "NEW"  # started, not registered yet
 
@@ -179,7 +184,7 @@ def _nodes(cluster: Any, ts: int) -> dict[str, dict[str, Any]]:
         node_id: NodeId = nm.node_id
         state = _node_state(cluster, nm)
         total_m, total_v = nm.resource.memory_mb, nm.resource.vcores
-        sched_node = scheduler.nodes.get(node_id) if state == "RUNNING" else None
+        sched_node = scheduler.nodes.get(node_id) if state in ("RUNNING", "DECOMMISSIONING") else None
         if sched_node is not None:
             used_m = sched_node.total_m - sched_node.unalloc_m
             used_v = sched_node.total_v - sched_node.unalloc_v

@@ -1,0 +1,116 @@
+"""Graceful decommission at the RM: a node drains as Hadoop's DECOMMISSIONING, then is DECOMMISSIONED.
+
+``rmadmin -refreshNodes -g [timeout]`` (or a ``node_decommission`` fault, launcher/_faultinjector.py) puts a RUNNING
+node in DECOMMISSIONING (``RMNodeImpl.DecommissioningNodeTransition``):
+
+- no new container goes there: the scheduler's view of the node is shrunk to what its containers use
+  (``NodeResourceUpdateSchedulerEvent``, as RMNodeImpl does for a decommissioning node), before each of its
+  heartbeats is handled, so that the room its completed containers free is not handed out again;
+- its running containers go on and finish;
+- when none is left (``DecommissioningNodesWatcher``: the node is READY), or when the timeout
+  (``yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs``, default 3600) expires, it is
+  DECOMMISSIONED: removed from the scheduler (NODE_REMOVED, whose ``removeNode`` ends what still runs there as
+  LOST: exit status ABORTED -100, "Container released on a *lost* node") and told SHUTDOWN in the answer to its
+  next heartbeat ("Disallowed NodeManager nodeId: ... hostname: ...", ResourceTrackerService.nodeHeartbeat).
+
+What is left out: DecommissioningNodesWatcher also waits for the applications that ran on the node to finish (their
+map outputs may be read from it) and the AMs hear of the node in ``updated_nodes``; here only its containers count.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from yarnball.protocols import (
+    ContainerState,
+    NodeAction,
+    NodeHeartbeatResponse,
+    NodeId,
+    NodeRemovedSchedulerEvent,
+    NodeResourceUpdateSchedulerEvent,
+    Resource,
+)
+
+__all__ = ["DecommissioningNodes"]
+
+_COMPLETE = ContainerState.COMPLETE
+
+
+class DecommissioningNodes:
+    """The RM's DECOMMISSIONING nodes (with their deadlines) and DECOMMISSIONED ones."""
+
+    __slots__ = ("decommissioned", "draining", "rm")
+
+    def __init__(self, rm: Any) -> None:
+        self.rm = rm
+        self.draining: dict[NodeId, float] = {}  # node -> deadline (ms)
+        self.decommissioned: set[NodeId] = set()
+
+    def watches(self, node_id: NodeId) -> bool:
+        return node_id in self.draining or node_id in self.decommissioned
+
+    def start(self, node_id: NodeId, timeout_ms: float) -> bool:
+        """DECOMMISSIONING from now; False when the RM has no such RUNNING node (lost, gone or already draining)."""
+        rm = self.rm
+        if node_id not in rm.nodes or node_id in self.draining:
+            return False
+        self.draining[node_id] = rm.now + timeout_ms
+        rm.counters["nodes_decommissioning"] += 1
+        rm.log.info("node_decommissioning", node=str(node_id), timeout_ms=timeout_ms)
+        self._shrink(node_id, Resource())
+        rm.after(timeout_ms, lambda: self._timeout(node_id))
+        return True
+
+    def _used(self, node_id: NodeId) -> tuple[int, int, int]:
+        node = self.rm.scheduler.nodes.get(node_id)
+        if node is None:
+            return 0, 0, 0
+        return node.total_m - node.unalloc_m, node.total_v - node.unalloc_v, len(node.containers)
+
+    def _shrink(self, node_id: NodeId, completing: Resource) -> None:
+        used_m, used_v, _ = self._used(node_id)
+        total = Resource(max(0, used_m - completing.memory_mb), max(0, used_v - completing.vcores))
+        self.rm.dispatch(NodeResourceUpdateSchedulerEvent(node_id=node_id, total_resource=total))
+
+    def heartbeat(self, node_id: NodeId, statuses: Any, status: Any) -> Any:
+        """The RM's handling of a heartbeat from a watched node (ResourceManager.handle_node_heartbeat's seam)."""
+        rm = self.rm
+        if node_id in self.decommissioned:
+            return self._shutdown(node_id, 0)
+        completing_m = completing_v = 0
+        for cs in statuses or ():
+            if cs.state is _COMPLETE and cs.container_id in rm.live and cs.capability is not None:
+                completing_m += cs.capability.memory_mb
+                completing_v += cs.capability.vcores
+        self._shrink(node_id, Resource(completing_m, completing_v))
+        response = rm._node_heartbeat(node_id, statuses, status)
+        if self._used(node_id)[2] == 0:
+            self._finish(node_id, "drained")
+            response_id = response if type(response) is int else response.response_id
+            return self._shutdown(node_id, response_id)
+        return response
+
+    def _timeout(self, node_id: NodeId) -> None:
+        if node_id in self.draining:
+            self._finish(node_id, "timeout")
+
+    def _finish(self, node_id: NodeId, why: str) -> None:
+        """DECOMMISSIONED: out of the scheduler (what still runs there ends LOST) and of the RM's nodes."""
+        rm = self.rm
+        self.draining.pop(node_id, None)
+        self.decommissioned.add(node_id)
+        _, _, left = self._used(node_id)
+        rm.counters["nodes_decommissioned"] += 1
+        rm.log.info("node_decommissioned", node=str(node_id), reason=why, containers_lost=left)
+        rm.nodes.pop(node_id, None)
+        if rm.opportunistic is not None:
+            rm.opportunistic.on_node_removed(node_id)
+        rm.dispatch(NodeRemovedSchedulerEvent(node_id=node_id))
+
+    def _shutdown(self, node_id: NodeId, response_id: int) -> NodeHeartbeatResponse:
+        return NodeHeartbeatResponse(
+            response_id=response_id,
+            node_action=NodeAction.SHUTDOWN,
+            diagnostics_message=f"Disallowed NodeManager nodeId: {node_id} hostname: {node_id.host}",
+            next_heartbeat_interval_ms=self.rm.heartbeat_interval_ms,
+        )

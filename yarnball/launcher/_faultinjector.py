@@ -1,0 +1,235 @@
+"""Applying a fault schedule (launcher/_faults.py) to an embedded Cluster.
+
+Each fault runs as a kernel event at its ``at_ms``, owned by the actor it acts on (the NM, the RM or the AM), so it
+is ordered as that actor's own messages. It is logged as a ``fault_injected`` event (``applied`` false, with a
+``reason``, when its target had nothing to fault at that time: an AM not running yet, a container already done)
+and counted in :attr:`FaultInjector.counts`, which summary.json reports under ``faults``.
+
+What each kind does, and the Hadoop behaviour it exercises:
+
+- ``node_restart``: the NM stops and starts again ``down_ms`` later, work-preserving with
+  ``yarn.nodemanager.recovery.enabled`` + ``.supervised`` (actors/_nmrecovery.py).
+- ``node_lost``: the NM stops (its programs die); the RM expires it after ``yarn.nm.liveness-monitor.expiry-
+  interval-ms`` and its containers end LOST (ABORTED -100); AM containers there fail their attempt (not counted).
+- ``node_decommission``: graceful decommission (actors/_decommission.py).
+- ``am_crash``: the AM process exits with ``exit_status``; the RM fails the attempt (counted towards
+  ``yarn.resourcemanager.am.max-attempts`` / the application's max attempts) and starts another, which keeps the
+  running containers when the application asked for keepContainersAcrossApplicationAttempts.
+- ``container_fail``: a RUNNING container's process exits with ``exit_status``; its AM hears it in the completed
+  statuses (an SLS AM re-runs the task); an AM container's exit is an AM crash.
+- ``message_*``: actors/_messagefaults.py, with the allocate RPC's retries and response-id rules
+  (actors/_amrpc.py). Message faults and every kind but node_lost run with the exact shortcuts' skipping off
+  (every heartbeat and allocate is a real message), which changes no result (actors/shortcuts).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+from yarnball._logs import get_logger
+from yarnball.actors._amrpc import AllocateCall
+from yarnball.actors._messagefaults import MessageFaultRule, MessageFaults
+from yarnball.errors import SimulationError
+from yarnball.launcher._faults import MESSAGE_FAULT_KINDS, Fault
+from yarnball.protocols import ApplicationId, ContainerId, ContainerState, keys
+from yarnball.protocols._executor import ContainerProcessExited
+
+__all__ = ["FaultInjector"]
+
+log = get_logger(__name__)
+
+
+class FaultInjector:
+    """A cluster's scheduled faults and what they did."""
+
+    def __init__(self, cluster: Any) -> None:
+        self.cluster = cluster
+        self.scheduled: list[Fault] = []
+        self.counts: Counter[str] = Counter()  # kind -> faults applied (each faulted message counts)
+        self.without_effect: Counter[str] = Counter()  # kind -> faults whose target had nothing to fault
+        self.messages: MessageFaults | None = None
+        #: Whether the run must process every heartbeat and allocate as a message (shortcuts' skipping off).
+        self.needs_every_event = False
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "scheduled": len(self.scheduled),
+            "injected": dict(sorted(self.counts.items())),
+            "without_effect": dict(sorted(self.without_effect.items())),
+        }
+
+    def _record(self, fault: Fault, applied: bool, reason: str = "", **fields: Any) -> None:
+        if applied:
+            self.counts[fault.kind] += 1
+            log.info("fault_injected", kind=fault.kind, fault=fault.index, target=fault.target, **fields)
+        else:
+            self.without_effect[fault.kind] += 1
+            log.warning(
+                "fault_injected",
+                kind=fault.kind,
+                fault=fault.index,
+                target=fault.target,
+                applied=False,
+                reason=reason,
+                **fields,
+            )
+
+    def add(self, faults: list[Fault]) -> None:
+        cluster = self.cluster
+        kernel = cluster.kernel
+        for fault in faults:
+            self.scheduled.append(fault)
+            delay = max(0.0, fault.at_ms - kernel.now)
+            kind = fault.kind
+            if kind != "node_lost" and not self.needs_every_event:
+                shortcuts_on = cluster.heartbeats.skip or cluster.heartbeats.skip_am or cluster.rm.dormant.enabled
+                if kernel.now > 0 and shortcuts_on:
+                    raise SimulationError(
+                        f"fault {fault.index} ({kind}): inject faults other than node_lost before the cluster first "
+                        "runs: they need every heartbeat and allocate as a message from the start"
+                    )
+                self.needs_every_event = True
+            if kind == "node_lost":
+                nm = cluster.node_managers[fault.target.split(":", 1)[0]]
+                kernel.schedule(delay, lambda _, f=fault, nm=nm: self._node_lost(f, nm), owner=nm.id)
+            elif kind == "node_restart":
+                nm = cluster.node_managers[fault.target.split(":", 1)[0]]
+                cluster._node_restarts = True  # (see Cluster.restart_node)
+                kernel.schedule(delay, lambda _, f=fault, nm=nm: self._node_restart(f, nm), owner=nm.id)
+            elif kind == "node_decommission":
+                kernel.schedule(delay, lambda _, f=fault: self._decommission(f), owner=cluster.rm.id)
+            elif kind == "am_crash":
+                kernel.schedule(delay, lambda _, f=fault: self._am_crash(f), owner=cluster.rm.id)
+            elif kind == "container_fail":
+                kernel.schedule(delay, lambda _, f=fault: self._container_fail(f), owner=cluster.rm.id)
+            elif kind in MESSAGE_FAULT_KINDS:
+                self._message_rule(fault)
+
+    # -- the kinds ------------------------------------------------------------------------------------------------
+    def _node_lost(self, fault: Fault, nm: Any) -> None:
+        if nm._stopped:
+            self._record(fault, False, "the NodeManager is not running")
+            return
+        self._record(fault, True, node=str(nm.node_id))
+        nm.fail()
+
+    def _node_restart(self, fault: Fault, nm: Any) -> None:
+        if nm._stopped or nm.is_down:
+            self._record(fault, False, "the NodeManager is not running")
+            return
+        down_ms = fault.get("down_ms", 0)
+        self._record(fault, True, node=str(nm.node_id), down_ms=down_ms)
+        nm.restart(down_ms)  # actors/_nmrecovery.py (Cluster.restart_node)
+
+    def _decommission(self, fault: Fault) -> None:
+        cluster = self.cluster
+        nm = cluster.node_managers[fault.target.split(":", 1)[0]]
+        timeout_s = fault.get("timeout_s")
+        if timeout_s is None:
+            timeout_s = cluster.conf.get_int(
+                keys.RM_NM_GRACEFUL_DECOMMISSION_TIMEOUT_SECS, keys.DEFAULT_RM_NM_GRACEFUL_DECOMMISSION_TIMEOUT_SECS
+            )
+        if cluster.rm.decommission_node(nm.node_id, timeout_s * 1000.0):
+            self._record(fault, True, node=str(nm.node_id), timeout_s=timeout_s)
+        else:
+            self._record(fault, False, "the RM has no RUNNING node of that name", node=str(nm.node_id))
+
+    def _master(self, target: str) -> Any:
+        """The AM of a job name or an application id (None if none has it yet)."""
+        masters = self.cluster.masters
+        if target.startswith("application_"):
+            app_id = ApplicationId.parse(target)
+            return next((am for am in masters if am.application_id == app_id), None)
+        return next((am for am in masters if am.name == target), None)
+
+    def _am_crash(self, fault: Fault) -> None:
+        am = self._master(fault.target)
+        if am is None:
+            self._record(fault, False, "the application has not been submitted yet")
+            return
+        attempt = str(am.attempt_id) if am.attempt_id is not None else None
+        # (an event owned by the RM calls into the AM: the AM's own tell is ordered as the AM's)
+        if am.crash(fault.get("exit_status", 1), "AM process crashed (fault injected)"):
+            self._record(fault, True, attempt=attempt, exit_status=fault.get("exit_status", 1))
+        else:
+            self._record(fault, False, "no AM process is running (not launched yet, or finished)")
+
+    def _running_container(self, fault: Fault) -> tuple[Any, Any] | None:
+        """(NM, container entry) of the targeted RUNNING container, if any."""
+        nms = self.cluster.node_managers
+        target = fault.target
+        if target.startswith("container_"):
+            cid = ContainerId.parse(target)
+            for nm in nms.values():
+                entry = nm.containers.get(cid)
+                if entry is not None and not nm._stopped and entry.state is ContainerState.RUNNING:
+                    return nm, entry
+            return None
+        am = self._master(target)
+        if am is None or am.attempt_id is None:
+            return None
+        am_cid = am.am_container.id if am.am_container is not None else None
+        found = [
+            (entry.container.id.container_id, nm.id, nm, entry)
+            for nm in nms.values()
+            if not nm._stopped
+            for cid, entry in nm.containers.items()
+            if cid.application_attempt_id.application_id == am.application_id
+            and cid != am_cid
+            and entry.state is ContainerState.RUNNING
+        ]
+        if not found:
+            return None
+        _, _, nm, entry = min(found, key=lambda f: (f[0], f[1]))
+        return nm, entry
+
+    def _container_fail(self, fault: Fault) -> None:
+        hit = self._running_container(fault)
+        status = fault.get("exit_status", 1)
+        if hit is None:
+            self._record(fault, False, "no such RUNNING container")
+            return
+        nm, entry = hit
+        cid = entry.container.id
+        am = next((a for a in self.cluster.masters if a.am_container is not None and a.am_container.id == cid), None)
+        self._record(fault, True, container=str(cid), node=str(nm.node_id), exit_status=status)
+        if am is not None:
+            am.crash(status, "AM container failed (fault injected)")
+            return
+        exited = ContainerProcessExited(
+            container_id=cid, exit_status=status, diagnostics="Container failed (fault injected)"
+        )
+        nm.ref.tell(exited)
+
+    def _message_rule(self, fault: Fault) -> None:
+        cluster = self.cluster
+        if self.messages is None:
+            self.messages = MessageFaults(cluster.kernel, self._count_message, rm_id=cluster.rm.id)
+            retry_ms = cluster.conf.get_int(
+                keys.RM_CONNECT_RETRY_INTERVAL_MS, keys.DEFAULT_RM_CONNECT_RETRY_INTERVAL_MS
+            )
+            self.messages.install(cluster.rm)
+            for am in cluster.masters:
+                self.messages.install(am)
+                if am._rpc is None:
+                    am._rpc = AllocateCall(am, retry_ms)
+        source, dest = fault.target.split("->")
+        self.messages.add(
+            MessageFaultRule(
+                index=fault.index,
+                kind=fault.kind,
+                message=fault.get("message"),
+                source=source,
+                dest=dest,
+                start_ms=float(fault.at_ms),
+                end_ms=float(fault.at_ms + fault.get("duration_ms")),
+                probability=fault.get("probability", 1.0),
+                delay_ms=float(fault.get("delay_ms", 0)),
+                rng=random.Random(f"{cluster.seed}:fault:{fault.index}"),
+            )
+        )
+
+    def _count_message(self, kind: str) -> None:
+        self.counts[kind] += 1
