@@ -137,11 +137,21 @@ def test_resource_calculator_names() -> None:
         cs_of({P + "resource-calculator": "com.example.Mine"}).get_resource_calculator()
 
 
-def test_absolute_resource_capacity_not_supported() -> None:
-    """[memory=..,vcores=..] capacities are refused for now, naming the key."""
-    cs = cs_of({P + "root.a.capacity": "[memory=1024,vcores=1]", P + "root.b.capacity": "2w"})
-    with pytest.raises(ConfigurationError, match=r"root\.a\.capacity: absolute resource capacity .* not supported"):
-        cs.get_capacity("root.a")
+def test_absolute_resource_capacity_reads_as_percentages() -> None:
+    """getNonLabeledQueueCapacity / ...MaximumCapacity: an absolute vector reads as 0 % capacity and 100 % maximum
+    (its percentages are derived later); the vector itself is the configured resource; weights stay refused."""
+    cs = cs_of(
+        {
+            P + "root.a.capacity": "[memory=1024,vcores=1]",
+            P + "root.a.maximum-capacity": "[memory=4Gi,vcores=4]",
+            P + "root.b.capacity": "2w",
+        }
+    )
+    assert cs.get_capacity("root.a") == 0.0
+    assert cs.get_maximum_capacity("root.a") == 100.0
+    assert cs.is_absolute_resource("root.a")
+    assert cs.get_minimum_resource_requirement("root.a") == (1024, 1)
+    assert cs.get_maximum_resource_requirement("root.a") == (4096, 4)
     with pytest.raises(ConfigurationError, match="weight capacity '2w' is not supported"):
         cs.get_capacity("root.b")
 

@@ -70,7 +70,7 @@ def _queue(scheduler: Any, q: Any, queues: dict[str, Any], preemption: bool) -> 
             "numApplications": int(m.apps_pending + m.apps_running),
             "maxParallelApps": 2147483647,
             "queueName": m.queue_name,
-            "isAbsoluteResource": False,
+            "isAbsoluteResource": bool(q.absolute),
             "state": m.state,
             "resourcesUsed": resource_info(*used),
             "usedResources": _resource_text(*used),
@@ -86,7 +86,7 @@ def _queue(scheduler: Any, q: Any, queues: dict[str, Any], preemption: bool) -> 
             "orderingPolicyInfo": ("fair" if getattr(q, "fair", False) else "fifo") if leaf else "utilization",
             "queueAcls": {"queueAcl": _acls(q)},
             "capacities": {
-                "queueCapacitiesByPartition": [_capacities(m, am_pct=float(getattr(q, "max_am_percent", 0)))]
+                "queueCapacitiesByPartition": [_capacities(m, q, am_pct=float(getattr(q, "max_am_percent", 0)))]
             },
             "resources": {"resourceUsagesByPartition": [_usages(m, used)]},
             "autoCreateChildQueueEnabled": False,
@@ -94,7 +94,7 @@ def _queue(scheduler: Any, q: Any, queues: dict[str, Any], preemption: bool) -> 
             "autoQueueTemplateProperties": {},
             "autoQueueParentTemplateProperties": {},
             "autoQueueLeafTemplateProperties": {},
-            "mode": "percentage",
+            "mode": "absolute" if q.absolute else "percentage",
             "queueType": "leaf" if leaf else "parent",
             "creationMethod": "static",
             "autoCreationEligibility": "off",
@@ -140,7 +140,7 @@ def _acls(q: Any) -> list[dict[str, str]]:
     return out
 
 
-def _capacities(m: Any, *, am_pct: float) -> dict[str, Any]:
+def _capacities(m: Any, q: Any, *, am_pct: float) -> dict[str, Any]:
     """``PartitionQueueCapacitiesInfo`` for the default partition (yarnball has no node-label partitions)."""
     return {
         "partitionName": "",
@@ -153,8 +153,9 @@ def _capacities(m: Any, *, am_pct: float) -> dict[str, Any]:
         "maxAMLimitPercentage": _r(100 * am_pct),
         "weight": -1.0,
         "normalizedWeight": 0.0,
-        "configuredMinResource": resource_info(0, 0),
-        "configuredMaxResource": resource_info(0, 0),
+        # QueueResourceQuotas: the absolute capacity vectors ((0, 0) for a percentage queue)
+        "configuredMinResource": resource_info(q.conf_min_m, q.conf_min_v),
+        "configuredMaxResource": resource_info(q.conf_max_m, q.conf_max_v),
         "effectiveMinResource": resource_info(m.effective_min.memory_mb, m.effective_min.vcores),
         "effectiveMaxResource": resource_info(m.effective_max.memory_mb, m.effective_max.vcores),
     }

@@ -5,7 +5,8 @@ updateResourceValuesFromConfig: the bracketed value is split on ``,`` then ``=``
 resource type (compared *untrimmed*, as Hadoop does) is skipped; a value may carry a unit suffix converted to
 ``Mi`` (UnitsConversionUtil); a vector without memory means "no absolute resource" (Resources.none()).
 
-Not wired into the scheduler yet: CapacitySchedulerConfiguration still rejects absolute capacities.
+CapacitySchedulerConfiguration.get_minimum/maximum_resource_requirement read the vectors with it; the scheduler's
+effective resources are computed from them in _queues.py.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import re
 
 from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
+from yarnball.policies.capacity._absolute import parse_resource_vector
 from yarnball.policies.capacity._acl import AccessControlList, QueueACL, QueueState
 from yarnball.policies.capacity._validation import java_float_str, validate_capacity_configuration
 from yarnball.protocols import Configuration, Resource
@@ -31,8 +32,8 @@ __all__ = [
 
 log = get_logger(__name__)
 
-# CapacitySchedulerConfiguration.PATTERN_FOR_ABSOLUTE_RESOURCE
-_ABSOLUTE_RESOURCE = re.compile(r"^\[[\w.,\-_= /]+\]$")
+# CapacitySchedulerConfiguration.RESOURCE_PATTERN (matched with find(), anywhere in the value)
+_RESOURCE_PATTERN = re.compile(r"\[([^\]]+)]")
 _APP_ORDERING_POLICIES = {
     "fifo": "fifo",
     "fair": "fair",
@@ -101,24 +102,22 @@ class CapacitySchedulerConfiguration:
         return paths
 
     # -- capacities ------------------------------------------------------------------------------------------
-    def _reject_non_percent(self, key: str, value: str) -> None:
-        if _ABSOLUTE_RESOURCE.match(value):
-            raise self._error(
-                key,
-                f"absolute resource capacity {value!r} is not supported (yet) by yarnball "
-                "(expected a percentage such as 25 or 37.5)",
-            )
+    def _reject_weight(self, key: str, value: str) -> None:
         if value.endswith("w"):
             raise self._error(
                 key, f"weight capacity {value!r} is not supported (yet) by yarnball (expected a percentage)"
             )
 
     def get_capacity(self, path: str) -> float:
-        """``capacity`` in percent; root is always 100, a missing value is 0 (Hadoop 3.x)."""
+        """``capacity`` in percent; root is always 100, a missing value is 0 (Hadoop 3.x). An absolute resource
+        vector reads as 0 here (getNonLabeledQueueCapacity): its percentage is derived from the effective minimum
+        resource at every cluster resource update (AbstractCSQueue.deriveCapacityFromAbsoluteConfigurations)."""
         key = self._key(path, k.CAPACITY)
         raw = self.conf.get(key)
         if raw is not None:
-            self._reject_non_percent(key, raw)
+            self._reject_weight(key, raw)
+            if _RESOURCE_PATTERN.search(raw):
+                return 100.0 if path == k.ROOT else 0.0
         if path == k.ROOT:
             return 100.0
         capacity = 0.0 if raw is None else self._float(key, 0.0)
@@ -128,14 +127,45 @@ class CapacitySchedulerConfiguration:
         return capacity
 
     def get_maximum_capacity(self, path: str) -> float:
-        """``maximum-capacity`` in percent; default 100, and -1 (UNDEFINED) also means 100."""
+        """``maximum-capacity`` in percent; default 100, and -1 (UNDEFINED) also means 100. An absolute resource
+        vector reads as 100 (getNonLabeledQueueMaximumCapacity)."""
         key = self._key(path, k.MAXIMUM_CAPACITY)
         raw = self.conf.get(key)
         if raw is None:
             return k.MAXIMUM_CAPACITY_VALUE
-        self._reject_non_percent(key, raw)
+        self._reject_weight(key, raw)
+        if _RESOURCE_PATTERN.search(raw):
+            return k.MAXIMUM_CAPACITY_VALUE
         maximum = self._float(key, k.MAXIMUM_CAPACITY_VALUE)
         return k.MAXIMUM_CAPACITY_VALUE if maximum == k.DEFAULT_MAXIMUM_CAPACITY_VALUE else maximum
+
+    def is_absolute_resource(self, path: str) -> bool:
+        """``checkConfigTypeIsAbsoluteResource`` (default partition): the queue is in ABSOLUTE_RESOURCE mode when
+        its ``capacity`` holds a non-empty ``[...]`` vector (even one without memory, which configures none)."""
+        raw = self.conf.get(self._key(path, k.CAPACITY))
+        if raw is None:
+            return False
+        match = _RESOURCE_PATTERN.search(raw)
+        return match is not None and bool(match.group(0).strip())
+
+    def get_minimum_resource_requirement(self, path: str) -> tuple[int, int]:
+        """``getMinimumResourceRequirement``: the ``capacity`` vector as ``(memory_mb, vcores)``; ``(0, 0)`` is
+        Resources.none() (not a vector, or no memory in it)."""
+        return self._resource_requirement(self._key(path, k.CAPACITY))
+
+    def get_maximum_resource_requirement(self, path: str) -> tuple[int, int]:
+        """``getMaximumResourceRequirement``: the ``maximum-capacity`` vector, ``(0, 0)`` for none."""
+        return self._resource_requirement(self._key(path, k.MAXIMUM_CAPACITY))
+
+    def _resource_requirement(self, key: str) -> tuple[int, int]:
+        raw = self.conf.get(key)
+        if raw is None:
+            return (0, 0)
+        try:
+            vector = parse_resource_vector(key, raw)
+        except ConfigurationError as exc:
+            raise ConfigurationError(f"{self.conf.location_of(key)}: {exc}") from None
+        return (0, 0) if vector is None else vector
 
     # -- users and applications ------------------------------------------------------------------------------
     def get_user_limit(self, path: str) -> int:
@@ -330,6 +360,8 @@ class CapacitySchedulerConfiguration:
         )
 
     # -- validation ------------------------------------------------------------------------------------------
-    def validate(self) -> None:
-        """Raise :class:`ConfigurationError` for the first rule Hadoop would reject the configuration by."""
-        validate_capacity_configuration(self)
+    def validate(self, cluster: Resource | None = None) -> None:
+        """Raise :class:`ConfigurationError` for the first rule Hadoop would reject the configuration by.
+        ``cluster`` is the cluster resource absolute-resource limits are compared against (none at start-up; the
+        live one on a refresh, which matters for the DominantResourceCalculator only)."""
+        validate_capacity_configuration(self, (0, 0) if cluster is None else (cluster.memory_mb, cluster.vcores))

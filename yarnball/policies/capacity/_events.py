@@ -224,6 +224,15 @@ class EventHandlers(ContinuousScheduling):
             return f"Queue {leaf.path} is STOPPED. Cannot accept submission of application: {app_id}"
         n = len(leaf.active) + len(leaf.pending)
         if n >= leaf.max_apps:
+            if leaf.absolute and leaf.max_apps == 0 and self._ctx.cluster_m == 0 and self._ctx.cluster_v == 0:
+                # Hadoop derives absoluteCapacity 0 (its effective minimum over an empty root) and so maxApplications
+                # 0: the rejection is Hadoop's, the hint is yarnball's.
+                log.warning(
+                    "an absolute-resource queue accepts no application while the cluster has no resource "
+                    "(maxApplications = (int)(maximum-applications x absoluteCapacity 0), as in Hadoop): submit after "
+                    "the first NodeManager registers, or set the queue's maximum-applications",
+                    queue=leaf.path,
+                )
             return f"Queue {leaf.path} already has {n} applications, cannot accept submission of application: {app_id}"
         u = leaf.users.get(user)
         total = u.total_applications if u is not None else 0

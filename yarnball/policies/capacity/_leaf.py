@@ -189,7 +189,11 @@ class LeafQueue(CSQueue):
         system = conf.get_maximum_system_applications()
         base = min(global_per_queue, system) if global_per_queue > 0 else system
         if per_queue < 0:
-            max_apps = base if global_per_queue > 0 else java_int(f32(base * self.abs_cap))
+            # A queue in ABSOLUTE_RESOURCE mode always scales by its (derived) absolute capacity.
+            if global_per_queue > 0 and not self.absolute:
+                max_apps = base
+            else:
+                max_apps = java_int(f32(base * self.abs_cap))
         else:
             max_apps = per_queue
         self.max_apps = max_apps

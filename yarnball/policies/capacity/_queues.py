@@ -2,9 +2,15 @@
 
 Capacities follow capacity.md §4: ``absoluteCapacity = capacity x parent.absoluteCapacity`` in Java ``float``,
 effective min/max = ``(long)(partition x absolute(Max)Capacity)``, ``usedCapacity = used / max(effectiveMin,
-minimumAllocation)``. The parent walk (§3) hands each child ``min(limit, effectiveMax) - used + child.used`` rounded
-down to the minimum allocation, serves children in ``PriorityUtilizationQueueOrderingPolicy`` order and returns at
-most one container per call.
+minimumAllocation)``. A queue whose capacity is an absolute resource (``[memory=...,vcores=...]``, Hadoop 3.1+) takes
+its effective minimum from that configured resource, scaled down by its parent's ratio when the parent has less than
+its children's sum, its effective maximum from its configured (or inherited) maximum, and derives its capacities from
+them at every cluster resource update (AbstractCSQueue.updateEffectiveResources,
+AbstractParentQueue.calculateEffectiveResourcesAndCapacity).
+
+The parent walk (§3) hands each child ``min(limit, effectiveMax) - used + child.used`` rounded down to the minimum
+allocation, serves children in ``PriorityUtilizationQueueOrderingPolicy`` order and returns at most one container
+per call.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import TYPE_CHECKING
 from yarnball.policies.capacity._acl import AccessControlList, QueueACL, QueueState
 from yarnball.policies.capacity._calculator import _round_down
 from yarnball.policies.capacity._context import SKIP_QUEUE_LIMIT, CSAssignment, ResourceLimits, SchedulerContext
+from yarnball.protocols import Resource
 
 if TYPE_CHECKING:
     from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
@@ -29,6 +36,11 @@ _F32 = struct.Struct("f")
 def f32(x: float) -> float:
     """Round to Java ``float`` (Hadoop keeps capacities and many factors as 32-bit floats)."""
     return _F32.unpack(_F32.pack(x))[0]
+
+
+def java_long(x: float) -> int:
+    """Java's ``(long)`` cast of a finite, non-negative float product (toward zero)."""
+    return int(x) if x == x else 0
 
 
 def java_int(x: float) -> int:
@@ -49,10 +61,15 @@ class CSQueue:
     __slots__ = (
         "abs_cap",
         "abs_max",
+        "absolute",
         "acls",
         "allocated_by_locality",
         "capacity",
         "children",
+        "conf_max_m",
+        "conf_max_v",
+        "conf_min_m",
+        "conf_min_v",
         "eff_max_m",
         "eff_max_v",
         "eff_min_m",
@@ -93,6 +110,19 @@ class CSQueue:
             # CSQueueUtils.updateAbsoluteCapacitiesByNodeLabels (float products)
             self.abs_cap = f32(self.capacity * parent.abs_cap)
             self.abs_max = f32(self.max_capacity * parent.abs_max)
+        # AbstractCSQueue.updateCapacityConfigType / updateConfigurableResourceLimits: the mode, and the configured
+        # minimum and maximum resources ((0, 0) = Resources.none()). A queue with a minimum but no maximum inherits
+        # its parent's configured maximum. Root's effective resources are always the cluster's.
+        self.absolute = parent is not None and conf.is_absolute_resource(path)
+        self.conf_min_m, self.conf_min_v = conf.get_minimum_resource_requirement(path)
+        self.conf_max_m, self.conf_max_v = conf.get_maximum_resource_requirement(path)
+        if (
+            parent is not None
+            and self.conf_max_m == 0
+            and self.conf_max_v == 0
+            and (self.conf_min_m != 0 or self.conf_min_v != 0)
+        ):
+            self.conf_max_m, self.conf_max_v = parent.conf_max_m, parent.conf_max_v
         state = conf.get_state(path)
         # AbstractCSQueue.initializeQueueState: a STOPPED parent stops its children.
         if parent is not None and parent.state == QueueState.STOPPED:
@@ -116,13 +146,70 @@ class CSQueue:
 
     # -- capacities --------------------------------------------------------------------------------------------
     def update_effective_resources(self, ctx: SchedulerContext) -> None:
-        """``updateEffectiveResources`` (percentage mode): truncating products of the partition resource."""
+        """``updateEffectiveResources``: percentage mode takes truncating products of the partition resource;
+        absolute mode its configured resources (below); root the whole partition."""
         cm, cv = ctx.cluster_m, ctx.cluster_v
-        if self.parent is None:
+        parent = self.parent
+        if parent is None:
             self.eff_min_m, self.eff_min_v, self.eff_max_m, self.eff_max_v = cm, cv, cm, cv
+        elif self.absolute:
+            self._update_absolute_effective_resources(ctx, parent)
         else:
             self.eff_min_m, self.eff_min_v = int(cm * self.abs_cap), int(cv * self.abs_cap)
             self.eff_max_m, self.eff_max_v = int(cm * self.abs_max), int(cv * self.abs_max)
+
+    def _update_absolute_effective_resources(self, ctx: SchedulerContext, parent: ParentQueue) -> None:
+        """AbstractCSQueue.updateEffectiveResources, ABSOLUTE_RESOURCE branch, then
+        deriveCapacityFromAbsoluteConfigurations (Hadoop 3.4)."""
+        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
+        # createNormalizedMinResource: (long) (configured * ratio) in Java float arithmetic, per resource type for
+        # which the parent computed a ratio (only when its children's configured sum exceeds what it has).
+        rm, rv = parent.min_ratio_m, parent.min_ratio_v
+        self.eff_min_m = self.conf_min_m if rm < 0 else java_long(f32(f32(float(self.conf_min_m)) * rm))
+        self.eff_min_v = self.conf_min_v if rv < 0 else java_long(f32(f32(float(self.conf_min_v)) * rv))
+        # getOrInheritMaxResource: min(configured max, parent's configured max or, when it has none, the parent's
+        # effective max); no configured max inherits the parent's.
+        pm, pv = parent.conf_max_m, parent.conf_max_v
+        if pm == 0 and pv == 0:
+            pm, pv = parent.eff_max_m, parent.eff_max_v
+        if self.conf_max_m == 0 and self.conf_max_v == 0:
+            self.eff_max_m, self.eff_max_v = pm, pv
+        else:
+            self.eff_max_m, self.eff_max_v = rc.min(cm, cv, self.conf_max_m, self.conf_max_v, pm, pv)
+        # deriveCapacityFromAbsoluteConfigurations: capacities for metrics, ordering and limits (an infinite ratio,
+        # a parent with nothing, reads 0).
+        self.capacity = f32(rc.divide(cm, cv, self.eff_min_m, self.eff_min_v, parent.eff_min_m, parent.eff_min_v))
+        self.max_capacity = f32(
+            rc.divide(cm, cv, self.eff_max_m, self.eff_max_v, parent.eff_max_m, parent.eff_max_v)
+        )
+        self.abs_cap = f32(self.capacity * parent.abs_cap)
+        self.abs_max = f32(self.max_capacity * parent.abs_max)
+
+    # Read-only views (QueueResourceQuotas / CSQueue getters), for reports and tests.
+    @property
+    def configured_min_resource(self) -> Resource:
+        """``getQueueResourceQuotas().getConfiguredMinResource()``: the absolute capacity, none (0, 0) if unset."""
+        return Resource(self.conf_min_m, self.conf_min_v)
+
+    @property
+    def configured_max_resource(self) -> Resource:
+        """``getConfiguredMaxResource()``: the absolute maximum-capacity (or the parent's, inherited)."""
+        return Resource(self.conf_max_m, self.conf_max_v)
+
+    @property
+    def effective_min_resource(self) -> Resource:
+        """``getEffectiveMinResource()`` (``getEffectiveCapacity("")``)."""
+        return Resource(self.eff_min_m, self.eff_min_v)
+
+    @property
+    def effective_max_resource(self) -> Resource:
+        """``getEffectiveMaxResource()``."""
+        return Resource(self.eff_max_m, self.eff_max_v)
+
+    @property
+    def capacity_config_type(self) -> str:
+        """``getCapacityConfigType()``: ``ABSOLUTE_RESOURCE`` or ``PERCENTAGE``."""
+        return "ABSOLUTE_RESOURCE" if self.absolute else "PERCENTAGE"
 
     def used_capacity(self, ctx: SchedulerContext) -> float:
         """``usedCapacity = rc.divide(partition, used, max(effectiveMin, minimumAllocation))``."""
@@ -172,6 +259,15 @@ class CSQueue:
             queue = queue.parent
         return False
 
+    def queue_user_acl_info(self, user: str, groups: tuple[str, ...] = ()) -> list[tuple[str, list[QueueACL]]]:
+        """``getQueueUserAclInfo(user)``: (queue path, the ACLs ``user`` holds there) for this queue, then its
+        descendants in order (ParentQueue.getQueueUserAclInfo / LeafQueue.getQueueUserAclInfo)."""
+        held = [acl for acl in QueueACL if self.has_access(acl, user, groups)]
+        out: list[tuple[str, list[QueueACL]]] = [(self.path, held)]
+        for child in self.children:
+            out.extend(child.queue_user_acl_info(user, groups))
+        return out
+
     def child_limits(self, ctx: SchedulerContext, child: CSQueue, limits: ResourceLimits, net: bool) -> ResourceLimits:
         """``getResourceLimitsOfChild``: ``min(limit, effectiveMax) [- blocked] - used + child.used``, rounded down."""
         rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
@@ -214,8 +310,8 @@ class CSQueue:
 
 def _priority_utilization_cmp(a: tuple[float, float, int, CSQueue], b: tuple[float, float, int, CSQueue]) -> int:
     # PriorityUtilizationQueueOrderingPolicy.PriorityQueueComparator (default partition).
-    abs1, used1, p1, _ = a
-    abs2, used2, p2, _ = b
+    abs1, used1, p1, q1 = a
+    abs2, used2, p2, q2 = b
     if (abs1 > 0) != (abs2 > 0):
         return -1 if abs1 > 0 else 1
     if p1 == p2:
@@ -225,6 +321,10 @@ def _priority_utilization_cmp(a: tuple[float, float, int, CSQueue], b: tuple[flo
     else:
         res = (used1 > used2) - (used1 < used2)
     if res == 0:
+        m1, v1, m2, v2 = q1.conf_min_m, q1.conf_min_v, q2.conf_min_m, q2.conf_min_v
+        if (m1 != 0 or v1 != 0) and (m2 != 0 or v2 != 0):
+            # both have configured minimum resources: minEffRes2.compareTo(minEffRes1), the larger first
+            return (m1 < m2) - (m1 > m2) if m1 != m2 else (v1 < v2) - (v1 > v2)
         res = (abs1 < abs2) - (abs1 > abs2)  # larger absolute capacity first
     return res
 
@@ -232,18 +332,25 @@ def _priority_utilization_cmp(a: tuple[float, float, int, CSQueue], b: tuple[flo
 class ParentQueue(CSQueue):
     """``AbstractParentQueue``: serves its children in utilization order, one container per call."""
 
-    __slots__ = ("respect_priority",)
+    __slots__ = ("min_ratio_m", "min_ratio_v", "respect_priority", "with_configured_min")
 
     def __init__(self, conf: CapacitySchedulerConfiguration, path: str, parent: ParentQueue | None) -> None:
         super().__init__(conf, path, parent)
         policy = conf.get_queue_ordering_policy(path)
         self.respect_priority = policy == "priority-utilization"
+        # effectiveMinRatioPerResource (memory, vcores); -1 = no ratio for that type (no scaling down)
+        self.min_ratio_m = -1.0
+        self.min_ratio_v = -1.0
+        # Whether some child has a configured minimum resource (the ordering policy's tie-break then compares them)
+        self.with_configured_min = False
 
     def ordered_children(self, ctx: SchedulerContext) -> list[CSQueue]:
         """A sorted copy of the children (stable: ties keep the ``queues`` order)."""
         children = self.children
         if len(children) < 2:
             return children
+        if self.with_configured_min:
+            return self._ordered_children_absolute(ctx)
         decorated: list[tuple[float, float, int, CSQueue]] = []
         if not ctx.rc.dominant and not self.respect_priority:
             # Fast path of the same comparator for the memory-only calculator.
@@ -273,10 +380,53 @@ class ParentQueue(CSQueue):
             decorated.sort(key=lambda d: (0 if d[0] > 0 else 1, d[1], -d[0]))
         return [d[3] for d in decorated]
 
+    def _ordered_children_absolute(self, ctx: SchedulerContext) -> list[CSQueue]:
+        """The same order where children have configured minimum resources: PriorityQueueComparator's tie-break
+        compares two configured minimums (the larger first, ``Resource.compareTo``: memory, then vcores) before it
+        falls back to the absolute capacities."""
+        decorated: list[tuple[float, float, int, CSQueue]] = []
+        for q in self.children:
+            ab = q.abs_cap
+            used = q.used_capacity(ctx) if ab > 0 else q.absolute_used_capacity(ctx)
+            decorated.append((ab, used, q.priority if self.respect_priority else 0, q))
+        decorated.sort(key=functools.cmp_to_key(_priority_utilization_cmp))
+        return [d[3] for d in decorated]
+
     def update_cluster_resource(self, ctx: SchedulerContext, limits: ResourceLimits) -> None:
+        # AbstractParentQueue.updateClusterResource -> calculateEffectiveResourcesAndCapacity: this queue's own
+        # effective resources first, then the ratio its absolute children scale their minimums by
+        # (recalculateEffectiveMinRatio), then the children.
         self.update_effective_resources(ctx)
+        self._recalculate_effective_min_ratio(ctx)
         for child in self.children:
             child.update_cluster_resource(ctx, self.child_limits(ctx, child, limits, net=False))
+
+    def _recalculate_effective_min_ratio(self, ctx: SchedulerContext) -> None:
+        """AbstractParentQueue.recalculateEffectiveMinRatio: when this queue has less than its children's configured
+        minimum resources (``Resources.lessThan`` under the calculator: memory only for the default one), each
+        resource type gets the ratio ``(float) have / Σ configured``; otherwise none, and the children keep their
+        configured minimums. Root compares the cluster resource (and only a non-empty one)."""
+        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
+        sm = sv = 0
+        for child in self.children:
+            sm += child.conf_min_m
+            sv += child.conf_min_v
+        self.with_configured_min = sm != 0 or sv != 0
+        self.min_ratio_m = self.min_ratio_v = -1.0
+        if not self.with_configured_min:
+            return
+        if self.parent is None:
+            if cm == 0 and cv == 0:
+                return
+            nm, nv = cm, cv
+        else:
+            nm, nv = self.eff_min_m, self.eff_min_v
+        if rc.compare(cm, cv, nm, nv, sm, sv) >= 0:
+            return
+        if sm != 0:
+            self.min_ratio_m = f32(float(nm) / float(sm))
+        if sv != 0:
+            self.min_ratio_v = f32(float(nv) / float(sv))
 
     def assign(self, ctx: SchedulerContext, node: SchedulerNode, limits: ResourceLimits) -> CSAssignment | None:
         rc = ctx.rc

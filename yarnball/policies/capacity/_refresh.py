@@ -136,6 +136,9 @@ def _take_settings(live: CSQueue, parsed: CSQueue) -> None:
     live.max_capacity = parsed.max_capacity
     live.abs_cap = parsed.abs_cap
     live.abs_max = parsed.abs_max
+    live.absolute = parsed.absolute
+    live.conf_min_m, live.conf_min_v = parsed.conf_min_m, parsed.conf_min_v
+    live.conf_max_m, live.conf_max_v = parsed.conf_max_m, parsed.conf_max_v
     live.priority = parsed.priority
     live.acls = parsed.acls
     live.max_alloc_m, live.max_alloc_v = parsed.max_alloc_m, parsed.max_alloc_v
@@ -178,7 +181,7 @@ def _take_leaf_settings(live: LeafQueue, parsed: LeafQueue) -> None:
 def reinitialize(cs: CapacityScheduler, conf: CapacitySchedulerConfiguration) -> None:
     """Refresh ``cs``'s queues from ``conf`` (see the module docstring); raise and change nothing when refused."""
     try:
-        conf.validate()
+        conf.validate(cs.cluster_resource)
         new = _parse(conf)
         _check_states(conf, new)
         validate_queue_hierarchy(cs.queues, new, conf)

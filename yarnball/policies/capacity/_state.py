@@ -256,3 +256,9 @@ class SchedulerApp:
 
     def has_pending(self) -> bool:
         return self.pending_m > 0 or self.pending_v > 0
+
+    def get_outstanding_asks_count(self, priority: int, allocation_request_id: int = -1) -> int:
+        """``SchedulerApplicationAttempt.getOutstandingAsksCount(schedulerKey)``: the scheduler key's ANY count (0 for
+        a key without asks)."""
+        ka = self.keys.get((priority, allocation_request_id))
+        return ka.any_count if ka is not None else 0

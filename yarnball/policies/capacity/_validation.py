@@ -4,9 +4,13 @@ Hadoop checks the configuration while it builds the queue tree: CapacitySchedule
 allocation) first, then CapacitySchedulerQueueManager.parseQueue depth first, each queue's capacities on
 creation (CapacitySchedulerConfiguration getters, CSQueueUtils.capacitiesSanityCheck, the maximum allocation in
 AbstractCSQueue) and each parent's children sum once its children exist (ParentQueue.setChildQueues, Hadoop
-3.2 wording). The first failure is raised. Nothing Hadoop loads is rejected, with two exceptions marked
-"yarnball": NaN/Infinity values (CapacitySchedulerConfiguration._float) and capacities yarnball does not model
-(absolute resources, weights). Keys of undeclared queues, which Hadoop ignores, are only warned about.
+3.2 wording). Absolute-resource capacities (``[memory=...,vcores=...]``) get the checks of Hadoop's legacy queue mode:
+AbstractCSQueue.updateConfigurableResourceLimits per queue (min above max, max above the parent's) and
+ParentQueue.setChildQueues / getCapacityConfigurationTypeForQueues per parent (modes mixed among siblings or between a
+parent and its children, children's minimum resources above the parent's). The first failure is raised. Nothing
+Hadoop loads is rejected, with two exceptions marked "yarnball": NaN/Infinity values
+(CapacitySchedulerConfiguration._float) and weight capacities (``2w``), which yarnball does not model. Keys of
+undeclared queues, which Hadoop ignores, are only warned about.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
+from yarnball.policies.capacity._calculator import make_calculator
 from yarnball.protocols import keys as k
 
 if TYPE_CHECKING:
@@ -29,6 +34,16 @@ log = get_logger(__name__)
 
 # ParentQueue.PRECISION: 0.05 % on capacity fractions.
 PRECISION = 0.0005
+
+# Resources.none() as (memory_mb, vcores), and ParentQueue.QueueCapacityType
+NONE = (0, 0)
+PERCENT = "PERCENT"
+ABSOLUTE_RESOURCE = "ABSOLUTE_RESOURCE"
+
+
+def _resource_str(r: tuple[int, int]) -> str:
+    """Hadoop's ``Resource.toString``."""
+    return f"<memory:{r[0]}, vCores:{r[1]}>"
 
 
 # First components of a per-queue key suffix that are properties, not child queue names (used to spot keys
@@ -151,10 +166,18 @@ def _check_allocation(cs: CapacitySchedulerConfiguration) -> None:
 class _TreeValidator:
     """One depth-first walk of the queue tree, as CapacitySchedulerQueueManager.parseQueue does it."""
 
-    def __init__(self, cs: CapacitySchedulerConfiguration) -> None:
+    def __init__(self, cs: CapacitySchedulerConfiguration, cluster: tuple[int, int] = (0, 0)) -> None:
         self.cs = cs
         self.leaf_names: dict[str, str] = {}
         self.paths: list[str] = []
+        # The cluster resource the absolute-resource comparisons are made against (Resources.greaterThan /
+        # lessThan with the scheduler's calculator): none at start-up, the live one on a refresh.
+        self.cluster = cluster
+        self.rc = make_calculator(cs.get_resource_calculator())
+        # QueueResourceQuotas.getConfiguredMin/MaxResource per queue, (0, 0) = none; the maximum after inheritance.
+        self.configured_min: dict[str, tuple[int, int]] = {}
+        self.configured_max: dict[str, tuple[int, int]] = {}
+        self.capacity: dict[str, float] = {}
 
     def walk(self) -> None:
         cs = self.cs
@@ -199,6 +222,9 @@ class _TreeValidator:
                 f"(abs-maximum-capacity={java_float_str(abs_maximum)}) for queue=[{path}],label=[]",
             )
 
+        self.capacity[path] = capacity
+        self._check_resource_limits(path, parent)
+
         # AbstractCSQueue.setupQueueConfigs: maximum allocation, state, ordering.
         cluster_max = cs.get_maximum_allocation()
         queue_max = cs.get_maximum_allocation(path)
@@ -237,6 +263,70 @@ class _TreeValidator:
             self.leaf_names[name] = path
         return capacity
 
+    def _greater(self, a: tuple[int, int], b: tuple[int, int]) -> bool:
+        return self.rc.greater_than(self.cluster[0], self.cluster[1], a[0], a[1], b[0], b[1])
+
+    def _check_resource_limits(self, path: str, parent: str | None) -> None:
+        """AbstractCSQueue.updateConfigurableResourceLimits: a queue's maximum resource may not exceed its parent's
+        configured one, nor its minimum its own maximum; a queue with a minimum but no maximum inherits the parent's
+        configured maximum."""
+        cs = self.cs
+        minimum = cs.get_minimum_resource_requirement(path)
+        maximum = cs.get_maximum_resource_requirement(path)
+        if parent is not None:
+            parent_max = self.configured_max[parent]
+            if parent_max != NONE and self._greater(maximum, parent_max):
+                raise _error(
+                    cs,
+                    cs.get_queue_prefix(path) + k.MAXIMUM_CAPACITY,
+                    f"Max resource configuration {_resource_str(maximum)} is greater than parents max value:"
+                    f"{_resource_str(parent_max)} in queue:{path}",
+                )
+            if maximum == NONE and minimum != NONE and parent_max != NONE:
+                maximum = parent_max
+        if maximum != NONE and self._greater(minimum, maximum):
+            raise _error(
+                cs,
+                cs.get_queue_prefix(path) + k.CAPACITY,
+                f"Min resource configuration {_resource_str(minimum)} is greater than its max value:"
+                f"{_resource_str(maximum)} in queue:{path}",
+            )
+        if maximum != NONE and not cs.is_absolute_resource(path) and path != k.ROOT:
+            # AbstractCSQueue.updateEffectiveResources: a PERCENTAGE-mode queue's effective maximum is
+            # partition x absoluteMaximumCapacity, and an absolute maximum-capacity reads as 100 % there.
+            log.warning(
+                f"{cs.conf.location_of(cs.get_queue_prefix(path) + k.MAXIMUM_CAPACITY)}: queue {path} has a percentage "
+                "capacity and an absolute maximum-capacity: as in Hadoop, its maximum is then 100 % of its parent's "
+                "(set capacity as [memory=...,vcores=...] too for the absolute maximum to apply)"
+            )
+        self.configured_min[path] = minimum
+        self.configured_max[path] = maximum
+
+    def _capacity_type(self, paths: list[str], parent: str) -> str:
+        """ParentQueue.getCapacityConfigurationTypeForQueues (default partition, no weights): PERCENT or
+        ABSOLUTE_RESOURCE, refusing siblings that mix the two. Hadoop's flags are kept as it keeps them: an absolute
+        queue clears the percentage flag set by earlier siblings, so only a percentage queue listed *after* an
+        absolute one is caught."""
+        percentage = absolute = False
+        details = ""
+        for path in paths:
+            if self.capacity[path] > 0:
+                percentage = True
+            if self.configured_min[path] != NONE:
+                absolute = True
+                percentage = False
+                details += f"{{Queue={path}, label= uses absolute mode}}. "
+            if percentage:
+                details += f"{{Queue={path}, label= uses percentage mode}}. "
+        if paths[0] != k.ROOT and percentage and absolute:
+            raise _error(
+                self.cs,
+                self.cs.get_queue_prefix(parent) + k.QUEUES,
+                f"Parent queue '{parent}' have children queue used mixed of  weight mode, percentage and absolute "
+                f"mode, it is not allowed, please double check, details:{details}",
+            )
+        return ABSOLUTE_RESOURCE if absolute else PERCENT
+
     def _check_children(
         self,
         path: str,
@@ -251,12 +341,44 @@ class _TreeValidator:
         total = 0.0
         for child in children:
             total = f32(total + self._parse(f"{path}.{child}", path, abs_capacity, abs_maximum, policy))
+        # ParentQueue.setChildQueues (legacy queue mode): absolute resources on either side need them on both, and
+        # the children's minimum resources must fit in the parent's.
+        paths = [f"{path}.{child}" for child in children]
+        children_type = self._capacity_type(paths, path)
+        parent_type = self._capacity_type([path], path)
+        if ABSOLUTE_RESOURCE in (children_type, parent_type):
+            if children_type != parent_type and path != k.ROOT:
+                raise _error(
+                    cs,
+                    cs.get_queue_prefix(path) + k.QUEUES,
+                    f"Parent={path}: When absolute minResource is used, we must make sure both parent and child all "
+                    "use absolute minResource",
+                )
+            sum_m = sum(self.configured_min[p][0] for p in paths)
+            sum_v = sum(self.configured_min[p][1] for p in paths)
+            parent_min = self.configured_min[path]
+            if parent_min != NONE and self._greater((sum_m, sum_v), parent_min):
+                raise _error(
+                    cs,
+                    cs.get_queue_prefix(path) + k.CAPACITY,
+                    f"Parent Queues capacity: {_resource_str(parent_min)} is less than to its children:"
+                    f"{_resource_str((sum_m, sum_v))} for queue:{name}",
+                )
+        if children_type != PERCENT:
+            return
         # ParentQueue.setChildQueues (Hadoop 2.x-3.2): float sum, 0.05 % precision; a 0 parent needs 0 children.
         delta = f32(abs(f32(1.0 - total)))
         # Hadoop 3.3+ (ParentQueue.allowZeroCapacitySum, the allow-zero-capacity-sum key): children summing to 0
         # under a positive parent load when the parent allows it.
-        zero_allowed = total == 0 and cs.conf.get_bool(cs.get_queue_prefix(path) + k.ALLOW_ZERO_CAPACITY_SUM, False)
-        if (capacity > 0 and delta > f32(PRECISION) and not zero_allowed) or (capacity == 0 and total > 0):
+        allow_zero = cs.conf.get_bool(cs.get_queue_prefix(path) + k.ALLOW_ZERO_CAPACITY_SUM, False)
+        zero_allowed = total == 0 and allow_zero
+        # ... and a parent of 0 % whose children sum to 100 % loads when the parent allows a zero sum (Hadoop 3.3+
+        # setChildQueues: "Even if child pct sum == 1.0, we will make sure parent has positive percent", unless
+        # allowZeroCapacitySum); TestParentQueue.testQueueCapacitySettingParentZeroChildren100pctZeroSumAllowed.
+        full_under_zero = capacity == 0 and delta <= f32(PRECISION) and allow_zero
+        if (capacity > 0 and delta > f32(PRECISION) and not zero_allowed) or (
+            capacity == 0 and total > 0 and not full_under_zero
+        ):
             raise _error(
                 cs,
                 cs.get_queue_prefix(path) + k.QUEUES,
@@ -309,8 +431,9 @@ def _check_undeclared_queues(cs: CapacitySchedulerConfiguration, paths: list[str
             )
 
 
-def validate_capacity_configuration(cs: CapacitySchedulerConfiguration) -> None:
-    """Raise ConfigurationError for the first rule the configuration breaks."""
+def validate_capacity_configuration(cs: CapacitySchedulerConfiguration, cluster: tuple[int, int] = (0, 0)) -> None:
+    """Raise ConfigurationError for the first rule the configuration breaks (``cluster``: the cluster resource the
+    absolute-resource comparisons use, none at start-up as in Hadoop)."""
     _check_allocation(cs)
     cs.get_resource_calculator()
     for getter in (
@@ -330,6 +453,6 @@ def validate_capacity_configuration(cs: CapacitySchedulerConfiguration) -> None:
     # (getMaximumSystemApplications, getMaximumApplicationMasterResourcePercent): a negative maximum-applications
     # loads and makes every submission fail the queue's application limit, as in Hadoop.
     cs.get_maximum_application_master_resource_percent()
-    tree = _TreeValidator(cs)
+    tree = _TreeValidator(cs, cluster)
     tree.walk()
     _check_undeclared_queues(cs, tree.paths)
