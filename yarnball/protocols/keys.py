@@ -506,3 +506,10 @@ DEFAULT_SIMULATION_LAZY_RUNNING_REPORTS = True
 #: call's round trip. 0 compiles before the first window; -1 never compiles. Results are the same either way.
 RAY_COMPILED_GRAPH_AFTER_WINDOWS = "yarnball.ray.compiled-graph-after-windows"
 DEFAULT_RAY_COMPILED_GRAPH_AFTER_WINDOWS = 1000
+
+# -- yarnball: where a live callable container runs (actors/executors/_live.py) -----------------------------------
+#: ``process``: a forkserver process of the NodeManager's machine per container; ``ray``: a Ray task pinned to the
+#: NodeManager's Ray node (Ray must be initialized); ``auto``: ``ray`` when ``ray.is_initialized()``, else
+#: ``process``. Commands always run as processes.
+EXECUTOR_CALLABLE_RUNNER = "yarnball.executor.callable-runner"
+DEFAULT_EXECUTOR_CALLABLE_RUNNER = "auto"
