@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pickle
 from pathlib import Path
+from typing import Any
 
 import pytest
 from live_helpers import (
@@ -38,11 +39,34 @@ from yarnball.actors.executors import callable_context, command_context, contain
 from yarnball.actors.executors._ray import PID_FILE
 from yarnball.errors import ConfigurationError
 from yarnball.launcher.workloads import NodeSpec
-from yarnball.protocols import ContainerExitStatus, keys
+from yarnball.protocols import ContainerExitStatus, RegisterApplicationMasterResponse, keys
 
 pytestmark = [pytest.mark.live, pytest.mark.ray, pytest.mark.usefixtures("ray_cluster")]
 
 ON_RAY = {keys.EXECUTOR_CALLABLE_RUNNER: "ray"}
+#: The bound of the preemption runs: three tasks at once need three Ray workers, and a worker's start-up (a new
+#: interpreter importing Ray) takes seconds on a loaded machine. A bound only: the runs end with their applications.
+RAY_LIMIT_MS = 90_000
+
+
+class GatedRestartingAM(RestartingMRAppMaster):
+    """Registers at once but asks for its tasks only once ``started`` has ``count`` lines (polled on the AM's own
+    timers): the other application's tasks are then running in their Ray workers, whatever Ray's start-up took."""
+
+    def __init__(self, started: Path, count: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.started = started
+        self.count = count
+
+    def on_registered(self, response: RegisterApplicationMasterResponse) -> None:
+        def poll() -> None:
+            lines = self.started.read_text().splitlines() if self.started.exists() else []
+            if len(lines) >= self.count:
+                RestartingMRAppMaster.on_registered(self, response)
+            else:
+                self.after(50, poll)
+
+        poll()
 
 
 @pytest.mark.parametrize("runner", ["ray", "process"])
@@ -135,26 +159,28 @@ def test_a_callable_ignoring_its_cancellation_is_force_killed_on_ray(tmp_path: P
 @pytest.mark.parametrize("loop", [checkpointing_loop, grace_checkpoint_loop], ids=["each-step", "grace-period"])
 def test_a_preempted_task_on_ray_resumes_from_its_checkpoint(tmp_path: Path, loop: object) -> None:
     """A preempted task of the checkpointing AM running as Ray tasks (saving each step, or only once cancelled)
-    resumes from its saved step in a new container; every result equals the uninterrupted loop's."""
+    resumes from its saved step in a new container; every result equals the uninterrupted loop's. (The other
+    application asks for its task once both are running: Ray's worker start-up varies.)"""
     started = tmp_path / "started"
-    steps = 30
-    cluster = live_cluster(tmp_path, {**PREEMPTION, **ON_RAY}, nodes=1)
+    steps = 60
+    # App1 fills the node (AM 256 + 2 x 512 of 1536); app2's AM takes the rest, its task needs one of app1's.
+    cluster = live_cluster(tmp_path, {**PREEMPTION, **ON_RAY}, nodes=1, memory_mb=1536)
     app1 = cluster.submit(
         CheckpointingMRAppMaster(
             name="app1", queue="a", am_resource=AM, heartbeat_interval_ms=50,
-            tasks=mapreduce_tasks(3, map_ms=1500, resource=Resource(512, 1)),
-            work=CallableWork(loop, 0.3, steps, 0.05, str(started)),
+            tasks=mapreduce_tasks(2, map_ms=6000, resource=Resource(512, 1)),
+            work=CallableWork(loop, 0.3, steps, 0.1, str(started)),
             store=FileSystemCheckpointStore(tmp_path / "checkpoints"), output_dir=tmp_path / "results",
         )
     )  # fmt: skip
     cluster.submit(
-        RestartingMRAppMaster(
-            name="app2", queue="b", am_resource=AM, heartbeat_interval_ms=50, submit_at_ms=1300,
+        GatedRestartingAM(
+            started, 2, name="app2", queue="b", am_resource=AM, heartbeat_interval_ms=50,
             tasks=mapreduce_tasks(1, map_ms=100, resource=Resource(512, 1), prefix="b"),
         )
     )  # fmt: skip
     try:
-        cluster.run(until_ms=LIMIT_MS)
+        cluster.run(until_ms=RAY_LIMIT_MS)
     finally:
         cluster.close()
     assert cluster.finished()
