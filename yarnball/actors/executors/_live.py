@@ -4,9 +4,11 @@ What it does, after Hadoop's NodeManager:
 
 - **Launch** (``ContainerLaunch.call`` with ``DefaultContainerExecutor``): a command runs as ``/bin/bash -c
   "<commands>"``, a Python callable in a ``multiprocessing`` forkserver process (one process per container, as the
-  NM forks one; a shared pool worker could not be signalled or measured per container). Either is a session
-  leader, with the container's environment (``CONTAINER_ID``, ``APPLICATION_ID``, ``NM_HOST``, ``NM_PORT``,
-  ``LOG_DIRS``, ``PWD`` plus the launch context's), its working directory
+  NM forks one; a shared pool worker could not be signalled or measured per container), or as a Ray task when
+  ``yarnball.executor.callable-runner`` says so (``_ray.py``: its worker is measured, a cancel file is its SIGTERM
+  and ``ray.cancel(force=True)`` its SIGKILL). A process is a session leader. Each has the container's environment
+  (``CONTAINER_ID``, ``APPLICATION_ID``, ``NM_HOST``, ``NM_PORT``, ``LOG_DIRS``, ``PWD`` plus the launch
+  context's), its working directory
   ``<local-dir>/usercache/<user>/appcache/<application>/<container>`` and its stdout and stderr in
   ``<log-dir>/<application>/<container>/``. The directories are ``yarn.nodemanager.local-dirs`` and
   ``yarn.nodemanager.log-dirs`` (first entry) when set, else ``nm-local-dir`` and ``userlogs`` under the live
