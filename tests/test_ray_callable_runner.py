@@ -9,6 +9,7 @@ test process is connected to; nothing sleeps to synchronise (runs end with their
 from __future__ import annotations
 
 import pickle
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from live_helpers import (
     checkpointing_loop,
     fail,
     grace_checkpoint_loop,
+    hog,
     iterate,
     live_cluster,
     spin_ignoring_cancel,
@@ -124,6 +126,24 @@ def test_a_raising_callable_on_ray_exits_1_with_its_traceback(tmp_path: Path) ->
     stderr = (logs / "stderr").read_text()
     assert "Traceback" in stderr and "ValueError: boom" in stderr and "ValueError: boom" in failed.diagnostics
     assert (logs / "stdout").read_text() == "about to fail\n"
+
+
+def test_a_ray_task_over_its_memory_is_killed_with_hadoops_diagnostics(tmp_path: Path) -> None:
+    """The NM's monitor measures the Ray worker whose pid the task reported: a callable holding 400 MB in a 256 MB
+    container is killed KILLED_EXCEEDED_PMEM (-104) with ContainersMonitorImpl's message naming that pid, and,
+    ignoring its cancellation, force-killed (137)."""
+    _, am = run_one(tmp_path, callable_context(hog, (400,)), conf=ON_RAY)
+    (status,) = am.statuses
+    assert status.exit_status == ContainerExitStatus.KILLED_EXCEEDED_PMEM
+    cid = status.container_id
+    work_dir = container_work_dir(tmp_path / "work" / "nm-local-dir", "yarnball", cid)
+    pid = int((work_dir / PID_FILE).read_text())
+    pattern = (
+        rf"Container \[pid={pid},containerID={cid}\] is running beyond physical memory limits\. "
+        r"Current usage: [\d.]+ MB of 256 MB physical memory used; "
+    )
+    assert re.match(pattern, status.diagnostics), status.diagnostics
+    assert "\nContainer killed on request. Exit code is 137\n" in status.diagnostics
 
 
 def test_a_callable_ignoring_its_cancellation_is_force_killed_on_ray(tmp_path: Path) -> None:
