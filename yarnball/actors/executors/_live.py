@@ -319,6 +319,8 @@ class LiveExecutor:
             return
         self._unwatch(proc)
         code = self._reap(proc)
+        if proc.kind == "ray" and proc.pid < 0:
+            proc.pid = proc.handle.worker_pid()  # (for the log: the monitor may not have read it yet)
         self.history.setdefault(cid, []).append(("exit", time.monotonic()))
         if proc.kind != "ray":  # (a Ray worker's group is not the container's: Ray reuses its workers)
             try:

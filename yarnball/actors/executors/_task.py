@@ -9,6 +9,10 @@ SIGTERM sets ``ctx.cancelled``; ``ctx.check()`` then raises :class:`~yarnball.er
 cancellation a callable observes: it has until ``yarn.nodemanager.sleep-delay-before-sigkill.ms`` after the
 SIGTERM to save a checkpoint and return (or let the exception out); then SIGKILL.
 
+As a Ray task (``run_callable_in_worker``, the ``ray`` runner of ``_ray.py``) the callable runs in a Ray worker
+instead: no session of its own, its pid written to a file for the NM's monitor, and the SIGTERM is a cancel file
+that ``ctx.cancelled`` looks for (the worker keeps Ray's own SIGTERM handler); the exit codes are the same.
+
 Exit codes: 0 when ``fn`` returns (its value is pickled to ``YARNBALL_RESULT_PATH`` if set), 143 when it lets
 ContainerKilled out (as a process ended by SIGTERM), 1 when it raises anything else (the traceback goes to stderr).
 """
