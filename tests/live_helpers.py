@@ -39,7 +39,10 @@ def live_cluster(tmp_path: Path, conf: Mapping[str, object] | None = None, nodes
                  **kwargs: Any) -> Cluster:  # fmt: skip
     """A live embedded cluster of ``nodes`` nodes with its work directory in ``tmp_path``."""
     specs = [NodeSpec(f"node{i}", "/rack1", Resource(memory_mb, 4)) for i in range(1, nodes + 1)]
-    return Cluster({**FAST, **(conf or {})}, specs, seed=1, clock="wall", work_dir=tmp_path / "work", **kwargs)
+    # Callables in forkserver processes unless ``conf`` says otherwise: the default (auto) would run them as Ray
+    # tasks whenever an earlier test of the session initialized Ray (tests/test_ray_callable_runner.py runs both).
+    conf = {"yarnball.executor.callable-runner": "process", **(conf or {})}
+    return Cluster({**FAST, **conf}, specs, seed=1, clock="wall", work_dir=tmp_path / "work", **kwargs)
 
 
 class ContextAM(ApplicationMaster):
@@ -148,3 +151,21 @@ def grace_checkpoint_loop(ctx: ContainerContext, x0: float, steps: int, step_s: 
         x = step(x)
         i += 1
     return x
+
+
+def whereabouts(ctx: ContainerContext) -> dict[str, Any]:
+    """The process and the Ray task (None outside one) the callable runs in."""
+    import sys
+
+    ray = sys.modules.get("ray")
+    task = ray.get_runtime_context().get_task_id() if ray is not None and ray.is_initialized() else None
+    return {"pid": os.getpid(), "task_id": task, "container": ctx.container_id, "cwd": os.getcwd()}
+
+
+def spin_ignoring_cancel(ctx: ContainerContext, running: str, seen: str) -> None:
+    """Write ``running``, then loop forever; write ``seen`` once ``ctx.cancelled`` (only a SIGKILL ends it)."""
+    Path(running).write_text(ctx.container_id)
+    while True:
+        if ctx.cancelled and not os.path.exists(seen):
+            Path(seen).write_text(ctx.container_id)
+        time.sleep(0.01)

@@ -516,3 +516,10 @@ DEFAULT_RAY_RM_HOST_IN_DRIVER = True
 #: where the actors run changes, never the results.
 RAY_RM_HOST_SHARE = "yarnball.ray.rm-host-share"
 DEFAULT_RAY_RM_HOST_SHARE = 0.25
+
+# -- yarnball: where a live callable container runs (actors/executors/_live.py) -----------------------------------
+#: ``process``: a forkserver process of the NodeManager's machine per container; ``ray``: a Ray task pinned to the
+#: NodeManager's Ray node (Ray must be initialized); ``auto``: ``ray`` when ``ray.is_initialized()``, else
+#: ``process``. Commands always run as processes.
+EXECUTOR_CALLABLE_RUNNER = "yarnball.executor.callable-runner"
+DEFAULT_EXECUTOR_CALLABLE_RUNNER = "auto"

@@ -4,9 +4,11 @@ What it does, after Hadoop's NodeManager:
 
 - **Launch** (``ContainerLaunch.call`` with ``DefaultContainerExecutor``): a command runs as ``/bin/bash -c
   "<commands>"``, a Python callable in a ``multiprocessing`` forkserver process (one process per container, as the
-  NM forks one; a shared pool worker could not be signalled or measured per container). Either is a session
-  leader, with the container's environment (``CONTAINER_ID``, ``APPLICATION_ID``, ``NM_HOST``, ``NM_PORT``,
-  ``LOG_DIRS``, ``PWD`` plus the launch context's), its working directory
+  NM forks one; a shared pool worker could not be signalled or measured per container), or as a Ray task when
+  ``yarnball.executor.callable-runner`` says so (``_ray.py``: its worker is measured, a cancel file is its SIGTERM
+  and ``ray.cancel(force=True)`` its SIGKILL). A process is a session leader. Each has the container's environment
+  (``CONTAINER_ID``, ``APPLICATION_ID``, ``NM_HOST``, ``NM_PORT``, ``LOG_DIRS``, ``PWD`` plus the launch
+  context's), its working directory
   ``<local-dir>/usercache/<user>/appcache/<application>/<container>`` and its stdout and stderr in
   ``<log-dir>/<application>/<container>/``. The directories are ``yarn.nodemanager.local-dirs`` and
   ``yarn.nodemanager.log-dirs`` (first entry) when set, else ``nm-local-dir`` and ``userlogs`` under the live
@@ -47,6 +49,7 @@ from yarnball.actors._kernel import NORMAL, WallClock
 from yarnball.actors.executors._launch import LAUNCHED_AT_ENV, real_work
 from yarnball.actors.executors._procfs import long2string, scan_groups, tree_dump
 from yarnball.actors.executors._task import run_callable
+from yarnball.errors import ConfigurationError
 from yarnball.protocols import Configuration, ContainerExitStatus, ContainerId, keys
 from yarnball.protocols._executor import ContainerProcessExited
 
@@ -64,6 +67,8 @@ def start_forkserver() -> None:
     multiprocessing.forkserver.ensure_running()
 
 
+#: Values of ``yarnball.executor.callable-runner``.
+RUNNERS = ("auto", "ray", "process")
 TERMINATED = 143  # ExitCode.TERMINATED (SIGTERM)
 FORCE_KILLED = 137  # ExitCode.FORCE_KILLED (SIGKILL)
 STDERR_TAIL = 4096  # ContainerLaunch: "Last 4096 bytes of stderr"
@@ -120,6 +125,12 @@ class LiveExecutor:
         self.pmem_check = conf.get_bool(keys.NM_PMEM_CHECK_ENABLED, keys.DEFAULT_NM_PMEM_CHECK_ENABLED)
         self.vmem_check = conf.get_bool(keys.NM_VMEM_CHECK_ENABLED, keys.DEFAULT_NM_VMEM_CHECK_ENABLED)
         self.vmem_ratio = conf.get_float(keys.NM_VMEM_PMEM_RATIO, keys.DEFAULT_NM_VMEM_PMEM_RATIO)
+        runner = (conf.get(keys.EXECUTOR_CALLABLE_RUNNER) or keys.DEFAULT_EXECUTOR_CALLABLE_RUNNER).strip().lower()
+        if runner not in RUNNERS:
+            raise ConfigurationError(
+                f"{keys.EXECUTOR_CALLABLE_RUNNER}: expected one of {', '.join(RUNNERS)}, got {runner!r}"
+            )
+        self.callable_runner = runner
         self.processes: dict[ContainerId, _Process] = {}
         #: Per container, the signals sent and the exit, as (what, time.monotonic()) pairs (for tests and reports).
         self.history: dict[ContainerId, list[tuple[str, float]]] = {}
@@ -152,8 +163,14 @@ class LiveExecutor:
             loop = self.loop = asyncio.get_running_loop()
             log_dir.mkdir(parents=True, exist_ok=True)
             work_dir.mkdir(parents=True, exist_ok=True)
-            if work.kind == "command":
+            kind = work.kind
+            if kind == "command":
                 handle: Any = self._start_command(work.command, env, work_dir, log_dir)
+            elif self._on_ray():
+                from yarnball.actors.executors._ray import RayTask
+
+                kind = "ray"
+                handle = RayTask(str(cid), work.payload, env, work_dir, log_dir)
             else:
                 handle = _MP.Process(
                     target=run_callable,
@@ -167,19 +184,31 @@ class LiveExecutor:
             self._post(cid, -1, f"Failed to launch container {cid}: {why}")
             return True
         pmem = container.resource.memory_mb * 1024 * 1024
-        proc = _Process(cid, work.kind, handle, log_dir, pmem, int(pmem * self.vmem_ratio))
+        proc = _Process(cid, kind, handle, log_dir, pmem, int(pmem * self.vmem_ratio))
         self.processes[cid] = proc
         self.history[cid] = [("start", proc.started)]
-        if work.kind == "command":
+        if kind == "command":
             proc.fd = os.pidfd_open(proc.pid)
             loop.add_reader(proc.fd, self._exited, cid)
+        elif kind == "ray":
+            handle.future.add_done_callback(lambda _: _call_soon(loop, self._exited, cid))
         else:
             loop.add_reader(handle.sentinel, self._exited, cid)
         if self._monitor is None and (self.pmem_check or self.vmem_check):
             self._monitor = loop.call_later(self.monitor_interval_s, self._monitoring_round)
-        self.nm.log.info("container_process_started", container=str(cid), pid=proc.pid, kind=work.kind,
+        self.nm.log.info("container_process_started", container=str(cid), pid=proc.pid, kind=kind,
                          log_dir=str(log_dir))  # fmt: skip
         return True
+
+    def _on_ray(self) -> bool:
+        """Whether a callable container runs as a Ray task (the runner the configuration asks for)."""
+        from yarnball.actors.executors._ray import ray_is_initialized
+
+        if self.callable_runner == "process":
+            return False
+        if self.callable_runner == "ray" and not ray_is_initialized():
+            raise ValueError(f"{keys.EXECUTOR_CALLABLE_RUNNER} is ray but Ray is not initialized (call ray.init())")
+        return ray_is_initialized()
 
     def _start_command(
         self, command: str, env: dict[str, str], work_dir: Path, log_dir: Path
@@ -227,7 +256,8 @@ class LiveExecutor:
         for cid, proc in list(self.processes.items()):
             self._signal(proc, signal.SIGKILL)
             self._unwatch(proc)
-            self._reap(proc)
+            if proc.kind != "ray":  # (Ray reaps its worker; the task's result is not waited for)
+                self._reap(proc)
             del self.processes[cid]
         if self._monitor is not None:
             self._monitor.cancel()
@@ -236,6 +266,14 @@ class LiveExecutor:
     # -- signals and exits ------------------------------------------------------------------------------------
     def _signal(self, proc: _Process, sig: signal.Signals) -> None:
         self.history.setdefault(proc.cid, []).append((sig.name, time.monotonic()))
+        if proc.kind == "ray":
+            # SIGTERM: the task's cancel file (ctx.cancelled); SIGKILL: ray.cancel(force=True) kills the worker
+            if sig == signal.SIGTERM:
+                proc.handle.terminate()
+            else:
+                proc.handle.force_kill()
+            self.nm.log.info("container_signalled", container=str(proc.cid), pid=proc.pid, signal=sig.name)
+            return
         try:
             os.killpg(proc.pid, sig)  # the whole container (ContainerExecutor.signalContainer on the group)
         except ProcessLookupError:
@@ -253,8 +291,8 @@ class LiveExecutor:
 
     def _unwatch(self, proc: _Process) -> None:
         loop = self.loop
-        fd = proc.fd if proc.kind == "command" else proc.handle.sentinel
-        if loop is not None and not loop.is_closed():
+        fd = proc.fd if proc.kind == "command" else -1 if proc.kind == "ray" else proc.handle.sentinel
+        if loop is not None and not loop.is_closed() and fd >= 0:
             loop.remove_reader(fd)
         if proc.kind == "command" and proc.fd >= 0:
             os.close(proc.fd)
@@ -267,6 +305,8 @@ class LiveExecutor:
     def _reap(proc: _Process) -> int:
         if proc.kind == "command":
             code = proc.handle.wait()
+        elif proc.kind == "ray":
+            code = proc.handle.exit_code()
         else:
             proc.handle.join()
             code = proc.handle.exitcode
@@ -279,11 +319,14 @@ class LiveExecutor:
             return
         self._unwatch(proc)
         code = self._reap(proc)
+        if proc.kind == "ray" and proc.pid < 0:
+            proc.pid = proc.handle.worker_pid()  # (for the log: the monitor may not have read it yet)
         self.history.setdefault(cid, []).append(("exit", time.monotonic()))
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # what the container left running in its group goes with it
-        except (ProcessLookupError, PermissionError):
-            pass
+        if proc.kind != "ray":  # (a Ray worker's group is not the container's: Ray reuses its workers)
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # what the container left running in its group goes with it
+            except (ProcessLookupError, PermissionError):
+                pass
         self.nm.log.info("container_process_exited", container=str(cid), pid=proc.pid, exit_code=code)
         if proc.kill is not None:
             status, diagnostics = proc.kill
@@ -328,9 +371,14 @@ class LiveExecutor:
         self._monitor = None
         if not self.processes or self.closed:
             return
-        groups = scan_groups({p.pid for p in self.processes.values()})
+        for proc in self.processes.values():
+            if proc.kind == "ray" and proc.pid < 0:
+                proc.pid = proc.handle.worker_pid()  # (known once the task started)
+        groups = scan_groups({p.pid for p in self.processes.values() if p.pid > 0})
         for proc in list(self.processes.values()):
             tree = groups.get(proc.pid) or []
+            if proc.kind == "ray":
+                tree = tree[:1]  # the worker alone (its process group is Ray's, not the container's)
             if proc.kill is not None or not tree:
                 continue
             rss = sum(p.rss_bytes for p in tree)
@@ -342,7 +390,8 @@ class LiveExecutor:
                 f"{long2string(rss)}B of {long2string(proc.pmem_limit)}B physical memory used; "
                 f"{long2string(vmem)}B of {long2string(proc.vmem_limit)}B virtual memory used"
             )  # formatUsageString
-            if self.vmem_check and _over_limit(vmem, aged_vmem, proc.vmem_limit):
+            # A Ray worker's address space is mostly Ray's (its object store mappings, gigabytes): no vmem check.
+            if self.vmem_check and proc.kind != "ray" and _over_limit(vmem, aged_vmem, proc.vmem_limit):
                 kind, status = "virtual", ContainerExitStatus.KILLED_EXCEEDED_VMEM
             elif self.pmem_check and _over_limit(rss, aged_rss, proc.pmem_limit):
                 kind, status = "physical", ContainerExitStatus.KILLED_EXCEEDED_PMEM
@@ -359,6 +408,14 @@ class LiveExecutor:
         if self.processes:
             assert self.loop is not None
             self._monitor = self.loop.call_later(self.monitor_interval_s, self._monitoring_round)
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, callback: Any, *args: Any) -> None:
+    """``loop.call_soon_threadsafe`` from Ray's callback thread, unless the run's loop is already closed."""
+    try:
+        loop.call_soon_threadsafe(callback, *args)
+    except RuntimeError:
+        pass
 
 
 def _over_limit(current: int, aged: int, limit: int) -> bool:
