@@ -170,6 +170,7 @@ class RayHosts(HostGroup):
         if self._started_ray:
             _idle.clear()  # actors of an earlier Ray are gone
         self._dead: set[int] = set()
+        self._reset_args = (hosts, conf, options, log_parts, log_level)  # to replace a dead host (replace)
         self.actors = [_idle.pop() if _idle else _RayHostActor.remote() for _ in range(hosts)]
         refs = [
             actor.reset.remote(i, hosts, conf, options, log_parts[i] if log_parts else None, log_level)
@@ -303,6 +304,23 @@ class RayHosts(HostGroup):
         if index in self._dead:
             raise SimulationError(f"shard host {index} is dead; {method} is not available")
         return self._get([self.actors[index].call.remote(method, *args)], method, [index])[0]
+
+    @property
+    def dead(self) -> frozenset[int]:
+        """The hosts found dead so far (launcher/_hostrecovery.py rebuilds them)."""
+        return frozenset(self._dead)
+
+    def replace(self, index: int) -> None:
+        """Put a fresh, reset host actor in place of dead host ``index`` (its event-log part starts over). The
+        compiled window loop is torn down for good: the windows after a recovery are plain calls."""
+        self._teardown()
+        self.compile_after = -1
+        hosts, conf, options, log_parts, log_level = self._reset_args
+        actor = _RayHostActor.remote()
+        ref = actor.reset.remote(index, hosts, conf, options, log_parts[index] if log_parts else None, log_level)
+        self.actors[index] = actor
+        self._dead.discard(index)
+        self._get([ref], "restart", [index])
 
     def kill(self, index: int) -> None:
         """Kill one host's Ray actor (fault injection for tests and drills)."""

@@ -483,3 +483,8 @@ DEFAULT_SIMULATION_LAZY_RUNNING_REPORTS = True
 #: call's round trip. 0 compiles before the first window; -1 never compiles. Results are the same either way.
 RAY_COMPILED_GRAPH_AFTER_WINDOWS = "yarnball.ray.compiled-graph-after-windows"
 DEFAULT_RAY_COMPILED_GRAPH_AFTER_WINDOWS = 1000
+#: Bytes of cross-host batches the coordinator may keep to rebuild a dead shard host (launcher/_hostrecovery.py):
+#: every batch delivered to every host since the run began, replayed into a new host actor when one dies. Past the
+#: bound the recording is dropped and a dead host stops the run, as with 0 (recovery off).
+RAY_HOST_RECOVERY_MAX_BYTES = "yarnball.ray.host-recovery.max-bytes"
+DEFAULT_RAY_HOST_RECOVERY_MAX_BYTES = 256 * 1024 * 1024

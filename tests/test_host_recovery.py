@@ -1,0 +1,122 @@
+"""Shard host recovery (launcher/_hostrecovery.py): a host killed mid-run is rebuilt by replay and the run's outputs
+equal a run without the failure; past the recording bound the run stops cleanly, as without recovery."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_ray_backend import write_trace
+from yarnball.errors import SimulationError
+from yarnball.launcher import _sharded
+from yarnball.launcher._hostrecovery import recovering
+from yarnball.launcher.cli import main
+from yarnball.protocols import Configuration, keys
+
+#: Every output that is a function of the inputs and the seed (launcher/_outputs.py).
+EXACT_OUTPUTS = (
+    "events.jsonl",
+    "jobruntime.csv",
+    "realtimetrack.json",
+    "metrics/cluster.csv",
+    "metrics/queues.csv",
+    "metrics/applications.csv",
+)
+#: summary.json fields measured on the wall clock.
+WALL_FIELDS = ("wall_seconds", "speedup")
+#: The ray section's fields measured on the wall clock (the rest count windows, actors, events and messages).
+RAY_WALL_FIELDS = ("window_overhead_us_median", "window_overhead_us_mean", "host_busy_fraction", "host_restarts")
+
+
+def run(
+    tmp: Path, name: str, monkeypatch: pytest.MonkeyPatch, *conf: str, kill_at: int | None = None
+) -> tuple[Path, int, list[int]]:
+    """`yarnball simulate --backend ray --hosts 2` on the small trace; with ``kill_at``, host 1's actor is killed
+    with ray.kill after that many windows (from the coordinator's after-window hook). Returns (output dir, exit
+    code, the windows at which the kill happened)."""
+    out = tmp / name
+    killed: list[int] = []
+    original = _sharded.ShardedCluster._start
+
+    def start(self: _sharded.ShardedCluster) -> Any:
+        group = original(self)
+        if kill_at is not None and getattr(group, "after_window", "absent") is None:
+
+            def after_window(windows: int) -> None:
+                if windows == kill_at:
+                    killed.append(windows)
+                    group.kill(1)
+
+            group.after_window = after_window
+        return group
+
+    monkeypatch.setattr(_sharded.ShardedCluster, "_start", start)
+    argv = ["simulate", "--tracelocation", str(write_trace(tmp / "trace.json")), "--output-dir", str(out)]
+    argv += ["--seed", "7", "--latency-ms", "1", "--no-plots", "--no-progress", "--log-level", "debug"]
+    argv += ["--backend", "ray", "--hosts", "2"]
+    for item in conf:
+        argv += ["--conf", item]
+    code = main(argv)
+    monkeypatch.setattr(_sharded.ShardedCluster, "_start", original)
+    return out, code, killed
+
+
+def summary(out: Path) -> dict[str, Any]:
+    data = json.loads((out / "summary.json").read_text())
+    for key in WALL_FIELDS:
+        data.pop(key, None)
+    for key in RAY_WALL_FIELDS:
+        data["ray"].pop(key, None)
+    for host in data["ray"]["per_host"]:
+        host.pop("busy_fraction", None)
+    return data  # type: ignore[no-any-return]
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("compile_after", ["-1", "0"], ids=["plain-calls", "compiled-graph"])
+def test_host_killed_mid_run_is_rebuilt_and_outputs_equal_a_run_without_failure(
+    ray_cluster: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compile_after: str
+) -> None:
+    """ray.kill on host 1 after 300 windows: the run completes (exit 0), host_restarts is 1, and events.jsonl,
+    jobruntime.csv, the metrics and summary.json (wall-clock fields aside) equal the run without the kill."""
+    conf = f"{keys.RAY_COMPILED_GRAPH_AFTER_WINDOWS}={compile_after}"
+    base, code, _ = run(tmp_path, "base", monkeypatch, conf)
+    assert code == 0
+    failed, code, killed = run(tmp_path, "failed", monkeypatch, conf, kill_at=300)
+    assert killed == [300]
+    assert code == 0
+    restarted = json.loads((failed / "summary.json").read_text())["ray"]
+    assert restarted["host_restarts"] == 1
+    assert json.loads((base / "summary.json").read_text())["ray"]["host_restarts"] == 0
+    assert restarted["windows"] > 300  # the kill happened mid-run
+    assert (base / "jobruntime.csv").read_bytes().count(b"\n") == 4  # header + three finished jobs
+    for name in EXACT_OUTPUTS:
+        assert (failed / name).read_bytes() == (base / name).read_bytes(), f"{name} differs after the recovery"
+    assert summary(failed) == summary(base)
+    assert not list(failed.glob("events.jsonl.host*"))
+
+
+@pytest.mark.ray
+def test_host_death_past_the_recording_bound_stops_the_run_cleanly(
+    ray_cluster: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With the recording bounded at 10 kB, a host killed after 300 windows cannot be rebuilt: the CLI exits 2 with
+    one error naming the dead host and the bound, and host 0's outputs so far are written."""
+    conf = f"{keys.RAY_HOST_RECOVERY_MAX_BYTES}=10000"
+    out, code, killed = run(tmp_path, "bounded", monkeypatch, conf, kill_at=300)
+    assert killed == [300]
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "shard host 1 of 2 died" in err
+    assert f"the host cannot be rebuilt: the recording passed {keys.RAY_HOST_RECOVERY_MAX_BYTES}=10000 bytes" in err
+    assert (out / "metrics" / "cluster.csv").is_file()
+    assert (out / "events.jsonl").stat().st_size > 0
+
+
+def test_a_bad_recording_bound_is_an_error_naming_the_key() -> None:
+    bad = Configuration({keys.RAY_HOST_RECOVERY_MAX_BYTES: "-1"})
+    with pytest.raises(SimulationError, match=f"{keys.RAY_HOST_RECOVERY_MAX_BYTES} must be >= 0 bytes, got -1"):
+        recovering(_sharded.InProcessHosts(0, bad, {}), bad)
