@@ -11,10 +11,12 @@ import pytest
 
 from tests.test_ray_backend import write_trace
 from yarnball.errors import SimulationError
-from yarnball.launcher import _sharded
+from yarnball.launcher import Cluster, _sharded
 from yarnball.launcher._hostrecovery import recovering
 from yarnball.launcher.cli import main
+from yarnball.launcher.workloads import WorkloadBuilder, task_spec
 from yarnball.protocols import Configuration, keys
+from yarnball.testing import captured_events
 
 #: Every output that is a function of the inputs and the seed (launcher/_outputs.py).
 EXACT_OUTPUTS = (
@@ -120,3 +122,33 @@ def test_a_bad_recording_bound_is_an_error_naming_the_key() -> None:
     bad = Configuration({keys.RAY_HOST_RECOVERY_MAX_BYTES: "-1"})
     with pytest.raises(SimulationError, match=f"{keys.RAY_HOST_RECOVERY_MAX_BYTES} must be >= 0 bytes, got -1"):
         recovering(_sharded.InProcessHosts(0, bad, {}), bad)
+
+
+@pytest.mark.ray
+def test_host_killed_between_runs_is_rebuilt_with_the_same_state(ray_cluster: None) -> None:
+    """Cluster API: host 1 killed between two run() calls (after 5 s) is rebuilt when the next run finds it dead;
+    the applications, RM counters and every host's events and messages equal an unbroken run's."""
+    builder = WorkloadBuilder().nodes(6, memory_mb=8192, vcores=8)
+    builder.job("long", tasks=[task_spec(4, 120_000)])
+    builder.job("short", tasks=[task_spec(3, 10_000)], submit_ms=2_000)
+    workload = builder.build()
+
+    def outcome(kill: bool) -> tuple[Any, ...]:
+        cluster = Cluster(Configuration(), workload.nodes, seed=1, backend="ray", hosts=2, latency_ms=50)
+        cluster.submit_workload(workload)
+        try:
+            with captured_events():
+                cluster.run(until_ms=5_000)
+                if kill:
+                    cluster.kill_host(1)  # type: ignore[attr-defined]
+                cluster.run(until_ms=40_000)
+                stats = cluster.window_stats()  # type: ignore[attr-defined]
+            return cluster.applications, cluster.counters, cluster.host_stats(), stats["host_restarts"]  # type: ignore[attr-defined]
+        finally:
+            cluster.close()
+
+    *killed, restarts = outcome(True)
+    *expected, none = outcome(False)
+    assert (restarts, none) == (1, 0)
+    assert killed == expected
+    assert sum(s["messages_in"] for s in expected[2]) > 0
