@@ -152,3 +152,80 @@ def test_host_killed_between_runs_is_rebuilt_with_the_same_state(ray_cluster: No
     assert (restarts, none) == (1, 0)
     assert killed == expected
     assert sum(s["messages_in"] for s in expected[2]) > 0
+
+
+class KillableHosts(_sharded.InProcessHosts):
+    """In-process hosts that can die like a Ray actor: a dead host's calls raise SimulationError and it is named
+    in ``dead``; ``replace`` builds a fresh one (what RayHosts does with a new actor)."""
+
+    def __init__(self, hosts: int, conf: Configuration, options: dict[str, Any]) -> None:
+        super().__init__(hosts, conf, options)
+        self.conf, self.options = conf, options
+        self.dead: set[int] = set()
+
+    def kill(self, index: int) -> None:
+        self.dead.add(index)
+
+    def replace(self, index: int) -> None:
+        self.views[index] = _sharded.HostView(index, self.size, self.conf, self.options)
+        self.dead.discard(index)
+
+    def run_window(self, end: Any, inclusive: bool, inbound: Any, active: list[bool]) -> Any:
+        alive = [a and i not in self.dead for i, a in enumerate(active)]
+        results = super().run_window(end, inclusive, inbound, alive)  # the survivors run their part, as on Ray
+        if alive != active:
+            raise SimulationError(f"shard host {min(self.dead)} of {self.size} died")
+        return results
+
+    def call(self, index: int, method: str, *args: Any) -> Any:
+        if index in self.dead:
+            raise SimulationError(f"shard host {index} of {self.size} died")
+        return super().call(index, method, *args)
+
+
+def inprocess_outcome(kill_at: int | None, victim: int = 2, tamper: bool = False) -> tuple[Any, ...]:
+    """A 3-host in-process run with host ``victim`` killed after ``kill_at`` windows; ``tamper`` corrupts its first
+    recorded window digest before the kill (so the replay cannot match it)."""
+    from yarnball.launcher._hostrecovery import RecoveringHosts
+
+    builder = WorkloadBuilder().nodes(8, memory_mb=8192, vcores=8)
+    builder.job("long", tasks=[task_spec(6, 30_000)])
+    builder.job("short", tasks=[task_spec(3, 8_000)], submit_ms=1_500)
+    workload = builder.build()
+    cluster = Cluster(Configuration(), workload.nodes, seed=3, backend="inprocess", hosts=3, latency_ms=20)
+    cluster.submit_workload(workload)
+    options = {"cluster_timestamp": cluster.cluster_timestamp, "latency_ms": 20.0, "placement": {}}  # type: ignore[attr-defined]
+    group = RecoveringHosts(KillableHosts(3, cluster.conf, options), 1 << 30)
+    cluster._group = group  # type: ignore[attr-defined]
+
+    def after_window(windows: int) -> None:
+        if windows == kill_at:
+            if tamper:
+                ops = group.ops[victim]  # type: ignore[index]
+                index = next(i for i, op in enumerate(ops) if op[0] == "window")
+                ops[index] = (*ops[index][:4], b"\0" * 16)
+            group.kill(victim)
+
+    group.after_window = after_window
+    with captured_events():
+        cluster.run()
+        assert kill_at is None or cluster.windows > kill_at  # type: ignore[attr-defined]
+        return cluster.applications, cluster.counters, cluster.host_stats(), group.host_restarts
+
+
+@pytest.mark.parametrize("victim", [0, 2], ids=["rm-host", "nm-host"])
+def test_inprocess_host_killed_mid_run_is_rebuilt_by_replay(victim: int) -> None:
+    """Without Ray: host 0 (the RM's) or 2 of 3 killed after 200 windows is rebuilt by replay; applications, RM
+    counters and every host's actors, events and messages equal the unbroken run's."""
+    *killed, restarts = inprocess_outcome(200, victim)
+    *expected, none = inprocess_outcome(None)
+    assert (restarts, none) == (1, 0)
+    assert killed == expected
+    assert expected[2][2]["messages_in"] > 0
+
+
+def test_a_replay_that_differs_from_the_recording_stops_the_run() -> None:
+    """A rebuilt host whose replayed batches differ from the recorded digests cannot stand in for the dead one:
+    the run stops with a SimulationError naming the host and the operation."""
+    with pytest.raises(SimulationError, match="rebuilt shard host 2 sent different batches than the first time"):
+        inprocess_outcome(200, tamper=True)

@@ -99,6 +99,8 @@ class RecoveringHosts(HostGroup):
         #: Test and drill hook: called with the number of windows run so far after each window's results are in.
         self.after_window: Any = None
         self.windows = 0
+        #: How the failed windows' results were had: a survivor's cached result, or the window (re)run.
+        self.finished_by = {"cached": 0, "rerun": 0}
         self.windows_run = [0] * inner.size  # per host: windows it ran (what HostView.window_count reports)
 
     # -- what the coordinator sees ----------------------------------------------------------------------------
@@ -228,7 +230,9 @@ class RecoveringHosts(HostGroup):
             ran = self._with_recovery(lambda i=i: self.inner.call(i, "window_count"), "window_count")
             if ran == counts[i]:  # a survivor that finished the window: its cached result
                 results[i] = self._with_recovery(lambda i=i: self.inner.call(i, "last_window"), "last_window")
+                self.finished_by["cached"] += 1
             elif ran == counts[i] - 1:
+                self.finished_by["rerun"] += 1
                 results[i] = self._with_recovery(
                     lambda i=i: self.inner.call(i, "run_window", end, inclusive, inbound[i]), "run_window"
                 )
