@@ -4,6 +4,7 @@ equal a run without the failure; past the recording bound the run stops cleanly,
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,7 @@ def run(
     original = _sharded.ShardedCluster._start
 
     def start(self: _sharded.ShardedCluster) -> Any:
-        group = original(self)
+        group: Any = original(self)
         if kill_at is not None and getattr(group, "after_window", "absent") is None:
 
             def after_window(windows: int) -> None:
@@ -180,7 +181,7 @@ class KillableHosts(_sharded.InProcessHosts):
     def call(self, index: int, method: str, *args: Any) -> Any:
         if index in self.dead:
             raise SimulationError(f"shard host {index} of {self.size} died")
-        return super().call(index, method, *args)
+        return super().call(index, method, *pickle.loads(pickle.dumps(args)))  # copied, as Ray would
 
 
 def inprocess_outcome(kill_at: int | None, victim: int = 2, tamper: bool = False) -> tuple[Any, ...]:
