@@ -230,3 +230,15 @@ def test_a_replay_that_differs_from_the_recording_stops_the_run() -> None:
     the run stops with a SimulationError naming the host and the operation."""
     with pytest.raises(SimulationError, match="rebuilt shard host 2 sent different batches than the first time"):
         inprocess_outcome(200, tamper=True)
+
+
+def test_the_recovering_group_shows_the_inner_groups_attributes() -> None:
+    """What the coordinator reads from its group (compiled, local, ...) is the wrapped group's."""
+    from yarnball.launcher._hostrecovery import RecoveringHosts
+
+    inner = _sharded.InProcessHosts(0, Configuration(), {})
+    inner.compiled = True  # type: ignore[attr-defined]
+    group = RecoveringHosts(inner, 0)
+    assert group.compiled is True
+    with pytest.raises(AttributeError):
+        group.no_such_attribute  # noqa: B018

@@ -104,9 +104,11 @@ class RecoveringHosts(HostGroup):
         self.windows_run = [0] * inner.size  # per host: windows it ran (what HostView.window_count reports)
 
     # -- what the coordinator sees ----------------------------------------------------------------------------
-    @property
-    def compiled(self) -> bool:
-        return bool(getattr(self.inner, "compiled", False))
+    def __getattr__(self, name: str) -> Any:
+        """Anything else the coordinator reads from its group (``compiled``, ``local``, ...) is the inner group's."""
+        if name == "inner":  # not set yet (e.g. while unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)
 
     def kill(self, index: int) -> None:
         kill = getattr(self.inner, "kill", None)
