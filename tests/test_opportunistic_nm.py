@@ -261,14 +261,15 @@ def test_demotion_makes_a_running_container_a_victim() -> None:
     ("version", "kind", "target", "expected"),
     [
         (0, ContainerUpdateType.PROMOTE_EXECUTION_TYPE, G, "has update version [0] >= requested version [0]"),
-        (1, ContainerUpdateType.INCREASE_RESOURCE, None, "is not supported"),
+        (1, ContainerUpdateType.INCREASE_RESOURCE, None, "needs the target resource"),
         (1, ContainerUpdateType.PROMOTE_EXECUTION_TYPE, O, "needs target execution type GUARANTEED"),
     ],
 )
 def test_malformed_update_container_request_rejected(
     version: int, kind: ContainerUpdateType, target: Any, expected: str
 ) -> None:
-    """A stale version, a resource change or a promotion to OPPORTUNISTIC is refused and the NM keeps running."""
+    """A stale version, a resource change without its target or a promotion to OPPORTUNISTIC is refused and the NM
+    keeps running."""
     node = Node()
     cid = node.start(1, O, duration=50_000)
     node.run(10)

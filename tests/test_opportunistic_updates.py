@@ -248,10 +248,13 @@ def test_resource_update_out_of_range_uses_hadoop_reason() -> None:
     assert [e.reason for e in am.errors] == ["RESOURCE_OUTSIDE_ALLOWED_RANGE"]
 
 
-def test_valid_resource_update_is_refused_as_unsupported() -> None:
-    """A valid resource increase is refused with yarnball's documented UNSUPPORTED_UPDATE; the app goes on."""
+def test_valid_resource_increase_is_granted_with_opportunistic_allocation_on() -> None:
+    """With the opportunistic service in front, a valid resource increase reaches the resize service (issue 19
+    item 13: it was refused as UNSUPPORTED_UPDATE before) and is granted: INCREASE_RESOURCE, version 1."""
     am = _errors_of(
         lambda am, ct: am.raw(ct, ContainerUpdateType.INCREASE_RESOURCE, None, capability=Resource(2048, 1)), G
     )
-    assert [e.reason for e in am.errors] == ["UNSUPPORTED_UPDATE"]
-    assert am.updates == []
+    assert am.errors == []
+    assert [(u.update_type, u.container.resource, u.container.version) for _, u in am.updates] == [
+        (ContainerUpdateType.INCREASE_RESOURCE, Resource(2048, 1), 1)
+    ]

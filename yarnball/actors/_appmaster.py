@@ -210,10 +210,12 @@ class ApplicationMaster(Actor):
         """The RM told the AM to shut down (its attempt is gone)."""
 
     def on_containers_updated(self, updated: tuple[UpdatedContainer, ...]) -> None:
-        """The RM granted container updates (e.g. a promotion to GUARANTEED); by default the NMs are told."""
+        """The RM granted container updates (e.g. a promotion to GUARANTEED); by default the NMs are told (but for
+        a resource decrease, which the RM pushes to the NM itself)."""
         for u in updated:
             self.running[u.container.id] = u.container
-            self.update_container_on_node(u.container, u.update_type)
+            if u.update_type is not ContainerUpdateType.DECREASE_RESOURCE:
+                self.update_container_on_node(u.container, u.update_type)
 
     def on_update_errors(self, errors: tuple[UpdateContainerError, ...]) -> None:
         """The RM refused container updates (``UpdateContainerError`` reasons as Hadoop's)."""
@@ -342,6 +344,24 @@ class ApplicationMaster(Actor):
             )
         )
 
+    def update_container_resource(self, container: Container, capability: Resource) -> None:
+        """Ask the RM to resize ``container`` to ``capability`` on the next heartbeat (``AMRMClient
+        .requestContainerUpdate`` with INCREASE_RESOURCE when it grows in any dimension, else DECREASE_RESOURCE).
+        An increase is granted when the scheduler finds the room on the container's node (``on_containers_updated``,
+        which tells the NM); a decrease in the answer to the same heartbeat (the RM tells the NM itself)."""
+        current = container.resource
+        grows = capability.memory_mb > current.memory_mb or capability.vcores > current.vcores
+        self._updates.append(
+            UpdateContainerRequest(
+                container_version=container.version,
+                container_id=container.id,
+                container_update_type=(
+                    ContainerUpdateType.INCREASE_RESOURCE if grows else ContainerUpdateType.DECREASE_RESOURCE
+                ),
+                capability=capability,
+            )
+        )
+
     def update_container_on_node(self, container: Container, kind: ContainerUpdateType) -> None:
         """Send an RM-granted update to the container's NodeManager (``NMClient.updateContainerResource``)."""
         request = UpdateContainerRequest(
@@ -349,6 +369,7 @@ class ApplicationMaster(Actor):
             container_id=container.id,
             container_update_type=kind,
             execution_type=container.execution_type,
+            capability=container.resource,
         )
         self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(
             ContainerUpdateRequest(containers_to_update=(request,)), self.ref

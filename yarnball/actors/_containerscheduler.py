@@ -418,6 +418,24 @@ class ContainerScheduler:
         elif self.settings.force_start_guaranteed and entry.start_seq and not paused:
             self._account(entry, -1)  # started by the fast path of schedule()
 
+    # -- NM restart ----------------------------------------------------------------------------------------------
+    def recover_active_container(self, entry: Any, *, launched: bool) -> None:
+        """``recoverActiveContainer`` on NM restart (actors/_nmrecovery.py): a QUEUED or PAUSED container goes back
+        to the queue of its execution type; a LAUNCHED one is running and its resources are in use."""
+        cid = entry.container.id
+        if not launched:
+            opportunistic = entry.container.execution_type is _OPPORTUNISTIC
+            self._put("queued_opportunistic" if opportunistic else "queued_guaranteed", cid, entry)
+        elif self.forced and entry.container.execution_type is _GUARANTEED:
+            self._account(entry, +1)  # as start_now: the forced fast path keeps no running set
+        else:
+            self._put("running", cid, entry)
+            self._account(entry, +1)
+
+    def recovered(self) -> None:
+        """After recovery: start the queued containers that fit (as their SCHEDULE_CONTAINER events would)."""
+        self._start_pending(self.force_start_guaranteed)
+
     # -- RM queuing limit -------------------------------------------------------------------------------------
     def update_queuing_limit(self, max_queue_length: int) -> None:
         """``updateQueuingLimit`` + ``shedQueuedOpportunisticContainers``: drop the newest queued O containers."""
@@ -460,6 +478,26 @@ class ContainerScheduler:
             self._reclaim_for(entry)
         elif new is _OPPORTUNISTIC and self.queued_guaranteed.pop(cid, None) is not None:
             self._put("queued_opportunistic", cid, entry)
+        self._start_pending(self.force_start_guaranteed)
+
+    def on_update_resource(self, entry: Any, old: Resource) -> None:
+        """``onUpdateContainer`` for a resource change (``entry.container`` has the new resource): a running
+        container's utilisation is its new size; a smaller one leaves room for what is queued."""
+        cid = entry.container.id
+        fast_started = (
+            self.settings.force_start_guaranteed
+            and entry.start_seq
+            and cid not in self.queued_opportunistic
+            and cid not in self.queued_guaranteed
+        )
+        if cid not in self.running and not fast_started:
+            return  # queued (or paused): it is accounted when it starts
+        new = entry.container.resource
+        self._add(old, -1)
+        self._add(new, +1)
+        if entry.container.execution_type is _OPPORTUNISTIC:
+            self.opport_memory_used += new.memory_mb - old.memory_mb
+            self.opport_cores_used += new.vcores - old.vcores
         self._start_pending(self.force_start_guaranteed)
 
     # -- status ---------------------------------------------------------------------------------------------------

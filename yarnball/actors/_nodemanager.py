@@ -21,9 +21,15 @@ import msgspec
 
 from yarnball.actors._actor import Actor, ActorRef, _Once, _Tick, handler
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV, AMRMProxyService, amrmproxy_actor_id
-from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV, ContainerScheduler
+from yarnball.actors._containerscheduler import (
+    APP_REMAINING_TASKS_ENV,
+    PAUSED_FOR_GUARANTEED_DIAGNOSTICS,
+    ContainerScheduler,
+)
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL
+from yarnball.actors._nmrecovery import NMDowntime, recovery_enabled, shut_down, start_again
+from yarnball.actors._nmstates import RESUMED_DIAGNOSTICS, NMContainerState, container_status, nm_state
 from yarnball.actors.shortcuts import ROLES, reply_is_noop
 from yarnball.protocols import (
     ApplicationId,
@@ -54,7 +60,12 @@ from yarnball.protocols import (
     UpdateContainerRequest,
     keys,
 )
-from yarnball.protocols._containermanagement import ContainerLaunchContext, FailedContainerRequest
+from yarnball.protocols._containermanagement import (
+    ContainerLaunchContext,
+    FailedContainerRequest,
+    GetContainerStatusesRequest,
+    GetContainerStatusesResponse,
+)
 from yarnball.protocols._executor import (
     ATTEMPT_ID_ENV,
     PROCESS_ACTOR_ENV,
@@ -62,6 +73,7 @@ from yarnball.protocols._executor import (
     ContainerProcessExited,
     ContainerTerminated,
 )
+from yarnball.protocols._resourcetracker import NMContainerStatus
 
 __all__ = ["NodeManager", "nm_actor_id"]
 
@@ -88,6 +100,11 @@ def running_status(container: Container) -> ContainerStatus:
     )
 
 
+def _fits_in(smaller: Resource, bigger: Resource) -> bool:
+    """``Resources.fitsIn`` for memory and vcores."""
+    return smaller.memory_mb <= bigger.memory_mb and smaller.vcores <= bigger.vcores
+
+
 def nm_actor_id(host: str) -> str:
     """The actor id of the NodeManager on ``host``."""
     return f"nm-{host}"
@@ -95,8 +112,8 @@ def nm_actor_id(host: str) -> str:
 
 class _Container:
     __slots__ = (
-        "container", "context", "nm", "paused", "process", "remaining", "seq", "start_seq", "started_at", "state",
-        "timer",
+        "container", "context", "diagnostics", "nm", "paused", "phase", "process", "remaining", "seq", "start_seq",
+        "started_at", "state", "timer",
     )
 
     def __init__(self, container: Container, context: ContainerLaunchContext, nm: NodeManager, seq: int) -> None:
@@ -110,6 +127,10 @@ class _Container:
         self.seq = seq
         self.start_seq = 0
         self.paused = False
+        # The pause states (actors/_nmstates.py): None, or PAUSING / PAUSED / RESUMING; and the diagnostics the
+        # container gathered on the way (ContainerImpl.addDiagnostics), "" until it is paused.
+        self.phase: NMContainerState | None = None
+        self.diagnostics = ""
         self.started_at = 0.0
         self.remaining: float | None = context.simulated_duration_ms
 
@@ -250,6 +271,9 @@ class NodeManager(Actor):
         self._heartbeats = heartbeats
         self._beat: NodeBeat | None = None
         self._decommissioned = False  # leaving the cluster (decommission): never heartbeat or register again
+        # NM restart (actors/_nmrecovery.py): whether a restart keeps the containers, and the NM while it is down.
+        self.recovery = recovery_enabled(conf)
+        self._down: NMDowntime | None = None
 
     # -- registration and heartbeats --------------------------------------------------------------------------
     def on_start(self) -> None:
@@ -257,14 +281,43 @@ class NodeManager(Actor):
             self.kernel.spawn(self.amrm_proxy, amrmproxy_actor_id(self.node_id.host))
         self.after(self.start_delay_ms, self._register)
 
-    def _register(self) -> None:
+    def _register(self, statuses: tuple[NMContainerStatus, ...] = (), apps: tuple[ApplicationId, ...] = ()) -> None:
         request = RegisterNodeManagerRequest(
-            node_id=self.node_id, resource=self.resource, rack_name=self.rack, node_labels=self.labels
+            node_id=self.node_id,
+            resource=self.resource,
+            rack_name=self.rack,
+            node_labels=self.labels,
+            container_statuses=statuses,
+            running_applications=apps,
         )
         self.rm.tell(request, self.ref)
 
+    def restart(self, down_ms: float) -> None:
+        """Stop now and start again after ``down_ms`` (a restart of the NM process): with
+        ``yarn.nodemanager.recovery.enabled`` and ``.supervised`` its containers are recovered, otherwise killed
+        (actors/_nmrecovery.py)."""
+        if self._down is not None or self._decommissioned or self._stopped:
+            return
+        shut_down(self)
+        self.after(down_ms, lambda: start_again(self))
+
+    @property
+    def is_down(self) -> bool:
+        """Whether the NM process is down (between a restart's stop and start)."""
+        return self._down is not None
+
+    def _defer(self, msg: Any) -> bool:
+        """While the NM is down, keep an AM call for when it is back (NMClient retries it); True if kept."""
+        down = self._down
+        if down is None:
+            return False
+        down.deferred.append((_HANDLERS[type(msg)], msg, self._sender))
+        return True
+
     @handler
     def on_registered(self, msg: RegisterNodeManagerResponse) -> None:
+        if self._down is not None:
+            return  # the answer to the NM process that went down
         if msg.node_action is NodeAction.SHUTDOWN:
             self.log.warning("nm_shutdown_by_rm", diagnostics=msg.diagnostics_message)
             self.stop()
@@ -294,7 +347,7 @@ class NodeManager(Actor):
             self._heartbeats.wake(beat)  # type: ignore[union-attr]
 
     def _send_heartbeat(self) -> None:
-        if self._decommissioned:
+        if self._decommissioned or self._down is not None:
             return  # leaving: a heartbeat after the unregistration would be answered RESYNC
         changes, self._changes = self._changes, []
         status = NodeStatus(
@@ -307,6 +360,8 @@ class NodeManager(Actor):
 
     @handler
     def on_heartbeat_response(self, msg: NodeHeartbeatResponse) -> None:
+        if self._down is not None:
+            return  # the answer to the NM process that went down
         self.response_id = msg.response_id
         for cid in msg.containers_to_cleanup:
             self._kill(cid, ContainerExitStatus.KILLED_BY_RESOURCEMANAGER, KILLED_BY_RM)
@@ -314,15 +369,23 @@ class NodeManager(Actor):
             self._cleanup_application(app)
         if msg.container_queuing_limit is not None:
             self.container_scheduler.update_queuing_limit(msg.container_queuing_limit.max_queue_length)
-        for updated in msg.containers_to_update:  # yarn.resourcemanager.auto-update.containers
+        for updated in msg.containers_to_update:  # auto-update.containers, and every resource decrease
+            entry = self.containers.get(updated.id)
+            if entry is not None and entry.container.resource != updated.resource:
+                # NodeStatusUpdaterImpl: the RM's containersToUpdate go through updateContainerInternal
+                grows = not _fits_in(updated.resource, entry.container.resource)
+                kind = ContainerUpdateType.INCREASE_RESOURCE if grows else ContainerUpdateType.DECREASE_RESOURCE
+            elif updated.execution_type is ExecutionType.GUARANTEED:
+                kind = ContainerUpdateType.PROMOTE_EXECUTION_TYPE
+            else:
+                kind = ContainerUpdateType.DEMOTE_EXECUTION_TYPE
             self._update_container(
                 UpdateContainerRequest(
                     container_version=updated.version,
                     container_id=updated.id,
-                    container_update_type=ContainerUpdateType.PROMOTE_EXECUTION_TYPE
-                    if updated.execution_type is ExecutionType.GUARANTEED
-                    else ContainerUpdateType.DEMOTE_EXECUTION_TYPE,
+                    container_update_type=kind,
                     execution_type=updated.execution_type,
+                    capability=updated.resource,
                 )
             )
         if msg.node_action in (NodeAction.SHUTDOWN, NodeAction.RESYNC):
@@ -348,6 +411,8 @@ class NodeManager(Actor):
     # -- ContainerManagementProtocol --------------------------------------------------------------------------
     @handler
     def on_start_containers(self, msg: StartContainersRequest) -> None:
+        if self._down is not None and self._defer(msg):
+            return
         started: list[ContainerId] = []
         failed: list[FailedContainerRequest] = []
         containers = self.containers
@@ -401,6 +466,8 @@ class NodeManager(Actor):
 
     @handler
     def on_stop_containers(self, msg: StopContainersRequest) -> None:
+        if self._down is not None and self._defer(msg):
+            return
         stopped: list[ContainerId] = []
         failed: list[FailedContainerRequest] = []
         for cid in msg.container_ids:
@@ -426,6 +493,8 @@ class NodeManager(Actor):
 
     @handler
     def on_update_containers(self, msg: ContainerUpdateRequest) -> None:
+        if self._down is not None and self._defer(msg):
+            return
         updated: list[ContainerId] = []
         failed: list[FailedContainerRequest] = []
         for request in msg.containers_to_update:
@@ -438,8 +507,36 @@ class NodeManager(Actor):
             ContainerUpdateResponse(successfully_updated_containers=tuple(updated), failed_requests=tuple(failed))
         )
 
+    @handler
+    def on_get_container_statuses(self, msg: GetContainerStatusesRequest) -> None:
+        """``ContainerManagerImpl.getContainerStatuses``: each live container's ``cloneAndGetContainerStatus``
+        (with its sub-state: PAUSED for a paused one); an unknown or ended one is a failed request with
+        ``getContainerStatusInternal``'s message (yarnball forgets a container when it ends, so it never answers
+        Hadoop's "was recently stopped")."""
+        if self._down is not None and self._defer(msg):
+            return
+        statuses: list[ContainerStatus] = []
+        failed: list[FailedContainerRequest] = []
+        for cid in msg.container_ids:
+            entry = self.containers.get(cid)
+            if entry is None:
+                failed.append(
+                    FailedContainerRequest(
+                        container_id=cid, diagnostics=f"Container {cid} is not handled by this NodeManager"
+                    )
+                )
+            else:
+                statuses.append(container_status(entry))
+        self.reply(GetContainerStatusesResponse(container_statuses=tuple(statuses), failed_requests=tuple(failed)))
+
+    def container_state(self, cid: ContainerId) -> NMContainerState | None:
+        """The NM state of a live container (PAUSING, PAUSED, RESUMING, ...), None for one it does not have."""
+        entry = self.containers.get(cid)
+        return None if entry is None else nm_state(entry)
+
     def _update_container(self, request: UpdateContainerRequest) -> str | None:
-        """``ContainerManagerImpl.updateContainerInternal`` for execution-type updates; returns an error or None."""
+        """``ContainerManagerImpl.updateContainerInternal``: an execution-type or resource update; returns an error
+        or None."""
         cid = request.container_id
         entry = self.containers.get(cid)
         if entry is None:
@@ -448,12 +545,14 @@ class NodeManager(Actor):
         if request.container_version <= current:
             return f"Container {cid} has update version [{current}] >= requested version [{request.container_version}]"
         kind = request.container_update_type
+        if kind is ContainerUpdateType.INCREASE_RESOURCE or kind is ContainerUpdateType.DECREASE_RESOURCE:
+            return self._update_resource(entry, request)
         wanted = {
             ContainerUpdateType.PROMOTE_EXECUTION_TYPE: ExecutionType.GUARANTEED,
             ContainerUpdateType.DEMOTE_EXECUTION_TYPE: ExecutionType.OPPORTUNISTIC,
         }.get(kind)
         if wanted is None:
-            return f"Container {cid}: {kind.value} is not supported by this NodeManager (execution-type updates only)"
+            return f"Container {cid}: {kind.value} is not supported by this NodeManager"
         if request.execution_type is not None and request.execution_type is not wanted:
             return (
                 f"Container {cid}: {kind.value} needs target execution type {wanted.value}, "
@@ -466,6 +565,26 @@ class NodeManager(Actor):
         if entry.state is not ContainerState.COMPLETE:
             self.container_scheduler.on_update_execution_type(entry, old)
         self.log.info("container_updated", container=str(cid), execution_type=wanted.value)
+        return None
+
+    def _update_resource(self, entry: _Container, request: UpdateContainerRequest) -> str | None:
+        """The resource half of ``updateContainerInternal``: the container takes the token's resource and version,
+        the ContainerScheduler's utilisation follows (``onUpdateContainer``), and a RUNNING one is reported at its
+        new size in the next heartbeat (the RM's confirmation of an increase)."""
+        target = request.capability
+        cid = request.container_id
+        if target is None:
+            return f"Container {cid}: {request.container_update_type.value} needs the target resource"
+        old = entry.container.resource
+        entry.container = msgspec.structs.replace(entry.container, resource=target, version=request.container_version)
+        self.used_mb += target.memory_mb - old.memory_mb
+        self.used_vcores += target.vcores - old.vcores
+        self.container_scheduler.on_update_resource(entry, old)
+        if entry.state is _RUNNING:
+            self._changed(running_status(entry.container))
+        self.log.info(
+            "container_resource_updated", container=str(cid), resource=str(target), version=request.container_version
+        )
         return None
 
     # -- the ContainerScheduler's hands ------------------------------------------------------------------------
@@ -485,10 +604,22 @@ class NodeManager(Actor):
         if not entry.paused:
             self._launch(entry)
             return
-        entry.paused = False  # resume where it stopped
+        # PAUSED --RESUME_CONTAINER--> RESUMING (ContainerImpl.sendLaunchEvent, ResumeContainerTransition): the
+        # process goes on where it stopped; the launcher's CONTAINER_RESUMED makes it RUNNING (_resumed).
+        entry.paused = False
+        entry.phase = NMContainerState.RESUMING
+        entry.diagnostics += RESUMED_DIAGNOSTICS + "\n"
         entry.started_at = self.now
         if entry.remaining is not None:
             entry.timer = _run_timer(self, entry.remaining, entry)
+        self.log.info("container_resuming", container=str(entry.container.id))
+        self.after(0, lambda: self._resumed(entry))
+
+    def _resumed(self, entry: _Container) -> None:
+        """RESUMING --CONTAINER_RESUMED--> RUNNING."""
+        if entry.phase is NMContainerState.RESUMING and entry.state is _RUNNING:
+            entry.phase = None
+            self.log.info("container_resumed", container=str(entry.container.id))
 
     def _scheduler_kill(self, entry: _Container, exit_status: int, diagnostics: str) -> None:
         # Hadoop sends a kill event (asynchronous): the container ends in the next dispatch, not inside the scheduler.
@@ -499,12 +630,35 @@ class NodeManager(Actor):
         self.after(0, lambda: self._pause(entry))
 
     def _pause(self, entry: _Container) -> None:
-        if entry.state is not ContainerState.RUNNING or entry.paused or entry.container.id not in self.containers:
+        """RUNNING --PAUSE_CONTAINER--> PAUSING (ContainerImpl.PauseContainerTransition): the launcher pauses the
+        process (its run stops counting) and the pause event's diagnostics are added; CONTAINER_PAUSED follows."""
+        if entry.phase is NMContainerState.RESUMING and entry.state is _RUNNING:
+            # "We cannot get a PAUSE_CONTAINER while in RESUMING state" (ContainerImpl): the scheduler already counts
+            # it as reclaimed, so the pause waits for CONTAINER_RESUMED (queued before this one) and is taken then.
+            self.after(0, lambda: self._pause(entry))
+            return
+        if (
+            entry.state is not ContainerState.RUNNING
+            or entry.paused
+            or entry.phase is not None
+            or entry.container.id not in self.containers
+        ):
             return
         if entry.timer is not None:
             _cancel(entry)
         entry.remaining = entry.remaining_ms()
         entry.paused = True
+        entry.phase = NMContainerState.PAUSING
+        entry.diagnostics += PAUSED_FOR_GUARANTEED_DIAGNOSTICS + "\n"
+        self.log.info("container_pausing", container=str(entry.container.id))
+        self.after(0, lambda: self._paused(entry))
+
+    def _paused(self, entry: _Container) -> None:
+        """PAUSING --CONTAINER_PAUSED--> PAUSED (PausedContainerTransition): the ContainerScheduler reclaims its
+        resources (ContainerScheduler.onContainerPaused -> onResourcesReclaimed) and queues it to resume."""
+        if entry.phase is not NMContainerState.PAUSING or entry.state is not _RUNNING:
+            return  # killed meanwhile
+        entry.phase = NMContainerState.PAUSED
         self.log.info("container_paused", container=str(entry.container.id))
         self.container_scheduler.on_resources_reclaimed(entry, paused=True)
 
@@ -577,6 +731,9 @@ class NodeManager(Actor):
             # so that refcounting frees both at once instead of leaving cyclic garbage per container for the GC.
             _cancel(entry)
         entry.state = _COMPLETE
+        if entry.diagnostics:  # what it gathered while paused and resumed, then the reason it ended
+            entry.phase = None
+            diagnostics = entry.diagnostics + diagnostics
         container = entry.container
         cid = container.id
         resource = container.resource
@@ -634,6 +791,14 @@ class NodeManager(Actor):
                 )
         self.stop()
 
+
+# The AM calls a down NM keeps for later (NodeManager._defer), by message type.
+_HANDLERS: dict[type, Callable[[NodeManager, Any], None]] = {
+    StartContainersRequest: NodeManager.on_start_containers,
+    StopContainersRequest: NodeManager.on_stop_containers,
+    ContainerUpdateRequest: NodeManager.on_update_containers,
+    GetContainerStatusesRequest: NodeManager.on_get_container_statuses,
+}
 
 # What the shortcuts compare with and build (actors/shortcuts/_roles.py: they do not import this module).
 ROLES.node_manager = NodeManager

@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 
 from yarnball._logs import get_logger
+from yarnball.actors._containerresize import UPDATE_OUTSTANDING_ERROR, validate_update
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity._events import LOST_CONTAINER, RELEASED_CONTAINER, abnormal_status
 from yarnball.policies.opportunistic import (
@@ -66,14 +67,8 @@ __all__ = ["OpportunisticContainerAllocatorAMService", "OpportunisticSettings"]
 
 log = get_logger(__name__)
 
-# RMServerUtils' reasons.
-UPDATE_OUTSTANDING_ERROR = "UPDATE_OUTSTANDING_ERROR"
-INCORRECT_CONTAINER_VERSION_ERROR = "INCORRECT_CONTAINER_VERSION_ERROR"
-INVALID_CONTAINER_ID = "INVALID_CONTAINER_ID"
-RESOURCE_OUTSIDE_ALLOWED_RANGE = "RESOURCE_OUTSIDE_ALLOWED_RANGE"
-#: Not Hadoop's (its CapacityScheduler resizes containers; Hadoop has no reason for a scheduler that cannot):
-#: yarnball does not simulate INCREASE_RESOURCE / DECREASE_RESOURCE and refuses a valid one with this reason.
-UNSUPPORTED_UPDATE = "UNSUPPORTED_UPDATE"
+# RMServerUtils' reasons (INCREASE_RESOURCE / DECREASE_RESOURCE requests are the ContainerResizeService's: the RM
+# takes them out of the allocate before this service sees it, actors/_containerresize.py).
 
 #: Promotion asks use allocation request ids below this, one per promotion, so the scheduler keeps them apart
 #: from the AM's own asks (Hadoop's SchedulerRequestKey carries ``containerToUpdate`` for the same purpose).
@@ -412,21 +407,8 @@ class OpportunisticContainerAllocatorAMService:
     def _validate_update(
         self, req: UpdateContainerRequest, container: Container | None, outstanding: set[ContainerId]
     ) -> str | None:
-        """``validateContainerIdAndVersion`` (in Hadoop's order) and the resource range check."""
-        if container is None:
-            return INVALID_CONTAINER_ID
-        if req.container_version != container.version:
-            return INCORRECT_CONTAINER_VERSION_ERROR
-        if req.container_id in outstanding:
-            return UPDATE_OUTSTANDING_ERROR
-        kind = req.container_update_type
-        if kind in (ContainerUpdateType.PROMOTE_EXECUTION_TYPE, ContainerUpdateType.DEMOTE_EXECUTION_TYPE):
-            return None
-        # INCREASE_RESOURCE / DECREASE_RESOURCE: Hadoop's range check (validateIncreaseDecreaseRequest) first.
-        cap, maximum = req.capability, self.rm.maximum_allocation
-        if cap is None or not (0 <= cap.memory_mb <= maximum.memory_mb and 0 <= cap.vcores <= maximum.vcores):
-            return RESOURCE_OUTSIDE_ALLOWED_RANGE
-        return UNSUPPORTED_UPDATE
+        """``validateContainerIdAndVersion`` (in Hadoop's order)."""
+        return validate_update(req, container, outstanding, self.rm.maximum_allocation)
 
     def _promote(
         self, req: UpdateContainerRequest, attempt_id: ApplicationAttemptId, errors: list[UpdateContainerError]

@@ -25,6 +25,7 @@ from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._adminservice import refresh_queues
 from yarnball.actors._clientrmservice import kill_diagnostics, kill_refusal, update_priority
 from yarnball.actors._clientrmservice import move as move_across_queues
+from yarnball.actors._containerresize import RESIZE_TYPES, ContainerResizeService
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
@@ -217,6 +218,8 @@ class ResourceManager(Actor):
                 f"scheduling is enabled. ({keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED}, "
                 f"{keys.DIST_SCHEDULING_ENABLED})"
             )
+        #: INCREASE_RESOURCE / DECREASE_RESOURCE (actors/_containerresize.py): made at the first resize request.
+        self.resize: ContainerResizeService | None = None
         self.heartbeats: HeartbeatClock | None = None
         self._settled = False  # see _node_heartbeat
         #: Dormant idle AMs by attempt id (shortcuts/_amdormancy.py); the hooks below wake them when work appears.
@@ -236,6 +239,8 @@ class ResourceManager(Actor):
             return True  # the NM must hear RESYNC
         if node.pending_cleanup or node.pending_app_cleanup:
             return True
+        if self.resize is not None and node_id in self.resize.to_update:
+            return True  # a decrease to push to the NM
         return not self.scheduler.node_update_is_noop(node_id)
 
     def _wake(self, node_id: NodeId) -> None:
@@ -337,6 +342,8 @@ class ResourceManager(Actor):
         container = note.container
         if self.opportunistic is not None and self.opportunistic.on_guaranteed_allocated(note.attempt_id, container):
             return  # it serves a promotion: not a container of its own
+        if self.resize is not None and self.resize.on_guaranteed_allocated(note.attempt_id, container):
+            return  # it serves an increase: not a container of its own
         self.counters["containers_allocated"] += 1
         cid = container.id
         node_id = container.node_id
@@ -382,6 +389,8 @@ class ResourceManager(Actor):
         if cid not in live:
             return
         live.discard(cid)
+        if self.resize is not None:
+            self.resize.on_container_done(cid)
         exit_status = status.exit_status
         if exit_status == _PREEMPTED:
             self.counters["containers_preempted"] += 1
@@ -408,7 +417,17 @@ class ResourceManager(Actor):
     @handler
     def on_register_node(self, msg: RegisterNodeManagerRequest) -> None:
         node_id = msg.node_id
-        if node_id in self.nodes:
+        known = self.nodes.get(node_id)
+        if known is not None and msg.running_applications:
+            # ReconnectNodeTransition with running applications (a restarted NM that recovered its containers): the
+            # node stays as it is, and the container statuses it brings are handled as a heartbeat's.
+            known.last_heartbeat = self.kernel.now
+            known.response_id = 0  # RMNodeImpl.resetLastNodeHeartBeatResponse
+            self.log.info("node_reconnected", node=str(node_id), containers=len(msg.container_statuses))
+            self._recovered_statuses(known, msg.container_statuses)
+            self.reply(RegisterNodeManagerResponse(node_action=NodeAction.NORMAL, rm_identifier=self.cluster_timestamp))
+            return
+        if known is not None:
             # A re-registering node (after RESYNC) is removed and added again, as RMNodeImpl's ReconnectNodeTransition.
             self.dispatch(NodeRemovedSchedulerEvent(node_id=node_id))
         self.nodes[node_id] = RMNode(node_id, msg.rack_name, msg.resource, self.now)
@@ -421,8 +440,45 @@ class ResourceManager(Actor):
         if self.opportunistic is not None:
             self.opportunistic.on_node_added(node_id, msg.rack_name)
         self.log.info("node_added", node=str(node_id), rack=msg.rack_name, resource=str(msg.resource))
+        if msg.container_statuses:
+            self._recovered_statuses(self.nodes[node_id], msg.container_statuses)
         response = RegisterNodeManagerResponse(node_action=NodeAction.NORMAL, rm_identifier=self.cluster_timestamp)
         self.reply(response)
+
+    def _recovered_statuses(self, node: RMNode, statuses: Any) -> None:
+        """The ``NMContainerStatus`` list of a registration (``RMNodeImpl.handleNMContainerStatus``): COMPLETE ones
+        end their containers, RUNNING ones the RM allocated are launched, and RUNNING ones it does not hold (it
+        expired the node meanwhile, or they ended) are cleaned up, as ``SchedulerApplicationAttempt
+        .containerLaunchedOnNode`` does for "some unknown container sneaked into the system"."""
+        launched: list[ContainerStatus] = []
+        completed: list[ContainerStatus] = []
+        for s in statuses:
+            cid = s.container_id
+            status = ContainerStatus(
+                container_id=cid,
+                state=s.container_state,
+                exit_status=s.container_exit_status,
+                diagnostics=s.diagnostics,
+                execution_type=s.execution_type,
+                capability=s.allocated_resource,
+            )
+            if s.container_state is _COMPLETE:
+                completed.append(status)
+            elif s.container_state is _RUNNING:
+                if self.unlaunched.pop(cid, None) is not None:
+                    launched.append(status)
+                elif cid not in self.live:
+                    node.queue_cleanup(cid)
+        for cs in completed:
+            self._container_done(cs.container_id, cs)
+        opportunistic = self.opportunistic
+        if opportunistic is not None:
+            for cs in completed:
+                record = opportunistic.containers.pop(cs.container_id, None)
+                if record is not None:
+                    opportunistic._opportunistic_done(record, cs)
+        if launched or completed:
+            self._dispatch_node_update(node.id, launched, completed)
 
     @handler
     def on_node_heartbeat(self, msg: NodeHeartbeatRequest) -> None:
@@ -474,11 +530,14 @@ class ResourceManager(Actor):
         completed: list[ContainerStatus] = []
         if statuses:
             unlaunched = self.unlaunched
+            resize = self.resize
             for cs in statuses:
                 state = cs.state
                 if state is _RUNNING:
                     if unlaunched.pop(cs.container_id, None) is not None:
                         launched.append(cs)
+                    elif resize is not None:
+                        resize.nm_reported(cs.container_id, cs.capability)  # an increase applied by the NM
                 elif state is _COMPLETE:
                     completed.append(cs)
             for cs in completed:
@@ -510,10 +569,13 @@ class ResourceManager(Actor):
             app_cleanup, node.pending_app_cleanup = node.pending_app_cleanup, ()
         limit = None
         updates: tuple[Container, ...] = ()
+        resize = self.resize
         if self.opportunistic is not None and status is not None:
             limit, updates = self.opportunistic.on_node_heartbeat(status, completed)
-        elif not cleanup and not app_cleanup:
+        elif not cleanup and not app_cleanup and (resize is None or not (node_id in resize.to_update or resize.late)):
             return response_id  # a plain response
+        if resize is not None and (resize.to_update or resize.late):
+            updates = (*updates, *resize.heartbeat_updates(node_id))  # decreases (RMNodeUpdateContainerEvent)
         return NodeHeartbeatResponse(
             response_id=response_id,
             containers_to_cleanup=tuple(cleanup),
@@ -564,6 +626,8 @@ class ResourceManager(Actor):
             if allocated_at < deadline:
                 self.log.info("container_expired", container=str(cid))
                 self.dispatch(ContainerExpiredSchedulerEvent(container_id=cid))
+        if self.resize is not None and self.resize.unconfirmed:
+            self.resize.check_expiry(self.now)  # increases the NM never applied are rolled back
 
     def _check_am_liveness(self) -> None:
         if self.dormant:
@@ -883,10 +947,19 @@ class ResourceManager(Actor):
             # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
             return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
         attempt.last_heartbeat = self.kernel.now  # (Actor.now without the property call)
+        resize_asks: list[ResourceRequest] = []
+        if msg.update_requests:
+            resize = self.resize
+            if resize is None and any(r.container_update_type in RESIZE_TYPES for r in msg.update_requests):
+                resize = self.resize = ContainerResizeService(self)
+            if resize is not None:
+                msg, resize_asks = resize.before_allocate(msg)  # decreases now; increases become asks
         ask, release = msg.ask, msg.release
         opportunistic = self.opportunistic
         if opportunistic is not None:
             ask, release = opportunistic.before_allocate(msg)  # OPPORTUNISTIC asks never reach the scheduler
+        if resize_asks:
+            ask = [*ask, *resize_asks]
         allocation = self._allocate(attempt_id, ask, release, msg.resource_blacklist_request)
         attempt.response_id = response_id = msg.response_id + 1
         response = AllocateResponse(
@@ -902,6 +975,8 @@ class ResourceManager(Actor):
         )
         if opportunistic is not None:
             response = opportunistic.after_allocate(msg, response)
+        if self.resize is not None:
+            response = self.resize.after_allocate(attempt_id, response)
         return response
 
     def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:

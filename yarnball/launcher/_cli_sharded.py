@@ -24,14 +24,20 @@ def simulate_sharded(
     track: list[str],
     interval_ms: int,
     progress: Any,
+    *,
+    webapp: tuple[str, int] | None = None,
 ) -> dict[str, Any]:
     """Run ``workload`` on Ray shard hosts and write the outputs into ``out``; return the summary.
 
     The hosts write their event logs beside ``events.jsonl`` and the driver merges them when the cluster closes.
     If a host dies, whatever host 0 recorded so far is written (when host 0 is alive), the logs are merged, and the
     :class:`~yarnball.errors.SimulationError` naming the host is raised.
+
+    ``--clock wall`` runs live mode (``--pace X``: X simulated ms per real ms); ``--webapp`` serves the run while it
+    goes on (launcher/web/_shardsource.py), ``--pace`` with virtual time paces its slices of windows.
     """
     known = {j.job_id for j in workload.jobs}
+    live = args.clock == "wall"
     configure_logging(level="warning", stream=sys.stderr)  # the driver's own warnings; the hosts log the run
     cluster = Cluster(
         conf,
@@ -43,7 +49,17 @@ def simulate_sharded(
         latency_ms=args.latency_ms,
         event_log=out / "events.jsonl",
         log_level=args.log_level,
+        clock=args.clock,
+        wall_factor=args.pace if live and args.pace is not None else 1.0,
     )
+    finished: dict[str, Any] = {}
+
+    def finish(wall: float) -> None:
+        progress.finish()
+        finished["summary"] = cluster.write_outputs(  # type: ignore[attr-defined]
+            out, wall_seconds=wall, workload=workload, plots=not args.no_plots
+        )
+
     try:
         cluster.submit_workload(workload)
         for spec in args.refresh_queues:  # checked by cli._refresh_arguments
@@ -51,9 +67,33 @@ def simulate_sharded(
             cluster.refresh_queues(conf_dir, at_ms=at_ms)
         cluster.record_metrics(interval_ms, [j for j in track if j in known])  # type: ignore[attr-defined]
         progress.cluster = cluster
+        pace = None if live else args.pace
         start = time.perf_counter()
         try:
-            cluster.run(until_ms=args.until_ms, on_progress=progress)
+            if webapp is not None:
+                from yarnball.launcher.web import serve_cluster
+
+                result = serve_cluster(
+                    cluster,
+                    *webapp,
+                    until_ms=args.until_ms,
+                    pace=pace,
+                    keep_serving=not args.webapp_exit,
+                    on_progress=progress,
+                    on_finished=finish,
+                )
+                if result.interrupted:
+                    raise KeyboardInterrupt
+            else:
+                if pace is not None:
+                    import asyncio
+
+                    from yarnball.launcher.web._shardsource import drive_sharded
+
+                    asyncio.run(drive_sharded(cluster, until_ms=args.until_ms, pace=pace, on_progress=progress))
+                else:
+                    cluster.run(until_ms=args.until_ms, on_progress=progress)
+                finish(time.perf_counter() - start)
         except SimulationError:
             try:  # flush what the RM's host recorded so far
                 cluster.write_outputs(  # type: ignore[attr-defined]
@@ -62,12 +102,7 @@ def simulate_sharded(
             except YarnballError:
                 pass
             raise
-        wall = time.perf_counter() - start
-        progress.finish()
-        summary: dict[str, Any] = cluster.write_outputs(  # type: ignore[attr-defined]
-            out, wall_seconds=wall, workload=workload, plots=not args.no_plots
-        )
     finally:
         cluster.close()
         close_logging()
-    return summary
+    return finished["summary"]  # type: ignore[no-any-return]

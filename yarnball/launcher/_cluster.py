@@ -127,6 +127,7 @@ class Cluster:
         # yarnball.elastic.enabled), see launcher/_elastic.py.
         self.scheduler.set_placement(placement_from_conf(conf, seed=seed))
         self.autoscaler: Autoscaler | None = attach_autoscaler(self, elastic)
+        self._node_restarts = False  # restart_node was asked for (see _skipping_proven)
 
     # -- building ---------------------------------------------------------------------------------------------
     def add_node(self, spec: NodeSpec, *, start_delay_ms: float | None = None) -> NodeManager:
@@ -206,6 +207,17 @@ class Cluster:
         # Owned by the NM, so what it sends is ordered as its own messages (the same on every backend).
         self.kernel.schedule(max(0.0, at_ms - self.kernel.now), lambda _: nm.fail(), owner=nm.id)
 
+    def restart_node(self, host: str, at_ms: float, down_ms: float) -> None:
+        """Restart the NodeManager on ``host`` at ``at_ms``: it is down for ``down_ms``, then registers again. With
+        ``yarn.nodemanager.recovery.enabled`` and ``yarn.nodemanager.recovery.supervised`` its containers survive
+        (work-preserving restart), otherwise they are killed (actors/_nmrecovery.py)."""
+        if down_ms < 0:
+            raise SimulationError(f"restart_node: down_ms must not be negative, got {down_ms}")
+        nm = self.node_managers[host]
+        # Idle-heartbeat skipping is proven for nodes that heartbeat or are gone, not for one that comes back.
+        self._node_restarts = True
+        self.kernel.schedule(max(0.0, at_ms - self.kernel.now), lambda _: nm.restart(down_ms), owner=nm.id)
+
     def inject(self, faults: Any) -> None:
         """Schedule faults (one, a list, or a JSON schedule file path; see launcher/_faults.py).
 
@@ -215,6 +227,9 @@ class Cluster:
         parsed = as_faults(faults)
         check_targets(parsed, list(self.node_managers))
         for fault in parsed:
+            if fault.kind == "node_restart":
+                self.restart_node(fault.target.split(":", 1)[0], fault.at_ms, fault.down_ms or 0)
+                continue
             self.fail_node(fault.target.split(":", 1)[0], fault.at_ms)
 
     def inject_file(self, path: Any) -> None:
@@ -262,6 +277,7 @@ class Cluster:
             or conf.get_bool(keys.DIST_SCHEDULING_ENABLED)
             or not isinstance(self.scheduler.placement, SpreadPlacement)
             or self.autoscaler is not None
+            or self._node_restarts
         )
 
     def _all_done(self) -> bool:
@@ -315,7 +331,8 @@ class Cluster:
         """Run while serving the RM REST API and web UI on ``host:port`` (needs the ``web`` extra, aiohttp).
 
         The run goes as fast as it can (or at ``pace`` times real time); afterwards the final state is served until
-        Ctrl-C/SIGTERM unless ``keep_serving`` is false. Returns the simulated end time."""
+        Ctrl-C/SIGTERM unless ``keep_serving`` is false. Returns the simulated end time. A cluster on the Ray backend
+        (virtual time, or live with ``clock="wall"``) is served from its shard hosts (launcher/web/_shardsource.py)."""
         from yarnball.launcher.web import serve_cluster
 
         return serve_cluster(self, host, port, until_ms=until_ms, pace=pace, keep_serving=keep_serving).end_ms

@@ -1,7 +1,10 @@
 """Fault schedules (issue 21): a JSON list of ``{"at_ms": int, "kind": str, "target": str, ...}``.
 
-Only ``node_lost`` is implemented so far: the NM on the target node stops heartbeating at ``at_ms`` and the
-RM expires it after ``yarn.nm.liveness-monitor.expiry-interval-ms`` (the same path as ``Cluster.fail_node``).
+``node_lost``: the NM on the target node stops heartbeating at ``at_ms`` and the RM expires it after
+``yarn.nm.liveness-monitor.expiry-interval-ms`` (the same path as ``Cluster.fail_node``).
+``node_restart`` (with ``down_ms``): the NM stops at ``at_ms`` and starts again ``down_ms`` later, recovering its
+containers with ``yarn.nodemanager.recovery.enabled`` + ``.supervised``, else killing them
+(``Cluster.restart_node``, actors/_nmrecovery.py).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Any
 
 from yarnball.errors import ConfigurationError
 
-FAULT_KINDS = ("node_lost",)
+FAULT_KINDS = ("node_lost", "node_restart")
 
 
 @dataclass(frozen=True)
@@ -22,6 +25,7 @@ class Fault:
     at_ms: int
     kind: str
     target: str
+    down_ms: int | None = None  # node_restart: how long the NM is down (Cluster.restart_node)
 
 
 def parse_faults(entries: Any, source: str = "<faults>") -> list[Fault]:
@@ -42,7 +46,10 @@ def parse_faults(entries: Any, source: str = "<faults>") -> list[Fault]:
         target = entry.get("target")
         if not isinstance(target, str) or not target:
             raise ConfigurationError(f"{where}: field 'target' must be a non-empty string, got {target!r}")
-        faults.append(Fault(at_ms, kind, target))
+        down_ms = entry.get("down_ms")
+        if kind == "node_restart" and (isinstance(down_ms, bool) or not isinstance(down_ms, int) or down_ms < 0):
+            raise ConfigurationError(f"{where}: field 'down_ms' must be a non-negative integer, got {down_ms!r}")
+        faults.append(Fault(at_ms, kind, target, down_ms))
     return faults
 
 

@@ -141,6 +141,11 @@ class RayLiveHosts(HostGroup):
     def call(self, index: int, method: str, *args: Any) -> Any:
         return ray.get(self.actors[index].call.remote(method, *args))
 
+    def stop(self) -> None:
+        """Ask every host to stop its kernel (a served run interrupted by Ctrl-C): ``run_live`` then returns."""
+        for actor in self.actors:
+            actor.stop.remote()
+
     def close(self) -> None:
         try:
             ray.get([a.close.remote() for a in self.actors], timeout=30)

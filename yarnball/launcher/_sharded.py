@@ -87,6 +87,10 @@ class HostView:
         self.jobs: dict[str, Any] = {}
         self.skipped: list[SkippedJob] = []
         self.handler_failures = HandlerFailures()  # every host's, set by the driver before the outputs are written
+        self.node_specs: list[NodeSpec] = []  # every node of the cluster, wherever it runs (the web view's nodes)
+        self.web_asks: Any = None  # REST writes in flight on host 0 (launcher/web/_hostview.py)
+        self.windows_run = 0  # host recovery (launcher/_hostrecovery.py): which windows a survivor finished
+        self.last_result: WindowResult | None = None
 
     # The attributes MetricsRecorder and write_outputs read from a cluster, served by host 0.
     @property
@@ -117,6 +121,8 @@ class HostView:
                     self.host.recorder = MetricsRecorder(self, step[2], track_jobs=step[3])
                     self.host.recorder.start()
             else:
+                if step[0] == "nm":
+                    self.node_specs.append(step[2])
                 plain.append(step)
         self.host.setup(plain)
 
@@ -124,7 +130,23 @@ class HostView:
         host = self.host
         start = time.perf_counter()
         out, peek, done, first = host.run_window(end, inclusive, inbound)
-        return out, peek, done, host.last_event_time, first, time.perf_counter() - start
+        result = out, peek, done, host.last_event_time, first, time.perf_counter() - start
+        self.windows_run += 1
+        self.last_result = result
+        return result
+
+    # Host recovery (launcher/_hostrecovery.py): how many windows this host ran, its last result, and the replay
+    # that rebuilds a dead host in a fresh one.
+    def window_count(self) -> int:
+        return self.windows_run
+
+    def last_window(self) -> WindowResult | None:
+        return self.last_result
+
+    def replay(self, ops: list[tuple[Any, ...]]) -> int | None:
+        from yarnball.launcher._hostrecovery import replay
+
+        return replay(self, ops)
 
     def query(self, what: str) -> Any:
         rm = self.host.rm
@@ -141,6 +163,12 @@ class HostView:
         if what == "stop_key":
             return self.host.stop_key
         raise SimulationError(f"unknown query {what!r}")
+
+    def web(self, what: str, *args: Any) -> Any:
+        """The web layer's host side (launcher/web/_hostview.py): a section of the REST view, or a REST write."""
+        from yarnball.launcher.web._hostview import host_call
+
+        return host_call(self, what, *args)
 
     def stats(self) -> dict[str, Any]:
         host = self.host
@@ -344,6 +372,9 @@ class ShardedCluster(Cluster):
             raise SimulationError(f"fail_node: no node {host!r} in this cluster")
         self._step("fail", host, at_ms)
 
+    def restart_node(self, host: str, at_ms: float, down_ms: float) -> None:
+        raise SimulationError("restart_node needs the embedded backend (the sharded backends do not restart NMs yet)")
+
     def refresh_queues(self, conf: Any, *, at_ms: float | None = None) -> Any:
         """A queue refresh told to the RM at ``at_ms`` (0 if not given) on its host; set up before :meth:`run`."""
         from yarnball.launcher._refresh import refresh_request
@@ -387,15 +418,19 @@ class ShardedCluster(Cluster):
                     factor=self.wall_factor,
                 )
             else:
+                from yarnball.launcher._hostrecovery import recovering
                 from yarnball.launcher._ray import RayHosts
 
-                self._group = RayHosts(
-                    self.hosts,
+                self._group = recovering(
+                    RayHosts(
+                        self.hosts,
+                        self.conf,
+                        options,
+                        address=self.address,
+                        log_parts=log_parts,
+                        log_level=self.log_level,
+                    ),
                     self.conf,
-                    options,
-                    address=self.address,
-                    log_parts=log_parts,
-                    log_level=self.log_level,
                 )
         return self._group
 
@@ -524,6 +559,26 @@ class ShardedCluster(Cluster):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # -- serving (launcher/web/_shardsource.py) ---------------------------------------------------------------
+    @property
+    def group(self) -> HostGroup:
+        """The shard hosts (started, with every setup step applied): what the web layer calls."""
+        group = self._start()
+        self._flush_steps(group)
+        return group
+
+    def finished(self) -> bool:
+        """Whether the RM saw every submitted application finish (what stops :meth:`run` without ``until_ms``)."""
+        return self._done
+
+    def idle(self) -> bool:
+        """Whether no host has anything queued and no batch is in flight (a run without ``until_ms`` ends here)."""
+        return all(p is None for p in self._peeks) and not any(self._inbound)
+
+    def wake(self, index: int) -> None:
+        """Something was queued on host ``index`` from outside the windows (a REST write): look at it next window."""
+        self._peeks[index] = -math.inf
+
     # -- inspection -------------------------------------------------------------------------------------------
     def _query(self, what: str) -> Any:
         group = self._start()
@@ -591,6 +646,7 @@ class ShardedCluster(Cluster):
             "latency_ms": self.latency_ms,
             "windows": self.windows,
             "compiled_graph": bool(getattr(self._group, "compiled", False)),
+            "host_restarts": int(getattr(self._group, "host_restarts", 0)),  # launcher/_hostrecovery.py
             "rm_host_in_driver": getattr(self._group, "local", None) is not None,
             # Where the NMs and AMs went (launcher/_shard.py BalancedPlacement): host 0's share beside the RM.
             "rm_host_share": self.balance.targets[0] if self.hosts > 1 else 1.0,

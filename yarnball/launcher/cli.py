@@ -113,6 +113,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="modelled latency of every message between actors (default 0 embedded, 1 on ray; the ray backend's "
         "window); give the same value to both backends to compare them",
     )
+    sim.add_argument(
+        "--clock",
+        choices=("virtual", "wall"),
+        default="virtual",
+        help="with --backend ray: virtual time (default), or wall: live mode, the actors on real timers (not "
+        "deterministic; --pace X then runs X simulated ms per real ms)",
+    )
     sim.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
     # Issue 20: serving and looking (launcher/web/).
     sim.add_argument(
@@ -224,8 +231,8 @@ def _simulate(args: argparse.Namespace) -> int:
         raise ConfigurationError("--address needs --backend ray")
     if args.webapp_exit and args.webapp is None:
         raise ConfigurationError("--webapp-exit needs --webapp")
-    if (args.webapp is not None or args.pace is not None) and args.backend != "embedded":
-        raise ConfigurationError("--webapp and --pace need the embedded backend (the run's kernel in this process)")
+    if args.clock == "wall" and args.backend != "ray":
+        raise ConfigurationError("--clock wall (live mode) needs --backend ray")
     if args.pace is not None and not args.pace > 0:
         raise ConfigurationError(f"--pace: expected a positive factor of real time, got {args.pace}")
     webapp = None
@@ -293,6 +300,7 @@ def _simulate(args: argparse.Namespace) -> int:
             track,
             interval_ms,
             _Progress(None, _target_ms(workload, args.until_ms), sys.stderr, enabled=not args.no_progress),
+            webapp=webapp,
         )
         _print_summary(summary, out, sys.stdout)
         return _run_status(summary, cut=args.until_ms is not None)

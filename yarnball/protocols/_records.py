@@ -20,6 +20,7 @@ __all__ = [
     "ContainerId",
     "ContainerState",
     "ContainerStatus",
+    "ContainerSubState",
     "ContainerUpdateType",
     "ExecutionType",
     "ExecutionTypeRequest",
@@ -210,6 +211,19 @@ class ContainerState(enum.Enum):
     COMPLETE = "COMPLETE"
 
 
+class ContainerSubState(enum.Enum):
+    """``ContainerSubState`` (YARN-7275): the NM's finer state of a container, in its ``ContainerStatus``.
+
+    ``ContainerImpl.getContainerSubState`` maps the NM's states to these: PAUSED and RESUMING are PAUSED, PAUSING
+    and KILLING are RUNNING (the API ``ContainerState`` of all of them is RUNNING)."""
+
+    SCHEDULED = "SCHEDULED"
+    RUNNING = "RUNNING"
+    PAUSED = "PAUSED"
+    COMPLETING = "COMPLETING"
+    DONE = "DONE"
+
+
 class ContainerExitStatus(enum.IntEnum):
     """``ContainerExitStatus`` with YARN's numeric codes."""
 
@@ -293,6 +307,8 @@ class ContainerStatus(Record, kw_only=True):
     diagnostics: str = ""
     execution_type: ExecutionType = ExecutionType.GUARANTEED
     capability: Resource | None = None
+    #: Set in answers to GetContainerStatusesRequest (``cloneAndGetContainerStatus``); heartbeats leave it None.
+    container_sub_state: ContainerSubState | None = None
 
 
 class ContainerUpdateType(enum.Enum):

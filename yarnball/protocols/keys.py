@@ -189,6 +189,11 @@ NM_VMEM_PMEM_RATIO = "yarn.nodemanager.vmem-pmem-ratio"
 DEFAULT_NM_VMEM_PMEM_RATIO = 2.1
 NM_VMEM_CHECK_ENABLED = "yarn.nodemanager.vmem-check-enabled"
 DEFAULT_NM_VMEM_CHECK_ENABLED = True
+# NM work-preserving restart (YARN-1336): a restarted NM recovers its containers when both are true.
+NM_RECOVERY_ENABLED = "yarn.nodemanager.recovery.enabled"
+DEFAULT_NM_RECOVERY_ENABLED = False
+NM_RECOVERY_SUPERVISED = "yarn.nodemanager.recovery.supervised"
+DEFAULT_NM_RECOVERY_SUPERVISED = False
 
 # ----------------------------------------------------------------------------------------------------
 # FairScheduler continuous scheduling and Qubole's container packing (FairSchedulerConfiguration)
@@ -488,3 +493,8 @@ DEFAULT_RAY_RM_HOST_IN_DRIVER = True
 #: where the actors run changes, never the results.
 RAY_RM_HOST_SHARE = "yarnball.ray.rm-host-share"
 DEFAULT_RAY_RM_HOST_SHARE = 0.25
+#: Bytes of cross-host batches the coordinator may keep to rebuild a dead shard host (launcher/_hostrecovery.py):
+#: every batch delivered to every host since the run began, replayed into a new host actor when one dies. Past the
+#: bound the recording is dropped and a dead host stops the run, as with 0 (recovery off).
+RAY_HOST_RECOVERY_MAX_BYTES = "yarnball.ray.host-recovery.max-bytes"
+DEFAULT_RAY_HOST_RECOVERY_MAX_BYTES = 256 * 1024 * 1024

@@ -88,7 +88,13 @@ def _am_rm() -> Any:
 
 def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
     rm, am, attempt_id, response_id, progress = arg
-    if not rm._stopped and not rm._busy and rm.opportunistic is None:
+    resize = rm.resize  # container resizes: an allocate with updates or errors to hand over is a real one
+    if (
+        not rm._stopped
+        and not rm._busy
+        and rm.opportunistic is None
+        and (resize is None or not resize.has_news(attempt_id))
+    ):
         # Whether the call is a no-op (one function: this check runs at every AM heartbeat that is not dormant).
         # rm._current_attempt and the state check in one: a RUNNING/FINISHING attempt is never done.
         attempt = rm.attempts.get(attempt_id)

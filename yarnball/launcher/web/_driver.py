@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from yarnball.errors import ConfigurationError, SimulationError
+from yarnball.launcher._gc import tuned_gc
 from yarnball.launcher.web._snapshot import Snapshot, take_snapshot
 
 __all__ = ["LiveSource", "StaticSource", "drive", "paced_target"]
@@ -129,6 +130,24 @@ async def drive(
         if source is not None:
             source.advance(done=True)
         return float(kernel.now)
+    with tuned_gc():  # as Cluster.run: the cluster built so far is out of the collector's way (launcher/_gc.py)
+        await _slices(cluster, kernel, source, until_ms, pace, wall_clock)
+    cluster.end_run()
+    if source is not None:
+        source.driving = False
+        source.advance(done=True)
+    return float(kernel.now)
+
+
+async def _slices(
+    cluster: Any,
+    kernel: Any,
+    source: LiveSource | None,
+    until_ms: float | None,
+    pace: float | None,
+    wall_clock: Callable[[], float],
+) -> None:
+    """Run the kernel slice by slice until the run is over, yielding to the event loop in between."""
     slice_ms = 1000.0
     start_ms = float(kernel.now)
     wall0 = wall_clock()
@@ -158,8 +177,3 @@ async def drive(
         # The queue ran dry inside a slice, which then set the clock to the slice's end; one long run would have
         # stopped at the last event.
         kernel.now = max(start_ms, float(kernel.last_event_time))
-    cluster.end_run()
-    if source is not None:
-        source.driving = False
-        source.advance(done=True)
-    return float(kernel.now)

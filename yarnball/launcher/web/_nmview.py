@@ -21,9 +21,10 @@ _CONTAINER_RUNNING_EXIT = -1000  # ContainerExitStatus.INVALID: "exitCode" while
 
 
 def _container_state(entry: Any) -> str:
-    """The NM's ``ContainerState`` name: SCHEDULED (queued by the ContainerScheduler), PAUSED or RUNNING."""
+    """The NM's ``ContainerState`` name: SCHEDULED (queued by the ContainerScheduler), RUNNING, or PAUSING, PAUSED,
+    RESUMING (actors/_nmstates.py)."""
     if entry.state is ContainerState.RUNNING:
-        return "PAUSED" if entry.paused else "RUNNING"
+        return entry.phase.value if entry.phase is not None else "RUNNING"
     return "SCHEDULED"
 
 

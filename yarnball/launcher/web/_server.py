@@ -4,7 +4,8 @@
 UI under ``/cluster``, ``/`` redirecting to it as the RM does, SLS's live charts at ``/simulate``); tests drive it
 in-process with aiohttp's test client.
 ``serve_cluster`` is what ``yarnball simulate --webapp`` and ``Cluster.serve`` call: it binds the address, runs the
-cluster in slices (launcher/web/_driver.py), hands the finished run to ``on_finished`` (the CLI writes its outputs
+cluster in slices (launcher/web/_driver.py; a cluster on Ray shard hosts, virtual or live, through
+launcher/web/_shardsource.py), hands the finished run to ``on_finished`` (the CLI writes its outputs
 there) and then keeps serving the final state until Ctrl-C or SIGTERM, unless told to stop with the run.
 """
 
@@ -14,7 +15,7 @@ import asyncio
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ from yarnball.launcher.web._nmrest import add_nm_routes
 from yarnball.launcher.web._rest import SOURCE, SnapshotSource, add_rest_routes, remote_exception_middleware
 from yarnball.launcher.web._restsubmit import add_submit_routes
 from yarnball.launcher.web._restwrite import add_write_routes
+from yarnball.launcher.web._shardsource import ShardedSource, drive_sharded, is_sharded
 from yarnball.launcher.web._sls import add_sls_routes
 from yarnball.launcher.web._ui import add_ui_routes
 
@@ -83,7 +85,13 @@ async def _serve(
     on_finished: Callable[[float], None] | None,
     on_serving_final: Callable[[str], None] | None,
 ) -> ServeResult:
-    source = LiveSource(cluster)
+    source: LiveSource | ShardedSource
+    if is_sharded(cluster):  # the Ray backend, virtual or live: snapshots from the shard hosts
+        source = ShardedSource(cluster)
+        run_cluster: Callable[..., Awaitable[float]] = drive_sharded
+    else:
+        source = LiveSource(cluster)
+        run_cluster = drive
     runner = web.AppRunner(build_app(source), handle_signals=False, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
@@ -107,14 +115,15 @@ async def _serve(
     try:
         if on_started is not None:
             on_started(url)
-        run = asyncio.ensure_future(drive(cluster, source, until_ms=until_ms, pace=pace, on_progress=on_progress))
+        run = asyncio.ensure_future(run_cluster(cluster, source, until_ms=until_ms, pace=pace, on_progress=on_progress))
         waiter = asyncio.ensure_future(stop.wait())
         start = time.perf_counter()
         await asyncio.wait({run, waiter}, return_when=asyncio.FIRST_COMPLETED)
         if not run.done():
             run.cancel()
             waiter.cancel()
-            return ServeResult(float(cluster.kernel.now), time.perf_counter() - start, url, True)
+            await asyncio.wait({run})  # (a live run stops its hosts when cancelled)
+            return ServeResult(float(cluster.now), time.perf_counter() - start, url, True)
         end_ms = run.result()
         wall = time.perf_counter() - start
         if on_finished is not None:
@@ -129,7 +138,7 @@ async def _serve(
                     resumed.cancel()
                     break
                 source.resume.clear()
-                again = asyncio.ensure_future(drive(cluster, source, pace=pace))
+                again = asyncio.ensure_future(run_cluster(cluster, source, pace=pace))
                 await asyncio.wait({again, waiter}, return_when=asyncio.FIRST_COMPLETED)
                 if not again.done():  # Ctrl-C/SIGTERM while the late submission runs
                     again.cancel()

@@ -483,6 +483,25 @@ def release_container(ctx: SchedulerContext, rmc: RMContainer) -> None:
         leaf.fair_dirty = True
 
 
+def resize_container(ctx: SchedulerContext, rmc: RMContainer, dm: int, dv: int) -> None:
+    """Change an allocated container's resource by ``(dm, dv)`` on its node, application, queues and user: the effect
+    of ``ContainerUpdateContext.swapContainer`` (an increase keeps the temporary container's resources, a decrease
+    releases the difference). The container count does not change."""
+    node = rmc.node
+    if rmc.cid in node.containers:
+        node.unalloc_m -= dm
+        node.unalloc_v -= dv
+    rmc.mem += dm
+    rmc.vc += dv
+    app = rmc.app
+    app.used_m += dm
+    app.used_v += dv
+    leaf = app.queue
+    charge(ctx, leaf, app, dm, dv)
+    if leaf.fair:
+        leaf.fair_dirty = True
+
+
 def decrement_asks(
     leaf: LeafQueue, app: SchedulerApp, ka: KeyAsks, node: SchedulerNode, locality: int, *, chain: bool = True
 ) -> None:

@@ -14,12 +14,13 @@ is its AM container. Its size is taken for the AM-limit accounting from the atte
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
 from yarnball.policies.capacity._acl import QueueACL
-from yarnball.policies.capacity._allocator import add_pending, retire_key
+from yarnball.policies.capacity._allocator import add_pending, release_container, resize_container, retire_key
 from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 from yarnball.policies.capacity._events import HANDLERS, RELEASED_CONTAINER, EventHandlers, abnormal_status
 from yarnball.policies.capacity._leaf import LeafQueue
@@ -31,13 +32,16 @@ from yarnball.policies.capacity._notifications import (
 from yarnball.policies.capacity._queues import CSQueue
 from yarnball.policies.capacity._state import (
     ACQUIRED,
+    RESERVED,
     KeyAsks,
+    RMContainer,
     SchedulerApp,
 )
 from yarnball.protocols import (
     ANY,
     ApplicationAttemptId,
     ApplicationId,
+    Container,
     ContainerId,
     ContainerStatus,
     NodeId,
@@ -51,6 +55,11 @@ __all__ = ["CapacityScheduler"]
 log = get_logger(__name__)
 
 _NO_PREEMPT: frozenset[ContainerId] = frozenset()
+
+#: Asks with an allocation request id at or below this are a container increase's (actors/_containerresize.py):
+#: ``ContainerUpdateContext.checkAndAddToOutstandingIncreases`` puts the difference into the placement sets as it
+#: is, without the ApplicationMasterService's normalization.
+RESIZE_REQUEST_ID_BASE: Final = -(2 << 40)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -305,6 +314,65 @@ class CapacityScheduler(EventHandlers):
             notifications=notifications,
         )
 
+    # -- container resource updates (INCREASE_RESOURCE / DECREASE_RESOURCE; actors/_containerresize.py) ------------
+    def live_container(self, container_id: ContainerId) -> Container | None:
+        """The record of an allocated (not reserved) container, as the RM last handed it out; None if unknown."""
+        rmc = self._ctx.containers.get(container_id)
+        if rmc is None or rmc.state == RESERVED:
+            return None
+        return rmc.container
+
+    def absorb_increase(self, temp_id: ContainerId, target_id: ContainerId, version: int) -> Container | None:
+        """``SchedulerApplicationAttempt.pullNewlyUpdatedContainers`` for INCREASE_RESOURCE: the temporary container
+        allocated for the increase is swapped into ``target_id`` (``ContainerUpdateContext.swapContainer``: the target
+        grows by the temporary one's resource, which stays charged; the temporary one leaves the books without a
+        completion) and the target gets ``version``. Returns the updated record, or None (nothing changed) when
+        either is gone or they are on different nodes (the caller releases the temporary one)."""
+        ctx = self._ctx
+        temp = ctx.containers.get(temp_id)
+        target = ctx.containers.get(target_id)
+        if (
+            temp is None or target is None or temp.state == RESERVED or target.state == RESERVED
+            or temp.node is not target.node or target.container is None
+        ):  # fmt: skip
+            return None
+        dm, dv = temp.mem, temp.vc
+        app = temp.app
+        if temp.container is not None and temp.container in app.new_containers:
+            app.new_containers.remove(temp.container)  # never handed to the AM
+        release_container(ctx, temp)
+        resize_container(ctx, target, dm, dv)
+        return self._updated(target, version)
+
+    def decrease_container(self, container_id: ContainerId, resource: Resource, version: int) -> Container | None:
+        """``handleDecreaseRequests`` + ``swapContainer`` for DECREASE_RESOURCE: the container shrinks to
+        ``resource`` (component-wise at most its size) at once, the difference is released, and it gets ``version``.
+        Returns the updated record, or None if the container is not allocated."""
+        ctx = self._ctx
+        rmc = ctx.containers.get(container_id)
+        if rmc is None or rmc.state == RESERVED or rmc.container is None:
+            return None
+        mem = min(resource.memory_mb, rmc.mem)
+        vc = min(resource.vcores, rmc.vc)
+        resize_container(ctx, rmc, mem - rmc.mem, vc - rmc.vc)
+        return self._updated(rmc, version)
+
+    def _updated(self, rmc: RMContainer, version: int) -> Container:
+        old = rmc.container
+        assert old is not None
+        container = Container(
+            id=old.id,
+            node_id=old.node_id,
+            resource=Resource(rmc.mem, rmc.vc, old.resource.extended),
+            priority=old.priority,
+            execution_type=old.execution_type,
+            allocation_request_id=old.allocation_request_id,
+            version=version,
+            node_http_address=old.node_http_address,
+        )
+        rmc.container = container
+        return container
+
     def idle_allocate(self, attempt_id: ApplicationAttemptId) -> Resource | None:
         """The headroom an ``allocate`` with no asks, releases or blacklist changes would return when it would
         return nothing else (no new or completed containers, no live container marked for preemption); None when
@@ -355,16 +423,19 @@ class CapacityScheduler(EventHandlers):
                     ka.names.pop(name, None)
             else:
                 cap = r.capability
-                nm, nv = rc.normalize(
-                    cap.memory_mb,
-                    cap.vcores,
-                    ctx.min_m,
-                    ctx.min_v,
-                    maximum.memory_mb,
-                    maximum.vcores,
-                    ctx.min_m,
-                    ctx.min_v,
-                )
+                if rid <= RESIZE_REQUEST_ID_BASE:
+                    nm, nv = cap.memory_mb, cap.vcores  # an increase's difference, as it is
+                else:
+                    nm, nv = rc.normalize(
+                        cap.memory_mb,
+                        cap.vcores,
+                        ctx.min_m,
+                        ctx.min_v,
+                        maximum.memory_mb,
+                        maximum.vcores,
+                        ctx.min_m,
+                        ctx.min_v,
+                    )
                 count = max(r.num_containers, 0)
                 dm += count * nm - ka.any_count * ka.cap_m
                 dv += count * nv - ka.any_count * ka.cap_v

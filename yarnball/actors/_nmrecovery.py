@@ -1,0 +1,175 @@
+"""NodeManager restart, work-preserving or not (YARN-1336): what the NM does when it goes down and comes back.
+
+With ``yarn.nodemanager.recovery.enabled`` and ``yarn.nodemanager.recovery.supervised`` both true, the NM's
+processes outlive it: ``ContainerManagerImpl.serviceStop`` leaves the applications alone ("do not cleanup apps as
+they can be recovered on restart"). While it is down its containers go on running (and finish: their exit codes
+are kept, as the launch scripts write them), but nothing starts, nothing heartbeats and nothing answers; AMs' calls
+(start, stop, update, status) wait, as NMClient's proxy retries them, and are served once the NM has registered again
+(``ContainerManagerImpl`` refuses new containers with NMNotYetReadyException until then). On restart
+``ContainerManagerImpl.recover`` rebuilds the ContainerScheduler as ``ContainerScheduler.recoverActiveContainer``
+does (launched containers are running and hold their resources; queued and paused ones are queued again), and the
+NM registers with every container it has, the ones that finished while it was down included
+(``NodeStatusUpdaterImpl.registerWithRM``: ``getNMContainerStatuses`` and the running applications), which the RM
+keeps (``RMNodeImpl.ReconnectNodeTransition`` with running applications: the node stays, its container statuses
+are handled as a heartbeat's).
+
+Otherwise the NM kills its containers when it stops (``cleanUpApplicationsOnNMShutDown``: every application finishes
+with "Application killed on shutdown") and forgets them; it registers again with none, and the RM removes the node
+and adds it back (ReconnectNodeTransition without running applications: NODE_REMOVED, whose containers the scheduler
+ends as lost).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from yarnball.actors._containerscheduler import ContainerScheduler
+from yarnball.actors._nmstates import NMContainerState
+from yarnball.protocols import (
+    ApplicationId,
+    ContainerExitStatus,
+    ContainerState,
+    ContainerStatus,
+    OpportunisticContainersStatus,
+    Resource,
+    keys,
+)
+from yarnball.protocols._resourcetracker import NMContainerStatus
+
+__all__ = ["KILLED_ON_SHUTDOWN", "NMDowntime", "recovery_enabled", "shut_down", "start_again"]
+
+#: ApplicationImpl.AppFinishTransition's kill of each container, for CMgrCompletedAppsEvent.Reason.ON_SHUTDOWN.
+KILLED_ON_SHUTDOWN = "Container killed on application-finish event: Application killed on shutdown"
+
+
+def recovery_enabled(conf: Any) -> bool:
+    """Whether a restart preserves the NM's containers (recovery enabled and supervised)."""
+    return conf is not None and conf.get_bool(keys.NM_RECOVERY_ENABLED) and conf.get_bool(keys.NM_RECOVERY_SUPERVISED)
+
+
+class NMDowntime:
+    """The NM while it is down: the AM calls that wait for it, and its ContainerScheduler (replaced meanwhile)."""
+
+    __slots__ = ("deferred", "scheduler")
+
+    def __init__(self, scheduler: ContainerScheduler) -> None:
+        self.deferred: list[tuple[Any, Any, Any]] = []  # (handler, message, sender), in arrival order
+        self.scheduler = scheduler
+
+
+class _DownScheduler:
+    """The ContainerScheduler of a stopped NM: nothing is started or reclaimed (the NM process is gone); containers
+    that end meanwhile are forgotten by it, and the scheduler is rebuilt on restart."""
+
+    metrics = None
+
+    def start_now(self, entry: Any) -> bool:
+        return False  # a container whose localization ends now waits: it is queued on restart
+
+    def schedule(self, entry: Any) -> None:
+        pass
+
+    def completed(self, entry: Any) -> None:
+        pass
+
+    def on_resources_reclaimed(self, entry: Any, *, paused: bool = False) -> None:
+        pass
+
+    def on_update_execution_type(self, entry: Any, old: Any) -> None:
+        pass
+
+    def update_queuing_limit(self, max_queue_length: int) -> None:
+        pass
+
+    def on_update_resource(self, entry: Any, old: Any) -> None:
+        pass
+
+    def status(self) -> OpportunisticContainersStatus:
+        return OpportunisticContainersStatus()
+
+
+def shut_down(nm: Any) -> None:
+    """The NM process stops: heartbeats end; with recovery its containers run on, otherwise they are killed."""
+    nm.log.info("nm_shutdown", node=str(nm.node_id), recovery=nm.recovery)
+    if nm._heartbeat is not None:
+        nm._heartbeat.cancel()
+        nm._heartbeat = None
+    if nm._beat is not None:
+        nm._heartbeats.stopped(nm._beat)
+        nm._beat = None
+    nm.registered = False
+    nm._down = NMDowntime(nm.container_scheduler)
+    nm.container_scheduler = _DownScheduler()
+    if nm.recovery:
+        return
+    for cid in list(nm.containers):  # ContainerManagerImpl.cleanUpApplicationsOnNMShutDown
+        nm._kill(cid, ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, KILLED_ON_SHUTDOWN)
+    nm._changes = []  # no state store: what it knew is gone
+
+
+def start_again(nm: Any) -> None:
+    """The NM starts again: recover (or start empty), register with what it has, then serve the waiting calls."""
+    down: NMDowntime = nm._down
+    scheduler = ContainerScheduler(nm.resource, down.scheduler.settings, owner=nm)
+    nm.container_scheduler = scheduler
+    if nm.recovery:
+        for entry in list(nm.containers.values()):  # in arrival order (ContainerManagerImpl.recover)
+            if entry.state is ContainerState.RUNNING and entry.phase in (
+                NMContainerState.PAUSING,
+                NMContainerState.PAUSED,
+            ):
+                entry.phase = NMContainerState.PAUSED  # RecoveredContainerStatus.PAUSED
+                scheduler.recover_active_container(entry, launched=False)
+            elif entry.state is ContainerState.RUNNING:
+                if entry.phase is NMContainerState.RESUMING:
+                    entry.phase = None
+                scheduler.recover_active_container(entry, launched=True)
+            else:
+                scheduler.recover_active_container(entry, launched=False)  # QUEUED (or still localizing)
+        scheduler.recovered()  # queued containers start as room allows
+    statuses, apps = _registration(nm)
+    nm._down = None
+    nm.log.info("nm_restarted", node=str(nm.node_id), containers=len(statuses))
+    nm._register(statuses, apps)
+    for handler, message, sender in down.deferred:  # the calls that waited, in their order
+        nm._sender = sender
+        handler(nm, message)
+
+
+def _registration(nm: Any) -> tuple[tuple[NMContainerStatus, ...], tuple[ApplicationId, ...]]:
+    """``NodeStatusUpdaterImpl.getNMContainerStatuses`` and the running applications: every live container, and
+    the completions the RM has not heard of (reported in the registration, no more in a heartbeat)."""
+    out: list[NMContainerStatus] = []
+    for status in nm._changes:
+        if status.state is ContainerState.COMPLETE:
+            out.append(_nm_status(status))
+    nm._changes = []
+    for entry in nm.containers.values():
+        c = entry.container
+        out.append(
+            NMContainerStatus(
+                container_id=c.id,
+                container_state=entry.state,
+                allocated_resource=c.resource,
+                diagnostics=entry.diagnostics,
+                priority=c.priority,
+                version=c.version,
+                execution_type=c.execution_type,
+                allocation_request_id=c.allocation_request_id,
+            )
+        )
+    apps = sorted(
+        {s.container_id.application_attempt_id.application_id for s in out}, key=lambda a: (a.cluster_timestamp, a.id)
+    )
+    return tuple(out), tuple(apps)
+
+
+def _nm_status(status: ContainerStatus) -> NMContainerStatus:
+    return NMContainerStatus(
+        container_id=status.container_id,
+        container_state=status.state,
+        allocated_resource=status.capability if status.capability is not None else Resource(),
+        diagnostics=status.diagnostics,
+        container_exit_status=status.exit_status,
+        execution_type=status.execution_type,
+    )
