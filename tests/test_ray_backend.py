@@ -86,18 +86,22 @@ def test_golden_outputs_equal_on_embedded_and_ray_with_1_and_2_hosts(ray_cluster
     assert not list((tmp_path / "ray2").glob("events.jsonl.host*"))  # the host parts were merged away
 
 
+#: Host recovery off (launcher/_hostrecovery.py): a dead host stops the run.
+NO_RECOVERY = {keys.RAY_HOST_RECOVERY_MAX_BYTES: "0"}
+
+
 def test_dead_shard_host_stops_the_run_with_an_error_naming_it(ray_cluster: None) -> None:
-    """Killing shard host 1 mid-run makes the next run raise SimulationError naming host 1."""
+    """With host recovery off, killing shard host 1 mid-run makes the next run raise SimulationError naming host 1."""
     builder = WorkloadBuilder().nodes(6, memory_mb=8192, vcores=8)
     builder.job("long", tasks=[task_spec(4, 120_000)])
     workload = builder.build()
-    cluster = Cluster(Configuration(), workload.nodes, seed=1, backend="ray", hosts=2, latency_ms=50)
+    cluster = Cluster(Configuration(NO_RECOVERY), workload.nodes, seed=1, backend="ray", hosts=2, latency_ms=50)
     cluster.submit_workload(workload)
     try:
         with captured_events():
             cluster.run(until_ms=5_000)
             cluster.kill_host(1)  # type: ignore[attr-defined]
-            with pytest.raises(SimulationError, match="shard host 1 of 2 died"):
+            with pytest.raises(SimulationError, match=r"shard host 1 of 2 died.*recovery is off"):
                 cluster.run(until_ms=60_000)
     finally:
         cluster.close()
@@ -127,6 +131,7 @@ def test_cli_with_dead_host_exits_2_and_keeps_outputs_so_far(ray_cluster: None, 
     try:
         trace = write_trace(tmp_path / "trace.json")
         argv = ["simulate", "--tracelocation", str(trace), "--output-dir", str(tmp_path / "out"), "--no-progress"]
+        argv += ["--conf", f"{keys.RAY_HOST_RECOVERY_MAX_BYTES}=0"]  # recovery off
         assert main([*argv, "--backend", "ray", "--hosts", "2", "--no-plots"]) == 2
     finally:
         _sharded.ShardedCluster._windows = original  # type: ignore[method-assign]
@@ -233,11 +238,14 @@ def test_compiled_window_loop_gives_the_embedded_results(ray_cluster: None) -> N
 
 
 def test_dead_shard_host_in_the_compiled_loop_is_named(ray_cluster: None) -> None:
-    """A host killed while the window loop is compiled: the next run raises SimulationError naming host 1."""
+    """A host killed while the window loop is compiled, recovery off: the next run raises SimulationError naming
+    host 1."""
     builder = WorkloadBuilder().nodes(6, memory_mb=8192, vcores=8)
     builder.job("long", tasks=[task_spec(4, 120_000)])
     workload = builder.build()
-    cluster = Cluster(compiled_conf(0), workload.nodes, seed=1, backend="ray", hosts=2, latency_ms=50)
+    conf = compiled_conf(0)
+    conf.set(keys.RAY_HOST_RECOVERY_MAX_BYTES, "0")
+    cluster = Cluster(conf, workload.nodes, seed=1, backend="ray", hosts=2, latency_ms=50)
     cluster.submit_workload(workload)
     try:
         with captured_events():

@@ -236,6 +236,7 @@ class RayHosts(HostGroup):
             self.local = LocalHost(hosts, conf, options, log_parts[0] if log_parts else None, log_level)
         #: The hosts in Ray actors, in host order, and the actor of each.
         self.remote = list(range(1 if self.local is not None else 0, hosts))
+        self._reset_args = (hosts, conf, options, log_parts, log_level)  # to replace a dead host (replace)
         self.actors = [_idle.pop() if _idle else _RayHostActor.remote() for _ in self.remote]
         refs = [
             actor.reset.remote(i, hosts, conf, options, log_parts[i] if log_parts else None, log_level)
@@ -380,6 +381,25 @@ class RayHosts(HostGroup):
             return self.local.call(method, *args)
         actor = self.actors[index - self.remote[0]]
         return self._get([actor.call.remote(method, *args)], method, [index])[0]
+
+    @property
+    def dead(self) -> frozenset[int]:
+        """The hosts found dead so far (launcher/_hostrecovery.py rebuilds them)."""
+        return frozenset(self._dead)
+
+    def replace(self, index: int) -> None:
+        """Put a fresh, reset host actor in place of dead host ``index`` (its event-log part starts over). The
+        compiled window loop is torn down for good: the windows after a recovery are plain calls."""
+        self._teardown()
+        self.compile_after = -1
+        if index == 0 and self.local is not None:
+            raise SimulationError("shard host 0 runs in the driver's process (yarnball.ray.rm-host-in-driver)")
+        hosts, conf, options, log_parts, log_level = self._reset_args
+        actor = _RayHostActor.remote()
+        ref = actor.reset.remote(index, hosts, conf, options, log_parts[index] if log_parts else None, log_level)
+        self.actors[index - self.remote[0]] = actor
+        self._dead.discard(index)
+        self._get([ref], "restart", [index])
 
     def kill(self, index: int) -> None:
         """Kill one host's Ray actor (fault injection for tests and drills)."""

@@ -89,6 +89,8 @@ class HostView:
         self.handler_failures = HandlerFailures()  # every host's, set by the driver before the outputs are written
         self.node_specs: list[NodeSpec] = []  # every node of the cluster, wherever it runs (the web view's nodes)
         self.web_asks: Any = None  # REST writes in flight on host 0 (launcher/web/_hostview.py)
+        self.windows_run = 0  # host recovery (launcher/_hostrecovery.py): which windows a survivor finished
+        self.last_result: WindowResult | None = None
 
     # The attributes MetricsRecorder and write_outputs read from a cluster, served by host 0.
     @property
@@ -128,7 +130,23 @@ class HostView:
         host = self.host
         start = time.perf_counter()
         out, peek, done, first = host.run_window(end, inclusive, inbound)
-        return out, peek, done, host.last_event_time, first, time.perf_counter() - start
+        result = out, peek, done, host.last_event_time, first, time.perf_counter() - start
+        self.windows_run += 1
+        self.last_result = result
+        return result
+
+    # Host recovery (launcher/_hostrecovery.py): how many windows this host ran, its last result, and the replay
+    # that rebuilds a dead host in a fresh one.
+    def window_count(self) -> int:
+        return self.windows_run
+
+    def last_window(self) -> WindowResult | None:
+        return self.last_result
+
+    def replay(self, ops: list[tuple[Any, ...]]) -> int | None:
+        from yarnball.launcher._hostrecovery import replay
+
+        return replay(self, ops)
 
     def query(self, what: str) -> Any:
         rm = self.host.rm
@@ -418,15 +436,19 @@ class ShardedCluster(Cluster):
                     factor=self.wall_factor,
                 )
             else:
+                from yarnball.launcher._hostrecovery import recovering
                 from yarnball.launcher._ray import RayHosts
 
-                self._group = RayHosts(
-                    self.hosts,
+                self._group = recovering(
+                    RayHosts(
+                        self.hosts,
+                        self.conf,
+                        options,
+                        address=self.address,
+                        log_parts=log_parts,
+                        log_level=self.log_level,
+                    ),
                     self.conf,
-                    options,
-                    address=self.address,
-                    log_parts=log_parts,
-                    log_level=self.log_level,
                 )
         return self._group
 
@@ -642,6 +664,7 @@ class ShardedCluster(Cluster):
             "latency_ms": self.latency_ms,
             "windows": self.windows,
             "compiled_graph": bool(getattr(self._group, "compiled", False)),
+            "host_restarts": int(getattr(self._group, "host_restarts", 0)),  # launcher/_hostrecovery.py
             "rm_host_in_driver": getattr(self._group, "local", None) is not None,
             # Where the NMs and AMs went (launcher/_shard.py BalancedPlacement): host 0's share beside the RM.
             "rm_host_share": self.balance.targets[0] if self.hosts > 1 else 1.0,

@@ -523,3 +523,8 @@ DEFAULT_RAY_RM_HOST_SHARE = 0.25
 #: ``process``. Commands always run as processes.
 EXECUTOR_CALLABLE_RUNNER = "yarnball.executor.callable-runner"
 DEFAULT_EXECUTOR_CALLABLE_RUNNER = "auto"
+#: Bytes of cross-host batches the coordinator may keep to rebuild a dead shard host (launcher/_hostrecovery.py):
+#: every batch delivered to every host since the run began, replayed into a new host actor when one dies. Past the
+#: bound the recording is dropped and a dead host stops the run, as with 0 (recovery off).
+RAY_HOST_RECOVERY_MAX_BYTES = "yarnball.ray.host-recovery.max-bytes"
+DEFAULT_RAY_HOST_RECOVERY_MAX_BYTES = 256 * 1024 * 1024
