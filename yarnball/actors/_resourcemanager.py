@@ -166,6 +166,13 @@ class RMNode:
 class ResourceManager(Actor):
     """The ResourceManager. ``conf`` is the layered yarn-site + capacity-scheduler configuration."""
 
+    # Services created on first use, class-level None until then: an instance attribute each from the start would
+    # take the RM past the 30 attributes CPython keeps inline (tests/test_am_round_costs.py).
+    #: Container resource increases and decreases (actors/_containerresize.py), from the first such request.
+    resize: ContainerResizeService | None = None
+    #: DECOMMISSIONING and DECOMMISSIONED nodes, once a graceful decommission starts (actors/_decommission.py).
+    decommissioning: DecommissioningNodes | None = None
+
     def __init__(
         self,
         conf: Configuration,
@@ -220,14 +227,10 @@ class ResourceManager(Actor):
                 f"scheduling is enabled. ({keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED}, "
                 f"{keys.DIST_SCHEDULING_ENABLED})"
             )
-        #: INCREASE_RESOURCE / DECREASE_RESOURCE (actors/_containerresize.py): made at the first resize request.
-        self.resize: ContainerResizeService | None = None
         self.heartbeats: HeartbeatClock | None = None
         self._settled = False  # see _node_heartbeat
         #: Dormant idle AMs by attempt id (shortcuts/_amdormancy.py); the hooks below wake them when work appears.
         self.dormant = DormantAMs(self)
-        #: DECOMMISSIONING and DECOMMISSIONED nodes, once a graceful decommission starts (actors/_decommission.py).
-        self.decommissioning: DecommissioningNodes | None = None
 
     def decommission_node(self, node_id: NodeId, timeout_ms: float) -> bool:
         """Start a graceful decommission of ``node_id`` (``rmadmin -refreshNodes -g``); False when the RM has no
