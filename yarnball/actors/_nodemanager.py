@@ -21,9 +21,16 @@ import msgspec
 
 from yarnball.actors._actor import Actor, ActorRef, _Once, _Tick, handler
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV, AMRMProxyService, amrmproxy_actor_id
+from yarnball.actors._containermanagerauth import (
+    authorize_ids,
+    authorize_starts,
+    authorize_updates,
+    process_exit_refused,
+)
 from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV, ContainerScheduler
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL
+from yarnball.actors._secretmanagers import NMSecretManagers, Rejections
 from yarnball.actors.shortcuts import ROLES, reply_is_noop
 from yarnball.protocols import (
     ApplicationId,
@@ -37,6 +44,8 @@ from yarnball.protocols import (
     ContainerUpdateResponse,
     ContainerUpdateType,
     ExecutionType,
+    GetContainerStatusesRequest,
+    GetContainerStatusesResponse,
     NodeAction,
     NodeHeartbeatRequest,
     NodeHeartbeatResponse,
@@ -250,6 +259,10 @@ class NodeManager(Actor):
         self._heartbeats = heartbeats
         self._beat: NodeBeat | None = None
         self._decommissioned = False  # leaving the cluster (decommission): never heartbeat or register again
+        # ContainerManagerImpl's token checks, with the keys the RM sends at registration (_containermanagerauth.py)
+        self.secrets = NMSecretManagers(self.node_id)
+        self.verified_nm_tokens: dict[Any, Any] = {}  # attempt -> the NMToken last verified for it
+        self.rejections = Rejections()
 
     # -- registration and heartbeats --------------------------------------------------------------------------
     def on_start(self) -> None:
@@ -270,6 +283,7 @@ class NodeManager(Actor):
             self.stop()
             return
         self.registered = True
+        self.secrets.set_keys(msg.nm_token_master_key, msg.container_token_master_key)
         if self._heartbeats is not None:
             if self._beat is None:
                 self._beat = self._heartbeats.start(self, self.heartbeat_interval_ms)
@@ -349,7 +363,7 @@ class NodeManager(Actor):
     @handler
     def on_start_containers(self, msg: StartContainersRequest) -> None:
         started: list[ContainerId] = []
-        failed: list[FailedContainerRequest] = []
+        requests, failed = authorize_starts(self, msg)  # ContainerManagerImpl.startContainers' checks
         containers = self.containers
         node_id = self.node_id
         delay = self.localization_ms
@@ -357,7 +371,7 @@ class NodeManager(Actor):
         kernel = self.kernel
         due = kernel.now + delay
         seqs = kernel._seqs
-        for request in msg.start_container_requests:
+        for request in requests:
             container = request.container
             cid = container.id
             target = container.node_id
@@ -402,8 +416,8 @@ class NodeManager(Actor):
     @handler
     def on_stop_containers(self, msg: StopContainersRequest) -> None:
         stopped: list[ContainerId] = []
-        failed: list[FailedContainerRequest] = []
-        for cid in msg.container_ids:
+        ids, failed = authorize_ids(self, msg, stop=True)  # authorizeGetAndStopContainerRequest
+        for cid in ids:
             if self._kill(cid, ContainerExitStatus.KILLED_BY_APPMASTER, KILLED_BY_AM):
                 stopped.append(cid)
             else:
@@ -420,15 +434,40 @@ class NodeManager(Actor):
     @handler
     def on_process_exited(self, msg: ContainerProcessExited) -> None:
         entry = self.containers.get(msg.container_id)
-        if entry is None or entry.state is _COMPLETE:
+        if entry is None or entry.state is _COMPLETE or process_exit_refused(self, entry.process, msg):
             return
         self._complete(entry, msg.exit_status, msg.diagnostics)
 
     @handler
+    def on_container_statuses(self, msg: GetContainerStatusesRequest) -> None:
+        """``ContainerManagerImpl.getContainerStatuses``: the statuses of this application's containers here."""
+        ids, failed = authorize_ids(self, msg, stop=False)
+        statuses: list[ContainerStatus] = []
+        for cid in ids:
+            entry = self.containers.get(cid)
+            if entry is None:
+                failed.append(
+                    FailedContainerRequest(
+                        container_id=cid, diagnostics=f"Container {cid} is not handled by this NodeManager"
+                    )
+                )
+                continue
+            container = entry.container
+            statuses.append(
+                ContainerStatus(
+                    container_id=cid,
+                    state=entry.state,
+                    execution_type=container.execution_type,
+                    capability=container.resource,
+                )
+            )
+        self.reply(GetContainerStatusesResponse(container_statuses=tuple(statuses), failed_requests=tuple(failed)))
+
+    @handler
     def on_update_containers(self, msg: ContainerUpdateRequest) -> None:
         updated: list[ContainerId] = []
-        failed: list[FailedContainerRequest] = []
-        for request in msg.containers_to_update:
+        updates, failed = authorize_updates(self, msg)
+        for request in updates:
             error = self._update_container(request)
             if error is None:
                 updated.append(request.container_id)
@@ -568,6 +607,10 @@ class NodeManager(Actor):
         return True
 
     def _cleanup_application(self, app: ApplicationId) -> None:
+        verified = self.verified_nm_tokens
+        if verified:  # NMTokenSecretManagerInNM.appFinished
+            for attempt in [a for a in verified if a.application_id == app]:
+                del verified[attempt]
         for cid in [c for c in self.containers if c.application_attempt_id.application_id == app]:
             self._kill(cid, ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, KILLED_AFTER_APP)
 

@@ -21,15 +21,19 @@ import time
 from collections import Counter
 from typing import Any
 
+import msgspec
+
 from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._adminservice import refresh_queues
-from yarnball.actors._clientrmservice import kill_diagnostics, kill_refusal, update_priority
+from yarnball.actors._amrmauth import am_refusal
+from yarnball.actors._clientrmservice import counted, kill_diagnostics, kill_refusal, update_priority
 from yarnball.actors._clientrmservice import move as move_across_queues
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
+from yarnball.actors._secretmanagers import Rejections, RMSecretManagers
 from yarnball.actors.shortcuts import (
     ROLES,
     DormantAMs,
@@ -94,6 +98,7 @@ from yarnball.protocols import (
     RegisterDistributedSchedulingAMRequest,
     RegisterNodeManagerRequest,
     RegisterNodeManagerResponse,
+    RemoteRefusal,
     Resource,
     ResourceRequest,
     StartContainersRequest,
@@ -170,6 +175,7 @@ class ResourceManager(Actor):
         *,
         cluster_timestamp: int = 1,
         rng: random.Random | None = None,
+        secret_seed: int = 0,
     ) -> None:
         self.conf = conf
         self.scheduler = scheduler
@@ -221,6 +227,10 @@ class ResourceManager(Actor):
         self._settled = False  # see _node_heartbeat
         #: Dormant idle AMs by attempt id (shortcuts/_amdormancy.py); the hooks below wake them when work appears.
         self.dormant = DormantAMs(self)
+        #: AMRMTokens, NMTokens and container tokens (actors/_secretmanagers.py), keyed from the run's seed.
+        self.secrets = RMSecretManagers(secret_seed, cluster_timestamp)
+        #: Requests refused for want of a token or an ACL (summary.json ``security``).
+        self.rejections = Rejections()
 
     def use_heartbeat_clock(self, clock: HeartbeatClock) -> None:
         """Drive NM heartbeats with ``clock`` (a Cluster's); with skipping on, the RM answers its questions."""
@@ -421,7 +431,13 @@ class ResourceManager(Actor):
         if self.opportunistic is not None:
             self.opportunistic.on_node_added(node_id, msg.rack_name)
         self.log.info("node_added", node=str(node_id), rack=msg.rack_name, resource=str(msg.resource))
-        response = RegisterNodeManagerResponse(node_action=NodeAction.NORMAL, rm_identifier=self.cluster_timestamp)
+        response = RegisterNodeManagerResponse(
+            node_action=NodeAction.NORMAL,
+            rm_identifier=self.cluster_timestamp,
+            # ResourceTrackerService.registerNodeManager: the master keys the NM checks tokens with
+            container_token_master_key=self.secrets.container_key,
+            nm_token_master_key=self.secrets.nm_key,
+        )
         self.reply(response)
 
     @handler
@@ -628,7 +644,8 @@ class ResourceManager(Actor):
         self._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED, rejected=True)
 
     def _new_attempt(self, app: RMApp) -> None:
-        attempt = RMAppAttempt(ApplicationAttemptId(app.id, len(app.attempts) + 1), self.now)
+        attempt_id = ApplicationAttemptId(app.id, len(app.attempts) + 1)
+        attempt = RMAppAttempt(attempt_id, self.now, self.secrets.create_amrm_token(attempt_id))
         app.attempts.append(attempt)
         self.attempts[attempt.attempt_id] = attempt
         self.dispatch(AppAttemptAddedSchedulerEvent(application_attempt_id=attempt.attempt_id))
@@ -641,9 +658,9 @@ class ResourceManager(Actor):
     @handler
     def on_kill(self, msg: KillApplicationRequest) -> None:
         app = self.apps.get(msg.application_id)
-        refusal = kill_refusal(self, msg, app)  # ClientRMService.forceKillApplication's checks (named callers)
+        refusal = kill_refusal(self, msg, app)  # ClientRMService.forceKillApplication's checks
         if refusal is not None:
-            self.reply(refusal)
+            self.reply(counted(self, msg, refusal))
             return
         if app is None or app.is_done:
             response = KillApplicationResponse(is_kill_completed=True)
@@ -670,11 +687,11 @@ class ResourceManager(Actor):
 
     @handler
     def on_move(self, msg: MoveApplicationAcrossQueuesRequest) -> None:
-        self.reply(move_across_queues(self, msg))
+        self.reply(counted(self, msg, move_across_queues(self, msg)))
 
     @handler
     def on_update_priority(self, msg: UpdateApplicationPriorityRequest) -> None:
-        self.reply(update_priority(self, msg))
+        self.reply(counted(self, msg, update_priority(self, msg)))
 
     @handler
     def on_app_report(self, msg: GetApplicationReportRequest) -> None:
@@ -713,14 +730,21 @@ class ResourceManager(Actor):
         attempt.am_container = container
         self.am_containers[container.id] = attempt.attempt_id
         spec = app.context.am_container_spec
+        # AMLauncher.createAMContainerLaunchContext / setupTokens: the AMRMToken goes into the container's
+        # credentials; AMLauncher.getContainerMgrProxy speaks to the NM with an NMToken of the attempt.
         context = ContainerLaunchContext(
             commands=spec.commands,
             environment=(*spec.environment, (ATTEMPT_ID_ENV, str(attempt.attempt_id))),
             payload=spec.payload,
             simulated_duration_ms=spec.simulated_duration_ms,
+            tokens=(*spec.tokens, attempt.amrm_token) if attempt.amrm_token is not None else spec.tokens,
         )
+        user = app.context.user
         request = StartContainersRequest(
-            start_container_requests=(StartContainerRequest(container=container, launch_context=context),)
+            start_container_requests=(
+                StartContainerRequest(container=self.secrets.sign(container, user), launch_context=context),
+            ),
+            nm_token=self.secrets.create_nm_token(attempt.attempt_id, container.node_id, user),
         )
         self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(request, self.ref)
         attempt.state = AttemptState.LAUNCHED
@@ -784,6 +808,7 @@ class ResourceManager(Actor):
             self._new_attempt(app)
 
     def _remove_attempt(self, attempt: RMAppAttempt, final_state: str) -> None:
+        self.secrets.attempt_removed(attempt.attempt_id)
         if self.dormant:
             self.dormant.wake(attempt.attempt_id)  # its next allocate gets AM_SHUTDOWN
         if self.opportunistic is not None:
@@ -833,7 +858,9 @@ class ResourceManager(Actor):
 
     @handler
     def on_register_am(self, msg: RegisterApplicationMasterRequest) -> None:
-        response = self._register_am(msg)
+        response: Any = am_refusal(self, msg.application_attempt_id, msg.amrm_token, msg)
+        if response is None:
+            response = self._register_am(msg)
         if response is not None:
             self.reply(response)
 
@@ -856,6 +883,10 @@ class ResourceManager(Actor):
             attempt_id = msg.register_request.application_attempt_id
             self.log.warning("distributed_scheduling_disabled", attempt=str(attempt_id))
             return
+        refusal = am_refusal(self, msg.register_request.application_attempt_id, msg.register_request.amrm_token, msg)
+        if refusal is not None:
+            self.reply(refusal)
+            return
         response = self._register_am(msg.register_request)
         if response is not None:
             self.reply(self.opportunistic.register_distributed(response))
@@ -868,6 +899,10 @@ class ResourceManager(Actor):
             self.reply(AllocateResponse(am_command=AMCommand.AM_SHUTDOWN))
             return
         request = msg.allocate_request
+        refusal = am_refusal(self, request.application_attempt_id, request.amrm_token, msg)
+        if refusal is not None:
+            self.reply(refusal)  # before the NM-allocated containers are recorded: nothing of the attempt changes
+            return
         self.opportunistic.record_remote_allocations(request.application_attempt_id, msg.allocated_containers)
         response = self._serve_allocate(msg.allocate_request)
         self.reply(self.opportunistic.distributed_allocate_response(response))
@@ -876,10 +911,14 @@ class ResourceManager(Actor):
     def on_allocate(self, msg: AllocateRequest) -> None:
         self.reply(self._serve_allocate(msg))
 
-    def _serve_allocate(self, msg: AllocateRequest) -> AllocateResponse:
+    def _serve_allocate(self, msg: AllocateRequest) -> AllocateResponse | RemoteRefusal:
         attempt_id = msg.application_attempt_id
         attempt = self.attempts.get(attempt_id)  # _current_attempt: a done attempt's state is not
-        if attempt is None or attempt.state not in _ALLOCATE_STATES:  # one of these
+        token = msg.amrm_token
+        if attempt is None or (token is not attempt.amrm_token and token != attempt.amrm_token):
+            # ApplicationMasterService.allocate: YarnServerSecurityUtils.authorizeRequest (actors/_amrmauth.py)
+            return am_refusal(self, attempt_id, token, msg)  # type: ignore[return-value]  # (never None here)
+        if attempt.state not in _ALLOCATE_STATES:  # one of these
             # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
             return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
         attempt.last_heartbeat = self.kernel.now  # (Actor.now without the property call)
@@ -889,9 +928,13 @@ class ResourceManager(Actor):
             ask, release = opportunistic.before_allocate(msg)  # OPPORTUNISTIC asks never reach the scheduler
         allocation = self._allocate(attempt_id, ask, release, msg.resource_blacklist_request)
         attempt.response_id = response_id = msg.response_id + 1
+        containers = allocation.containers
+        nm_tokens: tuple[Any, ...] = ()
+        if containers and opportunistic is None:
+            containers, nm_tokens = self._pull(attempt_id, containers)
         response = AllocateResponse(
             response_id=response_id,
-            allocated_containers=allocation.containers,
+            allocated_containers=containers,
             completed_container_statuses=allocation.completed,
             available_resources=allocation.headroom,
             num_cluster_nodes=len(self.nodes),
@@ -899,10 +942,21 @@ class ResourceManager(Actor):
             preemption_message=(
                 preemption_message(allocation, self.scheduler, attempt_id) if allocation.preempt else None
             ),
+            nm_tokens=nm_tokens,
         )
         if opportunistic is not None:
             response = opportunistic.after_allocate(msg, response)
+            if response.allocated_containers:  # the GUARANTEED and the OPPORTUNISTIC ones, tokens for all
+                containers, nm_tokens = self._pull(attempt_id, response.allocated_containers)
+                response = msgspec.structs.replace(response, allocated_containers=containers, nm_tokens=nm_tokens)
         return response
+
+    def _pull(self, attempt_id: ApplicationAttemptId, containers: tuple[Container, ...]) -> tuple[Any, Any]:
+        """``SchedulerApplicationAttempt.pullNewlyAllocatedContainers``: each container leaves with its container
+        token, and with an NMToken for every node the attempt has none for yet (``NMTokenSecretManagerInRM``)."""
+        user = self.apps[attempt_id.application_id].context.user
+        secrets = self.secrets
+        return secrets.sign_all(containers, user), secrets.nm_tokens_for(attempt_id, containers, user)
 
     def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:
         allocate = self.scheduler.allocate
@@ -941,6 +995,10 @@ class ResourceManager(Actor):
 
     @handler
     def on_finish_am(self, msg: FinishApplicationMasterRequest) -> None:
+        refusal = am_refusal(self, msg.application_attempt_id, msg.amrm_token, msg)
+        if refusal is not None:
+            self.reply(refusal)
+            return
         attempt = self._current_attempt(msg.application_attempt_id)
         if attempt is not None:
             attempt.state = AttemptState.FINISHING
