@@ -37,13 +37,14 @@ class VictimAM(ApplicationMaster):
     def on_containers_allocated(self, containers: tuple[Container, ...]) -> None:
         for c in containers:
             if len(self.containers) == self.count:
-                self.release(c)  # one more than asked (the ask table's lag, as AMRMClient's): given back
+                self.release(c.id)  # one more than asked (the ask table's lag, as AMRMClient's): given back
                 continue
             self.containers.append(c)
             self.start_container(c, duration_ms=TASK_MS)
 
     def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:
-        self.statuses.extend(statuses)
+        started = {c.id for c in self.containers}
+        self.statuses.extend(s for s in statuses if s.container_id in started)  # (not the released extra ones)
         if len(self.statuses) == self.count:
             self.finish()
 
@@ -73,7 +74,9 @@ class AttackerAM(VictimAM):
 
     def completed_ids(self) -> set[Any]:
         """Every container whose completion reached this AM through an allocate response."""
-        return {s.container_id for m in self.inbox if type(m) is AllocateResponse for s in m.completed_container_statuses}
+        return {
+            s.container_id for m in self.inbox if type(m) is AllocateResponse for s in m.completed_container_statuses
+        }
 
 
 def one_node_cluster(conf: dict[str, str] | None = None, *, seed: int = 5) -> Cluster:

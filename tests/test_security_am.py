@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-
 from security_helpers import AttackerAM, rejected_events, victim_and_attacker
+
 from yarnball.actors._secretmanagers import password
 from yarnball.launcher._outputs import security_summary
 from yarnball.protocols import (

@@ -22,9 +22,7 @@ from yarnball.protocols import AMRMToken, ApplicationAttemptId, RemoteRefusal
 __all__ = ["am_refusal"]
 
 
-def am_refusal(
-    rm: Any, attempt_id: ApplicationAttemptId, token: AMRMToken | None, msg: Any
-) -> RemoteRefusal | None:
+def am_refusal(rm: Any, attempt_id: ApplicationAttemptId, token: AMRMToken | None, msg: Any) -> RemoteRefusal | None:
     """None when ``token`` is the AMRMToken ``rm`` issued for ``attempt_id``; else the refusal (logged, counted)."""
     attempt = rm.attempts.get(attempt_id)
     if attempt is not None and token is not None and token == attempt.amrm_token:

@@ -83,9 +83,7 @@ def authorize_starts(
     return tuple(allowed), failed
 
 
-def authorize_ids(
-    nm: Any, msg: Any, *, stop: bool
-) -> tuple[tuple[ContainerId, ...], list[FailedContainerRequest]]:
+def authorize_ids(nm: Any, msg: Any, *, stop: bool) -> tuple[tuple[ContainerId, ...], list[FailedContainerRequest]]:
     """The container ids of a stop (or status) request ``nm`` may act on, and the refused ones."""
     ids = msg.container_ids
     secrets = nm.secrets

@@ -79,9 +79,7 @@ class Rejections:
 
     def reject(self, actor: Any, reason: str, exception: str, message: str, **fields: Any) -> None:
         self.by_reason[reason] += 1
-        actor.log.warning(
-            "request_rejected", reason=reason, exception_class=exception, message=message, **fields
-        )
+        actor.log.warning("request_rejected", reason=reason, exception_class=exception, message=message, **fields)
 
 
 class RMSecretManagers:
