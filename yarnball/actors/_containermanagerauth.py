@@ -51,11 +51,12 @@ def _reject(nm: Any, reason: str, message: str, cid: Any, msg: Any) -> FailedCon
 
 def _token_error(nm: Any, token: NMToken | None) -> str | None:
     """The call's NMToken, checked once per application and token (``NMTokenSecretManagerInNM`` keeps them)."""
-    if token is not None and nm.verified_nm_tokens.get(token.application_attempt_id) is token:
+    secrets = nm.secrets
+    if token is not None and secrets.verified.get(token.application_attempt_id) is token:
         return None
-    error: str | None = nm.secrets.nm_token_error(token)
+    error: str | None = secrets.nm_token_error(token)
     if error is None:
-        nm.verified_nm_tokens[token.application_attempt_id] = token  # type: ignore[union-attr]
+        secrets.verified[token.application_attempt_id] = token  # type: ignore[union-attr]
     return error
 
 

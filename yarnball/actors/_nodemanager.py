@@ -261,8 +261,13 @@ class NodeManager(Actor):
         self._decommissioned = False  # leaving the cluster (decommission): never heartbeat or register again
         # ContainerManagerImpl's token checks, with the keys the RM sends at registration (_containermanagerauth.py)
         self.secrets = NMSecretManagers(self.node_id)
-        self.verified_nm_tokens: dict[Any, Any] = {}  # attempt -> the NMToken last verified for it
-        self.rejections = Rejections()
+        if self.amrm_proxy is not None:
+            self.amrm_proxy.secrets = self.secrets  # its DistributedScheduler signs the containers it places
+
+    @property
+    def rejections(self) -> Rejections:
+        """Requests refused for want of a token (actors/_containermanagerauth.py)."""
+        return self.secrets.rejections
 
     # -- registration and heartbeats --------------------------------------------------------------------------
     def on_start(self) -> None:
@@ -283,7 +288,7 @@ class NodeManager(Actor):
             self.stop()
             return
         self.registered = True
-        self.secrets.set_keys(msg.nm_token_master_key, msg.container_token_master_key)
+        self.secrets.set_keys(msg.nm_token_master_key, msg.container_token_master_key, msg.rm_identifier)
         if self._heartbeats is not None:
             if self._beat is None:
                 self._beat = self._heartbeats.start(self, self.heartbeat_interval_ms)
@@ -607,7 +612,7 @@ class NodeManager(Actor):
         return True
 
     def _cleanup_application(self, app: ApplicationId) -> None:
-        verified = self.verified_nm_tokens
+        verified = self.secrets.verified
         if verified:  # NMTokenSecretManagerInNM.appFinished
             for attempt in [a for a in verified if a.application_id == app]:
                 del verified[attempt]

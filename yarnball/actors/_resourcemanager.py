@@ -227,10 +227,15 @@ class ResourceManager(Actor):
         self._settled = False  # see _node_heartbeat
         #: Dormant idle AMs by attempt id (shortcuts/_amdormancy.py); the hooks below wake them when work appears.
         self.dormant = DormantAMs(self)
-        #: AMRMTokens, NMTokens and container tokens (actors/_secretmanagers.py), keyed from the run's seed.
+        #: AMRMTokens, NMTokens and container tokens (actors/_secretmanagers.py), keyed from the run's seed; and the
+        #: requests refused for want of a token or an ACL (``rejections``: summary.json ``security``).
         self.secrets = RMSecretManagers(secret_seed, cluster_timestamp)
-        #: Requests refused for want of a token or an ACL (summary.json ``security``).
-        self.rejections = Rejections()
+
+    @property
+    def rejections(self) -> Rejections:
+        """Requests refused for want of a token or an ACL (a property: the RM's own attributes stay few enough for
+        CPython to keep them inline, see tests/test_am_round_costs.py)."""
+        return self.secrets.rejections
 
     def use_heartbeat_clock(self, clock: HeartbeatClock) -> None:
         """Drive NM heartbeats with ``clock`` (a Cluster's); with skipping on, the RM answers its questions."""

@@ -66,6 +66,24 @@ def _valid(key: MasterKey | None, token: AMRMToken | NMToken | ContainerToken) -
     return hmac.compare_digest(password(key, token), token.password)
 
 
+def _nm_token(key: MasterKey, attempt_id: ApplicationAttemptId, node_id: NodeId, user: str) -> NMToken:
+    token = NMToken(application_attempt_id=attempt_id, node_id=node_id, app_submitter=user, key_id=key.key_id)
+    return msgspec.structs.replace(token, password=password(key, token))
+
+
+def _signed(key: MasterKey, rm_identifier: int, container: Container, user: str) -> Container:
+    token = ContainerToken(
+        container_id=container.id,
+        node_id=container.node_id,
+        app_submitter=user,
+        resource=container.resource,
+        key_id=key.key_id,
+        rm_identifier=rm_identifier,
+    )
+    token = msgspec.structs.replace(token, password=password(key, token))
+    return msgspec.structs.replace(container, container_token=token)
+
+
 class Rejections:
     """One role's refused requests: counted by reason and logged as ``request_rejected`` (a warning)."""
 
@@ -85,9 +103,10 @@ class Rejections:
 class RMSecretManagers:
     """The RM's three secret managers (see the module docstring)."""
 
-    __slots__ = ("amrm_key", "container_key", "nm_key", "nm_tokens_sent", "rm_identifier")
+    __slots__ = ("amrm_key", "container_key", "nm_key", "nm_tokens_sent", "rejections", "rm_identifier")
 
     def __init__(self, seed: int, cluster_timestamp: int) -> None:
+        self.rejections = Rejections()  # the RM's refused requests
         self.amrm_key = master_key("amrm", seed, cluster_timestamp)
         self.nm_key = master_key("nm", seed, cluster_timestamp)
         self.container_key = master_key("container", seed, cluster_timestamp)
@@ -102,9 +121,7 @@ class RMSecretManagers:
 
     def create_nm_token(self, attempt_id: ApplicationAttemptId, node_id: NodeId, user: str) -> NMToken:
         """``NMTokenSecretManagerInRM.createNMToken``."""
-        key_id = self.nm_key.key_id
-        token = NMToken(application_attempt_id=attempt_id, node_id=node_id, app_submitter=user, key_id=key_id)
-        return msgspec.structs.replace(token, password=password(self.nm_key, token))
+        return _nm_token(self.nm_key, attempt_id, node_id, user)
 
     def nm_tokens_for(
         self, attempt_id: ApplicationAttemptId, containers: tuple[Container, ...], user: str
@@ -130,16 +147,7 @@ class RMSecretManagers:
 
     def sign(self, container: Container, user: str) -> Container:
         """``RMContainerTokenSecretManager.createContainerToken``: ``container`` with its token."""
-        token = ContainerToken(
-            container_id=container.id,
-            node_id=container.node_id,
-            app_submitter=user,
-            resource=container.resource,
-            key_id=self.container_key.key_id,
-            rm_identifier=self.rm_identifier,
-        )
-        token = msgspec.structs.replace(token, password=password(self.container_key, token))
-        return msgspec.structs.replace(container, container_token=token)
+        return _signed(self.container_key, self.rm_identifier, container, user)
 
     def sign_all(self, containers: tuple[Container, ...], user: str) -> tuple[Container, ...]:
         return tuple([self.sign(c, user) for c in containers])
@@ -154,20 +162,35 @@ class NMSecretManagers:
     """A NodeManager's checks (``ContainerManagerImpl``); without the RM's keys (an NM that never registered, as in
     the NM's own unit tests) nothing is checked."""
 
-    __slots__ = ("container_key", "nm_key", "node_id")
+    __slots__ = ("container_key", "nm_key", "node_id", "rejections", "rm_identifier", "verified")
 
     def __init__(self, node_id: NodeId) -> None:
         self.node_id = node_id
+        self.rejections = Rejections()  # the NM's refused requests
+        self.verified: dict[ApplicationAttemptId, NMToken] = {}  # attempt -> the NMToken last verified for it
         self.nm_key: MasterKey | None = None
         self.container_key: MasterKey | None = None
+        self.rm_identifier = 0
 
     @property
     def enabled(self) -> bool:
         return self.nm_key is not None
 
-    def set_keys(self, nm_key: MasterKey | None, container_key: MasterKey | None) -> None:
+    def set_keys(self, nm_key: MasterKey | None, container_key: MasterKey | None, rm_identifier: int) -> None:
         self.nm_key = nm_key
         self.container_key = container_key
+        self.rm_identifier = rm_identifier
+
+    def sign(self, container: Container, user: str) -> Container:
+        """The container token an NM-side allocator gives ``container`` (the DistributedScheduler's
+        ``OpportunisticContainerAllocator`` signs with the NM's copy of the RM's key); unsigned without keys."""
+        if self.container_key is None:
+            return container
+        return _signed(self.container_key, self.rm_identifier, container, user)
+
+    def create_nm_token(self, attempt_id: ApplicationAttemptId, node_id: NodeId, user: str) -> NMToken | None:
+        """``NMTokenSecretManagerInNM.createNMToken`` for an NM-side allocation (None without keys)."""
+        return None if self.nm_key is None else _nm_token(self.nm_key, attempt_id, node_id, user)
 
     def nm_token_error(self, token: NMToken | None) -> str | None:
         """``selectNMTokenIdentifier`` and the RPC layer's password check (``NMTokenSecretManagerInNM``): None when
