@@ -35,7 +35,7 @@ from yarnball.protocols._records import (
     NMToken,
     NodeId,
 )
-from yarnball.protocols._tokens import identifier_bytes
+from yarnball.protocols._tokens import container_identifier, identifier_bytes, nm_identifier
 
 __all__ = [
     "NMSecretManagers",
@@ -54,9 +54,22 @@ def master_key(kind: str, seed: int, cluster_timestamp: int) -> MasterKey:
     return MasterKey(key_id=int.from_bytes(secret[:4], "big") >> 1, secret=secret)
 
 
+# A keyed BLAKE2b state per master key: a copy of it MACs the next identifier without processing the key again.
+_KEYED: dict[bytes, Any] = {}
+
+
+def _mac(key: MasterKey, data: bytes) -> bytes:
+    state = _KEYED.get(key.secret)
+    if state is None:
+        state = _KEYED[key.secret] = hashlib.blake2b(key=key.secret, digest_size=_DIGEST_SIZE)
+    h = state.copy()
+    h.update(data)
+    return h.digest()
+
+
 def password(key: MasterKey, token: AMRMToken | NMToken | ContainerToken) -> bytes:
     """``SecretManager.createPassword(identifier.getBytes(), key)``."""
-    return hashlib.blake2b(identifier_bytes(token), key=key.secret, digest_size=_DIGEST_SIZE).digest()
+    return _mac(key, identifier_bytes(token))
 
 
 def _valid(key: MasterKey | None, token: AMRMToken | NMToken | ContainerToken) -> bool:
@@ -67,20 +80,26 @@ def _valid(key: MasterKey | None, token: AMRMToken | NMToken | ContainerToken) -
 
 
 def _nm_token(key: MasterKey, attempt_id: ApplicationAttemptId, node_id: NodeId, user: str) -> NMToken:
-    token = NMToken(application_attempt_id=attempt_id, node_id=node_id, app_submitter=user, key_id=key.key_id)
-    return msgspec.structs.replace(token, password=password(key, token))
+    return NMToken(
+        application_attempt_id=attempt_id,
+        node_id=node_id,
+        app_submitter=user,
+        key_id=key.key_id,
+        password=_mac(key, nm_identifier(attempt_id, node_id, user, key.key_id)),
+    )
 
 
 def _signed(key: MasterKey, rm_identifier: int, container: Container, user: str) -> Container:
+    cid, node, resource, key_id = container.id, container.node_id, container.resource, key.key_id
     token = ContainerToken(
-        container_id=container.id,
-        node_id=container.node_id,
+        container_id=cid,
+        node_id=node,
         app_submitter=user,
-        resource=container.resource,
-        key_id=key.key_id,
+        resource=resource,
+        key_id=key_id,
         rm_identifier=rm_identifier,
+        password=_mac(key, container_identifier(cid, node, user, resource, key_id, rm_identifier)),
     )
-    token = msgspec.structs.replace(token, password=password(key, token))
     return msgspec.structs.replace(container, container_token=token)
 
 
