@@ -169,7 +169,8 @@ class RMSecretManagers:
         return _signed(self.container_key, self.rm_identifier, container, user)
 
     def sign_all(self, containers: tuple[Container, ...], user: str) -> tuple[Container, ...]:
-        return tuple([self.sign(c, user) for c in containers])
+        key, rm_identifier = self.container_key, self.rm_identifier
+        return tuple([_signed(key, rm_identifier, c, user) for c in containers])
 
 
 # ContainerManagerImpl's wording
@@ -225,11 +226,19 @@ class NMSecretManagers:
         if token is None:
             return INVALID_CONTAINERTOKEN
         cid = container.id
+        key = self.container_key
+        # The password must sign *this* container on *this* node: the identifier is rebuilt from the container
+        # record and this NM's id (retrievePassword's node check), so a record altered after signing fails as well.
         if (
-            not _valid(self.container_key, token)
-            or token.container_id != cid
-            or token.resource != container.resource
-            or token.node_id != container.node_id
+            key is None
+            or token.key_id != key.key_id
+            or token.password
+            != _mac(
+                key,
+                container_identifier(
+                    cid, self.node_id, token.app_submitter, container.resource, token.key_id, token.rm_identifier
+                ),
+            )
         ):
             # NMContainerTokenSecretManager.retrievePassword (a record altered after signing fails the same way)
             if token.node_id != self.node_id:
