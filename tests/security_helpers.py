@@ -86,9 +86,11 @@ def one_node_cluster(conf: dict[str, str] | None = None, *, seed: int = 5) -> Cl
     return Cluster(Configuration(settings), nodes, seed=seed)
 
 
-def victim_and_attacker(conf: dict[str, str] | None = None, **victim_kw: Any) -> tuple[Cluster, VictimAM, AttackerAM]:
+def victim_and_attacker(
+    conf: dict[str, str] | None = None, *, seed: int = 5, **victim_kw: Any
+) -> tuple[Cluster, VictimAM, AttackerAM]:
     """Both AMs registered and their containers RUNNING (at 10 s of a one-node cluster)."""
-    cluster = one_node_cluster(conf)
+    cluster = one_node_cluster(conf, seed=seed)
     victim = cluster.submit(VictimAM(submit_at_ms=1_000, **victim_kw))
     attacker = cluster.submit(AttackerAM(submit_at_ms=1_000))
     cluster.run(until_ms=10_000)

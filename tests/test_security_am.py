@@ -44,18 +44,16 @@ def test_the_rm_issues_one_amrm_token_per_attempt_and_the_am_carries_it() -> Non
 
 
 def test_tokens_follow_the_seed_not_the_clock() -> None:
-    """The same seed draws the same keys and tokens (byte-identical runs); another seed draws other passwords."""
+    """The same seed draws the same keys and tokens (byte-identical runs); another seed draws other keys, so the
+    same attempt's token gets another password."""
     first, v1, _ = victim_and_attacker()
     again, v2, _ = victim_and_attacker()
-    assert v1.amrm_token == v2.amrm_token
-    assert first.rm.secrets.container_key == again.rm.secrets.container_key
-    from security_helpers import VictimAM, one_node_cluster
-
-    other = one_node_cluster(seed=6)
-    v3 = other.submit(VictimAM(submit_at_ms=1_000))
-    other.run(until_ms=10_000)
-    assert v3.amrm_token is not None and v1.amrm_token is not None
+    other, v3, _ = victim_and_attacker(seed=6)
+    assert v1.amrm_token == v2.amrm_token and first.rm.secrets.container_key == again.rm.secrets.container_key
+    assert v1.attempt_id == v3.attempt_id and v1.amrm_token is not None and v3.amrm_token is not None
     assert v3.amrm_token.password != v1.amrm_token.password
+    for kind in ("amrm_key", "nm_key", "container_key"):
+        assert getattr(other.rm.secrets, kind) != getattr(first.rm.secrets, kind)
 
 
 def _release_victims(attacker: AttackerAM, victim, token: AMRMToken | None) -> None:  # type: ignore[no-untyped-def]
@@ -168,3 +166,30 @@ def test_an_attacker_posing_as_the_victim_in_its_own_heartbeats_gets_nothing() -
     assert len(refusals) >= 5 and {r.exception for r in refusals} == {"InvalidApplicationMasterRequestException"}
     _finish_undisturbed(cluster, victim, conserved=False)  # (the attacker, refused, never finishes)
     assert not set(s.container_id for s in victim.statuses) & attacker.completed_ids()
+
+
+def test_a_refusal_reaches_events_jsonl_and_summary_json(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """As a CLI run writes them: the refusal is a request_rejected line of events.jsonl (with no token in it) and
+    summary.json counts it under security."""
+    import json
+
+    from yarnball.actors import configure_logging
+    from yarnball.actors._logging import close_logging
+    from yarnball.launcher._outputs import MetricsRecorder, write_outputs
+
+    configure_logging(json_path=tmp_path / "events.jsonl")
+    try:
+        cluster, victim, attacker = victim_and_attacker()
+        recorder = MetricsRecorder(cluster, 1000)
+        recorder.start()
+        _release_victims(attacker, victim, attacker.amrm_token)
+        cluster.run(until_ms=600_000)
+        summary = write_outputs(tmp_path, cluster, recorder, wall_seconds=1.0, seed=5, plots=False)
+    finally:
+        close_logging()
+    assert summary["security"] == {"rejected": 1, "rejected_by_reason": {"amrm_token_other_attempt": 1}}
+    assert json.loads((tmp_path / "summary.json").read_text())["security"] == summary["security"]
+    lines = (tmp_path / "events.jsonl").read_text().splitlines()
+    [line] = [json.loads(x) for x in lines if '"request_rejected"' in x]
+    assert line["actor"] == "rm" and line["exception_class"] == "InvalidApplicationMasterRequestException"
+    assert not any("password" in x for x in lines)

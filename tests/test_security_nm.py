@@ -197,4 +197,6 @@ def test_the_victims_tasks_still_end_on_time() -> None:
     attacker.send_to_nm("node0", StopContainersRequest(container_ids=(target,), nm_token=token))
     attacker.send_to_nm("node0", ContainerProcessExited(container_id=target, exit_status=1))
     attacked.run(until_ms=600_000)
+    assert [s.exit_status for s in victim.statuses] == [s.exit_status for s in quiet_victim.statuses]
+    assert [s.exit_status for s in victim.statuses] == [ContainerExitStatus.SUCCESS] * 2
     assert attacked.rm.apps[victim.application_id].finish_time == quiet.rm.apps[quiet_victim.application_id].finish_time
