@@ -75,11 +75,11 @@ def nm_identifier(attempt: ApplicationAttemptId, node: NodeId, user: str, key_id
 
 def identifier_bytes(token: AMRMToken | NMToken | ContainerToken) -> bytes:
     """The bytes a token's password signs: every field but the password (``TokenIdentifier.getBytes``)."""
-    if type(token) is ContainerToken:
+    if isinstance(token, ContainerToken):
         return container_identifier(
             token.container_id, token.node_id, token.app_submitter, token.resource, token.key_id, token.rm_identifier
         )
-    if type(token) is NMToken:
+    if isinstance(token, NMToken):
         return nm_identifier(token.application_attempt_id, token.node_id, token.app_submitter, token.key_id)
     attempt = token.application_attempt_id
     app = attempt.application_id
