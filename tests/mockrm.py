@@ -84,7 +84,8 @@ class MockRM:
         assert container.id.application_attempt_id.application_id == app_id
         nm.launched(container.id)
         am = MockAM(self, container.id.application_attempt_id)
-        self.rm.ref.tell(RegisterApplicationMasterRequest(application_attempt_id=am.attempt_id), am.probe.ref)
+        request = RegisterApplicationMasterRequest(application_attempt_id=am.attempt_id, amrm_token=am.amrm_token)
+        self.rm.ref.tell(request, am.probe.ref)
         self.settle()
         return am
 
@@ -149,6 +150,7 @@ class MockAM:
         self.probe = Probe()
         rm.kernel.spawn(self.probe, f"am-{attempt_id}")
         self.response_id = 0
+        self.amrm_token = rm.rm.attempts[attempt_id].amrm_token  # the AMRMToken the RM issued this attempt
 
     def allocate(
         self,
@@ -158,6 +160,7 @@ class MockAM:
     ) -> AllocateResponse:
         request = AllocateRequest(
             application_attempt_id=self.attempt_id,
+            amrm_token=self.amrm_token,
             response_id=self.response_id,
             ask=asks,
             release=release,

@@ -31,6 +31,9 @@ def test_increase_reaches_the_nm_and_the_scheduler() -> None:
     assert [(u.update_type, u.container.resource, u.container.version) for _, u in am.updates] == [
         (INCREASE, Resource(2048, 1), 1)
     ]
+    # pullNewlyUpdatedContainers: the updated container leaves with a container token for its new resource
+    token = am.updates[0][1].container.container_token
+    assert token is not None and token.resource == Resource(2048, 1) and token.container_id == am.first.id
     entry = nm_entry(c, am.first.id)
     assert entry.container.resource == Resource(2048, 1) and entry.container.version == 1
     assert scheduler_used_mb(c) == 1024 + 2048  # the AM container and the increased one

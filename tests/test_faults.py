@@ -260,6 +260,34 @@ def test_am_crash_keeps_containers_when_the_application_asked() -> None:
     assert str(app.current_attempt_id).endswith("_000002") and app.final_status is FinalApplicationStatus.SUCCEEDED
 
 
+class StoppingKeeper(KeepingAM):
+    """A KeepingAM whose next attempt stops the containers it adopts, with the NMTokens it got at registration."""
+
+    def on_registered(self, response: RegisterApplicationMasterResponse) -> None:
+        super().on_registered(response)
+        self.tokens = response.nm_tokens_from_previous_attempts
+        self.kept = response.containers_from_previous_attempts
+        for c in self.kept:
+            self.stop_container(c)
+
+
+def test_the_next_attempt_gets_nm_tokens_for_the_kept_containers() -> None:
+    """registerApplicationMaster hands the new attempt an NMToken for each node of a kept container
+    (nmTokensFromPreviousAttempts): without it the NM would refuse the new AM's stop as an invalid NMToken."""
+    cluster, _ = small_cluster(dict(TWO_QUEUES), nodes=2)
+    am = cluster.submit(StoppingKeeper())
+    cluster.inject({"at_ms": 20_000, "kind": "am_crash", "target": "keeper"})
+    with captured_events() as events:
+        cluster.run(until_ms=3_600_000)
+    assert len(am.adopted) == 2
+    (second,) = {t.application_attempt_id for t in am.tokens}
+    assert second.attempt_id == 2
+    assert sorted(str(t.node_id) for t in am.tokens) == sorted({str(c.node_id) for c in am.kept})
+    assert [e for e in events if e["event"] == "request_rejected"] == []
+    assert {s.container_id for s in am.done} == set(am.adopted)
+    assert all(s.exit_status == ContainerExitStatus.KILLED_BY_APPMASTER for s in am.done)
+
+
 def test_container_fail_reaches_the_am_with_its_exit_status() -> None:
     cluster = _one_job_cluster()
     cluster.inject({"at_ms": 20_000, "kind": "container_fail", "target": "container_1700000000000_0001_01_000003",

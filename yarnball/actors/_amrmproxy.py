@@ -38,6 +38,7 @@ from yarnball.protocols import (
     RegisterApplicationMasterResponse,
     RegisterDistributedSchedulingAMRequest,
     RegisterDistributedSchedulingAMResponse,
+    RemoteRefusal,
     Resource,
     keys,
 )
@@ -125,6 +126,7 @@ class DistributedScheduler(RequestInterceptor):
         self.maximum = Resource(8192, 4)
         self.increment = Resource(1024, 1)
         self.next_container_id = 0
+        self.nm_token_nodes: set[Any] = set()  # nodes this attempt was given an NMToken for here
 
     async def register(self, msg: RegisterApplicationMasterRequest) -> Any:
         response = await self.register_for_distributed_scheduling(msg)
@@ -166,6 +168,19 @@ class DistributedScheduler(RequestInterceptor):
                 )
             )
         self.proxy.allocated += len(containers)
+        # OpportunisticContainerAllocator.allocateContainers with the NM's secret managers: a container token for each
+        # container placed here, an NMToken for each node the attempt has none for from here (the app's user is not
+        # known on the NM: the identifiers leave it empty)
+        secrets = self.proxy.secrets
+        nm_tokens: list[Any] = []
+        if secrets is not None and containers:
+            containers = [secrets.sign(c, "") for c in containers]
+            for c in containers:
+                if c.node_id not in self.nm_token_nodes:
+                    token = secrets.create_nm_token(self.attempt_id, c.node_id, "")
+                    if token is not None:
+                        self.nm_token_nodes.add(c.node_id)
+                        nm_tokens.append(token)
         request = DistributedSchedulingAllocateRequest(
             allocate_request=msgspec.structs.replace(msg, ask=tuple(guaranteed)), allocated_containers=tuple(containers)
         )
@@ -174,7 +189,11 @@ class DistributedScheduler(RequestInterceptor):
             return response
         self._set_nodes(response.nodes_for_scheduling)
         inner: AllocateResponse = response.allocate_response
-        return msgspec.structs.replace(inner, allocated_containers=(*inner.allocated_containers, *containers))
+        return msgspec.structs.replace(
+            inner,
+            allocated_containers=(*inner.allocated_containers, *containers),
+            nm_tokens=(*inner.nm_tokens, *nm_tokens) if nm_tokens else inner.nm_tokens,
+        )
 
 
 class AMRMProxyService(Actor):
@@ -187,10 +206,21 @@ class AMRMProxyService(Actor):
         self.max_per_heartbeat = conf.get_int(keys.OPP_CONTAINER_MAX_ALLOCATIONS_PER_AM_HEARTBEAT)
         self.pipelines: dict[ApplicationAttemptId, RequestInterceptor] = {}
         self.allocated = 0
+        self.secrets: Any = None  # the NM's NMSecretManagers (set by the NodeManager)
 
     @property
     def rm(self) -> Any:
         return self.kernel.lookup(self.rm_id)
+
+    def _chain(self, msg: Any) -> RequestInterceptor:
+        """``AMRMProxyService.authorizeAndGetInterceptorChain``: the pipeline of the attempt the request's AMRMToken
+        names. A request whose token does not name its attempt skips the pipeline (nothing is placed here for it)
+        and goes to the RM as it is, to be refused there (actors/_amrmauth.py)."""
+        token = msg.amrm_token
+        attempt_id = msg.application_attempt_id
+        if token is None or token.application_attempt_id != attempt_id:
+            return DefaultRequestInterceptor(self, attempt_id)
+        return self._pipeline(attempt_id)
 
     def _pipeline(self, attempt_id: ApplicationAttemptId) -> RequestInterceptor:
         head = self.pipelines.get(attempt_id)
@@ -207,8 +237,8 @@ class AMRMProxyService(Actor):
     @handler
     async def on_register(self, msg: RegisterApplicationMasterRequest) -> None:
         sender = self.sender
-        response = await self._pipeline(msg.application_attempt_id).register(msg)
-        if sender is not None and isinstance(response, RegisterApplicationMasterResponse):
+        response = await self._chain(msg).register(msg)
+        if sender is not None and isinstance(response, (RegisterApplicationMasterResponse, RemoteRefusal)):
             sender.tell(response, self.ref)
 
     @handler
@@ -216,14 +246,16 @@ class AMRMProxyService(Actor):
         sender = self.sender
         if msg.application_attempt_id not in self.pipelines:
             self.log.warning("allocate_before_register", attempt=str(msg.application_attempt_id))
-        response = await self._pipeline(msg.application_attempt_id).allocate(msg)
-        if sender is not None and isinstance(response, AllocateResponse):
+        response = await self._chain(msg).allocate(msg)
+        if sender is not None and isinstance(response, (AllocateResponse, RemoteRefusal)):
             sender.tell(response, self.ref)
 
     @handler
     async def on_finish(self, msg: FinishApplicationMasterRequest) -> None:
         sender = self.sender
-        response = await self._pipeline(msg.application_attempt_id).finish(msg)
-        self.pipelines.pop(msg.application_attempt_id, None)
-        if sender is not None and isinstance(response, FinishApplicationMasterResponse):
+        chain = self._chain(msg)
+        response = await chain.finish(msg)
+        if chain is self.pipelines.get(msg.application_attempt_id):
+            self.pipelines.pop(msg.application_attempt_id, None)
+        if sender is not None and isinstance(response, (FinishApplicationMasterResponse, RemoteRefusal)):
             sender.tell(response, self.ref)

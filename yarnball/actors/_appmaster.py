@@ -20,6 +20,11 @@ to launch its AM container, registers, then heartbeats ``allocate`` every ``hear
 entries that changed since the previous heartbeat are sent, with absolute counts that replace the RM's; each
 allocated container is matched to the oldest outstanding request of its priority (node-local first, then rack,
 then any), whose host, rack and ``*`` entries are decremented, like ``removeContainerRequest``.
+
+Tokens are carried as a real AM's client libraries carry them: the AMRMToken from the AM container's credentials
+(``ContainerLaunched``'s launch context) goes with every register, allocate and finish; the NMTokens that come with
+allocated containers are kept per node (``NMTokenCache``) and go with every call to that node's NodeManager, and each
+container carries its own container token (protocols/_tokens.py).
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ from yarnball.protocols import (
     AllocateRequest,
     AllocateResponse,
     AMCommand,
+    AMRMToken,
     ApplicationAttemptId,
     ApplicationId,
     Container,
@@ -69,11 +75,14 @@ from yarnball.protocols import (
     FinishApplicationMasterResponse,
     GetNewApplicationRequest,
     GetNewApplicationResponse,
+    NMToken,
+    NodeId,
     NodeReport,
     PreemptionMessage,
     Priority,
     RegisterApplicationMasterRequest,
     RegisterApplicationMasterResponse,
+    RemoteRefusal,
     Resource,
     ResourceBlacklistRequest,
     ResourceRequest,
@@ -164,6 +173,8 @@ class ApplicationMaster(Actor):
         self.submitted_at: float | None = None
         self.registered_at: float | None = None
         self._amrm_id: str | None = None
+        self.amrm_token: AMRMToken | None = None  # this attempt's, from the AM container's credentials
+        self.nm_tokens: dict[NodeId, NMToken] = {}  # NMTokenCache: the attempt's NMToken per node
         self._sleeper: Any = None  # set while dormant (actors/shortcuts/_amdormancy.py)
         self._reset_attempt_state()
 
@@ -274,19 +285,33 @@ class ApplicationMaster(Actor):
         self.attempt_id = ApplicationAttemptId.parse(attempt)
         self.am_container = msg.container
         self._amrm_id = dict(msg.launch_context.environment).get(AMRMPROXY_ENV)
+        # UserGroupInformation's credentials: the AMRMToken the RM put in the AM container's launch context
+        tokens = msg.launch_context.tokens
+        self.amrm_token = next((t for t in tokens if t.application_attempt_id == self.attempt_id), None)
+        self.nm_tokens = {}
         if restarted:
             self.on_attempt_restarted()
-        self.amrm.tell(RegisterApplicationMasterRequest(application_attempt_id=self.attempt_id), self.ref)
+        self.amrm.tell(
+            RegisterApplicationMasterRequest(application_attempt_id=self.attempt_id, amrm_token=self.amrm_token),
+            self.ref,
+        )
 
     @handler
     def on_registered_response(self, msg: RegisterApplicationMasterResponse) -> None:
         self.maximum_capability = msg.maximum_resource_capability
+        for token in msg.nm_tokens_from_previous_attempts:
+            self.nm_tokens[token.node_id] = token
         self.registered_at = self.now
         for container in msg.containers_from_previous_attempts:  # kept across attempts: still running
             self.running[container.id] = container
         self.on_registered(msg)
         # Actor.every's keys, with a timer a dormant AM can suspend and re-arm exactly (shortcuts/_amdormancy.py).
         self._heartbeat = HeartbeatTimer(self, self.heartbeat_interval_ms, self._allocate)
+
+    @handler
+    def on_refusal(self, msg: RemoteRefusal) -> None:
+        """A request was refused (a missing or wrong token, an ACL): logged; the AM goes on."""
+        self.log.warning("request_refused", exception_class=msg.exception, message=msg.message)
 
     def _deliver(self, arg: tuple[Any, Any]) -> None:
         if self._sleeper is not None:
@@ -408,7 +433,8 @@ class ApplicationMaster(Actor):
             capability=container.resource,
         )
         self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(
-            ContainerUpdateRequest(containers_to_update=(request,)), self.ref
+            ContainerUpdateRequest(containers_to_update=(request,), nm_token=self.nm_tokens.get(container.node_id)),
+            self.ref,
         )
 
     @handler
@@ -451,6 +477,7 @@ class ApplicationMaster(Actor):
             release=release,
             update_requests=updates,
             resource_blacklist_request=_NO_BLACKLIST_CHANGE,
+            amrm_token=self.amrm_token,
         )
         ref, timer = self.amrm, self._heartbeat
         if self._rpc is not None:
@@ -476,6 +503,9 @@ class ApplicationMaster(Actor):
             self.on_shutdown_request()
             return
         self._response_id = msg.response_id
+        if msg.nm_tokens:
+            for token in msg.nm_tokens:  # NMTokenCache.setNMToken
+                self.nm_tokens[token.node_id] = token
         self.headroom = msg.available_resources
         self.num_cluster_nodes = msg.num_cluster_nodes
         if msg.updated_nodes:
@@ -542,7 +572,8 @@ class ApplicationMaster(Actor):
             context = ContainerLaunchContext(simulated_duration_ms=None if duration_ms is None else int(duration_ms))
         self.running[container.id] = container
         request = StartContainersRequest(
-            start_container_requests=(StartContainerRequest(container=container, launch_context=context),)
+            start_container_requests=(StartContainerRequest(container=container, launch_context=context),),
+            nm_token=self.nm_tokens.get(container.node_id),
         )
         host = container.node_id.host
         nm_id = _NM_IDS.get(host)
@@ -570,7 +601,8 @@ class ApplicationMaster(Actor):
     def stop_container(self, container: Container) -> None:
         """Ask the container's NodeManager to kill it (exit status KILLED_BY_APPMASTER)."""
         self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(
-            StopContainersRequest(container_ids=(container.id,)), self.ref
+            StopContainersRequest(container_ids=(container.id,), nm_token=self.nm_tokens.get(container.node_id)),
+            self.ref,
         )
 
     @handler
@@ -597,7 +629,10 @@ class ApplicationMaster(Actor):
         self._unregistering = True
         self.amrm.tell(
             FinishApplicationMasterRequest(
-                application_attempt_id=self.attempt_id, final_application_status=status, diagnostics=diagnostics
+                application_attempt_id=self.attempt_id,
+                final_application_status=status,
+                diagnostics=diagnostics,
+                amrm_token=self.amrm_token,
             ),
             self.ref,
         )

@@ -8,8 +8,12 @@ Access (``ClientRMService.checkAccess``): with ``yarn.acl.enable`` false everyth
 caller may modify an application when it is the owner or in ``yarn.admin.acl`` (``ApplicationACLsManager``; the
 application's own MODIFY_APP ACL is not modelled, so it is empty) or has ``acl_administer_queue`` on the
 application's queue or an ancestor (``QueueACLsManager``). A move also needs ``acl_submit_applications`` or
-``acl_administer_queue`` on the target queue (``ClientRMService.accessToTargetQueueAllowed``). An empty caller is an
-in-process client (a trace, a test) that the checks do not apply to.
+``acl_administer_queue`` on the target queue (``ClientRMService.accessToTargetQueueAllowed``).
+
+The caller is the request's ``user`` (Hadoop's RPC UGI). With ACLs on, a request without one is refused as the RPC
+layer of a secure cluster refuses an unauthenticated client; with ACLs off an empty caller is an in-process client
+(a trace, a test) and goes ahead, as every caller does then. Every ``AccessControlException`` is logged and counted
+(:func:`counted`, actors/_secretmanagers.py ``Rejections``); a refused request changes nothing.
 """
 
 from __future__ import annotations
@@ -32,11 +36,23 @@ from yarnball.protocols._clientprotocol import (
 )
 from yarnball.protocols._records import Priority, YarnApplicationState
 
-__all__ = ["can_modify", "kill_diagnostics", "kill_refusal", "modify_refusal", "move", "update_priority", "wake_nodes"]
+__all__ = [
+    "caller_refusal",
+    "can_modify",
+    "counted",
+    "kill_diagnostics",
+    "kill_refusal",
+    "modify_refusal",
+    "move",
+    "update_priority",
+    "wake_nodes",
+]
 
 ACCESS_DENIED = "AccessControlException"
 NOT_FOUND = "ApplicationNotFoundException"
 YARN_EXCEPTION = "YarnException"
+# org.apache.hadoop.security.SaslRpcClient: an RPC client with neither a token nor Kerberos credentials
+UNAUTHENTICATED = "Client cannot authenticate via:[TOKEN, KERBEROS]"
 
 # ClientRMService.moveApplicationAcrossQueues: states in which the scheduler does not track the app
 _UNMOVABLE = frozenset(
@@ -63,11 +79,36 @@ def wake_nodes(rm: Any) -> None:
 def can_modify(rm: Any, user: str, app: Any) -> bool:
     """``checkAccess(callerUGI, owner, MODIFY_APP, app)``: see the module docstring."""
     scheduler = rm.scheduler
-    if not user or not scheduler.acl_enabled:
+    if not scheduler.acl_enabled:
         return True
+    if not user:
+        return False  # (refused before this by caller_refusal)
     if user == app.user or scheduler.is_admin(user):
         return True
     return bool(scheduler.check_access(user, QueueACL.ADMINISTER_QUEUE, app.queue))
+
+
+def caller_refusal(rm: Any, user: str) -> RemoteRefusal | None:
+    """``ClientRMService.getCallerUgi``: with ACLs on, a request must name its caller (see the module docstring)."""
+    if user or not rm.scheduler.acl_enabled:
+        return None
+    return RemoteRefusal(exception=ACCESS_DENIED, message=UNAUTHENTICATED)
+
+
+def counted(rm: Any, msg: Any, reply: Any) -> Any:
+    """``reply``, an access refusal among them logged and counted (``RMAuditLogger.logFailure``)."""
+    if type(reply) is RemoteRefusal and reply.exception == ACCESS_DENIED:
+        reason = "client_unauthenticated" if reply.message == UNAUTHENTICATED else "client_access_denied"
+        rm.rejections.reject(
+            rm,
+            reason,
+            reply.exception,
+            reply.message,
+            request=type(msg).__name__,
+            application=str(msg.application_id),
+            user=msg.user,
+        )
+    return reply
 
 
 def modify_refusal(rm: Any, user: str, app: Any) -> RemoteRefusal | None:
@@ -81,7 +122,7 @@ def modify_refusal(rm: Any, user: str, app: Any) -> RemoteRefusal | None:
 def kill_refusal(rm: Any, msg: KillApplicationRequest, app: Any) -> RemoteRefusal | None:
     """``ClientRMService.forceKillApplication``'s checks, for a named caller (None: go ahead)."""
     if not msg.user:
-        return None
+        return caller_refusal(rm, msg.user)  # (None with ACLs off: an in-process kill goes ahead)
     if app is None:
         return RemoteRefusal(exception=NOT_FOUND, message=f"Trying to kill an absent application {msg.application_id}")
     return modify_refusal(rm, msg.user, app)
@@ -100,6 +141,9 @@ def kill_diagnostics(msg: KillApplicationRequest, app_id: Any) -> str:
 
 def move(rm: Any, msg: MoveApplicationAcrossQueuesRequest) -> Any:
     """``ClientRMService.moveApplicationAcrossQueues`` then ``CapacityScheduler.moveApplication``."""
+    refusal = caller_refusal(rm, msg.user)
+    if refusal is not None:
+        return refusal
     app = rm.apps.get(msg.application_id)
     if app is None:
         return RemoteRefusal(exception=NOT_FOUND, message=f"Trying to move an absent application {msg.application_id}")
@@ -134,6 +178,9 @@ def move(rm: Any, msg: MoveApplicationAcrossQueuesRequest) -> Any:
 
 def update_priority(rm: Any, msg: UpdateApplicationPriorityRequest) -> Any:
     """``ClientRMService.updateApplicationPriority`` then ``CapacityScheduler.updateApplicationPriority``."""
+    refusal = caller_refusal(rm, msg.user)
+    if refusal is not None:
+        return refusal
     app = rm.apps.get(msg.application_id)
     if app is None:
         return RemoteRefusal(

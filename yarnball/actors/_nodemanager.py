@@ -21,6 +21,12 @@ import msgspec
 
 from yarnball.actors._actor import Actor, ActorRef, _Once, _Tick, handler
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV, AMRMProxyService, amrmproxy_actor_id
+from yarnball.actors._containermanagerauth import (
+    authorize_ids,
+    authorize_starts,
+    authorize_updates,
+    process_exit_refused,
+)
 from yarnball.actors._containerscheduler import (
     APP_REMAINING_TASKS_ENV,
     PAUSED_FOR_GUARANTEED_DIAGNOSTICS,
@@ -30,6 +36,7 @@ from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL
 from yarnball.actors._nmrecovery import NMDowntime, recovery_enabled, shut_down, start_again
 from yarnball.actors._nmstates import RESUMED_DIAGNOSTICS, NMContainerState, container_status, nm_state
+from yarnball.actors._secretmanagers import NMSecretManagers, Rejections
 from yarnball.actors.shortcuts import ROLES, reply_is_noop
 from yarnball.protocols import (
     ApplicationId,
@@ -43,6 +50,8 @@ from yarnball.protocols import (
     ContainerUpdateResponse,
     ContainerUpdateType,
     ExecutionType,
+    GetContainerStatusesRequest,
+    GetContainerStatusesResponse,
     NodeAction,
     NodeHeartbeatRequest,
     NodeHeartbeatResponse,
@@ -63,8 +72,6 @@ from yarnball.protocols import (
 from yarnball.protocols._containermanagement import (
     ContainerLaunchContext,
     FailedContainerRequest,
-    GetContainerStatusesRequest,
-    GetContainerStatusesResponse,
 )
 from yarnball.protocols._executor import (
     ATTEMPT_ID_ENV,
@@ -277,6 +284,15 @@ class NodeManager(Actor):
         #: The live executor (actors/executors/_live.py) of a live run: containers whose launch context asks for real
         #: work run as processes. None (virtual time): every container is simulated.
         self.executor: Any = None
+        # ContainerManagerImpl's token checks, with the keys the RM sends at registration (_containermanagerauth.py)
+        self.secrets = NMSecretManagers(self.node_id)
+        if self.amrm_proxy is not None:
+            self.amrm_proxy.secrets = self.secrets  # its DistributedScheduler signs the containers it places
+
+    @property
+    def rejections(self) -> Rejections:
+        """Requests refused for want of a token (actors/_containermanagerauth.py)."""
+        return self.secrets.rejections
 
     # -- registration and heartbeats --------------------------------------------------------------------------
     def on_start(self) -> None:
@@ -326,6 +342,7 @@ class NodeManager(Actor):
             self.stop()
             return
         self.registered = True
+        self.secrets.set_keys(msg.nm_token_master_key, msg.container_token_master_key, msg.rm_identifier)
         if self._heartbeats is not None:
             if self._beat is None:
                 self._beat = self._heartbeats.start(self, self.heartbeat_interval_ms)
@@ -417,7 +434,7 @@ class NodeManager(Actor):
         if self._down is not None and self._defer(msg):
             return
         started: list[ContainerId] = []
-        failed: list[FailedContainerRequest] = []
+        requests, failed = authorize_starts(self, msg)  # ContainerManagerImpl.startContainers' checks
         containers = self.containers
         node_id = self.node_id
         delay = self.localization_ms
@@ -425,7 +442,7 @@ class NodeManager(Actor):
         kernel = self.kernel
         due = kernel.now + delay
         seqs = kernel._seqs
-        for request in msg.start_container_requests:
+        for request in requests:
             container = request.container
             cid = container.id
             target = container.node_id
@@ -472,8 +489,8 @@ class NodeManager(Actor):
         if self._down is not None and self._defer(msg):
             return
         stopped: list[ContainerId] = []
-        failed: list[FailedContainerRequest] = []
-        for cid in msg.container_ids:
+        ids, failed = authorize_ids(self, msg, stop=True)  # authorizeGetAndStopContainerRequest
+        for cid in ids:
             if self._kill(cid, ContainerExitStatus.KILLED_BY_APPMASTER, KILLED_BY_AM):
                 stopped.append(cid)
             else:
@@ -490,7 +507,7 @@ class NodeManager(Actor):
     @handler
     def on_process_exited(self, msg: ContainerProcessExited) -> None:
         entry = self.containers.get(msg.container_id)
-        if entry is None or entry.state is _COMPLETE:
+        if entry is None or entry.state is _COMPLETE or process_exit_refused(self, entry.process, msg):
             return
         self._complete(entry, msg.exit_status, msg.diagnostics)
 
@@ -499,8 +516,8 @@ class NodeManager(Actor):
         if self._down is not None and self._defer(msg):
             return
         updated: list[ContainerId] = []
-        failed: list[FailedContainerRequest] = []
-        for request in msg.containers_to_update:
+        updates, failed = authorize_updates(self, msg)
+        for request in updates:
             error = self._update_container(request)
             if error is None:
                 updated.append(request.container_id)
@@ -519,8 +536,8 @@ class NodeManager(Actor):
         if self._down is not None and self._defer(msg):
             return
         statuses: list[ContainerStatus] = []
-        failed: list[FailedContainerRequest] = []
-        for cid in msg.container_ids:
+        ids, failed = authorize_ids(self, msg, stop=False)  # authorizeGetAndStopContainerRequest
+        for cid in ids:
             entry = self.containers.get(cid)
             if entry is None:
                 failed.append(
@@ -729,6 +746,10 @@ class NodeManager(Actor):
         return True
 
     def _cleanup_application(self, app: ApplicationId) -> None:
+        verified = self.secrets.verified
+        if verified:  # NMTokenSecretManagerInNM.appFinished
+            for attempt in [a for a in verified if a.application_id == app]:
+                del verified[attempt]
         for cid in [c for c in self.containers if c.application_attempt_id.application_id == app]:
             self._kill(cid, ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, KILLED_AFTER_APP)
 

@@ -21,10 +21,13 @@ import time
 from collections import Counter
 from typing import Any
 
+import msgspec
+
 from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._adminservice import refresh_queues
+from yarnball.actors._amrmauth import am_refusal
 from yarnball.actors._amrpc import REFUSED, old_allocate
-from yarnball.actors._clientrmservice import kill_diagnostics, kill_refusal, update_priority
+from yarnball.actors._clientrmservice import counted, kill_diagnostics, kill_refusal, update_priority
 from yarnball.actors._clientrmservice import move as move_across_queues
 from yarnball.actors._containerresize import RESIZE_TYPES, ContainerResizeService
 from yarnball.actors._decommission import DecommissioningNodes
@@ -33,6 +36,7 @@ from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
+from yarnball.actors._secretmanagers import Rejections, RMSecretManagers
 from yarnball.actors.shortcuts import (
     ROLES,
     DormantAMs,
@@ -97,6 +101,7 @@ from yarnball.protocols import (
     RegisterDistributedSchedulingAMRequest,
     RegisterNodeManagerRequest,
     RegisterNodeManagerResponse,
+    RemoteRefusal,
     Resource,
     ResourceRequest,
     StartContainersRequest,
@@ -180,6 +185,7 @@ class ResourceManager(Actor):
         *,
         cluster_timestamp: int = 1,
         rng: random.Random | None = None,
+        secret_seed: int = 0,
     ) -> None:
         self.conf = conf
         self.scheduler = scheduler
@@ -231,6 +237,15 @@ class ResourceManager(Actor):
         self._settled = False  # see _node_heartbeat
         #: Dormant idle AMs by attempt id (shortcuts/_amdormancy.py); the hooks below wake them when work appears.
         self.dormant = DormantAMs(self)
+        #: AMRMTokens, NMTokens and container tokens (actors/_secretmanagers.py), keyed from the run's seed; and the
+        #: requests refused for want of a token or an ACL (``rejections``: summary.json ``security``).
+        self.secrets = RMSecretManagers(secret_seed, cluster_timestamp)
+
+    @property
+    def rejections(self) -> Rejections:
+        """Requests refused for want of a token or an ACL (a property: the RM's own attributes stay few enough for
+        CPython to keep them inline, see tests/test_am_round_costs.py)."""
+        return self.secrets.rejections
 
     def decommission_node(self, node_id: NodeId, timeout_ms: float) -> bool:
         """Start a graceful decommission of ``node_id`` (``rmadmin -refreshNodes -g``); False when the RM has no
@@ -445,7 +460,7 @@ class ResourceManager(Actor):
             known.response_id = 0  # RMNodeImpl.resetLastNodeHeartBeatResponse
             self.log.info("node_reconnected", node=str(node_id), containers=len(msg.container_statuses))
             self._recovered_statuses(known, msg.container_statuses)
-            self.reply(RegisterNodeManagerResponse(node_action=NodeAction.NORMAL, rm_identifier=self.cluster_timestamp))
+            self.reply(self._registered())
             return
         if known is not None:
             # A re-registering node (after RESYNC) is removed and added again, as RMNodeImpl's ReconnectNodeTransition.
@@ -462,8 +477,17 @@ class ResourceManager(Actor):
         self.log.info("node_added", node=str(node_id), rack=msg.rack_name, resource=str(msg.resource))
         if msg.container_statuses:
             self._recovered_statuses(self.nodes[node_id], msg.container_statuses)
-        response = RegisterNodeManagerResponse(node_action=NodeAction.NORMAL, rm_identifier=self.cluster_timestamp)
-        self.reply(response)
+        self.reply(self._registered())
+
+    def _registered(self) -> RegisterNodeManagerResponse:
+        """A NORMAL registration answer, with the master keys the NM checks tokens with (ResourceTrackerService
+        .registerNodeManager); a reconnecting NM gets them again too."""
+        return RegisterNodeManagerResponse(
+            node_action=NodeAction.NORMAL,
+            rm_identifier=self.cluster_timestamp,
+            container_token_master_key=self.secrets.container_key,
+            nm_token_master_key=self.secrets.nm_key,
+        )
 
     def _recovered_statuses(self, node: RMNode, statuses: Any) -> None:
         """The ``NMContainerStatus`` list of a registration (``RMNodeImpl.handleNMContainerStatus``): COMPLETE ones
@@ -716,7 +740,8 @@ class ResourceManager(Actor):
         self._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED, rejected=True)
 
     def _new_attempt(self, app: RMApp, *, transfer: bool = False) -> None:
-        attempt = RMAppAttempt(ApplicationAttemptId(app.id, len(app.attempts) + 1), self.now)
+        attempt_id = ApplicationAttemptId(app.id, len(app.attempts) + 1)
+        attempt = RMAppAttempt(attempt_id, self.now, self.secrets.create_amrm_token(attempt_id))
         app.attempts.append(attempt)
         self.attempts[attempt.attempt_id] = attempt
         if transfer:  # the previous attempt's kept containers move to this one
@@ -736,9 +761,9 @@ class ResourceManager(Actor):
     @handler
     def on_kill(self, msg: KillApplicationRequest) -> None:
         app = self.apps.get(msg.application_id)
-        refusal = kill_refusal(self, msg, app)  # ClientRMService.forceKillApplication's checks (named callers)
+        refusal = kill_refusal(self, msg, app)  # ClientRMService.forceKillApplication's checks
         if refusal is not None:
-            self.reply(refusal)
+            self.reply(counted(self, msg, refusal))
             return
         if app is None or app.is_done:
             response = KillApplicationResponse(is_kill_completed=True)
@@ -765,11 +790,11 @@ class ResourceManager(Actor):
 
     @handler
     def on_move(self, msg: MoveApplicationAcrossQueuesRequest) -> None:
-        self.reply(move_across_queues(self, msg))
+        self.reply(counted(self, msg, move_across_queues(self, msg)))
 
     @handler
     def on_update_priority(self, msg: UpdateApplicationPriorityRequest) -> None:
-        self.reply(update_priority(self, msg))
+        self.reply(counted(self, msg, update_priority(self, msg)))
 
     @handler
     def on_app_report(self, msg: GetApplicationReportRequest) -> None:
@@ -808,14 +833,21 @@ class ResourceManager(Actor):
         attempt.am_container = container
         self.am_containers[container.id] = attempt.attempt_id
         spec = app.context.am_container_spec
+        # AMLauncher.createAMContainerLaunchContext / setupTokens: the AMRMToken goes into the container's
+        # credentials; AMLauncher.getContainerMgrProxy speaks to the NM with an NMToken of the attempt.
         context = ContainerLaunchContext(
             commands=spec.commands,
             environment=(*spec.environment, (ATTEMPT_ID_ENV, str(attempt.attempt_id))),
             payload=spec.payload,
             simulated_duration_ms=spec.simulated_duration_ms,
+            tokens=(*spec.tokens, attempt.amrm_token) if attempt.amrm_token is not None else spec.tokens,
         )
+        user = app.context.user
         request = StartContainersRequest(
-            start_container_requests=(StartContainerRequest(container=container, launch_context=context),)
+            start_container_requests=(
+                StartContainerRequest(container=self.secrets.sign(container, user), launch_context=context),
+            ),
+            nm_token=self.secrets.create_nm_token(attempt.attempt_id, container.node_id, user),
         )
         self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(request, self.ref)
         attempt.state = AttemptState.LAUNCHED
@@ -883,6 +915,7 @@ class ResourceManager(Actor):
             self._new_attempt(app, transfer=keep)
 
     def _remove_attempt(self, attempt: RMAppAttempt, final_state: str, *, keep: bool = False) -> None:
+        self.secrets.attempt_removed(attempt.attempt_id)
         if self.dormant:
             self.dormant.wake(attempt.attempt_id)  # its next allocate gets AM_SHUTDOWN
         if self.opportunistic is not None:
@@ -941,7 +974,9 @@ class ResourceManager(Actor):
 
     @handler
     def on_register_am(self, msg: RegisterApplicationMasterRequest) -> None:
-        response = self._register_am(msg)
+        response: Any = am_refusal(self, msg.application_attempt_id, msg.amrm_token, msg)
+        if response is None:
+            response = self._register_am(msg)
         if response is not None:
             self.reply(response)
 
@@ -956,11 +991,14 @@ class ResourceManager(Actor):
         app.state = YarnApplicationState.RUNNING
         self.log.info("am_registered", attempt=str(attempt.attempt_id))
         if app.context.keep_containers_across_application_attempts and attempt.attempt_id.attempt_id > 1:
-            # ApplicationMasterService.registerApplicationMaster: getContainersFromPreviousAttempts
+            # ApplicationMasterService.registerApplicationMaster: getContainersFromPreviousAttempts, and an NMToken for
+            # each of their nodes (NMTokenSecretManagerInRM.createAndGetNMToken) so the new AM can stop or query them
+            kept = self.scheduler.previous_attempt_containers(attempt.attempt_id)
             return RegisterApplicationMasterResponse(
                 maximum_resource_capability=self.maximum_allocation,
                 queue=app.queue,
-                containers_from_previous_attempts=self.scheduler.previous_attempt_containers(attempt.attempt_id),
+                containers_from_previous_attempts=kept,
+                nm_tokens_from_previous_attempts=self.secrets.nm_tokens_for(attempt.attempt_id, kept, app.context.user),
             )
         return RegisterApplicationMasterResponse(maximum_resource_capability=self.maximum_allocation, queue=app.queue)
 
@@ -970,6 +1008,10 @@ class ResourceManager(Actor):
         if self.opportunistic is None:
             attempt_id = msg.register_request.application_attempt_id
             self.log.warning("distributed_scheduling_disabled", attempt=str(attempt_id))
+            return
+        refusal = am_refusal(self, msg.register_request.application_attempt_id, msg.register_request.amrm_token, msg)
+        if refusal is not None:
+            self.reply(refusal)
             return
         response = self._register_am(msg.register_request)
         if response is not None:
@@ -983,6 +1025,10 @@ class ResourceManager(Actor):
             self.reply(AllocateResponse(am_command=AMCommand.AM_SHUTDOWN))
             return
         request = msg.allocate_request
+        refusal = am_refusal(self, request.application_attempt_id, request.amrm_token, msg)
+        if refusal is not None:
+            self.reply(refusal)  # before the NM-allocated containers are recorded: nothing of the attempt changes
+            return
         self.opportunistic.record_remote_allocations(request.application_attempt_id, msg.allocated_containers)
         response = self._serve_allocate(msg.allocate_request)
         if response is REFUSED:
@@ -995,10 +1041,14 @@ class ResourceManager(Actor):
         if response is not REFUSED:
             self.reply(response)
 
-    def _serve_allocate(self, msg: AllocateRequest) -> AllocateResponse:
+    def _serve_allocate(self, msg: AllocateRequest) -> AllocateResponse | RemoteRefusal:
         attempt_id = msg.application_attempt_id
         attempt = self.attempts.get(attempt_id)  # _current_attempt: a done attempt's state is not
-        if attempt is None or attempt.state not in _ALLOCATE_STATES:  # one of these
+        token = msg.amrm_token
+        if attempt is None or (token is not attempt.amrm_token and token != attempt.amrm_token):
+            # ApplicationMasterService.allocate: YarnServerSecurityUtils.authorizeRequest (actors/_amrmauth.py)
+            return am_refusal(self, attempt_id, token, msg)  # type: ignore[return-value]  # (never None here)
+        if attempt.state not in _ALLOCATE_STATES:  # one of these
             # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
             return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
         attempt.last_heartbeat = self.kernel.now  # (Actor.now without the property call)
@@ -1021,9 +1071,13 @@ class ResourceManager(Actor):
             ask = [*ask, *resize_asks]
         allocation = self._allocate(attempt_id, ask, release, msg.resource_blacklist_request)
         attempt.response_id = response_id = msg.response_id + 1
+        containers = allocation.containers
+        nm_tokens: tuple[Any, ...] = ()
+        if containers and opportunistic is None:
+            containers, nm_tokens = self._pull(attempt_id, containers)
         response = AllocateResponse(
             response_id=response_id,
-            allocated_containers=allocation.containers,
+            allocated_containers=containers,
             completed_container_statuses=allocation.completed,
             available_resources=allocation.headroom,
             num_cluster_nodes=len(self.nodes),
@@ -1031,13 +1085,36 @@ class ResourceManager(Actor):
             preemption_message=(
                 preemption_message(allocation, self.scheduler, attempt_id) if allocation.preempt else None
             ),
+            nm_tokens=nm_tokens,
         )
         if opportunistic is not None:
             response = opportunistic.after_allocate(msg, response)
+            if response.allocated_containers:  # the GUARANTEED and the OPPORTUNISTIC ones, tokens for all
+                containers, nm_tokens = self._pull(attempt_id, response.allocated_containers)
+                response = msgspec.structs.replace(response, allocated_containers=containers, nm_tokens=nm_tokens)
         if self.resize is not None:
             response = self.resize.after_allocate(attempt_id, response)
+            if response.updated_containers:  # an updated container leaves with its new container token
+                response = self._sign_updated(attempt_id, response)
         attempt.last_response = response
         return response
+
+    def _sign_updated(self, attempt_id: ApplicationAttemptId, response: AllocateResponse) -> AllocateResponse:
+        """``SchedulerApplicationAttempt.pullNewlyUpdatedContainers``: each updated container (resized, promoted,
+        demoted) gets a container token for its new version."""
+        user = self.apps[attempt_id.application_id].context.user
+        sign = self.secrets.sign
+        updated = tuple(
+            [msgspec.structs.replace(u, container=sign(u.container, user)) for u in response.updated_containers]
+        )
+        return msgspec.structs.replace(response, updated_containers=updated)
+
+    def _pull(self, attempt_id: ApplicationAttemptId, containers: tuple[Container, ...]) -> tuple[Any, Any]:
+        """``SchedulerApplicationAttempt.pullNewlyAllocatedContainers``: each container leaves with its container
+        token, and with an NMToken for every node the attempt has none for yet (``NMTokenSecretManagerInRM``)."""
+        user = self.apps[attempt_id.application_id].context.user
+        secrets = self.secrets
+        return secrets.sign_all(containers, user), secrets.nm_tokens_for(attempt_id, containers, user)
 
     def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:
         allocate = self.scheduler.allocate
@@ -1076,6 +1153,10 @@ class ResourceManager(Actor):
 
     @handler
     def on_finish_am(self, msg: FinishApplicationMasterRequest) -> None:
+        refusal = am_refusal(self, msg.application_attempt_id, msg.amrm_token, msg)
+        if refusal is not None:
+            self.reply(refusal)
+            return
         attempt = self._current_attempt(msg.application_attempt_id)
         if attempt is not None:
             attempt.state = AttemptState.FINISHING

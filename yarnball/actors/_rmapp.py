@@ -11,6 +11,7 @@ from typing import Any
 
 from yarnball.actors._actor import ActorRef
 from yarnball.protocols import (
+    AMRMToken,
     ApplicationAttemptId,
     ApplicationId,
     ApplicationReport,
@@ -52,6 +53,7 @@ class AttemptState(enum.Enum):
 class RMAppAttempt:
     __slots__ = (
         "am_container",
+        "amrm_token",
         "attempt_id",
         "final_status",
         "last_heartbeat",
@@ -60,8 +62,9 @@ class RMAppAttempt:
         "state",
     )
 
-    def __init__(self, attempt_id: ApplicationAttemptId, now: float) -> None:
+    def __init__(self, attempt_id: ApplicationAttemptId, now: float, amrm_token: AMRMToken | None = None) -> None:
         self.attempt_id = attempt_id
+        self.amrm_token = amrm_token  # the one this attempt's AM must show (AMRMTokenSecretManager)
         self.state = AttemptState.SCHEDULED
         self.am_container: Container | None = None
         self.response_id = 0

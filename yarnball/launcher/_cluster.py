@@ -115,7 +115,11 @@ class Cluster:
         self.kernel.default_latency = float(latency_ms or 0)
         self.scheduler = CapacityScheduler(cs_conf, cluster_timestamp=cluster_timestamp)
         self.rm = ResourceManager(
-            conf, self.scheduler, cluster_timestamp=cluster_timestamp, rng=random.Random(f"opportunistic-{seed}")
+            conf,
+            self.scheduler,
+            cluster_timestamp=cluster_timestamp,
+            rng=random.Random(f"opportunistic-{seed}"),
+            secret_seed=seed,  # the token master keys (actors/_secretmanagers.py)
         )
         self.kernel.spawn(self.rm, "rm")
         # Every exact shortcut (actors/shortcuts) off at once when yarnball.simulation.exact-shortcuts is false.

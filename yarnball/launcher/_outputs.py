@@ -26,6 +26,7 @@ import csv
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -443,6 +444,8 @@ def build_summary(
             "unfinished": len(unfinished),
         },
         "rejected_by_reason": rejections_by_reason(rm.apps.values()),
+        # Requests refused for want of a token or an ACL (actors/_secretmanagers.py): the RM's and the NMs'.
+        "security": security_summary(cluster),
         "containers": {
             "allocated": c["containers_allocated"],
             "completed": c["containers_completed"],
@@ -468,6 +471,21 @@ def build_summary(
 
 
 _USER = re.compile(r"\b([Uu]ser\s*:?\s*)([^\s,]+)")
+
+
+def security_summary(cluster: Any) -> dict[str, Any]:
+    """``{"rejected": n, "rejected_by_reason": {reason: count}}`` over the RM and the NodeManagers (a sharded run's
+    driver sees the NMs of its own host only), most frequent first (then by reason)."""
+    counts: Counter[str] = Counter()
+    roles = [cluster.rm, *getattr(cluster, "node_managers", {}).values()]
+    if not hasattr(cluster, "node_managers"):
+        roles += [a for a in cluster.kernel.actors.values() if a is not cluster.rm]
+    for role in roles:
+        rejections = getattr(role, "rejections", None)
+        if rejections:
+            counts.update(rejections.by_reason)
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {"rejected": sum(counts.values()), "rejected_by_reason": dict(ordered)}
 
 
 def rejection_reason(app: Any) -> str:

@@ -590,6 +590,9 @@ def _print_summary(summary: dict[str, Any], out: Path, stream: IO[str]) -> None:
     if len(reasons) > 5:
         rest = sum(list(reasons.values())[5:])
         lines.append(f"  rejected:     {rest} for {len(reasons) - 5} other reasons (in summary.json)")
+    refused = summary.get("security", {}).get("rejected", 0)
+    if refused:
+        lines.append(f"  security:     {refused} requests refused for a token or an ACL (summary.json security)")
     failures = summary.get("errors", {}).get("handler_failures", {"count": 0})
     if failures["count"]:
         lines.append(f"  errors:       {failures['count']} actor handler failures (summary.json errors)")

@@ -3,7 +3,8 @@
 Mirrors ``org.apache.hadoop.yarn.api.ApplicationMasterProtocol`` and, for distributed scheduling,
 ``org.apache.hadoop.yarn.server.api.DistributedSchedulingAMProtocol`` (spoken by the NM's AMRMProxy
 ``DistributedScheduler`` interceptor on the AM's behalf). Hadoop identifies the attempt from the RPC's AMRMToken;
-yarnball has no tokens, so every request carries ``application_attempt_id`` explicitly.
+yarnball's requests name the attempt explicitly and carry the AMRMToken beside it (``amrm_token``); the RM serves a
+request only when the token is the one it issued for the named attempt (protocols/_tokens.py).
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import enum
 
 from yarnball.protocols._messages import Message
 from yarnball.protocols._records import (
+    AMRMToken,
     ApplicationAttemptId,
     Container,
     ContainerId,
     ContainerStatus,
     FinalApplicationStatus,
+    NMToken,
     NodeReport,
     PreemptionMessage,
     Priority,
@@ -78,6 +81,7 @@ class RegisterApplicationMasterRequest(Message, frozen=True, kw_only=True, tag="
     host: str = ""
     rpc_port: int = -1
     tracking_url: str = ""
+    amrm_token: AMRMToken | None = None  # the RPC's AMRMToken (protocols/_tokens.py)
 
 
 class RegisterApplicationMasterResponse(Message, frozen=True, kw_only=True, tag="RegisterApplicationMasterResponse"):
@@ -86,6 +90,7 @@ class RegisterApplicationMasterResponse(Message, frozen=True, kw_only=True, tag=
     maximum_resource_capability: Resource = Resource()
     queue: str = ""
     containers_from_previous_attempts: tuple[Container, ...] = ()
+    nm_tokens_from_previous_attempts: tuple[NMToken, ...] = ()
 
 
 class AllocateRequest(Message, frozen=True, kw_only=True, tag="AllocateRequest"):
@@ -103,6 +108,7 @@ class AllocateRequest(Message, frozen=True, kw_only=True, tag="AllocateRequest")
     update_requests: tuple[UpdateContainerRequest, ...] = ()
     resource_blacklist_request: ResourceBlacklistRequest = ResourceBlacklistRequest()
     tracking_url: str = ""
+    amrm_token: AMRMToken | None = None  # the RPC's AMRMToken (protocols/_tokens.py)
 
 
 class AllocateResponse(Message, frozen=True, kw_only=True, tag="AllocateResponse"):
@@ -120,6 +126,7 @@ class AllocateResponse(Message, frozen=True, kw_only=True, tag="AllocateResponse
     update_errors: tuple[UpdateContainerError, ...] = ()
     application_priority: Priority | None = None
     containers_from_previous_attempts: tuple[Container, ...] = ()
+    nm_tokens: tuple[NMToken, ...] = ()  # for nodes of allocated containers this attempt has none for yet
 
 
 class FinishApplicationMasterRequest(Message, frozen=True, kw_only=True, tag="FinishApplicationMasterRequest"):
@@ -129,6 +136,7 @@ class FinishApplicationMasterRequest(Message, frozen=True, kw_only=True, tag="Fi
     final_application_status: FinalApplicationStatus = FinalApplicationStatus.UNDEFINED
     diagnostics: str = ""
     tracking_url: str = ""
+    amrm_token: AMRMToken | None = None  # the RPC's AMRMToken (protocols/_tokens.py)
 
 
 class FinishApplicationMasterResponse(Message, frozen=True, kw_only=True, tag="FinishApplicationMasterResponse"):

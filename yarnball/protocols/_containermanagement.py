@@ -1,14 +1,23 @@
 """ContainerManagementProtocol (AM -> NM): start, stop, update containers and ask for their status.
 
-Mirrors ``org.apache.hadoop.yarn.api.ContainerManagementProtocol``. Hadoop passes container *tokens* signed by
-the RM; yarnball has no security layer, so a start request carries the ``Container`` record itself and an update
-request carries the ``UpdateContainerRequest`` records the RM approved.
+Mirrors ``org.apache.hadoop.yarn.api.ContainerManagementProtocol``. Every request carries the caller's NMToken
+(``nm_token``, what Hadoop's RPC authenticates with); a start request carries the ``Container`` record with the
+container token the RM signed in it, and an update request carries the ``UpdateContainerRequest`` records the RM
+approved (protocols/_tokens.py).
 """
 
 from __future__ import annotations
 
 from yarnball.protocols._messages import Message
-from yarnball.protocols._records import Container, ContainerId, ContainerStatus, Record, UpdateContainerRequest
+from yarnball.protocols._records import (
+    AMRMToken,
+    Container,
+    ContainerId,
+    ContainerStatus,
+    NMToken,
+    Record,
+    UpdateContainerRequest,
+)
 
 __all__ = [
     "ContainerLaunchContext",
@@ -38,6 +47,8 @@ class ContainerLaunchContext(Record, kw_only=True):
     environment: tuple[tuple[str, str], ...] = ()
     payload: bytes = b""
     simulated_duration_ms: int | None = None
+    #: The container's credentials (Hadoop's ``tokens``): an AM container's AMRMToken, put there by the RM.
+    tokens: tuple[AMRMToken, ...] = ()
 
 
 class StartContainerRequest(Record, kw_only=True):
@@ -58,6 +69,7 @@ class StartContainersRequest(Message, frozen=True, kw_only=True, tag="StartConta
     """AM -> NM (``StartContainersRequest``)."""
 
     start_container_requests: tuple[StartContainerRequest, ...] = ()
+    nm_token: NMToken | None = None
 
 
 class StartContainersResponse(Message, frozen=True, kw_only=True, tag="StartContainersResponse"):
@@ -71,6 +83,7 @@ class StopContainersRequest(Message, frozen=True, kw_only=True, tag="StopContain
     """AM -> NM (``StopContainersRequest``)."""
 
     container_ids: tuple[ContainerId, ...] = ()
+    nm_token: NMToken | None = None
 
 
 class StopContainersResponse(Message, frozen=True, kw_only=True, tag="StopContainersResponse"):
@@ -88,6 +101,7 @@ class ContainerUpdateRequest(Message, frozen=True, kw_only=True, tag="ContainerU
     """
 
     containers_to_update: tuple[UpdateContainerRequest, ...] = ()
+    nm_token: NMToken | None = None
 
 
 class ContainerUpdateResponse(Message, frozen=True, kw_only=True, tag="ContainerUpdateResponse"):
@@ -101,6 +115,7 @@ class GetContainerStatusesRequest(Message, frozen=True, kw_only=True, tag="GetCo
     """AM -> NM (``GetContainerStatusesRequest``)."""
 
     container_ids: tuple[ContainerId, ...] = ()
+    nm_token: NMToken | None = None
 
 
 class GetContainerStatusesResponse(Message, frozen=True, kw_only=True, tag="GetContainerStatusesResponse"):

@@ -12,6 +12,7 @@ import enum
 import msgspec
 
 __all__ = [
+    "AMRMToken",
     "ApplicationAttemptId",
     "ApplicationId",
     "ApplicationReport",
@@ -21,10 +22,13 @@ __all__ = [
     "ContainerState",
     "ContainerStatus",
     "ContainerSubState",
+    "ContainerToken",
     "ContainerUpdateType",
     "ExecutionType",
     "ExecutionTypeRequest",
     "FinalApplicationStatus",
+    "MasterKey",
+    "NMToken",
     "NodeId",
     "NodeReport",
     "NodeState",
@@ -287,6 +291,43 @@ class ResourceRequest(Record, kw_only=True):
     allocation_request_id: int = -1
 
 
+class MasterKey(Record, kw_only=True):
+    """A secret-manager master key (``org.apache.hadoop.yarn.server.api.records.MasterKey``)."""
+
+    key_id: int
+    secret: bytes
+
+
+class AMRMToken(Record, kw_only=True):
+    """``Token<AMRMTokenIdentifier>`` (kind ``YARN_AM_RM_TOKEN``)."""
+
+    application_attempt_id: ApplicationAttemptId
+    key_id: int
+    password: bytes = b""
+
+
+class NMToken(Record, kw_only=True):
+    """``NMToken`` (the node and ``Token<NMTokenIdentifier>``, kind ``NMToken``)."""
+
+    application_attempt_id: ApplicationAttemptId
+    node_id: NodeId
+    app_submitter: str
+    key_id: int
+    password: bytes = b""
+
+
+class ContainerToken(Record, kw_only=True):
+    """``Token<ContainerTokenIdentifier>`` (kind ``ContainerToken``); ``node_id`` is ``nmHostAddress``."""
+
+    container_id: ContainerId
+    node_id: NodeId
+    app_submitter: str
+    resource: Resource
+    key_id: int
+    rm_identifier: int
+    password: bytes = b""
+
+
 class Container(Record, kw_only=True):
     """A container allocated by the RM: an id, a node, a resource, a priority and an execution type."""
 
@@ -298,6 +339,8 @@ class Container(Record, kw_only=True):
     allocation_request_id: int = -1
     version: int = 0
     node_http_address: str = ""
+    #: The RM's signature on this allocation, set when the AM pulls the container (protocols/_tokens.py).
+    container_token: ContainerToken | None = None
 
 
 class ContainerStatus(Record, kw_only=True):

@@ -17,6 +17,7 @@ from yarnball.protocols._records import (
     ContainerState,
     ContainerStatus,
     ExecutionType,
+    MasterKey,
     NodeId,
     Priority,
     Record,
@@ -159,6 +160,9 @@ class RegisterNodeManagerResponse(Message, frozen=True, kw_only=True, tag="Regis
     rm_version: str = ""
     are_node_labels_accepted: bool = False
     resource: Resource | None = None
+    # The keys the NM checks container tokens and NMTokens with (protocols/_tokens.py).
+    container_token_master_key: MasterKey | None = None
+    nm_token_master_key: MasterKey | None = None
 
 
 class NodeHeartbeatRequest(Message, frozen=True, kw_only=True, tag="NodeHeartbeatRequest"):

@@ -98,7 +98,8 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
         # Whether the call is a no-op (one function: this check runs at every AM heartbeat that is not dormant).
         # rm._current_attempt and the state check in one: a RUNNING/FINISHING attempt is never done.
         attempt = rm.attempts.get(attempt_id)
-        if attempt is not None and attempt.state in _LIVE:
+        # (only with the attempt's own AMRMToken: anything else goes to the RM as a request, to be refused there)
+        if attempt is not None and attempt.state in _LIVE and am.amrm_token is attempt.amrm_token:
             headroom = rm.scheduler.idle_allocate(attempt_id)
             if headroom is not None:
                 # ApplicationMasterService.allocate for a call that carries and returns nothing: liveness and
@@ -121,6 +122,7 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
         release=(),
         update_requests=(),
         resource_blacklist_request=_NO_BLACKLIST_CHANGE,
+        amrm_token=am.amrm_token,
     )
     # What the request's delivery event would have called (rm._deliver), its response run next if it is next.
     deliver_allocate((rm, request, am.ref))
