@@ -105,6 +105,13 @@ def paced_target(start_ms: float, wall_elapsed_s: float, pace: float) -> float:
     return start_ms + pace * wall_elapsed_s * 1000.0
 
 
+def next_slice_ms(slice_ms: float, spent_s: float) -> float:
+    """The next unpaced slice of simulated time, after one of ``slice_ms`` took ``spent_s`` of wall time: aimed at
+    ``SLICE_WALL_S`` per slice, changed by at most 2x per slice, between 1 ms and ``MAX_SLICE_MS``."""
+    ratio = SLICE_WALL_S / spent_s if spent_s > 0 else 2.0
+    return min(max(slice_ms * min(max(ratio, 0.5), 2.0), 1.0), MAX_SLICE_MS)
+
+
 def check_pace(pace: float | None) -> None:
     if pace is not None and not pace > 0:
         raise ConfigurationError(f"--pace: expected a positive factor of real time, got {pace}")
@@ -165,9 +172,7 @@ async def _slices(
             kernel.run(until=target)
             spent = wall_clock() - began
             if pace is None:
-                # aim at SLICE_WALL_S per slice; change by at most 2x per slice
-                ratio = SLICE_WALL_S / spent if spent > 0 else 2.0
-                slice_ms = min(max(slice_ms * min(max(ratio, 0.5), 2.0), 1.0), MAX_SLICE_MS)
+                slice_ms = next_slice_ms(slice_ms, spent)
         if cluster.finished() or (until_ms is not None and kernel.now >= until_ms) or kernel.peek() is None:
             break
         if source is not None:

@@ -31,7 +31,7 @@ from typing import Any
 
 from yarnball.errors import RestRequestError, SimulationError
 from yarnball.launcher.web import _driver
-from yarnball.launcher.web._driver import SLICE_WALL_S, check_pace, paced_target
+from yarnball.launcher.web._driver import PACE_TICK_S, check_pace, paced_target
 
 __all__ = ["LIVE_SNAPSHOT_S", "RemoteSnapshot", "ShardedSource", "drive_sharded", "is_sharded"]
 
@@ -281,15 +281,14 @@ async def _slices(
                 on_progress(now)
             spent = wall_clock() - began
             if pace is None:
-                ratio = SLICE_WALL_S / spent if spent > 0 else 2.0
-                slice_ms = min(max(slice_ms * min(max(ratio, 0.5), 2.0), 1.0), _driver.MAX_SLICE_MS)
+                slice_ms = _driver.next_slice_ms(slice_ms, spent)
         if cluster.finished() or (until_ms is not None and cluster.now >= until_ms):
             return float(cluster.now)
         if until_ms is None and cluster.idle():
             return float(cluster.now)
         if source is not None:
             source.advance()
-        await asyncio.sleep(0.05 if pace is not None else 0)
+        await asyncio.sleep(PACE_TICK_S if pace is not None else 0)
 
 
 async def _run_live(
