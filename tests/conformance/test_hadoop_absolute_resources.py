@@ -268,6 +268,16 @@ def test_effective_resource_after_increasing_cluster_resource_testEffectiveResou
         ("[memory=204800,vcores=30]", (204800, 30)),
         ("[memory=4Gi,vcores=2]", (4096, 2)),
         ("[memory=2048Ki,vcores=1]", (2, 1)),
+        # UnitsConversionUtil.convert(units, "Mi", value): decimal units are powers of 1000 (4G = 4e9 / 2^20 Mi,
+        # truncated), the unit names are case-sensitive ("m" is milli).
+        ("[memory=4G,vcores=2]", (3814, 2)),
+        ("[memory=4096M,vcores=2]", (3906, 2)),
+        ("[memory=1048576k]", (1000, 0)),
+        ("[memory=1T]", (953674, 0)),
+        ("[memory=1P]", (953674316, 0)),
+        ("[memory=1Ti]", (1048576, 0)),
+        ("[memory=1048576000000m]", (1000, 0)),
+        ("[memory=4096,vcores=2000m]", (4096, 0)),  # vcores are converted to "Mi" as well, as Hadoop does
         ("[vcores=2,memory=1024]", (1024, 2)),
         # Memory has to be configured always: otherwise Resources.none().
         ("[vcores=10]", None),
@@ -288,3 +298,32 @@ def test_parse_resource_vector(value: str, expected: tuple[int, int] | None) -> 
 def test_bad_values_name_the_key(value: str) -> None:
     with pytest.raises(ConfigurationError, match=r"root\.qA\.capacity"):
         parse_resource_vector(KEY, value)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        # getConverter's IllegalArgumentException, KNOWN_UNITS printed in Java's HashSet order
+        ("[memory=4GB,vcores=2]", "Unknown unit 'GB'. Known units are [, Gi, G, k, m, M, n, p, P, T, u, Ti, Pi, Mi, Ki]"),  # noqa: E501
+        ("[memory=4g]", "Unknown unit 'g'. Known units are"),
+        # Long.valueOf of what precedes the units: NumberFormatException
+        ("[memory=abc]", 'For input string: ""'),
+        ("[memory=4G5]", 'For input string: "4G5"'),
+        ("[memory=9223372036854775807P]", "Converting 9223372036854775807 from 'P' to 'Mi' will result in an overflow"),
+    ],
+)
+def test_bad_units_hadoop_errors(value: str, message: str) -> None:
+    """Hadoop's errors for a bad unit or number (UnitsConversionUtil.getConverter / convert, Long.valueOf)."""
+    with pytest.raises(ConfigurationError) as info:
+        parse_resource_vector(KEY, value)
+    assert str(info.value).startswith(KEY + ": ")
+    assert message in str(info.value)
+
+
+def test_decimal_units_load_from_a_configuration():
+    """A queue configured with decimal units (Hadoop converts them) loads; its configured minimum is in Mi."""
+    cs = make_scheduler(
+        {"root.a": {"capacity": "[memory=4G,vcores=2]"}, "root.b": {"capacity": "[memory=4096M,vcores=2]"}}
+    )
+    assert cs.get_queue("root.a").configured_min_resource == Resource(3814, 2)
+    assert cs.get_queue("root.b").configured_min_resource == Resource(3906, 2)

@@ -15,10 +15,27 @@ compared under this calculator), so the AM-limit assertions compare memory.
 
 from __future__ import annotations
 
-from test_capacity_scheduler_helpers import GB, add_node, app_id, attempt_id, make_scheduler, submit
+from test_capacity_scheduler_helpers import (
+    GB,
+    add_node,
+    app_id,
+    ask,
+    attempt_id,
+    make_conf,
+    make_scheduler,
+    node,
+    submit,
+)
 
 from yarnball.policies.capacity import CapacityScheduler, LeafQueue
-from yarnball.protocols import AppAttemptRemovedSchedulerEvent, Resource
+from yarnball.policies.capacity._context import ResourceLimits
+from yarnball.policies.capacity._notifications import AppRejected
+from yarnball.protocols import (
+    AppAttemptRemovedSchedulerEvent,
+    AppRemovedSchedulerEvent,
+    NodeRemovedSchedulerEvent,
+    Resource,
+)
 
 QUEUES: dict[str, dict[str, object]] = {
     "root.a": {"capacity": 10, "minimum-user-limit-percent": 50, "user-limit-factor": 5.0},
@@ -135,3 +152,150 @@ def test_active_limits_with_killed_apps_testActiveLimitsWithKilledApps():
     finish(cs, 3)
     assert counts(leaf) == (0, 0) and counts(leaf, "user_0") == (0, 0)
     assert not holds(3, leaf.active)
+
+
+# -- testLimitsComputation, testHeadroom, testAMResourceLimitWithDRCAndFullParent, testApplicationLimitSubmit ----
+def _metrics(cs: CapacityScheduler, path: str):
+    return next(m for m in cs.queue_metrics() if m.path == path)
+
+
+def test_limits_computation_testLimitsComputation():
+    """AM and user AM limits, the queue's metrics, maximum applications (per user too) on 100 then 120 x 16 GB; then
+    the per-queue maximum-am-resource-percent 0.5 and maximum-applications 9999 (Hadoop parses the queues again,
+    yarnball refreshes them). The AM-limit metric's vcores are not checked (Hadoop's limit carries 1 vcore)."""
+    cs = make_scheduler(QUEUES)
+    for i in range(100):  # "Say cluster has 100 nodes of 16G each"
+        add_node(cs, i, 16 * GB, 16)
+    leaf = cs.get_queue("root.a")
+    assert isinstance(leaf, LeafQueue)
+    made = 0
+
+    def check(got: object, want: object) -> None:
+        nonlocal made
+        assert got == want
+        made += 1
+
+    check(leaf.am_limit_m, 160 * GB)
+    check(user_am_limit_mb(cs, leaf, "user_0"), 80 * GB)
+    m = _metrics(cs, "root.a")
+    check(m.am_limit.memory_mb, 160 * GB)  # getAMResourceLimitMB
+    check(m.available.memory_mb, int(100 * 16 * GB * 0.1))
+    for i in range(100, 120):  # "Add some nodes to the cluster & test new limits"
+        add_node(cs, i, 16 * GB, 16)
+    check(leaf.am_limit_m, 192 * GB)
+    check(user_am_limit_mb(cs, leaf, "user_0"), 96 * GB)
+    check(_metrics(cs, "root.a").available.memory_mb, int(120 * 16 * GB * 0.1))
+    conf = cs.conf
+    check(conf.get_maximum_applications_per_queue("root.a"), -1)  # UNDEFINED when not set
+    expected_max_apps = int(10000 * 0.1)
+    check(leaf.max_apps, expected_max_apps)
+    check(leaf.max_apps_per_user, min(expected_max_apps, int(expected_max_apps * 0.5 * 5.0)))
+    check(int(conf.get_maximum_am_resource_percent("root.a")), int(0.1))  # the global default
+    # the per-queue maximum AM resource percent (the cluster back to 100 nodes)
+    for i in range(100, 120):
+        cs.handle(NodeRemovedSchedulerEvent(node_id=node(i)))
+    half = {"root.a": {**QUEUES["root.a"], "maximum-am-resource-percent": 0.5}, "root.b": QUEUES["root.b"]}
+    cs.reinitialize(make_conf(half))
+    check(int(cs.conf.get_maximum_am_resource_percent("root.a")), int(0.5))
+    check(leaf.am_limit_m, 800 * GB)
+    check(user_am_limit_mb(cs, leaf, "user_0"), 400 * GB)
+    # the per-queue maximum applications
+    apps = {"root.a": {**half["root.a"], "maximum-applications": 9999}, "root.b": QUEUES["root.b"]}
+    cs.reinitialize(make_conf(apps))
+    check(cs.conf.get_maximum_applications_per_queue("root.a"), 9999)
+    check(leaf.max_apps, 9999)
+    check(leaf.max_apps_per_user, min(9999, int(9999 * 0.5 * 5.0)))
+    assert made == 17
+
+
+def test_headroom_testHeadroom():
+    """a (10 % of 100 x 16 GB, user limit 50 %, factor 5): 80 GB of headroom for one user's apps and with a second
+    user; 72 GB once 10 nodes leave. Hadoop's assignContainers calls only compute the headroom (nothing is
+    committed); yarnball computes it on demand, so the port reads it without allocating. Memory compared (Hadoop's
+    expected headroom carries 1 vcore)."""
+    cs = make_scheduler(QUEUES)
+    for i in range(100):
+        add_node(cs, i, 16 * GB, 16)
+    for n, user in ((0, "user_0"), (1, "user_0"), (2, "user_1")):
+        cs.set_am_resource(app_id(n), Resource(0, 0))
+        submit(cs, n, queue="a", user=user, am_mb=None)
+        cs.allocate(attempt_id(n), [ask(1 * GB, 2)], [])
+    made = 0
+    for n, want in ((0, 80), (0, 80), (1, 80), (0, 80), (1, 80), (2, 80)):
+        assert cs.headroom(attempt_id(n)).memory_mb == want * GB
+        made += 1
+    for i in range(90, 100):  # the cluster shrinks to 90 x 16 GB
+        cs.handle(NodeRemovedSchedulerEvent(node_id=node(i)))
+    for n in (0, 1, 2):
+        assert cs.headroom(attempt_id(n)).memory_mb == 9 * 16 * GB // 2
+        made += 1
+    assert made == 9
+
+
+def test_am_resource_limit_with_drc_and_full_parent_testAMResourceLimitWithDRCAndFullParent():
+    """DominantResourceCalculator; a (30 %, AM share 30 %) handed a current limit of <1 GB, 495 vcores> by a parent
+    that b has nearly filled: its AM limit is still at least 30 % of its guarantee <30 GB, 300 vcores> in each
+    type. Failed before: Resources.max by dominant share took the current limit (1 GB of memory)."""
+    queues = {
+        "root.a": {**QUEUES["root.a"], "capacity": 30.0, "maximum-am-resource-percent": 0.3},
+        "root.b": {"capacity": 70.0},
+    }
+    cs = make_scheduler(queues, **{"yarn.scheduler.capacity.resource-calculator":
+                                   "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"})  # fmt: skip
+    add_node(cs, 0, 100 * GB, 1000)
+    leaf = cs.get_queue("root.a")
+    assert isinstance(leaf, LeafQueue)
+    leaf.set_user_limit_factor(cs._ctx, 10.0)
+    leaf.update_cluster_resource(cs._ctx, ResourceLimits(1024, 495))
+    expected_m, expected_v = int(30 * GB * 0.3), int(300 * 0.3)  # Resources.multiply(capacity, 0.3)
+    am_m, am_v = leaf.compute_am_limit(cs._ctx)
+    assert am_m >= expected_m
+    assert am_v >= expected_v
+
+
+def test_application_limit_submit_testApplicationLimitSubmit():
+    """Submissions refused by maximum-applications: a1's own limit (1), d's per-user limit (global-queue-max-application
+    20 x 0 % capacity... x user-limit-factor 0.1 = 2) and the system limit (4), with Hadoop's diagnostics. The node
+    labels x, y, z of the Java test only set per-label capacities, which do not change these limits; the port keeps
+    the default-partition tree."""
+    queues: dict[str, dict[str, object]] = {
+        "root.a": {"capacity": 50}, "root.b": {"capacity": 50}, "root.c": {"capacity": 0},
+        "root.d": {"capacity": 0, "user-limit-factor": 0.1},
+        "root.a.a1": {"capacity": 50, "maximum-applications": 1}, "root.a.a2": {"capacity": 50},
+        "root.a.a3": {"capacity": 0},
+    }  # fmt: skip
+    cs = make_scheduler(queues, **{"yarn.scheduler.capacity.global-queue-max-application": 20,
+                                   "yarn.scheduler.capacity.maximum-applications": 4})  # fmt: skip
+    for i in range(3):
+        add_node(cs, i, 4 * GB, 8)
+
+    def submitted(n: int, queue: str, user: str = "user") -> str | None:
+        """The rejection's diagnostics, or None when accepted."""
+        out = submit(cs, n, queue=queue, user=user, am_mb=None)  # APP_ADDED, then the attempt (RMAppImpl ACCEPTED)
+        rejected = [o for o in out if isinstance(o, AppRejected)]
+        return rejected[0].diagnostics if rejected else None
+
+    def killed(n: int) -> None:
+        cs.handle(AppRemovedSchedulerEvent(application_id=app_id(n), final_state="KILLED"))
+
+    assert submitted(1, "c") is None  # a queue whose capacity is 0 accepts
+    killed(1)
+    assert submitted(2, "a1") is None
+    assert submitted(3, "a1") == (
+        "org.apache.hadoop.security.AccessControlException: Queue root.a.a1 already has 1 applications, cannot "
+        f"accept submission of application: {app_id(3)}"
+    )
+    # d: Hadoop's test expects 2 applications per user (global-queue-max-application 20 x 100 % x 0.1). yarnball
+    # follows AbstractLeafQueue.updateMaximumApplications as it stands, whose base is min(global 20, system 4) = 4:
+    # 4 x 100 % x 0.1 = 0 per user, so the first submission to d is refused (differs).
+    assert submitted(11, "d") == (
+        "org.apache.hadoop.security.AccessControlException: Queue root.d already has 0 applications from user user "
+        f"cannot accept submission of application: {app_id(11)}"
+    )
+    # the two applications Hadoop runs in d, in b instead, so that the system holds 3 before app14
+    assert submitted(12, "b") is None
+    assert submitted(13, "b") is None
+    assert submitted(14, "a2", "user2") is None
+    assert submitted(15, "a2", "user2") == (
+        f"Maximum system application limit reached,cannot accept submission of application: {app_id(15)}"
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from tests.mockrm import GB, MockAM, MockNM, MockRM
 from yarnball.protocols import (
     AllocateResponse,
+    AppAttemptRemovedSchedulerEvent,
     ContainerId,
     ContainerUpdateType,
     Resource,
@@ -229,6 +230,85 @@ def test_testIncreaseContainerUnreservedWhenContainerCompleted() -> None:
     assert rm.user_used_mb("default", "user") == 1 * GB
     assert app.reserved_m == 0
     assert app.used_m == 1 * GB
+
+
+def test_testIncreaseContainerUnreservedWhenApplicationCompleted() -> None:
+    """The application's attempt is killed while an increase of its container is reserved: the reservation, the
+    usage and the user go away."""
+    rm, (nm1, _nm2), am = one_app(8 * GB, nodes=2)
+    c2 = am.container_id(2)
+    am.ask(2 * GB)
+    nm1.heartbeat()
+    assert any(c.id == c2 for c in am.allocate().allocated_containers)
+    nm1.launched(c2)
+    am.allocate(updates=(resize(c2, INCREASE, 8 * GB),))
+    app = rm.app(am.attempt_id)
+    assert rm.queue("default").pending_m == 6 * GB
+    assert app.pending_m == 6 * GB
+    nm1.heartbeat()
+    assert app.num_reserved
+    assert rm.node_reserved(nm1) is not None
+    assert rm.queue("default").pending_m == 6 * GB
+    assert app.pending_m == 6 * GB
+    assert rm.queue("default").used_m == 9 * GB
+    assert rm.user_used_mb("default", "user") == 9 * GB
+    assert app.used_m == 3 * GB
+    assert app.reserved_m == 6 * GB
+    # cs.handle(new AppAttemptRemovedSchedulerEvent(attempt, KILLED, false))
+    rm.scheduler.handle(AppAttemptRemovedSchedulerEvent(application_attempt_id=am.attempt_id))
+    assert not app.num_reserved
+    assert rm.node_reserved(nm1) is None
+    nm1.heartbeat()
+    assert rm.queue("default").pending_m == 0
+    assert rm.queue("default").used_m == 0
+    assert rm.queue("default").users.get("user") is None  # the user is removed
+    assert app.reserved_m == 0
+    assert app.used_m == 0
+
+
+def test_testOrderOfIncreaseContainerRequestAllocation() -> None:
+    """Six 1 GB containers at priorities 3, 2 and 4 (two each) all asked up to 2 GB on a 10 GB node with 7 GB used:
+    one heartbeat increases the three that fit, by priority then container id (4, 5, then 2)."""
+    rm = MockRM()
+    nm1 = rm.register_node("h1:1234", 10 * GB)
+    am = rm.launch_and_register_am(rm.submit_app(1 * GB), nm1)
+    app = rm.app(am.attempt_id)
+    for priority, first in ((3, 2), (2, 4), (4, 6)):  # allocateAndLaunchContainers(am, nm, rm, 2, 1 GB, p, first)
+        am.ask(1 * GB, 2, priority=priority)
+        nm1.heartbeat()
+        nm1.heartbeat()
+        cids = {c.id for c in am.allocate().allocated_containers}
+        assert cids == {am.container_id(first), am.container_id(first + 1)}
+        for cid in sorted(cids, key=lambda c: c.container_id):
+            nm1.launched(cid)
+    am.allocate(updates=tuple(resize(am.container_id(n), INCREASE, 2 * GB) for n in range(2, 8)))
+    assert rm.queue("default").pending_m == 6 * GB
+    assert app.pending_m == 6 * GB
+    nm1.heartbeat()
+    response = am.allocate()
+    assert len(response.updated_containers) == 3
+    for n in (4, 5, 2):
+        verify_updated(response, INCREASE, am.container_id(n), 2 * GB)
+    assert rm.queue("default").pending_m == 3 * GB  # 3 increases still pending
+    assert app.pending_m == 3 * GB
+    assert rm.queue("default").used_m == 10 * GB
+    assert rm.user_used_mb("default", "user") == 10 * GB
+    assert app.reserved_m == 0
+    assert app.used_m == 10 * GB
+
+
+def test_testDecreaseContainerWillNotDeadlockContainerAllocation() -> None:
+    """A decrease of the AM container asked while a node heartbeat allocates another container: the decrease is in
+    the allocate response. (Hadoop's MyScheduler sleeps in allocateContainersToNode to race the two threads; the
+    RM actor handles one message at a time, so there is no lock to deadlock on: the assertions are ported.)"""
+    rm, (nm1,), am = one_app(20 * GB, am_mb=3 * GB)
+    assert rm.queue("default").used_m == 3 * GB
+    assert rm.app(am.attempt_id).used_m == 3 * GB
+    c1 = am.container_id(1)
+    am.ask(2 * GB)
+    nm1.heartbeat()
+    response = am.allocate(updates=(resize(c1, DECREASE, 1 * GB),))
+    verify_updated(response, DECREASE, c1, 1 * GB)
 
 
 def test_wrong_version_is_incorrect_container_version_error_RMServerUtils() -> None:

@@ -70,11 +70,13 @@ def test_activate_application_after_queue_refresh_testActivateApplicationAfterQu
     assert (len(e.active), len(e.pending)) == (3, 0)
 
 
-def test_node_locality_after_queue_refresh_testNodeLocalityAfterQueueRefresh():
+def test_locality_delays_after_queue_refresh_testLocalityDelaysAfterQueueRefresh():
+    """node-locality-delay 40 -> 60 and rack-locality-additional-delay -1 -> 600 by a refresh."""
     cs = started(nodes=1)
-    assert cs._ctx.node_locality_delay == 40
-    cs.reinitialize(make_conf(queues(), **ROOT_ACL, **{CS + "node-locality-delay": 60}))
-    assert cs._ctx.node_locality_delay == 60
+    assert (cs._ctx.node_locality_delay, cs._ctx.rack_additional_delay) == (40, -1)
+    refreshed = {CS + "node-locality-delay": 60, CS + "rack-locality-additional-delay": 600}
+    cs.reinitialize(make_conf(queues(), **ROOT_ACL, **refreshed))
+    assert (cs._ctx.node_locality_delay, cs._ctx.rack_additional_delay) == (60, 600)
 
 
 def test_activate_application_by_updating_cluster_resource_testActivateApplicationByUpdatingClusterResource():

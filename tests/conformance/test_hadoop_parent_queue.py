@@ -15,6 +15,7 @@ from test_capacity_scheduler_helpers import GB, add_node, make_conf, make_schedu
 
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import CapacityScheduler, LeafQueue, QueueACL
+from yarnball.policies.capacity._queues import f32
 from yarnball.protocols import NodeRemovedSchedulerEvent, NodeResourceUpdateSchedulerEvent, Resource
 
 DELTA = 0.0001
@@ -187,8 +188,10 @@ def test_derive_capacity_from_absolute_configurations_testDeriveCapacityFromAbso
     cs.reinitialize(make_conf({p: {**s, **limits[p]} for p, s in per_queue.items()}, **extra))
     assert a.max_apps_per_user == int(a.max_apps * 50 / 100)
     assert b.max_apps_per_user == b.max_apps  # not above the queue's own limit
-    # (Hadoop then sets b's user limit to 33.3 %: a float, where yarnball reads minimum-user-limit-percent as
-    # Hadoop 3.2 does, an int; that assertion is not ported.)
+    # b's user limit 33.3 % (a float since Hadoop 3.3): (int) (maxApplications * (33.3f / 100.0f) * 1.0f)
+    limits["root.b"] = {"minimum-user-limit-percent": 33.3}
+    cs.reinitialize(make_conf({p: {**s, **limits[p]} for p, s in per_queue.items()}, **extra))
+    assert b.max_apps_per_user == int(f32(f32(b.max_apps * f32(f32(33.3) / f32(100.0))) * f32(1.0)))
     factors = {
         "root.a": {"minimum-user-limit-percent": 50, "user-limit-factor": 0.9},
         "root.b": {"minimum-user-limit-percent": 100, "user-limit-factor": 1.1},

@@ -232,3 +232,35 @@ def test_reservations_none_available_testReservationsNoneAvailable():
                                                   "available": 3, "headroom": 3, "nodes": (5, 3, 5)}),
     ])  # fmt: skip
     assert made == 70
+
+
+def test_assign_to_user_testAssignToUser():
+    """The four steps of testAssignToQueue (a 5 GB reduce reserved on node_0), then ``canAssignToUser`` with the
+    test's own user limits: 14 GB (not over: nothing to unreserve), 12 GB (13 GB used with 5 reserved: allowed, 1 GB
+    and 4 vcores to unreserve), and 12 GB again once a refresh turns reservations-continue-look-all-nodes off
+    (refused). ``can_assign_to_user_within`` takes the limit as Hadoop's signature does."""
+    cs, nids = started(2)
+    mr_job(cs)
+    steps: list[tuple[str, int, dict[str, Any]]] = [
+        ("only AM", 0, {"used": 2, "apps": (2,), "reserved": 0, "allocated": 2, "available": 14, "nodes": (2, 0)}),
+        ("1 map", 0, {"used": 5, "apps": (5,), "reserved": 0, "allocated": 5, "available": 11, "nodes": (5, 0)}),
+        ("1 map to node_1", 1, {"used": 8, "apps": (8,), "reserved": 0, "allocated": 8, "available": 8,
+                                "reserved_on_0": None, "nodes": (5, 3)}),
+        ("reduce reserved on node_0", 0, {"used": 13, "apps": (8,), "reserved": 5, "allocated": 8, "available": 3,
+                                          "headroom": 3, "nodes": (5, 3)}),
+    ]  # fmt: skip
+    made = run(cs, nids, steps)
+    app = cs.attempts[attempt_id(0)]
+    assert app.reserved_m == 5 * GB  # app_0.getCurrentReservation
+    a = cs.get_queue(QUEUE)
+    made += 1
+    for limit_gb, allowed, unreserve in ((14, True, (0, 0)), (12, True, (1 * GB, 4))):
+        limits = ResourceLimits(cs._ctx.cluster_m, cs._ctx.cluster_v)
+        assert a.can_assign_to_user_within(cs._ctx, app, limit_gb * GB, 0, limits) is allowed
+        assert (limits.unres_m, limits.unres_v) == unreserve  # getAmountNeededUnreserve
+        made += 2
+    made += refresh_turning_off_continue_look(cs) - 4  # the refresh only (its own 4 assertions are not this test's)
+    limits = ResourceLimits(cs._ctx.cluster_m, cs._ctx.cluster_v)
+    assert a.can_assign_to_user_within(cs._ctx, app, 12 * GB, 0, limits) is False
+    assert (limits.unres_m, limits.unres_v) == (0, 0)
+    assert made + 2 == 37

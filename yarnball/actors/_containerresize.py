@@ -75,9 +75,17 @@ INCREASE = ContainerUpdateType.INCREASE_RESOURCE
 DECREASE = ContainerUpdateType.DECREASE_RESOURCE
 RESIZE_TYPES = (INCREASE, DECREASE)
 
-# Increase asks use allocation request ids below RESIZE_REQUEST_ID_BASE, one per increase, apart from the AM's own
-# asks and from promotions (Hadoop's SchedulerRequestKey carries ``containerToUpdate`` for the same purpose); the
-# scheduler takes their capability as it is.
+# Increase asks use allocation request ids below RESIZE_REQUEST_ID_BASE, one per container to grow, apart from the
+# AM's own asks and from promotions (Hadoop's SchedulerRequestKey carries ``containerToUpdate`` for the same purpose);
+# the scheduler takes their capability as it is. The id grows with the container id, so that the scheduler serves the
+# increases of one priority smallest container first, as SchedulerRequestKey.compareTo orders them (priority, then
+# allocationRequestId, then containerToUpdate; TestContainerResizing.testOrderOfIncreaseContainerRequestAllocation).
+_INCREASE_IDS = RESIZE_REQUEST_ID_BASE - (1 << 62)
+
+
+def increase_request_id(container_id: ContainerId) -> int:
+    """The allocation request id of an increase of ``container_id`` (at most RESIZE_REQUEST_ID_BASE)."""
+    return _INCREASE_IDS + container_id.container_id
 
 
 def validate_update(
@@ -120,7 +128,7 @@ class ContainerResizeService:
         self.rm = rm
         self.auto_update = rm.conf.get_bool(keys.RM_AUTO_UPDATE_CONTAINERS)
         self.increases: dict[ContainerId, _Increase] = {}  # outstanding increases, by the container to grow
-        self.by_request: dict[int, _Increase] = {}
+        self.by_request: dict[tuple[ApplicationAttemptId, int], _Increase] = {}  # by (attempt, request id)
         self.updated: dict[ApplicationAttemptId, list[UpdatedContainer]] = {}
         self.errors: dict[ApplicationAttemptId, list[UpdateContainerError]] = {}
         #: ContainerAllocationExpirer entries for increases: container -> (deadline, last confirmed resource).
@@ -130,7 +138,6 @@ class ContainerResizeService:
         self.hidden: set[ContainerId] = set()  # temporary containers the AM must never see
         self.late: list[Container] = []  # pushes for the heartbeat after the current one (see nm_reported)
         self.counters: dict[str, int] = {"increased": 0, "decreased": 0, "rolled_back": 0}
-        self._next = 0
 
     # -- the AM's allocate -------------------------------------------------------------------------------------
     def before_allocate(self, msg: AllocateRequest) -> tuple[AllocateRequest, list[ResourceRequest]]:
@@ -164,7 +171,7 @@ class ContainerResizeService:
                 if pending is not None:
                     # checkAndAddToOutstandingDecreases: a decrease cancels the container's outstanding increase
                     # (cancelPreviousRequest), whose reservation goes with its ask
-                    del self.by_request[pending.request_id]
+                    del self.by_request[pending.attempt_id, pending.request_id]
                     asks.extend(self._asks(pending.container, pending.delta, pending.request_id, 0))
                 self._decrease(attempt_id, container, req.capability, scheduler)  # type: ignore[arg-type]
             else:
@@ -234,15 +241,14 @@ class ContainerResizeService:
         if previous is not None:
             # checkAndAddToOutstandingIncreases: an increase of a container with one outstanding replaces it
             # (cancelPreviousRequest)
-            del self.by_request[previous.request_id]
+            del self.by_request[previous.attempt_id, previous.request_id]
             asks.extend(self._asks(container, previous.delta, previous.request_id, 0))
         if delta.memory_mb == 0 and delta.vcores == 0:
             return asks  # Resources.isNone(resToIncrease): nothing to ask for
-        self._next += 1
-        rid = RESIZE_REQUEST_ID_BASE - self._next
+        rid = increase_request_id(container.id)
         increase = _Increase(attempt_id, container, delta, rid)
         self.increases[container.id] = increase
-        self.by_request[rid] = increase
+        self.by_request[attempt_id, rid] = increase
         asks.extend(self._asks(container, delta, rid, 1))
         return asks
 
@@ -264,7 +270,7 @@ class ContainerResizeService:
     def on_guaranteed_allocated(self, attempt_id: ApplicationAttemptId, container: Container) -> bool:
         """The scheduler allocated a GUARANTEED container; True if it is an increase's temporary container (the RM
         must not count it as a container of its own)."""
-        increase = self.by_request.pop(container.allocation_request_id, None)
+        increase = self.by_request.pop((attempt_id, container.allocation_request_id), None)
         if increase is None:
             return False
         self.increases.pop(increase.container_id, None)
@@ -359,7 +365,7 @@ class ContainerResizeService:
         self.unconfirmed.pop(cid, None)
         increase = self.increases.pop(cid, None)
         if increase is not None:
-            del self.by_request[increase.request_id]
+            del self.by_request[increase.attempt_id, increase.request_id]
             if increase.attempt_id in self.rm.attempts:
                 withdraw = self._asks(increase.container, increase.delta, increase.request_id, 0)
                 self.rm._allocate(increase.attempt_id, tuple(withdraw), ())

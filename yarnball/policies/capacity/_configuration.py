@@ -168,10 +168,11 @@ class CapacitySchedulerConfiguration:
         return (0, 0) if vector is None else vector
 
     # -- users and applications ------------------------------------------------------------------------------
-    def get_user_limit(self, path: str) -> int:
-        """``minimum-user-limit-percent`` (default 100; the global ``yarn.scheduler.capacity.`` value if set)."""
-        default = self._int(k.CS_PREFIX + k.USER_LIMIT, k.DEFAULT_USER_LIMIT)
-        return self._int(self._key(path, k.USER_LIMIT), default)
+    def get_user_limit(self, path: str) -> float:
+        """``minimum-user-limit-percent`` (default 100; the global ``yarn.scheduler.capacity.`` value if set): a
+        float since Hadoop 3.3 (``getFloat``; TestLeafQueue.testDecimalUserLimits uses 50.1)."""
+        default = self._float(k.CS_PREFIX + k.USER_LIMIT, float(k.DEFAULT_USER_LIMIT))
+        return self._float(self._key(path, k.USER_LIMIT), default)
 
     def get_user_limit_factor(self, path: str) -> float:
         """``user-limit-factor`` (default 1.0; the global value if set)."""

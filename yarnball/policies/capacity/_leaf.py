@@ -18,6 +18,7 @@ import math
 from typing import TYPE_CHECKING
 
 from yarnball._logs import get_logger
+from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity._allocator import assign_app, assign_reserved
 from yarnball.policies.capacity._context import (
     SKIP_OTHER,
@@ -77,7 +78,7 @@ class LeafQueue(CSQueue):
         super().__init__(conf, path, parent)
         self.conf = conf
         self.is_leaf = True
-        self.user_limit = conf.get_user_limit(path)
+        self.user_limit = f32(conf.get_user_limit(path))  # UsersManager keeps a Java float
         self.user_limit_factor = conf.get_user_limit_factor(path)
         self.max_am_percent = conf.get_maximum_am_resource_percent(path)
         self.fair = conf.get_ordering_policy(path) == "fair"
@@ -204,6 +205,36 @@ class LeafQueue(CSQueue):
             per_user = java_int(f32(f32(max_apps * f32(self.user_limit / 100.0)) * self.user_limit_factor))
             self.max_apps_per_user = min(max_apps, per_user)
 
+    # -- runtime setters (test and embedding API) ---------------------------------------------------------------
+    # Hadoop's @VisibleForTesting LeafQueue setters, used by TestLeafQueue between two assignContainers calls. A
+    # running cluster changes these settings through a refresh (CapacityScheduler.reinitialize) instead.
+    def set_user_limit(self, ctx: SchedulerContext, percent: float) -> None:
+        """``setUserLimit``: ``UsersManager.setUserLimit`` then ``userLimitNeedsRecompute`` (the cached user limits
+        are stale; maximum applications per user keep their value until the next cluster resource update)."""
+        self.user_limit = f32(percent)
+        self._update_ul_static(ctx)
+        self.users_version += 1
+
+    def set_user_limit_factor(self, ctx: SchedulerContext, factor: float) -> None:
+        """``setUserLimitFactor``: ``UsersManager.setUserLimitFactor`` then ``userLimitNeedsRecompute``."""
+        self.user_limit_factor = factor
+        self._update_ul_static(ctx)
+        self.users_version += 1
+
+    def set_max_capacity(self, maximum_capacity: float) -> None:
+        """``setMaxCapacity`` (a fraction): the maximum and absolute maximum capacity; the effective maximum follows
+        at the next cluster resource update (``CapacityScheduler.update_cluster_resource``), as in Hadoop.
+        ``CSQueueUtils.checkAbsoluteCapacity`` refuses an absolute maximum below the absolute capacity."""
+        parent = self.parent
+        absolute_max = f32(maximum_capacity * (parent.abs_max if parent is not None else 1.0))
+        if self.abs_cap > absolute_max:
+            raise ConfigurationError(
+                f"Illegal queue capacity setting (abs-capacity={self.abs_cap}) > "
+                f"(abs-maximum-capacity={absolute_max}) for queue=[{self.path}],label=[]"
+            )
+        self.max_capacity = f32(maximum_capacity)
+        self.abs_max = absolute_max
+
     # -- user limit (§7) ---------------------------------------------------------------------------------------
     def computed_user_limit(self, ctx: SchedulerContext) -> tuple[int, int]:
         """``getComputedResourceLimitForActiveUsers`` (before the per-user weight), cached per users' version."""
@@ -283,8 +314,10 @@ class LeafQueue(CSQueue):
         else:
             am_ = av_ = 0
         ulp = self.user_limit
-        bm = math.ceil(cur_m * ulp / 100.0)
-        bv = math.ceil(cur_v * ulp / 100.0)
+        # divideAndCeil(multiplyAndRoundDown(currentCapacity, userLimit), 100): the product truncated first (a no-op
+        # for a whole-number user limit)
+        bm = math.ceil(int(cur_m * ulp) / 100.0)
+        bv = math.ceil(int(cur_v * ulp) / 100.0)
         ul_m, ul_v = (am_, av_) if am_ >= bm else (bm, bv)
         if mx_m < ul_m:
             ul_m, ul_v = mx_m, mx_v
@@ -308,6 +341,12 @@ class LeafQueue(CSQueue):
             mx_m, mx_v = int(qm * f), int(qv * f)
         self.ul_static = (qm, qv, mx_m, mx_v)
         self.ul_memo = {}
+
+    def usage_ratio(self, ctx: SchedulerContext) -> float:
+        """``UsersManager.getUsageRatio("")``: the sum of the users' usage shares of the cluster (``rc.ratio(used,
+        cluster)``: the dominant share under the DominantResourceCalculator), as of the current cluster resource."""
+        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
+        return sum([rc.usage_share(cm, cv, u.used_m, u.used_v) for u in self.users.values()])
 
     def user_limit_for(self, ctx: SchedulerContext, user: User) -> tuple[int, int]:
         """The per-user limit: ``multiplyAndNormalizeDown(UL, weight(user), minimumAllocation)``."""
@@ -357,10 +396,43 @@ class LeafQueue(CSQueue):
         hm, hv = rc.min(cm, cv, free_m, free_v, hm, hv)
         return max(hm, 0), max(min(hv, free_v), 0)
 
+    def total_pending_considering_user_limit(self, ctx: SchedulerContext) -> tuple[int, int]:
+        """``getTotalPendingResourcesConsideringUserLimit(cluster, "", false)``: for each active application in
+        order, ``min(app pending, what is left of its user's headroom)`` (headroom = the user limit minus the user's
+        usage, componentwise non-negative, shared by the user's applications); the sum."""
+        headroom: dict[str, list[int]] = {}
+        total_m = total_v = 0
+        for app in self.active:
+            user = app.user
+            room = headroom.get(user.name)
+            if room is None:
+                ul_m, ul_v = self.user_limit_for(ctx, user)
+                room = headroom[user.name] = [max(ul_m - user.used_m, 0), max(ul_v - user.used_v, 0)]
+            pm, pv = max(app.pending_m, 0), max(app.pending_v, 0)
+            take_m, take_v = min(room[0], pm), min(room[1], pv)
+            total_m += take_m
+            total_v += take_v
+            room[0] -= take_m
+            room[1] -= take_v
+        return total_m, total_v
+
     # -- AM limits and activation (§6.3) -----------------------------------------------------------------------
     def compute_am_limit(self, ctx: SchedulerContext) -> tuple[int, int]:
         rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
-        um, uv = rc.max(cm, cv, self.eff_min_m, self.eff_min_v, self.cur_limit_m, self.cur_limit_v)
+        if rc.dominant:
+            # LeafQueue.calculateAndGetAMResourceLimitPerPartition: the current limit when the guarantee fits in it
+            # (every resource type), else the guarantee: "nothing less than the queue's guarantee should be used",
+            # even when one resource type of the current limit is depleted (TestApplicationLimits
+            # .testAMResourceLimitWithDRCAndFullParent). Resources.max by dominant share could pick a limit with less
+            # memory than the guarantee.
+            if rc.fits_in(self.eff_min_m, self.eff_min_v, self.cur_limit_m, self.cur_limit_v):
+                um, uv = self.cur_limit_m, self.cur_limit_v
+            else:
+                um, uv = self.eff_min_m, self.eff_min_v
+        else:
+            # The same choice made on memory (fitsIn of the DefaultResourceCalculator); on equal memory Hadoop takes
+            # the current limit's vcores, which this calculator never compares.
+            um, uv = rc.max(cm, cv, self.eff_min_m, self.eff_min_v, self.cur_limit_m, self.cur_limit_v)
         self.am_limit_m, self.am_limit_v = rc.multiply_and_normalize_up(
             um, uv, self.max_am_percent, ctx.min_m, ctx.min_v
         )
@@ -448,6 +520,11 @@ class LeafQueue(CSQueue):
         elif app in self.pending:
             self.pending.remove(app)
             user.pending_apps -= 1
+        # LeafQueue.removeApplicationAttempt: a user left without applications is removed (UsersManager.removeUser;
+        # TestContainerResizing.testIncreaseContainerUnreservedWhenApplicationCompleted). yarnball also keeps a user
+        # whose containers outlive the attempt (kept across attempts), so that its usage is not lost.
+        if user.total_applications == 0 and user.used_m == 0 and user.used_v == 0 and self.users.get(user.name) is user:
+            del self.users[user.name]
         self.activate_applications(ctx)
 
     def reorder_if_fair(self) -> None:
@@ -466,9 +543,16 @@ class LeafQueue(CSQueue):
     # -- the leaf walk (§5) ------------------------------------------------------------------------------------
     def can_assign_to_user(self, ctx: SchedulerContext, app: SchedulerApp, limits: ResourceLimits) -> bool:
         """``canAssignToUser``: strict ``used > limit`` refuses (the current ask is not added)."""
+        ul_m, ul_v = self.user_limit_for(ctx, app.user)
+        return self.can_assign_to_user_within(ctx, app, ul_m, ul_v, limits)
+
+    def can_assign_to_user_within(
+        self, ctx: SchedulerContext, app: SchedulerApp, ul_m: int, ul_v: int, limits: ResourceLimits
+    ) -> bool:
+        """``canAssignToUser(cluster, user, limit, app, partition, limits)`` with a given user limit (Hadoop's
+        signature; TestReservations.testAssignToUser passes one): sets ``limits``' amount needed to unreserve."""
         rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
         user = app.user
-        ul_m, ul_v = self.user_limit_for(ctx, user)
         limits.unres_m = limits.unres_v = 0
         if rc.compare(cm, cv, user.used_m, user.used_v, ul_m, ul_v) > 0:
             if (

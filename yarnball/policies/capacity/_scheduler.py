@@ -128,6 +128,12 @@ class CapacityScheduler(EventHandlers):
 
         reinitialize(self, conf)
 
+    def update_cluster_resource(self) -> None:
+        """``root.updateClusterResource(clusterResource, ...)`` with the current cluster resource: effective
+        capacities, limits and AM limits derived again (pending applications may activate). Test and embedding
+        API, for after a runtime setter such as ``LeafQueue.set_max_capacity``; node events do this themselves."""
+        self._cluster_changed()
+
     def headroom(self, attempt_id: ApplicationAttemptId) -> Resource:
         app = self.attempts.get(attempt_id)
         if app is None:

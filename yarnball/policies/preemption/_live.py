@@ -131,23 +131,9 @@ def snapshot_from_scheduler(
 
 
 def _pending_considering_user_limit(scheduler: CapacityScheduler, leaf: LeafQueue) -> Resource:
-    """``getTotalPendingResourcesConsideringUserLimit(cluster, "", false)``."""
-    ctx = scheduler._ctx  # read-only: the live cluster numbers the user limit needs
-    headroom: dict[str, list[int]] = {}
-    total_m = total_v = 0
-    for app in leaf.active:
-        user = app.user
-        room = headroom.get(user.name)
-        if room is None:
-            ul_m, ul_v = leaf.user_limit_for(ctx, user)
-            room = headroom[user.name] = [max(ul_m - user.used_m, 0), max(ul_v - user.used_v, 0)]
-        pm, pv = max(app.pending_m, 0), max(app.pending_v, 0)
-        take_m, take_v = min(room[0], pm), min(room[1], pv)
-        total_m += take_m
-        total_v += take_v
-        room[0] -= take_m
-        room[1] -= take_v
-    return Resource(total_m, total_v)
+    """``getTotalPendingResourcesConsideringUserLimit(cluster, "", false)`` (LeafQueue's)."""
+    m, v = leaf.total_pending_considering_user_limit(scheduler._ctx)  # read-only: the live cluster numbers
+    return Resource(m, v)
 
 
 def _app_snapshot(
