@@ -362,6 +362,7 @@ def test_queue_maximum_allocation_above_cluster() -> None:
         ("user-limit-factor", "-3"),
         ("minimum-user-limit-percent", "1000"),  # TestLeafQueue uses 1000
         ("minimum-user-limit-percent", "0"),
+        ("minimum-user-limit-percent", "33.3"),  # a float since Hadoop 3.3 (TestLeafQueue.testDecimalUserLimits)
         ("maximum-am-resource-percent", "1.5"),
         ("maximum-applications", "-7"),
     ],
@@ -371,7 +372,9 @@ def test_leaf_values_hadoop_loads_are_accepted(suffix: str, value: str) -> None:
     cs_of(two_queues(**{P + "root.a." + suffix: value})).validate()
 
 
-@pytest.mark.parametrize("suffix", ["user-limit-factor", "maximum-am-resource-percent", "capacity"])
+@pytest.mark.parametrize(
+    "suffix", ["user-limit-factor", "maximum-am-resource-percent", "capacity", "minimum-user-limit-percent"]
+)
 @pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e39"])
 def test_non_finite_queue_floats_are_rejected(suffix: str, value: str) -> None:
     """NaN and Infinity (which Java's Float.parseFloat reads) are refused, naming the key."""

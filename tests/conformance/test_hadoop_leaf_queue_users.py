@@ -410,7 +410,7 @@ def test_user_specific_user_limits_testUserSpecificUserLimits():
     h.expect("user_0 above its limit: user_1", used=9, apps={0: 8, 1: 1})
     assert h.cs.attempts[attempt_id(0)].pending_m == 4 * GB  # getTotalPendingRequestsPerPartition
     assert h.cs.attempts[attempt_id(1)].pending_m == 1 * GB
-    assert h.made + 7 == 16
+    assert h.made + 6 == 15
 
 
 def test_setup_queue_configs_with_specified_configuration_testSetupQueueConfigsWithSpecifiedConfiguration():
