@@ -36,7 +36,15 @@ from yarnball.protocols import (
 )
 from yarnball.protocols._resourcetracker import NMContainerStatus
 
-__all__ = ["KILLED_ON_SHUTDOWN", "HeartbeatCall", "NMDowntime", "recovery_enabled", "registration", "shut_down", "start_again"]
+__all__ = [
+    "KILLED_ON_SHUTDOWN",
+    "HeartbeatCall",
+    "NMDowntime",
+    "recovery_enabled",
+    "registration",
+    "shut_down",
+    "start_again",
+]
 
 #: ApplicationImpl.AppFinishTransition's kill of each container, for CMgrCompletedAppsEvent.Reason.ON_SHUTDOWN.
 KILLED_ON_SHUTDOWN = "Container killed on application-finish event: Application killed on shutdown"

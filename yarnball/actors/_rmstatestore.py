@@ -229,5 +229,6 @@ def create_state_store(conf: Configuration) -> RMStateStore:
             )
         return FileSystemRMStateStore(uri[len("file://"):] if uri.startswith("file://") else uri)
     raise ConfigurationError(
-        f"{conf.location_of(keys.RM_STORE)}: {keys.RM_STORE} must be {MEMORY_STORE} or {FILE_SYSTEM_STORE}, got {name!r}"
+        f"{conf.location_of(keys.RM_STORE)}: {keys.RM_STORE} must be {MEMORY_STORE} or {FILE_SYSTEM_STORE}, "
+        f"got {name!r}"
     )

@@ -249,13 +249,16 @@ class FaultInjector:
         factory, its down-time delivery, and clients that wait and retry (see the module docstring)."""
         cluster = self.cluster
         conf = cluster.conf
-        if conf.get_bool(keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED) or conf.get_bool(keys.DIST_SCHEDULING_ENABLED):
+        opportunistic = keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED
+        if conf.get_bool(opportunistic) or conf.get_bool(keys.DIST_SCHEDULING_ENABLED):
             raise SimulationError(
                 f"fault {fault.index} (rm_restart): an RM restart with opportunistic containers is not modelled "
                 f"({keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED})"
             )
         if cluster.autoscaler is not None:
-            raise SimulationError(f"fault {fault.index} (rm_restart): an RM restart with the autoscaler is not modelled")
+            raise SimulationError(
+                f"fault {fault.index} (rm_restart): an RM restart with the autoscaler is not modelled"
+            )
         rm = cluster.rm
         restarts = rm.restart_service()
         if restarts.new_scheduler is None:

@@ -119,7 +119,9 @@ def _params(where: str, kind: str, entry: Mapping[str, Any]) -> dict[str, Any]:
         params["down_ms"] = _int(where, "down_ms", entry["down_ms"])
     elif kind == "rm_restart":
         if entry.get("target") != "rm":
-            raise ConfigurationError(f"{where}: field 'target' must be 'rm' for rm_restart, got {entry.get('target')!r}")
+            raise ConfigurationError(
+                f"{where}: field 'target' must be 'rm' for rm_restart, got {entry.get('target')!r}"
+            )
         if "down_ms" not in entry:
             raise ConfigurationError(f"{where}: field 'down_ms' is required for rm_restart (how long the RM is down)")
         params["down_ms"] = _int(where, "down_ms", entry["down_ms"])
