@@ -383,7 +383,8 @@ def rm_restart_without_recovery(s: Scenario, before: list) -> None:
     the fault are lost (FAILED, "is lost"), their containers are cleaned up on the nodes, and the applications
     submitted after the restart run to success."""
     cluster, events = run(s, [{"at_ms": s.fault_ms, "kind": "rm_restart", "target": "rm", "down_ms": RM_DOWN_MS}])
-    finished_before = {e["application"] for e in before if e["event"] == "application_finished" and e["sim_ms"] < s.fault_ms}
+    finished_before = {e["application"] for e in before
+                       if e["event"] == "application_finished" and e["sim_ms"] < s.fault_ms}  # fmt: skip
     submitted_before = {e["application"] for e in before
                         if e["event"] == "application_submitted" and e["sim_ms"] < s.fault_ms}  # fmt: skip
     lost = {e["application"] for e in events if e["event"] == "application_lost"}
