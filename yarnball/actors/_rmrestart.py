@@ -321,6 +321,10 @@ class RMRestarts:
         """ApplicationMasterService's answer to a recovered attempt's AM before it registers again, else None."""
         if attempt_id not in self.awaiting:
             return None
+        attempt = self.rm.attempts.get(attempt_id)
+        if attempt is None or attempt.state is not AttemptState.LAUNCHED:
+            self.awaiting.discard(attempt_id)  # it ended meanwhile: the AM gets what an ended attempt's AM gets
+            return None
         message = (
             f"AM is not registered for known application attempt: {attempt_id} or RM had restarted after AM "
             "registered . AM should re-register."
