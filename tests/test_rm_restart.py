@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -166,3 +167,21 @@ def test_ray_backend_refuses_rm_restart(tmp_path: Path, capsys: pytest.CaptureFi
                  "--faults", str(faults)])  # fmt: skip
     assert code == 2
     assert "fault 0: kind 'rm_restart' needs the embedded backend" in capsys.readouterr().err
+
+
+def test_cli_runs_an_rm_restart(tmp_path: Path) -> None:
+    """``yarnball simulate --faults`` with an rm_restart and recovery on: the run ends, summary.json counts the fault,
+    and the event log (checked for the invariants by the test suite) says the RM restarted and recovered."""
+    faults = tmp_path / "faults.json"
+    faults.write_text('[{"at_ms": 12000, "kind": "rm_restart", "target": "rm", "down_ms": 4000}]')
+    root = Path(__file__).resolve().parents[1] / "examples" / "traces"
+    out = tmp_path / "out"
+    code = main(["simulate", "--tracetype", "SLS", "--tracelocation", str(root / "sample-sls.json"), "--nodes",
+                 str(root / "sample-nodes.json"), "--output-dir", str(out), "--seed", "1", "--log-level", "debug",
+                 "--conf", f"{keys.RECOVERY_ENABLED}=true", "--faults", str(faults)])  # fmt: skip
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["faults"]["injected"] == {"rm_restart": 1}
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    (up,) = [e for e in events if e["event"] == "rm_restarted"]
+    assert up["sim_ms"] == 16_000 and up["applications_recovered"] > 0
