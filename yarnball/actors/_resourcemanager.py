@@ -697,8 +697,11 @@ class ResourceManager(Actor):
         if self.dormant:
             self.dormant.settle_all()  # a dormant AM heartbeats all along (actors/shortcuts/_amdormancy.py)
         deadline = self.now - self.am_expiry_ms
+        # (a recovered attempt is watched from its recovery on: AttemptRecoveredTransition registers it)
+        awaiting = self.restarts.awaiting if self.restarts is not None else ()
         for attempt in list(self.attempts.values()):
-            if attempt.state is AttemptState.RUNNING and attempt.last_heartbeat < deadline:
+            watched = attempt.state is AttemptState.RUNNING or attempt.attempt_id in awaiting
+            if watched and attempt.last_heartbeat < deadline:
                 self.log.warning("am_expired", attempt=str(attempt.attempt_id))
                 self._fail_attempt(attempt, "ApplicationMaster for attempt timed out", counted=True)
 
