@@ -203,9 +203,7 @@ class RMRestarts:
         """The RM starts again: a new scheduler, and with recovery the stored applications."""
         rm = self.rm
         if self.store is not None:
-            self.epoch = self.store.get_and_increment_epoch()
-        else:
-            self.epoch += 1
+            self.epoch = self.store.get_and_increment_epoch()  # (without a store the epoch stays 0, as Hadoop's)
         assert self.new_scheduler is not None
         scheduler = self.new_scheduler(self.epoch)
         rm.scheduler = scheduler
