@@ -373,6 +373,10 @@ class RMRestarts:
                 )
             if reason is not None:
                 rm.log.info("container_not_recovered", container=str(cid), node=str(node.id), reason=reason)
+                if app is not None and not app.is_done and attempt_id in rm.attempts:
+                    # a recovered application's container killed (recovery without work preservation): its end
+                    # reaches the RM, and an AM container's ends its attempt (not counted: KILLED_BY_RESOURCEMANAGER)
+                    rm.live.add(cid)
                 node.queue_cleanup(cid)  # killOrphanContainerOnNode
                 continue
             rm.live.add(cid)
