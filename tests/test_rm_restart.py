@@ -185,3 +185,21 @@ def test_cli_runs_an_rm_restart(tmp_path: Path) -> None:
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     (up,) = [e for e in events if e["event"] == "rm_restarted"]
     assert up["sim_ms"] == 16_000 and up["applications_recovered"] > 0
+
+
+def test_recovery_without_work_preservation_restarts_the_attempt() -> None:
+    """With recovery on and yarn.resourcemanager.work-preserving-recovery.enabled false (the pre-YARN-1489
+    restart) the application comes back but its containers are killed: the attempt fails without counting
+    (KILLED_BY_RESOURCEMANAGER) and a second attempt runs the job to success."""
+    cluster, _ = _one_job({keys.RM_WORK_PRESERVING_RECOVERY_ENABLED: "false"})
+    cluster.inject([{"at_ms": 20_000, "kind": "rm_restart", "target": "rm", "down_ms": 3000}])
+    with captured_events() as events:
+        cluster.run()
+    assert not [e for e in events if e["event"] in ("container_recovered", "scheduler_ready")]
+    killed = [e for e in events if e["event"] == "container_not_recovered"]
+    assert killed and all(e["reason"] == "work-preserving recovery is off" for e in killed)
+    (failed,) = [e for e in events if e["event"] == "attempt_failed"]
+    assert failed["counted"] is False and "exitCode: -106" in failed["diagnostics"]
+    (app,) = cluster.applications
+    assert app.current_attempt_id is not None and app.current_attempt_id.attempt_id == 2
+    assert (app.state.value, app.final_status.value) == ("FINISHED", "SUCCEEDED")
