@@ -389,3 +389,19 @@ def test_stopped_container_answered_until_the_rm_has_its_completion() -> None:
     assert [f.diagnostics for f in response.failed_requests] == [
         f"Container {ContainerId(ATTEMPT, 0)} is not handled by this NodeManager"
     ]
+
+
+def test_acknowledged_stopped_containers_do_not_pile_up() -> None:
+    """The stopped containers whose completion the RM has do not accumulate in the NM context (they are dropped in
+    bulk once the map outgrows its limit), while an unacknowledged one is still answered."""
+    node = HadoopTestNM()
+    for i in range(200):
+        node.start((i, 256, G))
+        node.run(100 * i + 50)
+        node.stop(i)
+        node.ref.tell(NodeHeartbeatResponse(response_id=i + 1), node.rm.ref)
+        node.run(100 * i + 90)
+    assert len(node.nm.recently_stopped) <= 32
+    (last,) = node.statuses(199).container_statuses  # stopped at response id 199: acknowledged by 201, not 200
+    assert last.container_sub_state is ContainerSubState.DONE
+    assert node.statuses(150).container_statuses == ()

@@ -109,6 +109,7 @@ def running_status(container: Container) -> ContainerStatus:
 
 
 _NO_STOPPED: dict[ContainerId, tuple[int, ContainerStatus]] = {}  # never written: NodeManager.recently_stopped
+_STOPPED_LIMIT = 16
 
 
 def _fits_in(smaller: Resource, bigger: Resource) -> bool:
@@ -239,6 +240,7 @@ class NodeManager(Actor):
     #: that acknowledges it, COMPLETE status), in completion order (see on_get_container_statuses). The shared empty
     #: mapping until the NM's first container ends (an idle node costs nothing for it).
     recently_stopped: dict[ContainerId, tuple[int, ContainerStatus]] = _NO_STOPPED
+    _stopped_limit = 16  # _STOPPED_LIMIT until the unacknowledged ones outgrow it
 
     def __init__(
         self,
@@ -802,17 +804,16 @@ class NodeManager(Actor):
         self._changes.append(status)  # _changed, inline
         # DONE, still in the context (getContainerStatuses answers it) until the response to a heartbeat sent after
         # now: the next heartbeat reports the completion, its response has an id of at least the last one + 1, and
-        # + 2 leaves out a heartbeat that may have been on its way already. Acknowledged ones go, oldest first.
+        # + 2 leaves out a heartbeat that may have been on its way already. The acknowledged ones are dropped in
+        # bulk when the map outgrows its limit (amortised O(1) per container; lookups check the acknowledgement).
         response_id = self.response_id
         stopped = self.recently_stopped
         if stopped is _NO_STOPPED:
             stopped = self.recently_stopped = {}
-        while stopped:
-            oldest = next(iter(stopped))
-            if stopped[oldest][0] > response_id:
-                break
-            del stopped[oldest]
         stopped[cid] = (response_id + 2, status)
+        if len(stopped) > self._stopped_limit:
+            kept = self.recently_stopped = {k: v for k, v in stopped.items() if v[0] > response_id}
+            self._stopped_limit = max(_STOPPED_LIMIT, 2 * len(kept))
         beat = self._beat
         if beat is not None and not beat.armed:
             self._heartbeats.wake(beat)  # type: ignore[union-attr]
