@@ -29,7 +29,7 @@ from yarnball.protocols import (
     UpdateContainerRequest,
     keys,
 )
-from yarnball.protocols._schedulerevents import NodeRemovedSchedulerEvent
+from yarnball.protocols._schedulerevents import AppAttemptRemovedSchedulerEvent, NodeRemovedSchedulerEvent
 
 G = ExecutionType.GUARANTEED
 O = ExecutionType.OPPORTUNISTIC  # noqa: E741
@@ -194,3 +194,18 @@ def test_testContainerAutoUpdateContainer() -> None:
     assert len(heartbeat.containers_to_update) == 1
     assert heartbeat.containers_to_update[0].id == container.id
     assert heartbeat.containers_to_update[0].execution_type is G
+
+
+def test_testAppAttemptRemovalAfterNodeRemoval() -> None:
+    """YARN-9164/9165: with an OPPORTUNISTIC container allocated on a node, the scheduler removes the node, then the
+    attempt (FAILED): neither event fails."""
+    rm, (nm,), am = start(["h:1234"], am_on=0)
+    assert len(rm.scheduler.nodes) == 1  # waitFor(getNumClusterNodes() == 1)
+    response = am.allocate(asks=(opportunistic_ask(2),))
+    assert len(response.allocated_containers) >= 1  # (Hadoop's test takes the first one)
+    rm.rm.dispatch(NodeRemovedSchedulerEvent(node_id=nm.node_id))
+    rm.settle()
+    assert len(rm.scheduler.nodes) == 0  # waitFor(getNumClusterNodes() == 0)
+    rm.rm.dispatch(AppAttemptRemovedSchedulerEvent(application_attempt_id=am.attempt_id, final_attempt_state="FAILED"))
+    rm.settle()
+    assert rm.scheduler.get_application(am.attempt_id) is None  # (beyond Hadoop's test: the attempt is gone)
