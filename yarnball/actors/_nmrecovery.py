@@ -113,6 +113,7 @@ def shut_down(nm: Any) -> None:
     for cid in list(nm.containers):  # ContainerManagerImpl.cleanUpApplicationsOnNMShutDown
         nm._kill(cid, ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, KILLED_ON_SHUTDOWN)
     nm._changes = []  # no state store: what it knew is gone
+    nm.recently_stopped = {}  # (nor are the stopped containers in a new NM's context)
 
 
 def start_again(nm: Any) -> None:

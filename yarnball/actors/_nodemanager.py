@@ -46,6 +46,7 @@ from yarnball.protocols import (
     ContainerId,
     ContainerState,
     ContainerStatus,
+    ContainerSubState,
     ContainerUpdateRequest,
     ContainerUpdateResponse,
     ContainerUpdateType,
@@ -105,6 +106,10 @@ def running_status(container: Container) -> ContainerStatus:
         execution_type=container.execution_type,
         capability=container.resource,
     )
+
+
+_NO_STOPPED: dict[ContainerId, tuple[int, ContainerStatus]] = {}  # never written: NodeManager.recently_stopped
+_STOPPED_LIMIT = 16
 
 
 def _fits_in(smaller: Resource, bigger: Resource) -> bool:
@@ -234,6 +239,11 @@ class NodeManager(Actor):
     #: The heartbeat call waiting for the RM's answer, in a run that restarts the RM (actors/_nmrecovery.py
     #: HeartbeatCall); None otherwise (every heartbeat is answered at once).
     rm_call: Any = None
+    #: Stopped containers still in the NM context (DONE) until the RM has their completion: id -> (the response id
+    #: that acknowledges it, COMPLETE status), in completion order (see on_get_container_statuses). The shared empty
+    #: mapping until the NM's first container ends (an idle node costs nothing for it).
+    recently_stopped: dict[ContainerId, tuple[int, ContainerStatus]] = _NO_STOPPED
+    _stopped_limit = 16  # _STOPPED_LIMIT until the unacknowledged ones outgrow it
 
     def __init__(
         self,
@@ -546,23 +556,35 @@ class NodeManager(Actor):
     @handler
     def on_get_container_statuses(self, msg: GetContainerStatusesRequest) -> None:
         """``ContainerManagerImpl.getContainerStatuses``: each live container's ``cloneAndGetContainerStatus``
-        (with its sub-state: PAUSED for a paused one); an unknown or ended one is a failed request with
-        ``getContainerStatusInternal``'s message (yarnball forgets a container when it ends, so it never answers
-        Hadoop's "was recently stopped")."""
+        (with its sub-state: PAUSED for a paused one), a stopped one's final status (COMPLETE, exit status,
+        diagnostics, sub-state DONE) while it is still in the NM context; an unknown one is a failed request with
+        ``getContainerStatusInternal``'s message.
+
+        Hadoop keeps a DONE container in the NM context until the RM tells the NM to remove it
+        (``NodeStatusUpdaterImpl.removeOrTrackCompletedContainersFromContext`` with the heartbeat response's
+        ``containersToBeRemovedFromNM``, once the AM has pulled the completion). yarnball has no such list: a stopped
+        container leaves the context with the first heartbeat response that answers a heartbeat sent after it
+        stopped (the RM has its completion by then). Hadoop then answers "Container ... was recently stopped on node
+        manager." for ``yarn.nodemanager.duration-to-track-stopped-containers``; yarnball does not keep the ids of
+        stopped containers (thousands of NMs share one process) and answers "is not handled by this NodeManager"."""
         if self._down is not None and self._defer(msg):
             return
         statuses: list[ContainerStatus] = []
         ids, failed = authorize_ids(self, msg, stop=False)  # authorizeGetAndStopContainerRequest
         for cid in ids:
             entry = self.containers.get(cid)
-            if entry is None:
+            if entry is not None:
+                statuses.append(container_status(entry))
+                continue
+            stopped = self.recently_stopped.get(cid)
+            if stopped is not None and stopped[0] > self.response_id:
+                statuses.append(msgspec.structs.replace(stopped[1], container_sub_state=ContainerSubState.DONE))
+            else:
                 failed.append(
                     FailedContainerRequest(
                         container_id=cid, diagnostics=f"Container {cid} is not handled by this NodeManager"
                     )
                 )
-            else:
-                statuses.append(container_status(entry))
         self.reply(GetContainerStatusesResponse(container_statuses=tuple(statuses), failed_requests=tuple(failed)))
 
     def container_state(self, cid: ContainerId) -> NMContainerState | None:
@@ -786,17 +808,27 @@ class NodeManager(Actor):
         self.completed_count += 1
         del self.containers[cid]
         self.container_scheduler.completed(entry)  # on_resources_reclaimed(entry)
-        # _changed, inline
-        self._changes.append(
-            ContainerStatus(
-                container_id=cid,
-                state=_COMPLETE,
-                exit_status=exit_status,
-                diagnostics=diagnostics,
-                execution_type=container.execution_type,
-                capability=resource,
-            )
+        status = ContainerStatus(
+            container_id=cid,
+            state=_COMPLETE,
+            exit_status=exit_status,
+            diagnostics=diagnostics,
+            execution_type=container.execution_type,
+            capability=resource,
         )
+        self._changes.append(status)  # _changed, inline
+        # DONE, still in the context (getContainerStatuses answers it) until the response to a heartbeat sent after
+        # now: the next heartbeat reports the completion, its response has an id of at least the last one + 1, and
+        # + 2 leaves out a heartbeat that may have been on its way already. The acknowledged ones are dropped in
+        # bulk when the map outgrows its limit (amortised O(1) per container; lookups check the acknowledgement).
+        response_id = self.response_id
+        stopped = self.recently_stopped
+        if stopped is _NO_STOPPED:
+            stopped = self.recently_stopped = {}
+        stopped[cid] = (response_id + 2, status)
+        if len(stopped) > self._stopped_limit:
+            kept = self.recently_stopped = {k: v for k, v in stopped.items() if v[0] > response_id}
+            self._stopped_limit = max(_STOPPED_LIMIT, 2 * len(kept))
         beat = self._beat
         if beat is not None and not beat.armed:
             self._heartbeats.wake(beat)  # type: ignore[union-attr]
