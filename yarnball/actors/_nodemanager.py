@@ -109,7 +109,7 @@ def running_status(container: Container) -> ContainerStatus:
 
 
 _NO_STOPPED: dict[ContainerId, tuple[int, ContainerStatus]] = {}  # never written: NodeManager.recently_stopped
-_STOPPED_LIMIT = 16
+_STOPPED_LIMIT = 32
 
 
 def _fits_in(smaller: Resource, bigger: Resource) -> bool:
@@ -243,7 +243,6 @@ class NodeManager(Actor):
     #: that acknowledges it, COMPLETE status), in completion order (see on_get_container_statuses). The shared empty
     #: mapping until the NM's first container ends (an idle node costs nothing for it).
     recently_stopped: dict[ContainerId, tuple[int, ContainerStatus]] = _NO_STOPPED
-    _stopped_limit = 16  # _STOPPED_LIMIT until the unacknowledged ones outgrow it
 
     def __init__(
         self,
@@ -826,9 +825,10 @@ class NodeManager(Actor):
         if stopped is _NO_STOPPED:
             stopped = self.recently_stopped = {}
         stopped[cid] = (response_id + 2, status)
-        if len(stopped) > self._stopped_limit:
-            kept = self.recently_stopped = {k: v for k, v in stopped.items() if v[0] > response_id}
-            self._stopped_limit = max(_STOPPED_LIMIT, 2 * len(kept))
+        n = len(stopped)
+        if n >= _STOPPED_LIMIT and not n & (n - 1):  # at 32, 64, 128, ...: no limit attribute to keep (an NM's
+            # attributes must stay inline: tests/test_am_round_costs.py), and amortised O(1) while most are acked
+            self.recently_stopped = {k: v for k, v in stopped.items() if v[0] > response_id}
         beat = self._beat
         if beat is not None and not beat.armed:
             self._heartbeats.wake(beat)  # type: ignore[union-attr]
