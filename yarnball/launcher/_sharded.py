@@ -183,6 +183,17 @@ class HostView:
     def set_now(self, now: float) -> None:
         self.host.set_now(now)
 
+    def last_event(self) -> float:
+        """The time of the last event this host processed."""
+        return float(self.host.last_event_time)
+
+    def end_idle(self, now: float) -> None:
+        """The run ran out of events and ends at ``now``, its last event on any host (ShardedCluster.end_idle):
+        the clock goes there even if a window moved it past it (nothing is queued, so nothing is reordered)."""
+        host = self.host
+        if host.done_at is None and host.kernel.peek() is None:
+            host.kernel.now = now
+
     def failures(self) -> HandlerFailures:
         """This host's handler failures (the driver merges every host's)."""
         return HandlerFailures.of_kernel(self.host.kernel)
@@ -373,6 +384,23 @@ class ShardedCluster(Cluster):
         self.masters.append(am)
         return am
 
+    def submit_running(self, am: ApplicationMaster) -> str:
+        """Start ``am`` on its host while the run goes on (a REST submission, launcher/web/_shardsource.py) and
+        return its actor id: placed as :meth:`submit` places it, and sent to every host at once (each records where
+        it is; its own host spawns it at its current time). Call it between two :meth:`run` calls of virtual time,
+        when every host is paused at the same window boundary, or at any time in live mode."""
+        self.submit(am)
+        actor_id: str = self._steps[-1][2]
+        self._flush_steps(self._start())
+        return actor_id
+
+    def take_driver_sequence(self) -> int:
+        """The driver's next sequence number (origin ""), for an event the driver queues on a host between two
+        runs (a REST write): every event the driver queues then has its own canonical key, as on one kernel."""
+        seq = self._dseq
+        self._dseq += 1
+        return seq
+
     def every(self, interval_ms: float, callback: Callable[[], Any], *, start_ms: float = 0) -> None:
         raise SimulationError(
             "Cluster.every runs driver code inside the simulation, which the sharded backends cannot do; "
@@ -471,11 +499,25 @@ class ShardedCluster(Cluster):
             self._done = done_at is not None
             self._now = now
             return now
+        start = self._now
         with tuned_gc():  # the in-process hosts' actors and the driver's own objects live for the run
             self._now = float(self._windows(group, until_ms, on_progress))
+        if until_ms is None and not self._done:
+            return self.end_idle(start)
         for i in range(group.size):
             group.call(i, "set_now", self._now)
         return self._now
+
+    def end_idle(self, start_ms: float) -> float:
+        """A run without ``until_ms`` that ran out of events (applications left unfinished) ends at its last event on
+        any host, as one kernel's run does, however its windows or slices were cut: every host's clock is set there
+        (a window or a slice of windows ran the clocks to its end). ``start_ms``: where the run started."""
+        group = self._start()
+        end = max([float(start_ms), *(group.call(i, "last_event") for i in range(group.size))])
+        for i in range(group.size):
+            group.call(i, "end_idle", end)
+        self._now = end
+        return end
 
     def _windows(self, group: HostGroup, until: float | None, on_progress: Callable[[float], None] | None) -> float:
         width = self.latency_ms
@@ -578,6 +620,11 @@ class ShardedCluster(Cluster):
         self.close()
 
     # -- serving (launcher/web/_shardsource.py) ---------------------------------------------------------------
+    @property
+    def hosts_started(self) -> bool:
+        """Whether the shard hosts are up (the web layer starts them in a thread and serves meanwhile)."""
+        return self._group is not None and not self._steps
+
     @property
     def group(self) -> HostGroup:
         """The shard hosts (started, with every setup step applied): what the web layer calls."""
