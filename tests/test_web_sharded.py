@@ -1,6 +1,8 @@
 """Serving a cluster on shard hosts (virtual time, the in-process backend: the Ray backend's logic without Ray):
 the REST view assembled from the hosts equals the embedded cluster's, the run served in slices of windows is the run
-``cluster.run`` makes, and writes reach the RM on host 0. The Ray and live-mode lane is tests/test_web_ray.py."""
+``cluster.run`` makes (also when it runs out of events), writes reach the RM on host 0, the server answers while the
+hosts start, and the run report equals the embedded one. Submissions: tests/test_web_sharded_submit.py. The Ray and
+live-mode lane is tests/test_web_ray.py."""
 
 from __future__ import annotations
 
@@ -312,10 +314,10 @@ def test_server_answers_while_the_hosts_start(monkeypatch: pytest.MonkeyPatch) -
     app and becoming active: clusterInfo STARTED/INITIALIZING, no nodes or applications, the configured queue tree,
     the web UI saying the cluster is starting, writes refused with a 503 saying so; once the hosts are up it answers
     from them (ACTIVE) and the run is the one ``run()`` makes."""
-    monkeypatch.setattr(_sharded, "InProcessHosts", HeldHosts)
-    HeldHosts.release = threading.Event()
     plain = bundled()
     plain.run()
+    monkeypatch.setattr(_sharded, "InProcessHosts", HeldHosts)
+    HeldHosts.release = threading.Event()
     cluster = bundled()
     source = ShardedSource(cluster)
 
@@ -359,37 +361,37 @@ def test_server_answers_while_the_hosts_start(monkeypatch: pytest.MonkeyPatch) -
     assert [s["events"] for s in cluster.host_stats()] == [s["events"] for s in plain.host_stats()]
 
 
-def stuck_cluster(backend: str) -> Cluster:
-    """One node too small for the AM container of its only application: nothing runs, and once the NodeManager's
-    idle heartbeats are skipped nothing is left to do (one host without latency: the embedded cluster's shortcuts)."""
+def stuck_cluster() -> Cluster:
+    """One node too small for the AM container of its only application (2 hosts, 1 ms): it never starts."""
     workload = WorkloadBuilder().nodes(1, memory_mb=1024, vcores=1)
     workload.job("stuck", submit_ms=0, tasks=[task_spec(1, 1000)], am_memory_mb=2048)
     built = workload.build()
-    extra: dict[str, Any] = {} if backend == "embedded" else {"backend": backend, "hosts": 1}
-    cluster = Cluster(Configuration(), built.nodes, seed=0, latency_ms=0, **extra)
+    cluster = Cluster(Configuration(), built.nodes, seed=0, latency_ms=1, backend="inprocess", hosts=2)
     cluster.submit_workload(built)
+    cluster.record_metrics(1000)  # type: ignore[attr-defined]
     return cluster
 
 
-def test_sharded_run_that_runs_out_of_events_ends_where_run_does() -> None:
-    """A run whose application can never start runs out of events; served in slices of windows it ends where one
-    ``run()`` ends (its last event, as the embedded cluster's run), not at the end of its last slice, and shows the
-    same REST view there (an unfinished application's elapsed time counts to the end)."""
-    embedded = stuck_cluster("embedded")
-    embedded.run()
-    plain = stuck_cluster("inprocess")
-    plain.run()
-    served = stuck_cluster("inprocess")
-    source = ShardedSource(served)
-    end = asyncio.run(drive_sharded(served, source, wall_clock=fixed_slices()))
-    assert not served.finished() and not plain.finished()
-    assert end == served.now == plain.now == embedded.now
-    assert end < 1000  # (the first slice of windows was 1 s long)
-    got, expected = source.latest(), take_snapshot(embedded)
-    plain_view = ShardedSource(plain).latest()
-    assert got.apps["application_1700000000000_0001"]["state"] == "ACCEPTED"
-    for name in SECTIONS:
-        assert getattr(got, name) == getattr(plain_view, name) == getattr(expected, name), name
+def test_served_run_with_an_unfinished_application_ends_where_run_does(tmp_path: Path) -> None:
+    """A run whose application can never start does not run out of events (the RM's liveness monitors tick every
+    expiry/3, as Hadoop's AbstractLivenessMonitor), so it ends at ``until_ms``; served in slices of windows it ends
+    there too, with the outputs of the unserved run, byte for byte."""
+
+    def outputs(name: str, serve: bool) -> dict[str, bytes]:
+        cluster = stuck_cluster()
+        if serve:
+            source = ShardedSource(cluster)
+            end = asyncio.run(drive_sharded(cluster, source, until_ms=250_000, wall_clock=fixed_slices()))
+            assert source.generation > 100  # (1 s slices: served between many of them)
+        else:
+            end = cluster.run(until_ms=250_000)
+        assert end == cluster.now == 250_000 and not cluster.finished() and not cluster.idle()  # type: ignore[attr-defined]
+        (report,) = cluster.applications
+        assert report.state is YarnApplicationState.ACCEPTED
+        cluster.write_outputs(tmp_path / name, wall_seconds=0.0, plots=False)  # type: ignore[attr-defined]
+        return {f: (tmp_path / name / f).read_bytes() for f in OUTPUTS}
+
+    assert outputs("served", True) == outputs("plain", False)
 
 
 def test_report_of_a_sharded_run_is_the_embedded_report(tmp_path: Path) -> None:

@@ -146,7 +146,7 @@ class RecoveringHosts(HostGroup):
         return results
 
     def call(self, index: int, method: str, *args: Any) -> Any:
-        mutating = method in ("set_now", "end_idle") or (method == "web" and bool(args) and args[0] in _MUTATING_WEB)
+        mutating = method == "set_now" or (method == "web" and bool(args) and args[0] in _MUTATING_WEB)
         got = self._with_recovery(lambda: self.inner.call(index, method, *args), method)
         if mutating:  # recorded once it happened: a rebuild before it must not replay it too
             self._record(index, ("call", method, args), _OP_BYTES)

@@ -183,17 +183,6 @@ class HostView:
     def set_now(self, now: float) -> None:
         self.host.set_now(now)
 
-    def last_event(self) -> float:
-        """The time of the last event this host processed."""
-        return float(self.host.last_event_time)
-
-    def end_idle(self, now: float) -> None:
-        """The run ran out of events and ends at ``now``, its last event on any host (ShardedCluster.end_idle):
-        the clock goes there even if a window moved it past it (nothing is queued, so nothing is reordered)."""
-        host = self.host
-        if host.done_at is None and host.kernel.peek() is None:
-            host.kernel.now = now
-
     def failures(self) -> HandlerFailures:
         """This host's handler failures (the driver merges every host's)."""
         return HandlerFailures.of_kernel(self.host.kernel)
@@ -499,25 +488,11 @@ class ShardedCluster(Cluster):
             self._done = done_at is not None
             self._now = now
             return now
-        start = self._now
         with tuned_gc():  # the in-process hosts' actors and the driver's own objects live for the run
             self._now = float(self._windows(group, until_ms, on_progress))
-        if until_ms is None and not self._done:
-            return self.end_idle(start)
         for i in range(group.size):
             group.call(i, "set_now", self._now)
         return self._now
-
-    def end_idle(self, start_ms: float) -> float:
-        """A run without ``until_ms`` that ran out of events (applications left unfinished) ends at its last event on
-        any host, as one kernel's run does, however its windows or slices were cut: every host's clock is set there
-        (a window or a slice of windows ran the clocks to its end). ``start_ms``: where the run started."""
-        group = self._start()
-        end = max([float(start_ms), *(group.call(i, "last_event") for i in range(group.size))])
-        for i in range(group.size):
-            group.call(i, "end_idle", end)
-        self._now = end
-        return end
 
     def _windows(self, group: HostGroup, until: float | None, on_progress: Callable[[float], None] | None) -> float:
         width = self.latency_ms

@@ -201,9 +201,9 @@ class ShardedSource:
         self.resume = asyncio.Event()  # never set: a sharded run is not driven again after its end
 
     def hosts_up(self) -> None:
-        """The hosts are up with every setup step applied: later requests are answered from them."""
+        """The hosts are up with every setup step applied: later requests are answered from them (no snapshot of
+        them was taken before, so the generation stays)."""
         self.ready = True
-        self.advance(done=self.done)
 
     def advance(self, *, done: bool = False) -> None:
         """The run moved on (a slice of windows ran, or the live run ended): later requests get a new snapshot."""
@@ -309,9 +309,9 @@ async def drive_sharded(
     With a ``source`` whose hosts are not up yet, they are started in a thread while the loop answers from the
     starting snapshot. Virtual time: slices of windows, each ``cluster.run(until_ms=t)``, sized like the embedded
     driver's (or paced); a window never straddles two slices, so the run is the one ``cluster.run`` makes (the windows
-    of a sharded run may end anywhere: every message between hosts is due at least one latency after it was sent),
-    and one that runs out of events ends at its last event, as ``cluster.run`` does. Live mode: the run goes on in a
-    thread; ``pace`` does not apply (the wall-clock factor is the cluster's ``wall_factor``).
+    of a sharded run may end anywhere: every message between hosts is due at least one latency after it was sent).
+    Live mode: the run goes on in a thread; ``pace`` does not apply (the wall-clock factor is the cluster's
+    ``wall_factor``).
     Returns the simulated end time."""
     check_pace(pace)
     if getattr(cluster, "clock", "virtual") == "wall":
@@ -370,9 +370,7 @@ async def _slices(
         if cluster.finished() or (until_ms is not None and cluster.now >= until_ms):
             return float(cluster.now)
         if until_ms is None and cluster.idle():
-            # Out of events with applications unfinished: the last slice ran the clocks to its end; one run()
-            # would have ended at the last event.
-            return float(cluster.end_idle(start_ms))
+            return float(cluster.now)
         if source is not None:
             source.advance()
         await asyncio.sleep(PACE_TICK_S if pace is not None else 0)
