@@ -28,6 +28,7 @@ from yarnball.protocols import (
     NodeHeartbeatResponse,
     NodeId,
     NodeStatus,
+    OpportunisticContainersStatus,
     Priority,
     RegisterApplicationMasterRequest,
     RegisterNodeManagerRequest,
@@ -123,11 +124,16 @@ class MockNM:
         self.probe = _NMProbe()
         rm.kernel.spawn(self.probe, nm_actor_id(node_id.host))
         self.response_id = 0
+        #: The OpportunisticContainersStatus every heartbeat carries (None: none, as MockNM.nodeHeartbeat sends).
+        self.opportunistic_status: OpportunisticContainersStatus | None = None
         rm.rm.ref.tell(RegisterNodeManagerRequest(node_id=node_id, resource=resource), self.probe.ref)
         rm.settle()
 
     def heartbeat(self, *statuses: ContainerStatus) -> NodeHeartbeatResponse:
-        status = NodeStatus(node_id=self.node_id, response_id=self.response_id, container_statuses=statuses)
+        status = NodeStatus(
+            node_id=self.node_id, response_id=self.response_id, container_statuses=statuses,
+            opportunistic_containers_status=self.opportunistic_status,
+        )  # fmt: skip
         self.mock.rm.ref.tell(NodeHeartbeatRequest(node_status=status), self.probe.ref)
         self.mock.settle()
         responses = [m for m in self.probe.messages if isinstance(m, NodeHeartbeatResponse)]

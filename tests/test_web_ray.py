@@ -288,3 +288,134 @@ def test_cancelling_a_served_live_run_stops_its_hosts(ray_cluster: str) -> None:
         assert sum(r.state is YarnApplicationState.RUNNING for r in cluster.applications) >= 1
     finally:
         cluster.close()
+
+
+def small_workload() -> Any:
+    builder = WorkloadBuilder().nodes(4, memory_mb=8192, vcores=8)
+    for i in range(3):
+        builder.job(f"j{i}", submit_ms=i * 2000, tasks=[task_spec(4, 10_000 + i * 1000)])
+    return builder.build()
+
+
+def test_rest_submission_on_a_virtual_time_ray_run_is_the_embedded_one(ray_cluster: str) -> None:
+    """new-application and POST /apps on a virtual-time run on two Ray hosts, paused at 5 s, start the distributed
+    shell's AM on a host; the application reaches FINISHED, the run goes on until it is done, and the REST view at the
+    end is the embedded cluster's after the same submission at the same moment."""
+    from tests.test_web_submit import context, ds_command
+    from yarnball.launcher.web._driver import LiveSource, drive
+
+    workload = small_workload()
+
+    def scenario(cluster: Cluster, source: Any, run: Any) -> dict[str, Any]:
+        async def go() -> dict[str, Any]:
+            async with TestClient(TestServer(build_app(source))) as client:
+                await run(cluster, source, until_ms=5000)
+                me = {"user.name": "alice"}
+                app_id = (await (await client.post(f"{APPS}/new-application", params=me)).json())["application-id"]
+                sub = await client.post(APPS, params=me, json=context(app_id, ds_command(2, 3.0)))
+                end = await run(cluster, source)
+                listed = (await (await client.get(APPS)).json())["apps"]["app"]
+                snap = source.latest()
+                names = ("metrics", "scheduler", "apps", "nodes", "node_managers")
+                return {"status": sub.status, "app_id": app_id, "listed": listed, "end": end} | {
+                    name: getattr(snap, name) for name in names
+                }
+
+        return asyncio.run(go())
+
+    embedded = Cluster(Configuration(), workload.nodes, seed=3, latency_ms=1)
+    embedded.submit_workload(workload)
+    expected = scenario(embedded, LiveSource(embedded), drive)
+    cluster = Cluster(Configuration(), workload.nodes, seed=3, backend="ray", address=ray_cluster, latency_ms=1)
+    cluster.submit_workload(workload)
+    try:
+        got = scenario(cluster, ShardedSource(cluster), drive_sharded)
+        finished = cluster.finished()
+    finally:
+        cluster.close()
+    app = next(a for a in got["listed"] if a["id"] == got["app_id"])
+    assert got["status"] == 202 and (app["state"], app["finalStatus"]) == ("FINISHED", "SUCCEEDED")
+    assert finished and len(got["listed"]) == 4
+    assert got == expected
+
+
+def test_live_ray_run_serves_while_its_hosts_start_and_takes_a_submission(ray_cluster: str) -> None:
+    """A served live run answers before its Ray hosts are up (clusterInfo haState INITIALIZING, no nodes, the web UI
+    saying it is starting), then from the hosts (ACTIVE); a distributed shell submitted through POST /apps runs on a
+    host and reaches FINISHED, shown in /apps."""
+    from tests.test_web_submit import context, ds_command
+
+    cluster = live_cluster(ray_cluster)
+
+    async def scenario(client: TestClient, source: ShardedSource) -> dict[str, Any]:
+        first = (await (await client.get("/ws/v1/cluster/info")).json())["clusterInfo"]
+        seen: dict[str, Any] = {"first": first, "hosts_up_then": source.ready}
+        seen["nodes_then"] = (await (await client.get("/ws/v1/cluster/nodes")).json())["nodes"]
+        seen["page_then"] = await (await client.get("/cluster")).text()
+        await poll(client, "/ws/v1/cluster/info", lambda b: b["clusterInfo"]["haState"] == "ACTIVE", "the hosts")
+        me = {"user.name": "alice"}
+        app_id = (await (await client.post(f"{APPS}/new-application", params=me)).json())["application-id"]
+        sub = await client.post(APPS, params=me, json=context(app_id, ds_command(1, 0.5)))
+        seen["submit"] = sub.status
+        seen["app"] = (
+            await poll(client, f"{APPS}/{app_id}", lambda b: b["app"]["state"] == "FINISHED", "the shell to finish")
+        )["app"]
+        running = await poll(
+            client, APPS, lambda b: any(a["name"] == "long" for a in b["apps"].get("app", [])), "the long app"
+        )
+        long_app = next(a for a in running["apps"]["app"] if a["name"] == "long")
+        kill = {"state": "KILLED"}
+        await client.put(f"{APPS}/{long_app['id']}/state", params={"user.name": long_app["user"]}, json=kill)
+        return seen
+
+    try:
+        seen, end, final = serve_live(cluster, scenario)
+    finally:
+        cluster.close()
+    assert (seen["first"]["state"], seen["first"]["haState"]) == ("STARTED", "INITIALIZING")
+    assert seen["hosts_up_then"] is False and seen["nodes_then"] == {}
+    assert "The cluster is starting" in seen["page_then"]
+    assert seen["submit"] == 202
+    assert (seen["app"]["finalStatus"], seen["app"]["user"]) == ("SUCCEEDED", "alice")
+    assert {a["name"]: a["state"] for a in final["apps"]}["ds-rest"] == "FINISHED"
+    assert end < 120_000
+
+
+def test_cli_ray_report_is_the_embedded_report(ray_cluster: str, tmp_path: Path) -> None:
+    """`simulate --backend ray --report` writes report.html and cluster-state.json at the end as the embedded run
+    does: byte for byte the embedded run's but for the wall seconds; `yarnball report` on either output directory
+    (with or without cluster-state.json) gives the same page for both."""
+    import re
+    import shutil
+
+    from tests.web_helpers import NODES, TRACE
+    from yarnball.launcher import cli
+
+    def simulate(name: str, *extra: str) -> Path:
+        out = tmp_path / name / "out"
+        argv = ["simulate", "--tracelocation", str(TRACE), "--nodes", str(NODES), "--output-dir", str(out)]
+        argv += ["--no-progress", "--report", "--latency-ms", "1", *extra]
+        paths = [str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+        done = subprocess.run(
+            [sys.executable, "-m", "yarnball.launcher", *argv], capture_output=True, text=True, env=env, timeout=600
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        return out
+
+    def page(out: Path) -> str:  # the one line that differs between any two runs
+        html = (out / "report.html").read_text(encoding="utf-8")
+        return re.sub(r"(<td>Wall seconds</td><td[^>]*>)[^<]*", r"\1", html)
+
+    embedded = simulate("embedded")
+    ray = simulate("ray", "--backend", "ray", "--hosts", "2", "--address", ray_cluster)
+    assert (ray / "cluster-state.json").read_bytes() == (embedded / "cluster-state.json").read_bytes()
+    assert "Wall seconds" in page(ray) and page(ray) == page(embedded)
+    for out in (embedded, ray):  # `yarnball report` on the directory
+        written = page(out)
+        assert cli.main(["report", str(out)]) == 0 and page(out) == written
+        bare = out.parent / "bare" / "out"
+        shutil.copytree(out, bare)
+        (bare / "cluster-state.json").unlink()
+        assert cli.main(["report", str(bare)]) == 0
+    assert page(ray.parent / "bare" / "out") == page(embedded.parent / "bare" / "out")

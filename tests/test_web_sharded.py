@@ -1,11 +1,14 @@
 """Serving a cluster on shard hosts (virtual time, the in-process backend: the Ray backend's logic without Ray):
 the REST view assembled from the hosts equals the embedded cluster's, the run served in slices of windows is the run
-``cluster.run`` makes, and writes reach the RM on host 0. The Ray and live-mode lane is tests/test_web_ray.py."""
+``cluster.run`` makes (also when it runs out of events), writes reach the RM on host 0, the server answers while the
+hosts start, and the run report equals the embedded one. Submissions: tests/test_web_sharded_submit.py. The Ray and
+live-mode lane is tests/test_web_ray.py."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +18,15 @@ pytest.importorskip("aiohttp")
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from tests.test_web_submit import context, ds_command
 from tests.web_helpers import NODES, TRACE
 from yarnball.errors import SimulationError
-from yarnball.launcher import Cluster
+from yarnball.launcher import Cluster, _sharded
+from yarnball.launcher._sharded import InProcessHosts
 from yarnball.launcher.web._driver import SLICE_WALL_S, LiveSource, drive
 from yarnball.launcher.web._server import build_app, serve_cluster
 from yarnball.launcher.web._shardsource import ShardedSource, drive_sharded
 from yarnball.launcher.web._snapshot import take_snapshot
-from yarnball.launcher.workloads import TraceDefaults, load_workload
+from yarnball.launcher.workloads import TraceDefaults, WorkloadBuilder, load_workload, task_spec
 from yarnball.protocols import Configuration, YarnApplicationState
 
 APPS = "/ws/v1/cluster/apps"
@@ -163,10 +166,12 @@ def test_kill_reaches_the_rm_on_host_0_while_the_run_goes_on() -> None:
 
 
 def test_refusals_are_remote_exceptions() -> None:
-    """On the sharded backends a REST submission is refused (503 YarnException saying why), a write to a run that
-    is not running is refused, and bad ids are 400/404 as on the embedded server."""
+    """A write to a run paused between two drives is answered (the windows that deliver it run, as the embedded
+    server runs its kernel); once the run has ended a write is refused (503 YarnException saying so); bad ids are
+    400/404 as on the embedded server."""
     cluster = bundled()
     source = ShardedSource(cluster)
+    app_id = "application_1700000000000_0007"
 
     async def go() -> dict[str, tuple[int, dict[str, Any]]]:
         async with TestClient(TestServer(build_app(source))) as client:
@@ -174,16 +179,14 @@ def test_refusals_are_remote_exceptions() -> None:
             out: dict[str, tuple[int, dict[str, Any]]] = {}
 
             async def record(name: str, response: Any) -> None:
-                out[name] = (response.status, (await response.json())["RemoteException"])
+                out[name] = (response.status, await response.json())
 
-            new_id = "application_1700000000000_0099"
-            body = context(new_id, ds_command(2, 1.0))
-            await record("submit", await client.post(APPS, params={"user.name": "alice"}, json=body))
-            app_id = "application_1700000000000_0007"
-            await record(
-                "kill-paused",
-                await client.put(f"{APPS}/{app_id}/state", params={"user.name": "a"}, json={"state": "KILLED"}),
-            )
+            kill, me = {"state": "KILLED"}, {"user.name": "a"}
+            await record("kill-paused", await client.put(f"{APPS}/{app_id}/state", params=me, json=kill))
+            await record("killed", await client.get(f"{APPS}/{app_id}"))
+            await drive_sharded(cluster, source)
+            other = "application_1700000000000_0001"
+            await record("kill-ended", await client.put(f"{APPS}/{other}/state", params=me, json=kill))
             await record("bad-app", await client.get(f"{APPS}/application_bad"))
             await record("unknown-app", await client.get(f"{APPS}/application_1700000000000_9999"))
             await record("unknown-node", await client.get("/ws/v1/node/nohost:0/info"))
@@ -192,9 +195,10 @@ def test_refusals_are_remote_exceptions() -> None:
             return out
 
     out = asyncio.run(go())
-    status, submit = out["submit"]
-    assert status == 503 and submit["exception"] == "YarnException" and "embedded backend" in submit["message"]
-    assert out["kill-paused"][0] == 503 and "not running" in out["kill-paused"][1]["message"]
+    assert out["kill-paused"][0] == 202 and out["killed"][1]["app"]["state"] == "KILLED"
+    status, body = out["kill-ended"]
+    assert status == 503 and body["RemoteException"]["exception"] == "YarnException"
+    assert "has ended" in body["RemoteException"]["message"]
     assert [out[k][0] for k in ("bad-app", "unknown-app", "unknown-node", "bad-node", "bad-state")] == [
         400,
         404,
@@ -202,7 +206,7 @@ def test_refusals_are_remote_exceptions() -> None:
         400,
         400,
     ]
-    assert out["unknown-app"][1]["exception"] == "NotFoundException"
+    assert out["unknown-app"][1]["RemoteException"]["exception"] == "NotFoundException"
 
 
 def test_serve_cluster_runs_a_sharded_cluster_to_its_end() -> None:
@@ -293,3 +297,125 @@ def test_paced_sharded_run_follows_the_pace_and_ends_as_run() -> None:
     assert end == plain.now
     assert source.generation == slices  # one advance between slices, and the final one
     assert [s["events"] for s in cluster.host_stats()] == [s["events"] for s in plain.host_stats()]
+
+
+class HeldHosts(InProcessHosts):
+    """In-process hosts whose start waits until the test releases it (Ray's seconds of startup, without a clock)."""
+
+    release = threading.Event()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        assert HeldHosts.release.wait(60), "the test never released the hosts"
+        super().__init__(*args, **kwargs)
+
+
+def test_server_answers_while_the_hosts_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the shard hosts start (in a thread), the server answers at once as Hadoop's RM between starting its web
+    app and becoming active: clusterInfo STARTED/INITIALIZING, no nodes or applications, the configured queue tree,
+    the web UI saying the cluster is starting, writes refused with a 503 saying so; once the hosts are up it answers
+    from them (ACTIVE) and the run is the one ``run()`` makes."""
+    plain = bundled()
+    plain.run()
+    monkeypatch.setattr(_sharded, "InProcessHosts", HeldHosts)
+    HeldHosts.release = threading.Event()
+    cluster = bundled()
+    source = ShardedSource(cluster)
+
+    async def go() -> dict[str, Any]:
+        async with TestClient(TestServer(build_app(source))) as client:
+            run = asyncio.ensure_future(drive_sharded(cluster, source, wall_clock=fixed_slices()))
+            await asyncio.sleep(0)  # the driver hands the start to its thread, which waits
+            seen: dict[str, Any] = {"started": cluster.hosts_started}
+            paths = {"info": "/ws/v1/cluster/info", "metrics": "/ws/v1/cluster/metrics", "apps": APPS}
+            paths |= {"nodes": "/ws/v1/cluster/nodes", "sched": "/ws/v1/cluster/scheduler"}
+            for name, path in paths.items():
+                seen[name] = await (await client.get(path)).json()
+            seen["page"] = await (await client.get("/cluster")).text()
+            new = await client.post(f"{APPS}/new-application", params={"user.name": "a"})
+            seen["new"] = (new.status, (await new.json())["RemoteException"])
+            seen["still"] = not run.done() and not source.ready
+            HeldHosts.release.set()
+            await run
+            seen["info_after"] = await (await client.get("/ws/v1/cluster/info")).json()
+            seen["sched_after"] = await (await client.get("/ws/v1/cluster/scheduler")).json()
+            return seen
+
+    seen = asyncio.run(go())
+    assert seen["started"] is False and seen["still"]
+    info = seen["info"]["clusterInfo"]
+    assert (info["state"], info["haState"]) == ("STARTED", "INITIALIZING")
+    assert seen["info_after"]["clusterInfo"]["haState"] == "ACTIVE"
+    assert set(info) == set(seen["info_after"]["clusterInfo"])  # the same ClusterInfo shape
+    metrics = seen["metrics"]["clusterMetrics"]
+    assert metrics["totalNodes"] == metrics["totalMB"] == metrics["appsSubmitted"] == 0
+    assert seen["apps"] == {"apps": {}} and seen["nodes"] == {"nodes": {}}
+
+    def queue_names(body: dict[str, Any]) -> list[str]:
+        return [q["queueName"] for q in body["scheduler"]["schedulerInfo"]["queues"]["queue"]]
+
+    assert queue_names(seen["sched"]) == queue_names(seen["sched_after"]) == ["default"]
+    assert "The cluster is starting" in seen["page"] and "INITIALIZING" in seen["page"]
+    status, error = seen["new"]
+    assert status == 503 and error["exception"] == "YarnException" and "starting" in error["message"]
+    assert cluster.now == plain.now
+    assert [s["events"] for s in cluster.host_stats()] == [s["events"] for s in plain.host_stats()]
+
+
+def stuck_cluster() -> Cluster:
+    """One node too small for the AM container of its only application (2 hosts, 1 ms): it never starts."""
+    workload = WorkloadBuilder().nodes(1, memory_mb=1024, vcores=1)
+    workload.job("stuck", submit_ms=0, tasks=[task_spec(1, 1000)], am_memory_mb=2048)
+    built = workload.build()
+    cluster = Cluster(Configuration(), built.nodes, seed=0, latency_ms=1, backend="inprocess", hosts=2)
+    cluster.submit_workload(built)
+    cluster.record_metrics(1000)  # type: ignore[attr-defined]
+    return cluster
+
+
+def test_served_run_with_an_unfinished_application_ends_where_run_does(tmp_path: Path) -> None:
+    """A run whose application can never start does not run out of events (the RM's liveness monitors tick every
+    expiry/3, as Hadoop's AbstractLivenessMonitor), so it ends at ``until_ms``; served in slices of windows it ends
+    there too, with the outputs of the unserved run, byte for byte."""
+
+    def outputs(name: str, serve: bool) -> dict[str, bytes]:
+        cluster = stuck_cluster()
+        if serve:
+            source = ShardedSource(cluster)
+            end = asyncio.run(drive_sharded(cluster, source, until_ms=250_000, wall_clock=fixed_slices()))
+            assert source.generation > 100  # (1 s slices: served between many of them)
+        else:
+            end = cluster.run(until_ms=250_000)
+        assert end == cluster.now == 250_000 and not cluster.finished() and not cluster.idle()  # type: ignore[attr-defined]
+        (report,) = cluster.applications
+        assert report.state is YarnApplicationState.ACCEPTED
+        cluster.write_outputs(tmp_path / name, wall_seconds=0.0, plots=False)  # type: ignore[attr-defined]
+        return {f: (tmp_path / name / f).read_bytes() for f in OUTPUTS}
+
+    assert outputs("served", True) == outputs("plain", False)
+
+
+def test_report_of_a_sharded_run_is_the_embedded_report(tmp_path: Path) -> None:
+    """``write_state`` reads a sharded cluster's final REST answers from its hosts, so the run report
+    (cluster-state.json and report.html) of a sharded run is byte for byte the embedded run's, as its outputs are."""
+    from yarnball.launcher._outputs import MetricsRecorder, write_outputs
+    from yarnball.launcher.web.report import write_report, write_state
+
+    def report(backend: str) -> tuple[bytes, bytes]:
+        cluster = bundled(backend)
+        out = tmp_path / backend / "run"  # (the page's title names the directory)
+        if backend == "embedded":
+            recorder = MetricsRecorder(cluster, 1000)
+            recorder.start()
+            cluster.run()
+            write_outputs(out, cluster, recorder, wall_seconds=0.0, seed=0, plots=False)
+        else:
+            cluster.record_metrics(1000)  # type: ignore[attr-defined]
+            cluster.run()
+            cluster.write_outputs(out, wall_seconds=0.0, plots=False)  # type: ignore[attr-defined]
+        write_state(out, cluster)
+        write_report(out)
+        return (out / "cluster-state.json").read_bytes(), (out / "report.html").read_bytes()
+
+    sharded = report("inprocess")
+    assert b'id="nodes"' in sharded[1]
+    assert sharded == report("embedded")

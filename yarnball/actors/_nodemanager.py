@@ -34,7 +34,7 @@ from yarnball.actors._containerscheduler import (
 )
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL
-from yarnball.actors._nmrecovery import NMDowntime, recovery_enabled, shut_down, start_again
+from yarnball.actors._nmrecovery import NMDowntime, recovery_enabled, registration, shut_down, start_again
 from yarnball.actors._nmstates import RESUMED_DIAGNOSTICS, NMContainerState, container_status, nm_state
 from yarnball.actors._secretmanagers import NMSecretManagers, Rejections
 from yarnball.actors.shortcuts import ROLES, reply_is_noop
@@ -46,6 +46,7 @@ from yarnball.protocols import (
     ContainerId,
     ContainerState,
     ContainerStatus,
+    ContainerSubState,
     ContainerUpdateRequest,
     ContainerUpdateResponse,
     ContainerUpdateType,
@@ -105,6 +106,10 @@ def running_status(container: Container) -> ContainerStatus:
         execution_type=container.execution_type,
         capability=container.resource,
     )
+
+
+_NO_STOPPED: dict[ContainerId, tuple[int, ContainerStatus]] = {}  # never written: NodeManager.recently_stopped
+_STOPPED_LIMIT = 32
 
 
 def _fits_in(smaller: Resource, bigger: Resource) -> bool:
@@ -230,6 +235,14 @@ def _cancel(entry: _Container) -> None:
 
 class NodeManager(Actor):
     """One simulated NodeManager. ``rm`` is the ResourceManager's address."""
+
+    #: The heartbeat call waiting for the RM's answer, in a run that restarts the RM (actors/_nmrecovery.py
+    #: HeartbeatCall); None otherwise (every heartbeat is answered at once).
+    rm_call: Any = None
+    #: Stopped containers still in the NM context (DONE) until the RM has their completion: id -> (the response id
+    #: that acknowledges it, COMPLETE status), in completion order (see on_get_container_statuses). The shared empty
+    #: mapping until the NM's first container ends (an idle node costs nothing for it).
+    recently_stopped: dict[ContainerId, tuple[int, ContainerStatus]] = _NO_STOPPED
 
     def __init__(
         self,
@@ -369,6 +382,9 @@ class NodeManager(Actor):
     def _send_heartbeat(self) -> None:
         if self._decommissioned or self._down is not None:
             return  # leaving: a heartbeat after the unregistration would be answered RESYNC
+        call = self.rm_call
+        if call is not None and call.in_flight is not None:
+            return  # the heartbeat thread still waits in nodeHeartbeat (the RM is down: its RMProxy retries)
         changes, self._changes = self._changes, []
         status = NodeStatus(
             node_id=self.node_id,
@@ -376,12 +392,18 @@ class NodeManager(Actor):
             container_statuses=tuple(changes),
             opportunistic_containers_status=self.container_scheduler.status() if self.report_opportunistic else None,
         )
-        self.rm.tell(NodeHeartbeatRequest(node_status=status), self.ref)
+        request = NodeHeartbeatRequest(node_status=status)
+        if call is not None:
+            call.in_flight = request
+        self.rm.tell(request, self.ref)
 
     @handler
     def on_heartbeat_response(self, msg: NodeHeartbeatResponse) -> None:
         if self._down is not None:
             return  # the answer to the NM process that went down
+        call = self.rm_call
+        if call is not None and msg.node_action is not NodeAction.RESYNC:
+            call.in_flight = None  # (a RESYNC's: registration() takes the unanswered heartbeat's completions)
         self.response_id = msg.response_id
         for cid in msg.containers_to_cleanup:
             self._kill(cid, ContainerExitStatus.KILLED_BY_RESOURCEMANAGER, KILLED_BY_RM)
@@ -415,7 +437,10 @@ class NodeManager(Actor):
                 return
             if self._decommissioned:
                 return  # the answer to a heartbeat that crossed our unregistration: we are leaving, not resyncing
-            self._register()
+            if call is not None:
+                self._register(*registration(self))  # NodeManager.resyncWithRM: with its containers
+            else:
+                self._register()
         if self._decommissioned:
             return  # no more phase points to (re)start
         if msg.next_heartbeat_interval_ms != self.heartbeat_interval_ms and msg.next_heartbeat_interval_ms > 0:
@@ -530,23 +555,35 @@ class NodeManager(Actor):
     @handler
     def on_get_container_statuses(self, msg: GetContainerStatusesRequest) -> None:
         """``ContainerManagerImpl.getContainerStatuses``: each live container's ``cloneAndGetContainerStatus``
-        (with its sub-state: PAUSED for a paused one); an unknown or ended one is a failed request with
-        ``getContainerStatusInternal``'s message (yarnball forgets a container when it ends, so it never answers
-        Hadoop's "was recently stopped")."""
+        (with its sub-state: PAUSED for a paused one), a stopped one's final status (COMPLETE, exit status,
+        diagnostics, sub-state DONE) while it is still in the NM context; an unknown one is a failed request with
+        ``getContainerStatusInternal``'s message.
+
+        Hadoop keeps a DONE container in the NM context until the RM tells the NM to remove it
+        (``NodeStatusUpdaterImpl.removeOrTrackCompletedContainersFromContext`` with the heartbeat response's
+        ``containersToBeRemovedFromNM``, once the AM has pulled the completion). yarnball has no such list: a stopped
+        container leaves the context with the first heartbeat response that answers a heartbeat sent after it
+        stopped (the RM has its completion by then). Hadoop then answers "Container ... was recently stopped on node
+        manager." for ``yarn.nodemanager.duration-to-track-stopped-containers``; yarnball does not keep the ids of
+        stopped containers (thousands of NMs share one process) and answers "is not handled by this NodeManager"."""
         if self._down is not None and self._defer(msg):
             return
         statuses: list[ContainerStatus] = []
         ids, failed = authorize_ids(self, msg, stop=False)  # authorizeGetAndStopContainerRequest
         for cid in ids:
             entry = self.containers.get(cid)
-            if entry is None:
+            if entry is not None:
+                statuses.append(container_status(entry))
+                continue
+            stopped = self.recently_stopped.get(cid)
+            if stopped is not None and stopped[0] > self.response_id:
+                statuses.append(msgspec.structs.replace(stopped[1], container_sub_state=ContainerSubState.DONE))
+            else:
                 failed.append(
                     FailedContainerRequest(
                         container_id=cid, diagnostics=f"Container {cid} is not handled by this NodeManager"
                     )
                 )
-            else:
-                statuses.append(container_status(entry))
         self.reply(GetContainerStatusesResponse(container_statuses=tuple(statuses), failed_requests=tuple(failed)))
 
     def container_state(self, cid: ContainerId) -> NMContainerState | None:
@@ -770,17 +807,28 @@ class NodeManager(Actor):
         self.completed_count += 1
         del self.containers[cid]
         self.container_scheduler.completed(entry)  # on_resources_reclaimed(entry)
-        # _changed, inline
-        self._changes.append(
-            ContainerStatus(
-                container_id=cid,
-                state=_COMPLETE,
-                exit_status=exit_status,
-                diagnostics=diagnostics,
-                execution_type=container.execution_type,
-                capability=resource,
-            )
+        status = ContainerStatus(
+            container_id=cid,
+            state=_COMPLETE,
+            exit_status=exit_status,
+            diagnostics=diagnostics,
+            execution_type=container.execution_type,
+            capability=resource,
         )
+        self._changes.append(status)  # _changed, inline
+        # DONE, still in the context (getContainerStatuses answers it) until the response to a heartbeat sent after
+        # now: the next heartbeat reports the completion, its response has an id of at least the last one + 1, and
+        # + 2 leaves out a heartbeat that may have been on its way already. The acknowledged ones are dropped in
+        # bulk when the map outgrows its limit (amortised O(1) per container; lookups check the acknowledgement).
+        response_id = self.response_id
+        stopped = self.recently_stopped
+        if stopped is _NO_STOPPED:
+            stopped = self.recently_stopped = {}
+        stopped[cid] = (response_id + 2, status)
+        n = len(stopped)
+        if n >= _STOPPED_LIMIT and not n & (n - 1):  # at 32, 64, 128, ...: no limit attribute to keep (an NM's
+            # attributes must stay inline: tests/test_am_round_costs.py), and amortised O(1) while most are acked
+            self.recently_stopped = {k: v for k, v in stopped.items() if v[0] > response_id}
         beat = self._beat
         if beat is not None and not beat.armed:
             self._heartbeats.wake(beat)  # type: ignore[union-attr]

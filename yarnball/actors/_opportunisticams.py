@@ -31,7 +31,6 @@ from yarnball.policies.opportunistic import (
     OpportunisticContainerContext,
     OpportunisticSchedulerMetrics,
     Placement,
-    QueueLimitCalculator,
     normalize,
     partition_asks,
 )
@@ -136,7 +135,7 @@ class OpportunisticContainerAllocatorAMService:
         self.rm = rm
         self.settings = s = OpportunisticSettings(conf)
         self.monitor = NodeQueueLoadMonitor(s.comparator, s.nodes_used, rng)
-        self.limits = QueueLimitCalculator(s.sigma, s.minimum, s.maximum)
+        self.limits = self.monitor.init_threshold_calculator(s.sigma, s.minimum, s.maximum)
         self.allocator = CentralizedOpportunisticContainerAllocator(self.monitor, s.max_per_heartbeat)
         self.contexts: dict[ApplicationAttemptId, OpportunisticContainerContext] = {}
         self.containers: dict[ContainerId, _OppContainer] = {}  # live OPPORTUNISTIC (and promoted) containers
@@ -163,26 +162,23 @@ class OpportunisticContainerAllocatorAMService:
 
     def sort(self) -> None:
         """``NodeQueueLoadMonitor.computeTask``: sort, then recompute the queue limit over the sorted nodes."""
-        m = self.monitor
-        m.sort()
-        self.limits.update([m.metric(m.cluster_nodes[n]) for n in m.sorted_nodes])
+        self.monitor.compute()
 
     def queuing_limit(self) -> ContainerQueuingLimit:
-        limit = self.limits.limit
-        if self.settings.comparator is LoadComparator.QUEUE_WAIT_TIME:
-            return ContainerQueuingLimit(max_queue_wait_time_in_ms=limit, max_queue_length=-1)
-        return ContainerQueuingLimit(max_queue_length=limit, max_queue_wait_time_in_ms=-1)
+        """``QueueLimitCalculator.createContainerQueuingLimit``, sent on every node heartbeat response."""
+        return self.limits.create_container_queuing_limit()
 
     def least_loaded_nodes(self) -> tuple[RemoteNode, ...]:
         """``getLeastLoadedNodes``: cached for one sorting interval; refreshed only to a non-empty list."""
         now = self.rm.now
         if self._cached_at is None or now - self._cached_at > self.settings.sort_interval_ms:
             # OpportunisticContainerAllocatorAMService.convertToRemoteNode: node id, rack and node partition
+            # (a node the scheduler no longer has is left out: convertToRemoteNode finds no SchedulerNode for it)
             scheduled = self.rm.scheduler.nodes
             nodes = tuple(
                 RemoteNode(node_id=n, rack_name=self.monitor.racks.get(n, ""), node_partition=_partition(scheduled, n))
                 for n in self.monitor.select_least_loaded_nodes(self.settings.nodes_used)
-                if n in self.rm.nodes
+                if n in scheduled
             )
             self._cached = nodes
             if nodes:
@@ -215,8 +211,12 @@ class OpportunisticContainerAllocatorAMService:
         capability = allocated = None
         if self.settings.comparator is LoadComparator.QUEUE_LENGTH_THEN_RESOURCES:
             capability, allocated = self._node_resources(status)
+        # NodeQueueLoadMonitor.onExistingNodeUpdated: a DECOMMISSIONING node leaves the ClusterNodes (and takes no
+        # opportunistic containers) until it is RUNNING again.
+        draining = self.rm.decommissioning
         self.monitor.update_node(
             status.node_id, status.opportunistic_containers_status, self.rm.now,
+            decommissioning=draining is not None and status.node_id in draining.draining,
             capability=capability, allocated=allocated,
         )
         if status.opportunistic_containers_status is not None:
@@ -287,6 +287,9 @@ class OpportunisticContainerAllocatorAMService:
         guaranteed.extend(self._container_updates(msg, release))
         ctx = self._context(attempt_id)
         ctx.now_ms = self.rm.now
+        # OpportunisticAMSProcessor.allocate: oppCtx.updateNodeList(getLeastLoadedNodes()) (the node map Hadoop's
+        # context keeps; the centralized allocator itself selects through the NodeQueueLoadMonitor)
+        ctx.update_node_list(self.least_loaded_nodes())
         bl = msg.resource_blacklist_request
         placements = self.allocator.allocate(
             ctx, opportunistic, self.normalizer(), bl.blacklist_additions, bl.blacklist_removals
@@ -347,6 +350,11 @@ class OpportunisticContainerAllocatorAMService:
         completed = [s for s in response.completed_container_statuses if s.container_id not in hidden]
         completed.extend(self.completed.pop(attempt_id, ()))
         updated = self.updated.pop(attempt_id, [])
+        if updated and self.settings.auto_update:
+            # SchedulerApplicationAttempt.updateContainerAndNMToken: with auto-update the NM is told (in its next
+            # heartbeat response, RMNodeUpdateContainerEvent) when the AM pulls the update, not before.
+            for uc in updated:
+                self.to_update.setdefault(uc.container.node_id, []).append(uc.container)
         errors = self._errors.pop(attempt_id, [])
         return msgspec.structs.replace(
             response,
@@ -459,8 +467,6 @@ class OpportunisticContainerAllocatorAMService:
         self.updated.setdefault(attempt_id, []).append(
             UpdatedContainer(update_type=ContainerUpdateType.DEMOTE_EXECUTION_TYPE, container=demoted)
         )
-        if self.settings.auto_update:
-            self.to_update.setdefault(demoted.node_id, []).append(demoted)
         log.info("container_demoted", container=str(cid), version=demoted.version)
 
     def absorbs_release(self, cid: ContainerId) -> bool:
@@ -517,8 +523,6 @@ class OpportunisticContainerAllocatorAMService:
         self.updated.setdefault(attempt_id, []).append(
             UpdatedContainer(update_type=ContainerUpdateType.PROMOTE_EXECUTION_TYPE, container=promoted)
         )
-        if self.settings.auto_update:
-            self.to_update.setdefault(promoted.node_id, []).append(promoted)
         log.info("container_promoted", container=str(original), version=promoted.version)
         return True
 

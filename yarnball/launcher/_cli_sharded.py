@@ -59,6 +59,11 @@ def simulate_sharded(
         finished["summary"] = cluster.write_outputs(  # type: ignore[attr-defined]
             out, wall_seconds=wall, workload=workload, plots=not args.no_plots
         )
+        if args.report:  # as the embedded run: the final REST answers (from the hosts), then the page
+            from yarnball.launcher.web.report import write_report, write_state
+
+            write_state(out, cluster)
+            write_report(out)
 
     try:
         cluster.submit_workload(workload)

@@ -373,6 +373,23 @@ class ShardedCluster(Cluster):
         self.masters.append(am)
         return am
 
+    def submit_running(self, am: ApplicationMaster) -> str:
+        """Start ``am`` on its host while the run goes on (a REST submission, launcher/web/_shardsource.py) and
+        return its actor id: placed as :meth:`submit` places it, and sent to every host at once (each records where
+        it is; its own host spawns it at its current time). Call it between two :meth:`run` calls of virtual time,
+        when every host is paused at the same window boundary, or at any time in live mode."""
+        self.submit(am)
+        actor_id: str = self._steps[-1][2]
+        self._flush_steps(self._start())
+        return actor_id
+
+    def take_driver_sequence(self) -> int:
+        """The driver's next sequence number (origin ""), for an event the driver queues on a host between two
+        runs (a REST write): every event the driver queues then has its own canonical key, as on one kernel."""
+        seq = self._dseq
+        self._dseq += 1
+        return seq
+
     def every(self, interval_ms: float, callback: Callable[[], Any], *, start_ms: float = 0) -> None:
         raise SimulationError(
             "Cluster.every runs driver code inside the simulation, which the sharded backends cannot do; "
@@ -578,6 +595,11 @@ class ShardedCluster(Cluster):
         self.close()
 
     # -- serving (launcher/web/_shardsource.py) ---------------------------------------------------------------
+    @property
+    def hosts_started(self) -> bool:
+        """Whether the shard hosts are up (the web layer starts them in a thread and serves meanwhile)."""
+        return self._group is not None and not self._steps
+
     @property
     def group(self) -> HostGroup:
         """The shard hosts (started, with every setup step applied): what the web layer calls."""

@@ -54,12 +54,13 @@ class LiveSource:
             if not waiter.done():
                 waiter.set_result(None)
 
-    def start_am(self, am: Any) -> None:
-        """Start an ApplicationMaster actor (a REST submission's, launcher/web/_restsubmit.py) between slices; after
-        the run ended, ask the server to drive the kernel again so that it runs."""
+    def start_am(self, am: Any) -> str:
+        """Start an ApplicationMaster actor (a REST submission's, launcher/web/_restsubmit.py) between slices and
+        return its actor id; after the run ended, ask the server to drive the kernel again so that it runs."""
         self.cluster.submit(am)
         if self.done:
             self.resume.set()
+        return str(am.id)
 
     async def ask_rm(self, message: Any) -> Any:
         """Send ``message`` to the RM as a client would and return its reply (a write of the REST API).

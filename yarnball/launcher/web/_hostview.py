@@ -151,9 +151,13 @@ class WebAsks:
         self._futures: dict[int, Any] = {}
         self._next = 0
 
-    def ask(self, host: Any, message: Any) -> int:
+    def ask(self, host: Any, message: Any, seq: int | None = None) -> int:
+        """Send ``message``; ``seq``: the driver's sequence number for it (ShardedCluster.take_driver_sequence), so
+        that it has its own canonical key among the driver's events."""
         if host.rm is None:
             raise SimulationError(f"shard host {host.index} has no ResourceManager; writes go to host 0")
+        if seq is not None:
+            host.kernel.set_sequence("", seq)
         token = self._next
         self._next += 1
         self._futures[token] = host.rm.ref.ask(message)
@@ -173,7 +177,7 @@ def host_call(view: Any, what: str, *args: Any) -> Any:
     """``HostView.web``: what the driver's ``group.call(index, "web", what, *args)`` reaches on a host ``view``.
 
     ``("sections", names)`` and ``("rm_for_nms",)`` on host 0, ``("nm_sections", rm_view)`` on any host,
-    ``("ask", message)`` and ``("reply", token)`` (REST writes) on host 0."""
+    ``("ask", message[, seq])`` and ``("reply", token)`` (REST writes) on host 0."""
     host = view.host
     if what == "sections":
         return rm_sections(host, view.node_specs, *args)

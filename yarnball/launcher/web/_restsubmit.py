@@ -21,7 +21,9 @@ rejected submission does.
 
 The AM of a submitted application is an actor like any trace AM; it is started between slices, and its
 ``SubmitApplicationRequest`` enters the RM's mailbox like any other client message. A submission after the run
-ended wakes the driver again (``LiveSource.resume``), so the application runs.
+ended wakes the driver again (``LiveSource.resume``), so the application runs. On Ray shard hosts the AM is placed
+on a host as the workload's AMs are (launcher/web/_shardsource.py); a submission to a Ray run that has ended is
+refused (503).
 """
 
 from __future__ import annotations
@@ -192,7 +194,8 @@ async def post_app(request: web.Request) -> web.Response:
     resource = _field(context, "resource", dict, {})
     am_resource = Resource(_field(resource, "memory", int, 1024), _field(resource, "vCores", int, 1))
     url = f"{request.url.with_query(None)}/{app_id_text}"
-    if app_id_text in source.latest().apps:  # ClientRMService: "This is an earlier submitted application"
+    snap = source.latest()
+    if app_id_text in snap.apps:  # ClientRMService: "This is an earlier submitted application"
         return web.Response(status=202, headers={"Location": url})
     _, ts, seq = app_id_text.split("_")
     app_id = ApplicationId(int(ts), int(seq))
@@ -213,19 +216,19 @@ async def post_app(request: web.Request) -> web.Response:
         application_type=_field(context, "application-type", str, "YARN"),
     )
     am.application_id = app_id
-    source.start_am(am)
+    am.submitted_at = snap.now_ms
+    actor_id = source.start_am(am)  # (on shard hosts the AM runs elsewhere: its id comes back)
     submission = ApplicationSubmissionContext(
         application_id=app_id,
         application_name=name,
         queue=queue,
         priority=Priority(am.app_priority),
         user=user,
-        am_container_spec=ContainerLaunchContext(commands=(command,), environment=((PROCESS_ACTOR_ENV, am.id),)),
+        am_container_spec=ContainerLaunchContext(commands=(command,), environment=((PROCESS_ACTOR_ENV, actor_id),)),
         am_container_resource=am_resource,
         application_type=am.application_type,
         max_app_attempts=am.max_app_attempts,
     )
-    am.submitted_at = source.cluster.kernel.now
     reply = await source.ask_rm(SubmitApplicationRequest(application_submission_context=submission))
     _refused(reply, "submit", app_id_text, user, "")
     return web.Response(status=202, headers={"Location": url})

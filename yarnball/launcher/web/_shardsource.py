@@ -12,11 +12,20 @@ The RM and the NodeManagers live on the hosts, so a snapshot here is assembled f
   the hosts run on their own (``run`` in a thread of this process); a snapshot is kept for
   :data:`LIVE_SNAPSHOT_S` of wall time, and each of its sections is what the host had between two of its events
   when the section was first asked for (the hosts of a live run have no common "now"; host 0's sections are always
-  consistent among themselves).
+  consistent among themselves; one consistent cut of a live run would need every host to pause at one moment, which
+  is not built).
 * Writes (kill, move, priority, new-application) are ClientRMService messages to the RM on host 0
   (host call ``"ask"``), whose reply the source collects with ``"reply"``: in virtual time after the slices that deliver
-  it, in live mode by polling every few ms. Submitting an application (``POST /apps``) would have to place a new AM
-  actor on a host while the run goes on, which the sharded backends cannot do: it is refused with a RemoteException.
+  it (a run paused between two drives is run just until then, as the embedded server runs its kernel), in live mode
+  by polling every few ms. A write to a run that has ended is refused (503). Submitting an application
+  (``POST /apps``) also starts its AM actor (:meth:`ShardedSource.start_am`): it is placed as the workload's AMs are
+  (``ShardedCluster.submit_running``, the deterministic placement of launcher/_shard.py) and sent to every host at
+  once; in virtual time that happens between two slices, when every host is paused at the same window boundary, so
+  the run goes on deterministically from there; live, as soon as the hosts take the call.
+* **Starting.** Ray takes seconds to start the hosts (10-40 s on a busy machine). :func:`drive_sharded` starts them in
+  a thread and the server answers at once: until they are up, from a :class:`StartingSnapshot` (Hadoop's RM between
+  starting its web app and becoming active: ``clusterInfo`` state STARTED, haState INITIALIZING, no nodes, no
+  applications); writes are refused with a 503 saying so, and the web UI says the cluster is starting.
 
 A host computes a section in one call, between two of its events: that is the longest a request holds up the run.
 """
@@ -32,8 +41,9 @@ from typing import Any
 from yarnball.errors import RestRequestError, SimulationError
 from yarnball.launcher.web import _driver
 from yarnball.launcher.web._driver import PACE_TICK_S, check_pace, paced_target
+from yarnball.launcher.web._hostview import RM_SECTIONS, rm_sections
 
-__all__ = ["LIVE_SNAPSHOT_S", "RemoteSnapshot", "ShardedSource", "drive_sharded", "is_sharded"]
+__all__ = ["LIVE_SNAPSHOT_S", "RemoteSnapshot", "ShardedSource", "StartingSnapshot", "drive_sharded", "is_sharded"]
 
 #: In live mode a snapshot is reused for this long (wall seconds): a 10 Hz poller costs the hosts 5 copies a second.
 LIVE_SNAPSHOT_S = 0.2
@@ -139,6 +149,38 @@ class RemoteSnapshot:
         return cache["node_managers"]  # type: ignore[no-any-return]
 
 
+class StartingSnapshot:
+    """The REST view of a cluster whose shard hosts are still starting: an RM that has started its web app but is
+    not active yet, with its queue tree and no nodes or applications.
+
+    Hadoop's ``ResourceManager.serviceStart`` starts the web app (``startWepApp``) before ``transitionToActive``, and
+    ``AbstractService.start`` enters STARTED before it calls ``serviceStart``: in that span ``ClusterInfo`` says
+    state STARTED and haState INITIALIZING (the RMContext's initial HAServiceState), and the other read endpoints
+    answer from the empty RM (``RMWebAppFilter`` redirects only a STANDBY RM). The sections come from the same code as
+    host 0's (launcher/web/_hostview.py), over an RM built here from the cluster's configuration."""
+
+    starting = True  # (the web UI says so)
+
+    def __init__(self, cluster: Any) -> None:
+        from yarnball.launcher._shard import ShardHost
+
+        host = ShardHost(
+            0, cluster.hosts, cluster.conf, cluster_timestamp=cluster.cluster_timestamp, latency_ms=cluster.latency_ms
+        )
+        got = rm_sections(host, (), RM_SECTIONS)
+        self.generation = 0
+        self.done = False
+        self.now_ms = 0.0
+        self.opportunistic = bool(got["opportunistic"])
+        self.cluster_info: dict[str, Any] = {**got["cluster_info"], "haState": "INITIALIZING"}
+        self.metrics: dict[str, Any] = got["metrics"]
+        self.scheduler: dict[str, Any] = got["scheduler"]
+        self.apps: dict[str, dict[str, Any]] = got["apps"]
+        self.attempts: dict[str, list[dict[str, Any]]] = got["attempts"]
+        self.nodes: dict[str, dict[str, Any]] = got["nodes"]
+        self.node_managers: dict[str, dict[str, Any]] = {}
+
+
 class ShardedSource:
     """The latest snapshot of a cluster on shard hosts, and its REST writes (the embedded ``LiveSource``'s
     interface: ``latest``, ``ask_rm``, ``start_am``, ``advance``, ``resume``)."""
@@ -150,9 +192,18 @@ class ShardedSource:
         self.done = False
         self.driving = False
         self.snapshots_taken = 0
+        #: Whether the hosts are up; until then (drive_sharded starts them in a thread) requests see the
+        #: StartingSnapshot and writes are refused.
+        self.ready = bool(cluster.hosts_started)
+        self._starting: StartingSnapshot | None = None
         self._snapshot: RemoteSnapshot | None = None
         self._waiters: list[asyncio.Future[None]] = []
         self.resume = asyncio.Event()  # never set: a sharded run is not driven again after its end
+
+    def hosts_up(self) -> None:
+        """The hosts are up with every setup step applied: later requests are answered from them (no snapshot of
+        them was taken before, so the generation stays)."""
+        self.ready = True
 
     def advance(self, *, done: bool = False) -> None:
         """The run moved on (a slice of windows ran, or the live run ended): later requests get a new snapshot."""
@@ -163,7 +214,11 @@ class ShardedSource:
             if not waiter.done():
                 waiter.set_result(None)
 
-    def latest(self) -> RemoteSnapshot:
+    def latest(self) -> RemoteSnapshot | StartingSnapshot:
+        if not self.ready:
+            if self._starting is None:
+                self._starting = StartingSnapshot(self.cluster)
+            return self._starting
         snap = self._snapshot
         if self.live and snap is not None and not self.done and time.monotonic() - snap.taken_at >= LIVE_SNAPSHOT_S:
             self.generation += 1
@@ -172,27 +227,40 @@ class ShardedSource:
             self.snapshots_taken += 1
         return snap
 
-    def start_am(self, am: Any) -> None:
-        """``POST /apps`` (a REST submission): refused, see the module docstring."""
-        raise RestRequestError(
-            503,
-            *_YARN,
-            "submitting an application through the REST API needs the embedded backend: on the Ray backend "
-            f"(clock={'wall' if self.live else 'virtual'}) the AM would have to be placed on a shard host while the "
-            "run goes on; put the application in the workload instead",
-        )
-
-    async def ask_rm(self, message: Any) -> Any:
-        """Send ``message`` to the RM on host 0 as a client would and return its reply (a REST write)."""
-        cluster = self.cluster
-        group = cluster.group
-        if self.done or not self.driving:
+    def _check_running(self, what: str) -> None:
+        """Refuse a write (503 YarnException) while the hosts start and once the run has ended."""
+        if not self.ready:
+            raise RestRequestError(
+                503,
+                *_YARN,
+                "the cluster is starting (its shard hosts are coming up): its ResourceManager takes client requests "
+                f"({what}) once /ws/v1/cluster/info says haState ACTIVE",
+            )
+        if self.cluster.finished() or (self.live and not self.driving):
             raise RestRequestError(
                 503,
                 *_YARN,
                 "this Ray run is not running (it has ended): its ResourceManager takes no more client requests",
             )
-        token = group.call(0, "web", "ask", message)
+
+    def start_am(self, am: Any) -> str:
+        """``POST /apps``: start the submitted application's AM on its host now and return its actor id (see the
+        module docstring). Refused (503) while the hosts start and once the run has ended (a sharded run is not
+        driven again after its end)."""
+        self._check_running("a submission")
+        return str(self.cluster.submit_running(am))
+
+    async def ask_rm(self, message: Any) -> Any:
+        """Send ``message`` to the RM on host 0 as a client would and return its reply (a REST write).
+
+        While the run goes on, the reply comes with a later slice of windows (virtual time) or is polled for (live).
+        A virtual-time run paused between two drives (``drive_sharded(..., until_ms=t)``) is run here window by
+        window just until the reply is there, as the embedded ``LiveSource`` runs its kernel."""
+        self._check_running(type(message).__name__)
+        cluster = self.cluster
+        group = cluster.group
+        token = group.call(0, "web", "ask", message, cluster.take_driver_sequence())
+        paused = not self.live and not self.driving
         if not self.live:
             cluster.wake(0)
         deadline = time.monotonic() + LIVE_REPLY_TIMEOUT_S
@@ -200,7 +268,12 @@ class ShardedSource:
             got, reply = group.call(0, "web", "reply", token)
             if got:
                 break
-            if self.done or not self.driving:
+            if paused:
+                if cluster.finished():
+                    raise RestRequestError(503, *_YARN, "the run ended before the ResourceManager answered")
+                cluster.run(until_ms=cluster.now + max(float(cluster.latency_ms), 1.0))
+                continue
+            if not self.driving:
                 raise RestRequestError(503, *_YARN, "the run ended before the ResourceManager answered")
             if not self.live:  # the reply comes with a later slice of windows
                 waiter = asyncio.get_running_loop().create_future()
@@ -215,8 +288,10 @@ class ShardedSource:
                     f"within {LIVE_REPLY_TIMEOUT_S:.0f} s",
                 )
             await asyncio.sleep(LIVE_REPLY_POLL_S)
-        if self.live:
-            self.generation += 1  # later requests see the write's effect
+        if paused:
+            self.advance(done=self.done)  # later requests see the write's effect
+        elif self.live:
+            self.generation += 1
         return reply
 
 
@@ -231,10 +306,12 @@ async def drive_sharded(
 ) -> float:
     """Run a sharded ``cluster`` like ``cluster.run(until_ms, on_progress)`` while the event loop serves requests.
 
-    Virtual time: slices of windows, each ``cluster.run(until_ms=t)``, sized like the embedded driver's (or paced);
-    a window never straddles two slices, so the run is the one ``cluster.run`` makes (the windows of a sharded run
-    may end anywhere: every message between hosts is due at least one latency after it was sent). Live mode: the
-    run goes on in a thread; ``pace`` does not apply (the wall-clock factor is the cluster's ``wall_factor``).
+    With a ``source`` whose hosts are not up yet, they are started in a thread while the loop answers from the
+    starting snapshot. Virtual time: slices of windows, each ``cluster.run(until_ms=t)``, sized like the embedded
+    driver's (or paced); a window never straddles two slices, so the run is the one ``cluster.run`` makes (the windows
+    of a sharded run may end anywhere: every message between hosts is due at least one latency after it was sent).
+    Live mode: the run goes on in a thread; ``pace`` does not apply (the wall-clock factor is the cluster's
+    ``wall_factor``).
     Returns the simulated end time."""
     check_pace(pace)
     if getattr(cluster, "clock", "virtual") == "wall":
@@ -245,12 +322,20 @@ async def drive_sharded(
         source.driving = True
         source.done = False
     try:
+        if source is not None and not source.ready:
+            await asyncio.get_running_loop().run_in_executor(None, _start_hosts, cluster)
+            source.hosts_up()
         now = await _slices(cluster, source, until_ms, pace, on_progress, wall_clock)
     finally:
         if source is not None:
             source.driving = False
             source.advance(done=True)
     return now
+
+
+def _start_hosts(cluster: Any) -> None:
+    """Start the shard hosts and apply every setup step (in a thread: Ray takes seconds)."""
+    cluster.group  # noqa: B018 - the property starts them
 
 
 async def _slices(
@@ -294,10 +379,11 @@ async def _slices(
 async def _run_live(
     cluster: Any, source: ShardedSource | None, until_ms: float | None, on_progress: Callable[[float], None] | None
 ) -> float:
-    """Run a live cluster in a thread (its ``run`` waits on the hosts) while this loop serves requests."""
+    """Run a live cluster in a thread (its ``run`` waits on the hosts) while this loop serves requests; the thread
+    starts the hosts first, so the server answers (from the starting snapshot) while Ray brings them up."""
     loop = asyncio.get_running_loop()
     done: asyncio.Future[float] = loop.create_future()
-    cluster.group  # noqa: B018 - start the hosts here, so that a failure to start is raised in this task
+    cancelled = threading.Event()
 
     def settle(value: float | None, error: BaseException | None) -> None:
         if done.done():
@@ -309,7 +395,10 @@ async def _run_live(
 
     def run() -> None:
         try:
-            value = cluster.run(until_ms=until_ms)
+            _start_hosts(cluster)  # a failure to start is raised in the driving task, through settle
+            if source is not None:
+                loop.call_soon_threadsafe(source.hosts_up)
+            value = cluster.now if cancelled.is_set() else cluster.run(until_ms=until_ms)
         except BaseException as exc:  # handed to the event loop's task, which raises it
             loop.call_soon_threadsafe(settle, None, exc)
         else:
@@ -322,7 +411,11 @@ async def _run_live(
     try:
         return await done
     except asyncio.CancelledError:
-        stop_live(cluster)  # Ctrl-C/SIGTERM while serving: stop the hosts so that the thread's run returns
+        # Ctrl-C/SIGTERM while serving: stop the hosts so that the thread's run returns (hosts still starting
+        # are not run at all)
+        cancelled.set()
+        if cluster.hosts_started:
+            stop_live(cluster)
         thread.join(timeout=30)
         raise
     finally:

@@ -33,6 +33,11 @@ def _html(snap: Snapshot, title: str, body: str) -> web.Response:
 
 
 def _status_line(snap: Snapshot) -> str:
+    if getattr(snap, "starting", False):  # a Ray cluster's hosts are coming up (launcher/web/_shardsource.py)
+        return (
+            '<p id="starting">The cluster is starting: its shard hosts are coming up (Ray takes a few seconds). '
+            "Nothing has run yet; this page refreshes itself.</p>"
+        )
     state = "finished" if snap.done else "running"
     return f"<p>Simulated time: {snap.now_ms / 1000:,.1f} s ({state})</p>"
 

@@ -28,8 +28,11 @@ STATE_FILE = "cluster-state.json"
 
 
 def write_state(out_dir: Path, cluster: Any) -> Path:
-    """Write the final REST answers of ``cluster`` to ``OUTPUT_DIR/cluster-state.json`` (deterministic)."""
-    snap = take_snapshot(cluster, done=True)
+    """Write the final REST answers of ``cluster`` to ``OUTPUT_DIR/cluster-state.json`` (deterministic). A cluster
+    on Ray shard hosts answers from its hosts (launcher/web/_shardsource.py), with the embedded cluster's answers."""
+    from yarnball.launcher.web._shardsource import ShardedSource, is_sharded
+
+    snap: Any = ShardedSource(cluster).latest() if is_sharded(cluster) else take_snapshot(cluster, done=True)
     state = {
         "clusterInfo": snap.cluster_info,
         "clusterMetrics": snap.metrics,

@@ -99,9 +99,13 @@ class OpportunisticContainerContext:
         # The RM's OpportunisticSchedulerMetrics (none for an NM's context) and the simulated time of this allocate.
         self.metrics: OpportunisticSchedulerMetrics | None = None
         self.now_ms = 0.0
+        self._node_source: object = None  # the last list handed to update_node_list
 
     def update_node_list(self, nodes: Iterable[RemoteNode]) -> None:
         """``updateNodeList``: the least-loaded nodes the RM handed out, with their racks and partitions."""
+        if nodes is self._node_source:
+            return  # the same (cached) list as last time: nothing to rebuild
+        self._node_source = nodes
         nodes = list(nodes)
         self.nodes = [(n.node_id, n.rack_name) for n in nodes]
         self.partitions = {n.node_id.host: n.node_partition for n in nodes if n.node_partition}

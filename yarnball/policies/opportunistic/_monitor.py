@@ -10,11 +10,12 @@ from __future__ import annotations
 import enum
 import math
 import random
+import struct
 from collections.abc import Iterable
 from typing import Any
 
 from yarnball.errors import ConfigurationError
-from yarnball.protocols import NodeId, OpportunisticContainersStatus, Resource, keys
+from yarnball.protocols import ContainerQueuingLimit, NodeId, OpportunisticContainersStatus, Resource, keys
 
 __all__ = ["ClusterNode", "LoadComparator", "NodeQueueLoadMonitor", "QueueLimitCalculator"]
 
@@ -26,6 +27,28 @@ class LoadComparator(enum.Enum):
     QUEUE_WAIT_TIME = "QUEUE_WAIT_TIME"
     #: Queue length, ties broken by the node's free resources (later Hadoop trunk, opportunistic.md §4.2).
     QUEUE_LENGTH_THEN_RESOURCES = "QUEUE_LENGTH_THEN_RESOURCES"
+
+    def metric(self, node: ClusterNode) -> int:
+        """``LoadComparator.getMetric``: the queue wait time for QUEUE_WAIT_TIME, the queue length otherwise."""
+        return node.queue_wait_time if self is LoadComparator.QUEUE_WAIT_TIME else node.queue_length
+
+    def compare(self, o1: ClusterNode, o2: ClusterNode, cluster_resource: Resource | None = None) -> int:
+        """``LoadComparator.compare`` (negative: ``o1`` is less loaded). ``cluster_resource`` is what Hadoop sets
+        with ``setClusterResource`` (QUEUE_LENGTH_THEN_RESOURCES only; the sum of the ClusterNodes' capabilities at
+        each sort). Ties: the more recently updated node first, ``(int)(o2.timestamp - o1.timestamp)``."""
+        if self is LoadComparator.QUEUE_LENGTH_THEN_RESOURCES:
+            diff = _compare_queue_length_then_resources(o1, o2, cluster_resource)
+        else:
+            diff = self.metric(o1) - self.metric(o2)
+        if diff == 0:
+            return int(o2.timestamp - o1.timestamp)
+        return diff
+
+    def is_node_available(self, node: ClusterNode) -> bool:
+        """``LoadComparator.isNodeAvailable``: whether the sorted list keeps the node."""
+        if self is LoadComparator.QUEUE_LENGTH_THEN_RESOURCES:
+            return node.queue_length <= 0 if node.queue_capacity <= 0 else node.queue_length < node.queue_capacity
+        return node.queue_capacity <= 0 or node.queue_length < node.queue_capacity
 
     @classmethod
     def parse(cls, text: str) -> LoadComparator:
@@ -42,22 +65,115 @@ class LoadComparator(enum.Enum):
 class ClusterNode:
     """``ClusterNode``: what the monitor knows of one node."""
 
-    __slots__ = ("alloc_mem", "alloc_vcores", "cap_mem", "cap_vcores", "node_id", "queue_capacity", "queue_length",
-                 "queue_wait_time", "rack", "timestamp")  # fmt: skip
+    __slots__ = ("allocated", "capability", "node_id", "queue_capacity", "queue_length", "queue_wait_time", "rack",
+                 "timestamp")  # fmt: skip
 
-    def __init__(self, node_id: NodeId, rack: str) -> None:
+    def __init__(self, node_id: NodeId, rack: str = "") -> None:
         self.node_id = node_id
         self.rack = rack
         self.queue_length = 0
         self.queue_wait_time = -1
         self.queue_capacity = 0
         self.timestamp = 0.0
-        # capability / allocatedResource (QUEUE_LENGTH_THEN_RESOURCES only)
-        self.cap_mem = self.cap_vcores = self.alloc_mem = self.alloc_vcores = 0
+        # getCapability / getAllocatedResource (rmNode.getTotalCapability / getAllocatedContainerResource)
+        self.capability = NO_RESOURCE
+        self.allocated = NO_RESOURCE
+
+    # (memory, vcores) views, for the readers of the two main types
+    @property
+    def cap_mem(self) -> int:
+        return self.capability.memory_mb
+
+    @property
+    def cap_vcores(self) -> int:
+        return self.capability.vcores
+
+    @property
+    def alloc_mem(self) -> int:
+        return self.allocated.memory_mb
+
+    @property
+    def alloc_vcores(self) -> int:
+        return self.allocated.vcores
+
+    def available_resource(self) -> Resource:
+        """``getAvailableResource``: ``Resources.subtractNonNegative(capability, allocated)``, every type."""
+        return _subtract_non_negative(self.capability, self.allocated)
 
     def available(self) -> tuple[int, int]:
         """``max(0, capability - allocated)`` per type: (memory MB, vcores)."""
         return max(0, self.cap_mem - self.alloc_mem), max(0, self.cap_vcores - self.alloc_vcores)
+
+    def compare_and_increment_allocation(self, increment: int, requested: Resource | None = None) -> bool:
+        """``ClusterNode.compareAndIncrementAllocation``. With a request (QUEUE_LENGTH_THEN_RESOURCES): charge the
+        free resources if it fits them (no queueing); refuse if it cannot fit the node at all; else queue. Without:
+        queue iff ``queueLength + increment <= queueCapacity``. The charges last until the node's next heartbeat."""
+        if requested is not None:
+            if requested.fits_in(self.available_resource()):  # DominantResourceCalculator.fitsIn: every type
+                self.allocated = self.allocated + requested
+                return True
+            if not requested.fits_in(self.capability):
+                return False  # "If does not fit at all, do not allocate"
+        if self.queue_length + increment <= self.queue_capacity:
+            self.queue_length += increment
+            return True
+        return False
+
+
+NO_RESOURCE = Resource()
+
+
+def _subtract_non_negative(a: Resource, b: Resource) -> Resource:
+    """``Resources.subtractNonNegative``: ``a - b`` per type, floored at 0."""
+    theirs = dict(b.extended)
+    return Resource(
+        max(0, a.memory_mb - b.memory_mb),
+        max(0, a.vcores - b.vcores),
+        tuple((k, max(0, v - theirs.get(k, 0))) for k, v in a.extended),
+    )
+
+
+def _types(r: Resource) -> list[tuple[str, int]]:
+    return [("memory-mb", r.memory_mb), ("vcores", r.vcores), *r.extended]
+
+
+def _float32(x: float) -> float:
+    """Java's ``float``: ``DominantResourceCalculator.minRatio`` returns one."""
+    return float(struct.unpack("f", struct.pack("f", x))[0])
+
+
+def _min_ratio(a: Resource, cluster: Resource) -> float:
+    """``DominantResourceCalculator.minRatio(a, cluster)``: the smallest ``a_i / cluster_i`` over the resource types
+    (the cluster's; a type the node lacks counts 0)."""
+    mine = dict(_types(a))
+    return _float32(min(mine.get(k, 0) / v for k, v in _types(cluster)))
+
+
+def _any_major_zero_or_negative(r: Resource) -> bool:
+    """``ResourceCalculator.isAnyMajorResourceZeroOrNegative`` (every countable type)."""
+    return any(v <= 0 for _, v in _types(r))
+
+
+PRECISION_EPSILON = 2.0**-53  # org.apache.commons.math3.util.Precision.EPSILON
+
+
+def _compare_queue_length_then_resources(o1: ClusterNode, o2: ClusterNode, cluster: Resource | None) -> int:
+    """``LoadComparator.compareQueueLengthThenResources``: the shorter queue; then (when the cluster resource is
+    positive in every type) the larger ``minRatio(available, cluster)``; then more free vcores; then more free
+    memory."""
+    diff = o1.queue_length - o2.queue_length
+    if diff != 0:
+        return diff
+    a1, a2 = o1.available_resource(), o2.available_resource()
+    if cluster is not None and not _any_major_zero_or_negative(cluster):
+        r1, r2 = _min_ratio(a1, cluster), _min_ratio(a2, cluster)
+        # Precision.compareTo(r2, r1, EPSILON)
+        diff = 0 if abs(r2 - r1) <= PRECISION_EPSILON else (-1 if r2 < r1 else 1)
+    if diff == 0:
+        diff = a2.vcores - a1.vcores
+    if diff == 0:
+        diff = (a2.memory_mb > a1.memory_mb) - (a2.memory_mb < a1.memory_mb)  # Long.compare
+    return diff
 
 
 class NodeQueueLoadMonitor:
@@ -70,6 +186,22 @@ class NodeQueueLoadMonitor:
         self.racks: dict[NodeId, str] = {}  # nodeByHostName/nodeIdsByRack: known, maybe not yet eligible
         self.cluster_nodes: dict[NodeId, ClusterNode] = {}
         self.sorted_nodes: list[NodeId] = []
+        self.threshold_calculator: QueueLimitCalculator | None = None
+
+    def init_threshold_calculator(self, sigma: float, minimum: int, maximum: int) -> QueueLimitCalculator:
+        """``initThresholdCalculator``: the queue limit computed after every sort (:meth:`compute`)."""
+        self.threshold_calculator = QueueLimitCalculator(sigma, minimum, maximum, self.comparator)
+        return self.threshold_calculator
+
+    def compute(self) -> None:
+        """``computeTask``: sort, then update the threshold calculator over the sorted nodes (a node missing from
+        ``clusterNodes`` counts 0, as ``QueueLimitCalculator.Stats.update``)."""
+        self.sort()
+        calculator = self.threshold_calculator
+        if calculator is not None:
+            nodes = self.cluster_nodes
+            metric = self.comparator.metric
+            calculator.update([metric(nodes[n]) if n in nodes else 0 for n in self.sorted_nodes])
 
     # -- node events ------------------------------------------------------------------------------------------
     def add_node(self, node_id: NodeId, rack: str) -> None:
@@ -90,9 +222,9 @@ class NodeQueueLoadMonitor:
         capability: Resource | None = None,
         allocated: Resource | None = None,
     ) -> None:
-        """NODE_UPDATE with the NM's ``OpportunisticContainersStatus`` (all zero when absent)."""
-        if node_id not in self.racks:
-            return
+        """NODE_UPDATE with the NM's ``OpportunisticContainersStatus`` (all zero when absent): ``updateNode`` with
+        ``onNewNodeAdded`` / ``onExistingNodeUpdated``. Like Hadoop's, it does not need a NODE_ADDED first (the
+        ClusterNode is keyed by node id); node-local and rack-local selection only see added nodes."""
         if status is None:
             status = OpportunisticContainersStatus()
         eligible = not decommissioning and (
@@ -103,7 +235,7 @@ class NodeQueueLoadMonitor:
             self.cluster_nodes.pop(node_id, None)
             return
         if node is None:
-            node = ClusterNode(node_id, self.racks[node_id])
+            node = ClusterNode(node_id, self.racks.get(node_id, ""))
             # Hadoop quirk: queueCapacity is set when the ClusterNode is created and never updated afterwards.
             node.queue_capacity = status.opport_queue_capacity
             self.cluster_nodes[node_id] = node
@@ -111,47 +243,52 @@ class NodeQueueLoadMonitor:
         node.queue_length = status.wait_queue_length
         node.timestamp = now
         if capability is not None:
-            node.cap_mem, node.cap_vcores = capability.memory_mb, capability.vcores
+            node.capability = capability
         if allocated is not None:
-            node.alloc_mem, node.alloc_vcores = allocated.memory_mb, allocated.vcores
+            node.allocated = allocated
 
     # -- sorting ----------------------------------------------------------------------------------------------
     def metric(self, node: ClusterNode) -> int:
-        if self.comparator is LoadComparator.QUEUE_WAIT_TIME:
-            return node.queue_wait_time
-        return node.queue_length
+        return self.comparator.metric(node)
 
     def sort(self) -> None:
-        """The periodic ``computeTask``: least loaded first, full nodes excluded."""
+        """The periodic ``computeTask``'s sort (``updateSortedNodes``): least loaded first, nodes the comparator
+        finds unavailable (full queues) excluded."""
         if self.comparator is LoadComparator.QUEUE_LENGTH_THEN_RESOURCES:
             self._sort_then_resources()
             return
         nodes = [n for n in self.cluster_nodes.values() if not _queue_full(n)]
         # Ties: more recently updated first (``o2.timestamp - o1.timestamp``); then the node id, for determinism.
-        nodes.sort(key=lambda n: (self.metric(n), -n.timestamp, n.node_id.host, n.node_id.port))
+        if self.comparator is LoadComparator.QUEUE_WAIT_TIME:
+            nodes.sort(key=lambda n: (n.queue_wait_time, -n.timestamp, n.node_id.host, n.node_id.port))
+        else:
+            nodes.sort(key=lambda n: (n.queue_length, -n.timestamp, n.node_id.host, n.node_id.port))
         self.sorted_nodes = [n.node_id for n in nodes]
 
+    def cluster_resource(self) -> Resource:
+        """The sum of every ClusterNode's capability (``sortNodes`` hands it to the comparator at each sort)."""
+        total = NO_RESOURCE
+        for n in self.cluster_nodes.values():
+            total = total + n.capability
+        return total
+
     def _sort_then_resources(self) -> None:
-        """QUEUE_LENGTH_THEN_RESOURCES: queue length, then (if the cluster resource is positive in every type) the
-        larger ``minRatio(available, cluster)``, more free vcores, more free memory; then the newer timestamp.
-        A node is available iff ``queueCapacity <= 0 ? queueLength <= 0 : queueLength < queueCapacity``."""
+        """QUEUE_LENGTH_THEN_RESOURCES (``LoadComparator.compareQueueLengthThenResources`` as a sort key): queue
+        length, then (if the cluster resource is positive in every type) the larger ``minRatio(available,
+        cluster)`` (a Java float), more free vcores, more free memory; then the newer timestamp. A node is
+        available iff ``queueCapacity <= 0 ? queueLength <= 0 : queueLength < queueCapacity``."""
         everything = list(self.cluster_nodes.values())
-        cluster_mem = sum(n.cap_mem for n in everything)  # recomputed at each sort, over all ClusterNodes
-        cluster_vc = sum(n.cap_vcores for n in everything)
-        by_resources = cluster_mem > 0 and cluster_vc > 0
+        cluster = self.cluster_resource()
+        by_resources = not _any_major_zero_or_negative(cluster)
 
         def key(n: ClusterNode) -> tuple[Any, ...]:
-            mem, vc = n.available()
-            ties: tuple[Any, ...] = ()
-            if by_resources:
-                # DominantResourceCalculator.minRatio (inferred): the scarcest type's share of the cluster.
-                ties = (-min(mem / cluster_mem, vc / cluster_vc), -vc, -mem)
-            return (n.queue_length, *ties, -n.timestamp, n.node_id.host, n.node_id.port)
+            free = n.available_resource()
+            ratio: tuple[float, ...] = (-_min_ratio(free, cluster),) if by_resources else ()
+            return (n.queue_length, *ratio, -free.vcores, -free.memory_mb, -n.timestamp, n.node_id.host,
+                    n.node_id.port)  # fmt: skip
 
-        nodes = [
-            n for n in everything
-            if (n.queue_length <= 0 if n.queue_capacity <= 0 else n.queue_length < n.queue_capacity)
-        ]
+        available = self.comparator.is_node_available
+        nodes = [n for n in everything if available(n)]
         nodes.sort(key=key)
         self.sorted_nodes = [n.node_id for n in nodes]
 
@@ -162,28 +299,21 @@ class NodeQueueLoadMonitor:
 
     # -- selection with a local reservation ------------------------------------------------------------------
     def _compare_and_increment(self, node: ClusterNode, request: Resource | None = None) -> bool:
+        """``LoadComparator.compareAndIncrement(node, 1, request)``."""
         if self.comparator is LoadComparator.QUEUE_WAIT_TIME:
-            return True
-        if self.comparator is LoadComparator.QUEUE_LENGTH_THEN_RESOURCES and request is not None:
-            mem, vc = node.available()
-            if request.memory_mb <= mem and request.vcores <= vc:
-                node.alloc_mem += request.memory_mb  # runs at once: no queueing (overwritten by the next heartbeat)
-                node.alloc_vcores += request.vcores
-                return True
-            if request.memory_mb > node.cap_mem or request.vcores > node.cap_vcores:
-                return False  # can never fit this node
-        if node.queue_length + 1 <= node.queue_capacity:
-            node.queue_length += 1  # overwritten by the node's next heartbeat
-            return True
-        return False
+            return True  # "for queue wait time, we don't have any threshold"
+        if self.comparator is LoadComparator.QUEUE_LENGTH_THEN_RESOURCES:
+            return node.compare_and_increment_allocation(1, request)
+        return node.compare_and_increment_allocation(1)
 
     def select_local_node(
         self, host: str, blacklist: Iterable[str], request: Resource | None = None
     ) -> NodeId | None:
+        """``selectLocalNode``: the added node on ``host``, if it has a ClusterNode that takes the container."""
         if host in set(blacklist):
             return None
         for node_id, node in self.cluster_nodes.items():
-            if node_id.host == host:
+            if node_id.host == host and node_id in self.racks:
                 return node_id if self._compare_and_increment(node, request) else None
         return None
 
@@ -224,7 +354,9 @@ def _queue_full(node: ClusterNode) -> bool:
 class QueueLimitCalculator:
     """``QueueLimitCalculator``: the NM queue limit, mean + sigma * stdev of the sorted nodes' load, clamped."""
 
-    def __init__(self, sigma: float, minimum: int, maximum: int) -> None:
+    def __init__(
+        self, sigma: float, minimum: int, maximum: int, comparator: LoadComparator = LoadComparator.QUEUE_LENGTH
+    ) -> None:
         if minimum > maximum:
             raise ConfigurationError(
                 f"nm-container-queuing: min ({minimum}) must not exceed max ({maximum}) "
@@ -233,6 +365,7 @@ class QueueLimitCalculator:
         self.sigma = sigma
         self.minimum = minimum
         self.maximum = maximum
+        self.comparator = comparator
         self.mean = 0
         self.stdev = 0
 
@@ -255,6 +388,13 @@ class QueueLimitCalculator:
     @property
     def limit(self) -> int:
         return min(self.maximum, max(self.minimum, self.threshold))
+
+    def create_container_queuing_limit(self) -> ContainerQueuingLimit:
+        """``createContainerQueuingLimit``: the limit as a wait time for QUEUE_WAIT_TIME, a queue length otherwise
+        (the other field -1, no limit)."""
+        if self.comparator is LoadComparator.QUEUE_WAIT_TIME:
+            return ContainerQueuingLimit(max_queue_wait_time_in_ms=self.limit, max_queue_length=-1)
+        return ContainerQueuingLimit(max_queue_length=self.limit, max_queue_wait_time_in_ms=-1)
 
 
 def _java_int_div(a: int, b: int) -> int:
