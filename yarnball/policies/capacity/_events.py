@@ -16,6 +16,7 @@ from mypy_extensions import mypyc_attr
 from yarnball._logs import get_logger
 from yarnball.policies.capacity._acl import QueueACL, QueueState
 from yarnball.policies.capacity._allocator import add_pending, unreserve
+from yarnball.policies.capacity._autoqueues import create_for_submission
 from yarnball.policies.capacity._continuous import ContinuousScheduling
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._notifications import (
@@ -187,6 +188,10 @@ class EventHandlers(ContinuousScheduling):
             )
             return
         queue = self.get_queue(queue_name)
+        if queue is None:
+            # CapacityScheduler.getOrCreateQueueFromPlacementContext: a missing queue under a parent with
+            # auto-queue-creation v2 enabled is created (_autoqueues.py)
+            queue = create_for_submission(self, queue_name)
         if queue is None:
             if len(self._short.get(queue_name, ())) > 1:
                 self._reject(
