@@ -49,6 +49,7 @@ __all__ = [
     "remove_child_queue",
     "remove_queue",
     "template_entries",
+    "touch_submitted",
 ]
 
 log = get_logger(__name__)
@@ -134,6 +135,18 @@ def is_eligible_for_auto_deletion(conf: CapacitySchedulerConfiguration, queue: C
     if isinstance(queue, LeafQueue):
         return queue.num_applications == 0
     return not queue.children
+
+
+def touch_submitted(cs: CapacityScheduler, queue: CSQueue) -> None:
+    """``updateLastSubmittedTimeStamp``: the queue's idle time (for its auto deletion) starts again now."""
+    queue.last_submitted_ms = cs.clock() if cs.clock is not None else 0
+
+
+def is_inactive_dynamic_queue(conf: CapacitySchedulerConfiguration, queue: CSQueue, now_ms: int) -> bool:
+    """``AbstractCSQueue.isInactiveDynamicQueue``: eligible for deletion and idle for longer than
+    ``auto-queue-creation-v2.queue-expiration-time`` seconds since its creation or last submission."""
+    idle_s = (now_ms - queue.last_submitted_ms) // 1000
+    return is_eligible_for_auto_deletion(conf, queue) and idle_s > conf.get_auto_expired_deletion_time()
 
 
 # -- creation ------------------------------------------------------------------------------------------------------
@@ -239,6 +252,8 @@ def _add_dynamic_child(cs: CapacityScheduler, parent: ParentQueue, path: str, *,
     except Exception as exc:  # a template value that does not parse (NumberFormatException in Hadoop)
         raise SchedulerDynamicEditException(str(exc)) from exc
     queue.dynamic = True
+    touch_submitted(cs, queue)
+    touch_submitted(cs, parent)  # addDynamicChildQueue: updateLastSubmittedTimeStamp
     parent.children.append(queue)
     cs.queues[path] = queue
     cs._short.setdefault(queue.name, []).append(queue)

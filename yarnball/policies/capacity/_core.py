@@ -58,6 +58,9 @@ class SchedulerCore:
         # Whether self.conf is the scheduler's own copy, which dynamic queues may write their entries into
         # (_autoqueues.py); the caller's configuration is never written.
         self.owns_conf = False
+        # The virtual time in ms, for the submission timestamps of dynamic queues (their auto deletion); set by the
+        # actor that runs the AutoCreatedQueueDeletionPolicy, None elsewhere (the timestamps then read 0).
+        self.clock: Callable[[], int] | None = None
         self.cluster_timestamp = cluster_timestamp
         ctx = self._ctx = SchedulerContext(make_calculator(conf.get_resource_calculator()))
         minimum = conf.get_minimum_allocation()

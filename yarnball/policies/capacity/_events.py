@@ -16,7 +16,7 @@ from mypy_extensions import mypyc_attr
 from yarnball._logs import get_logger
 from yarnball.policies.capacity._acl import QueueACL, QueueState
 from yarnball.policies.capacity._allocator import add_pending, unreserve
-from yarnball.policies.capacity._autoqueues import create_for_submission
+from yarnball.policies.capacity._autoqueues import create_for_submission, touch_submitted
 from yarnball.policies.capacity._continuous import ContinuousScheduling
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._notifications import (
@@ -214,6 +214,8 @@ class EventHandlers(ContinuousScheduling):
         while q is not None:
             q.num_applications += 1
             q = q.parent
+        if queue.dynamic:
+            touch_submitted(self, queue)  # AbstractCSQueue.updateLastSubmittedTimeStamp
         self.applications[app_id] = SchedulerApplication(app_id, queue, user, e.priority.priority)
         log.info(f"Accepted application {app_id} from user: {user}, in queue: {queue_name}")
         if not e.is_app_recovering:
