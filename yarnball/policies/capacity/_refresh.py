@@ -126,6 +126,7 @@ def keep_dynamic_queues(old: dict[str, CSQueue], new: dict[str, CSQueue], conf: 
     (``CapacitySchedulerQueueManager.isDanglingDynamicQueue``) and left out, so it is removed."""
     from yarnball.policies.capacity._autoqueues import set_dynamic_queue_properties
 
+    grown: list[ParentQueue] = []
     for path in sorted((p for p, q in old.items() if q.dynamic and p not in new), key=lambda p: p.count(".")):
         live = old[path]
         live_parent = live.parent
@@ -139,6 +140,33 @@ def keep_dynamic_queues(old: dict[str, CSQueue], new: dict[str, CSQueue], conf: 
         queue.dynamic = True
         parsed_parent.children.append(queue)
         new[path] = queue
+        grown.append(parsed_parent)
+    for parent in grown:
+        _check_mixed_modes(parent)
+
+
+def _check_mixed_modes(parent: ParentQueue) -> None:
+    """``setChildQueues`` -> ``getCapacityConfigurationTypeForQueues`` over the static and the kept dynamic children
+    together (the file alone was checked by the validation): weights may not be mixed with other modes."""
+    percentage = absolute = weighted = False
+    details = ""
+    for child in parent.children:
+        if child.capacity > 0:
+            percentage = True
+        if child.weight >= 0:
+            weighted = True
+            details += f"{{Queue={child.path}, label= uses weight mode}}. "
+        if child.conf_min_m != 0 or child.conf_min_v != 0:
+            absolute = True
+            percentage = False
+            details += f"{{Queue={child.path}, label= uses absolute mode}}. "
+        if percentage:
+            details += f"{{Queue={child.path}, label= uses percentage mode}}. "
+    if int(percentage) + int(absolute) + int(weighted) > 1:
+        raise ConfigurationError(
+            f"Parent queue '{parent.path}' have children queue used mixed of  weight mode, percentage and absolute "
+            f"mode, it is not allowed, please double check, details:{details}"
+        )
 
 
 def _state(queue: CSQueue) -> QueueState:
