@@ -17,6 +17,7 @@ import pytest
 from test_capacity_scheduler_helpers import CS, GB, add_node
 
 from yarnball.errors import ConfigurationError
+from yarnball.actors._queuedeletion import queue_deletion_enabled
 from yarnball.policies.capacity import (
     CapacityScheduler,
     CapacitySchedulerConfiguration,
@@ -670,8 +671,6 @@ def _finish(cs: CapacityScheduler, attempt: ApplicationAttemptId) -> None:
 def test_auto_queue_deletion_testCapacitySchedulerAutoQueueDeletion():
     """An expired dynamic leaf with an application stays; once the application is gone it is removed, and its
     dynamic parent in a later round."""
-    from yarnball.actors._queuedeletion import queue_deletion_enabled
-
     conf = set_up()
     cs, now = _deletion_scheduler(conf)
     assert queue_deletion_enabled(cs.conf.conf)
@@ -698,6 +697,7 @@ def test_auto_queue_deletion_disabled_testCapacitySchedulerAutoQueueDeletionDisa
     key = f"{CS}root.a.a1-auto.a2-auto.{k.AUTO_CREATE_CHILD_QUEUE_AUTO_REMOVAL_ENABLE}"
     conf.set(key, False)
     cs, now = _deletion_scheduler(conf)
+    assert queue_deletion_enabled(cs.conf.conf)
     policy = AutoCreatedQueueDeletionPolicy()
     attempt = submit_app(cs, USER0, "a2-auto", "root.a.a1-auto")
     assert cs.get_queue("root.a.a1-auto") is not None
