@@ -1,7 +1,8 @@
 """Weight-mode queues and flexible auto queue creation in a running cluster: jobs naming a queue under a parent with
 ``auto-queue-creation-v2.enabled`` run in a dynamic queue created on submission, idle dynamic queues are removed by the
 AutoCreatedQueueDeletionPolicy monitor, and the REST scheduler page shows weights and dynamic queues. The scheduler
-side (Hadoop's TestCapacitySchedulerNewQueueAutoCreation) is in tests/conformance/test_hadoop_new_queue_auto_creation.py.
+side (Hadoop's TestCapacitySchedulerNewQueueAutoCreation) is in
+tests/conformance/test_hadoop_new_queue_auto_creation.py.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from __future__ import annotations
 import pytest
 from test_capacity_scheduler_helpers import CS, GB, add_node
 
-from yarnball.errors import ConfigurationError
 from yarnball.actors._queuedeletion import queue_deletion_enabled
+from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import (
     CapacityScheduler,
     CapacitySchedulerConfiguration,
@@ -241,7 +241,9 @@ def test_fail_if_not_enabled_for_parent_testAutoCreateQueueShouldFailIfNotEnable
     cs = start(conf)
     conf.set_v2(ROOT, False)
     reinit(cs, conf)
-    assert dynamic_edit_error(cs, "root.c-auto") == "Auto creation of queue root.c-auto is not enabled under parent root"
+    assert (
+        dynamic_edit_error(cs, "root.c-auto") == "Auto creation of queue root.c-auto is not enabled under parent root"
+    )
 
 
 def test_on_app_submission_testAutoQueueCreationOnAppSubmission():
@@ -276,7 +278,9 @@ def test_with_disabled_mapping_rules_testAutoQueueCreationWithDisabledMappingRul
     """AppAddedSchedulerEvent without a placement context to a missing two-level path creates it."""
     cs = start(set_up())
     app = ApplicationId(1, 1)
-    cs.handle(AppAddedSchedulerEvent(application_id=app, queue="root.a.a1-auto.a2-auto", user=USER0, priority=Priority(0)))
+    cs.handle(
+        AppAddedSchedulerEvent(application_id=app, queue="root.a.a1-auto.a2-auto", user=USER0, priority=Priority(0))
+    )
     cs.handle(AppAttemptAddedSchedulerEvent(application_attempt_id=ApplicationAttemptId(app, 1)))
     assert cs.get_queue("root.a.a1-auto.a2-auto") is not None
 
@@ -742,5 +746,5 @@ def test_percentage_children_of_a_weight_parent_sum_to_100_or_0_setChildQueues()
     conf.set_capacity(A1, 0)
     conf.build().validate()
     conf.set_capacity(A1, 60)
-    with pytest.raises(ConfigurationError, match="Illegal capacity sum of 0.6 for children of queue a"):
+    with pytest.raises(ConfigurationError, match=r"Illegal capacity sum of 0\.6 for children of queue a"):
         conf.build().validate()

@@ -62,7 +62,9 @@ def spawn_queue_deletion_monitor(rm: Any) -> QueueDeletionMonitor | None:
     conf: Configuration = rm.conf
     if not queue_deletion_enabled(conf):
         return None
-    interval = conf.get_long(keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL, keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL_DEFAULT)
+    interval = conf.get_long(
+        keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL, keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL_DEFAULT
+    )
     if interval <= 0:
         raise ConfigurationError(
             f"{conf.location_of(keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL)}: "

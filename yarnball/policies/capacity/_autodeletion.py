@@ -51,9 +51,9 @@ class AutoCreatedQueueDeletionPolicy:
                     self.marked.add(path)
         removed: list[str] = []
         for path in self.sent:
-            queue = cs.queues.get(path)
-            if queue is not None and is_inactive_dynamic_queue(cs.conf, queue, now_ms):
-                if remove_queue(cs, queue):
+            sent = cs.queues.get(path)
+            if sent is not None and is_inactive_dynamic_queue(cs.conf, sent, now_ms):
+                if remove_queue(cs, sent):
                     removed.append(path)
         self.sent.clear()
         return removed

@@ -225,7 +225,8 @@ def create_queue(cs: CapacityScheduler, path: str) -> LeafQueue:
 
 
 def _add_dynamic_child(cs: CapacityScheduler, parent: ParentQueue, path: str, *, is_leaf: bool) -> CSQueue:
-    """``AbstractParentQueue.addDynamicChildQueue`` + ``createNewQueue`` + ``CapacitySchedulerQueueManager.addQueue``."""
+    """``AbstractParentQueue.addDynamicChildQueue`` + ``createNewQueue`` +
+    ``CapacitySchedulerQueueManager.addQueue``."""
     existing = cs.queues.get(path)
     if existing is not None:
         log.warning(f"This should not happen, trying to create queue={path}, however the queue already exists")

@@ -159,11 +159,15 @@ class CapacitySchedulerConfiguration:
 
     def is_auto_queue_creation_v2_enabled(self, path: str) -> bool:
         """``isAutoQueueCreationV2Enabled``: ``<path>.auto-queue-creation-v2.enabled`` (default false)."""
-        return self.conf.get_bool(self._key(path, k.AUTO_QUEUE_CREATION_V2_ENABLED), k.AUTO_QUEUE_CREATION_V2_ENABLED_DEFAULT)
+        return self.conf.get_bool(
+            self._key(path, k.AUTO_QUEUE_CREATION_V2_ENABLED), k.AUTO_QUEUE_CREATION_V2_ENABLED_DEFAULT
+        )
 
     def get_auto_created_queues_v2_max_child_queues_limit(self, path: str) -> int:
         """``getAutoCreatedQueuesV2MaxChildQueuesLimit``: ``<path>.auto-queue-creation-v2.max-queues`` (1000)."""
-        return self._int(self._key(path, k.AUTO_QUEUE_CREATION_V2_MAX_QUEUES), k.AUTO_QUEUE_CREATION_V2_MAX_QUEUES_DEFAULT)
+        return self._int(
+            self._key(path, k.AUTO_QUEUE_CREATION_V2_MAX_QUEUES), k.AUTO_QUEUE_CREATION_V2_MAX_QUEUES_DEFAULT
+        )
 
     def get_maximum_auto_created_queue_depth(self, path: str) -> int:
         """``getMaximumAutoCreatedQueueDepth``: the queue's ``auto-queue-creation-v2.maximum-queue-depth``, else the

@@ -136,7 +136,9 @@ def keep_dynamic_queues(old: dict[str, CSQueue], new: dict[str, CSQueue], conf: 
         if not isinstance(parsed_parent, ParentQueue):
             continue  # the parent left the file, or is a leaf now: dangling
         set_dynamic_queue_properties(conf, path, is_leaf=live.is_leaf)
-        queue: CSQueue = LeafQueue(conf, path, parsed_parent) if live.is_leaf else ParentQueue(conf, path, parsed_parent)
+        queue: CSQueue = (
+            LeafQueue(conf, path, parsed_parent) if live.is_leaf else ParentQueue(conf, path, parsed_parent)
+        )
         queue.dynamic = True
         parsed_parent.children.append(queue)
         new[path] = queue

@@ -7,11 +7,11 @@ AbstractCSQueue) and each parent's children sum once its children exist (ParentQ
 3.2 wording). Absolute-resource capacities (``[memory=...,vcores=...]``) get the checks of Hadoop's legacy queue mode:
 AbstractCSQueue.updateConfigurableResourceLimits per queue (min above max, max above the parent's) and
 ParentQueue.setChildQueues / getCapacityConfigurationTypeForQueues per parent (modes mixed among siblings or between a
-parent and its children, children's minimum resources above the parent's). The first failure is raised. Weight capacities (``2w``,
-Hadoop 3.3+) follow ParentQueue.setChildQueues: weights may not be mixed with percentages or absolute resources among
-siblings, and weight children need no sum. Nothing Hadoop loads is rejected, with one exception marked "yarnball":
-NaN/Infinity values (CapacitySchedulerConfiguration._float). Keys of
-undeclared queues, which Hadoop ignores, are only warned about.
+parent and its children, children's minimum resources above the parent's). The first failure is raised. Weight
+capacities (``2w``, Hadoop 3.3+) follow ParentQueue.setChildQueues: weights may not be mixed with percentages or
+absolute resources among siblings, and weight children need no sum. Nothing Hadoop loads is rejected, with one
+exception marked "yarnball": NaN/Infinity values (CapacitySchedulerConfiguration._float). Keys of undeclared queues,
+which Hadoop ignores, are only warned about (not those of queues a parent may create dynamically).
 """
 
 from __future__ import annotations
