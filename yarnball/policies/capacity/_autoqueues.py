@@ -212,6 +212,8 @@ def create_queue(cs: CapacityScheduler, path: str) -> LeafQueue:
     existing = cs.queues.get(path)
     if isinstance(existing, LeafQueue):
         return existing
+    if existing is not None:  # Hadoop: a ClassCastException in addDynamicLeafQueue
+        raise SchedulerDynamicEditException(f"Could not auto-create leaf queue {path}: it is a ParentQueue")
     to_create, parent = _determine_missing_parents(cs, path)
     for parent_path in to_create:
         queue = cs.queues.get(parent_path)
