@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from yarnball._logs import get_logger
-from yarnball.errors import SchedulingError
+from yarnball.errors import SchedulerDynamicEditException, SchedulingError
 from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._queues import CSQueue, ParentQueue
@@ -56,10 +56,6 @@ log = get_logger(__name__)
 
 _WILDCARD = "*"
 _MAX_WILDCARD_LEVEL = 1
-
-
-class SchedulerDynamicEditException(SchedulingError):
-    """Hadoop's ``SchedulerDynamicEditException``: a dynamic queue could not be created or removed."""
 
 
 # -- templates ---------------------------------------------------------------------------------------------------
