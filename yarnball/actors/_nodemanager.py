@@ -34,7 +34,7 @@ from yarnball.actors._containerscheduler import (
 )
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL
-from yarnball.actors._nmrecovery import NMDowntime, recovery_enabled, shut_down, start_again
+from yarnball.actors._nmrecovery import NMDowntime, recovery_enabled, registration, shut_down, start_again
 from yarnball.actors._nmstates import RESUMED_DIAGNOSTICS, NMContainerState, container_status, nm_state
 from yarnball.actors._secretmanagers import NMSecretManagers, Rejections
 from yarnball.actors.shortcuts import ROLES, reply_is_noop
@@ -231,6 +231,10 @@ def _cancel(entry: _Container) -> None:
 class NodeManager(Actor):
     """One simulated NodeManager. ``rm`` is the ResourceManager's address."""
 
+    #: The heartbeat call waiting for the RM's answer, in a run that restarts the RM (actors/_nmrecovery.py
+    #: HeartbeatCall); None otherwise (every heartbeat is answered at once).
+    rm_call: Any = None
+
     def __init__(
         self,
         host: str,
@@ -369,6 +373,9 @@ class NodeManager(Actor):
     def _send_heartbeat(self) -> None:
         if self._decommissioned or self._down is not None:
             return  # leaving: a heartbeat after the unregistration would be answered RESYNC
+        call = self.rm_call
+        if call is not None and call.in_flight is not None:
+            return  # the heartbeat thread still waits in nodeHeartbeat (the RM is down: its RMProxy retries)
         changes, self._changes = self._changes, []
         status = NodeStatus(
             node_id=self.node_id,
@@ -376,12 +383,18 @@ class NodeManager(Actor):
             container_statuses=tuple(changes),
             opportunistic_containers_status=self.container_scheduler.status() if self.report_opportunistic else None,
         )
-        self.rm.tell(NodeHeartbeatRequest(node_status=status), self.ref)
+        request = NodeHeartbeatRequest(node_status=status)
+        if call is not None:
+            call.in_flight = request
+        self.rm.tell(request, self.ref)
 
     @handler
     def on_heartbeat_response(self, msg: NodeHeartbeatResponse) -> None:
         if self._down is not None:
             return  # the answer to the NM process that went down
+        call = self.rm_call
+        if call is not None and msg.node_action is not NodeAction.RESYNC:
+            call.in_flight = None  # (a RESYNC's: registration() takes the unanswered heartbeat's completions)
         self.response_id = msg.response_id
         for cid in msg.containers_to_cleanup:
             self._kill(cid, ContainerExitStatus.KILLED_BY_RESOURCEMANAGER, KILLED_BY_RM)
@@ -415,7 +428,10 @@ class NodeManager(Actor):
                 return
             if self._decommissioned:
                 return  # the answer to a heartbeat that crossed our unregistration: we are leaving, not resyncing
-            self._register()
+            if call is not None:
+                self._register(*registration(self))  # NodeManager.resyncWithRM: with its containers
+            else:
+                self._register()
         if self._decommissioned:
             return  # no more phase points to (re)start
         if msg.next_heartbeat_interval_ms != self.heartbeat_interval_ms and msg.next_heartbeat_interval_ms > 0:

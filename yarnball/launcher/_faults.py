@@ -20,6 +20,9 @@ message_drop         a link ``am->rm`` or           ``message`` (type name), ``d
                      ``rm->am``                     (default 1.0)
 message_delay        a link                         the same, and ``delay_ms``
 message_duplicate    a link                         the same, and ``delay_ms`` of the copy (default 0)
+rm_restart           ``rm``                         ``down_ms`` (required: how long the RM is down;
+                                                    work-preserving with yarn.resourcemanager.recovery.enabled,
+                                                    actors/_rmrestart.py)
 ==================== ============================== =========================================================
 
 Every error names the source, the entry index and the field, and says what was expected.
@@ -48,7 +51,15 @@ __all__ = [
 ]
 
 MESSAGE_FAULT_KINDS = ("message_drop", "message_delay", "message_duplicate")
-FAULT_KINDS = ("node_lost", "node_restart", "node_decommission", "am_crash", "container_fail", *MESSAGE_FAULT_KINDS)
+FAULT_KINDS = (
+    "node_lost",
+    "node_restart",
+    "node_decommission",
+    "am_crash",
+    "container_fail",
+    *MESSAGE_FAULT_KINDS,
+    "rm_restart",
+)
 
 #: The links message faults act on and the message types each carries (ApplicationMasterProtocol's allocate
 #: exchange: the RPC whose retry and response-id rules are modelled, see actors/_amrpc.py).
@@ -67,6 +78,7 @@ _PARAMETERS: dict[str, tuple[str, ...]] = {
     "message_drop": ("message", "duration_ms", "probability"),
     "message_delay": ("message", "duration_ms", "probability", "delay_ms"),
     "message_duplicate": ("message", "duration_ms", "probability", "delay_ms"),
+    "rm_restart": ("down_ms",),
 }
 _APP_ID = re.compile(r"application_(\d+)_(\d+)$")
 _CONTAINER_ID = re.compile(r"container_(?:e\d+_)?(\d+)_(\d+)_(\d+)_(\d+)$")
@@ -104,6 +116,14 @@ def _params(where: str, kind: str, entry: Mapping[str, Any]) -> dict[str, Any]:
     if kind == "node_restart":
         if "down_ms" not in entry:
             raise ConfigurationError(f"{where}: field 'down_ms' is required for node_restart (how long the NM is down)")
+        params["down_ms"] = _int(where, "down_ms", entry["down_ms"])
+    elif kind == "rm_restart":
+        if entry.get("target") != "rm":
+            raise ConfigurationError(
+                f"{where}: field 'target' must be 'rm' for rm_restart, got {entry.get('target')!r}"
+            )
+        if "down_ms" not in entry:
+            raise ConfigurationError(f"{where}: field 'down_ms' is required for rm_restart (how long the RM is down)")
         params["down_ms"] = _int(where, "down_ms", entry["down_ms"])
     elif kind == "node_decommission":
         params["timeout_s"] = _int(where, "timeout_s", entry["timeout_s"]) if "timeout_s" in entry else None
