@@ -36,23 +36,37 @@ def queue_deletion_enabled(conf: Configuration) -> bool:
 
 
 class QueueDeletionMonitor(Actor):
-    """Runs ``AutoCreatedQueueDeletionPolicy.editSchedule`` every monitoring interval."""
+    """Runs ``AutoCreatedQueueDeletionPolicy.editSchedule`` every monitoring interval on the RM's scheduler (the
+    current one: an RM restart makes a new scheduler, with no dynamic queue and a fresh policy; no round runs while
+    the RM is down)."""
 
-    def __init__(self, scheduler: CapacityScheduler, interval_ms: int) -> None:
-        self.scheduler = scheduler
+    def __init__(self, rm: Any, interval_ms: int) -> None:
+        self.rm = rm
         self.interval_ms = interval_ms
         self.policy = AutoCreatedQueueDeletionPolicy()
         self.removed: list[str] = []
+        self._scheduler: CapacityScheduler | None = None
 
     def on_start(self) -> None:
-        self.scheduler.clock = self._now_ms
+        self._current_scheduler()
         self.every(self.interval_ms, self.edit_schedule, start=0)  # scheduleAtFixedRate(0, interval)
+
+    def _current_scheduler(self) -> CapacityScheduler:
+        scheduler: CapacityScheduler = self.rm.scheduler
+        if scheduler is not self._scheduler:
+            scheduler.clock = self._now_ms
+            self._scheduler = scheduler
+            self.policy = AutoCreatedQueueDeletionPolicy()
+        return scheduler
 
     def _now_ms(self) -> int:
         return int(self.now)
 
     def edit_schedule(self) -> None:
-        for path in self.policy.edit_schedule(self.scheduler, int(self.now)):
+        restarts = self.rm.restarts
+        if restarts is not None and restarts.down:
+            return
+        for path in self.policy.edit_schedule(self._current_scheduler(), int(self.now)):
             self.removed.append(path)
             self.log.info("auto_created_queue_deleted", queue=path)
 
@@ -70,6 +84,6 @@ def spawn_queue_deletion_monitor(rm: Any) -> QueueDeletionMonitor | None:
             f"{conf.location_of(keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL)}: "
             f"{keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL}: expected a positive number of ms, got {interval}"
         )
-    monitor = QueueDeletionMonitor(rm.scheduler, interval)
+    monitor = QueueDeletionMonitor(rm, interval)
     rm.kernel.spawn(monitor, f"{rm.id}-queue-deletion-monitor")
     return monitor
