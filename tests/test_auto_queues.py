@@ -145,3 +145,27 @@ def test_cli_runs_the_example(tmp_path: Path) -> None:
     assert sorted(deleted) == ["root.users.alice", "root.users.bob"]
     created = [e["event"] for e in events if e["event"].startswith("Created dynamic queue")]
     assert created == [f"Created dynamic queue root.users.{u}" for u in ("alice", "bob", "alice")]
+
+
+def test_work_preserving_rm_restart_creates_the_dynamic_queue_again() -> None:
+    """A restarted RM's scheduler is built from the file (no dynamic queue); recovering the application re-creates
+    its dynamic queue (CapacityScheduler.addApplication on recovery), the job finishes, and the deletion monitor
+    works on the new scheduler."""
+    workload = (
+        WorkloadBuilder()
+        .nodes(2, memory_mb=4096, vcores=4)
+        .job("alice", queue="root.users.alice", user="alice", tasks=[task_spec(6, 30_000)])
+        .job("late", queue="root.prod", user="etl", submit_ms=150_000, tasks=[task_spec(1, 1_000)])
+        .build()
+    )
+    conf = {**USERS, **DELETION, "yarn.resourcemanager.recovery.enabled": "true"}
+    cluster = Cluster(conf, workload.nodes, seed=3)
+    cluster.submit_workload(workload)
+    cluster.inject([{"at_ms": 10_000, "kind": "rm_restart", "target": "rm", "down_ms": 3000}])
+    with captured_events() as logs:
+        cluster.run()
+    assert [e for e in logs if e["event"] == "application_recovered"]
+    created = [e["sim_ms"] for e in logs if e["event"] == "Created dynamic queue root.users.alice"]
+    assert len(created) == 2 and created[1] >= 13_000  # at submission, then at recovery
+    assert states(cluster) == {"alice": "FINISHED", "late": "FINISHED"}
+    assert [e["queue"] for e in logs if e["event"] == "auto_created_queue_deleted"] == ["root.users.alice"]
