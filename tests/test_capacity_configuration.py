@@ -139,7 +139,8 @@ def test_resource_calculator_names() -> None:
 
 def test_absolute_resource_capacity_reads_as_percentages() -> None:
     """getNonLabeledQueueCapacity / ...MaximumCapacity: an absolute vector reads as 0 % capacity and 100 % maximum
-    (its percentages are derived later); the vector itself is the configured resource; weights stay refused."""
+    (its percentages are derived later); the vector itself is the configured resource. A weight reads as 0 % too,
+    its value comes from getNonLabeledQueueWeight (-1 when not a weight)."""
     cs = cs_of(
         {
             P + "root.a.capacity": "[memory=1024,vcores=1]",
@@ -152,8 +153,16 @@ def test_absolute_resource_capacity_reads_as_percentages() -> None:
     assert cs.is_absolute_resource("root.a")
     assert cs.get_minimum_resource_requirement("root.a") == (1024, 1)
     assert cs.get_maximum_resource_requirement("root.a") == (4096, 4)
-    with pytest.raises(ConfigurationError, match="weight capacity '2w' is not supported"):
-        cs.get_capacity("root.b")
+    assert cs.get_capacity("root.b") == 0.0
+    assert (cs.get_weight("root.b"), cs.get_weight("root.a")) == (2.0, -1.0)
+
+
+def test_bad_weights_are_refused_naming_the_key() -> None:
+    """A weight that does not parse (Float.parseFloat), and a weight as maximum-capacity, name their key."""
+    with pytest.raises(ConfigurationError, match=r'root\.b\.capacity: For input string: "x"'):
+        cs_of({P + "root.b.capacity": "xw"}).get_weight("root.b")
+    with pytest.raises(ConfigurationError, match=r"root\.b\.maximum-capacity: a weight \('2w'\) is a capacity only"):
+        cs_of({P + "root.b.maximum-capacity": "2w"}).get_maximum_capacity("root.b")
 
 
 # -- shared files -----------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ __all__ = [
     "DeadLetterError",
     "ProtocolError",
     "RestRequestError",
+    "SchedulerDynamicEditException",
     "SchedulingError",
     "SimulationError",
     "TimeoutError",
@@ -42,6 +43,11 @@ class ProtocolError(YarnballError):
 
 class SchedulingError(YarnballError):
     """A scheduling request was refused (unknown or non-leaf queue, ACL, limits)."""
+
+
+class SchedulerDynamicEditException(SchedulingError):
+    """Hadoop's ``SchedulerDynamicEditException``: a dynamic queue could not be created or removed (auto creation
+    not enabled, too deep, too many children, not a parent, a static queue); the message is Hadoop's."""
 
 
 class ActorError(YarnballError):

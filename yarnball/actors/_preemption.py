@@ -171,11 +171,13 @@ def monitor_enabled(conf: Configuration) -> bool:
     if not conf.get_bool(keys.RM_SCHEDULER_ENABLE_MONITORS, keys.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS):
         return False
     policies = conf.get_strings(keys.RM_SCHEDULER_MONITOR_POLICIES, [keys.DEFAULT_RM_SCHEDULER_MONITOR_POLICIES])
-    unknown = [p for p in policies if p not in _KNOWN_POLICIES]
+    # The AutoCreatedQueueDeletionPolicy runs in its own monitor (actors/_queuedeletion.py).
+    deletion = (keys.AUTO_CREATED_QUEUE_DELETION_POLICY, keys.AUTO_CREATED_QUEUE_DELETION_POLICY.rsplit(".", 1)[1])
+    unknown = [p for p in policies if p not in _KNOWN_POLICIES and p not in deletion]
     if unknown:
         raise ConfigurationError(
             f"{keys.RM_SCHEDULER_MONITOR_POLICIES}: unsupported scheduling edit policy {unknown[0]!r}; "
-            f"yarnball implements only {PROPORTIONAL_POLICY}"
+            f"yarnball implements {PROPORTIONAL_POLICY} and {deletion[0]}"
         )
     return PROPORTIONAL_POLICY in policies or _KNOWN_POLICIES[1] in policies
 

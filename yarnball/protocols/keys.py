@@ -397,6 +397,34 @@ ALLOW_ZERO_CAPACITY_SUM = "allow-zero-capacity-sum"
 DEFAULT_ALLOW_ZERO_CAPACITY_SUM = False
 MINIMUM_RESOURCE = "min-resource"
 MAXIMUM_RESOURCE = "max-resource"
+# (The defaults below are named X_DEFAULT, not DEFAULT_X: defaults() must not load the two global ones into every
+# Configuration, which would change what existing runs read.)
+# Weight-mode capacities (Hadoop 3.3+): ``capacity = 2w`` (CapacitySchedulerConfiguration.WEIGHT_SUFFIX).
+WEIGHT_SUFFIX = "w"
+# Flexible auto queue creation (Hadoop 3.3+, "auto-queue-creation v2"): per-queue suffixes and their defaults.
+AUTO_QUEUE_CREATION_V2_PREFIX = "auto-queue-creation-v2."
+AUTO_QUEUE_CREATION_V2_ENABLED = AUTO_QUEUE_CREATION_V2_PREFIX + "enabled"
+AUTO_QUEUE_CREATION_V2_ENABLED_DEFAULT = False
+AUTO_QUEUE_CREATION_V2_MAX_QUEUES = AUTO_QUEUE_CREATION_V2_PREFIX + "max-queues"
+AUTO_QUEUE_CREATION_V2_MAX_QUEUES_DEFAULT = 1000
+# Per queue, and globally as yarn.scheduler.capacity.auto-queue-creation-v2.maximum-queue-depth.
+MAXIMUM_QUEUE_DEPTH = AUTO_QUEUE_CREATION_V2_PREFIX + "maximum-queue-depth"
+MAXIMUM_QUEUE_DEPTH_DEFAULT = 2
+# AutoCreatedQueueTemplate: template.*, leaf-template.*, parent-template.* under a parent (or a root.* wildcard path).
+AUTO_QUEUE_TEMPLATE_PREFIX = AUTO_QUEUE_CREATION_V2_PREFIX + "template."
+AUTO_QUEUE_LEAF_TEMPLATE_PREFIX = AUTO_QUEUE_CREATION_V2_PREFIX + "leaf-template."
+AUTO_QUEUE_PARENT_TEMPLATE_PREFIX = AUTO_QUEUE_CREATION_V2_PREFIX + "parent-template."
+# AutoCreatedQueueDeletionPolicy: per queue (default true), and the idle time in seconds (global).
+AUTO_CREATE_CHILD_QUEUE_AUTO_REMOVAL_ENABLE = AUTO_QUEUE_CREATION_V2_PREFIX + "queue-auto-removal.enable"
+AUTO_CREATE_CHILD_QUEUE_AUTO_REMOVAL_ENABLE_DEFAULT = True
+AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME = CS_PREFIX + AUTO_QUEUE_CREATION_V2_PREFIX + "queue-expiration-time"
+AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME_DEFAULT = 300
+# The AutoCreatedQueueDeletionPolicy's class (a yarn.resourcemanager.scheduler.monitor.policies entry) and interval.
+AUTO_CREATED_QUEUE_DELETION_POLICY = (
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AutoCreatedQueueDeletionPolicy"
+)
+QUEUE_MANAGEMENT_MONITORING_INTERVAL = "yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval"
+QUEUE_MANAGEMENT_MONITORING_INTERVAL_DEFAULT = 1500
 
 UNDEFINED = -1
 MINIMUM_CAPACITY_VALUE = 0.0

@@ -65,8 +65,8 @@ def _queue(scheduler: Any, q: Any, queues: dict[str, Any], preemption: bool) -> 
             "absoluteCapacity": _r(100 * m.absolute_capacity),
             "absoluteMaxCapacity": _r(100 * m.absolute_maximum_capacity),
             "absoluteUsedCapacity": _r(100 * m.absolute_used_capacity),
-            "weight": -1.0,
-            "normalizedWeight": 0.0,
+            "weight": _r(float(q.weight)),
+            "normalizedWeight": _r(float(q.normalized_weight)),
             "numApplications": int(m.apps_pending + m.apps_running),
             "maxParallelApps": 2147483647,
             "queueName": m.queue_name,
@@ -94,10 +94,12 @@ def _queue(scheduler: Any, q: Any, queues: dict[str, Any], preemption: bool) -> 
             "autoQueueTemplateProperties": {},
             "autoQueueParentTemplateProperties": {},
             "autoQueueLeafTemplateProperties": {},
-            "mode": "absolute" if q.absolute else "percentage",
+            "mode": "absolute" if q.absolute else ("weight" if q.weight >= 0 else "percentage"),
             "queueType": "leaf" if leaf else "parent",
-            "creationMethod": "static",
-            "autoCreationEligibility": "off",
+            # CapacitySchedulerQueueInfo: dynamic queues of the flexible (v2) auto creation, and the parents that
+            # may create them (AbstractParentQueue.isEligibleForAutoQueueCreation)
+            "creationMethod": "dynamicFlexible" if q.dynamic else "static",
+            "autoCreationEligibility": _eligibility(scheduler, q),
         }
     )
     if not leaf:
@@ -132,6 +134,12 @@ def _queue(scheduler: Any, q: Any, queues: dict[str, Any], preemption: bool) -> 
     return out
 
 
+def _eligibility(scheduler: Any, q: Any) -> str:
+    if q.is_leaf:
+        return "off"
+    return "flexible" if q.dynamic or scheduler.conf.is_auto_queue_creation_v2_enabled(q.path) else "off"
+
+
 def _acls(q: Any) -> list[dict[str, str]]:
     """``QueueAclsInfo``: each queue ACL's access control list as configured (``*`` is everyone)."""
     out = []
@@ -151,8 +159,8 @@ def _capacities(m: Any, q: Any, *, am_pct: float) -> dict[str, Any]:
         "absoluteUsedCapacity": _r(100 * m.absolute_used_capacity),
         "absoluteMaxCapacity": _r(100 * m.absolute_maximum_capacity),
         "maxAMLimitPercentage": _r(100 * am_pct),
-        "weight": -1.0,
-        "normalizedWeight": 0.0,
+        "weight": _r(float(q.weight)),
+        "normalizedWeight": _r(float(q.normalized_weight)),
         # QueueResourceQuotas: the absolute capacity vectors ((0, 0) for a percentage queue)
         "configuredMinResource": resource_info(q.conf_min_m, q.conf_min_v),
         "configuredMaxResource": resource_info(q.conf_max_m, q.conf_max_v),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from yarnball.policies.capacity._autoqueues import SchedulerDynamicEditException
 from yarnball.policies.capacity._calculator import (
     DefaultResourceCalculator,
     DominantResourceCalculator,
@@ -46,6 +47,7 @@ __all__ = [
     "ResourceCalculator",
     "SchedulerApp",
     "SchedulerApplication",
+    "SchedulerDynamicEditException",
     "SchedulerNode",
     "SchedulerNotification",
     "User",

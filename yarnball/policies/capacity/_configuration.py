@@ -103,20 +103,21 @@ class CapacitySchedulerConfiguration:
 
     # -- capacities ------------------------------------------------------------------------------------------
     def _reject_weight(self, key: str, value: str) -> None:
-        if value.endswith("w"):
+        if value.endswith(k.WEIGHT_SUFFIX):
+            # CapacitySchedulerConfiguration.getNonLabeledQueueMaximumCapacity: weights are capacities only.
             raise self._error(
-                key, f"weight capacity {value!r} is not supported (yet) by yarnball (expected a percentage)"
+                key, f"a weight ({value!r}) is a capacity only (expected a maximum-capacity percentage or vector)"
             )
 
     def get_capacity(self, path: str) -> float:
         """``capacity`` in percent; root is always 100, a missing value is 0 (Hadoop 3.x). An absolute resource
         vector reads as 0 here (getNonLabeledQueueCapacity): its percentage is derived from the effective minimum
-        resource at every cluster resource update (AbstractCSQueue.deriveCapacityFromAbsoluteConfigurations)."""
+        resource at every cluster resource update (AbstractCSQueue.deriveCapacityFromAbsoluteConfigurations). A
+        weight (``2w``) reads as 0 too (``configuredWeightAsCapacity``): see :meth:`get_weight`."""
         key = self._key(path, k.CAPACITY)
         raw = self.conf.get(key)
         if raw is not None:
-            self._reject_weight(key, raw)
-            if _RESOURCE_PATTERN.search(raw):
+            if _RESOURCE_PATTERN.search(raw) or raw.endswith(k.WEIGHT_SUFFIX):
                 return 100.0 if path == k.ROOT else 0.0
         if path == k.ROOT:
             return 100.0
@@ -138,6 +139,52 @@ class CapacitySchedulerConfiguration:
             return k.MAXIMUM_CAPACITY_VALUE
         maximum = self._float(key, k.MAXIMUM_CAPACITY_VALUE)
         return k.MAXIMUM_CAPACITY_VALUE if maximum == k.DEFAULT_MAXIMUM_CAPACITY_VALUE else maximum
+
+    def get_weight(self, path: str) -> float:
+        """``getNonLabeledQueueWeight``: the weight of a ``capacity`` written ``<float>w`` (Hadoop 3.3+), else -1
+        (not in weight mode). Weights are normalized among siblings (ParentQueue.updateClusterResource)."""
+        key = self._key(path, k.CAPACITY)
+        raw = self.conf.get(key)
+        if raw is None or not raw.endswith(k.WEIGHT_SUFFIX):
+            return -1.0
+        text = raw[: -len(k.WEIGHT_SUFFIX)].strip()
+        try:
+            weight = float(text)
+        except ValueError:
+            # Float.parseFloat's NumberFormatException
+            raise self._error(key, f'For input string: "{text}" (expected a weight such as 2w or 0.5w)') from None
+        if math.isnan(weight) or math.isinf(weight):
+            raise self._error(key, f"{raw!r} is not a finite weight (yarnball: expected a finite number before w)")
+        return weight
+
+    def is_auto_queue_creation_v2_enabled(self, path: str) -> bool:
+        """``isAutoQueueCreationV2Enabled``: ``<path>.auto-queue-creation-v2.enabled`` (default false)."""
+        return self.conf.get_bool(
+            self._key(path, k.AUTO_QUEUE_CREATION_V2_ENABLED), k.AUTO_QUEUE_CREATION_V2_ENABLED_DEFAULT
+        )
+
+    def get_auto_created_queues_v2_max_child_queues_limit(self, path: str) -> int:
+        """``getAutoCreatedQueuesV2MaxChildQueuesLimit``: ``<path>.auto-queue-creation-v2.max-queues`` (1000)."""
+        return self._int(
+            self._key(path, k.AUTO_QUEUE_CREATION_V2_MAX_QUEUES), k.AUTO_QUEUE_CREATION_V2_MAX_QUEUES_DEFAULT
+        )
+
+    def get_maximum_auto_created_queue_depth(self, path: str) -> int:
+        """``getMaximumAutoCreatedQueueDepth``: the queue's ``auto-queue-creation-v2.maximum-queue-depth``, else the
+        global one, else 2."""
+        default = self._int(k.CS_PREFIX + k.MAXIMUM_QUEUE_DEPTH, k.MAXIMUM_QUEUE_DEPTH_DEFAULT)
+        return self._int(self._key(path, k.MAXIMUM_QUEUE_DEPTH), default)
+
+    def is_auto_expired_deletion_enabled(self, path: str) -> bool:
+        """``isAutoExpiredDeletionEnabled``: ``<path>.auto-queue-creation-v2.queue-auto-removal.enable`` (true)."""
+        return self.conf.get_bool(
+            self._key(path, k.AUTO_CREATE_CHILD_QUEUE_AUTO_REMOVAL_ENABLE),
+            k.AUTO_CREATE_CHILD_QUEUE_AUTO_REMOVAL_ENABLE_DEFAULT,
+        )
+
+    def get_auto_expired_deletion_time(self) -> int:
+        """``getAutoExpiredDeletionTime``: seconds a dynamic queue stays idle before it is removed (300)."""
+        return self._int(k.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME, k.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME_DEFAULT)
 
     def is_absolute_resource(self, path: str) -> bool:
         """``checkConfigTypeIsAbsoluteResource`` (default partition): the queue is in ABSOLUTE_RESOURCE mode when

@@ -55,6 +55,12 @@ class SchedulerCore:
     def __init__(self, conf: CapacitySchedulerConfiguration, *, cluster_timestamp: int = 0) -> None:
         conf.validate()
         self.conf = conf
+        # Whether self.conf is the scheduler's own copy, which dynamic queues may write their entries into
+        # (_autoqueues.py); the caller's configuration is never written.
+        self.owns_conf = False
+        # The virtual time in ms, for the submission timestamps of dynamic queues (their auto deletion); set by the
+        # actor that runs the AutoCreatedQueueDeletionPolicy, None elsewhere (the timestamps then read 0).
+        self.clock: Callable[[], int] | None = None
         self.cluster_timestamp = cluster_timestamp
         ctx = self._ctx = SchedulerContext(make_calculator(conf.get_resource_calculator()))
         minimum = conf.get_minimum_allocation()
@@ -97,7 +103,8 @@ class SchedulerCore:
     def _build(self, path: str, parent: ParentQueue | None) -> CSQueue:
         children = self.conf.get_queues(path)
         queue: CSQueue
-        if children or parent is None:
+        # A childless queue with auto-queue-creation v2 enabled is a parent (CapacitySchedulerQueueManager.parseQueue).
+        if children or parent is None or self.conf.is_auto_queue_creation_v2_enabled(path):
             queue = ParentQueue(self.conf, path, parent)
             for name in children:
                 queue.children.append(self._build(f"{path}.{name}", queue))

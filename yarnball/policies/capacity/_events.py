@@ -16,6 +16,7 @@ from mypy_extensions import mypyc_attr
 from yarnball._logs import get_logger
 from yarnball.policies.capacity._acl import QueueACL, QueueState
 from yarnball.policies.capacity._allocator import add_pending, unreserve
+from yarnball.policies.capacity._autoqueues import create_for_submission, touch_submitted
 from yarnball.policies.capacity._continuous import ContinuousScheduling
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._notifications import (
@@ -188,6 +189,10 @@ class EventHandlers(ContinuousScheduling):
             return
         queue = self.get_queue(queue_name)
         if queue is None:
+            # CapacityScheduler.getOrCreateQueueFromPlacementContext: a missing queue under a parent with
+            # auto-queue-creation v2 enabled is created (_autoqueues.py)
+            queue = create_for_submission(self, queue_name)
+        if queue is None:
             if len(self._short.get(queue_name, ())) > 1:
                 self._reject(
                     app_id,
@@ -209,6 +214,8 @@ class EventHandlers(ContinuousScheduling):
         while q is not None:
             q.num_applications += 1
             q = q.parent
+        if queue.dynamic:
+            touch_submitted(self, queue)  # AbstractCSQueue.updateLastSubmittedTimeStamp
         self.applications[app_id] = SchedulerApplication(app_id, queue, user, e.priority.priority)
         log.info(f"Accepted application {app_id} from user: {user}, in queue: {queue_name}")
         if not e.is_app_recovering:

@@ -70,15 +70,18 @@ class CSQueue:
         "conf_max_v",
         "conf_min_m",
         "conf_min_v",
+        "dynamic",
         "eff_max_m",
         "eff_max_v",
         "eff_min_m",
         "eff_min_v",
         "is_leaf",
+        "last_submitted_ms",
         "max_alloc_m",
         "max_alloc_v",
         "max_capacity",
         "name",
+        "normalized_weight",
         "num_applications",
         "num_containers",
         "parent",
@@ -91,6 +94,7 @@ class CSQueue:
         "state",
         "used_m",
         "used_v",
+        "weight",
     )
 
     def __init__(self, conf: CapacitySchedulerConfiguration, path: str, parent: ParentQueue | None) -> None:
@@ -110,6 +114,14 @@ class CSQueue:
             # CSQueueUtils.updateAbsoluteCapacitiesByNodeLabels (float products)
             self.abs_cap = f32(self.capacity * parent.abs_cap)
             self.abs_max = f32(self.max_capacity * parent.abs_max)
+        # Weight mode (Hadoop 3.3+, QueueCapacities.getWeight / getNormalizedWeight): -1 = no weight configured; the
+        # normalized weight (weight / sum of the siblings' weights) is set by the parent at every cluster update.
+        self.weight = conf.get_weight(path)
+        self.normalized_weight = 0.0
+        # A queue created at run time (auto-queue-creation v2, AbstractCSQueue.isDynamicQueue), and the virtual time
+        # of its creation or last submission (AbstractCSQueue.getLastSubmittedTimestamp, for its auto deletion).
+        self.dynamic = False
+        self.last_submitted_ms = 0
         # AbstractCSQueue.updateCapacityConfigType / updateConfigurableResourceLimits: the mode, and the configured
         # minimum and maximum resources ((0, 0) = Resources.none()). A queue with a minimum but no maximum inherits
         # its parent's configured maximum. Root's effective resources are always the cluster's.
@@ -155,6 +167,14 @@ class CSQueue:
         elif self.absolute:
             self._update_absolute_effective_resources(ctx, parent)
         else:
+            # AbstractCSQueue.updateAbsoluteCapacities -> CSQueueUtils.updateAbsoluteCapacitiesByNodeLabels: the
+            # larger of the capacity and the normalized weight (one of them is 0) times the parent's, each set only
+            # when positive. For a percentage queue under percentage parents this is the value set at construction.
+            share = self.capacity if self.capacity >= self.normalized_weight else self.normalized_weight
+            if share > 0:
+                self.abs_cap = f32(share * parent.abs_cap)
+            if self.max_capacity > 0:
+                self.abs_max = f32(self.max_capacity * parent.abs_max)
             self.eff_min_m, self.eff_min_v = int(cm * self.abs_cap), int(cv * self.abs_cap)
             self.eff_max_m, self.eff_max_v = int(cm * self.abs_max), int(cv * self.abs_max)
 
@@ -395,11 +415,34 @@ class ParentQueue(CSQueue):
     def update_cluster_resource(self, ctx: SchedulerContext, limits: ResourceLimits) -> None:
         # AbstractParentQueue.updateClusterResource -> calculateEffectiveResourcesAndCapacity: this queue's own
         # effective resources first, then the ratio its absolute children scale their minimums by
-        # (recalculateEffectiveMinRatio), then the children.
+        # (recalculateEffectiveMinRatio), then the children. In weight mode (Hadoop 3.3 ParentQueue
+        # .updateClusterResource) root's normalized weight is 1 and the children's weights are normalized first.
+        if self.parent is None and self.weight > 0:
+            self.normalized_weight = 1.0
         self.update_effective_resources(ctx)
+        self._normalize_child_weights()
         self._recalculate_effective_min_ratio(ctx)
         for child in self.children:
             child.update_cluster_resource(ctx, self.child_limits(ctx, child, limits, net=False))
+
+    def _normalize_child_weights(self) -> None:
+        """ParentQueue.updateClusterResource (Hadoop 3.3, "Normalize weight of children"): when the children are in
+        weight mode, each one's normalized weight is ``weight / Σ max(0, weight)`` in Java float arithmetic; a sum
+        of 0 leaves them unset (0)."""
+        children = self.children
+        weighted = False
+        for child in children:
+            if child.weight >= 0:
+                weighted = True
+                break
+        if not weighted:
+            return
+        total = 0.0
+        for child in children:
+            total = f32(total + (child.weight if child.weight > 0 else 0.0))
+        if abs(total) > 1e-6:
+            for child in children:
+                child.normalized_weight = f32(f32(child.weight) / total)
 
     def _recalculate_effective_min_ratio(self, ctx: SchedulerContext) -> None:
         """AbstractParentQueue.recalculateEffectiveMinRatio: when this queue has less than its children's configured

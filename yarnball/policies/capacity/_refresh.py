@@ -45,14 +45,21 @@ def _resource_str(m: int, v: int) -> str:
     return f"<memory:{m}, vCores:{v}>"
 
 
-def _parse(conf: CapacitySchedulerConfiguration) -> dict[str, CSQueue]:
-    """``parseQueue``: the new tree, detached from the scheduler (queues by full path, root first)."""
+def _parse(conf: CapacitySchedulerConfiguration, old: dict[str, CSQueue] | None = None) -> dict[str, CSQueue]:
+    """``parseQueue``: the new tree, detached from the scheduler (queues by full path, root first). A queue without
+    children is a parent when it may create dynamic ones, or when it is a live dynamic parent now made static
+    ("Auto created parent queues might not have static children, but they must be kept as a ParentQueue")."""
     queues: dict[str, CSQueue] = {}
+    old = old or {}
+
+    def dynamic_parent(path: str) -> bool:
+        live = old.get(path)
+        return isinstance(live, ParentQueue) and live.dynamic
 
     def build(path: str, parent: ParentQueue | None) -> CSQueue:
         children = conf.get_queues(path)
         queue: CSQueue
-        if children or parent is None:
+        if children or parent is None or conf.is_auto_queue_creation_v2_enabled(path) or dynamic_parent(path):
             queue = ParentQueue(conf, path, parent)
             queues[path] = queue
             for name in children:
@@ -85,6 +92,8 @@ def validate_queue_hierarchy(
     ``SamePathValidator`` cannot fire; there are no auto-created (managed) parents."""
     for path, old_q in old.items():
         new_q = new.get(path)
+        if new_q is None and old_q.dynamic and old_q.num_applications == 0:
+            continue  # a dangling dynamic queue (its parent left): removed without a check, as in Hadoop
         if new_q is None:
             # A queue with applications is DRAINING at best (stopQueue): refused even when a leftover
             # `<path>.state = STOPPED` key would let Hadoop drop it with its applications.
@@ -107,6 +116,59 @@ def validate_queue_hierarchy(
                 )
         elif not old_q.is_leaf and new_q.is_leaf:
             log.info(f"Converting the parent queue: {path} to leaf queue.")
+
+
+def keep_dynamic_queues(old: dict[str, CSQueue], new: dict[str, CSQueue], conf: CapacitySchedulerConfiguration) -> None:
+    """Add to the parsed tree ``new`` the live dynamic queues the refreshed file does not name
+    (``AbstractParentQueue.reinitialize``: "Don't remove dynamic queue if we cannot find it in the config"), each
+    parsed again from ``conf`` with its templates (``setDynamicQueueProperties``), so that explicit settings of it in
+    the new file apply. A dynamic queue whose parent is neither in the file nor a kept dynamic queue is dangling
+    (``CapacitySchedulerQueueManager.isDanglingDynamicQueue``) and left out, so it is removed."""
+    from yarnball.policies.capacity._autoqueues import set_dynamic_queue_properties
+
+    grown: list[ParentQueue] = []
+    for path in sorted((p for p, q in old.items() if q.dynamic and p not in new), key=lambda p: p.count(".")):
+        live = old[path]
+        live_parent = live.parent
+        if live_parent is None or old.get(live_parent.path) is not live_parent:
+            continue  # removed from its parent (removeChildQueue): dangling
+        parsed_parent = new.get(live_parent.path)
+        if not isinstance(parsed_parent, ParentQueue):
+            continue  # the parent left the file, or is a leaf now: dangling
+        set_dynamic_queue_properties(conf, path, is_leaf=live.is_leaf)
+        queue: CSQueue = (
+            LeafQueue(conf, path, parsed_parent) if live.is_leaf else ParentQueue(conf, path, parsed_parent)
+        )
+        queue.dynamic = True
+        parsed_parent.children.append(queue)
+        new[path] = queue
+        grown.append(parsed_parent)
+    for parent in grown:
+        _check_mixed_modes(parent)
+
+
+def _check_mixed_modes(parent: ParentQueue) -> None:
+    """``setChildQueues`` -> ``getCapacityConfigurationTypeForQueues`` over the static and the kept dynamic children
+    together (the file alone was checked by the validation): weights may not be mixed with other modes."""
+    percentage = absolute = weighted = False
+    details = ""
+    for child in parent.children:
+        if child.capacity > 0:
+            percentage = True
+        if child.weight >= 0:
+            weighted = True
+            details += f"{{Queue={child.path}, label= uses weight mode}}. "
+        if child.conf_min_m != 0 or child.conf_min_v != 0:
+            absolute = True
+            percentage = False
+            details += f"{{Queue={child.path}, label= uses absolute mode}}. "
+        if percentage:
+            details += f"{{Queue={child.path}, label= uses percentage mode}}. "
+    if int(percentage) + int(absolute) + int(weighted) > 1:
+        raise ConfigurationError(
+            f"Parent queue '{parent.path}' have children queue used mixed of  weight mode, percentage and absolute "
+            f"mode, it is not allowed, please double check, details:{details}"
+        )
 
 
 def _state(queue: CSQueue) -> QueueState:
@@ -142,6 +204,8 @@ def _take_settings(live: CSQueue, parsed: CSQueue) -> None:
     live.priority = parsed.priority
     live.acls = parsed.acls
     live.max_alloc_m, live.max_alloc_v = parsed.max_alloc_m, parsed.max_alloc_v
+    live.weight = parsed.weight
+    live.dynamic = parsed.dynamic  # a dynamic queue now in the file becomes static (AbstractParentQueue.reinitialize)
     state = parsed.state
     if state == QueueState.STOPPED and live.num_applications > 0:
         state = QueueState.DRAINING  # AbstractCSQueue.stopQueue: running applications drain first
@@ -182,13 +246,20 @@ def reinitialize(cs: CapacityScheduler, conf: CapacitySchedulerConfiguration) ->
     """Refresh ``cs``'s queues from ``conf`` (see the module docstring); raise and change nothing when refused."""
     try:
         conf.validate(cs.cluster_resource)
-        new = _parse(conf)
+        owned = False
+        if any(q.dynamic for q in cs.queues.values()):
+            # The kept dynamic queues write their template entries into the configuration: into a copy of it.
+            conf = CapacitySchedulerConfiguration(conf.conf.copy())
+            owned = True
+        new = _parse(conf, cs.queues)
+        keep_dynamic_queues(cs.queues, new, conf)
         _check_states(conf, new)
         validate_queue_hierarchy(cs.queues, new, conf)
         _check_max_allocation(cs.queues, new)
     except YarnballError as exc:
         raise ConfigurationError(REINIT_FAILED + str(exc)) from exc
     _apply(cs, conf, new)
+    cs.owns_conf = owned
 
 
 def _apply(cs: CapacityScheduler, conf: CapacitySchedulerConfiguration, new: dict[str, CSQueue]) -> None:

@@ -134,6 +134,21 @@ class CapacityScheduler(EventHandlers):
         API, for after a runtime setter such as ``LeafQueue.set_max_capacity``; node events do this themselves."""
         self._cluster_changed()
 
+    def create_queue(self, path: str) -> LeafQueue:
+        """``CapacitySchedulerQueueManager.createQueue``: the dynamic leaf ``path`` (full path) and its missing
+        dynamic parents, under a parent with auto-queue-creation v2 enabled; ``SchedulerDynamicEditException``
+        (a SchedulingError) with Hadoop's message otherwise (_autoqueues.py)."""
+        from yarnball.policies.capacity._autoqueues import create_queue
+
+        return create_queue(self, path)
+
+    def remove_queue(self, queue: CSQueue) -> bool:
+        """``CapacityScheduler.removeQueue``: a dynamic queue eligible for deletion (a leaf without applications, a
+        parent without children) leaves the tree; a static one raises ``SchedulerDynamicEditException``."""
+        from yarnball.policies.capacity._autoqueues import remove_queue
+
+        return remove_queue(self, queue)
+
     def headroom(self, attempt_id: ApplicationAttemptId) -> Resource:
         app = self.attempts.get(attempt_id)
         if app is None:

@@ -7,10 +7,11 @@ AbstractCSQueue) and each parent's children sum once its children exist (ParentQ
 3.2 wording). Absolute-resource capacities (``[memory=...,vcores=...]``) get the checks of Hadoop's legacy queue mode:
 AbstractCSQueue.updateConfigurableResourceLimits per queue (min above max, max above the parent's) and
 ParentQueue.setChildQueues / getCapacityConfigurationTypeForQueues per parent (modes mixed among siblings or between a
-parent and its children, children's minimum resources above the parent's). The first failure is raised. Nothing
-Hadoop loads is rejected, with two exceptions marked "yarnball": NaN/Infinity values
-(CapacitySchedulerConfiguration._float) and weight capacities (``2w``), which yarnball does not model. Keys of
-undeclared queues, which Hadoop ignores, are only warned about.
+parent and its children, children's minimum resources above the parent's). The first failure is raised. Weight
+capacities (``2w``, Hadoop 3.3+) follow ParentQueue.setChildQueues: weights may not be mixed with percentages or
+absolute resources among siblings, and weight children need no sum. Nothing Hadoop loads is rejected, with one
+exception marked "yarnball": NaN/Infinity values (CapacitySchedulerConfiguration._float). Keys of undeclared queues,
+which Hadoop ignores, are only warned about (not those of queues a parent may create dynamically).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ PRECISION = 0.0005
 NONE = (0, 0)
 PERCENT = "PERCENT"
 ABSOLUTE_RESOURCE = "ABSOLUTE_RESOURCE"
+WEIGHT = "WEIGHT"
 
 
 def _resource_str(r: tuple[int, int]) -> str:
@@ -178,6 +180,7 @@ class _TreeValidator:
         self.configured_min: dict[str, tuple[int, int]] = {}
         self.configured_max: dict[str, tuple[int, int]] = {}
         self.capacity: dict[str, float] = {}
+        self.weight: dict[str, float] = {}
 
     def walk(self) -> None:
         cs = self.cs
@@ -223,6 +226,7 @@ class _TreeValidator:
             )
 
         self.capacity[path] = capacity
+        self.weight[path] = cs.get_weight(path)
         self._check_resource_limits(path, parent)
 
         # AbstractCSQueue.setupQueueConfigs: maximum allocation, state, ordering.
@@ -248,6 +252,12 @@ class _TreeValidator:
         if children:
             policy = cs.get_queue_ordering_policy(path, parent_policy)
             self._check_children(path, name, children, capacity, abs_capacity, abs_maximum, policy)
+        elif cs.is_auto_queue_creation_v2_enabled(path):
+            # CapacitySchedulerQueueManager.parseQueue (Hadoop 3.3+): a queue without children that may create
+            # dynamic ones is a ParentQueue (with no child yet, its children's capacity type is WEIGHT).
+            cs.get_queue_ordering_policy(path, parent_policy)
+            cs.get_auto_created_queues_v2_max_child_queues_limit(path)
+            cs.get_maximum_auto_created_queue_depth(path)
         else:
             cs.get_ordering_policy(path)
             cs.get_enable_size_based_weight(path)
@@ -303,28 +313,33 @@ class _TreeValidator:
         self.configured_max[path] = maximum
 
     def _capacity_type(self, paths: list[str], parent: str) -> str:
-        """ParentQueue.getCapacityConfigurationTypeForQueues (default partition, no weights): PERCENT or
-        ABSOLUTE_RESOURCE, refusing siblings that mix the two. Hadoop's flags are kept as it keeps them: an absolute
+        """ParentQueue.getCapacityConfigurationTypeForQueues (default partition): WEIGHT, PERCENT or
+        ABSOLUTE_RESOURCE, refusing siblings that mix them. Hadoop's flags are kept as it keeps them: an absolute
         queue clears the percentage flag set by earlier siblings, so only a percentage queue listed *after* an
         absolute one is caught."""
-        percentage = absolute = False
+        percentage = absolute = weighted = False
         details = ""
         for path in paths:
             if self.capacity[path] > 0:
                 percentage = True
+            if self.weight[path] >= 0:
+                weighted = True
+                details += f"{{Queue={path}, label= uses weight mode}}. "
             if self.configured_min[path] != NONE:
                 absolute = True
                 percentage = False
                 details += f"{{Queue={path}, label= uses absolute mode}}. "
             if percentage:
                 details += f"{{Queue={path}, label= uses percentage mode}}. "
-        if paths[0] != k.ROOT and percentage and absolute:
+        if paths[0] != k.ROOT and int(percentage) + int(absolute) + int(weighted) > 1:
             raise _error(
                 self.cs,
                 self.cs.get_queue_prefix(parent) + k.QUEUES,
                 f"Parent queue '{parent}' have children queue used mixed of  weight mode, percentage and absolute "
                 f"mode, it is not allowed, please double check, details:{details}",
             )
+        if weighted:
+            return WEIGHT
         return ABSOLUTE_RESOURCE if absolute else PERCENT
 
     def _check_children(
@@ -365,9 +380,19 @@ class _TreeValidator:
                     f"{_resource_str((sum_m, sum_v))} for queue:{name}",
                 )
         if children_type != PERCENT:
-            return
+            return  # weights: "No specific check" (ParentQueue.setChildQueues, Hadoop 3.3+)
         # ParentQueue.setChildQueues (Hadoop 2.x-3.2): float sum, 0.05 % precision; a 0 parent needs 0 children.
         delta = f32(abs(f32(1.0 - total)))
+        if parent_type == WEIGHT:
+            # Hadoop 3.3+: under a weight-mode parent, percentage children sum to 100 % or to 0.
+            if delta > f32(PRECISION) and total > f32(PRECISION):
+                raise _error(
+                    cs,
+                    cs.get_queue_prefix(path) + k.QUEUES,
+                    f"Illegal capacity sum of {java_float_str(total)} for children of queue {name} for label=. "
+                    "It should be either 0 or 1.0",
+                )
+            return
         # Hadoop 3.3+ (ParentQueue.allowZeroCapacitySum, the allow-zero-capacity-sum key): children summing to 0
         # under a positive parent load when the parent allows it.
         allow_zero = cs.conf.get_bool(cs.get_queue_prefix(path) + k.ALLOW_ZERO_CAPACITY_SUM, False)
@@ -420,6 +445,8 @@ def _check_undeclared_queues(cs: CapacitySchedulerConfiguration, paths: list[str
         parent, rest = ".".join(parts[:depth]), parts[depth:]
         if len(rest) < 2 or rest[0] in QUEUE_PROPERTY_HEADS:
             continue
+        if rest[0] == "*" or cs.is_auto_queue_creation_v2_enabled(parent):
+            continue  # a template's wildcard path, or the settings of a queue its parent may create dynamically
         # rest[0] looks like a child queue name if some later component starts a known per-queue property.
         queue = f"{parent}.{rest[0]}"
         if queue not in warned and any(part in QUEUE_PROPERTY_HEADS for part in rest[1:]):
