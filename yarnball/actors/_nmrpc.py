@@ -45,6 +45,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from yarnball.protocols import (
     ContainerId,
     ContainerState,
@@ -234,8 +236,6 @@ class NodeHeartbeatRules:
             response = NodeHeartbeatResponse(response_id=response, next_heartbeat_interval_ms=rm.heartbeat_interval_ms)
         acked = tuple(s.container_id for s in statuses or () if s.state is _COMPLETE)
         if acked:
-            import msgspec
-
             response = msgspec.structs.replace(response, containers_to_be_removed_from_nm=acked)
         if response.node_action is _NORMAL and node_id in rm.nodes:
             self.last[node_id] = response
