@@ -212,6 +212,7 @@ class NodeHeartbeatRules:
         node = rm.nodes.get(node_id)
         if node is None or response_id == node.response_id:
             return None
+        node.last_heartbeat = rm.kernel.now  # NMLivelinessMonitor.receivedPing comes before the check
         last = self.last.get(node_id)
         if last is not None and response_id + 1 == node.response_id:
             rm.counters["node_heartbeat_duplicates"] += 1
