@@ -339,6 +339,20 @@ def heartbeat_drop_response(s: Scenario, before: list) -> None:
     check(cluster, events)
 
 
+def heartbeat_delay(s: Scenario, before: list) -> None:
+    """Every NodeHeartbeatRequest of a 5 s window arrives 3 s late (within the retry interval): the NM waits for the
+    answer and sends nothing meanwhile, so no heartbeat is a duplicate, retried or too far behind."""
+    s = _with(s, **{NM_RETRY: str(NM_RETRY_MS)})
+    cluster, events = run(s, [_message("message_delay", "nm->rm", "NodeHeartbeatRequest", duration_ms=5000,
+                                       delay_ms=3000)(s)])
+    assert faulted(events, "message_delay")
+    for key in ("node_heartbeat_duplicates", "nodes_rebooted", "nodes_lost"):
+        assert cluster.counters.get(key, 0) == 0, key
+    assert not [e for e in events if e["event"] == "node_heartbeat_retried"]
+    finished_ok(cluster)
+    check(cluster, events)
+
+
 def heartbeat_duplicate_late(s: Scenario, before: list) -> None:
     """A copy of each NodeHeartbeatRequest of 1 s arrives 2.5 s late, after the NM's next heartbeat: "Too far behind
     rm response id" reboots the node (its containers end LOST, ABORTED -100), the NM resyncs and registers again, and
@@ -364,8 +378,9 @@ def heartbeat_duplicate_late(s: Scenario, before: list) -> None:
 
 
 def start_drop(s: Scenario, before: list) -> None:
-    """StartContainersRequests lost for the first 20 s: NMProxy retries each after yarn.client.nodemanager-connect.retry-
-    interval-ms (10 s), until one gets through and the container starts; no task attempt fails."""
+    """StartContainersRequests lost for the first 20 s: NMProxy retries each after
+    yarn.client.nodemanager-connect.retry-interval-ms (10 s), until one gets through and the container starts; no task
+    attempt fails."""
     # (from 0: the first wave of starts, which both workloads have; the bundled one starts nothing near fault_ms)
     cluster, events = run(s, [{**_message("message_drop", "am->nm", "StartContainersRequest", duration_ms=20_000)(s),
                                "at_ms": 0}])
@@ -459,6 +474,7 @@ KINDS = {
     "heartbeat_drop_request": heartbeat_drop_request,
     "heartbeat_drop_response": heartbeat_drop_response,
     "heartbeat_duplicate_late": heartbeat_duplicate_late,
+    "heartbeat_delay": heartbeat_delay,
     "start_drop": start_drop,
     "start_response_drop": start_response_drop,
 }

@@ -269,6 +269,51 @@ def test_a_start_that_never_gets_through_fails_and_the_allocation_expires() -> N
     assert 30_000 <= expired["sim_ms"] - failed_at <= 30_000 + 30_000 / 3 + 1000
 
 
+class StopsOne(ApplicationMaster):
+    """Starts two long containers and stops the first at 20 s; finishes when both have ended."""
+
+    def __init__(self) -> None:
+        super().__init__(name="stopper", queue="a")
+        self.started: list[Container] = []
+        self.done: list[ContainerStatus] = []
+
+    def on_registered(self, response: RegisterApplicationMasterResponse) -> None:
+        self.add_container_request(Resource(1024, 1), priority=1, count=2)
+
+    def on_containers_allocated(self, containers: tuple[Container, ...]) -> None:
+        for c in containers:
+            self.start_container(c, duration_ms=60_000)
+            self.started.append(c)
+        if len(self.started) == 2:
+            first = self.started[0]
+            self.after(20_000 - self.now, lambda: self.stop_container(first))
+
+    def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:
+        self.done.extend(statuses)
+        if len(self.done) == 2:
+            self.finish()
+
+
+@pytest.mark.parametrize("link", ["am->nm", "nm->am"])
+def test_a_lost_stop_or_its_answer_is_retried_and_the_container_stopped_once(link: str) -> None:
+    """A lost StopContainers is retried after the retry interval and stops the container then; after a lost answer
+    the retried stop of a container already stopped succeeds (isContainerRecentlyStopped): no error either way."""
+    conf = {"yarn.client.nodemanager-connect.retry-interval-ms": "3000"}
+    cluster, _ = small_cluster({**TWO_QUEUES, **conf}, nodes=2)
+    am = cluster.submit(StopsOne())
+    message = "StopContainersRequest" if link == "am->nm" else "StopContainersResponse"
+    events = _run(cluster, _fault("message_drop", link, message, at_ms=19_000, duration_ms=2000))
+    assert len(_of(events, "fault_injected")) == 1
+    (retry,) = _of(events, "container_call_retried")
+    assert retry["call"] == "stop" and retry["sim_ms"] == 23_000
+    stopped = [s for s in am.done if s.exit_status == ContainerExitStatus.KILLED_BY_APPMASTER]
+    assert [s.container_id for s in stopped] == [am.started[0].id]
+    (end,) = [e for e in _of(events, "container_finished") if e["container"] == str(am.started[0].id)]
+    assert end["sim_ms"] >= (23_000 if link == "am->nm" else 20_000)
+    assert end["sim_ms"] < (24_000 if link == "am->nm" else 21_000)
+    assert not _of(events, "container_stop_failed")
+
+
 # -- decommission tells the AMs ----------------------------------------------------------------------------------------
 class NodeWatcher(ApplicationMaster):
     """Runs five long containers and records the node updates of every allocate."""
