@@ -451,6 +451,73 @@ def node_restart_without_recovery(s: Scenario, before: list) -> None:
     check(cluster, events)
 
 
+def _with_rm_recovery(s: Scenario) -> Scenario:
+    conf = s.conf.copy()
+    conf.set(keys.RECOVERY_ENABLED, "true")
+    return Scenario(s.name, conf, s.workload, s.fault_ms, s.job, s.seed)
+
+
+RM_DOWN_MS = 5000
+
+
+def rm_restart(s: Scenario, before: list) -> None:
+    """A work-preserving RM restart (yarn.resourcemanager.recovery.enabled): the applications come back from the
+    state store, the NMs re-register with their containers, which the scheduler adopts (none ends LOST or killed by
+    the restart), each AM re-registers after ApplicationMasterNotRegisteredException, nothing is allocated during
+    the scheduling wait, the new containers carry the RM's epoch, and every application succeeds."""
+    s = _with_rm_recovery(s)
+    live = live_at(before, s.fault_ms)
+    cluster, events = run(s, [{"at_ms": s.fault_ms, "kind": "rm_restart", "target": "rm", "down_ms": RM_DOWN_MS}])
+    assert len(faulted(events, "rm_restart")) == 1
+    (up,) = [e for e in events if e["event"] == "rm_restarted"]
+    assert up["sim_ms"] == s.fault_ms + RM_DOWN_MS and up["recovery"] is True and up["epoch"] == 1
+    running = {e["application"] for e in events if e["event"] == "application_recovered" and e["state"] == "ACCEPTED"}
+    submitted = {e["application"] for e in before if e["event"] == "application_submitted" and e["sim_ms"] < s.fault_ms}
+    assert running and up["applications_recovered"] == len(submitted)
+    recovered = {e["container"] for e in events if e["event"] == "container_recovered"}
+    end = ends(events)
+    # every container live at the fault that was still running when its node came back was adopted, and ends once
+    assert recovered and recovered <= set(live)
+    assert all(end[c]["diagnostics"] != LOST and end[c]["exit_status"] != ContainerExitStatus.KILLED_BY_RESOURCEMANAGER
+               for c in live)
+    assert cluster.counters.get("containers_lost", 0) == 0
+    resyncs = [e for e in events if e["event"] == "am_resync"]
+    refusals = [e for e in events if e["event"] == "am_not_registered"]
+    assert resyncs and len(resyncs) == len({e["attempt"] for e in refusals})
+    wait = cluster.conf.get_int(keys.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS)
+    (ready,) = [e for e in events if e["event"] == "scheduler_ready"]
+    assert ready["sim_ms"] == up["sim_ms"] + wait
+    after = [e for e in events if e["event"] == "container_allocated" and e["sim_ms"] >= s.fault_ms]
+    assert after and all(e["sim_ms"] >= ready["sim_ms"] and e["container"].startswith("container_e01_") for e in after)
+    finished_ok(cluster)
+    check(cluster, events)
+
+
+def rm_restart_without_recovery(s: Scenario, before: list) -> None:
+    """An RM restart without recovery (Hadoop's default): the new RM knows nothing, the applications not finished at
+    the fault are lost (FAILED, "is lost"), their containers are cleaned up on the nodes, and the applications
+    submitted after the restart run to success."""
+    cluster, events = run(s, [{"at_ms": s.fault_ms, "kind": "rm_restart", "target": "rm", "down_ms": RM_DOWN_MS}])
+    finished_before = {e["application"] for e in before
+                       if e["event"] == "application_finished" and e["sim_ms"] < s.fault_ms}  # fmt: skip
+    submitted_before = {e["application"] for e in before
+                        if e["event"] == "application_submitted" and e["sim_ms"] < s.fault_ms}  # fmt: skip
+    lost = {e["application"] for e in events if e["event"] == "application_lost"}
+    assert lost == submitted_before - finished_before and lost
+    assert not [e for e in events if e["event"] in ("container_recovered", "application_recovered")]
+    for app in cluster.applications:
+        if str(app.application_id) in lost:
+            assert (app.state.value, app.final_status.value) == ("FAILED", "FAILED") and "is lost" in app.diagnostics
+        else:
+            assert (app.state.value, app.final_status.value) == ("FINISHED", "SUCCEEDED"), app.name
+    assert cluster.counters["apps_lost"] == len(lost)
+    # (the RM's counts do not balance: the new RM never hears of the lost applications' containers) nothing of
+    # theirs runs on any node at the end: the NMs were told to clean them up
+    assert not [cid for nm in cluster.nodes for cid in nm.containers]
+    assert_invariants(events)
+    assert sum(cluster.faults.summary()["injected"].values()) == len(faulted(events, "rm_restart"))
+
+
 def check(cluster: Cluster, events: list) -> None:
     assert_invariants(events)
     assert_containers_conserved(cluster)
@@ -477,6 +544,8 @@ KINDS = {
     "heartbeat_delay": heartbeat_delay,
     "start_drop": start_drop,
     "start_response_drop": start_response_drop,
+    "rm_restart": rm_restart,
+    "rm_restart_without_recovery": rm_restart_without_recovery,
 }
 
 

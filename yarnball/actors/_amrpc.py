@@ -56,7 +56,7 @@ def old_allocate(rm: Any, attempt: Any, msg: AllocateRequest) -> AllocateRespons
 class AllocateCall:
     """One AM's allocate client: at most one call in flight, its answer taken once, retried when unanswered."""
 
-    __slots__ = ("am", "in_flight", "retries", "retry_ms", "timer")
+    __slots__ = ("am", "finish", "in_flight", "pending_release", "resyncing", "retries", "retry_ms", "timer")
 
     def __init__(self, am: Any, retry_ms: float) -> None:
         self.am = am
@@ -64,6 +64,11 @@ class AllocateCall:
         self.in_flight: AllocateRequest | None = None
         self.timer: Any = None
         self.retries = 0
+        #: AMRMClientImpl.pendingRelease: containers released and not yet reported completed (sent again on resync).
+        self.pending_release: dict[Any, None] = {}
+        #: Re-registering after ApplicationMasterNotRegisteredException (actors/_amresync.py).
+        self.resyncing = False
+        self.finish: Any = None  # the AM's FinishApplicationMasterRequest, once it unregisters (sent again on resync)
 
     def send(self, request: AllocateRequest) -> bool:
         """Whether ``request`` may go now (no call in flight); if so it is the call in flight, retried later."""
@@ -111,6 +116,9 @@ class AllocateCall:
     def reset(self) -> None:
         """A new attempt (or shutdown): nothing in flight."""
         self.in_flight = None
+        self.resyncing = False
+        self.pending_release = {}
+        self.finish = None
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None

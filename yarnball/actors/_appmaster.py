@@ -33,6 +33,7 @@ from heapq import heappush
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
+from yarnball.actors._amresync import resync, resynced
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV
 from yarnball.actors._amrpc import AllocateCall
 from yarnball.actors._amtasks import (
@@ -311,6 +312,8 @@ class ApplicationMaster(Actor):
 
     @handler
     def on_registered_response(self, msg: RegisterApplicationMasterResponse) -> None:
+        if self._rpc is not None and resynced(self, msg):
+            return  # registered again after an RM restart (actors/_amresync.py)
         self.maximum_capability = msg.maximum_resource_capability
         for token in msg.nm_tokens_from_previous_attempts:
             self.nm_tokens[token.node_id] = token
@@ -323,7 +326,10 @@ class ApplicationMaster(Actor):
 
     @handler
     def on_refusal(self, msg: RemoteRefusal) -> None:
-        """A request was refused (a missing or wrong token, an ACL): logged; the AM goes on."""
+        """A request was refused (a missing or wrong token, an ACL): logged; the AM goes on. A restarted RM's
+        ApplicationMasterNotRegisteredException makes the AM register again (actors/_amresync.py)."""
+        if self._rpc is not None and resync(self, msg):
+            return
         self.log.warning("request_refused", exception_class=msg.exception, message=msg.message)
 
     def _deliver(self, arg: tuple[Any, Any]) -> None:
@@ -345,6 +351,8 @@ class ApplicationMaster(Actor):
             if self._heartbeat is not None:
                 self._heartbeat.cancel()
             self._heartbeat = None
+            if self._rpc is not None:
+                self._rpc.reset()  # the process is gone: no call waits, none is retried
             self.am_container = None
 
     def crash(self, exit_status: int = 1, diagnostics: str = "") -> bool:
@@ -463,6 +471,8 @@ class ApplicationMaster(Actor):
         """Give a container back to the RM (``releaseAssignedContainer``)."""
         self._release.append(container_id)
         self.running.pop(container_id, None)
+        if self._rpc is not None:
+            self._rpc.pending_release[container_id] = None  # AMRMClientImpl.pendingRelease
 
     @property
     def pending_requests(self) -> int:
@@ -530,6 +540,9 @@ class ApplicationMaster(Actor):
         if msg.completed_container_statuses:
             for status in msg.completed_container_statuses:
                 self.running.pop(status.container_id, None)
+            if rpc is not None and rpc.pending_release:
+                for status in msg.completed_container_statuses:
+                    rpc.pending_release.pop(status.container_id, None)
             self.on_containers_completed(msg.completed_container_statuses)
         if msg.allocated_containers:
             containers = msg.allocated_containers
@@ -653,15 +666,15 @@ class ApplicationMaster(Actor):
         if self.attempt_id is None or self._unregistering:
             return
         self._unregistering = True
-        self.amrm.tell(
-            FinishApplicationMasterRequest(
-                application_attempt_id=self.attempt_id,
-                final_application_status=status,
-                diagnostics=diagnostics,
-                amrm_token=self.amrm_token,
-            ),
-            self.ref,
+        request = FinishApplicationMasterRequest(
+            application_attempt_id=self.attempt_id,
+            final_application_status=status,
+            diagnostics=diagnostics,
+            amrm_token=self.amrm_token,
         )
+        if self._rpc is not None:
+            self._rpc.finish = request  # sent again if a restarted RM asks the AM to register first
+        self.amrm.tell(request, self.ref)
 
     @handler
     def on_finish_response(self, msg: FinishApplicationMasterResponse) -> None:

@@ -36,7 +36,15 @@ from yarnball.protocols import (
 )
 from yarnball.protocols._resourcetracker import NMContainerStatus
 
-__all__ = ["KILLED_ON_SHUTDOWN", "NMDowntime", "recovery_enabled", "shut_down", "start_again"]
+__all__ = [
+    "KILLED_ON_SHUTDOWN",
+    "HeartbeatCall",
+    "NMDowntime",
+    "recovery_enabled",
+    "registration",
+    "shut_down",
+    "start_again",
+]
 
 #: ApplicationImpl.AppFinishTransition's kill of each container, for CMgrCompletedAppsEvent.Reason.ON_SHUTDOWN.
 KILLED_ON_SHUTDOWN = "Container killed on application-finish event: Application killed on shutdown"
@@ -141,6 +149,30 @@ def start_again(nm: Any) -> None:
     for handler, message, sender in down.deferred:  # the calls that waited, in their order
         nm._sender = sender
         handler(nm, message)
+
+
+class HeartbeatCall:
+    """The NM's heartbeat call in a run that restarts the RM (``NodeManager.rm_call``): NodeStatusUpdaterImpl's
+    heartbeat thread waits in ``nodeHeartbeat`` while the RM does not answer (its RMProxy retries the same call, see
+    actors/_rmrestart.py), so no other heartbeat leaves meanwhile; when the RM answers RESYNC the NM registers again
+    with every container it has (``NodeManager.resyncWithRM`` with work-preserving recovery, the default), the
+    completions of the unanswered heartbeat included (the NM keeps them until the RM acknowledges them)."""
+
+    __slots__ = ("in_flight",)
+
+    def __init__(self) -> None:
+        self.in_flight: Any = None  # the NodeHeartbeatRequest waiting for its answer
+
+
+def registration(nm: Any) -> tuple[tuple[NMContainerStatus, ...], tuple[ApplicationId, ...]]:
+    """What the NM registers with after a RESYNC in a run that restarts the RM (see :class:`HeartbeatCall`)."""
+    call = nm.rm_call
+    request = call.in_flight if call is not None else None
+    if request is not None:
+        call.in_flight = None
+        unanswered = [s for s in request.node_status.container_statuses if s.state is ContainerState.COMPLETE]
+        nm._changes = [*unanswered, *nm._changes]
+    return _registration(nm)
 
 
 def _registration(nm: Any) -> tuple[tuple[NMContainerStatus, ...], tuple[ApplicationId, ...]]:

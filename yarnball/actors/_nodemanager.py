@@ -34,7 +34,7 @@ from yarnball.actors._containerscheduler import (
 )
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL
-from yarnball.actors._nmrecovery import NMDowntime, recovery_enabled, shut_down, start_again
+from yarnball.actors._nmrecovery import NMDowntime, recovery_enabled, registration, shut_down, start_again
 from yarnball.actors._nmrpc import NodeCalls, NodeHeartbeatCall, resync_registration
 from yarnball.actors._nmstates import RESUMED_DIAGNOSTICS, NMContainerState, container_status, nm_state
 from yarnball.actors._secretmanagers import NMSecretManagers, Rejections
@@ -232,6 +232,9 @@ def _cancel(entry: _Container) -> None:
 class NodeManager(Actor):
     """One simulated NodeManager. ``rm`` is the ResourceManager's address."""
 
+    #: The heartbeat call waiting for the RM's answer, in a run that restarts the RM (actors/_nmrecovery.py
+    #: HeartbeatCall); None otherwise (every heartbeat is answered at once).
+    rm_call: Any = None
     # Hadoop's heartbeat RPC rules and the NM's memory of repeated AM calls (actors/_nmrpc.py): set only in a run
     # with message faults on the NM's links (launcher/_faultinjector.py); None keeps the exact ordinary path.
     _hb_call: NodeHeartbeatCall | None = None
@@ -379,6 +382,9 @@ class NodeManager(Actor):
     def _send_heartbeat(self) -> None:
         if self._decommissioned or self._down is not None:
             return  # leaving: a heartbeat after the unregistration would be answered RESYNC
+        rm_call = self.rm_call
+        if rm_call is not None and rm_call.in_flight is not None:
+            return  # the heartbeat thread still waits in nodeHeartbeat (the RM is down: its RMProxy retries)
         call = self._hb_call
         if call is not None and call.busy():
             return  # the status-updater thread still waits in nodeHeartbeat (actors/_nmrpc.py)
@@ -392,6 +398,8 @@ class NodeManager(Actor):
         request = NodeHeartbeatRequest(node_status=status)
         if call is not None:
             call.send(request)  # the call in flight, retried when unanswered
+        if rm_call is not None:
+            rm_call.in_flight = request
         self.rm.tell(request, self.ref)
 
     @handler
@@ -401,6 +409,9 @@ class NodeManager(Actor):
         call = self._hb_call
         if call is not None and not call.answer(msg):
             return  # an answer to a call no longer waited for: Hadoop RPC's client drops it (actors/_nmrpc.py)
+        rm_call = self.rm_call
+        if rm_call is not None and msg.node_action is not NodeAction.RESYNC:
+            rm_call.in_flight = None  # (a RESYNC's: registration() takes the unanswered heartbeat's completions)
         self.response_id = msg.response_id
         for cid in msg.containers_to_cleanup:
             self._kill(cid, ContainerExitStatus.KILLED_BY_RESOURCEMANAGER, KILLED_BY_RM)
@@ -437,6 +448,8 @@ class NodeManager(Actor):
             if call is not None:
                 # NodeManager.resyncWithRM, work-preserving: register again with every container (actors/_nmrpc.py)
                 self._register(*resync_registration(self, call))
+            elif rm_call is not None:
+                self._register(*registration(self))  # NodeManager.resyncWithRM: with its containers
             else:
                 self._register()
         if self._decommissioned:

@@ -37,6 +37,7 @@ from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
+from yarnball.actors._rmrestart import RMRestarts
 from yarnball.actors._secretmanagers import Rejections, RMSecretManagers
 from yarnball.actors.shortcuts import (
     ROLES,
@@ -178,6 +179,9 @@ class ResourceManager(Actor):
     resize: ContainerResizeService | None = None
     #: DECOMMISSIONING and DECOMMISSIONED nodes, once a graceful decommission starts (actors/_decommission.py).
     decommissioning: DecommissioningNodes | None = None
+    #: The state store and RM restarts (actors/_rmrestart.py), with yarn.resourcemanager.recovery.enabled or once an
+    #: RM restart is scheduled.
+    restarts: RMRestarts | None = None
     #: ResourceTrackerService.nodeHeartbeat's response-id checks and completion acknowledgements, in a run with
     #: message faults on the NodeManagers' links (actors/_nmrpc.py); None: the exact ordinary path.
     node_rules: NodeHeartbeatRules | None = None
@@ -244,6 +248,14 @@ class ResourceManager(Actor):
         #: AMRMTokens, NMTokens and container tokens (actors/_secretmanagers.py), keyed from the run's seed; and the
         #: requests refused for want of a token or an ACL (``rejections``: summary.json ``security``).
         self.secrets = RMSecretManagers(secret_seed, cluster_timestamp)
+        if conf.get_bool(keys.RECOVERY_ENABLED):
+            self.restarts = RMRestarts(self)  # RMStateStore: written from the start
+
+    def restart_service(self) -> RMRestarts:
+        """The RM's restart state (actors/_rmrestart.py), made on first use."""
+        if self.restarts is None:
+            self.restarts = RMRestarts(self)
+        return self.restarts
 
     @property
     def rejections(self) -> Rejections:
@@ -479,7 +491,11 @@ class ResourceManager(Actor):
         if self.opportunistic is not None:
             self.opportunistic.on_node_added(node_id, msg.rack_name)
         self.log.info("node_added", node=str(node_id), rack=msg.rack_name, resource=str(msg.resource))
-        if msg.container_statuses:
+        restarts = self.restarts
+        if restarts is not None and restarts.restarted:
+            # a node back after an RM restart: recoverContainersOnNode (actors/_rmrestart.py)
+            restarts.node_registered(self.nodes[node_id], msg.container_statuses, msg.running_applications)
+        elif msg.container_statuses:
             self._recovered_statuses(self.nodes[node_id], msg.container_statuses)
         self.reply(self._registered())
 
@@ -693,8 +709,11 @@ class ResourceManager(Actor):
         if self.dormant:
             self.dormant.settle_all()  # a dormant AM heartbeats all along (actors/shortcuts/_amdormancy.py)
         deadline = self.now - self.am_expiry_ms
+        # (a recovered attempt is watched from its recovery on: AttemptRecoveredTransition registers it)
+        awaiting = self.restarts.awaiting if self.restarts is not None else ()
         for attempt in list(self.attempts.values()):
-            if attempt.state is AttemptState.RUNNING and attempt.last_heartbeat < deadline:
+            watched = attempt.state is AttemptState.RUNNING or attempt.attempt_id in awaiting
+            if watched and attempt.last_heartbeat < deadline:
                 self.log.warning("am_expired", attempt=str(attempt.attempt_id))
                 self._fail_attempt(attempt, "ApplicationMaster for attempt timed out", counted=True)
 
@@ -721,6 +740,8 @@ class ResourceManager(Actor):
         app = RMApp(context, self.now, max_attempts, self.sender)
         self.apps[app_id] = app
         self.counters["apps_submitted"] += 1
+        if self.restarts is not None:
+            self.restarts.app_submitted(app)  # RMStateStore.storeNewApplication
         self.log.info("application_submitted", application=str(app_id), queue=app.queue, user=app.user)
         am = context.am_container_resource
         if not am.fits_in(self.maximum_allocation) or am.memory_mb <= 0:
@@ -789,6 +810,8 @@ class ResourceManager(Actor):
         attempt = app.current_attempt
         if attempt is not None and not attempt.is_done:
             attempt.state = AttemptState.KILLED
+            if self.restarts is not None:
+                self.restarts.attempt_ended(attempt, app.diagnostics)
             self._remove_attempt(attempt, "KILLED")
         self._finish_app(app, YarnApplicationState.KILLED, FinalApplicationStatus.KILLED)
         response = KillApplicationResponse(is_kill_completed=True)
@@ -865,6 +888,8 @@ class ResourceManager(Actor):
         attempt.state = AttemptState.LAUNCHED
         if app.launch_time is None:
             app.launch_time = self.now
+        if self.restarts is not None:
+            self.restarts.attempt_stored(app, attempt)  # RMStateStore.storeNewApplicationAttempt
         self.log.info(
             "am_launched", attempt=str(attempt.attempt_id), container=str(container.id), node=str(container.node_id)
         )
@@ -889,6 +914,8 @@ class ResourceManager(Actor):
             return
         if attempt.state is AttemptState.FINISHING:
             attempt.state = AttemptState.FINISHED
+            if self.restarts is not None:
+                self.restarts.attempt_ended(attempt)
             self._remove_attempt(attempt, "FINISHED")
             app = self.apps[attempt_id.application_id]
             final = attempt.final_status
@@ -917,6 +944,8 @@ class ResourceManager(Actor):
         # RMAppAttemptImpl.BaseFinalTransition: with keepContainersAcrossApplicationAttempts and another attempt to
         # come, the scheduler keeps the attempt's running containers for the next one.
         keep = retry and app.context.keep_containers_across_application_attempts
+        if self.restarts is not None:
+            self.restarts.attempt_ended(attempt, diagnostics, counted=counted)
         self._remove_attempt(attempt, "FAILED", keep=keep)
         if not retry:
             app.diagnostics = (
@@ -953,6 +982,8 @@ class ResourceManager(Actor):
         app.state = state
         app.final_status = final
         app.finish_time = self.now
+        if self.restarts is not None:
+            self.restarts.app_ended(app, state, final)
         if not rejected:
             self.dispatch(AppRemovedSchedulerEvent(application_id=app.id, final_state=state.value))
             if state is YarnApplicationState.FINISHED and final is FinalApplicationStatus.SUCCEEDED:
@@ -999,6 +1030,8 @@ class ResourceManager(Actor):
             return None
         attempt.state = AttemptState.RUNNING
         attempt.last_heartbeat = self.now
+        if self.restarts is not None:
+            self.restarts.registered(attempt.attempt_id)
         app = self.apps[msg.application_attempt_id.application_id]
         app.state = YarnApplicationState.RUNNING
         self.log.info("am_registered", attempt=str(attempt.attempt_id))
@@ -1061,6 +1094,11 @@ class ResourceManager(Actor):
             # ApplicationMasterService.allocate: YarnServerSecurityUtils.authorizeRequest (actors/_amrmauth.py)
             return am_refusal(self, attempt_id, token, msg)  # type: ignore[return-value]  # (never None here)
         if attempt.state not in _ALLOCATE_STATES:  # one of these
+            restarts = self.restarts
+            if restarts is not None:
+                refusal = restarts.not_registered(attempt_id)  # a recovered attempt: ApplicationMasterService.allocate
+                if refusal is not None:
+                    return refusal
             # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
             return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
         attempt.last_heartbeat = self.kernel.now  # (Actor.now without the property call)
@@ -1175,11 +1213,19 @@ class ResourceManager(Actor):
             self.reply(refusal)
             return
         attempt = self._current_attempt(msg.application_attempt_id)
+        restarts = self.restarts
+        if attempt is not None and restarts is not None:
+            refusal = restarts.not_registered(attempt.attempt_id)  # ApplicationMasterService.finishApplicationMaster
+            if refusal is not None:
+                self.reply(refusal)
+                return
         if attempt is not None:
             attempt.state = AttemptState.FINISHING
             attempt.final_status = msg.final_application_status
             app = self.apps[msg.application_attempt_id.application_id]
             app.diagnostics = msg.diagnostics
+            if restarts is not None:
+                restarts.am_unregistered(app, attempt)
             self.log.info(
                 "am_unregistered", attempt=str(attempt.attempt_id), final_status=msg.final_application_status.value
             )

@@ -185,6 +185,11 @@ class Cluster:
         """Start an ApplicationMaster actor; it submits its application at its ``submit_at_ms``."""
         self.kernel.spawn(am, f"am-{am.name}-{len(self.masters)}")
         self.masters.append(am)
+        faults = self.faults
+        if faults is not None and faults.rpc_retry_ms is not None and am._rpc is None:
+            from yarnball.actors._amrpc import AllocateCall
+
+            am._rpc = AllocateCall(am, faults.rpc_retry_ms)  # a run that restarts the RM (launcher/_faultinjector.py)
         return am
 
     def submit_job(self, job: JobSpec) -> ApplicationMaster | None:
@@ -414,7 +419,15 @@ class Cluster:
 
     @property
     def applications(self) -> list[ApplicationReport]:
-        return [app.report() for app in self.rm.apps.values()]
+        reports = [app.report() for app in self.rm.apps.values()]
+        restarts = self.rm.restarts
+        if restarts is not None and restarts.lost:
+            # applications an RM restart without recovery lost (actors/_rmrestart.py), in submission order
+            reports = sorted(
+                [*reports, *(app.report() for app in restarts.lost.values())],
+                key=lambda r: (r.application_id.cluster_timestamp, r.application_id.id),
+            )
+        return reports
 
     @property
     def queues(self) -> list[QueueMetrics]:

@@ -17,6 +17,10 @@ What each kind does, and the Hadoop behaviour it exercises:
   running containers when the application asked for keepContainersAcrossApplicationAttempts.
 - ``container_fail``: a RUNNING container's process exits with ``exit_status``; its AM hears it in the completed
   statuses (an SLS AM re-runs the task); an AM container's exit is an AM crash.
+- ``rm_restart``: the RM is down for ``down_ms`` and starts again; with ``yarn.resourcemanager.recovery.enabled``
+  it recovers the applications from its state store and the NMs' containers (work-preserving), otherwise the
+  running applications are lost (actors/_rmrestart.py). Every AM gets the allocate RPC client (actors/_amrpc.py) and
+  every NM a heartbeat call (actors/_nmrecovery.py HeartbeatCall), so that calls wait and retry while it is down.
 - ``message_*``: actors/_messagefaults.py, with the allocate RPC's retries and response-id rules
   (actors/_amrpc.py), and on the NodeManager's links Hadoop's heartbeat and container-call rules
   (actors/_nmrpc.py). Message faults and every kind but node_lost run with the exact shortcuts' skipping off
@@ -31,6 +35,7 @@ from typing import Any
 from yarnball._logs import get_logger
 from yarnball.actors._amrpc import AllocateCall
 from yarnball.actors._messagefaults import MessageFaultRule, MessageFaults
+from yarnball.actors._nmrecovery import HeartbeatCall
 from yarnball.actors._nmrpc import (
     ContainerCalls,
     NodeCalls,
@@ -41,6 +46,9 @@ from yarnball.actors._nmrpc import (
 )
 from yarnball.errors import SimulationError
 from yarnball.launcher._faults import MESSAGE_FAULT_KINDS, NM_CONTAINER_LINKS, NM_HEARTBEAT_LINKS, Fault
+from yarnball.policies.capacity import CapacitySchedulerConfiguration
+from yarnball.policies.capacity._recovery import RecoveringCapacityScheduler
+from yarnball.policies.placement import placement_from_conf
 from yarnball.protocols import ApplicationId, ContainerId, ContainerState, NodeId, keys
 from yarnball.protocols._executor import ContainerProcessExited
 
@@ -60,6 +68,8 @@ class FaultInjector:
         self.messages: MessageFaults | None = None
         #: Whether the run must process every heartbeat and allocate as a message (shortcuts' skipping off).
         self.needs_every_event = False
+        #: With an RM restart scheduled: the allocate RPC client's retry interval, for AMs submitted later.
+        self.rpc_retry_ms: int | None = None
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -131,6 +141,9 @@ class FaultInjector:
                 kernel.schedule(delay, lambda _, f=fault: self._am_crash(f), owner=am.id)
             elif kind in MESSAGE_FAULT_KINDS:
                 self._message_rule(fault)
+            elif kind == "rm_restart":
+                self._prepare_rm_restart(fault)
+                kernel.schedule(delay, lambda _, f=fault: self._rm_restart(f), owner=cluster.rm.id)
 
     # -- the kinds ------------------------------------------------------------------------------------------------
     def _node_lost(self, fault: Fault, nm: Any) -> None:
@@ -289,6 +302,58 @@ class FaultInjector:
             for am in cluster.masters:
                 if am._nm_calls is None:
                     am._nm_calls = ContainerCalls(am, retry_ms, max_wait_ms)
+
+    def _prepare_rm_restart(self, fault: Fault) -> None:
+        """What a run that restarts the RM needs from the start: the RM's restart state with the launcher's scheduler
+        factory, its down-time delivery, and clients that wait and retry (see the module docstring)."""
+        cluster = self.cluster
+        conf = cluster.conf
+        opportunistic = keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED
+        if conf.get_bool(opportunistic) or conf.get_bool(keys.DIST_SCHEDULING_ENABLED):
+            raise SimulationError(
+                f"fault {fault.index} (rm_restart): an RM restart with opportunistic containers is not modelled "
+                f"({keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED})"
+            )
+        if cluster.autoscaler is not None:
+            raise SimulationError(
+                f"fault {fault.index} (rm_restart): an RM restart with the autoscaler is not modelled"
+            )
+        rm = cluster.rm
+        restarts = rm.restart_service()
+        if restarts.new_scheduler is None:
+            restarts.new_scheduler = self._new_scheduler
+            restarts.install()
+        cluster.heartbeats.inline = None  # every heartbeat through the RM's delivery (its down-time hook sees it)
+        for nm in cluster.node_managers.values():
+            if nm.rm_call is None:
+                nm.rm_call = HeartbeatCall()
+        self.rpc_retry_ms = conf.get_int(keys.RM_CONNECT_RETRY_INTERVAL_MS, keys.DEFAULT_RM_CONNECT_RETRY_INTERVAL_MS)
+        for am in cluster.masters:
+            if am._rpc is None:
+                am._rpc = AllocateCall(am, self.rpc_retry_ms)
+
+    def _new_scheduler(self, epoch: int) -> Any:
+        """The restarted RM's scheduler: a new one from the RM's configuration, numbering containers from ``epoch``
+        (policies/capacity/_recovery.py), which the cluster then shows."""
+        cluster = self.cluster
+        rm = cluster.rm
+        scheduler = RecoveringCapacityScheduler(
+            CapacitySchedulerConfiguration(rm.conf), cluster_timestamp=rm.cluster_timestamp, epoch=epoch
+        )
+        scheduler.set_placement(placement_from_conf(cluster.conf, seed=cluster.seed))
+        cluster.scheduler = scheduler
+        return scheduler
+
+    def _rm_restart(self, fault: Fault) -> None:
+        rm = self.cluster.rm
+        restarts = rm.restarts
+        if restarts is None or restarts.down:
+            self._record(fault, False, "the ResourceManager is down already")
+            return
+        down_ms = fault.get("down_ms", 0)
+        self._record(fault, True, down_ms=down_ms, recovery=restarts.recovery)
+        restarts.stop()
+        self.cluster.kernel.schedule(down_ms, lambda _: restarts.start(), owner=rm.id)
 
     def _count_message(self, kind: str) -> None:
         self.counts[kind] += 1

@@ -22,6 +22,9 @@ message_drop         a link: ``am->rm``,            ``message`` (type name), ``d
                      ``nm->am`` (MESSAGE_LINKS)
 message_delay        a link                         the same, and ``delay_ms``
 message_duplicate    a link                         the same, and ``delay_ms`` of the copy (default 0)
+rm_restart           ``rm``                         ``down_ms`` (required: how long the RM is down;
+                                                    work-preserving with yarn.resourcemanager.recovery.enabled,
+                                                    actors/_rmrestart.py)
 ==================== ============================== =========================================================
 
 Every error names the source, the entry index and the field, and says what was expected.
@@ -52,7 +55,15 @@ __all__ = [
 ]
 
 MESSAGE_FAULT_KINDS = ("message_drop", "message_delay", "message_duplicate")
-FAULT_KINDS = ("node_lost", "node_restart", "node_decommission", "am_crash", "container_fail", *MESSAGE_FAULT_KINDS)
+FAULT_KINDS = (
+    "node_lost",
+    "node_restart",
+    "node_decommission",
+    "am_crash",
+    "container_fail",
+    *MESSAGE_FAULT_KINDS,
+    "rm_restart",
+)
 
 #: The links message faults act on and the message types each carries: ApplicationMasterProtocol's allocate
 #: exchange (its retry and response-id rules: actors/_amrpc.py), ResourceTracker's node heartbeat and
@@ -80,6 +91,7 @@ _PARAMETERS: dict[str, tuple[str, ...]] = {
     "message_drop": ("message", "duration_ms", "probability"),
     "message_delay": ("message", "duration_ms", "probability", "delay_ms"),
     "message_duplicate": ("message", "duration_ms", "probability", "delay_ms"),
+    "rm_restart": ("down_ms",),
 }
 _APP_ID = re.compile(r"application_(\d+)_(\d+)$")
 _CONTAINER_ID = re.compile(r"container_(?:e\d+_)?(\d+)_(\d+)_(\d+)_(\d+)$")
@@ -117,6 +129,14 @@ def _params(where: str, kind: str, entry: Mapping[str, Any]) -> dict[str, Any]:
     if kind == "node_restart":
         if "down_ms" not in entry:
             raise ConfigurationError(f"{where}: field 'down_ms' is required for node_restart (how long the NM is down)")
+        params["down_ms"] = _int(where, "down_ms", entry["down_ms"])
+    elif kind == "rm_restart":
+        if entry.get("target") != "rm":
+            raise ConfigurationError(
+                f"{where}: field 'target' must be 'rm' for rm_restart, got {entry.get('target')!r}"
+            )
+        if "down_ms" not in entry:
+            raise ConfigurationError(f"{where}: field 'down_ms' is required for rm_restart (how long the RM is down)")
         params["down_ms"] = _int(where, "down_ms", entry["down_ms"])
     elif kind == "node_decommission":
         params["timeout_s"] = _int(where, "timeout_s", entry["timeout_s"]) if "timeout_s" in entry else None

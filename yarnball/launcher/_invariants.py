@@ -18,6 +18,10 @@ The log is a sequence of event dicts (events.jsonl's lines, or records captured 
    ``application_moved``, ``application_priority_updated`` of that application, no ``container_finished`` of a
    container of it).
 
+An RM restart (``rm_stopped``, actors/_rmrestart.py) empties the RM's books: the containers it held count on no node
+and need not end any more, until a node brings one back (``container_recovered``: it counts on that node again and
+must end once, like any other).
+
 The container events are logged at debug level (``--log-level debug``; captured records have them); an info-level
 log is checked for rules 3 and 4 only. The tests run this on every Cluster run and every events.jsonl they produce
 (tests/conftest.py).
@@ -85,6 +89,7 @@ def check_invariants(events: Iterable[Mapping[str, Any]], *, vcores: bool = Fals
     finished: dict[str, Any] = {}
     refusal: tuple[Any, Any, set[str]] | None = None  # (sim_ms, actor, victims) while its handling's events run
     counted: set[str] = set()  # allocated containers whose resources count on their node now
+    forgotten: set[str] = set()  # live when the RM restarted, not recovered (yet)
 
     def _release(cid: str) -> None:
         where = allocated.get(cid)
@@ -143,6 +148,27 @@ def check_invariants(events: Iterable[Mapping[str, Any]], *, vcores: bool = Fals
                 continue
             ended[cid] = event.get("exit_status")
             _release(cid)
+        elif name == "rm_stopped":
+            forgotten.update(cid for cid in allocated if cid not in ended)
+            counted.clear()
+            for u in used.values():
+                u[0] = u[1] = 0
+        elif name == "container_recovered":
+            cid = str(event.get("container"))
+            node = str(event.get("node"))
+            mem, vc = int(event.get("memory_mb", 0)), int(event.get("vcores", 0))
+            forgotten.discard(cid)
+            allocated[cid] = (node, mem, vc)
+            counted.add(cid)
+            u = used.setdefault(node, [0, 0])
+            u[0] += mem
+            u[1] += vc
+            cap = capacity.get(node)
+            if cap is not None and (u[0] > cap[0] or (vcores and u[1] > cap[1])):
+                problems.append(
+                    f"at {t} ms: node {node} holds <memory:{u[0]}, vCores:{u[1]}> with recovered container {cid}, "
+                    f"more than its capacity <memory:{cap[0]}, vCores:{cap[1]}>"
+                )
         elif name == "container_demoted":
             _release(str(event.get("container")))  # OPPORTUNISTIC now: off the node's guaranteed books
         elif name == "application_submitted":
@@ -155,7 +181,7 @@ def check_invariants(events: Iterable[Mapping[str, Any]], *, vcores: bool = Fals
                 )
             finished[app] = event.get("state")
     if submitted and submitted <= set(finished):
-        never = sorted(cid for cid in allocated if cid not in ended)
+        never = sorted(cid for cid in allocated if cid not in ended and cid not in forgotten)
         for cid in never[:_SHOWN]:
             problems.append(f"container {cid} was allocated and never ended, though every application finished")
         if len(never) > _SHOWN:

@@ -9,10 +9,10 @@ kernel event, owned by the same actor, as in the embedded run, and a message fau
 key (actors/_messagefaults.py), so the run's outputs are byte-identical to the embedded run's with the same schedule,
 seed and latency. What the hosts injected is summed for summary.json.
 
-Two targets cannot be applied on one host, and are refused before the run (exit 2 from the CLI):
-``container_fail`` (its container, or an application's oldest running one, is looked up on every NodeManager at
-once) and ``am_crash`` of an ``application_<ts>_<seq>`` target (which AM holds that id is known only once the RM has
-answered it; name the job instead).
+What cannot be applied on one host is refused before the run (exit 2 from the CLI): ``container_fail`` (its
+container, or an application's oldest running one, is looked up on every NodeManager at once), ``am_crash`` of an
+``application_<ts>_<seq>`` target (which AM holds that id is known only once the RM has answered it; name the job
+instead) and ``rm_restart`` (it rebuilds the RM through the embedded cluster: not ported to shard hosts yet).
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ def check_sharded(faults: Sequence[Fault], backend: str, source: str = "<faults>
                 "its container (or the application's oldest running one) is looked up on every NodeManager at once, "
                 "which no single shard host sees"
             )
+        elif fault.kind == "rm_restart":
+            why = "the restart rebuilds the RM and its scheduler through the embedded cluster (actors/_rmrestart.py)"
         elif fault.kind == "am_crash" and fault.target.startswith("application_"):
             why = (
                 "which AM holds an application id is known only once the RM has given it out; target the "

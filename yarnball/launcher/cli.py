@@ -268,6 +268,13 @@ def _simulate(args: argparse.Namespace) -> int:
         from yarnball.launcher._faults import check_targets, load_faults
 
         faults = load_faults(args.faults)
+        if args.backend != "embedded":
+            restart = next((f for f in faults if f.kind == "rm_restart"), None)
+            if restart is not None:
+                raise ConfigurationError(
+                    f"{args.faults}: fault {restart.index}: kind 'rm_restart' needs the embedded backend (the Ray "
+                    "backend's shard hosts cannot restart the ResourceManager)"
+                )
         check_targets(
             faults,
             [n.hostname for n in workload.nodes],

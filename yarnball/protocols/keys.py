@@ -208,6 +208,18 @@ NM_RECOVERY_ENABLED = "yarn.nodemanager.recovery.enabled"
 DEFAULT_NM_RECOVERY_ENABLED = False
 NM_RECOVERY_SUPERVISED = "yarn.nodemanager.recovery.supervised"
 DEFAULT_NM_RECOVERY_SUPERVISED = False
+# RM restart (YARN-556, work-preserving YARN-1489): RMStateStore, RMAppManager.recover (actors/_rmrestart.py).
+RECOVERY_ENABLED = "yarn.resourcemanager.recovery.enabled"
+DEFAULT_RECOVERY_ENABLED = False
+RM_WORK_PRESERVING_RECOVERY_ENABLED = "yarn.resourcemanager.work-preserving-recovery.enabled"
+DEFAULT_RM_WORK_PRESERVING_RECOVERY_ENABLED = True
+RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS = "yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms"
+DEFAULT_RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS = 10000
+#: yarnball keeps MemoryRMStateStore as the default (Hadoop's yarn-default.xml names FileSystemRMStateStore, whose
+#: files a simulation should write only when asked): see actors/_rmstatestore.py.
+RM_STORE = "yarn.resourcemanager.store.class"
+DEFAULT_RM_STORE = "org.apache.hadoop.yarn.server.resourcemanager.recovery.MemoryRMStateStore"
+FS_RM_STATE_STORE_URI = "yarn.resourcemanager.fs.state-store.uri"
 NM_PMEM_CHECK_ENABLED = "yarn.nodemanager.pmem-check-enabled"
 DEFAULT_NM_PMEM_CHECK_ENABLED = True
 

@@ -1,0 +1,411 @@
+"""ResourceManager restart (YARN-556), work-preserving with ``yarn.resourcemanager.recovery.enabled`` (YARN-1489).
+
+:class:`RMRestarts` is the RM's cold state for restarts (``ResourceManager.restarts``, None in a run that neither
+enables recovery nor restarts the RM): the state store it writes, and the restart itself.
+
+**Writing the store** (with recovery enabled, from the RM's start): RMStateStore's records as Hadoop writes them
+(actors/_rmstatestore.py): an application at submission and at its end (at the AM's unregistration already, as
+RMAppImpl's FINAL_SAVING), an attempt when its AM container is allocated and when it ends.
+
+**Down** (:meth:`RMRestarts.stop`): the RM process is gone with everything it held in memory: nodes, applications,
+attempts, the scheduler's queues and containers, the preemption monitor. While it is down nothing answers: each
+call waits in its client's retry loop (``RMProxy``: every ``yarn.resourcemanager.connect.retry-interval.ms``), which
+is modelled by delivering the same call again that much later (a NodeManager's heartbeat thread waits in its
+``nodeHeartbeat``: it sends no other heartbeat meanwhile, NodeManager.rm_call); an AM's allocate is retried by the
+AM's own RPC client (actors/_amrpc.py). The RM's own timers do nothing.
+
+**Up** (:meth:`RMRestarts.start`): a new scheduler and, with recovery, ``RMAppManager.recover``: every stored
+application comes back (``RMAppImpl.RMAppRecoveredTransition``): a finished one stays finished; one whose attempt was
+never stored is submitted again (SUBMITTED); otherwise it is added to the scheduler as recovering, its finished
+attempts with their final states (counted failures included), and its last attempt, if it had not ended, as
+LAUNCHED and recovering (``RMAppAttemptImpl.AttemptRecoveredTransition``: added to the scheduler and to the AM
+liveness monitor) with its master container; a last attempt that had ended starts the next one.
+Then the NodeManagers, answered RESYNC ("Node not found resyncing"), register again with their containers
+(``NMContainerStatus``) and running applications; the scheduler adopts the RUNNING containers of known attempts
+(``AbstractYarnScheduler.recoverContainersOnNode``, policies/capacity/_recovery.py) and kills the others
+(``killOrphanContainerOnNode``); containers that ended while the RM was down end now (their AM hears of them); a
+running application the RM does not know, or knows as finished, is cleaned up on the node
+(``RMNodeImpl.handleRunningAppOnNode``). The AMs' calls get ``ApplicationMasterNotRegisteredException`` ("AM is not
+registered for known application attempt: ... AM should re-register."): the AM re-registers and sends again every
+outstanding ask and release (``AMRMClientImpl``'s resync). New containers are allocated only after
+``yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms``.
+
+Without recovery the new RM knows nothing: the NodeManagers register again and are told to clean up every
+application they run, the AMs' calls are refused (their AMRMTokens name attempts the RM does not know), and the
+applications that were not finished are lost (``application_lost``: the run counts them as over, FAILED).
+
+Completed container statuses the AMs had not pulled yet come back to the recovered attempts (in Hadoop the NMs keep
+them until the RM acknowledges that the AM pulled them, and report them again when they register).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from yarnball.actors._rmapp import AttemptState, RMApp, RMAppAttempt
+from yarnball.actors._rmstatestore import (
+    ApplicationAttemptStateData,
+    ApplicationStateData,
+    RMStateStore,
+    create_state_store,
+)
+from yarnball.protocols import (
+    AllocateRequest,
+    AppAddedSchedulerEvent,
+    AppAttemptAddedSchedulerEvent,
+    ApplicationAttemptId,
+    ApplicationId,
+    ContainerState,
+    ContainerStatus,
+    DistributedSchedulingAllocateRequest,
+    FinalApplicationStatus,
+    RemoteRefusal,
+    StartContainersResponse,
+    YarnApplicationState,
+    keys,
+)
+
+__all__ = ["NOT_REGISTERED", "RMRestarts"]
+
+NOT_REGISTERED = "ApplicationMasterNotRegisteredException"
+#: Messages nobody retries when the RM is down: an allocate (the AM's RPC client retries it itself), the answer to a
+#: call of the RM process that died, and the RM's own monitor's events.
+_DROPPED = (AllocateRequest, DistributedSchedulingAllocateRequest, StartContainersResponse)
+_FINAL_APP_STATES = {
+    FinalApplicationStatus.FAILED: YarnApplicationState.FAILED,
+    FinalApplicationStatus.KILLED: YarnApplicationState.KILLED,
+}
+
+
+class RMRestarts:
+    """The state store and the restarts of one ResourceManager (see the module docstring)."""
+
+    def __init__(self, rm: Any) -> None:
+        conf = rm.conf
+        self.rm = rm
+        self.recovery = conf.get_bool(keys.RECOVERY_ENABLED)
+        self.work_preserving = self.recovery and conf.get_bool(keys.RM_WORK_PRESERVING_RECOVERY_ENABLED)
+        self.wait_ms = conf.get_int(keys.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS)
+        self.retry_ms = conf.get_int(keys.RM_CONNECT_RETRY_INTERVAL_MS)
+        self.store: RMStateStore | None = create_state_store(conf) if self.recovery else None
+        self.epoch = self.store.get_and_increment_epoch() if self.store is not None else 0
+        self.restarts = 0
+        self.down = False
+        #: Builds the restarted RM's scheduler for an epoch (the launcher's: placement and the cluster's view).
+        self.new_scheduler: Callable[[int], Any] | None = None
+        self.awaiting: set[ApplicationAttemptId] = set()  # recovered attempts whose AM has not re-registered
+        self.lost: dict[ApplicationId, RMApp] = {}  # applications a restart without recovery lost
+        self._unpulled: dict[ApplicationAttemptId, list[ContainerStatus]] = {}
+        self._hooked = False
+
+    # -- the store (RMStateStore's writes) --------------------------------------------------------------------------
+    def app_submitted(self, app: RMApp) -> None:
+        if self.store is not None:
+            self.store.store_application(
+                ApplicationStateData(context=app.context, submit_time=app.submit_time, start_time=app.start_time)
+            )
+
+    def attempt_stored(self, app: RMApp, attempt: RMAppAttempt) -> None:
+        """The AM container is allocated (RMAppAttemptImpl's ALLOCATED_SAVING)."""
+        if self.store is not None:
+            self.store.store_attempt(
+                ApplicationAttemptStateData(
+                    attempt_id=attempt.attempt_id, master_container=attempt.am_container, start_time=self.rm.now
+                )
+            )
+            self.store.update_application(app.id, launch_time=app.launch_time)
+
+    def attempt_ended(self, attempt: RMAppAttempt, diagnostics: str = "", *, counted: bool = True) -> None:
+        if self.store is not None:
+            self.store.update_attempt(
+                attempt.attempt_id,
+                state=attempt.state.value,
+                final_status=attempt.final_status.value,
+                diagnostics=diagnostics,
+                counted=counted,
+                finish_time=self.rm.now,
+            )
+
+    def am_unregistered(self, app: RMApp, attempt: RMAppAttempt) -> None:
+        """FINAL_SAVING at the AM's unregistration: attempt and application stored as ended."""
+        if self.store is not None:
+            final = attempt.final_status
+            self.store.update_attempt(
+                attempt.attempt_id, state=AttemptState.FINISHED.value, final_status=final.value, finish_time=self.rm.now
+            )
+            self.app_ended(app, _FINAL_APP_STATES.get(final, YarnApplicationState.FINISHED), final)
+
+    def app_ended(self, app: RMApp, state: YarnApplicationState, final: FinalApplicationStatus) -> None:
+        if self.store is not None:
+            self.store.update_application(
+                app.id, state=state.value, final_status=final.value, diagnostics=app.diagnostics,
+                finish_time=app.finish_time if app.finish_time is not None else self.rm.now,
+            )  # fmt: skip
+
+    # -- down ---------------------------------------------------------------------------------------------------
+    def install(self) -> None:
+        """Put the down-time delivery in front of the RM's (once; a run that restarts the RM)."""
+        if self._hooked:
+            return
+        self._hooked = True
+        rm = self.rm
+        original = rm._deliver
+
+        def deliver(arg: tuple[Any, Any]) -> None:
+            if self.down:
+                self._while_down(arg)
+            else:
+                original(arg)
+
+        rm._deliver = deliver
+
+    def _while_down(self, arg: tuple[Any, Any]) -> None:
+        message, sender = arg
+        if sender is None or sender == self.rm.ref or isinstance(message, _DROPPED) or sender.id.endswith("-monitor"):
+            return  # the RM's own timers and monitor, an allocate (retried by the AM), an answer to the old RM
+        # RMProxy's retry policy: the same call again after the retry interval (a heartbeat thread blocks in it)
+        rm = self.rm
+        rm.kernel.schedule(self.retry_ms, lambda _: rm._deliver(arg), owner=sender.id)
+
+    def stop(self) -> None:
+        """The RM process stops: everything it held in memory is gone."""
+        rm = self.rm
+        self.down = True
+        self.restarts += 1
+        rm.log.warning("rm_stopped", recovery=self.recovery, work_preserving=self.work_preserving)
+        if rm.preemption_monitor is not None:
+            rm.preemption_monitor.stop()
+        scheduler = rm.scheduler
+        if self.work_preserving:
+            # what the AMs had not pulled yet: the NMs would report it again (see the module docstring)
+            for attempt_id, attempt in scheduler.attempts.items():
+                if attempt.completed:
+                    self._unpulled[attempt_id] = list(attempt.completed)
+        if not self.recovery:
+            for app in rm.apps.values():
+                if not app.is_done:
+                    self.lost[app.id] = app
+        rm.nodes = {}
+        rm.lost_nodes = set()
+        rm.apps = {}
+        rm.attempts = {}
+        rm.am_containers = {}
+        rm.unlaunched = {}
+        rm.live = set()
+        rm.resize = None
+        rm.decommissioning = None
+        rm.secrets.nm_tokens_sent = {}
+        self.awaiting = set()
+
+    # -- up -----------------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        """The RM starts again: a new scheduler, and with recovery the stored applications."""
+        rm = self.rm
+        if self.store is not None:
+            self.epoch = self.store.get_and_increment_epoch()  # (without a store the epoch stays 0, as Hadoop's)
+        assert self.new_scheduler is not None
+        scheduler = self.new_scheduler(self.epoch)
+        rm.scheduler = scheduler
+        self.down = False
+        recovered = 0
+        if self.work_preserving:
+            scheduler.allocation_paused = True
+            rm.after(self.wait_ms, self._ready)
+        if self.store is not None:
+            state = self.store.load_state()
+            for data in state.applications:
+                self._recover_application(data)
+                recovered += 1
+        rm.log.info(
+            "rm_restarted",
+            recovery=self.recovery,
+            work_preserving=self.work_preserving,
+            epoch=self.epoch,
+            applications_recovered=recovered,
+        )
+        rm.apps_done = sum(1 for app in rm.apps.values() if app.is_done)
+        for app in self.lost.values():
+            if app.is_done:
+                continue
+            app.state = YarnApplicationState.FAILED
+            app.final_status = FinalApplicationStatus.FAILED
+            app.finish_time = rm.now
+            app.diagnostics = (
+                f"Application {app.id} is lost: the ResourceManager restarted without {keys.RECOVERY_ENABLED}, "
+                "and the new one does not know it"
+            )
+            rm.counters["apps_lost"] += 1
+            rm.log.warning("application_lost", application=str(app.id), diagnostics=app.diagnostics)
+        rm.apps_done += len(self.lost)
+        monitor = _new_monitor(rm, scheduler)
+        if monitor is not None:
+            rm.kernel.spawn(monitor, f"{rm.id}-preemption-monitor")
+        for app in self.lost.values():
+            for listener in rm.done_listeners:
+                listener(app)
+
+    def _ready(self) -> None:
+        self.rm.scheduler.allocation_paused = False
+        self.rm.log.info("scheduler_ready", wait_ms=self.wait_ms)
+
+    def _recover_application(self, data: ApplicationStateData) -> None:
+        """``RMAppImpl.RMAppRecoveredTransition`` and ``RMAppAttemptImpl.AttemptRecoveredTransition``."""
+        rm = self.rm
+        context = data.context
+        max_attempts = context.max_app_attempts
+        if max_attempts <= 0 or max_attempts > rm.max_attempts:
+            max_attempts = rm.max_attempts
+        app = RMApp(context, data.submit_time, max_attempts, None)
+        app.start_time = data.start_time
+        app.launch_time = data.launch_time
+        rm.apps[app.id] = app
+        for a in data.attempts:
+            attempt = RMAppAttempt(a.attempt_id, a.start_time, rm.secrets.create_amrm_token(a.attempt_id))
+            attempt.am_container = a.master_container
+            if a.state is not None:
+                attempt.state = AttemptState(a.state)
+                attempt.final_status = FinalApplicationStatus(a.final_status)
+                if attempt.state is AttemptState.FAILED and a.counted:
+                    app.counted_failures += 1
+            app.attempts.append(attempt)
+            rm.attempts[attempt.attempt_id] = attempt
+        if data.state is not None:
+            app.state = YarnApplicationState(data.state)
+            app.final_status = FinalApplicationStatus(data.final_status)
+            app.diagnostics = data.diagnostics
+            app.finish_time = data.finish_time
+            rm.log.info("application_recovered", application=str(app.id), state=app.state.value)
+            return
+        rm.scheduler.set_am_resource(app.id, context.am_container_resource)
+        if not app.attempts:
+            # no attempt stored: the application is submitted again (SUBMITTED)
+            rm.log.info("application_recovered", application=str(app.id), state=app.state.value)
+            rm.dispatch(AppAddedSchedulerEvent(application_id=app.id, queue=app.queue, user=app.user,
+                                               priority=context.priority))  # fmt: skip
+            return
+        rm.dispatch(
+            AppAddedSchedulerEvent(
+                application_id=app.id, queue=app.queue, user=app.user, priority=context.priority,
+                is_app_recovering=True,
+            )
+        )  # fmt: skip
+        app.state = YarnApplicationState.ACCEPTED
+        last = app.attempts[-1]
+        rm.log.info("application_recovered", application=str(app.id), state=app.state.value)
+        if last.is_done:
+            # the last attempt had ended and its successor was not stored yet
+            if last.state is AttemptState.FAILED and app.counted_failures >= app.max_attempts:
+                app.diagnostics = f"Application {app.id} failed {app.max_attempts} times. Failing the application."
+                rm._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED)
+            else:
+                rm._new_attempt(app)
+            return
+        last.state = AttemptState.LAUNCHED
+        last.last_heartbeat = rm.now  # AMLivelinessMonitor.register
+        rm.dispatch(AppAttemptAddedSchedulerEvent(application_attempt_id=last.attempt_id, is_attempt_recovering=True))
+        rm.scheduler.attempt_recovering(last.attempt_id)
+        if last.am_container is not None:
+            rm.am_containers[last.am_container.id] = last.attempt_id
+        self.awaiting.add(last.attempt_id)
+        rm.log.info("attempt_recovered", attempt=str(last.attempt_id), state=last.state.value)
+        unpulled = self._unpulled.pop(last.attempt_id, None)
+        attempt = rm.scheduler.attempts.get(last.attempt_id)
+        if unpulled and attempt is not None:
+            attempt.completed.extend(unpulled)
+
+    # -- the AMs --------------------------------------------------------------------------------------------------
+    def not_registered(self, attempt_id: ApplicationAttemptId) -> RemoteRefusal | None:
+        """ApplicationMasterService's answer to a recovered attempt's AM before it registers again, else None."""
+        if attempt_id not in self.awaiting:
+            return None
+        attempt = self.rm.attempts.get(attempt_id)
+        if attempt is None or attempt.state is not AttemptState.LAUNCHED:
+            self.awaiting.discard(attempt_id)  # it ended meanwhile: the AM gets what an ended attempt's AM gets
+            return None
+        message = (
+            f"AM is not registered for known application attempt: {attempt_id} or RM had restarted after AM "
+            "registered . AM should re-register."
+        )
+        rm = self.rm
+        rm.counters["am_not_registered"] += 1
+        rm.log.info("am_not_registered", attempt=str(attempt_id), exception=NOT_REGISTERED)
+        return RemoteRefusal(exception=NOT_REGISTERED, message=message)
+
+    def registered(self, attempt_id: ApplicationAttemptId) -> None:
+        self.awaiting.discard(attempt_id)
+
+    # -- the NodeManagers -----------------------------------------------------------------------------------------
+    def node_registered(self, node: Any, statuses: Any, running_apps: Any) -> None:
+        """A node registered with this (restarted) RM: recover its containers, clean up what the RM does not know."""
+        rm = self.rm
+        scheduler = rm.scheduler
+        for s in statuses:
+            cid = s.container_id
+            attempt_id = cid.application_attempt_id
+            app = rm.apps.get(attempt_id.application_id)
+            if s.container_state is ContainerState.COMPLETE:
+                if app is None or app.is_done or attempt_id not in rm.attempts:
+                    continue
+                # ended while the RM was down: it ends now, and its AM hears of it
+                status = ContainerStatus(
+                    container_id=cid,
+                    state=ContainerState.COMPLETE,
+                    exit_status=s.container_exit_status,
+                    diagnostics=s.diagnostics,
+                    execution_type=s.execution_type,
+                    capability=s.allocated_resource,
+                )
+                rm.live.add(cid)
+                attempt = scheduler.attempts.get(attempt_id)
+                if attempt is not None:
+                    attempt.completed.append(status)
+                rm._container_done(cid, status)
+                continue
+            reason = "work-preserving recovery is off" if not self.work_preserving else None
+            if reason is None and (app is None or app.is_done):
+                reason = "unknown application" if app is None else "finished application"
+            if reason is None:
+                current = app.current_attempt
+                is_am = current is not None and current.am_container is not None and current.am_container.id == cid
+                reason = scheduler.recover_container(
+                    node.id, s, is_am=is_am, keep_containers=app.context.keep_containers_across_application_attempts
+                )
+            if reason is not None:
+                rm.log.info("container_not_recovered", container=str(cid), node=str(node.id), reason=reason)
+                if app is not None and not app.is_done and attempt_id in rm.attempts:
+                    # a recovered application's container killed (recovery without work preservation): its end
+                    # reaches the RM, and an AM container's ends its attempt (not counted: KILLED_BY_RESOURCEMANAGER)
+                    rm.live.add(cid)
+                node.queue_cleanup(cid)  # killOrphanContainerOnNode
+                continue
+            rm.live.add(cid)
+            app.nodes.add(node.id)
+            resource = s.allocated_resource
+            rm.counters["containers_recovered"] += 1
+            rm.log.info(
+                "container_recovered",
+                container=str(cid),
+                node=str(node.id),
+                memory_mb=resource.memory_mb,
+                vcores=resource.vcores,
+            )
+        for app_id in running_apps:
+            app = rm.apps.get(app_id)
+            if app is None or app.is_done:
+                node.queue_app_cleanup(app_id)  # RMNodeImpl.handleRunningAppOnNode
+
+    @property
+    def restarted(self) -> bool:
+        """Whether the RM has restarted (a node registering is then a node coming back with its containers)."""
+        return self.restarts > 0
+
+
+def _new_monitor(rm: Any, scheduler: Any) -> Any:
+    from yarnball.actors._preemption import create_preemption_monitor
+
+    monitor = create_preemption_monitor(rm.conf, scheduler)
+    rm.preemption_monitor = monitor
+    if monitor is not None:
+        monitor.rm_id = rm.id
+    return monitor
