@@ -108,7 +108,10 @@ def test_one_host_without_latency_is_the_embedded_run_with_its_shortcuts_off() -
             {"at_ms": 5, "kind": "am_crash", "target": "application_1700000000000_0001"},
             "fault 1: kind 'am_crash' with target 'application_1700000000000_0001'",
         ),
-        ({"at_ms": 5, "kind": "rm_restart", "target": "rm", "down_ms": 1000}, "fault 1: kind 'rm_restart' with target 'rm'"),
+        (
+            {"at_ms": 5, "kind": "rm_restart", "target": "rm", "down_ms": 1000},
+            "fault 1: kind 'rm_restart' with target 'rm'",
+        ),
     ],
 )
 def test_kinds_no_shard_host_can_apply_are_refused_naming_entry_and_backend(entry: dict[str, Any], needle: str) -> None:
