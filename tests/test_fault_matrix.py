@@ -295,6 +295,121 @@ def message_delay(s: Scenario, before: list) -> None:
     check(cluster, events)
 
 
+def _with(s: Scenario, **conf: str) -> Scenario:
+    copy = s.conf.copy()
+    for key, value in conf.items():
+        copy.set(key, value)
+    return Scenario(s.name, copy, s.workload, s.fault_ms, s.job, s.seed)
+
+
+NM_RETRY = "yarn.nodemanager.resourcemanager.connect.retry-interval.ms"
+NM_RETRY_MS = 10_000  # below the busy scenario's 30 s NM expiry (the default 30 s retry would race it)
+
+
+def heartbeat_drop_request(s: Scenario, before: list) -> None:
+    """Every NodeHeartbeatRequest of a 5 s window is lost: the NM waits in the call (no other heartbeat), RMProxy
+    retries it unchanged after the retry interval and it is served then; no node is lost, rebooted or resynced,
+    no allocation expires."""
+    s = _with(s, **{NM_RETRY: str(NM_RETRY_MS)})
+    cluster, events = run(s, [_message("message_drop", "nm->rm", "NodeHeartbeatRequest", duration_ms=5000)(s)])
+    drops = faulted(events, "message_drop")
+    retries = [e for e in events if e["event"] == "node_heartbeat_retried"]
+    assert drops and len(retries) == len(drops)
+    assert sorted((e["source"], e["sim_ms"] + NM_RETRY_MS) for e in drops) == sorted(
+        (e["actor"], e["sim_ms"]) for e in retries
+    )
+    for key in ("nodes_lost", "nodes_rebooted", "node_heartbeat_duplicates"):
+        assert cluster.counters.get(key, 0) == 0, key
+    assert not [e for e in events if e["event"] == "container_expired"]
+    finished_ok(cluster)
+    check(cluster, events)
+
+
+def heartbeat_drop_response(s: Scenario, before: list) -> None:
+    """Every NodeHeartbeatResponse of a 5 s window is lost: the retried heartbeat is one behind, a duplicate, and gets
+    the RM's last response again (ResourceTrackerService.nodeHeartbeat), its cleanups and acknowledgements with it."""
+    s = _with(s, **{NM_RETRY: str(NM_RETRY_MS)})
+    cluster, events = run(s, [_message("message_drop", "rm->nm", "NodeHeartbeatResponse", duration_ms=5000)(s)])
+    drops = faulted(events, "message_drop")
+    assert drops and cluster.counters.get("node_heartbeat_duplicates", 0) == len(drops)
+    assert cluster.counters.get("nodes_rebooted", 0) == 0 and cluster.counters.get("nodes_lost", 0) == 0
+    pending = [cid for nm in cluster.node_managers.values() for cid in nm._hb_call.pending_completed]
+    assert not [cid for cid in pending if cid in cluster.rm.live]  # unacknowledged ones are recorded: none lost
+    finished_ok(cluster)
+    check(cluster, events)
+
+
+def heartbeat_delay(s: Scenario, before: list) -> None:
+    """Every NodeHeartbeatRequest of a 5 s window arrives 3 s late (within the retry interval): the NM waits for the
+    answer and sends nothing meanwhile, so no heartbeat is a duplicate, retried or too far behind."""
+    s = _with(s, **{NM_RETRY: str(NM_RETRY_MS)})
+    cluster, events = run(s, [_message("message_delay", "nm->rm", "NodeHeartbeatRequest", duration_ms=5000,
+                                       delay_ms=3000)(s)])
+    assert faulted(events, "message_delay")
+    for key in ("node_heartbeat_duplicates", "nodes_rebooted", "nodes_lost"):
+        assert cluster.counters.get(key, 0) == 0, key
+    assert not [e for e in events if e["event"] == "node_heartbeat_retried"]
+    finished_ok(cluster)
+    check(cluster, events)
+
+
+def heartbeat_duplicate_late(s: Scenario, before: list) -> None:
+    """A copy of each NodeHeartbeatRequest of 1 s arrives 2.5 s late, after the NM's next heartbeat: "Too far behind
+    rm response id" reboots the node (its containers end LOST, ABORTED -100), the NM resyncs and registers again, and
+    every application still succeeds."""
+    cluster, events = run(s, [_message("message_duplicate", "nm->rm", "NodeHeartbeatRequest", duration_ms=1000,
+                                       delay_ms=2500)(s)])
+    copies = faulted(events, "message_duplicate")
+    rebooted = [e for e in events if e["event"] == "node_rebooted"]
+    assert copies and len(rebooted) == len(copies)
+    assert all(e["diagnostics"].startswith("Too far behind rm response id:") for e in rebooted)
+    end = ends(events)
+    for e in rebooted:
+        at, node = e["sim_ms"], e["node"]
+        gone = {c for c, n in live_at(events, at).items() if n == node.split(":")[0]} - {
+            c for c in end if end[c]["sim_ms"] < at
+        }
+        assert all(end[c]["exit_status"] == ContainerExitStatus.ABORTED and end[c]["diagnostics"] == LOST
+                   for c in gone if end[c]["sim_ms"] == at)
+        assert any(a["event"] == "node_added" and a["node"] == node and a["sim_ms"] > at for a in events)
+    assert cluster.counters.get("containers_lost", 0) > 0
+    finished_ok(cluster)
+    check(cluster, events)
+
+
+def start_drop(s: Scenario, before: list) -> None:
+    """StartContainersRequests lost for the first 20 s: NMProxy retries each after
+    yarn.client.nodemanager-connect.retry-interval-ms (10 s), until one gets through and the container starts; no task
+    attempt fails."""
+    # (from 0: the first wave of starts, which both workloads have; the bundled one starts nothing near fault_ms)
+    cluster, events = run(s, [{**_message("message_drop", "am->nm", "StartContainersRequest", duration_ms=20_000)(s),
+                               "at_ms": 0}])
+    drops = faulted(events, "message_drop")
+    retries = [e for e in events if e["event"] == "container_call_retried"]
+    assert drops and len(retries) == len(drops)
+    assert sorted(e["sim_ms"] + 10_000 for e in drops) == sorted(e["sim_ms"] for e in retries)
+    assert all(getattr(am, "failed_task_attempts", 0) == 0 for am in cluster.masters)
+    finished_ok(cluster)
+    check(cluster, events)
+
+
+def start_response_drop(s: Scenario, before: list) -> None:
+    """StartContainersResponses lost for the first 5 s: each retried start is a refused relaunch; the SLS AM's
+    onStartContainerError releases the container (it ends KILLED or ABORTED, never SUCCESS) and runs the task
+    again; every application succeeds."""
+    cluster, events = run(s, [{**_message("message_drop", "nm->am", "StartContainersResponse", duration_ms=5000)(s),
+                               "at_ms": 0}])
+    drops = faulted(events, "message_drop")
+    failed = [e for e in events if e["event"] == "container_start_failed"]
+    assert drops and len(failed) == len(drops)
+    assert all("Attempt to relaunch the same container with id" in e["diagnostics"] for e in failed)
+    end = ends(events)
+    assert all(end[e["container"]]["exit_status"] != ContainerExitStatus.SUCCESS for e in failed)
+    assert sum(getattr(am, "failed_task_attempts", 0) for am in cluster.masters) == len(failed)
+    finished_ok(cluster)
+    check(cluster, events)
+
+
 def _with_recovery(s: Scenario) -> Scenario:
     conf = s.conf.copy()
     conf.set(keys.NM_RECOVERY_ENABLED, "true")
@@ -423,6 +538,12 @@ KINDS = {
     "message_drop_response": message_drop_response,
     "message_duplicate": message_duplicate,
     "message_delay": message_delay,
+    "heartbeat_drop_request": heartbeat_drop_request,
+    "heartbeat_drop_response": heartbeat_drop_response,
+    "heartbeat_duplicate_late": heartbeat_duplicate_late,
+    "heartbeat_delay": heartbeat_delay,
+    "start_drop": start_drop,
+    "start_response_drop": start_response_drop,
     "rm_restart": rm_restart,
     "rm_restart_without_recovery": rm_restart_without_recovery,
 }

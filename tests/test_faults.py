@@ -116,7 +116,7 @@ def test_cli_node_lost_is_expired_by_the_rm(tmp_path: Path) -> None:
         ({"kind": "node_lost", "target": "n", "timeout_s": 5}, "field 'timeout_s' is not a parameter of node_lost"),
         ({"kind": "am_crash", "target": "j", "exit_status": "1"}, "field 'exit_status' must be an integer"),
         (
-            {"kind": "message_drop", "target": "nm->rm", "message": "X", "duration_ms": 1},
+            {"kind": "message_drop", "target": "am->am", "message": "X", "duration_ms": 1},
             "field 'target' must be a link",
         ),
         (

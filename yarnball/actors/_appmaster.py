@@ -47,6 +47,7 @@ from yarnball.actors._amtasks import (
 )
 from yarnball.actors._asktable import AskSpec, entry_request, take_changed
 from yarnball.actors._kernel import NORMAL
+from yarnball.actors._nmrpc import ContainerCalls
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.actors.shortcuts import (
     NOOP_WHEN_ALL_OK,
@@ -132,6 +133,9 @@ class ApplicationMaster(Actor):
     #: values of skipped allocates are settled only when it wakes (headroom then being that of its last processed
     #: allocate, not of every skipped one).
     quiet_when_idle = False
+    #: The NMClient's calls in flight, retried and failed as NMProxy does (actors/_nmrpc.py), in a run with message
+    #: faults on the AM -> NM links; None: every call is sent once and its answer taken as it comes.
+    _nm_calls: ContainerCalls | None = None
 
     def __init__(
         self,
@@ -198,6 +202,8 @@ class ApplicationMaster(Actor):
         self.running = {}
         if self._rpc is not None:
             self._rpc.reset()
+        if self._nm_calls is not None:
+            self._nm_calls.reset()
 
     @property
     def rm(self) -> Any:
@@ -240,6 +246,13 @@ class ApplicationMaster(Actor):
 
     def on_update_errors(self, errors: tuple[UpdateContainerError, ...]) -> None:
         """The RM refused container updates (``UpdateContainerError`` reasons as Hadoop's)."""
+
+    def on_start_container_error(self, container_id: ContainerId, diagnostics: str) -> None:
+        """A container could not be started (``NMClientAsync.CallbackHandler.onStartContainerError``): the NM
+        refused it, or the call got no answer within ``yarn.client.nodemanager-connect.max-wait-ms``. By default it
+        is logged and the container kept: the RM reclaims it after ``yarn.resourcemanager.rm.container-allocation
+        .expiry-interval-ms``; release it (:meth:`release`) to give it back at once."""
+        self.log.warning("container_start_failed", container=str(container_id), diagnostics=diagnostics)
 
     # -- submission (the client side) -------------------------------------------------------------------------
     def on_start(self) -> None:
@@ -354,6 +367,8 @@ class ApplicationMaster(Actor):
             self._heartbeat = None
         if self._rpc is not None:
             self._rpc.reset()
+        if self._nm_calls is not None:
+            self._nm_calls.reset()
         self.am_container = None
         self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(
             ContainerProcessExited(
@@ -594,6 +609,8 @@ class ApplicationMaster(Actor):
             nm_id = _NM_IDS[host] = nm_actor_id(host)
         kernel = self.kernel
         actor = kernel.actors.get(nm_id)
+        if self._nm_calls is not None:
+            self._nm_calls.sent("start", container, nm_id, request)  # answered, retried or failed (_nmrpc.py)
         if actor is None or kernel._latency:
             kernel.lookup(nm_id).tell(request, self.ref)
             return
@@ -613,24 +630,33 @@ class ApplicationMaster(Actor):
 
     def stop_container(self, container: Container) -> None:
         """Ask the container's NodeManager to kill it (exit status KILLED_BY_APPMASTER)."""
-        self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(
-            StopContainersRequest(container_ids=(container.id,), nm_token=self.nm_tokens.get(container.node_id)),
-            self.ref,
-        )
+        request = StopContainersRequest(container_ids=(container.id,), nm_token=self.nm_tokens.get(container.node_id))
+        nm_id = nm_actor_id(container.node_id.host)
+        if self._nm_calls is not None:
+            self._nm_calls.sent("stop", container, nm_id, request)  # answered, retried or failed (_nmrpc.py)
+        self.kernel.lookup(nm_id).tell(request, self.ref)
 
     @handler
     def on_start_response(self, msg: StartContainersResponse) -> None:
-        for failed in msg.failed_requests:
-            self.log.warning(
-                "container_start_failed", container=str(failed.container_id), diagnostics=failed.diagnostics
-            )
+        failed = msg.failed_requests
+        if self._nm_calls is not None:
+            # only the answers to calls in flight (a second answer to one call is dropped: actors/_nmrpc.py)
+            _, failed = self._nm_calls.answered("start", msg.successfully_started_containers, failed)
+        for request in failed:
+            self.on_start_container_error(request.container_id, request.diagnostics)
 
     @handler
     def on_stop_response(self, msg: StopContainersResponse) -> None:
-        pass
+        if self._nm_calls is not None:
+            _, failed = self._nm_calls.answered("stop", msg.successfully_stopped_containers, msg.failed_requests)
+            for request in failed:
+                self.log.warning(
+                    "container_stop_failed", container=str(request.container_id), diagnostics=request.diagnostics
+                )
 
     # Both do nothing for a response without failed requests: the NM then leaves it out (shortcuts/_quietreplies.py).
-    # A subclass overriding them with @handler is sent every response.
+    # A subclass overriding them with @handler is sent every response. (With NMClient calls tracked, in a run with
+    # faults on the AM -> NM links, they take every answer: every reply is sent there, the exact shortcuts being off.)
     setattr(on_start_response, NOOP_WHEN_ALL_OK, True)
     setattr(on_stop_response, NOOP_WHEN_ALL_OK, True)
 

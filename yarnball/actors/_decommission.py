@@ -13,8 +13,15 @@ node in DECOMMISSIONING (``RMNodeImpl.DecommissioningNodeTransition``):
   LOST: exit status ABORTED -100, "Container released on a *lost* node") and told SHUTDOWN in the answer to its
   next heartbeat ("Disallowed NodeManager nodeId: ... hostname: ...", ResourceTrackerService.nodeHeartbeat).
 
+The AMs hear of it: DECOMMISSIONING (``NodesListManager``'s NODE_DECOMMISSIONING) and DECOMMISSIONED (NODE_UNUSABLE,
+from ``RMNodeImpl.DeactivateNodeTransition``) each reach every application not finished yet
+(``sendRMAppNodeUpdateEventToNonFinalizedApps``, ``RMAppImpl.processNodeUpdate``), and the next allocate of each
+pulls them as ``updated_nodes`` (``DefaultAMSProcessor.handleNodeUpdates``: the node's state at that time, its used
+resources and container count from the scheduler, its total capability, the decommissioning timeout and the update
+type; the latest update per node wins, as in RMAppImpl's map).
+
 What is left out: DecommissioningNodesWatcher also waits for the applications that ran on the node to finish (their
-map outputs may be read from it) and the AMs hear of the node in ``updated_nodes``; here only its containers count.
+map outputs may be read from it); here only its containers count.
 """
 
 from __future__ import annotations
@@ -22,12 +29,16 @@ from __future__ import annotations
 from typing import Any
 
 from yarnball.protocols import (
+    ApplicationId,
     ContainerState,
     NodeAction,
     NodeHeartbeatResponse,
     NodeId,
     NodeRemovedSchedulerEvent,
+    NodeReport,
     NodeResourceUpdateSchedulerEvent,
+    NodeState,
+    NodeUpdateType,
     Resource,
 )
 
@@ -39,12 +50,16 @@ _COMPLETE = ContainerState.COMPLETE
 class DecommissioningNodes:
     """The RM's DECOMMISSIONING nodes (with their deadlines) and DECOMMISSIONED ones."""
 
-    __slots__ = ("decommissioned", "draining", "rm")
+    __slots__ = ("decommissioned", "draining", "nodes", "rm", "timeouts", "updates")
 
     def __init__(self, rm: Any) -> None:
         self.rm = rm
         self.draining: dict[NodeId, float] = {}  # node -> deadline (ms)
         self.decommissioned: set[NodeId] = set()
+        self.timeouts: dict[NodeId, int] = {}  # node -> its decommissioning timeout (s), RMNodeImpl's
+        self.nodes: dict[NodeId, Any] = {}  # node -> its RMNode (rack, total capability) once it is watched
+        #: RMAppImpl.updatedNodes of every application with news: application -> node -> the latest update type.
+        self.updates: dict[ApplicationId, dict[NodeId, NodeUpdateType]] = {}
 
     def watches(self, node_id: NodeId) -> bool:
         return node_id in self.draining or node_id in self.decommissioned
@@ -55,11 +70,55 @@ class DecommissioningNodes:
         if node_id not in rm.nodes or node_id in self.draining:
             return False
         self.draining[node_id] = rm.now + timeout_ms
+        self.timeouts[node_id] = int(timeout_ms // 1000)
+        self.nodes[node_id] = rm.nodes[node_id]
         rm.counters["nodes_decommissioning"] += 1
         rm.log.info("node_decommissioning", node=str(node_id), timeout_ms=timeout_ms)
         self._shrink(node_id, Resource())
         rm.after(timeout_ms, lambda: self._timeout(node_id))
+        self._tell_applications(node_id, NodeUpdateType.NODE_DECOMMISSIONING)
         return True
+
+    def _tell_applications(self, node_id: NodeId, kind: NodeUpdateType) -> None:
+        """NodesListManager.sendRMAppNodeUpdateEventToNonFinalizedApps: every application not finished gets the
+        update (RMAppImpl.processNodeUpdate), which its AM pulls with its next allocate."""
+        rm = self.rm
+        for app in rm.apps.values():
+            if app.is_done:
+                continue
+            self.updates.setdefault(app.id, {})[node_id] = kind
+            attempt = app.current_attempt
+            if attempt is not None and rm.dormant:
+                rm.dormant.wake(attempt.attempt_id)  # its next allocate has news (actors/shortcuts/_amdormancy.py)
+
+    def has_news(self, app_id: ApplicationId) -> bool:
+        return app_id in self.updates
+
+    def pull(self, app_id: ApplicationId) -> tuple[NodeReport, ...]:
+        """The application's node updates as NodeReports, taken once (RMAppImpl.pullRMNodeUpdates and
+        DefaultAMSProcessor.handleNodeUpdates)."""
+        updates = self.updates.pop(app_id, None)
+        if not updates:
+            return ()
+        reports = []
+        scheduler = self.rm.scheduler
+        for node_id, kind in updates.items():
+            node = self.nodes[node_id]
+            draining = node_id in self.draining
+            scheduled = scheduler.node_report(node_id)  # (None once it is out of the scheduler)
+            reports.append(
+                NodeReport(
+                    node_id=node_id,
+                    rack_name=node.rack,
+                    node_state=NodeState.DECOMMISSIONING if draining else NodeState.DECOMMISSIONED,
+                    used=scheduled.used if scheduled is not None else Resource(),
+                    capability=node.resource,
+                    num_containers=scheduled.num_containers if scheduled is not None else 0,
+                    decommissioning_timeout=self.timeouts[node_id] if draining else None,
+                    node_update_type=kind,
+                )
+            )
+        return tuple(reports)
 
     def _used(self, node_id: NodeId) -> tuple[int, int, int]:
         node = self.rm.scheduler.nodes.get(node_id)
@@ -106,6 +165,7 @@ class DecommissioningNodes:
         if rm.opportunistic is not None:
             rm.opportunistic.on_node_removed(node_id)
         rm.dispatch(NodeRemovedSchedulerEvent(node_id=node_id))
+        self._tell_applications(node_id, NodeUpdateType.NODE_UNUSABLE)  # DeactivateNodeTransition's NODE_UNUSABLE
 
     def _shutdown(self, node_id: NodeId, response_id: int) -> NodeHeartbeatResponse:
         return NodeHeartbeatResponse(

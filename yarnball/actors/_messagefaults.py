@@ -7,15 +7,17 @@ so a message is faulted where it arrives, after its link latency:
 - *delay*: it arrives ``delay_ms`` later (later messages of the link may overtake it);
 - *duplicate*: it arrives, and a copy arrives ``delay_ms`` later (0: right after it).
 
-Each rule draws from its own ``random.Random`` seeded from the run's seed and the rule's index in the schedule,
-once per matching message in delivery order, so a run is reproduced exactly by its seed. What the senders and
+Whether a rule faults a matching message is one draw in [0, 1) from a hash of the run's seed, the rule's index in the
+schedule and the message's delivery event key (time, priority, origin, origin's sequence: the key every backend
+gives that delivery), so a run is reproduced exactly by its seed, and a sharded run (launcher/_shardfaults.py)
+faults the very messages the embedded run does, whichever host delivers them. What the senders and
 receivers then do is their protocol's business: the allocate RPC's retries and response-id checks
 (actors/_amrpc.py).
 """
 
 from __future__ import annotations
 
-import random
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -51,7 +53,14 @@ class MessageFaultRule:
     end_ms: float
     probability: float
     delay_ms: float
-    rng: random.Random
+    seed: str  # what the draws hash besides the delivery key: the run's seed and the rule's index
+
+    def draw(self, event: Any) -> float:
+        """This rule's draw in [0, 1) for the delivery whose kernel event is ``event``."""
+        t, priority, origin, seq = event[:4]
+        text = f"{self.seed}:{float(t).hex()}:{priority}:{origin}:{seq}"
+        digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "big") / 2.0**64
 
 
 class MessageFaults:
@@ -90,7 +99,7 @@ class MessageFaults:
             source_id = getattr(sender, "id", None)
             if role_of(source_id, self.rm_id) != rule.source:
                 continue
-            if rule.rng.random() >= rule.probability:
+            if rule.probability < 1.0 and rule.draw(self.kernel.event) >= rule.probability:
                 continue
             self.on_fault(rule.kind)
             log.info(

@@ -136,7 +136,14 @@ def start_again(nm: Any) -> None:
             else:
                 scheduler.recover_active_container(entry, launched=False)  # QUEUED (or still localizing)
         scheduler.recovered()  # queued containers start as room allows
-    statuses, apps = _registration(nm)
+    if nm._hb_call is not None:  # with the completions not yet acknowledged (actors/_nmrpc.py)
+        from yarnball.actors._nmrpc import resync_registration
+
+        if not nm.recovery:
+            nm._hb_call.pending_completed.clear()  # no state store: gone with the rest
+        statuses, apps = resync_registration(nm, nm._hb_call)
+    else:
+        statuses, apps = _registration(nm)
     nm._down = None
     nm.log.info("nm_restarted", node=str(nm.node_id), containers=len(statuses))
     nm._register(statuses, apps)

@@ -35,6 +35,7 @@ from yarnball.actors._containerscheduler import (
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL
 from yarnball.actors._nmrecovery import NMDowntime, recovery_enabled, registration, shut_down, start_again
+from yarnball.actors._nmrpc import NodeCalls, NodeHeartbeatCall, resync_registration
 from yarnball.actors._nmstates import RESUMED_DIAGNOSTICS, NMContainerState, container_status, nm_state
 from yarnball.actors._secretmanagers import NMSecretManagers, Rejections
 from yarnball.actors.shortcuts import ROLES, reply_is_noop
@@ -243,6 +244,10 @@ class NodeManager(Actor):
     #: that acknowledges it, COMPLETE status), in completion order (see on_get_container_statuses). The shared empty
     #: mapping until the NM's first container ends (an idle node costs nothing for it).
     recently_stopped: dict[ContainerId, tuple[int, ContainerStatus]] = _NO_STOPPED
+    # Hadoop's heartbeat RPC rules and the NM's memory of repeated AM calls (actors/_nmrpc.py): set only in a run
+    # with message faults on the NM's links (launcher/_faultinjector.py); None keeps the exact ordinary path.
+    _hb_call: NodeHeartbeatCall | None = None
+    _calls: NodeCalls | None = None
 
     def __init__(
         self,
@@ -355,6 +360,10 @@ class NodeManager(Actor):
             self.stop()
             return
         self.registered = True
+        if self._hb_call is not None:
+            # a new StatusUpdaterRunnable: no call in flight, ids from 0 as the RM's node's (actors/_nmrpc.py)
+            self._hb_call.reset()
+            self.response_id = 0
         self.secrets.set_keys(msg.nm_token_master_key, msg.container_token_master_key, msg.rm_identifier)
         if self._heartbeats is not None:
             if self._beat is None:
@@ -382,28 +391,36 @@ class NodeManager(Actor):
     def _send_heartbeat(self) -> None:
         if self._decommissioned or self._down is not None:
             return  # leaving: a heartbeat after the unregistration would be answered RESYNC
-        call = self.rm_call
-        if call is not None and call.in_flight is not None:
+        rm_call = self.rm_call
+        if rm_call is not None and rm_call.in_flight is not None:
             return  # the heartbeat thread still waits in nodeHeartbeat (the RM is down: its RMProxy retries)
+        call = self._hb_call
+        if call is not None and call.busy():
+            return  # the status-updater thread still waits in nodeHeartbeat (actors/_nmrpc.py)
         changes, self._changes = self._changes, []
         status = NodeStatus(
             node_id=self.node_id,
             response_id=self.response_id,
-            container_statuses=tuple(changes),
+            container_statuses=tuple(changes) if call is None else call.statuses(changes),
             opportunistic_containers_status=self.container_scheduler.status() if self.report_opportunistic else None,
         )
         request = NodeHeartbeatRequest(node_status=status)
         if call is not None:
-            call.in_flight = request
+            call.send(request)  # the call in flight, retried when unanswered
+        if rm_call is not None:
+            rm_call.in_flight = request
         self.rm.tell(request, self.ref)
 
     @handler
     def on_heartbeat_response(self, msg: NodeHeartbeatResponse) -> None:
         if self._down is not None:
             return  # the answer to the NM process that went down
-        call = self.rm_call
-        if call is not None and msg.node_action is not NodeAction.RESYNC:
-            call.in_flight = None  # (a RESYNC's: registration() takes the unanswered heartbeat's completions)
+        call = self._hb_call
+        if call is not None and not call.answer(msg):
+            return  # an answer to a call no longer waited for: Hadoop RPC's client drops it (actors/_nmrpc.py)
+        rm_call = self.rm_call
+        if rm_call is not None and msg.node_action is not NodeAction.RESYNC:
+            rm_call.in_flight = None  # (a RESYNC's: registration() takes the unanswered heartbeat's completions)
         self.response_id = msg.response_id
         for cid in msg.containers_to_cleanup:
             self._kill(cid, ContainerExitStatus.KILLED_BY_RESOURCEMANAGER, KILLED_BY_RM)
@@ -438,6 +455,9 @@ class NodeManager(Actor):
             if self._decommissioned:
                 return  # the answer to a heartbeat that crossed our unregistration: we are leaving, not resyncing
             if call is not None:
+                # NodeManager.resyncWithRM, work-preserving: register again with every container (actors/_nmrpc.py)
+                self._register(*resync_registration(self, call))
+            elif rm_call is not None:
                 self._register(*registration(self))  # NodeManager.resyncWithRM: with its containers
             else:
                 self._register()
@@ -476,6 +496,11 @@ class NodeManager(Actor):
                     FailedContainerRequest(container_id=cid, diagnostics=f"Container {cid} is not for {self.node_id}")
                 )
                 continue
+            if self._calls is not None:
+                refused = self._calls.relaunch(cid)  # a second start of one container (actors/_nmrpc.py)
+                if refused is not None:
+                    failed.append(refused)
+                    continue
             # (the entry takes the next arrival number only if it is added: making it changes nothing else)
             seq = self._seq + 1
             entry = _Container(container, request.launch_context, self, seq)
@@ -518,6 +543,8 @@ class NodeManager(Actor):
         for cid in ids:
             if self._kill(cid, ContainerExitStatus.KILLED_BY_APPMASTER, KILLED_BY_AM):
                 stopped.append(cid)
+            elif self._calls is not None and cid in self._calls.stopped:
+                stopped.append(cid)  # isContainerRecentlyStopped: a repeated stop succeeds (actors/_nmrpc.py)
             else:
                 failed.append(
                     FailedContainerRequest(
@@ -806,6 +833,8 @@ class NodeManager(Actor):
         self.used_vcores -= resource.vcores
         self.completed_count += 1
         del self.containers[cid]
+        if self._calls is not None:
+            self._calls.stopped.add(cid)
         self.container_scheduler.completed(entry)  # on_resources_reclaimed(entry)
         status = ContainerStatus(
             container_id=cid,

@@ -32,6 +32,7 @@ from yarnball.actors._clientrmservice import move as move_across_queues
 from yarnball.actors._containerresize import RESIZE_TYPES, ContainerResizeService
 from yarnball.actors._decommission import DecommissioningNodes
 from yarnball.actors._heartbeats import HeartbeatClock
+from yarnball.actors._nmrpc import NodeHeartbeatRules
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
@@ -182,6 +183,9 @@ class ResourceManager(Actor):
     #: The state store and RM restarts (actors/_rmrestart.py), with yarn.resourcemanager.recovery.enabled or once an
     #: RM restart is scheduled.
     restarts: RMRestarts | None = None
+    #: ResourceTrackerService.nodeHeartbeat's response-id checks and completion acknowledgements, in a run with
+    #: message faults on the NodeManagers' links (actors/_nmrpc.py); None: the exact ordinary path.
+    node_rules: NodeHeartbeatRules | None = None
 
     def __init__(
         self,
@@ -545,6 +549,12 @@ class ResourceManager(Actor):
     @handler
     def on_node_heartbeat(self, msg: NodeHeartbeatRequest) -> None:
         status = msg.node_status
+        rules = self.node_rules
+        if rules is not None:
+            old = rules.old_heartbeat(status.node_id, status.response_id)  # a duplicate, or too far behind
+            if old is not None:
+                self.reply(old)
+                return
         self.handle_node_heartbeat(status.node_id, status.container_statuses, status, self._sender)
 
     def handle_node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any, sender: ActorRef | None) -> None:
@@ -556,6 +566,8 @@ class ResourceManager(Actor):
             response: Any = decommissioning.heartbeat(node_id, statuses, status)  # actors/_decommission.py
         else:
             response = self._node_heartbeat(node_id, statuses, status)
+        if self.node_rules is not None:
+            response = self.node_rules.processed(node_id, response, statuses)  # acknowledged, kept as the last
         if sender is not None:
             if type(response) is int:  # deliver_heartbeat_response's first step, inline (a plain response)
                 deliver_plain_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
@@ -1136,6 +1148,11 @@ class ResourceManager(Actor):
             response = self.resize.after_allocate(attempt_id, response)
             if response.updated_containers:  # an updated container leaves with its new container token
                 response = self._sign_updated(attempt_id, response)
+        decommissioning = self.decommissioning
+        if decommissioning is not None and decommissioning.updates:
+            updated = decommissioning.pull(attempt_id.application_id)  # DefaultAMSProcessor.handleNodeUpdates
+            if updated:
+                response = msgspec.structs.replace(response, updated_nodes=updated)
         attempt.last_response = response
         return response
 

@@ -209,6 +209,18 @@ class _TraceAppMaster(ApplicationMaster):
         task: _Task | None = take_tasks(self.pending, self._host_tasks, (container,))[0]
         return task
 
+    def on_start_container_error(self, container_id: ContainerId, diagnostics: str) -> None:
+        """The container could not be started: the task attempt fails, the container is released and the task
+        asked for again (MapReduce's ContainerLauncherImpl: TA_CONTAINER_LAUNCH_FAILED, then the container is
+        deallocated and a new attempt requested)."""
+        super().on_start_container_error(container_id, diagnostics)
+        task = self.assigned.pop(container_id, None)
+        if task is None:
+            return
+        self.failed_task_attempts += 1
+        self.release(container_id)
+        self._request(task)
+
     def on_containers_completed(self, statuses: tuple[ContainerStatus, ...]) -> None:
         for status in statuses:
             task = self.assigned.pop(status.container_id, None)

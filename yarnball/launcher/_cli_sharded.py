@@ -26,6 +26,7 @@ def simulate_sharded(
     progress: Any,
     *,
     webapp: tuple[str, int] | None = None,
+    faults: Any = None,
 ) -> dict[str, Any]:
     """Run ``workload`` on Ray shard hosts and write the outputs into ``out``; return the summary.
 
@@ -70,6 +71,8 @@ def simulate_sharded(
         for spec in args.refresh_queues:  # checked by cli._refresh_arguments
             at_ms, conf_dir = parse_refresh_spec(spec)
             cluster.refresh_queues(conf_dir, at_ms=at_ms)
+        if faults:
+            cluster.inject(faults)  # (launcher/_shardfaults.py; after the refreshes, as the embedded CLI)
         cluster.record_metrics(interval_ms, [j for j in track if j in known])  # type: ignore[attr-defined]
         progress.cluster = cluster
         pace = None if live else args.pace

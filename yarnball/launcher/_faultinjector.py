@@ -22,13 +22,13 @@ What each kind does, and the Hadoop behaviour it exercises:
   running applications are lost (actors/_rmrestart.py). Every AM gets the allocate RPC client (actors/_amrpc.py) and
   every NM a heartbeat call (actors/_nmrecovery.py HeartbeatCall), so that calls wait and retry while it is down.
 - ``message_*``: actors/_messagefaults.py, with the allocate RPC's retries and response-id rules
-  (actors/_amrpc.py). Message faults and every kind but node_lost run with the exact shortcuts' skipping off
+  (actors/_amrpc.py), and on the NodeManager's links Hadoop's heartbeat and container-call rules
+  (actors/_nmrpc.py). Message faults and every kind but node_lost run with the exact shortcuts' skipping off
   (every heartbeat and allocate is a real message), which changes no result (actors/shortcuts).
 """
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from typing import Any
 
@@ -36,12 +36,20 @@ from yarnball._logs import get_logger
 from yarnball.actors._amrpc import AllocateCall
 from yarnball.actors._messagefaults import MessageFaultRule, MessageFaults
 from yarnball.actors._nmrecovery import HeartbeatCall
+from yarnball.actors._nmrpc import (
+    ContainerCalls,
+    NodeCalls,
+    NodeHeartbeatCall,
+    NodeHeartbeatRules,
+    nm_client_timing,
+    nm_retry_interval_ms,
+)
 from yarnball.errors import SimulationError
-from yarnball.launcher._faults import MESSAGE_FAULT_KINDS, Fault
+from yarnball.launcher._faults import MESSAGE_FAULT_KINDS, NM_CONTAINER_LINKS, NM_HEARTBEAT_LINKS, Fault
 from yarnball.policies.capacity import CapacitySchedulerConfiguration
 from yarnball.policies.capacity._recovery import RecoveringCapacityScheduler
 from yarnball.policies.placement import placement_from_conf
-from yarnball.protocols import ApplicationId, ContainerId, ContainerState, keys
+from yarnball.protocols import ApplicationId, ContainerId, ContainerState, NodeId, keys
 from yarnball.protocols._executor import ContainerProcessExited
 
 __all__ = ["FaultInjector"]
@@ -87,33 +95,50 @@ class FaultInjector:
             )
 
     def add(self, faults: list[Fault]) -> None:
+        """Schedule ``faults``. On a shard host (launcher/_shardfaults.py) ``cluster`` holds the host's own actors
+        only: a fault whose actor lives on another host is left to that host."""
         cluster = self.cluster
         kernel = cluster.kernel
+        rm = cluster.rm
         for fault in faults:
             self.scheduled.append(fault)
             delay = max(0.0, fault.at_ms - kernel.now)
             kind = fault.kind
             if kind != "node_lost" and not self.needs_every_event:
-                shortcuts_on = cluster.heartbeats.skip or cluster.heartbeats.skip_am or cluster.rm.dormant.enabled
+                shortcuts_on = cluster.heartbeats.skip or cluster.heartbeats.skip_am or (
+                    rm is not None and rm.dormant.enabled
+                )
                 if kernel.now > 0 and shortcuts_on:
                     raise SimulationError(
                         f"fault {fault.index} ({kind}): inject faults other than node_lost before the cluster first "
                         "runs: they need every heartbeat and allocate as a message from the start"
                     )
                 self.needs_every_event = True
-            if kind == "node_lost":
-                nm = cluster.node_managers[fault.target.split(":", 1)[0]]
-                kernel.schedule(delay, lambda _, f=fault, nm=nm: self._node_lost(f, nm), owner=nm.id)
-            elif kind == "node_restart":
-                nm = cluster.node_managers[fault.target.split(":", 1)[0]]
-                cluster._node_restarts = True  # (see Cluster.restart_node)
-                kernel.schedule(delay, lambda _, f=fault, nm=nm: self._node_restart(f, nm), owner=nm.id)
-            elif kind == "node_decommission":
-                kernel.schedule(delay, lambda _, f=fault: self._decommission(f), owner=cluster.rm.id)
+            if kind == "node_lost" or kind == "node_restart":
+                nm = cluster.node_managers.get(fault.target.split(":", 1)[0])
+                if nm is None:
+                    continue  # on another shard host
+                if kind == "node_lost":
+                    kernel.schedule(delay, lambda _, f=fault, nm=nm: self._node_lost(f, nm), owner=nm.id)
+                else:
+                    cluster._node_restarts = True  # (see Cluster.restart_node)
+                    kernel.schedule(delay, lambda _, f=fault, nm=nm: self._node_restart(f, nm), owner=nm.id)
+            elif kind == "node_decommission" or kind == "container_fail" or (
+                kind == "am_crash" and fault.target.startswith("application_")
+            ):
+                if rm is None:
+                    continue  # the RM's host acts
+                act = {"node_decommission": self._decommission, "am_crash": self._am_crash}.get(
+                    kind, self._container_fail
+                )
+                kernel.schedule(delay, lambda _, f=fault, act=act: act(f), owner=rm.id)
             elif kind == "am_crash":
-                kernel.schedule(delay, lambda _, f=fault: self._am_crash(f), owner=cluster.rm.id)
-            elif kind == "container_fail":
-                kernel.schedule(delay, lambda _, f=fault: self._container_fail(f), owner=cluster.rm.id)
+                # The AM process exits: an event of the AM's own (what it sends is ordered as its own messages, on
+                # every backend), found by its job name now (check_targets: a submitted job).
+                am = self._master(fault.target)
+                if am is None:
+                    continue  # on another shard host
+                kernel.schedule(delay, lambda _, f=fault: self._am_crash(f), owner=am.id)
             elif kind in MESSAGE_FAULT_KINDS:
                 self._message_rule(fault)
             elif kind == "rm_restart":
@@ -138,16 +163,18 @@ class FaultInjector:
 
     def _decommission(self, fault: Fault) -> None:
         cluster = self.cluster
-        nm = cluster.node_managers[fault.target.split(":", 1)[0]]
+        host = fault.target.split(":", 1)[0]
+        nm = cluster.node_managers.get(host)
+        node_id = nm.node_id if nm is not None else NodeId(host, 0)  # (a node of another shard host: port 0)
         timeout_s = fault.get("timeout_s")
         if timeout_s is None:
             timeout_s = cluster.conf.get_int(
                 keys.RM_NM_GRACEFUL_DECOMMISSION_TIMEOUT_SECS, keys.DEFAULT_RM_NM_GRACEFUL_DECOMMISSION_TIMEOUT_SECS
             )
-        if cluster.rm.decommission_node(nm.node_id, timeout_s * 1000.0):
-            self._record(fault, True, node=str(nm.node_id), timeout_s=timeout_s)
+        if cluster.rm.decommission_node(node_id, timeout_s * 1000.0):
+            self._record(fault, True, node=str(node_id), timeout_s=timeout_s)
         else:
-            self._record(fault, False, "the RM has no RUNNING node of that name", node=str(nm.node_id))
+            self._record(fault, False, "the RM has no RUNNING node of that name", node=str(node_id))
 
     def _master(self, target: str) -> Any:
         """The AM of a job name or an application id (None if none has it yet)."""
@@ -219,15 +246,19 @@ class FaultInjector:
     def _message_rule(self, fault: Fault) -> None:
         cluster = self.cluster
         if self.messages is None:
-            self.messages = MessageFaults(cluster.kernel, self._count_message, rm_id=cluster.rm.id)
+            rm_id = cluster.rm.id if cluster.rm is not None else "rm"  # (a shard host without the RM: its id)
+            self.messages = MessageFaults(cluster.kernel, self._count_message, rm_id=rm_id)
             retry_ms = cluster.conf.get_int(
                 keys.RM_CONNECT_RETRY_INTERVAL_MS, keys.DEFAULT_RM_CONNECT_RETRY_INTERVAL_MS
             )
-            self.messages.install(cluster.rm)
+            if cluster.rm is not None:
+                self.messages.install(cluster.rm)
             for am in cluster.masters:
                 self.messages.install(am)
                 if am._rpc is None:
                     am._rpc = AllocateCall(am, retry_ms)
+        if fault.target in NM_HEARTBEAT_LINKS or fault.target in NM_CONTAINER_LINKS:
+            self._nm_rules(fault.target)
         source, dest = fault.target.split("->")
         self.messages.add(
             MessageFaultRule(
@@ -240,9 +271,37 @@ class FaultInjector:
                 end_ms=float(fault.at_ms + fault.get("duration_ms")),
                 probability=fault.get("probability", 1.0),
                 delay_ms=float(fault.get("delay_ms", 0)),
-                rng=random.Random(f"{cluster.seed}:fault:{fault.index}"),
+                seed=f"{cluster.seed}:fault:{fault.index}",
             )
         )
+
+    def _nm_rules(self, link: str) -> None:
+        """Hadoop's rules for the NodeManager's RPCs (actors/_nmrpc.py) on the link's both ends, and every message
+        of the NM's links a real one: the exact shortcuts that hand heartbeats inline, store plain responses' ids
+        and leave out quiet replies are off (they change no result: actors/shortcuts)."""
+        cluster = self.cluster
+        messages = self.messages
+        assert messages is not None
+        cluster.kernel.exact_shortcuts = False
+        cluster.heartbeats.inline = None
+        conf = cluster.conf
+        for nm in cluster.node_managers.values():
+            messages.install(nm)
+        if link in NM_HEARTBEAT_LINKS:
+            if cluster.rm is not None and cluster.rm.node_rules is None:
+                cluster.rm.node_rules = NodeHeartbeatRules(cluster.rm)
+            retry_ms = nm_retry_interval_ms(conf)
+            for nm in cluster.node_managers.values():
+                if nm._hb_call is None:
+                    nm._hb_call = NodeHeartbeatCall(nm, retry_ms)
+        else:
+            retry_ms, max_wait_ms = nm_client_timing(conf)
+            for nm in cluster.node_managers.values():
+                if nm._calls is None:
+                    nm._calls = NodeCalls()
+            for am in cluster.masters:
+                if am._nm_calls is None:
+                    am._nm_calls = ContainerCalls(am, retry_ms, max_wait_ms)
 
     def _prepare_rm_restart(self, fault: Fault) -> None:
         """What a run that restarts the RM needs from the start: the RM's restart state with the launcher's scheduler

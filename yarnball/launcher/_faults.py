@@ -16,8 +16,10 @@ am_crash             an application (job name or    ``exit_status`` (default 1)
 container_fail       a container id, or an          ``exit_status`` (default 1)
                      application (its oldest running
                      task container)
-message_drop         a link ``am->rm`` or           ``message`` (type name), ``duration_ms``, ``probability``
-                     ``rm->am``                     (default 1.0)
+message_drop         a link: ``am->rm``,            ``message`` (type name), ``duration_ms``, ``probability``
+                     ``rm->am``, ``nm->rm``,        (default 1.0)
+                     ``rm->nm``, ``am->nm``,
+                     ``nm->am`` (MESSAGE_LINKS)
 message_delay        a link                         the same, and ``delay_ms``
 message_duplicate    a link                         the same, and ``delay_ms`` of the copy (default 0)
 rm_restart           ``rm``                         ``down_ms`` (required: how long the RM is down;
@@ -43,6 +45,8 @@ __all__ = [
     "FAULT_KINDS",
     "MESSAGE_FAULT_KINDS",
     "MESSAGE_LINKS",
+    "NM_CONTAINER_LINKS",
+    "NM_HEARTBEAT_LINKS",
     "Fault",
     "as_faults",
     "check_targets",
@@ -61,12 +65,21 @@ FAULT_KINDS = (
     "rm_restart",
 )
 
-#: The links message faults act on and the message types each carries (ApplicationMasterProtocol's allocate
-#: exchange: the RPC whose retry and response-id rules are modelled, see actors/_amrpc.py).
+#: The links message faults act on and the message types each carries: ApplicationMasterProtocol's allocate
+#: exchange (its retry and response-id rules: actors/_amrpc.py), ResourceTracker's node heartbeat and
+#: ContainerManagementProtocol's start and stop calls (their retries, response ids and acknowledgements:
+#: actors/_nmrpc.py).
 MESSAGE_LINKS: dict[str, tuple[str, ...]] = {
     "am->rm": ("AllocateRequest",),
     "rm->am": ("AllocateResponse",),
+    "nm->rm": ("NodeHeartbeatRequest",),
+    "rm->nm": ("NodeHeartbeatResponse",),
+    "am->nm": ("StartContainersRequest", "StopContainersRequest"),
+    "nm->am": ("StartContainersResponse", "StopContainersResponse"),
 }
+#: The links whose faults switch on the NodeManager's RPC rules (actors/_nmrpc.py).
+NM_HEARTBEAT_LINKS = ("nm->rm", "rm->nm")
+NM_CONTAINER_LINKS = ("am->nm", "nm->am")
 
 _COMMON = ("at_ms", "kind", "target")
 _PARAMETERS: dict[str, tuple[str, ...]] = {

@@ -199,6 +199,7 @@ class ShardHost:
         self.expected_apps = expected_apps
         self.rm: ResourceManager | None = None
         self.recorder: Any = None
+        self.faults: Any = None  # the FaultInjector of the faults this host applies (launcher/_shardfaults.py)
         self.last_event_time = 0.0
         #: Live mode (wall clock, no windows): called after each outgoing message so the host can flush soon.
         self.on_send: Any = None
@@ -217,6 +218,7 @@ class ShardHost:
         Steps: ``("rm", dseq)``, ``("nm", dseq, NodeSpec, start_delay_ms[, host])``,
         ``("am", dseq, actor_id, am[, host])`` (``host``: the driver's placement, else :func:`host_of`),
         ``("fail", dseq, host, at_ms)``, ``("refresh", dseq, RefreshQueuesRequest, at_ms)``, ``("expect", n)``,
+        ``("fault", dseq, Fault, seed)`` (launcher/_shardfaults.py: applied to the actors hosted here),
         ``("skip", dseq)`` (a driver-side event such as a progress callback: it takes a sequence number
         on one kernel too).
         """
@@ -258,6 +260,9 @@ class ShardHost:
                 nm = kernel.actors.get(actor_id)
                 if nm is not None:
                     kernel.schedule(max(0.0, at_ms - kernel.now), lambda _, nm=nm: nm.fail(), owner=actor_id)
+            elif kind == "fault":
+                _, _, fault, seed = step
+                self._fault(fault, seed)
             elif kind == "refresh":
                 _, _, request, at_ms = step
                 if self.rm is not None:  # Cluster.refresh_queues: told by the RM's host, ordered as the RM's own
@@ -267,6 +272,17 @@ class ShardHost:
                     )
             elif kind != "skip" and kind != "rm":
                 raise SimulationError(f"unknown setup step {kind!r} for shard host {self.index}")
+
+    def _fault(self, fault: Any, seed: int) -> None:
+        """One fault of a schedule, for the actors hosted here (launcher/_shardfaults.py)."""
+        from yarnball.launcher._faultinjector import FaultInjector
+        from yarnball.launcher._shardfaults import HostActors
+
+        if self.faults is None:
+            self.faults = FaultInjector(HostActors(self, seed))
+        self.faults.add([fault])
+        if self.faults.needs_every_event:
+            self.faults.cluster.every_event()
 
     def _place(self, actor_id: str, placed: list[int]) -> None:
         """Record the driver's host for ``actor_id`` (every host records it, to route messages to it); an explicit

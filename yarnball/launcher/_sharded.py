@@ -89,6 +89,7 @@ class HostView:
         self.handler_failures = HandlerFailures()  # every host's, set by the driver before the outputs are written
         self.node_specs: list[NodeSpec] = []  # every node of the cluster, wherever it runs (the web view's nodes)
         self.web_asks: Any = None  # REST writes in flight on host 0 (launcher/web/_hostview.py)
+        self.faults: Any = None  # the merged fault counts of the run, for write_outputs (set_fault_summary)
         self.windows_run = 0  # host recovery (launcher/_hostrecovery.py): which windows a survivor finished
         self.last_result: WindowResult | None = None
 
@@ -182,6 +183,19 @@ class HostView:
 
     def set_now(self, now: float) -> None:
         self.host.set_now(now)
+
+    def fault_counts(self) -> tuple[dict[str, int], dict[str, int]]:
+        """The faults this host applied and those that found nothing to fault (launcher/_shardfaults.py)."""
+        faults = self.host.faults
+        if faults is None:
+            return {}, {}
+        return dict(faults.counts), dict(faults.without_effect)
+
+    def set_fault_summary(self, summary: dict[str, Any]) -> None:
+        """The run's merged fault counts, for the summary.json host 0 writes."""
+        from yarnball.launcher._shardfaults import FixedFaultSummary
+
+        self.faults = FixedFaultSummary(summary)
 
     def failures(self) -> HandlerFailures:
         """This host's handler failures (the driver merges every host's)."""
@@ -332,6 +346,7 @@ class ShardedCluster(Cluster):
         self.jobs: dict[str, Any] = {}
         self.skipped: list[SkippedJob] = []
         self._steps: list[tuple[Any, ...]] = [("rm", 0)]
+        self.faults_scheduled = 0  # faults given to inject (summary.json "faults", with the hosts' counts)
         self._dseq = 1  # the driver's (origin "") sequence, as one kernel would count it
         self._group: HostGroup | None = None
         self._inbound: list[list[bytes]] = [[] for _ in range(hosts)]
@@ -397,8 +412,24 @@ class ShardedCluster(Cluster):
         )
 
     def inject(self, faults: Any) -> None:
-        """Fault schedules need the embedded backend (launcher/_faultinjector.py acts on local actors)."""
-        raise SimulationError("fault schedules (inject, --faults) need the embedded backend")
+        """Schedule faults (as ``Cluster.inject``), before the first run: each shard host applies those of the
+        actors it hosts (launcher/_shardfaults.py). A kind no single host can apply as the embedded run does is
+        refused, naming the entry and the backend."""
+        from yarnball.launcher._faults import MESSAGE_FAULT_KINDS, as_faults, check_targets
+        from yarnball.launcher._shardfaults import check_sharded
+
+        if self._group is not None:
+            raise SimulationError("inject: the sharded backends take fault schedules before the first run()")
+        parsed = as_faults(faults)
+        jobs = [am.name for am in self.masters]
+        check_targets(parsed, list(self.node_specs), jobs=jobs, cluster_timestamp=self.cluster_timestamp)
+        check_sharded(parsed, self.backend)
+        for fault in parsed:
+            if fault.kind in MESSAGE_FAULT_KINDS:
+                self._steps.append(("fault", self._dseq, fault, self.seed))  # schedules nothing: no sequence taken
+            else:
+                self._step("fault", fault, self.seed)
+        self.faults_scheduled += len(parsed)
 
     def fail_node(self, host: str, at_ms: float) -> None:
         """Make the NodeManager on ``host`` die at ``at_ms`` (on its own host)."""
@@ -721,6 +752,16 @@ class ShardedCluster(Cluster):
         group = self._start()
         options = {"wall_seconds": wall_seconds, "seed": self.seed, "workload": workload, "plots": plots}
         failures = self._reachable_failures(group)
+        if self.faults_scheduled:
+            from yarnball.launcher._shardfaults import merge_counts
+
+            parts = []
+            for i in range(group.size):
+                try:
+                    parts.append(group.call(i, "fault_counts"))
+                except YarnballError:
+                    continue  # a dead host: its counts are lost with it
+            group.call(0, "set_fault_summary", merge_counts(parts, self.faults_scheduled))
         files = group.call(0, "write_outputs", self.jobs, self.skipped, options, self.event_log is not None, failures)
         if self.backend == "ray" and self.clock == "virtual":
             try:

@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--faults",
         metavar="FILE",
         help="JSON fault schedule: a list of {at_ms, kind, target, ...}; kinds: node_lost, node_decommission, "
-        "am_crash, container_fail, message_drop, message_delay, message_duplicate (README 'Faults'; embedded backend)",
+        "am_crash, container_fail, message_drop, message_delay, message_duplicate (README 'Faults on a schedule')",
     )
     sim.add_argument(
         "--strict",
@@ -275,7 +275,6 @@ def _simulate(args: argparse.Namespace) -> int:
                     f"{args.faults}: fault {restart.index}: kind 'rm_restart' needs the embedded backend (the Ray "
                     "backend's shard hosts cannot restart the ResourceManager)"
                 )
-            raise ConfigurationError("--faults needs the embedded backend")
         check_targets(
             faults,
             [n.hostname for n in workload.nodes],
@@ -283,6 +282,10 @@ def _simulate(args: argparse.Namespace) -> int:
             jobs=[j.job_id for j in workload.jobs],
             cluster_timestamp=DEFAULT_CLUSTER_TIMESTAMP,
         )
+        if args.backend != "embedded":
+            from yarnball.launcher._shardfaults import check_sharded
+
+            check_sharded(faults, args.backend, args.faults)  # a kind no shard host can apply: refused before the run
     interval_ms = conf.get_int(keys.SLS_METRICS_RECORD_INTERVAL_MS, keys.DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS)
     if interval_ms <= 0:
         raise ConfigurationError(
@@ -314,6 +317,7 @@ def _simulate(args: argparse.Namespace) -> int:
             interval_ms,
             _Progress(None, _target_ms(workload, args.until_ms), sys.stderr, enabled=not args.no_progress),
             webapp=webapp,
+            faults=faults,
         )
         _print_summary(summary, out, sys.stdout)
         return _run_status(summary, cut=args.until_ms is not None)

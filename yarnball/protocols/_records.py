@@ -32,6 +32,7 @@ __all__ = [
     "NodeId",
     "NodeReport",
     "NodeState",
+    "NodeUpdateType",
     "PreemptionContainer",
     "PreemptionContract",
     "PreemptionMessage",
@@ -256,6 +257,14 @@ class NodeState(enum.Enum):
     SHUTDOWN = "SHUTDOWN"
 
 
+class NodeUpdateType(enum.Enum):
+    """Why a node is in an AllocateResponse's ``updated_nodes`` (``NodeUpdateType``, RMAppNodeUpdateEvent's type)."""
+
+    NODE_USABLE = "NODE_USABLE"
+    NODE_UNUSABLE = "NODE_UNUSABLE"
+    NODE_DECOMMISSIONING = "NODE_DECOMMISSIONING"
+
+
 class YarnApplicationState(enum.Enum):
     NEW = "NEW"
     NEW_SAVING = "NEW_SAVING"
@@ -411,6 +420,10 @@ class NodeReport(Record, kw_only=True):
     num_containers: int = 0
     health_report: str = ""
     node_labels: tuple[str, ...] = ()
+    #: Seconds left until a DECOMMISSIONING node is decommissioned (``getDecommissioningTimeout``), else None.
+    decommissioning_timeout: int | None = None
+    #: In an AllocateResponse's ``updated_nodes``: why the AM is told (``getNodeUpdateType``), else None.
+    node_update_type: NodeUpdateType | None = None
 
 
 class ApplicationReport(Record, kw_only=True):

@@ -57,6 +57,13 @@ RM_NM_GRACEFUL_DECOMMISSION_TIMEOUT_SECS = "yarn.resourcemanager.nodemanager-gra
 DEFAULT_RM_NM_GRACEFUL_DECOMMISSION_TIMEOUT_SECS = 3600
 RM_CONNECT_RETRY_INTERVAL_MS = "yarn.resourcemanager.connect.retry-interval.ms"
 DEFAULT_RM_CONNECT_RETRY_INTERVAL_MS = 30000
+# The NM's own RMProxy interval (ServerRMProxy.createRMProxy: the RM client's when unset) and NMProxy's retry policy
+# for the AM's container calls (actors/_nmrpc.py: runs with message faults on the NodeManager's links).
+NM_RM_CONNECT_RETRY_INTERVAL_MS = "yarn.nodemanager.resourcemanager.connect.retry-interval.ms"
+CLIENT_NM_CONNECT_RETRY_INTERVAL_MS = "yarn.client.nodemanager-connect.retry-interval-ms"
+DEFAULT_CLIENT_NM_CONNECT_RETRY_INTERVAL_MS = 10000
+CLIENT_NM_CONNECT_MAX_WAIT_MS = "yarn.client.nodemanager-connect.max-wait-ms"
+DEFAULT_CLIENT_NM_CONNECT_MAX_WAIT_MS = 180000
 
 RM_SCHEDULER = "yarn.resourcemanager.scheduler.class"
 DEFAULT_RM_SCHEDULER = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"

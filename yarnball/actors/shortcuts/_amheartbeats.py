@@ -8,9 +8,9 @@ Instead an event is queued with exactly the key the request's delivery would hav
 and sequence), so everything that runs before the RM would have handled the request still does. At that point:
 
 * if the call would return something — newly allocated or completed containers, live containers marked for
-  preemption (the PreemptionMessage), or the attempt is not RUNNING/FINISHING (AM_SHUTDOWN), or the opportunistic
-  service is on (it rewrites every response) — the very AllocateRequest the AM would have sent is handed to the RM
-  then, and everything proceeds as without skipping;
+  preemption (the PreemptionMessage), node updates (actors/_decommission.py), or the attempt is not
+  RUNNING/FINISHING (AM_SHUTDOWN), or the opportunistic service is on (it rewrites every response) — the very
+  AllocateRequest the AM would have sent is handed to the RM then, and everything proceeds as without skipping;
 * otherwise the call is a no-op for the scheduler (``CapacityScheduler.idle_allocate``: it pulls nothing and only
   computes headroom) and the RM does what ApplicationMasterService does for it: the attempt's liveness
   (``yarn.am.liveness-monitor.expiry-interval-ms``) is refreshed and the response id advanced; the AM gets the
@@ -89,11 +89,13 @@ def _am_rm() -> Any:
 def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
     rm, am, attempt_id, response_id, progress = arg
     resize = rm.resize  # container resizes: an allocate with updates or errors to hand over is a real one
+    decommissioning = rm.decommissioning  # and one with node updates to hand over (actors/_decommission.py)
     if (
         not rm._stopped
         and not rm._busy
         and rm.opportunistic is None
         and (resize is None or not resize.has_news(attempt_id))
+        and (decommissioning is None or not decommissioning.has_news(attempt_id.application_id))
     ):
         # Whether the call is a no-op (one function: this check runs at every AM heartbeat that is not dormant).
         # rm._current_attempt and the state check in one: a RUNNING/FINISHING attempt is never done.
