@@ -239,15 +239,20 @@ class NodeManager(Actor):
 
     #: The heartbeat call waiting for the RM's answer, in a run that restarts the RM (actors/_nmrecovery.py
     #: HeartbeatCall); None otherwise (every heartbeat is answered at once).
-    rm_call: Any = None
+    rm_call: Any
     #: Stopped containers still in the NM context (DONE) until the RM has their completion: id -> (the response id
     #: that acknowledges it, COMPLETE status), in completion order (see on_get_container_statuses). The shared empty
     #: mapping until the NM's first container ends (an idle node costs nothing for it).
-    recently_stopped: dict[ContainerId, tuple[int, ContainerStatus]] = _NO_STOPPED
+    recently_stopped: dict[ContainerId, tuple[int, ContainerStatus]]
     # Hadoop's heartbeat RPC rules and the NM's memory of repeated AM calls (actors/_nmrpc.py): set only in a run
     # with message faults on the NM's links (launcher/_faultinjector.py); None keeps the exact ordinary path.
-    _hb_call: NodeHeartbeatCall | None = None
-    _calls: NodeCalls | None = None
+    _hb_call: NodeHeartbeatCall | None
+    _calls: NodeCalls | None
+    # The four above are slots, not instance-dict attributes: they are set on some runs only (RM restart, message
+    # faults) or late (the first stopped container), and every name an NM ever gets in its __dict__ takes one of
+    # the class's ~30 shared inline keys for the whole process; past them, NMs' attributes move into real dicts
+    # and every attribute access slows down (tests/test_am_round_costs.py).
+    __slots__ = ("_calls", "_hb_call", "recently_stopped", "rm_call")
 
     def __init__(
         self,
@@ -263,6 +268,10 @@ class NodeManager(Actor):
         conf: Configuration | None = None,
         heartbeats: HeartbeatClock | None = None,
     ) -> None:
+        self.rm_call = None
+        self.recently_stopped = _NO_STOPPED
+        self._hb_call = None
+        self._calls = None
         self.node_id = NodeId(host, port)
         self.rack = rack
         self.resource = resource
