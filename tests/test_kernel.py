@@ -172,6 +172,31 @@ async def test_run_async_wakes_for_events_scheduled_from_outside() -> None:
     assert seen == ["injected", "late"]
 
 
+async def test_run_async_waiting_when_idle_runs_what_arrives_later_until_stopped() -> None:
+    """With ``wait_when_idle`` an empty queue does not end a live run (a shard host waiting for another host's
+    message): an event scheduled from outside afterwards is processed, and stop() ends the run; without it the run
+    ends at once, before the event arrives."""
+    seen: list[str] = []
+
+    async def later(kernel: Kernel) -> None:
+        for _ in range(3):
+            await asyncio.sleep(0)  # the run is idle by now
+        kernel.schedule(0, lambda _: (seen.append("arrived"), kernel.stop()))
+
+    waiting = Kernel(WallClock(factor=100.0))
+    task = asyncio.create_task(later(waiting))
+    await waiting.run_async(wait_when_idle=True)
+    await task
+    assert seen == ["arrived"]
+
+    seen.clear()
+    plain = Kernel(WallClock(factor=100.0))
+    task = asyncio.create_task(later(plain))
+    await plain.run_async()
+    assert seen == []
+    await task
+
+
 def test_kernel_matches_bare_heap_order() -> None:
     """The kernel's order equals a bare heap's (time, priority, sequence) order for random schedules."""
     import random

@@ -613,11 +613,13 @@ class Kernel:
             self.run(until=limit)
         return fut.result()
 
-    async def run_async(self, until: float | None = None) -> float:
+    async def run_async(self, until: float | None = None, *, wait_when_idle: bool = False) -> float:
         """Like :meth:`run`, but awaits the clock instead of blocking, for live runs inside asyncio (and Ray).
 
         While waiting for the next event's wall time, an event scheduled from outside (another asyncio task) wakes
-        the loop so that it is not missed.
+        the loop so that it is not missed. With ``wait_when_idle`` an empty queue does not end the run: it waits for
+        such an event (or :meth:`stop`, or ``until``): a live shard host whose actors wait for another host's reply
+        is idle, not done.
         """
         if self._running:
             raise ActorError("Kernel.run_async() called while the kernel is already running")
@@ -632,7 +634,11 @@ class Kernel:
             while not self._stop_requested:
                 if self.peek() is None:
                     if until is None:
-                        break
+                        if not wait_when_idle:
+                            break
+                        self._wakeup.clear()
+                        await self._wakeup.wait()
+                        continue
                     self._wakeup.clear()
                     if await self.clock.wait_until_async(until, self._wakeup):
                         break

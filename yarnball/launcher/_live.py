@@ -35,6 +35,7 @@ class _LiveHostActor:
         self.work_dir = "yarnball-live"
         self.peers: list[Any] = []
         self._flush_pending = False
+        self._stopped = False
 
     async def reset(
         self,
@@ -87,7 +88,10 @@ class _LiveHostActor:
     async def run(self, until: float | None) -> tuple[float, float | None]:
         assert self.view is not None
         host = self.view.host
-        await host.kernel.run_async(until)
+        # An idle host is not done: its actors may be waiting for another host (an AM for the RM's reply, an NM
+        # between two heartbeats); host 0 ends the run (every application finished) and stop() ends the others.
+        if not self._stopped:
+            await host.kernel.run_async(until, wait_when_idle=True)
         self._stop_executors()  # what was being killed when the run ended goes now
         self._flush()
         flush_logging()
@@ -95,6 +99,7 @@ class _LiveHostActor:
 
     async def stop(self) -> None:
         assert self.view is not None
+        self._stopped = True  # a stop that arrives before run(): the run does not start
         self.view.host.kernel.stop()
 
     def _stop_executors(self) -> None:

@@ -364,10 +364,8 @@ class ShardedCluster(Cluster):
 
     # -- building (recorded as setup steps) ----------------------------------------------------------------------
     def _placed(self, kind: str) -> tuple[int, ...]:
-        """The balanced host of the next NM or AM (launcher/_shard.py BalancedPlacement) for windowed runs. Live
-        runs (no windows to balance) keep the hash placement of ``host_of``: the balanced one left live runs'
-        applications unsubmitted when served (tests/test_web_ray.py), not yet understood."""
-        return () if self.clock == "wall" else (self.balance.place(kind),)
+        """The balanced host of the next NM or AM (launcher/_shard.py BalancedPlacement), live runs included."""
+        return (self.balance.place(kind),)
 
     def _step(self, kind: str, *args: Any) -> None:
         self._steps.append((kind, self._dseq, *args))
