@@ -455,9 +455,14 @@ class Kernel:
 
     def lookup(self, actor_id: str) -> Any:
         """The :class:`~yarnball.actors.ActorRef` of ``actor_id`` (messages to an unknown id are dead letters)."""
-        actor = self.actors.get(actor_id)  # the common case of _actor.lookup, without the import
+        actor = self.actors.get(actor_id)  # the common cases of _actor.lookup, without the import
         if actor is not None:
             return actor.ref
+        remote = self.remote
+        if remote is not None:  # a shard host: an actor on another host (every sender of a batch it delivers)
+            ref = remote(actor_id)
+            if ref is not None:
+                return ref
         from yarnball.actors._actor import lookup
 
         return lookup(self, actor_id)

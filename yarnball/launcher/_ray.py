@@ -272,8 +272,12 @@ class RayHosts(HostGroup):
         raise SimulationError(f"a shard host failed during {what}")  # pragma: no cover - ray reported, then recovered
 
     def setup(self, steps: list[tuple[Any, ...]]) -> None:
-        ref = ray.put(steps)
-        refs = [a.setup.remote(ref) for a in self.actors]
+        # The steps go into the object store only for hosts in Ray actors: one host in the driver would pickle
+        # every AM into it once more for nothing.
+        refs: list[Any] = []
+        if self.actors:
+            ref = ray.put(steps)
+            refs = [a.setup.remote(ref) for a in self.actors]
         if self.local is not None:
             self.local.setup(steps)
         self._get(refs, "setup", self.remote)
