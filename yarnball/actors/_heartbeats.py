@@ -37,7 +37,7 @@ from heapq import heappush
 from types import FunctionType, MethodType
 from typing import Any
 
-from yarnball.actors._kernel import Kernel
+from yarnball.actors._kernel import FAR_WIDTH, Kernel
 
 __all__ = ["HEARTBEAT", "HeartbeatClock", "NodeBeat"]
 
@@ -181,9 +181,13 @@ class HeartbeatClock:
         seqs: dict[str, int] = kernel._seqs  # (typed: the compiled build's dict operations are direct)
         seq = seqs.get(origin, 0)
         seqs[origin] = seq + 1
-        heappush(kernel._queue, (now + delay, beat.priority, origin, seq, self._fire_bound, beat, beat.owner))
-        if kernel._wakeup is not None:
-            kernel._wakeup.set()
+        entry = (now + delay, beat.priority, origin, seq, self._fire_bound, beat, beat.owner)
+        if delay >= FAR_WIDTH:
+            kernel.park(entry)  # (the next phase point, a second ahead: out of the heap until the run nears it)
+        else:
+            heappush(kernel._queue, entry)
+            if kernel._wakeup is not None:
+                kernel._wakeup.set()
 
     def wake(self, beat: NodeBeat) -> None:
         """Make sure ``beat``'s next phase point is processed (skip mode: something may need it)."""

@@ -43,7 +43,7 @@ from collections.abc import Callable
 from heapq import heappush
 from typing import Any
 
-from yarnball.actors._kernel import NORMAL, TimerHandle
+from yarnball.actors._kernel import FAR_WIDTH, NORMAL, TimerHandle
 from yarnball.actors.shortcuts._amrounds import run_next
 
 __all__ = ["DormantAMs", "HeartbeatTimer", "Sleeper"]
@@ -143,9 +143,13 @@ class HeartbeatTimer(TimerHandle):
         seqs[origin] = seq + 1
         self.due, self.seq, self.live = t, seq, True
         # Kernel.push, inlined (t is after now: the interval is > 0)
-        heappush(kernel._queue, (t, NORMAL, origin, seq, self.fire, seq, origin))
-        if kernel._wakeup is not None:
-            kernel._wakeup.set()
+        entry = (t, NORMAL, origin, seq, self.fire, seq, origin)
+        if t - kernel.now >= FAR_WIDTH:
+            kernel.park(entry)
+        else:
+            heappush(kernel._queue, entry)
+            if kernel._wakeup is not None:
+                kernel._wakeup.set()
         held = self.held
         if held is not None:
             self.held = None
@@ -262,9 +266,13 @@ class Sleeper:
         # timer.rearm(t, seq, origin), inline (a sleeper's timer is a HeartbeatTimer: DormantAMs.sleep), with
         # Kernel.push's queueing (t is at or after now: the tick in progress or a later one)
         timer.due, timer.seq, timer.live = t, seq, True
-        heappush(kernel._queue, (t, NORMAL, origin, seq, timer.fire, seq, origin))
-        if kernel._wakeup is not None:
-            kernel._wakeup.set()
+        entry = (t, NORMAL, origin, seq, timer.fire, seq, origin)
+        if t - kernel.now >= FAR_WIDTH:
+            kernel.park(entry)
+        else:
+            heappush(kernel._queue, entry)
+            if kernel._wakeup is not None:
+                kernel._wakeup.set()
 
     def drop(self) -> None:
         """The AM stops while dormant: settle what has run, forget it."""
