@@ -105,6 +105,19 @@ def test_unknown_field_is_rejected():
         plan_preemption(snap)
 
 
+def test_duplicate_container_id_is_rejected():
+    """Two containers with one id would let the plan name one container twice (found by the codec fuzzer: two
+    containers named ""): the second one is an error naming both JSON paths."""
+    snap = snapshot()
+    snap["applications"][0]["containers"][7]["id"] = "c2"
+    with pytest.raises(
+        ConfigurationError,
+        match=r"^\$\.applications\[0\]\.containers\[7\]\.id: duplicate container id 'c2' "
+        r"\(first at \$\.applications\[0\]\.containers\[2\]\.id\)$",
+    ):
+        plan_preemption(snap)
+
+
 def test_capacity_out_of_range_is_rejected():
     """Absolute capacities are fractions between 0 and 1."""
     snap = snapshot()

@@ -140,6 +140,13 @@ def _res(r: _Res | None) -> Resource:
 
 
 def _from_wire(w: _Snapshot) -> ClusterSnapshot:
+    seen: dict[str, str] = {}
+    for i, a in enumerate(w.applications):
+        for j, c in enumerate(a.containers):
+            where = f"$.applications[{i}].containers[{j}].id"
+            if c.id in seen:  # a container id names one container: the plan lists containers by id
+                raise ConfigurationError(f"{where}: duplicate container id {c.id!r} (first at {seen[c.id]})")
+            seen[c.id] = where
     return ClusterSnapshot(
         cluster=_res(w.cluster),
         config=dict(w.config),
