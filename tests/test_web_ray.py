@@ -123,12 +123,21 @@ def test_live_cluster_serves_the_rest_api_from_its_hosts(ray_cluster: str) -> No
         metrics = (await (await client.get("/ws/v1/cluster/metrics")).json())["clusterMetrics"]
         nodes = (await (await client.get("/ws/v1/cluster/nodes")).json())["nodes"]["node"]
         scheduler = (await (await client.get("/ws/v1/cluster/scheduler")).json())["scheduler"]["schedulerInfo"]
-        # the NM route: every node's own view, from the host it runs on; the long app's containers are somewhere
+        # the NM route: every node's own view, from the host it runs on; the long app's containers are somewhere.
+        # The RM counts a container as running from its allocation, the NM only once the AM has started it there
+        # (a live run: the AM's next heartbeat, then its StartContainersRequest), so wait for the NMs to catch up.
         nm_views = [(await (await client.get(f"/ws/v1/node/{n['id']}")).json())["nodeInfo"] for n in nodes]
-        containers = []
-        for n in nodes:
-            body = await (await client.get(f"/ws/v1/node/{n['id']}/containers")).json()
-            containers += body["containers"].get("container", [])
+        long_prefix = "container_" + long_app["id"].removeprefix("application_")
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            containers = []
+            for n in nodes:
+                body = await (await client.get(f"/ws/v1/node/{n['id']}/containers")).json()
+                containers += body["containers"].get("container", [])
+            if sum(c["id"].startswith(long_prefix) for c in containers) >= long_app["runningContainers"]:
+                break
+            assert time.monotonic() < deadline, f"timed out waiting for the NMs to run {long_app}: {containers}"
+            await asyncio.sleep(0.05)
         errors = {
             "bad-app": await remote_exception(await client.get(f"{APPS}/application_bad")),
             "unknown-app": await remote_exception(await client.get(f"{APPS}/application_1700000000000_9999")),
