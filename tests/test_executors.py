@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import select
 import subprocess
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from live_helpers import add, checkpointing_loop
 from yarnball import Cluster
 from yarnball.actors import CallableWork, CheckpointingMRAppMaster, RestartingMRAppMaster, mapreduce_tasks
 from yarnball.actors.executors import ContainerContext, callable_context, command_context, real_work
-from yarnball.actors.executors._procfs import long2string, process_tree
+from yarnball.actors.executors._procfs import ProcessInfo, long2string, process_tree
 from yarnball.errors import ContainerKilled, SimulationError
 from yarnball.launcher.workloads import WorkloadBuilder
 from yarnball.protocols import ContainerLaunchContext
@@ -37,6 +38,7 @@ def test_process_tree_is_the_process_group_with_its_memory(tmp_path: Path) -> No
     proc = subprocess.Popen(
         ["/bin/bash", "-c", "sleep 5 & sleep 5 & echo forked; wait"], start_new_session=True, stdout=subprocess.PIPE
     )
+    tree: list[ProcessInfo] = []
     try:
         assert proc.stdout is not None and proc.stdout.readline() == b"forked\n"  # both children exist now
         tree = process_tree(proc.pid)
@@ -45,6 +47,17 @@ def test_process_tree_is_the_process_group_with_its_memory(tmp_path: Path) -> No
     finally:
         os.killpg(proc.pid, 9)
         proc.wait()
+        # SIGKILL is delivered asynchronously: on a loaded machine a child may still be running for a moment.
+        # Wait for each one to end (a pidfd is readable once its process has exited: no polling, no sleep).
+        for child in tree[1:]:
+            try:
+                fd = os.pidfd_open(child.pid)
+            except ProcessLookupError:
+                continue  # gone already
+            try:
+                assert select.select([fd], [], [], 30)[0], f"child {child.pid} still alive 30 s after SIGKILL"
+            finally:
+                os.close(fd)
     assert process_tree(proc.pid) == []
 
 
