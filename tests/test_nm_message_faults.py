@@ -9,7 +9,7 @@ import pytest
 
 from tests.test_cluster import TWO_QUEUES, small_cluster
 from yarnball.actors._appmaster import ApplicationMaster
-from yarnball.actors._nmrpc import NodeHeartbeatCall
+from yarnball.actors._nodestatusupdater import NodeStatusUpdater
 from yarnball.errors import ConfigurationError
 from yarnball.launcher import Cluster
 from yarnball.launcher._faults import parse_faults
@@ -129,7 +129,7 @@ def test_retry_after_a_lost_heartbeat_response_gets_the_last_response_again() ->
     assert cluster.counters.get("nodes_rebooted", 0) == 0
     # nothing lost: what still waits for its acknowledgement (the run stops with the last heartbeat's answer in
     # flight) is a completion the RM has recorded
-    pending = [cid for nm in cluster.node_managers.values() for cid in nm._hb_call.pending_completed]
+    pending = [cid for nm in cluster.node_managers.values() for cid in nm.status_updater.pending_completed]
     assert not [cid for cid in pending if cid in cluster.rm.live]
     _succeeded(cluster)
 
@@ -164,7 +164,8 @@ def test_completions_stay_in_every_heartbeat_until_acknowledged() -> None:
         def after(self, delay: float, what: object) -> object:
             return type("T", (), {"cancel": lambda self: None})()
 
-    call = NodeHeartbeatCall(_NM(), 1000)
+    call = NodeStatusUpdater(_NM())
+    call.wait_for_answers(1000)
     cid = ContainerId.parse("container_1_0001_01_000002")
     done = ContainerStatus(container_id=cid, state=ContainerState.COMPLETE, exit_status=0)
     other = ContainerId.parse("container_1_0001_01_000003")
@@ -188,7 +189,7 @@ def test_without_nm_faults_heartbeats_carry_only_changes_and_no_response_id_chec
     """The exact ordinary path is untouched: no heartbeat call state, no RM checks, no acknowledgements."""
     cluster = _cluster()
     cluster.inject(_fault("message_drop", "am->rm", "AllocateRequest"))
-    assert cluster.rm.node_rules is None and all(nm._hb_call is None for nm in cluster.node_managers.values())
+    assert cluster.rm.node_rules is None and all(nm.status_updater is None for nm in cluster.node_managers.values())
 
 
 # -- container calls -------------------------------------------------------------------------------------------------
