@@ -5,11 +5,8 @@ that changed since the previous one, and the RM does not check the heartbeat's r
 every message arrives once and in order. A run with a message fault on an NM link (launcher/_faultinjector.py)
 switches these objects on, and with them Hadoop's rules:
 
-**The heartbeat call at the NM** (``NodeStatusUpdaterImpl``'s status-updater thread over ``ServerRMProxy``,
-actors/_nodestatusupdater.py): one call in flight, an unanswered one retried, unchanged, after
-``yarn.nodemanager.resourcemanager.connect.retry-interval.ms`` (default: ``yarn.resourcemanager.connect.retry-
-interval.ms``, ``ServerRMProxy.createRMProxy``), an answer taken only for the call in flight, completed containers
-reported until the RM acknowledges them, and after a RESYNC a registration with every container, ids from 0.
+**The heartbeat call at the NM**: ``NodeStatusUpdaterImpl``'s under these rules (actors/_nodestatusupdater.py),
+retried after :func:`nm_retry_interval_ms`.
 
 **At the RM** (``ResourceTrackerService.nodeHeartbeat``, step 3): a heartbeat whose response id + 1 is the last
 response's id is a duplicate ("Received duplicate heartbeat from node"): the last response is returned again and

@@ -574,15 +574,7 @@ class NodeManager(Actor):
         """``ContainerManagerImpl.getContainerStatuses``: each live container's ``cloneAndGetContainerStatus``
         (with its sub-state: PAUSED for a paused one), a stopped one's final status (COMPLETE, exit status,
         diagnostics, sub-state DONE) while it is still in the NM context; an unknown one is a failed request with
-        ``getContainerStatusInternal``'s message.
-
-        Hadoop keeps a DONE container in the NM context until the RM tells the NM to remove it
-        (``NodeStatusUpdaterImpl.removeOrTrackCompletedContainersFromContext`` with the heartbeat response's
-        ``containersToBeRemovedFromNM``, once the AM has pulled the completion). yarnball has no such list: a stopped
-        container leaves the context with the first heartbeat response that answers a heartbeat sent after it
-        stopped (the RM has its completion by then). Hadoop then answers "Container ... was recently stopped on node
-        manager." for ``yarn.nodemanager.duration-to-track-stopped-containers``; yarnball does not keep the ids of
-        stopped containers (thousands of NMs share one process) and answers "is not handled by this NodeManager"."""
+        ``getContainerStatusInternal``'s message (the stopped ones: actors/_nodestatusupdater.py)."""
         if self._down is not None and self._defer(msg):
             return
         statuses: list[ContainerStatus] = []
@@ -835,10 +827,7 @@ class NodeManager(Actor):
             capability=resource,
         )
         self._changes.append(status)  # _changed, inline
-        # DONE, still in the context (getContainerStatuses answers it) until the response to a heartbeat sent after
-        # now: the next heartbeat reports the completion, its response has an id of at least the last one + 1, and
-        # + 2 leaves out a heartbeat that may have been on its way already. The acknowledged ones are dropped in
-        # bulk when the map outgrows its limit (amortised O(1) per container; lookups check the acknowledgement).
+        # DONE, still in the context (getContainerStatuses answers it) until acknowledged (NodeStatusUpdater)
         updater = self.status_updater
         if updater is None:
             updater = NodeStatusUpdater.of(self)

@@ -1,16 +1,18 @@
 """The NodeManager's heartbeat client, ``NodeStatusUpdaterImpl``: one object per NM (``NodeManager.status_updater``).
 
-Hadoop's NM reports to the RM from a status-updater thread: it sends a heartbeat (``ResourceTracker.nodeHeartbeat``
-over ServerRMProxy), waits for the answer, acts on it, and sleeps until the next one; on RESYNC it registers again
-(``rebootNodeStatusUpdaterAndRegisterWithRM``: a new StatusUpdaterRunnable, whose ``lastHeartbeatID`` starts at 0).
-Stopped containers stay with it: ``pendingCompletedContainers`` (completions reported but not known to be received,
-reported again until they are) and the DONE containers still in the NM context, which getContainerStatuses answers
-until ``removeOrTrackCompletedContainersFromContext`` drops them.
+Hadoop's NM reports to the RM from a status-updater thread: it sends a heartbeat (``ResourceTracker.nodeHeartbeat``),
+waits for the answer, acts on it and sleeps until the next; on RESYNC it registers again
+(``rebootNodeStatusUpdaterAndRegisterWithRM``: a new StatusUpdaterRunnable, ``lastHeartbeatID`` from 0). It keeps the
+completions reported but not known to be received (``pendingCompletedContainers``), and a DONE container stays in the
+NM context, answered by getContainerStatuses, until a response lists it in ``containersToBeRemovedFromNM``
+(``removeOrTrackCompletedContainersFromContext``, once the AM has pulled the completion).
 
-yarnball's ordinary path is exact without most of this while every heartbeat is answered at once and every message
-arrives once, in order: a heartbeat carries only the statuses that changed and no completion is kept for a resend.
-What is left is the stopped containers' statuses: the updater is made at the NM's first completed container, and
-is None until then. Two kinds of run make heartbeats calls that wait for their answer (:meth:`wait_for_answers`):
+yarnball's ordinary path keeps only the stopped containers, and until the first response to a heartbeat sent after
+they stopped (the RM has their completion by then); their ids are forgotten then (Hadoop answers "was recently
+stopped" for ``yarn.nodemanager.duration-to-track-stopped-containers``, yarnball "is not handled by this NodeManager":
+thousands of NMs share one process). While every heartbeat is answered at once and every message arrives once, in
+order, a heartbeat carries only the statuses that changed and waits for nothing; the updater is made at the NM's first
+completed container. Two kinds of run make heartbeats calls that wait for their answer (:meth:`wait_for_answers`):
 
 - a run that restarts the RM (actors/_rmrestart.py): while the RM is down the call waits (its RMProxy retries it: the
   RM's down-time delivery) and no other heartbeat leaves; when the RM answers RESYNC the NM registers again with
@@ -18,7 +20,8 @@ is None until then. Two kinds of run make heartbeats calls that wait for their a
   completions included (pending until any other answer, as Hadoop clears ``pendingCompletedContainers`` after each
   heartbeat that was not missed);
 - a run with message faults on the NM's heartbeat links (actors/_nmrpc.py, launcher/_faultinjector.py): Hadoop's RPC
-  rules. An unanswered call is retried, unchanged, after ``yarn.nodemanager.resourcemanager.connect.retry-interval.ms``;
+  rules. An unanswered call is retried, unchanged, after ``yarn.nodemanager.resourcemanager.connect.retry-interval.ms``
+  (default: ``yarn.resourcemanager.connect.retry-interval.ms``, ``ServerRMProxy.createRMProxy``);
   an answer is taken only for the call in flight (Hadoop RPC's call id): one whose response id is not the request's
   + 1, or one "Too far behind", answers an older call and is dropped; completed containers stay in every heartbeat
   until a response lists them in ``containersToBeRemovedFromNM``, so a heartbeat lost for good loses no completion;
@@ -57,9 +60,9 @@ class NodeStatusUpdater:
 
     def __init__(self, nm: Any) -> None:
         self.nm = nm
-        #: Stopped containers still in the NM context (DONE) until the RM has their completion: id -> (the response
-        #: id that acknowledges it, COMPLETE status), in completion order (NodeManager._complete adds them, and
-        #: NodeManager.on_get_container_statuses reads them).
+        #: Stopped containers still in the NM context (DONE): id -> (the response id that acknowledges it, COMPLETE
+        #: status), in completion order (NodeManager._complete). The next heartbeat reports the completion, its
+        #: response has an id of at least the last one + 1, and + 2 leaves out a heartbeat already on its way.
         self.recently_stopped: dict[ContainerId, tuple[int, ContainerStatus]] = {}
         #: pendingCompletedContainers: container id -> its COMPLETE status, reported and not known to be received.
         self.pending_completed: dict[ContainerId, ContainerStatus] = {}
