@@ -333,7 +333,7 @@ def heartbeat_drop_response(s: Scenario, before: list) -> None:
     drops = faulted(events, "message_drop")
     assert drops and cluster.counters.get("node_heartbeat_duplicates", 0) == len(drops)
     assert cluster.counters.get("nodes_rebooted", 0) == 0 and cluster.counters.get("nodes_lost", 0) == 0
-    pending = [cid for nm in cluster.node_managers.values() for cid in nm.status_updater.pending_completed]
+    pending = [cid for nm in cluster.node_managers.values() for cid in nm._hb_call.pending_completed]
     assert not [cid for cid in pending if cid in cluster.rm.live]  # unacknowledged ones are recorded: none lost
     finished_ok(cluster)
     check(cluster, events)

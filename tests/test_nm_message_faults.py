@@ -129,7 +129,7 @@ def test_retry_after_a_lost_heartbeat_response_gets_the_last_response_again() ->
     assert cluster.counters.get("nodes_rebooted", 0) == 0
     # nothing lost: what still waits for its acknowledgement (the run stops with the last heartbeat's answer in
     # flight) is a completion the RM has recorded
-    pending = [cid for nm in cluster.node_managers.values() for cid in nm.status_updater.pending_completed]
+    pending = [cid for nm in cluster.node_managers.values() for cid in nm._hb_call.pending_completed]
     assert not [cid for cid in pending if cid in cluster.rm.live]
     _succeeded(cluster)
 
@@ -189,7 +189,7 @@ def test_without_nm_faults_heartbeats_carry_only_changes_and_no_response_id_chec
     """The exact ordinary path is untouched: no heartbeat call state, no RM checks, no acknowledgements."""
     cluster = _cluster()
     cluster.inject(_fault("message_drop", "am->rm", "AllocateRequest"))
-    assert cluster.rm.node_rules is None and all(nm.status_updater is None for nm in cluster.node_managers.values())
+    assert cluster.rm.node_rules is None and all(nm._hb_call is None for nm in cluster.node_managers.values())
 
 
 # -- container calls -------------------------------------------------------------------------------------------------

@@ -238,13 +238,16 @@ class NodeManager(Actor):
     #: restarts the RM or has message faults on the NM's heartbeat links, the heartbeat call waiting for its answer.
     #: None until the NM's first container ends (an idle node costs nothing for it) or such a run sets it.
     status_updater: NodeStatusUpdater | None
+    #: The same updater where heartbeats are calls that wait for their answers (such a run), else None: what the
+    #: heartbeat paths (and actors/shortcuts/_quietreplies.py) test, one slot read on the ordinary path.
+    _hb_call: NodeStatusUpdater | None
     # The NM's memory of repeated AM calls (actors/_nmrpc.py): set only in a run with message faults on the NM's
     # container links (launcher/_faultinjector.py); None keeps the exact ordinary path.
     _calls: NodeCalls | None
-    # The two above are slots, not instance-dict attributes: they are set on some runs only or late, and every name
+    # The three above are slots, not instance-dict attributes: they are set on some runs only or late, and every name
     # an NM ever gets in its __dict__ takes one of the class's ~30 shared inline keys for the whole process; past
     # them, NMs' attributes move into real dicts and every attribute access slows down (tests/test_am_round_costs.py).
-    __slots__ = ("_calls", "status_updater")
+    __slots__ = ("_calls", "_hb_call", "status_updater")
 
     def __init__(
         self,
@@ -261,6 +264,7 @@ class NodeManager(Actor):
         heartbeats: HeartbeatClock | None = None,
     ) -> None:
         self.status_updater = None
+        self._hb_call = None
         self._calls = None
         self.node_id = NodeId(host, port)
         self.rack = rack
@@ -359,8 +363,8 @@ class NodeManager(Actor):
             self.stop()
             return
         self.registered = True
-        if self.status_updater is not None:
-            self.status_updater.registered()  # a new StatusUpdaterRunnable
+        if self._hb_call is not None:
+            self._hb_call.registered()  # a new StatusUpdaterRunnable
         self.secrets.set_keys(msg.nm_token_master_key, msg.container_token_master_key, msg.rm_identifier)
         if self._heartbeats is not None:
             if self._beat is None:
@@ -388,9 +392,7 @@ class NodeManager(Actor):
     def _send_heartbeat(self) -> None:
         if self._decommissioned or self._down is not None:
             return  # leaving: a heartbeat after the unregistration would be answered RESYNC
-        call = self.status_updater  # where a heartbeat is a call that waits for its answer (_nodestatusupdater.py)
-        if call is not None and not call.waits:
-            call = None
+        call = self._hb_call  # a heartbeat is a call that waits for its answer (actors/_nodestatusupdater.py)
         if call is not None and call.in_flight is not None:
             return  # the status-updater thread still waits in nodeHeartbeat
         changes, self._changes = self._changes, []
@@ -409,9 +411,7 @@ class NodeManager(Actor):
     def on_heartbeat_response(self, msg: NodeHeartbeatResponse) -> None:
         if self._down is not None:
             return  # the answer to the NM process that went down
-        call = self.status_updater
-        if call is not None and not call.waits:
-            call = None
+        call = self._hb_call
         if call is not None and not call.answer(msg):
             return  # an answer to a call no longer waited for: Hadoop RPC's client drops it
         self.response_id = msg.response_id

@@ -12,7 +12,8 @@ they stopped (the RM has their completion by then); their ids are forgotten then
 stopped" for ``yarn.nodemanager.duration-to-track-stopped-containers``, yarnball "is not handled by this NodeManager":
 thousands of NMs share one process). While every heartbeat is answered at once and every message arrives once, in
 order, a heartbeat carries only the statuses that changed and waits for nothing; the updater is made at the NM's first
-completed container. Two kinds of run make heartbeats calls that wait for their answer (:meth:`wait_for_answers`):
+completed container. Two kinds of run make heartbeats calls that wait for their answer (:meth:`wait_for_answers`,
+``NodeManager._hb_call``):
 
 - a run that restarts the RM (actors/_rmrestart.py): while the RM is down the call waits (its RMProxy retries it: the
   RM's down-time delivery) and no other heartbeat leaves; when the RM answers RESYNC the NM registers again with
@@ -56,7 +57,7 @@ STOPPED_LIMIT = 32
 class NodeStatusUpdater:
     """One NM's heartbeat client: its stopped containers and, where heartbeats wait for answers, the call in flight."""
 
-    __slots__ = ("in_flight", "nm", "pending_completed", "recently_stopped", "retry_ms", "timer", "waits")
+    __slots__ = ("in_flight", "nm", "pending_completed", "recently_stopped", "retry_ms", "timer")
 
     def __init__(self, nm: Any) -> None:
         self.nm = nm
@@ -66,7 +67,6 @@ class NodeStatusUpdater:
         self.recently_stopped: dict[ContainerId, tuple[int, ContainerStatus]] = {}
         #: pendingCompletedContainers: container id -> its COMPLETE status, reported and not known to be received.
         self.pending_completed: dict[ContainerId, ContainerStatus] = {}
-        self.waits = False  # heartbeats are calls that wait for their answers (see the module docstring)
         self.in_flight: NodeHeartbeatRequest | None = None  # the call waiting for its answer
         self.retry_ms: float | None = None  # with Hadoop's RPC rules (message faults): the NM's retry interval
         self.timer: Any = None
@@ -80,8 +80,9 @@ class NodeStatusUpdater:
         return updater
 
     def wait_for_answers(self, retry_ms: float | None = None) -> None:
-        """Heartbeats become calls that wait for their answers; with ``retry_ms``, under Hadoop's RPC rules."""
-        self.waits = True
+        """Heartbeats become calls that wait for their answers (``NodeManager._hb_call`` is this updater from now);
+        with ``retry_ms``, under Hadoop's RPC rules."""
+        self.nm._hb_call = self
         if retry_ms is not None:
             self.retry_ms = retry_ms
 
