@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from yarnball import ApplicationMaster, Cluster
+from yarnball.actors import CallableWork, FileSystemCheckpointStore, RestartingMRAppMaster, mapreduce_tasks
 from yarnball.actors.executors import ContainerContext
 from yarnball.launcher.workloads import NodeSpec
 from yarnball.protocols import (
@@ -31,8 +32,22 @@ FAST = {
     "yarn.nodemanager.container-monitor.interval-ms": 50,
 }
 SMALL = Resource(256, 1)
+AM = Resource(256, 1)
 #: A bound on every live test's run (wall ms): a hang fails instead of blocking the suite.
 LIMIT_MS = 20_000
+#: Two queues of half the cluster each, a able to take it all, and a preemption monitor that acts within 300 ms.
+PREEMPTION = {
+    "yarn.scheduler.capacity.root.queues": "a,b",
+    "yarn.scheduler.capacity.root.a.capacity": "50",
+    "yarn.scheduler.capacity.root.b.capacity": "50",
+    "yarn.scheduler.capacity.root.a.maximum-capacity": "100",
+    "yarn.scheduler.capacity.root.a.user-limit-factor": "2",
+    "yarn.scheduler.capacity.maximum-am-resource-percent": "0.5",
+    "yarn.resourcemanager.scheduler.monitor.enable": "true",
+    "yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval": 100,
+    "yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill": 200,
+    "yarn.resourcemanager.monitor.capacity.preemption.total_preemption_per_round": 1.0,
+}
 
 
 def live_cluster(tmp_path: Path, conf: Mapping[str, object] | None = None, nodes: int = 2, memory_mb: int = 2048,
@@ -43,6 +58,64 @@ def live_cluster(tmp_path: Path, conf: Mapping[str, object] | None = None, nodes
     # tasks whenever an earlier test of the session initialized Ray (tests/test_ray_callable_runner.py runs both).
     conf = {"yarnball.executor.callable-runner": "process", **(conf or {})}
     return Cluster({**FAST, **conf}, specs, seed=1, clock="wall", work_dir=tmp_path / "work", **kwargs)
+
+
+def run_live(cluster: Cluster, limit_ms: float = LIMIT_MS) -> None:
+    """Run ``cluster`` until its applications end (at most ``limit_ms`` wall ms), then close it."""
+    try:
+        cluster.run(until_ms=limit_ms)
+    finally:
+        cluster.close()
+
+
+def run_one(tmp_path: Path, *contexts, conf=None, resource=SMALL):  # type: ignore[no-untyped-def]
+    """Run one ContextAM with ``contexts`` on a fresh live cluster; the cluster and the AM."""
+    cluster = live_cluster(tmp_path, conf)
+    am = cluster.submit(ContextAM(list(contexts), resource=resource, name="app", am_resource=AM))
+    run_live(cluster)
+    assert cluster.finished(), f"the application did not finish within {LIMIT_MS} ms"
+    return cluster, am
+
+
+def run_preempted(
+    tmp_path: Path,
+    first: type[ApplicationMaster],
+    loop: Callable[..., float],
+    *,
+    steps: int = 30,
+    step_s: float = 0.05,
+    tasks: int = 3,
+    map_ms: int = 1500,
+    conf: Mapping[str, object] = PREEMPTION,
+    memory_mb: int = 2048,
+    second: ApplicationMaster | None = None,
+    limit_ms: float = LIMIT_MS,
+) -> tuple[Cluster, Any, list[list[str]]]:
+    """App1 (``first``: a checkpointing or restarting MR AM, its checkpoints and results under ``tmp_path``) runs
+    ``tasks`` tasks of ``loop`` from 0.3 (``steps`` steps of ``step_s`` s) in queue a of a one-node live cluster;
+    ``second`` (by default a restarting AM whose one task, submitted at 1.3 s, needs one of app1's containers) runs in
+    queue b, so that the preemption monitor takes one of app1's. The finished cluster, app1, and the "<container>
+    <first step>" lines the loop wrote at each start."""
+    started = tmp_path / "started"
+    cluster = live_cluster(tmp_path, conf, nodes=1, memory_mb=memory_mb)
+    app1 = cluster.submit(
+        first(
+            name="app1", queue="a", am_resource=AM, heartbeat_interval_ms=50,
+            tasks=mapreduce_tasks(tasks, map_ms=map_ms, resource=Resource(512, 1)),
+            work=CallableWork(loop, 0.3, steps, step_s, str(started)),
+            store=FileSystemCheckpointStore(tmp_path / "checkpoints"), output_dir=tmp_path / "results",
+        )
+    )  # fmt: skip
+    cluster.submit(
+        second
+        or RestartingMRAppMaster(
+            name="app2", queue="b", am_resource=AM, heartbeat_interval_ms=50, submit_at_ms=1300,
+            tasks=mapreduce_tasks(1, map_ms=100, resource=Resource(512, 1), prefix="b"),
+        )
+    )  # fmt: skip
+    run_live(cluster, limit_ms)
+    assert cluster.finished()
+    return cluster, app1, [line.split() for line in started.read_text().splitlines()]
 
 
 class ContextAM(ApplicationMaster):

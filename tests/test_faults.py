@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fault_helpers import simulate_faults
 from tests.test_cluster import TWO_QUEUES, small_cluster
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.errors import ConfigurationError
@@ -70,39 +71,14 @@ def test_node_lost_from_file_expires_node_and_conserves_containers(tmp_path: Pat
     assert_containers_conserved(cluster)
 
 
-TRACE = Path(__file__).resolve().parent.parent / "examples" / "traces"
-
-
-def _simulate(tmp_path: Path, schedule: object) -> int:
-    from yarnball.launcher.cli import main
-
-    faults = tmp_path / "faults.json"
-    faults.write_text(json.dumps(schedule))
-    return main(
-        [
-            "simulate",
-            "--tracelocation",
-            str(TRACE / "sample-sls.json"),
-            "--nodes",
-            str(TRACE / "sample-nodes.json"),
-            "--output-dir",
-            str(tmp_path / "out"),
-            "--no-plots",
-            "--no-progress",
-            "--faults",
-            str(faults),
-        ]
-    )
-
-
 def test_cli_rejects_unknown_node_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _simulate(tmp_path, [{"at_ms": 1000, "kind": "node_lost", "target": "node999"}]) == 2
+    assert simulate_faults(tmp_path, [{"at_ms": 1000, "kind": "node_lost", "target": "node999"}]) == 2
     assert "fault 0: field 'target': unknown node 'node999'" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()  # refused before the run
 
 
 def test_cli_node_lost_is_expired_by_the_rm(tmp_path: Path) -> None:
-    assert _simulate(tmp_path, [{"at_ms": 10_000, "kind": "node_lost", "target": "node3"}]) == 0
+    assert simulate_faults(tmp_path, [{"at_ms": 10_000, "kind": "node_lost", "target": "node3"}]) == 0
     events = [json.loads(line) for line in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
     lost = [e for e in events if e.get("event") == "node_lost"]
     assert len(lost) == 1 and lost[0]["node"].startswith("node3")
@@ -154,7 +130,7 @@ def test_unknown_application_and_container_targets_are_rejected() -> None:
 
 
 def test_cli_rejects_unknown_application_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _simulate(tmp_path, [{"at_ms": 1000, "kind": "am_crash", "target": "job_99"}]) == 2
+    assert simulate_faults(tmp_path, [{"at_ms": 1000, "kind": "am_crash", "target": "job_99"}]) == 2
     assert "fault 0: field 'target': unknown application 'job_99'" in capsys.readouterr().err
 
 
@@ -171,7 +147,7 @@ def test_cli_counts_every_injected_fault_in_summary(tmp_path: Path) -> None:
         {"at_ms": 9000, "kind": "am_crash", "target": "synth_000002"},
         {"at_ms": 10_000, "kind": "node_decommission", "target": "node4", "timeout_s": 30},
     ]
-    assert _simulate(tmp_path, schedule) == 0
+    assert simulate_faults(tmp_path, schedule) == 0
     events = _events(tmp_path)
     injected = [e for e in events if e.get("event") == "fault_injected"]
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
@@ -417,6 +393,6 @@ def test_a_faulted_cli_run_is_byte_identical_for_its_seed(tmp_path: Path) -> Non
     logs = []
     for run in ("a", "b"):
         (tmp_path / run).mkdir()
-        assert _simulate(tmp_path / run, schedule) == 0
+        assert simulate_faults(tmp_path / run, schedule) == 0
         logs.append((tmp_path / run / "out" / "events.jsonl").read_bytes())
     assert logs[0] == logs[1] and b'"fault_injected"' in logs[0]

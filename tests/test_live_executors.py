@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 from live_helpers import (
+    AM,
     FAST,
     LIMIT_MS,
-    SMALL,
+    PREEMPTION,
     ContextAM,
     add,
     checkpointing_loop,
@@ -22,48 +23,19 @@ from live_helpers import (
     grace_checkpoint_loop,
     iterate,
     live_cluster,
+    run_live,
+    run_one,
+    run_preempted,
 )
 
 from yarnball import Cluster, Resource
-from yarnball.actors import (
-    CallableWork,
-    CheckpointingMRAppMaster,
-    FileSystemCheckpointStore,
-    RestartingMRAppMaster,
-    mapreduce_tasks,
-)
+from yarnball.actors import CheckpointingMRAppMaster, RestartingMRAppMaster
 from yarnball.actors.executors import callable_context, command_context, container_log_dir, container_work_dir
 from yarnball.launcher.workloads import NodeSpec
 from yarnball.protocols import ContainerExitStatus, FinalApplicationStatus
 from yarnball.testing import captured_events
 
 pytestmark = pytest.mark.live
-
-AM = Resource(256, 1)
-PREEMPTION = {
-    "yarn.scheduler.capacity.root.queues": "a,b",
-    "yarn.scheduler.capacity.root.a.capacity": "50",
-    "yarn.scheduler.capacity.root.b.capacity": "50",
-    "yarn.scheduler.capacity.root.a.maximum-capacity": "100",
-    "yarn.scheduler.capacity.root.a.user-limit-factor": "2",
-    "yarn.scheduler.capacity.maximum-am-resource-percent": "0.5",
-    "yarn.resourcemanager.scheduler.monitor.enable": "true",
-    "yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval": 100,
-    "yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill": 200,
-    "yarn.resourcemanager.monitor.capacity.preemption.total_preemption_per_round": 1.0,
-}
-
-
-def run_one(tmp_path: Path, *contexts, conf=None, resource=SMALL):  # type: ignore[no-untyped-def]
-    """Run one ContextAM with ``contexts`` on a fresh live cluster; the cluster and the AM."""
-    cluster = live_cluster(tmp_path, conf)
-    am = cluster.submit(ContextAM(list(contexts), resource=resource, name="app", am_resource=AM))
-    try:
-        cluster.run(until_ms=LIMIT_MS)
-    finally:
-        cluster.close()
-    assert cluster.finished(), f"the application did not finish within {LIMIT_MS} ms"
-    return cluster, am
 
 
 def test_command_container_exits_zero_with_its_logs_in_the_nm_layout(tmp_path: Path) -> None:
@@ -149,10 +121,7 @@ def test_preemption_sends_sigterm_then_sigkill_after_the_delay(tmp_path: Path) -
                   submit_at_ms=1200)
     )
     with captured_events() as events:
-        try:
-            cluster.run(until_ms=LIMIT_MS)
-        finally:
-            cluster.close()
+        run_live(cluster)
     assert cluster.finished()
     preempted = [s for s in app1.statuses if s.exit_status == ContainerExitStatus.PREEMPTED]
     assert len(preempted) == 1 and app2.statuses[0].exit_status == ContainerExitStatus.SUCCESS
@@ -177,10 +146,7 @@ def test_stopped_container_ends_killed_by_appmaster(tmp_path: Path) -> None:
     # the kernel's event order, not the wall clock, puts the stop after the launch.
     am.on_started = lambda am, container: am.after(50, lambda: am.stop_container(container))
     cluster.submit(am)
-    try:
-        cluster.run(until_ms=LIMIT_MS)
-    finally:
-        cluster.close()
+    run_live(cluster)
     (status,) = am.statuses
     assert status.exit_status == ContainerExitStatus.KILLED_BY_APPMASTER
     logs = container_log_dir(tmp_path / "work" / "userlogs", status.container_id)
@@ -221,32 +187,11 @@ def test_a_failing_container_reports_its_exit_code_diagnostics_and_logs(
 def test_checkpointing_task_resumes_from_its_last_checkpoint_in_another_container(tmp_path: Path) -> None:
     """A preempted task of the checkpointing AM saves each step, is stopped, and resumes from its last saved step
     in a new container; every task's result equals the uninterrupted loop's."""
-    started = tmp_path / "started"
     steps = 30
-    cluster = live_cluster(tmp_path, PREEMPTION, nodes=1)
-    app1 = cluster.submit(
-        CheckpointingMRAppMaster(
-            name="app1", queue="a", am_resource=AM, heartbeat_interval_ms=50,
-            tasks=mapreduce_tasks(3, map_ms=1500, resource=Resource(512, 1)),
-            work=CallableWork(checkpointing_loop, 0.3, steps, 0.05, str(started)),
-            store=FileSystemCheckpointStore(tmp_path / "checkpoints"), output_dir=tmp_path / "results",
-        )
-    )
-    cluster.submit(
-        RestartingMRAppMaster(
-            name="app2", queue="b", am_resource=AM, heartbeat_interval_ms=50, submit_at_ms=1300,
-            tasks=mapreduce_tasks(1, map_ms=100, resource=Resource(512, 1), prefix="b"),
-        )
-    )
-    try:
-        cluster.run(until_ms=LIMIT_MS)
-    finally:
-        cluster.close()
-    assert cluster.finished()
+    _, app1, starts = run_preempted(tmp_path, CheckpointingMRAppMaster, checkpointing_loop, steps=steps)
     assert app1.preempted_task_attempts >= 1 and app1.failed_task_attempts == 0
     expected = iterate(0.3, steps)
     assert app1.results == {task.task_id: expected for task in app1.tasks}
-    starts = [line.split() for line in started.read_text().splitlines()]  # container, first step
     resumed = [(cid, int(step)) for cid, step in starts if int(step) > 0]
     assert resumed, starts  # a later attempt started from a saved step, not from 0 ...
     first = {cid for cid, step in starts if int(step) == 0}
@@ -256,29 +201,9 @@ def test_checkpointing_task_resumes_from_its_last_checkpoint_in_another_containe
 def test_a_checkpoint_written_in_the_grace_period_is_resumed(tmp_path: Path) -> None:
     """A task that saves only when SIGTERM arrives (ctx.cancelled) saves in the grace period before SIGKILL, and
     its next attempt resumes from that step; the results still equal the uninterrupted loop's."""
-    started = tmp_path / "started"
     steps = 30
-    cluster = live_cluster(tmp_path, PREEMPTION, nodes=1)
-    app1 = cluster.submit(
-        CheckpointingMRAppMaster(
-            name="app1", queue="a", am_resource=AM, heartbeat_interval_ms=50,
-            tasks=mapreduce_tasks(3, map_ms=1500, resource=Resource(512, 1)),
-            work=CallableWork(grace_checkpoint_loop, 0.3, steps, 0.05, str(started)),
-            store=FileSystemCheckpointStore(tmp_path / "checkpoints"), output_dir=tmp_path / "results",
-        )
-    )
-    cluster.submit(
-        RestartingMRAppMaster(
-            name="app2", queue="b", am_resource=AM, heartbeat_interval_ms=50, submit_at_ms=1300,
-            tasks=mapreduce_tasks(1, map_ms=100, resource=Resource(512, 1), prefix="b"),
-        )
-    )
-    try:
-        cluster.run(until_ms=LIMIT_MS)
-    finally:
-        cluster.close()
-    assert cluster.finished() and app1.preempted_task_attempts >= 1
-    starts = [line.split() for line in started.read_text().splitlines()]
+    _, app1, starts = run_preempted(tmp_path, CheckpointingMRAppMaster, grace_checkpoint_loop, steps=steps)
+    assert app1.preempted_task_attempts >= 1
     assert any(int(step) > 0 for _, step in starts), starts  # resumed from what the grace period saved
     assert app1.results == {task.task_id: iterate(0.3, steps) for task in app1.tasks}
 
@@ -286,30 +211,9 @@ def test_a_checkpoint_written_in_the_grace_period_is_resumed(tmp_path: Path) -> 
 def test_restarting_task_starts_from_zero_again(tmp_path: Path) -> None:
     """The restarting AM hands its tasks no checkpoint directory: a preempted task starts again from step 0 and
     still ends with the uninterrupted result."""
-    started = tmp_path / "started"
     steps = 30
-    cluster = live_cluster(tmp_path, PREEMPTION, nodes=1)
-    app1 = cluster.submit(
-        RestartingMRAppMaster(
-            name="app1", queue="a", am_resource=AM, heartbeat_interval_ms=50,
-            tasks=mapreduce_tasks(3, map_ms=1500, resource=Resource(512, 1)),
-            work=CallableWork(checkpointing_loop, 0.3, steps, 0.05, str(started)),
-            store=FileSystemCheckpointStore(tmp_path / "checkpoints"), output_dir=tmp_path / "results",
-        )
-    )
-    cluster.submit(
-        RestartingMRAppMaster(
-            name="app2", queue="b", am_resource=AM, heartbeat_interval_ms=50, submit_at_ms=1300,
-            tasks=mapreduce_tasks(1, map_ms=100, resource=Resource(512, 1), prefix="b"),
-        )
-    )
-    try:
-        cluster.run(until_ms=LIMIT_MS)
-    finally:
-        cluster.close()
-    assert cluster.finished()
+    _, app1, starts = run_preempted(tmp_path, RestartingMRAppMaster, checkpointing_loop, steps=steps)
     assert app1.preempted_task_attempts >= 1
-    starts = [line.split() for line in started.read_text().splitlines()]
     assert len(starts) == 3 + app1.preempted_task_attempts and all(step == "0" for _, step in starts)
     assert app1.results == {task.task_id: iterate(0.3, steps) for task in app1.tasks}
     assert not list((tmp_path / "checkpoints").iterdir())  # nothing was saved

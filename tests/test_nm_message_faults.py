@@ -9,7 +9,7 @@ import pytest
 
 from tests.test_cluster import TWO_QUEUES, small_cluster
 from yarnball.actors._appmaster import ApplicationMaster
-from yarnball.actors._nmrpc import NodeHeartbeatCall
+from yarnball.actors._nodestatusupdater import NodeStatusUpdater
 from yarnball.errors import ConfigurationError
 from yarnball.launcher import Cluster
 from yarnball.launcher._faults import parse_faults
@@ -164,7 +164,8 @@ def test_completions_stay_in_every_heartbeat_until_acknowledged() -> None:
         def after(self, delay: float, what: object) -> object:
             return type("T", (), {"cancel": lambda self: None})()
 
-    call = NodeHeartbeatCall(_NM(), 1000)
+    call = NodeStatusUpdater(_NM())
+    call.wait_for_answers(1000)
     cid = ContainerId.parse("container_1_0001_01_000002")
     done = ContainerStatus(container_id=cid, state=ContainerState.COMPLETE, exit_status=0)
     other = ContainerId.parse("container_1_0001_01_000003")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
+from tests.fault_helpers import simulate_faults
 from tests.test_cluster import TWO_QUEUES, small_cluster
 from yarnball.actors._nmstates import NMContainerState
 from yarnball.actors._nodemanager import NodeManager
@@ -209,31 +209,10 @@ def test_node_restart_needs_down_ms(down_ms: object) -> None:
         parse_faults([entry])
 
 
-TRACE = Path(__file__).resolve().parent.parent / "examples" / "traces"
-
-
 def test_cli_node_restart_fault(tmp_path: Path) -> None:
     """``--faults`` takes node_restart; the run finishes and the event log has the restart."""
-    from yarnball.launcher.cli import main
-
-    faults = tmp_path / "faults.json"
     host = "node0"  # (sample-nodes.json's first node)
-    faults.write_text(json.dumps([{"at_ms": 20_000, "kind": "node_restart", "target": host, "down_ms": 3_000}]))
-    code = main(
-        [
-            "simulate",
-            "--tracelocation",
-            str(TRACE / "sample-sls.json"),
-            "--nodes",
-            str(TRACE / "sample-nodes.json"),
-            "--output-dir",
-            str(tmp_path / "out"),
-            "--no-plots",
-            "--no-progress",
-            "--faults",
-            str(faults),
-        ]
-    )
+    code = simulate_faults(tmp_path, [{"at_ms": 20_000, "kind": "node_restart", "target": host, "down_ms": 3_000}])
     assert code == 0
     log = (tmp_path / "out" / "events.jsonl").read_text()
     assert '"nm_shutdown"' in log and '"nm_restarted"' in log

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 from live_helpers import (
+    AM,
     FAST,
-    LIMIT_MS,
+    PREEMPTION,
     ContextAM,
     checkpointing_loop,
     fail,
@@ -24,16 +25,16 @@ from live_helpers import (
     hog,
     iterate,
     live_cluster,
+    run_live,
+    run_one,
+    run_preempted,
     spin_ignoring_cancel,
     whereabouts,
 )
-from test_live_executors import AM, PREEMPTION, run_one
 
 from yarnball import Cluster, Resource
 from yarnball.actors import (
-    CallableWork,
     CheckpointingMRAppMaster,
-    FileSystemCheckpointStore,
     RestartingMRAppMaster,
     mapreduce_tasks,
 )
@@ -97,10 +98,7 @@ def test_auto_runs_callables_on_ray_when_ray_is_initialized(tmp_path: Path) -> N
     cluster = Cluster(FAST, nodes, seed=1, clock="wall", work_dir=tmp_path / "work")
     am = cluster.submit(ContextAM([callable_context(whereabouts, result_path=str(result))], name="app",
                                   am_resource=AM))  # fmt: skip
-    try:
-        cluster.run(until_ms=LIMIT_MS)
-    finally:
-        cluster.close()
+    run_live(cluster)
     assert [s.exit_status for s in am.statuses] == [ContainerExitStatus.SUCCESS]
     assert pickle.loads(result.read_bytes())["task_id"] is not None
 
@@ -164,10 +162,7 @@ def test_a_callable_ignoring_its_cancellation_is_force_killed_on_ray(tmp_path: P
     am.on_started = stop_once_running
     cluster = live_cluster(tmp_path, ON_RAY, nodes=1)
     cluster.submit(am)
-    try:
-        cluster.run(until_ms=LIMIT_MS)
-    finally:
-        cluster.close()
+    run_live(cluster)
     (status,) = am.statuses
     assert status.exit_status == ContainerExitStatus.KILLED_BY_APPMASTER
     assert "Container killed on request. Exit code is 137" in status.diagnostics
@@ -181,32 +176,18 @@ def test_a_preempted_task_on_ray_resumes_from_its_checkpoint(tmp_path: Path, loo
     """A preempted task of the checkpointing AM running as Ray tasks (saving each step, or only once cancelled)
     resumes from its saved step in a new container; every result equals the uninterrupted loop's. (The other
     application asks for its task once both are running: Ray's worker start-up varies.)"""
-    started = tmp_path / "started"
     steps = 60
     # App1 fills the node (AM 256 + 2 x 512 of 1536); app2's AM takes the rest, its task needs one of app1's.
-    cluster = live_cluster(tmp_path, {**PREEMPTION, **ON_RAY}, nodes=1, memory_mb=1536)
-    app1 = cluster.submit(
-        CheckpointingMRAppMaster(
-            name="app1", queue="a", am_resource=AM, heartbeat_interval_ms=50,
-            tasks=mapreduce_tasks(2, map_ms=6000, resource=Resource(512, 1)),
-            work=CallableWork(loop, 0.3, steps, 0.1, str(started)),
-            store=FileSystemCheckpointStore(tmp_path / "checkpoints"), output_dir=tmp_path / "results",
-        )
+    gated = GatedRestartingAM(
+        tmp_path / "started", 2, name="app2", queue="b", am_resource=AM, heartbeat_interval_ms=50,
+        tasks=mapreduce_tasks(1, map_ms=100, resource=Resource(512, 1), prefix="b"),
     )  # fmt: skip
-    cluster.submit(
-        GatedRestartingAM(
-            started, 2, name="app2", queue="b", am_resource=AM, heartbeat_interval_ms=50,
-            tasks=mapreduce_tasks(1, map_ms=100, resource=Resource(512, 1), prefix="b"),
-        )
+    _, app1, starts = run_preempted(
+        tmp_path, CheckpointingMRAppMaster, loop, steps=steps, step_s=0.1, tasks=2, map_ms=6000,
+        conf={**PREEMPTION, **ON_RAY}, memory_mb=1536, second=gated, limit_ms=RAY_LIMIT_MS,
     )  # fmt: skip
-    try:
-        cluster.run(until_ms=RAY_LIMIT_MS)
-    finally:
-        cluster.close()
-    assert cluster.finished()
     assert app1.preempted_task_attempts >= 1 and app1.failed_task_attempts == 0
     assert app1.results == {task.task_id: iterate(0.3, steps) for task in app1.tasks}
-    starts = [line.split() for line in started.read_text().splitlines()]  # container, first step
     resumed = [(cid, int(step)) for cid, step in starts if int(step) > 0]
     assert resumed, starts
     assert all(cid not in {c for c, s in starts if int(s) == 0} for cid, _ in resumed)

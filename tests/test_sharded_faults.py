@@ -121,7 +121,7 @@ def test_kinds_no_shard_host_can_apply_are_refused_naming_entry_and_backend(entr
 
 
 def test_cli_refuses_an_unsupported_kind_on_ray_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from tests.test_faults import TRACE
+    from tests.fault_helpers import TRACE
     from yarnball.launcher.cli import main
 
     schedule = tmp_path / "faults.json"

@@ -184,7 +184,7 @@ def test_testPauseOpportunisticForGuaranteedContainer() -> None:
     assert done.diagnostics == f"{PAUSED_FOR_GUARANTEED_DIAGNOSTICS}\n{RESUMED_DIAGNOSTICS}\n"
 
 
-# -- the ports that read stopped containers' statuses (NodeManager.recently_stopped: a DONE container stays in the
+# -- the ports that read stopped containers' statuses (NodeManager.status_updater: a DONE container stays in the
 # NM context until the RM has its completion; this NM's RM never answers) ---------------------------------------
 
 
@@ -401,7 +401,7 @@ def test_acknowledged_stopped_containers_do_not_pile_up() -> None:
         node.stop(i)
         node.ref.tell(NodeHeartbeatResponse(response_id=i + 1), node.rm.ref)
         node.run(100 * i + 90)
-    assert len(node.nm.recently_stopped) <= 32
+    assert len(node.nm.status_updater.recently_stopped) <= 32
     (last,) = node.statuses(199).container_statuses  # stopped at response id 199: acknowledged by 201, not 200
     assert last.container_sub_state is ContainerSubState.DONE
     assert node.statuses(150).container_statuses == ()

@@ -9,6 +9,8 @@ response's updated containers; ``verifyAvailableResourceOfSchedulerNode`` the sc
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.mockrm import GB, MockAM, MockNM, MockRM
 from yarnball.protocols import (
     AllocateResponse,
@@ -56,17 +58,48 @@ def with_second_container(rm: MockRM, nm: MockNM, am: MockAM) -> ContainerId:
     return cid
 
 
+def check_pending(rm: MockRM, app: Any, memory_mb: int) -> None:
+    """``checkPendingResource``: the queue's and the attempt's pending memory."""
+    assert rm.queue("default").pending_m == memory_mb
+    assert app.pending_m == memory_mb
+
+
+def check_books(
+    rm: MockRM, app: Any, nm: MockNM | None, *, pending: int, used: int, app_used: int, reserved: int
+) -> None:
+    """The books after a heartbeat: with ``nm``, whether the attempt and the node hold a reservation (as
+    ``reserved`` says); ``checkPendingResource``, ``checkUsedResource`` (the queue's and the user's used memory),
+    and the attempt's used and reserved memory."""
+    if nm is not None:
+        assert bool(app.num_reserved) is (reserved > 0)  # app.getReservedContainers()
+        assert (rm.node_reserved(nm) is not None) is (reserved > 0)
+    check_pending(rm, app, pending)
+    assert rm.queue("default").used_m == used
+    assert rm.user_used_mb("default", "user") == used
+    assert app.used_m == app_used
+    assert app.reserved_m == reserved
+
+
+def reserved_increase(rm: MockRM, nm1: MockNM, am: MockAM, cid: ContainerId, memory_mb: int, used: int) -> Any:
+    """An increase of ``cid`` to ``memory_mb`` that does not fit: 6 GB pending, then reserved on ``nm1`` by its
+    heartbeat (the queue and the user use ``used``, 6 GB of it reserved). The attempt."""
+    am.allocate(updates=(resize(cid, INCREASE, memory_mb),))
+    app = rm.app(am.attempt_id)
+    check_pending(rm, app, 6 * GB)
+    nm1.heartbeat()
+    check_books(rm, app, nm1, pending=6 * GB, used=used, app_used=used - 6 * GB, reserved=6 * GB)
+    return app
+
+
 def test_testSimpleIncreaseContainer() -> None:
     """An increase of the AM container from 1 GB to 3 GB: 2 GB pending, allocated on the next heartbeat."""
     rm, (nm1,), am = one_app(20 * GB)
     c1 = am.container_id(1)
     am.allocate(updates=(resize(c1, INCREASE, 3 * GB),))
     app = rm.app(am.attempt_id)
-    assert rm.queue("default").pending_m == 2 * GB
-    assert app.pending_m == 2 * GB
+    check_pending(rm, app, 2 * GB)
     nm1.heartbeat()
-    assert rm.queue("default").pending_m == 0
-    assert app.pending_m == 0
+    check_pending(rm, app, 0)
     verify_updated(am.allocate(), INCREASE, c1, 3 * GB)
     assert rm.node_available_mb(nm1) == 17 * GB
 
@@ -93,30 +126,11 @@ def test_testSimpleIncreaseRequestReservation() -> None:
     rm, (nm1, _nm2), am = one_app(8 * GB, nodes=2)
     c2 = with_second_container(rm, nm1, am)
     c1 = am.container_id(1)
-    am.allocate(updates=(resize(c1, INCREASE, 7 * GB),))
-    app = rm.app(am.attempt_id)
-    assert rm.queue("default").pending_m == 6 * GB
-    assert app.pending_m == 6 * GB
-    nm1.heartbeat()
-    assert app.num_reserved  # app.getReservedContainers() is not empty
-    assert rm.node_reserved(nm1) is not None
-    assert rm.queue("default").pending_m == 6 * GB
-    assert app.pending_m == 6 * GB
-    assert rm.queue("default").used_m == 9 * GB
-    assert rm.user_used_mb("default", "user") == 9 * GB
-    assert app.used_m == 3 * GB
-    assert app.reserved_m == 6 * GB
+    app = reserved_increase(rm, nm1, am, c1, 7 * GB, used=9 * GB)
     am.allocate(release=(c2,))
     nm1.heartbeat()
     verify_updated(am.allocate(), INCREASE, c1, 7 * GB)
-    assert not app.num_reserved
-    assert rm.node_reserved(nm1) is None
-    assert rm.queue("default").pending_m == 0
-    assert app.pending_m == 0
-    assert rm.queue("default").used_m == 7 * GB
-    assert rm.user_used_mb("default", "user") == 7 * GB
-    assert app.reserved_m == 0
-    assert app.used_m == 7 * GB
+    check_books(rm, app, nm1, pending=0, used=7 * GB, app_used=7 * GB, reserved=0)
     assert rm.node_available_mb(nm1) == 1 * GB
 
 
@@ -126,17 +140,9 @@ def test_testIncreaseRequestWithNoHeadroomLeft() -> None:
     c2 = with_second_container(rm, nm1, am)
     am.allocate(updates=(resize(c2, INCREASE, 8 * GB),))
     app = rm.app(am.attempt_id)
-    assert rm.queue("default").pending_m == 6 * GB
-    assert app.pending_m == 6 * GB
+    check_pending(rm, app, 6 * GB)
     nm1.heartbeat()
-    assert not app.num_reserved
-    assert rm.node_reserved(nm1) is None
-    assert rm.queue("default").pending_m == 6 * GB
-    assert app.pending_m == 6 * GB
-    assert rm.queue("default").used_m == 3 * GB
-    assert rm.user_used_mb("default", "user") == 3 * GB
-    assert app.used_m == 3 * GB
-    assert app.reserved_m == 0
+    check_books(rm, app, nm1, pending=6 * GB, used=3 * GB, app_used=3 * GB, reserved=0)
 
 
 def test_testExcessiveReservationWhenCancelIncreaseRequest() -> None:
@@ -144,30 +150,11 @@ def test_testExcessiveReservationWhenCancelIncreaseRequest() -> None:
     rm, (nm1, _nm2), am = one_app(8 * GB, nodes=2)
     c2 = with_second_container(rm, nm1, am)
     c1 = am.container_id(1)
-    am.allocate(updates=(resize(c1, INCREASE, 7 * GB),))
-    app = rm.app(am.attempt_id)
-    assert rm.queue("default").pending_m == 6 * GB
-    assert app.pending_m == 6 * GB
-    nm1.heartbeat()
-    assert app.num_reserved
-    assert rm.node_reserved(nm1) is not None
-    assert rm.queue("default").pending_m == 6 * GB
-    assert app.pending_m == 6 * GB
-    assert rm.queue("default").used_m == 9 * GB
-    assert rm.user_used_mb("default", "user") == 9 * GB
-    assert app.used_m == 3 * GB
-    assert app.reserved_m == 6 * GB
+    app = reserved_increase(rm, nm1, am, c1, 7 * GB, used=9 * GB)
     am.allocate(release=(c2,))
     am.allocate(updates=(resize(c1, INCREASE, 1 * GB),))
     nm1.heartbeat()
-    assert not app.num_reserved
-    assert rm.node_reserved(nm1) is None
-    assert rm.queue("default").pending_m == 0
-    assert app.pending_m == 0
-    assert rm.queue("default").used_m == 1 * GB
-    assert rm.user_used_mb("default", "user") == 1 * GB
-    assert app.reserved_m == 0
-    assert app.used_m == 1 * GB
+    check_books(rm, app, nm1, pending=0, used=1 * GB, app_used=1 * GB, reserved=0)
 
 
 def test_testExcessiveReservationWhenDecreaseSameContainer() -> None:
@@ -176,60 +163,22 @@ def test_testExcessiveReservationWhenDecreaseSameContainer() -> None:
     rm, (nm1, _nm2), am = one_app(8 * GB, am_mb=2 * GB, nodes=2)
     c2 = with_second_container(rm, nm1, am)
     c1 = am.container_id(1)
-    am.allocate(updates=(resize(c1, INCREASE, 8 * GB),))
-    app = rm.app(am.attempt_id)
-    assert rm.queue("default").pending_m == 6 * GB
-    assert app.pending_m == 6 * GB
-    nm1.heartbeat()
-    assert app.num_reserved
-    assert rm.node_reserved(nm1) is not None
-    assert rm.queue("default").pending_m == 6 * GB
-    assert app.pending_m == 6 * GB
-    assert rm.queue("default").used_m == 10 * GB
-    assert rm.user_used_mb("default", "user") == 10 * GB
-    assert app.used_m == 4 * GB
-    assert app.reserved_m == 6 * GB
+    app = reserved_increase(rm, nm1, am, c1, 8 * GB, used=10 * GB)
     am.allocate(release=(c2,))
     am.allocate(updates=(resize(c1, DECREASE, 1 * GB),))
     nm1.heartbeat()
-    assert not app.num_reserved
-    assert rm.node_reserved(nm1) is None
-    assert rm.queue("default").pending_m == 0
-    assert app.pending_m == 0
-    assert rm.queue("default").used_m == 1 * GB
-    assert rm.user_used_mb("default", "user") == 1 * GB
-    assert app.reserved_m == 0
-    assert app.used_m == 1 * GB
+    check_books(rm, app, nm1, pending=0, used=1 * GB, app_used=1 * GB, reserved=0)
 
 
 def test_testIncreaseContainerUnreservedWhenContainerCompleted() -> None:
     """Releasing a container whose increase is reserved releases the reservation too."""
     rm, (nm1, _nm2), am = one_app(8 * GB, nodes=2)
     c2 = with_second_container(rm, nm1, am)
-    am.allocate(updates=(resize(c2, INCREASE, 8 * GB),))
-    app = rm.app(am.attempt_id)
-    assert rm.queue("default").pending_m == 6 * GB
-    assert app.pending_m == 6 * GB
-    nm1.heartbeat()
-    assert app.num_reserved
-    assert rm.node_reserved(nm1) is not None
-    assert rm.queue("default").pending_m == 6 * GB
-    assert app.pending_m == 6 * GB
-    assert rm.queue("default").used_m == 9 * GB
-    assert rm.user_used_mb("default", "user") == 9 * GB
-    assert app.used_m == 3 * GB
-    assert app.reserved_m == 6 * GB
+    app = reserved_increase(rm, nm1, am, c2, 8 * GB, used=9 * GB)
     am.allocate(release=(c2,))
     nm1.heartbeat()
     am.allocate()
-    assert not app.num_reserved
-    assert rm.node_reserved(nm1) is None
-    assert rm.queue("default").pending_m == 0
-    assert app.pending_m == 0
-    assert rm.queue("default").used_m == 1 * GB
-    assert rm.user_used_mb("default", "user") == 1 * GB
-    assert app.reserved_m == 0
-    assert app.used_m == 1 * GB
+    check_books(rm, app, nm1, pending=0, used=1 * GB, app_used=1 * GB, reserved=0)
 
 
 def test_testIncreaseContainerUnreservedWhenApplicationCompleted() -> None:
@@ -241,19 +190,7 @@ def test_testIncreaseContainerUnreservedWhenApplicationCompleted() -> None:
     nm1.heartbeat()
     assert any(c.id == c2 for c in am.allocate().allocated_containers)
     nm1.launched(c2)
-    am.allocate(updates=(resize(c2, INCREASE, 8 * GB),))
-    app = rm.app(am.attempt_id)
-    assert rm.queue("default").pending_m == 6 * GB
-    assert app.pending_m == 6 * GB
-    nm1.heartbeat()
-    assert app.num_reserved
-    assert rm.node_reserved(nm1) is not None
-    assert rm.queue("default").pending_m == 6 * GB
-    assert app.pending_m == 6 * GB
-    assert rm.queue("default").used_m == 9 * GB
-    assert rm.user_used_mb("default", "user") == 9 * GB
-    assert app.used_m == 3 * GB
-    assert app.reserved_m == 6 * GB
+    app = reserved_increase(rm, nm1, am, c2, 8 * GB, used=9 * GB)
     # cs.handle(new AppAttemptRemovedSchedulerEvent(attempt, KILLED, false))
     rm.scheduler.handle(AppAttemptRemovedSchedulerEvent(application_attempt_id=am.attempt_id))
     assert not app.num_reserved
@@ -282,19 +219,13 @@ def test_testOrderOfIncreaseContainerRequestAllocation() -> None:
         for cid in sorted(cids, key=lambda c: c.container_id):
             nm1.launched(cid)
     am.allocate(updates=tuple(resize(am.container_id(n), INCREASE, 2 * GB) for n in range(2, 8)))
-    assert rm.queue("default").pending_m == 6 * GB
-    assert app.pending_m == 6 * GB
+    check_pending(rm, app, 6 * GB)
     nm1.heartbeat()
     response = am.allocate()
     assert len(response.updated_containers) == 3
     for n in (4, 5, 2):
         verify_updated(response, INCREASE, am.container_id(n), 2 * GB)
-    assert rm.queue("default").pending_m == 3 * GB  # 3 increases still pending
-    assert app.pending_m == 3 * GB
-    assert rm.queue("default").used_m == 10 * GB
-    assert rm.user_used_mb("default", "user") == 10 * GB
-    assert app.reserved_m == 0
-    assert app.used_m == 10 * GB
+    check_books(rm, app, None, pending=3 * GB, used=10 * GB, app_used=10 * GB, reserved=0)  # 3 increases still pending
 
 
 def test_testDecreaseContainerWillNotDeadlockContainerAllocation() -> None:

@@ -94,177 +94,102 @@ class Selector:
     def select_nodes(self) -> list[str]:
         return [f"{n.host}:{n.port}" for n in self.m.select_least_loaded_nodes(-1)]
 
+    def ranked(self, *nodes: RMNode) -> list[str]:
+        """``updateNode`` each of ``nodes``, ``computeTask.run()``, then ``selectNodes()``."""
+        for node in nodes:
+            self.update_node(node)
+        self.compute()
+        return self.select_nodes()
+
 
 def test_testWaitTimeSort() -> None:
     selector = Selector(QUEUE_WAIT_TIME)
-    selector.update_node(rm_node("h1", 1, 15, 10))
-    selector.update_node(rm_node("h2", 2, 5, 10))
-    selector.update_node(rm_node("h3", 3, 10, 10))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert node_ids[0] == "h2:2"
-    assert node_ids[1] == "h3:3"
-    assert node_ids[2] == "h1:1"
+    node_ids = selector.ranked(rm_node("h1", 1, 15, 10), rm_node("h2", 2, 5, 10), rm_node("h3", 3, 10, 10))
+    assert node_ids[:3] == ["h2:2", "h3:3", "h1:1"]
 
     # Now update node3
-    selector.update_node(rm_node("h3", 3, 2, 10))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert node_ids[0] == "h3:3"
-    assert node_ids[1] == "h2:2"
-    assert node_ids[2] == "h1:1"
+    node_ids = selector.ranked(rm_node("h3", 3, 2, 10))
+    assert node_ids[:3] == ["h3:3", "h2:2", "h1:1"]
 
     # Now send update with -1 wait time
-    selector.update_node(rm_node("h4", 4, -1, 10))
-    selector.compute()
-    node_ids = selector.select_nodes()
+    node_ids = selector.ranked(rm_node("h4", 4, -1, 10))
     # No change
-    assert node_ids[0] == "h3:3"
-    assert node_ids[1] == "h2:2"
-    assert node_ids[2] == "h1:1"
+    assert node_ids[:3] == ["h3:3", "h2:2", "h1:1"]
 
     # Now update node 2 to DECOMMISSIONING state
-    selector.update_node(rm_node("h2", 2, 1, 10, decommissioning=True))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert len(node_ids) == 2
-    assert node_ids[0] == "h3:3"
-    assert node_ids[1] == "h1:1"
+    node_ids = selector.ranked(rm_node("h2", 2, 1, 10, decommissioning=True))
+    assert node_ids == ["h3:3", "h1:1"]
 
     # Now update node 2 back to RUNNING state
-    selector.update_node(rm_node("h2", 2, 1, 10))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert node_ids[0] == "h2:2"
-    assert node_ids[1] == "h3:3"
-    assert node_ids[2] == "h1:1"
+    node_ids = selector.ranked(rm_node("h2", 2, 1, 10))
+    assert node_ids[:3] == ["h2:2", "h3:3", "h1:1"]
 
 
 def test_testQueueLengthSort() -> None:
     selector = Selector(QUEUE_LENGTH)
-    selector.update_node(rm_node("h1", 1, -1, 15))
-    selector.update_node(rm_node("h2", 2, -1, 5))
-    selector.update_node(rm_node("h3", 3, -1, 10))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert node_ids[0] == "h2:2"
-    assert node_ids[1] == "h3:3"
-    assert node_ids[2] == "h1:1"
+    node_ids = selector.ranked(rm_node("h1", 1, -1, 15), rm_node("h2", 2, -1, 5), rm_node("h3", 3, -1, 10))
+    assert node_ids[:3] == ["h2:2", "h3:3", "h1:1"]
 
     # Now update node3
-    selector.update_node(rm_node("h3", 3, -1, 2))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert node_ids[0] == "h3:3"
-    assert node_ids[1] == "h2:2"
-    assert node_ids[2] == "h1:1"
+    node_ids = selector.ranked(rm_node("h3", 3, -1, 2))
+    assert node_ids[:3] == ["h3:3", "h2:2", "h1:1"]
 
     # Now send update with -1 wait time but valid length
-    selector.update_node(rm_node("h4", 4, -1, 20))
-    selector.compute()
-    node_ids = selector.select_nodes()
+    node_ids = selector.ranked(rm_node("h4", 4, -1, 20))
     # No change
-    assert node_ids[0] == "h3:3"
-    assert node_ids[1] == "h2:2"
-    assert node_ids[2] == "h1:1"
-    assert node_ids[3] == "h4:4"
+    assert node_ids[:4] == ["h3:3", "h2:2", "h1:1", "h4:4"]
 
     # Now update h3 and fill its queue.
-    selector.update_node(rm_node("h3", 3, -1, DEFAULT_MAX_QUEUE_LENGTH))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert len(node_ids) == 3
-    assert node_ids[0] == "h2:2"
-    assert node_ids[1] == "h1:1"
-    assert node_ids[2] == "h4:4"
+    node_ids = selector.ranked(rm_node("h3", 3, -1, DEFAULT_MAX_QUEUE_LENGTH))
+    assert node_ids == ["h2:2", "h1:1", "h4:4"]
 
     # Now update h2 to Decommissioning state
-    selector.update_node(rm_node("h2", 2, -1, 5, decommissioning=True))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert len(node_ids) == 2
-    assert node_ids[0] == "h1:1"
-    assert node_ids[1] == "h4:4"
+    node_ids = selector.ranked(rm_node("h2", 2, -1, 5, decommissioning=True))
+    assert node_ids == ["h1:1", "h4:4"]
 
     # Now update h2 back to Running state
-    selector.update_node(rm_node("h2", 2, -1, 5))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert len(node_ids) == 3
-    assert node_ids[0] == "h2:2"
-    assert node_ids[1] == "h1:1"
-    assert node_ids[2] == "h4:4"
+    node_ids = selector.ranked(rm_node("h2", 2, -1, 5))
+    assert node_ids == ["h2:2", "h1:1", "h4:4"]
 
 
 def test_testQueueLengthThenResourcesSort() -> None:
     selector = Selector(QLTR)
     req = DEFAULT_RESOURCE_REQUESTED
     # Node and queue sizes were selected such that we can determine the order of these nodes: h2 -> h1 -> h3 -> h4
-    selector.update_node(rm_node("h1", 1, -1, 0, allocated=req * 3))
-    selector.update_node(rm_node("h2", 2, -1, 0, allocated=req * 2))
-    selector.update_node(rm_node("h3", 3, -1, 5, allocated=req * 3))
-    selector.update_node(rm_node("h4", 4, -1, 10, allocated=req * 2))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert node_ids[0] == "h2:2"
-    assert node_ids[1] == "h1:1"
-    assert node_ids[2] == "h3:3"
-    assert node_ids[3] == "h4:4"
+    node_ids = selector.ranked(
+        rm_node("h1", 1, -1, 0, allocated=req * 3),
+        rm_node("h2", 2, -1, 0, allocated=req * 2),
+        rm_node("h3", 3, -1, 5, allocated=req * 3),
+        rm_node("h4", 4, -1, 10, allocated=req * 2),
+    )
+    assert node_ids[:4] == ["h2:2", "h1:1", "h3:3", "h4:4"]
 
     # Now update node3: it ranks after node4 (same queue length, less resources available)
-    selector.update_node(rm_node("h3", 3, -1, 10, allocated=req * 3))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert node_ids[0] == "h2:2"
-    assert node_ids[1] == "h1:1"
-    assert node_ids[2] == "h4:4"
-    assert node_ids[3] == "h3:3"
+    node_ids = selector.ranked(rm_node("h3", 3, -1, 10, allocated=req * 3))
+    assert node_ids[:4] == ["h2:2", "h1:1", "h4:4", "h3:3"]
 
     # Now update h3 and fill its queue -- it should no longer be available
-    selector.update_node(rm_node("h3", 3, -1, DEFAULT_MAX_QUEUE_LENGTH))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert len(node_ids) == 3
-    assert node_ids[0] == "h2:2"
-    assert node_ids[1] == "h1:1"
-    assert node_ids[2] == "h4:4"
+    node_ids = selector.ranked(rm_node("h3", 3, -1, DEFAULT_MAX_QUEUE_LENGTH))
+    assert node_ids == ["h2:2", "h1:1", "h4:4"]
 
     # Now update h2 to Decommissioning state
-    selector.update_node(rm_node("h2", 2, -1, 5, decommissioning=True))
-    selector.compute()
-    node_ids = selector.select_nodes()
+    node_ids = selector.ranked(rm_node("h2", 2, -1, 5, decommissioning=True))
     # h2 is decommissioned, and h3 is full, so we should only have 2 nodes
-    assert len(node_ids) == 2
-    assert node_ids[0] == "h1:1"
-    assert node_ids[1] == "h4:4"
+    assert node_ids == ["h1:1", "h4:4"]
 
     # Now update h2 back to Running state
-    selector.update_node(rm_node("h2", 2, -1, 0, allocated=req * 2))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert len(node_ids) == 3
-    assert node_ids[0] == "h2:2"
-    assert node_ids[1] == "h1:1"
-    assert node_ids[2] == "h4:4"
+    node_ids = selector.ranked(rm_node("h2", 2, -1, 0, allocated=req * 2))
+    assert node_ids == ["h2:2", "h1:1", "h4:4"]
 
     # Now update h2 to have a zero queue capacity. Make sure that here it is still in the pool.
-    selector.update_node(rm_node("h2", 2, -1, 0, 0, allocated=req * 2))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert len(node_ids) == 3
-    assert node_ids[0] == "h2:2"
-    assert node_ids[1] == "h1:1"
-    assert node_ids[2] == "h4:4"
+    node_ids = selector.ranked(rm_node("h2", 2, -1, 0, 0, allocated=req * 2))
+    assert node_ids == ["h2:2", "h1:1", "h4:4"]
 
     # Now a positive queue length but a zero queue capacity: no longer in the pool. Remove the node first,
     # because the queue capacity is not updated.
     selector.remove_node(rm_node("h2", 2, -1, 0, 0, allocated=req * 2))
-    selector.update_node(rm_node("h2", 2, -1, 1, 0, allocated=req * 2))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert len(node_ids) == 2
-    assert node_ids[0] == "h1:1"
-    assert node_ids[1] == "h4:4"
+    node_ids = selector.ranked(rm_node("h2", 2, -1, 1, 0, allocated=req * 2))
+    assert node_ids == ["h1:1", "h4:4"]
 
 
 def test_testQueueLengthThenResourcesDecrementsAvailable() -> None:
@@ -299,32 +224,16 @@ def test_testQueueLengthThenResourcesCapabilityChange() -> None:
     selector = Selector(QLTR)
     req = DEFAULT_RESOURCE_REQUESTED
     # Node sizes were selected such that we can determine the order: h1 -> h2 -> h3 -> h4
-    for i in range(1, 5):
-        selector.update_node(rm_node(f"h{i}", i, -1, 0, allocated=req * i))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert node_ids[0] == "h1:1"
-    assert node_ids[1] == "h2:2"
-    assert node_ids[2] == "h3:3"
-    assert node_ids[3] == "h4:4"
+    node_ids = selector.ranked(*(rm_node(f"h{i}", i, -1, 0, allocated=req * i) for i in range(1, 5)))
+    assert node_ids[:4] == ["h1:1", "h2:2", "h3:3", "h4:4"]
 
     # node1 keeps only defaultResourceRequested available (capability 2x): it ranks last
-    selector.update_node(rm_node("h1", 1, -1, 0, allocated=req * 1, capability=req * 2))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert node_ids[0] == "h2:2"
-    assert node_ids[1] == "h3:3"
-    assert node_ids[2] == "h4:4"
-    assert node_ids[3] == "h1:1"
+    node_ids = selector.ranked(rm_node("h1", 1, -1, 0, allocated=req * 1, capability=req * 2))
+    assert node_ids[:4] == ["h2:2", "h3:3", "h4:4", "h1:1"]
 
     # node2 has no resources available (capability 1x): it ranks last
-    selector.update_node(rm_node("h2", 2, -1, 0, allocated=req * 1, capability=req * 1))
-    selector.compute()
-    node_ids = selector.select_nodes()
-    assert node_ids[0] == "h3:3"
-    assert node_ids[1] == "h4:4"
-    assert node_ids[2] == "h1:1"
-    assert node_ids[3] == "h2:2"
+    node_ids = selector.ranked(rm_node("h2", 2, -1, 0, allocated=req * 1, capability=req * 1))
+    assert node_ids[:4] == ["h3:3", "h4:4", "h1:1", "h2:2"]
 
 
 def test_testContainerQueuingLimit() -> None:
@@ -356,16 +265,26 @@ def test_testContainerQueuingLimit() -> None:
     assert calculator.create_container_queuing_limit().max_queue_length == 6
 
 
-def _three_nodes(selector: Selector, *nodes: RMNode) -> None:
+RACKS = ("rack1", "rack2", "rack2")
+
+
+def three_nodes(racks: tuple[str, ...] = ("default",) * 3, h3_capacity: int = 5) -> Selector:
+    """The selection tests' monitor (QUEUE_LENGTH): h1, h2 and h3 on ``racks``, added, then updated with queue
+    lengths 2, 5 and 4 of capacities 5, 5 and ``h3_capacity`` (h2's queue is full)."""
+    selector = Selector(QUEUE_LENGTH)
+    nodes = [
+        rm_node(f"h{i}", i, -1, length, capacity, rack=rack)
+        for i, length, capacity, rack in zip((1, 2, 3), (2, 5, 4), (5, 5, h3_capacity), racks)
+    ]
     for node in nodes:
         selector.add_node(node)
     for node in nodes:
         selector.update_node(node)
+    return selector
 
 
 def test_testSelectLocalNode() -> None:
-    selector = Selector(QUEUE_LENGTH)
-    _three_nodes(selector, rm_node("h1", 1, -1, 2, 5), rm_node("h2", 2, -1, 5, 5), rm_node("h3", 3, -1, 4, 5))
+    selector = three_nodes()
     req = DEFAULT_RESOURCE_REQUESTED
     blacklist: set[str] = set()
     # a node whose queue length is below its queue capacity
@@ -380,13 +299,7 @@ def test_testSelectLocalNode() -> None:
 
 
 def test_testSelectRackLocalNode() -> None:
-    selector = Selector(QUEUE_LENGTH)
-    _three_nodes(
-        selector,
-        rm_node("h1", 1, -1, 2, 5, rack="rack1"),
-        rm_node("h2", 2, -1, 5, 5, rack="rack2"),
-        rm_node("h3", 3, -1, 4, 5, rack="rack2"),
-    )
+    selector = three_nodes(RACKS)
     req = DEFAULT_RESOURCE_REQUESTED
     blacklist: set[str] = set()
     node = selector.m.select_rack_local_node("rack1", blacklist, req)
@@ -401,13 +314,7 @@ def test_testSelectRackLocalNode() -> None:
 
 
 def test_testSelectAnyNode() -> None:
-    selector = Selector(QUEUE_LENGTH)
-    _three_nodes(
-        selector,
-        rm_node("h1", 1, -1, 2, 5, rack="rack1"),
-        rm_node("h2", 2, -1, 5, 5, rack="rack2"),
-        rm_node("h3", 3, -1, 4, 10, rack="rack2"),
-    )
+    selector = three_nodes(RACKS, h3_capacity=10)
     selector.compute()
     assert len(selector.m.sorted_nodes) == 2  # getSortedNodes(): h2's queue is full
     req = DEFAULT_RESOURCE_REQUESTED

@@ -25,26 +25,10 @@ from typing import Any
 
 from yarnball.actors._containerscheduler import ContainerScheduler
 from yarnball.actors._nmstates import NMContainerState
-from yarnball.protocols import (
-    ApplicationId,
-    ContainerExitStatus,
-    ContainerState,
-    ContainerStatus,
-    OpportunisticContainersStatus,
-    Resource,
-    keys,
-)
-from yarnball.protocols._resourcetracker import NMContainerStatus
+from yarnball.actors._nodestatusupdater import registration
+from yarnball.protocols import ContainerExitStatus, ContainerState, OpportunisticContainersStatus, keys
 
-__all__ = [
-    "KILLED_ON_SHUTDOWN",
-    "HeartbeatCall",
-    "NMDowntime",
-    "recovery_enabled",
-    "registration",
-    "shut_down",
-    "start_again",
-]
+__all__ = ["KILLED_ON_SHUTDOWN", "NMDowntime", "recovery_enabled", "shut_down", "start_again"]
 
 #: ApplicationImpl.AppFinishTransition's kill of each container, for CMgrCompletedAppsEvent.Reason.ON_SHUTDOWN.
 KILLED_ON_SHUTDOWN = "Container killed on application-finish event: Application killed on shutdown"
@@ -108,12 +92,12 @@ def shut_down(nm: Any) -> None:
     nm.registered = False
     nm._down = NMDowntime(nm.container_scheduler)
     nm.container_scheduler = _DownScheduler()
-    if nm.recovery:
-        return
-    for cid in list(nm.containers):  # ContainerManagerImpl.cleanUpApplicationsOnNMShutDown
-        nm._kill(cid, ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, KILLED_ON_SHUTDOWN)
-    nm._changes = []  # no state store: what it knew is gone
-    nm.recently_stopped = {}  # (nor are the stopped containers in a new NM's context)
+    if not nm.recovery:
+        for cid in list(nm.containers):  # ContainerManagerImpl.cleanUpApplicationsOnNMShutDown
+            nm._kill(cid, ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, KILLED_ON_SHUTDOWN)
+        nm._changes = []  # no state store: what it knew is gone
+    if nm.status_updater is not None:
+        nm.status_updater.nm_stopped(keep=nm.recovery)  # (nor are the stopped containers in a new NM's context)
 
 
 def start_again(nm: Any) -> None:
@@ -136,80 +120,10 @@ def start_again(nm: Any) -> None:
             else:
                 scheduler.recover_active_container(entry, launched=False)  # QUEUED (or still localizing)
         scheduler.recovered()  # queued containers start as room allows
-    if nm._hb_call is not None:  # with the completions not yet acknowledged (actors/_nmrpc.py)
-        from yarnball.actors._nmrpc import resync_registration
-
-        if not nm.recovery:
-            nm._hb_call.pending_completed.clear()  # no state store: gone with the rest
-        statuses, apps = resync_registration(nm, nm._hb_call)
-    else:
-        statuses, apps = _registration(nm)
+    statuses, apps = registration(nm)  # with the completions the RM may not have (actors/_nodestatusupdater.py)
     nm._down = None
     nm.log.info("nm_restarted", node=str(nm.node_id), containers=len(statuses))
     nm._register(statuses, apps)
     for handler, message, sender in down.deferred:  # the calls that waited, in their order
         nm._sender = sender
         handler(nm, message)
-
-
-class HeartbeatCall:
-    """The NM's heartbeat call in a run that restarts the RM (``NodeManager.rm_call``): NodeStatusUpdaterImpl's
-    heartbeat thread waits in ``nodeHeartbeat`` while the RM does not answer (its RMProxy retries the same call, see
-    actors/_rmrestart.py), so no other heartbeat leaves meanwhile; when the RM answers RESYNC the NM registers again
-    with every container it has (``NodeManager.resyncWithRM`` with work-preserving recovery, the default), the
-    completions of the unanswered heartbeat included (the NM keeps them until the RM acknowledges them)."""
-
-    __slots__ = ("in_flight",)
-
-    def __init__(self) -> None:
-        self.in_flight: Any = None  # the NodeHeartbeatRequest waiting for its answer
-
-
-def registration(nm: Any) -> tuple[tuple[NMContainerStatus, ...], tuple[ApplicationId, ...]]:
-    """What the NM registers with after a RESYNC in a run that restarts the RM (see :class:`HeartbeatCall`)."""
-    call = nm.rm_call
-    request = call.in_flight if call is not None else None
-    if request is not None:
-        call.in_flight = None
-        unanswered = [s for s in request.node_status.container_statuses if s.state is ContainerState.COMPLETE]
-        nm._changes = [*unanswered, *nm._changes]
-    return _registration(nm)
-
-
-def _registration(nm: Any) -> tuple[tuple[NMContainerStatus, ...], tuple[ApplicationId, ...]]:
-    """``NodeStatusUpdaterImpl.getNMContainerStatuses`` and the running applications: every live container, and
-    the completions the RM has not heard of (reported in the registration, no more in a heartbeat)."""
-    out: list[NMContainerStatus] = []
-    for status in nm._changes:
-        if status.state is ContainerState.COMPLETE:
-            out.append(_nm_status(status))
-    nm._changes = []
-    for entry in nm.containers.values():
-        c = entry.container
-        out.append(
-            NMContainerStatus(
-                container_id=c.id,
-                container_state=entry.state,
-                allocated_resource=c.resource,
-                diagnostics=entry.diagnostics,
-                priority=c.priority,
-                version=c.version,
-                execution_type=c.execution_type,
-                allocation_request_id=c.allocation_request_id,
-            )
-        )
-    apps = sorted(
-        {s.container_id.application_attempt_id.application_id for s in out}, key=lambda a: (a.cluster_timestamp, a.id)
-    )
-    return tuple(out), tuple(apps)
-
-
-def _nm_status(status: ContainerStatus) -> NMContainerStatus:
-    return NMContainerStatus(
-        container_id=status.container_id,
-        container_state=status.state,
-        allocated_resource=status.capability if status.capability is not None else Resource(),
-        diagnostics=status.diagnostics,
-        container_exit_status=status.exit_status,
-        execution_type=status.execution_type,
-    )

@@ -5,21 +5,8 @@ that changed since the previous one, and the RM does not check the heartbeat's r
 every message arrives once and in order. A run with a message fault on an NM link (launcher/_faultinjector.py)
 switches these objects on, and with them Hadoop's rules:
 
-**The heartbeat call at the NM** (``NodeStatusUpdaterImpl``'s status-updater thread over ``ServerRMProxy``):
-
-- a heartbeat is a synchronous call: while one is unanswered no other is sent (the thread waits in
-  ``nodeHeartbeat``), and an unanswered call is retried, unchanged, after
-  ``yarn.nodemanager.resourcemanager.connect.retry-interval.ms`` (default: ``yarn.resourcemanager.connect.retry-
-  interval.ms``, ``ServerRMProxy.createRMProxy``);
-- an answer is taken only for the call in flight (Hadoop RPC's call id): one whose response id is not the request's
-  + 1 is an answer to an older call, and is dropped;
-- completed containers stay in every heartbeat until the RM acknowledges them (``pendingCompletedContainers`` in
-  ``getContainerStatuses``; ``removeOrTrackCompletedContainersFromContext`` with the response's
-  ``containersToBeRemovedFromNM``), so a heartbeat that is lost for good (the NM resyncs) loses no completion;
-- after a RESYNC the NM registers again with every container it has, the unacknowledged completions included
-  (``NodeManager.resyncWithRM`` with ``yarn.resourcemanager.work-preserving-recovery.enabled``, default true:
-  containers are kept; ``registerWithRM`` sends ``getNMContainerStatuses``), and its response ids restart at 0
-  (a new ``StatusUpdaterRunnable``, as ``RMNodeImpl.resetLastNodeHeartBeatResponse`` at the RM).
+**The heartbeat call at the NM**: ``NodeStatusUpdaterImpl``'s under these rules (actors/_nodestatusupdater.py),
+retried after :func:`nm_retry_interval_ms`.
 
 **At the RM** (``ResourceTrackerService.nodeHeartbeat``, step 3): a heartbeat whose response id + 1 is the last
 response's id is a duplicate ("Received duplicate heartbeat from node"): the last response is returned again and
@@ -50,9 +37,7 @@ import msgspec
 from yarnball.protocols import (
     ContainerId,
     ContainerState,
-    ContainerStatus,
     NodeAction,
-    NodeHeartbeatRequest,
     NodeHeartbeatResponse,
     NodeRemovedSchedulerEvent,
     keys,
@@ -60,13 +45,12 @@ from yarnball.protocols import (
 from yarnball.protocols._containermanagement import FailedContainerRequest
 
 __all__ = [
+    "TOO_FAR_BEHIND",
     "ContainerCalls",
     "NodeCalls",
-    "NodeHeartbeatCall",
     "NodeHeartbeatRules",
     "nm_client_timing",
     "nm_retry_interval_ms",
-    "resync_registration",
 ]
 
 _COMPLETE = ContainerState.COMPLETE
@@ -81,86 +65,6 @@ def nm_retry_interval_ms(conf: Any) -> int:
 
 
 # -- the NM -----------------------------------------------------------------------------------------------------
-class NodeHeartbeatCall:
-    """One NM's heartbeat client: at most one call in flight, retried when unanswered; completions kept until
-    acknowledged."""
-
-    __slots__ = ("in_flight", "nm", "pending_completed", "retries", "retry_ms", "timer")
-
-    def __init__(self, nm: Any, retry_ms: float) -> None:
-        self.nm = nm
-        self.retry_ms = retry_ms
-        self.in_flight: NodeHeartbeatRequest | None = None
-        self.timer: Any = None
-        self.retries = 0
-        #: NodeStatusUpdaterImpl.pendingCompletedContainers: container id -> its COMPLETE status, until acknowledged.
-        self.pending_completed: dict[ContainerId, ContainerStatus] = {}
-
-    def statuses(self, changes: list[ContainerStatus]) -> tuple[ContainerStatus, ...]:
-        """What a heartbeat reports: the statuses that changed, and every completion not yet acknowledged
-        (``getContainerStatuses``: the live containers, then ``pendingCompletedContainers``)."""
-        pending = self.pending_completed
-        live = []
-        for status in changes:
-            if status.state is _COMPLETE:
-                pending[status.container_id] = status
-            else:
-                live.append(status)
-        return (*live, *pending.values())
-
-    def send(self, request: NodeHeartbeatRequest) -> bool:
-        """Whether ``request`` may go now (no call in flight); if so it is the call in flight, retried later."""
-        if self.in_flight is not None:
-            return False
-        self.in_flight = request
-        self._arm()
-        return True
-
-    def busy(self) -> bool:
-        return self.in_flight is not None
-
-    def _arm(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-        self.timer = self.nm.after(self.retry_ms, self._retry)
-
-    def _retry(self) -> None:
-        self.timer = None
-        request = self.in_flight
-        nm = self.nm
-        if request is None or nm._stopped or nm._down is not None or nm._decommissioned:
-            self.in_flight = None
-            return
-        self.retries += 1
-        nm.log.info("node_heartbeat_retried", node=str(nm.node_id), response_id=request.node_status.response_id)
-        self._arm()
-        nm.rm.tell(request, nm.ref)
-
-    def answer(self, msg: NodeHeartbeatResponse) -> bool:
-        """Whether ``msg`` answers the call in flight (else the NM's RPC client drops it)."""
-        request = self.in_flight
-        if request is None:
-            return False
-        if msg.node_action is _NORMAL:
-            if msg.response_id != request.node_status.response_id + 1:
-                return False  # the answer to an older call (a duplicate's, or a retried one's)
-        elif msg.diagnostics_message.startswith(TOO_FAR_BEHIND):
-            # Only a stale request is ever too far behind: the call in flight echoes the last id the NM took, which
-            # the RM answered last or, when that answer was lost, one before (a duplicate).
-            return False
-        self.reset()
-        for cid in msg.containers_to_be_removed_from_nm:  # removeOrTrackCompletedContainersFromContext
-            self.pending_completed.pop(cid, None)
-        return True
-
-    def reset(self) -> None:
-        """No call in flight (answered, or the NM resyncs or stops)."""
-        self.in_flight = None
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-
-
 class NodeCalls:
     """An NM's memory for repeated AM calls: the containers it started (NMContainerTokenSecretManager's
     recentlyStartedContainerTracker) and those that ended (NodeStatusUpdaterImpl.recentlyStoppedContainers)."""
@@ -182,17 +86,6 @@ class NodeCalls:
                 f"Unauthorized request to start container. \n Attempt to relaunch the same container with id {cid}."
             ),
         )
-
-
-def resync_registration(nm: Any, call: NodeHeartbeatCall) -> tuple[Any, Any]:
-    """The container statuses and applications of a registration after RESYNC: every live container and every
-    completion not yet acknowledged (``NodeStatusUpdaterImpl.getNMContainerStatuses``)."""
-    from yarnball.actors._nmrecovery import _registration
-
-    pending = call.pending_completed
-    nm._changes = [*pending.values(), *(s for s in nm._changes if s.container_id not in pending)]
-    pending.clear()
-    return _registration(nm)
 
 
 # -- the RM -----------------------------------------------------------------------------------------------------

@@ -34,9 +34,10 @@ from yarnball.actors._containerscheduler import (
 )
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL
-from yarnball.actors._nmrecovery import NMDowntime, recovery_enabled, registration, shut_down, start_again
-from yarnball.actors._nmrpc import NodeCalls, NodeHeartbeatCall, resync_registration
+from yarnball.actors._nmrecovery import NMDowntime, recovery_enabled, shut_down, start_again
+from yarnball.actors._nmrpc import NodeCalls
 from yarnball.actors._nmstates import RESUMED_DIAGNOSTICS, NMContainerState, container_status, nm_state
+from yarnball.actors._nodestatusupdater import STOPPED_LIMIT, NodeStatusUpdater, registration
 from yarnball.actors._secretmanagers import NMSecretManagers, Rejections
 from yarnball.actors.shortcuts import ROLES, reply_is_noop
 from yarnball.protocols import (
@@ -107,10 +108,6 @@ def running_status(container: Container) -> ContainerStatus:
         execution_type=container.execution_type,
         capability=container.resource,
     )
-
-
-_NO_STOPPED: dict[ContainerId, tuple[int, ContainerStatus]] = {}  # never written: NodeManager.recently_stopped
-_STOPPED_LIMIT = 32
 
 
 def _fits_in(smaller: Resource, bigger: Resource) -> bool:
@@ -237,22 +234,20 @@ def _cancel(entry: _Container) -> None:
 class NodeManager(Actor):
     """One simulated NodeManager. ``rm`` is the ResourceManager's address."""
 
-    #: The heartbeat call waiting for the RM's answer, in a run that restarts the RM (actors/_nmrecovery.py
-    #: HeartbeatCall); None otherwise (every heartbeat is answered at once).
-    rm_call: Any
-    #: Stopped containers still in the NM context (DONE) until the RM has their completion: id -> (the response id
-    #: that acknowledges it, COMPLETE status), in completion order (see on_get_container_statuses). The shared empty
-    #: mapping until the NM's first container ends (an idle node costs nothing for it).
-    recently_stopped: dict[ContainerId, tuple[int, ContainerStatus]]
-    # Hadoop's heartbeat RPC rules and the NM's memory of repeated AM calls (actors/_nmrpc.py): set only in a run
-    # with message faults on the NM's links (launcher/_faultinjector.py); None keeps the exact ordinary path.
-    _hb_call: NodeHeartbeatCall | None
+    #: NodeStatusUpdaterImpl (actors/_nodestatusupdater.py): the stopped containers' statuses and, in a run that
+    #: restarts the RM or has message faults on the NM's heartbeat links, the heartbeat call waiting for its answer.
+    #: None until the NM's first container ends (an idle node costs nothing for it) or such a run sets it.
+    status_updater: NodeStatusUpdater | None
+    #: The same updater where heartbeats are calls that wait for their answers (such a run), else None: what the
+    #: heartbeat paths (and actors/shortcuts/_quietreplies.py) test, one slot read on the ordinary path.
+    _hb_call: NodeStatusUpdater | None
+    # The NM's memory of repeated AM calls (actors/_nmrpc.py): set only in a run with message faults on the NM's
+    # container links (launcher/_faultinjector.py); None keeps the exact ordinary path.
     _calls: NodeCalls | None
-    # The four above are slots, not instance-dict attributes: they are set on some runs only (RM restart, message
-    # faults) or late (the first stopped container), and every name an NM ever gets in its __dict__ takes one of
-    # the class's ~30 shared inline keys for the whole process; past them, NMs' attributes move into real dicts
-    # and every attribute access slows down (tests/test_am_round_costs.py).
-    __slots__ = ("_calls", "_hb_call", "recently_stopped", "rm_call")
+    # The three above are slots, not instance-dict attributes: they are set on some runs only or late, and every name
+    # an NM ever gets in its __dict__ takes one of the class's ~30 shared inline keys for the whole process; past
+    # them, NMs' attributes move into real dicts and every attribute access slows down (tests/test_am_round_costs.py).
+    __slots__ = ("_calls", "_hb_call", "status_updater")
 
     def __init__(
         self,
@@ -268,8 +263,7 @@ class NodeManager(Actor):
         conf: Configuration | None = None,
         heartbeats: HeartbeatClock | None = None,
     ) -> None:
-        self.rm_call = None
-        self.recently_stopped = _NO_STOPPED
+        self.status_updater = None
         self._hb_call = None
         self._calls = None
         self.node_id = NodeId(host, port)
@@ -370,9 +364,7 @@ class NodeManager(Actor):
             return
         self.registered = True
         if self._hb_call is not None:
-            # a new StatusUpdaterRunnable: no call in flight, ids from 0 as the RM's node's (actors/_nmrpc.py)
-            self._hb_call.reset()
-            self.response_id = 0
+            self._hb_call.registered()  # a new StatusUpdaterRunnable
         self.secrets.set_keys(msg.nm_token_master_key, msg.container_token_master_key, msg.rm_identifier)
         if self._heartbeats is not None:
             if self._beat is None:
@@ -400,12 +392,9 @@ class NodeManager(Actor):
     def _send_heartbeat(self) -> None:
         if self._decommissioned or self._down is not None:
             return  # leaving: a heartbeat after the unregistration would be answered RESYNC
-        rm_call = self.rm_call
-        if rm_call is not None and rm_call.in_flight is not None:
-            return  # the heartbeat thread still waits in nodeHeartbeat (the RM is down: its RMProxy retries)
-        call = self._hb_call
-        if call is not None and call.busy():
-            return  # the status-updater thread still waits in nodeHeartbeat (actors/_nmrpc.py)
+        call = self._hb_call  # a heartbeat is a call that waits for its answer (actors/_nodestatusupdater.py)
+        if call is not None and call.in_flight is not None:
+            return  # the status-updater thread still waits in nodeHeartbeat
         changes, self._changes = self._changes, []
         status = NodeStatus(
             node_id=self.node_id,
@@ -415,9 +404,7 @@ class NodeManager(Actor):
         )
         request = NodeHeartbeatRequest(node_status=status)
         if call is not None:
-            call.send(request)  # the call in flight, retried when unanswered
-        if rm_call is not None:
-            rm_call.in_flight = request
+            call.send(request)
         self.rm.tell(request, self.ref)
 
     @handler
@@ -426,10 +413,7 @@ class NodeManager(Actor):
             return  # the answer to the NM process that went down
         call = self._hb_call
         if call is not None and not call.answer(msg):
-            return  # an answer to a call no longer waited for: Hadoop RPC's client drops it (actors/_nmrpc.py)
-        rm_call = self.rm_call
-        if rm_call is not None and msg.node_action is not NodeAction.RESYNC:
-            rm_call.in_flight = None  # (a RESYNC's: registration() takes the unanswered heartbeat's completions)
+            return  # an answer to a call no longer waited for: Hadoop RPC's client drops it
         self.response_id = msg.response_id
         for cid in msg.containers_to_cleanup:
             self._kill(cid, ContainerExitStatus.KILLED_BY_RESOURCEMANAGER, KILLED_BY_RM)
@@ -463,11 +447,8 @@ class NodeManager(Actor):
                 return
             if self._decommissioned:
                 return  # the answer to a heartbeat that crossed our unregistration: we are leaving, not resyncing
-            if call is not None:
-                # NodeManager.resyncWithRM, work-preserving: register again with every container (actors/_nmrpc.py)
-                self._register(*resync_registration(self, call))
-            elif rm_call is not None:
-                self._register(*registration(self))  # NodeManager.resyncWithRM: with its containers
+            if call is not None:  # NodeManager.resyncWithRM, work-preserving: with every container it has
+                self._register(*registration(self))
             else:
                 self._register()
         if self._decommissioned:
@@ -593,15 +574,7 @@ class NodeManager(Actor):
         """``ContainerManagerImpl.getContainerStatuses``: each live container's ``cloneAndGetContainerStatus``
         (with its sub-state: PAUSED for a paused one), a stopped one's final status (COMPLETE, exit status,
         diagnostics, sub-state DONE) while it is still in the NM context; an unknown one is a failed request with
-        ``getContainerStatusInternal``'s message.
-
-        Hadoop keeps a DONE container in the NM context until the RM tells the NM to remove it
-        (``NodeStatusUpdaterImpl.removeOrTrackCompletedContainersFromContext`` with the heartbeat response's
-        ``containersToBeRemovedFromNM``, once the AM has pulled the completion). yarnball has no such list: a stopped
-        container leaves the context with the first heartbeat response that answers a heartbeat sent after it
-        stopped (the RM has its completion by then). Hadoop then answers "Container ... was recently stopped on node
-        manager." for ``yarn.nodemanager.duration-to-track-stopped-containers``; yarnball does not keep the ids of
-        stopped containers (thousands of NMs share one process) and answers "is not handled by this NodeManager"."""
+        ``getContainerStatusInternal``'s message (the stopped ones: actors/_nodestatusupdater.py)."""
         if self._down is not None and self._defer(msg):
             return
         statuses: list[ContainerStatus] = []
@@ -611,9 +584,9 @@ class NodeManager(Actor):
             if entry is not None:
                 statuses.append(container_status(entry))
                 continue
-            stopped = self.recently_stopped.get(cid)
-            if stopped is not None and stopped[0] > self.response_id:
-                statuses.append(msgspec.structs.replace(stopped[1], container_sub_state=ContainerSubState.DONE))
+            stopped = self.status_updater.stopped_status(cid) if self.status_updater is not None else None
+            if stopped is not None:
+                statuses.append(msgspec.structs.replace(stopped, container_sub_state=ContainerSubState.DONE))
             else:
                 failed.append(
                     FailedContainerRequest(
@@ -854,19 +827,15 @@ class NodeManager(Actor):
             capability=resource,
         )
         self._changes.append(status)  # _changed, inline
-        # DONE, still in the context (getContainerStatuses answers it) until the response to a heartbeat sent after
-        # now: the next heartbeat reports the completion, its response has an id of at least the last one + 1, and
-        # + 2 leaves out a heartbeat that may have been on its way already. The acknowledged ones are dropped in
-        # bulk when the map outgrows its limit (amortised O(1) per container; lookups check the acknowledgement).
-        response_id = self.response_id
-        stopped = self.recently_stopped
-        if stopped is _NO_STOPPED:
-            stopped = self.recently_stopped = {}
-        stopped[cid] = (response_id + 2, status)
+        # DONE, still in the context (getContainerStatuses answers it) until acknowledged (NodeStatusUpdater)
+        updater = self.status_updater
+        if updater is None:
+            updater = NodeStatusUpdater.of(self)
+        stopped = updater.recently_stopped
+        stopped[cid] = (self.response_id + 2, status)
         n = len(stopped)
-        if n >= _STOPPED_LIMIT and not n & (n - 1):  # at 32, 64, 128, ...: no limit attribute to keep (an NM's
-            # attributes must stay inline: tests/test_am_round_costs.py), and amortised O(1) while most are acked
-            self.recently_stopped = {k: v for k, v in stopped.items() if v[0] > response_id}
+        if n >= STOPPED_LIMIT and not n & (n - 1):  # at 32, 64, 128, ...: amortised O(1) while most are acked
+            updater.forget_acknowledged()
         beat = self._beat
         if beat is not None and not beat.armed:
             self._heartbeats.wake(beat)  # type: ignore[union-attr]

@@ -11,8 +11,8 @@ RMAppImpl's FINAL_SAVING), an attempt when its AM container is allocated and whe
 attempts, the scheduler's queues and containers, the preemption monitor. While it is down nothing answers: each
 call waits in its client's retry loop (``RMProxy``: every ``yarn.resourcemanager.connect.retry-interval.ms``), which
 is modelled by delivering the same call again that much later (a NodeManager's heartbeat thread waits in its
-``nodeHeartbeat``: it sends no other heartbeat meanwhile, NodeManager.rm_call); an AM's allocate is retried by the
-AM's own RPC client (actors/_amrpc.py). The RM's own timers do nothing.
+``nodeHeartbeat``: it sends no other heartbeat meanwhile, actors/_nodestatusupdater.py); an AM's allocate is retried
+by the AM's own RPC client (actors/_amrpc.py). The RM's own timers do nothing.
 
 **Up** (:meth:`RMRestarts.start`): a new scheduler and, with recovery, ``RMAppManager.recover``: every stored
 application comes back (``RMAppImpl.RMAppRecoveredTransition``): a finished one stays finished; one whose attempt was

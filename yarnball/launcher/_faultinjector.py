@@ -20,7 +20,7 @@ What each kind does, and the Hadoop behaviour it exercises:
 - ``rm_restart``: the RM is down for ``down_ms`` and starts again; with ``yarn.resourcemanager.recovery.enabled``
   it recovers the applications from its state store and the NMs' containers (work-preserving), otherwise the
   running applications are lost (actors/_rmrestart.py). Every AM gets the allocate RPC client (actors/_amrpc.py) and
-  every NM a heartbeat call (actors/_nmrecovery.py HeartbeatCall), so that calls wait and retry while it is down.
+  every NM's heartbeat client waits for answers (actors/_nodestatusupdater.py), so that calls wait while it is down.
 - ``message_*``: actors/_messagefaults.py, with the allocate RPC's retries and response-id rules
   (actors/_amrpc.py), and on the NodeManager's links Hadoop's heartbeat and container-call rules
   (actors/_nmrpc.py). Message faults and every kind but node_lost run with the exact shortcuts' skipping off
@@ -35,15 +35,8 @@ from typing import Any
 from yarnball._logs import get_logger
 from yarnball.actors._amrpc import AllocateCall
 from yarnball.actors._messagefaults import MessageFaultRule, MessageFaults
-from yarnball.actors._nmrecovery import HeartbeatCall
-from yarnball.actors._nmrpc import (
-    ContainerCalls,
-    NodeCalls,
-    NodeHeartbeatCall,
-    NodeHeartbeatRules,
-    nm_client_timing,
-    nm_retry_interval_ms,
-)
+from yarnball.actors._nmrpc import ContainerCalls, NodeCalls, NodeHeartbeatRules, nm_client_timing, nm_retry_interval_ms
+from yarnball.actors._nodestatusupdater import NodeStatusUpdater
 from yarnball.errors import SimulationError
 from yarnball.launcher._faults import MESSAGE_FAULT_KINDS, NM_CONTAINER_LINKS, NM_HEARTBEAT_LINKS, Fault
 from yarnball.policies.capacity import CapacitySchedulerConfiguration
@@ -292,8 +285,7 @@ class FaultInjector:
                 cluster.rm.node_rules = NodeHeartbeatRules(cluster.rm)
             retry_ms = nm_retry_interval_ms(conf)
             for nm in cluster.node_managers.values():
-                if nm._hb_call is None:
-                    nm._hb_call = NodeHeartbeatCall(nm, retry_ms)
+                NodeStatusUpdater.of(nm).wait_for_answers(retry_ms)
         else:
             retry_ms, max_wait_ms = nm_client_timing(conf)
             for nm in cluster.node_managers.values():
@@ -325,8 +317,7 @@ class FaultInjector:
             restarts.install()
         cluster.heartbeats.inline = None  # every heartbeat through the RM's delivery (its down-time hook sees it)
         for nm in cluster.node_managers.values():
-            if nm.rm_call is None:
-                nm.rm_call = HeartbeatCall()
+            NodeStatusUpdater.of(nm).wait_for_answers()
         self.rpc_retry_ms = conf.get_int(keys.RM_CONNECT_RETRY_INTERVAL_MS, keys.DEFAULT_RM_CONNECT_RETRY_INTERVAL_MS)
         for am in cluster.masters:
             if am._rpc is None:

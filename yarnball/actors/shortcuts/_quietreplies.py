@@ -91,7 +91,7 @@ def deliver_heartbeat_response(rm: Any, nm_ref: Any, response: Any, nm_handler: 
         and not response.containers_to_update
         and response.node_action is _NORMAL
         and not nm._decommissioned
-        and nm.rm_call is None  # (a run that restarts the RM: the handler also ends the NM's call, _nmrecovery.py)
+        and nm._hb_call is None  # (a heartbeat call that waits: the handler also ends it, _nodestatusupdater.py)
         and (interval == nm.heartbeat_interval_ms or interval <= 0)
         and type(nm)._handlers.get(type(response)) is nm_handler
     ):
@@ -116,7 +116,7 @@ def deliver_plain_heartbeat_response(rm: Any, nm_ref: Any, response_id: int, nm_
         and not nm._busy
         and nm.supervision == "resume"
         and not nm._decommissioned
-        and nm.rm_call is None  # (as above)
+        and nm._hb_call is None  # (as above)
         and (interval == nm.heartbeat_interval_ms or interval <= 0)
         and type(nm)._handlers.get(NodeHeartbeatResponse) is nm_handler
     ):
