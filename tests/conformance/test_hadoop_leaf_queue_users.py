@@ -587,6 +587,12 @@ def test_drf_user_limits_testDRFUserLimits():
     assert user1.used_m > 0
     # Not ported: "AbsoluteUsedCapacity > 0.95". Here node_0 holds two of user_0's 40-vcore containers and reserves a
     # third, node_1 fills with user_1's 2 GB ones (user_0 is over its user limit there): b uses 80 % of the vcores.
+    # Issue 19 item 3 traced Hadoop trunk's code for the same steps and found the same numbers: b's effective
+    # capacity <13107 MB, 160 vcores> (the test's root.updateClusterResource), UsersManager.computeUserLimit with 2
+    # active users gives max(<4 GB, 121> / 2, 50 % of the capacity) rounded up = <7 GB, 80 vcores> (dominant share
+    # 0.4375), and canAssignToUser's Resources.greaterThan under the DominantResourceCalculator refuses user_0's
+    # <3 GB, 120 vcores> (share 0.6, the node_0 reservation included) on node_1. The mechanism by which the Java test
+    # passes was not found; nothing was changed.
     for nodes in (2, 3):
         if nodes == 3:
             add_node(h.cs, 2, 8 * GB, 100)
