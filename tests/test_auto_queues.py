@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from yarnball.actors._queuedeletion import spawn_queue_deletion_monitor
 from yarnball.errors import ConfigurationError
 from yarnball.launcher import Cluster
 from yarnball.launcher.cli import main
@@ -85,8 +86,9 @@ def test_idle_dynamic_queue_is_removed_by_the_deletion_monitor() -> None:
         cluster.run(until_ms=300_000)
     deleted = [e for e in logs if e["event"] == "auto_created_queue_deleted"]
     assert [e["queue"] for e in deleted] == ["root.users.alice"]
-    # submitted at 1 s: idle > 30 s from 32 s on, and marked / sent on two rounds of the 1.5 s monitor
-    assert 31_000 < deleted[0]["sim_ms"] <= 1_000 + 31_000 + 2 * 1_500 + 1_500
+    # The monitor runs every expiration time (30 s, AutoCreatedQueueDeletionPolicy.init): alice's queue, idle from
+    # ~12 s, is marked by the 30 s round and removed by the 60 s one (idle 59 s since its submission at 1 s).
+    assert deleted[0]["sim_ms"] == 60_000
     assert cluster.scheduler.get_queue("root.users.alice") is None
     assert states(cluster)["alice"] == "FINISHED"
 
@@ -169,3 +171,28 @@ def test_work_preserving_rm_restart_creates_the_dynamic_queue_again() -> None:
     assert len(created) == 2 and created[1] >= 13_000  # at submission, then at recovery
     assert states(cluster) == {"alice": "FINISHED", "late": "FINISHED"}
     assert [e["queue"] for e in logs if e["event"] == "auto_created_queue_deleted"] == ["root.users.alice"]
+
+
+def test_deletion_monitor_runs_every_expiration_time_AutoCreatedQueueDeletionPolicy_init() -> None:
+    """Hadoop's AutoCreatedQueueDeletionPolicy.init sets its monitoring interval to queue-expiration-time x 1000 ms
+    (300 s by default); yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval is
+    QueueManagementDynamicEditPolicy's and does not change it. Failed before: the monitor ran every 1.5 s, from the
+    queue-management key."""
+    expiration = f"{CS}auto-queue-creation-v2.queue-expiration-time"
+    management = "yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval"
+    cases = (({}, 300_000), ({expiration: "30"}, 30_000), ({expiration: "30", management: "500"}, 30_000))
+    for extra, interval in cases:
+        conf = {**USERS, **{k: v for k, v in DELETION.items() if k != expiration}, **extra}
+        cluster = build(conf)
+        with captured_events():
+            cluster.run(until_ms=1)
+        monitor = cluster.rm.queue_deletion_monitor
+        assert monitor is not None and monitor.interval_ms == interval
+
+
+def test_deletion_monitor_refuses_a_non_positive_expiration_time() -> None:
+    """A zero expiration time would be a zero monitoring period (Hadoop's scheduleAtFixedRate refuses it): the
+    error names the expiration-time key."""
+    cluster = build({**USERS, **DELETION, f"{CS}auto-queue-creation-v2.queue-expiration-time": "0"})
+    with pytest.raises(ConfigurationError, match=r"queue-expiration-time: .* got 0"):
+        spawn_queue_deletion_monitor(cluster.rm)

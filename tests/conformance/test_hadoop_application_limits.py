@@ -254,10 +254,13 @@ def test_am_resource_limit_with_drc_and_full_parent_testAMResourceLimitWithDRCAn
 
 
 def test_application_limit_submit_testApplicationLimitSubmit():
-    """Submissions refused by maximum-applications: a1's own limit (1), d's per-user limit (global-queue-max-application
-    20 x 0 % capacity... x user-limit-factor 0.1 = 2) and the system limit (4), with Hadoop's diagnostics. The node
-    labels x, y, z of the Java test only set per-label capacities, which do not change these limits; the port keeps
-    the default-partition tree."""
+    """Submissions refused by maximum-applications: a1's own limit (1), d's per-user limit and the system limit (4),
+    with Hadoop's diagnostics. Ported from the trunk version of the method: d (global-queue-max-application 20,
+    maximum-applications 4, user-limit-factor 0.1) takes no application, as ``AbstractLeafQueue.
+    updateMaximumApplications`` bases it on min(20, 4) = 4 and (int) (4 x 100 % x 0.1) = 0 per user (YARN-10949,
+    Hadoop 3.4). The Hadoop 3.3 version of the method expected 2 applications in d: 3.3's ``LeafQueue.
+    setupQueueConfigs`` took the global value alone (20 x 0.1 = 2). The node labels x, y, z of the Java test only set
+    per-label capacities, which do not change these limits; the port keeps the default-partition tree."""
     queues: dict[str, dict[str, object]] = {
         "root.a": {"capacity": 50}, "root.b": {"capacity": 50}, "root.c": {"capacity": 0},
         "root.d": {"capacity": 0, "user-limit-factor": 0.1},
@@ -268,6 +271,7 @@ def test_application_limit_submit_testApplicationLimitSubmit():
                                    "yarn.scheduler.capacity.maximum-applications": 4})  # fmt: skip
     for i in range(3):
         add_node(cs, i, 4 * GB, 8)
+    made = 0
 
     def submitted(n: int, queue: str, user: str = "user") -> str | None:
         """The rejection's diagnostics, or None when accepted."""
@@ -275,27 +279,33 @@ def test_application_limit_submit_testApplicationLimitSubmit():
         rejected = [o for o in out if isinstance(o, AppRejected)]
         return rejected[0].diagnostics if rejected else None
 
-    def killed(n: int) -> None:
-        cs.handle(AppRemovedSchedulerEvent(application_id=app_id(n), final_state="KILLED"))
+    def accepted(n: int, queue: str, user: str = "user") -> None:
+        nonlocal made
+        assert submitted(n, queue, user) is None
+        made += 1
 
-    assert submitted(1, "c") is None  # a queue whose capacity is 0 accepts
-    killed(1)
-    assert submitted(2, "a1") is None
-    assert submitted(3, "a1") == (
+    def refused(n: int, queue: str, user: str, diagnostics: str) -> None:
+        """RMAppState.FAILED and the diagnostics: two Hadoop assertions."""
+        nonlocal made
+        assert submitted(n, queue, user) == diagnostics
+        made += 2
+
+    accepted(1, "c")  # a queue whose capacity is 0 accepts
+    cs.handle(AppRemovedSchedulerEvent(application_id=app_id(1), final_state="KILLED"))
+    accepted(2, "a1")
+    refused(3, "a1", "user", (
         "org.apache.hadoop.security.AccessControlException: Queue root.a.a1 already has 1 applications, cannot "
         f"accept submission of application: {app_id(3)}"
-    )
-    # d: Hadoop's test expects 2 applications per user (global-queue-max-application 20 x 100 % x 0.1). yarnball
-    # follows AbstractLeafQueue.updateMaximumApplications as it stands, whose base is min(global 20, system 4) = 4:
-    # 4 x 100 % x 0.1 = 0 per user, so the first submission to d is refused (differs).
-    assert submitted(11, "d") == (
+    ))  # fmt: skip
+    # "based on per user max app settings, app should be rejected instantly"
+    refused(13, "d", "user", (
         "org.apache.hadoop.security.AccessControlException: Queue root.d already has 0 applications from user user "
-        f"cannot accept submission of application: {app_id(11)}"
-    )
-    # the two applications Hadoop runs in d, in b instead, so that the system holds 3 before app14
-    assert submitted(12, "b") is None
-    assert submitted(13, "b") is None
-    assert submitted(14, "a2", "user2") is None
-    assert submitted(15, "a2", "user2") == (
+        f"cannot accept submission of application: {app_id(13)}"
+    ))  # fmt: skip
+    accepted(11, "a2", "user2")
+    accepted(12, "a2", "user2")
+    assert submitted(14, "a2", "user2") is None  # a waitForState(ACCEPTED) in Hadoop, not an assertion
+    refused(15, "a2", "user2", (
         f"Maximum system application limit reached,cannot accept submission of application: {app_id(15)}"
-    )
+    ))  # fmt: skip
+    assert made == 10

@@ -236,6 +236,17 @@ def test_maximum_queue_depth_testAutoCreateMaximumQueueDepth():
         cs.create_queue("root.a.a6-auto.a7-auto.a8-auto.a9-auto.a10-auto.a11-auto")
 
 
+def test_maximum_queue_depth_keys_getMaximumAutoCreatedQueueDepth():
+    """Hadoop's key strings (CapacitySchedulerConfiguration.MAXIMUM_QUEUE_DEPTH, read per queue and then under
+    PREFIX, DEFAULT_MAXIMUM_QUEUE_DEPTH 2), written out here rather than through yarnball's constants."""
+    conf = set_up()
+    assert start(conf).conf.get_maximum_auto_created_queue_depth(A) == 2
+    conf.set("yarn.scheduler.capacity.auto-queue-creation-v2.maximum-queue-depth", 4)
+    assert start(conf).conf.get_maximum_auto_created_queue_depth(A) == 4
+    conf.set("yarn.scheduler.capacity.root.a.auto-queue-creation-v2.maximum-queue-depth", 5)
+    assert start(conf).conf.get_maximum_auto_created_queue_depth(A) == 5
+
+
 def test_fail_if_not_enabled_for_parent_testAutoCreateQueueShouldFailIfNotEnabledForParent():
     conf = set_up()
     cs = start(conf)
@@ -661,9 +672,12 @@ def _deletion_scheduler(conf: CsConf) -> tuple[CapacityScheduler, list[int]]:
 
 
 def _rounds(cs: CapacityScheduler, policy: AutoCreatedQueueDeletionPolicy, now: list[int], until_ms: int) -> None:
-    """The monitor's rounds every 1500 ms (queue-management monitoring-interval) up to ``until_ms``."""
-    while now[0] + 1500 <= until_ms:
-        now[0] += 1500
+    """The monitor's rounds up to ``until_ms``, one expiration time apart (``AutoCreatedQueueDeletionPolicy.init``:
+    the test's ``setAutoExpiredDeletionTime(1)`` makes them 1000 ms apart)."""
+    interval = policy.monitoring_interval_ms(cs.conf.conf)
+    assert interval == 1000
+    while now[0] + interval <= until_ms:
+        now[0] += interval
         policy.edit_schedule(cs, now[0])
 
 

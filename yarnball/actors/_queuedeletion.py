@@ -3,7 +3,9 @@
 Hadoop runs the policy when ``yarn.resourcemanager.scheduler.monitor.enable`` is true and
 ``yarn.resourcemanager.scheduler.monitor.policies`` names
 ``org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AutoCreatedQueueDeletionPolicy``, every
-``yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval`` ms (1500). The actor lives next to
+``yarn.scheduler.capacity.auto-queue-creation-v2.queue-expiration-time`` x 1000 ms (300 s by default:
+``AutoCreatedQueueDeletionPolicy.init``, ``AutoCreatedQueueDeletionPolicy.monitoring_interval_ms``). The actor lives
+next to
 the ResourceManager, like the preemption monitor, and runs the pure policy (policies/capacity/_autodeletion.py) on
 the scheduler; it also gives the scheduler the virtual clock its dynamic queues' submission times are read from.
 """
@@ -76,13 +78,16 @@ def spawn_queue_deletion_monitor(rm: Any) -> QueueDeletionMonitor | None:
     conf: Configuration = rm.conf
     if not queue_deletion_enabled(conf):
         return None
-    interval = conf.get_long(
-        keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL, keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL_DEFAULT
-    )
+    # AutoCreatedQueueDeletionPolicy.init: the interval is the expiration time (an earlier version of this module
+    # read yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval, which is
+    # QueueManagementDynamicEditPolicy's key: this policy never reads it). Hadoop's SchedulingMonitor refuses a
+    # period <= 0 (scheduleAtFixedRate).
+    interval = AutoCreatedQueueDeletionPolicy.monitoring_interval_ms(conf)
     if interval <= 0:
         raise ConfigurationError(
-            f"{conf.location_of(keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL)}: "
-            f"{keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL}: expected a positive number of ms, got {interval}"
+            f"{conf.location_of(keys.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME)}: "
+            f"{keys.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME}: the AutoCreatedQueueDeletionPolicy runs every expiration "
+            f"time; expected a positive number of seconds, got {interval // 1000}"
         )
     monitor = QueueDeletionMonitor(rm, interval)
     rm.kernel.spawn(monitor, f"{rm.id}-queue-deletion-monitor")

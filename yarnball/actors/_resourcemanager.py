@@ -36,7 +36,7 @@ from yarnball.actors._nmrpc import NodeHeartbeatRules
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
-from yarnball.actors._queuedeletion import spawn_queue_deletion_monitor
+from yarnball.actors._queuedeletion import QueueDeletionMonitor, spawn_queue_deletion_monitor
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
 from yarnball.actors._rmrestart import RMRestarts
 from yarnball.actors._secretmanagers import Rejections, RMSecretManagers
@@ -231,6 +231,7 @@ class ResourceManager(Actor):
         self.op_seconds: Counter[str] = Counter()
         # SchedulingMonitor for ProportionalCapacityPreemptionPolicy, when the monitor keys enable it.
         self.preemption_monitor = create_preemption_monitor(conf, scheduler)
+        self.queue_deletion_monitor: QueueDeletionMonitor | None = None  # started with the RM (on_start)
         # OpportunisticContainerAllocatorAMService in front of the ApplicationMasterService, when enabled.
         self.opportunistic: OpportunisticContainerAllocatorAMService | None = None
         if conf.get_bool(keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED):
@@ -302,7 +303,8 @@ class ResourceManager(Actor):
         if self.preemption_monitor is not None:
             self.preemption_monitor.rm_id = self.id
             self.kernel.spawn(self.preemption_monitor, f"{self.id}-preemption-monitor")
-        spawn_queue_deletion_monitor(self)  # AutoCreatedQueueDeletionPolicy, when the monitor keys name it
+        # AutoCreatedQueueDeletionPolicy, when the monitor keys name it
+        self.queue_deletion_monitor = spawn_queue_deletion_monitor(self)
         if self.scheduler.continuous_scheduling:
             # FairScheduler's continuous-scheduling thread, as a timer (policies/capacity/_continuous.py).
             self.every(self.scheduler.continuous_scheduling_sleep_ms, self._continuous_scheduling)

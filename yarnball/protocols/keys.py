@@ -426,10 +426,13 @@ AUTO_CREATE_CHILD_QUEUE_AUTO_REMOVAL_ENABLE = AUTO_QUEUE_CREATION_V2_PREFIX + "q
 AUTO_CREATE_CHILD_QUEUE_AUTO_REMOVAL_ENABLE_DEFAULT = True
 AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME = CS_PREFIX + AUTO_QUEUE_CREATION_V2_PREFIX + "queue-expiration-time"
 AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME_DEFAULT = 300
-# The AutoCreatedQueueDeletionPolicy's class (a yarn.resourcemanager.scheduler.monitor.policies entry) and interval.
+# The AutoCreatedQueueDeletionPolicy's class (a yarn.resourcemanager.scheduler.monitor.policies entry); it runs every
+# AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME x 1000 ms (AutoCreatedQueueDeletionPolicy.init).
 AUTO_CREATED_QUEUE_DELETION_POLICY = (
     "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AutoCreatedQueueDeletionPolicy"
 )
+# QueueManagementDynamicEditPolicy's interval (legacy auto-created leaf queues under a ManagedParentQueue, not
+# modelled); the AutoCreatedQueueDeletionPolicy does not read it.
 QUEUE_MANAGEMENT_MONITORING_INTERVAL = "yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval"
 QUEUE_MANAGEMENT_MONITORING_INTERVAL_DEFAULT = 1500
 

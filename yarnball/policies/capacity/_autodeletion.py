@@ -11,8 +11,10 @@ Each round (``editSchedule``) follows Hadoop's two steps:
    submission).
 
 So a queue goes at the earliest two rounds after it became eligible, and its parent (eligible once its last child
-is gone) two rounds later. The policy runs in ``SchedulingMonitor`` rounds every
-``yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval`` ms (actors/_queuedeletion.py).
+is gone) two rounds later. The policy runs in ``SchedulingMonitor`` rounds (actors/_queuedeletion.py) every
+``queue-expiration-time`` x 1000 ms: ``AutoCreatedQueueDeletionPolicy.init`` sets its ``monitoringInterval`` from
+the expiration time, not from ``yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval`` (that key
+is ``QueueManagementDynamicEditPolicy``'s, for the legacy auto-created leaf queues).
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from yarnball.policies.capacity._autoqueues import (
     is_inactive_dynamic_queue,
     remove_queue,
 )
+from yarnball.protocols import keys as k
 
 if TYPE_CHECKING:
     from yarnball.policies.capacity._core import SchedulerCore
+    from yarnball.protocols import Configuration
 
 __all__ = ["AutoCreatedQueueDeletionPolicy"]
 
@@ -39,6 +43,15 @@ class AutoCreatedQueueDeletionPolicy:
     def __init__(self) -> None:
         self.marked: set[str] = set()
         self.sent: list[str] = []
+
+    @staticmethod
+    def monitoring_interval_ms(conf: Configuration) -> int:
+        """``getMonitoringInterval`` as ``AutoCreatedQueueDeletionPolicy.init`` sets it: ``csConfig.getLong(
+        AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME, 300) * 1000``, read once when the monitor starts (Hadoop's
+        ``SchedulingMonitorManager`` keeps a running monitor across refreshes). The rounds therefore come one
+        expiration time apart: with the default, every 5 minutes."""
+        seconds = conf.get_long(k.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME, k.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME_DEFAULT)
+        return seconds * 1000
 
     def edit_schedule(self, cs: SchedulerCore, now_ms: int) -> list[str]:
         """One round at virtual time ``now_ms``; returns the paths of the queues removed."""

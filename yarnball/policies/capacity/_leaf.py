@@ -188,6 +188,10 @@ class LeafQueue(CSQueue):
         per_queue = conf.get_maximum_applications_per_queue(self.path)
         global_per_queue = conf.get_global_maximum_applications_per_queue()
         system = conf.get_maximum_system_applications()
+        # AbstractLeafQueue.updateMaximumApplications (YARN-10949, Hadoop 3.4): the global per-queue maximum is capped
+        # by the system maximum. Hadoop 3.3's LeafQueue.setupQueueConfigs took the global value alone, which is what the
+        # 3.3 version of TestApplicationLimits.testApplicationLimitSubmit expects (2 per user in d); trunk's version of
+        # that test expects 0, as here (tests/conformance/test_hadoop_application_limits.py).
         base = min(global_per_queue, system) if global_per_queue > 0 else system
         if per_queue < 0:
             # A queue in ABSOLUTE_RESOURCE mode always scales by its (derived) absolute capacity.
