@@ -164,3 +164,48 @@ def test_refresh_refuses_to_make_a_parent_managed():
 def test_no_legacy_keys_no_managed_parents():
     cs = make_scheduler({"root.default": {"capacity": 100}})
     assert cs.managed_parents == {}
+
+
+# -- in a running cluster -------------------------------------------------------------------------------------------
+def _cluster_run(monitor: bool):
+    from yarnball.launcher import Cluster
+    from yarnball.launcher.workloads import WorkloadBuilder, task_spec
+    from yarnball.testing import captured_events
+
+    cs = "yarn.scheduler.capacity."
+    conf = {
+        f"{cs}root.queues": "prod,users",
+        f"{cs}root.prod.capacity": "60",
+        f"{cs}root.users.capacity": "40",
+        f"{cs}root.users.auto-create-child-queue.enabled": "true",
+        f"{cs}root.users.leaf-queue-template.capacity": "50",
+        f"{cs}root.users.leaf-queue-template.maximum-capacity": "100",
+    }
+    if monitor:
+        conf["yarn.resourcemanager.scheduler.monitor.enable"] = "true"
+        conf["yarn.resourcemanager.scheduler.monitor.policies"] = "QueueManagementDynamicEditPolicy"
+    builder = WorkloadBuilder().nodes(4, memory_mb=8192, vcores=8)
+    for i, user in enumerate(("a", "b", "c")):
+        builder.job(user, queue=f"users.{user}", user=user, submit_ms=1_000 * i, tasks=[task_spec(2, 10_000 * (i + 1))])
+    builder.job("late", queue="root.prod", user="etl", submit_ms=90_000, tasks=[task_spec(1, 1_000)])
+    workload = builder.build()
+    cluster = Cluster(conf, workload.nodes, seed=4, latency_ms=1)
+    cluster.submit_workload(workload)
+    with captured_events() as logs:
+        cluster.run(until_ms=300_000)
+    return cluster, logs
+
+
+def test_monitor_moves_the_guarantee_to_the_waiting_leaf_in_a_cluster():
+    """With the QueueManagementDynamicEditPolicy monitor, c (created at 0: a and b fill users) gets the template's
+    capacity once a's job is done; without it, c stays at 0. Every job finishes either way."""
+    cluster, logs = _cluster_run(monitor=True)
+    assert {a.name: a.state.value for a in cluster.applications} == dict.fromkeys(("a", "b", "c", "late"), "FINISHED")
+    changes = [(e["queue"], e["capacity"]) for e in logs if e["event"] == "auto_created_queue_entitlement"]
+    assert ("root.users.c", 0.5) in changes
+    assert changes.index(("root.users.a", 0.0)) <= changes.index(("root.users.c", 0.5))
+    cluster, logs = _cluster_run(monitor=False)
+    assert {a.name: a.state.value for a in cluster.applications} == dict.fromkeys(("a", "b", "c", "late"), "FINISHED")
+    assert not [e for e in logs if e["event"] == "auto_created_queue_entitlement"]
+    c = cluster.scheduler.get_queue("root.users.c")
+    assert c is not None and c.capacity == 0.0
