@@ -652,7 +652,9 @@ def finish_refresh(
 ) -> None:
     """After the new tree is live: ``ManagedParentQueue.reinitialize`` for each ManagedParentQueue (the template
     read again, every auto-created leaf back at zero, the policy's state cleared, its changes computed and applied),
-    new ManagedParentQueues created, gone ones dropped."""
+    new ManagedParentQueues created, gone ones dropped. Hadoop's quirk, kept: an absolute-mode leaf left inactive
+    keeps the template's configured minimum (``setupQueueConfigs`` reads it again, and only a deactivation zeroes
+    it), so the ``updateClusterResource`` that ends the refresh gives it the template's capacity all the same."""
     managed_parents: dict[str, ManagedParentQueue] = {}
     for path in templates:
         queue = cs.queues[path]
