@@ -18,6 +18,7 @@ from test_capacity_scheduler_helpers import GB, add_node, make_conf, make_schedu
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import CapacityScheduler, LeafQueue, ParentQueue
 from yarnball.policies.capacity._absolute import parse_resource_vector
+from yarnball.policies.capacity._managedparent import auto_create_leaf_queue
 from yarnball.protocols import NodeRemovedSchedulerEvent, Resource
 
 KEY = "yarn.scheduler.capacity.root.qA.capacity"
@@ -45,15 +46,16 @@ QUEUEA_REDUCED = Resource(64000, 6)
 QUEUEB_REDUCED = Resource(32000, 6)
 QUEUEC_REDUCED = Resource(16000, 3)
 QUEUEMAX_REDUCED = Resource(128000, 20)
+QUEUE_D_TEMPL_MINRES = Resource(25 * GB, 5)
+QUEUE_D_TEMPL_MAXRES = Resource(150 * GB, 20)
 
 A, B, C, D = "root.queueA", "root.queueB", "root.queueC", "root.queueD"
 A1, A2, B1 = "root.queueA.queueA1", "root.queueA.queueA2", "root.queueB.queueB1"
 
 
 def simple_queues(capacity_needed: bool = False) -> dict[str, dict[str, object]]:
-    """setupSimpleQueueConfiguration + setupMinMaxResourceConfiguration. queueD is a ManagedParentQueue in Hadoop
-    (auto-create-child-queue.enabled); yarnball models no auto-created queues, so it is a leaf with the same
-    resources (its auto-creation keys are loaded and ignored)."""
+    """setupSimpleQueueConfiguration + setupMinMaxResourceConfiguration: queueD is a ManagedParentQueue
+    (auto-create-child-queue.enabled) whose leaf-queue-template is QUEUE_D_TEMPL_MINRES / MAXRES."""
     queues: dict[str, dict[str, object]] = {p: {} for p in (A, B, C, D)}
     if capacity_needed:
         for path, cap in ((A, 50), (B, 25), (C, 25), (D, 25)):
@@ -62,6 +64,8 @@ def simple_queues(capacity_needed: bool = False) -> dict[str, dict[str, object]]
                          (C, QUEUE_C_MINRES, QUEUE_C_MAXRES), (D, QUEUE_D_MINRES, QUEUE_D_MAXRES)):  # fmt: skip
         queues[path].update({"capacity": vec(lo), "maximum-capacity": vec(hi)})
     queues[D]["auto-create-child-queue.enabled"] = "true"
+    queues[D]["leaf-queue-template.capacity"] = vec(QUEUE_D_TEMPL_MINRES)
+    queues[D]["leaf-queue-template.maximum-capacity"] = vec(QUEUE_D_TEMPL_MAXRES)
     return queues
 
 
@@ -116,12 +120,23 @@ def assert_hadoop_message(message: str, hadoop: str) -> None:
 
 # -- TestAbsoluteResourceConfiguration -----------------------------------------------------------------------------
 def test_simple_min_max_resource_configuration_per_queue_testSimpleMinMaxResourceConfigurartionPerQueue():
-    """The configured vectors read back as written (csConf.getMinimum/MaximumResourceRequirement)."""
+    """The configured vectors read back as written (csConf.getMinimum/MaximumResourceRequirement); then the
+    AutoCreatedLeafQueues d1 and d2 under the ManagedParentQueue queueD: d1 takes the template (all of queueD's
+    minimum), d2 gets none (``new AutoCreatedLeafQueue(cs, name, parent)`` + ``cs.addQueue`` is
+    ``auto_create_leaf_queue``)."""
     conf = make_conf(simple_queues())
     for path, lo, hi in ((A, QUEUE_A_MINRES, QUEUE_A_MAXRES), (B, QUEUE_B_MINRES, QUEUE_B_MAXRES),
                          (C, QUEUE_C_MINRES, QUEUE_C_MAXRES)):  # fmt: skip
         assert Resource(*conf.get_minimum_resource_requirement(path)) == lo
         assert Resource(*conf.get_maximum_resource_requirement(path)) == hi
+    cs = started(simple_queues(), (250 * GB, 40))
+    d1 = auto_create_leaf_queue(cs, D, "d1")
+    cs.update_cluster_resource()  # cs.getRootQueue().updateClusterResource(...)
+    assert check_quotas(d1, QUEUE_D_TEMPL_MINRES, QUEUE_D_TEMPL_MAXRES, QUEUE_D_TEMPL_MINRES, QUEUE_D_TEMPL_MAXRES) == 4
+    d2 = auto_create_leaf_queue(cs, D, "d2")
+    cs.update_cluster_resource()
+    assert check_quotas(d2, Resource(0, 0), QUEUE_D_TEMPL_MAXRES, Resource(0, 0), QUEUE_D_TEMPL_MAXRES) == 4
+    assert check_quotas(d1, QUEUE_D_TEMPL_MINRES, QUEUE_D_TEMPL_MAXRES, QUEUE_D_TEMPL_MINRES, QUEUE_D_TEMPL_MAXRES) == 4
 
 
 def test_effective_min_max_resource_per_queue_testEffectiveMinMaxResourceConfigurartionPerQueue():

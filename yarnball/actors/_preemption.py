@@ -171,13 +171,15 @@ def monitor_enabled(conf: Configuration) -> bool:
     if not conf.get_bool(keys.RM_SCHEDULER_ENABLE_MONITORS, keys.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS):
         return False
     policies = conf.get_strings(keys.RM_SCHEDULER_MONITOR_POLICIES, [keys.DEFAULT_RM_SCHEDULER_MONITOR_POLICIES])
-    # The AutoCreatedQueueDeletionPolicy runs in its own monitor (actors/_queuedeletion.py).
-    deletion = (keys.AUTO_CREATED_QUEUE_DELETION_POLICY, keys.AUTO_CREATED_QUEUE_DELETION_POLICY.rsplit(".", 1)[1])
-    unknown = [p for p in policies if p not in _KNOWN_POLICIES and p not in deletion]
+    # The AutoCreatedQueueDeletionPolicy and the QueueManagementDynamicEditPolicy run in their own monitors
+    # (actors/_queuedeletion.py, actors/_queuemanagement.py).
+    others = (keys.AUTO_CREATED_QUEUE_DELETION_POLICY, keys.QUEUE_MANAGEMENT_DYNAMIC_EDIT_POLICY)
+    known_others = {name for policy in others for name in (policy, policy.rsplit(".", 1)[1])}
+    unknown = [p for p in policies if p not in _KNOWN_POLICIES and p not in known_others]
     if unknown:
         raise ConfigurationError(
             f"{keys.RM_SCHEDULER_MONITOR_POLICIES}: unsupported scheduling edit policy {unknown[0]!r}; "
-            f"yarnball implements {PROPORTIONAL_POLICY} and {deletion[0]}"
+            f"yarnball implements {PROPORTIONAL_POLICY}, {others[0]} and {others[1]}"
         )
     return PROPORTIONAL_POLICY in policies or _KNOWN_POLICIES[1] in policies
 

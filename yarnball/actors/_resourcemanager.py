@@ -37,6 +37,7 @@ from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
 from yarnball.actors._queuedeletion import QueueDeletionMonitor, spawn_queue_deletion_monitor
+from yarnball.actors._queuemanagement import spawn_queue_management_monitor
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
 from yarnball.actors._rmrestart import RMRestarts
 from yarnball.actors._secretmanagers import Rejections, RMSecretManagers
@@ -305,6 +306,7 @@ class ResourceManager(Actor):
             self.kernel.spawn(self.preemption_monitor, f"{self.id}-preemption-monitor")
         # AutoCreatedQueueDeletionPolicy, when the monitor keys name it
         self.queue_deletion_monitor = spawn_queue_deletion_monitor(self)
+        spawn_queue_management_monitor(self)  # QueueManagementDynamicEditPolicy, likewise
         if self.scheduler.continuous_scheduling:
             # FairScheduler's continuous-scheduling thread, as a timer (policies/capacity/_continuous.py).
             self.every(self.scheduler.continuous_scheduling_sleep_ms, self._continuous_scheduling)

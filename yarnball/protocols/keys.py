@@ -435,6 +435,25 @@ AUTO_CREATED_QUEUE_DELETION_POLICY = (
 # modelled); the AutoCreatedQueueDeletionPolicy does not read it.
 QUEUE_MANAGEMENT_MONITORING_INTERVAL = "yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval"
 QUEUE_MANAGEMENT_MONITORING_INTERVAL_DEFAULT = 1500
+# Legacy auto-created leaf queues (Hadoop 3.1+, ManagedParentQueue / AutoCreatedLeafQueue): per-queue suffixes of
+# CapacitySchedulerConfiguration (AUTO_CREATE_CHILD_QUEUE_ENABLED, AUTO_CREATED_LEAF_QUEUE_TEMPLATE_PREFIX, ...).
+AUTO_CREATE_CHILD_QUEUE_ENABLED = "auto-create-child-queue.enabled"
+AUTO_CREATE_CHILD_QUEUE_ENABLED_DEFAULT = False
+AUTO_CREATED_LEAF_QUEUE_TEMPLATE_PREFIX = "leaf-queue-template"
+AUTO_CREATE_QUEUE_MAX_QUEUES = "auto-create-child-queue.max-queues"
+AUTO_CREATE_QUEUE_MAX_QUEUES_DEFAULT = 1000
+FAIL_AUTO_CREATION_ON_EXCEEDING_CAPACITY = "auto-create-child-queue.fail-on-exceeding-parent-capacity"
+FAIL_AUTO_CREATION_ON_EXCEEDING_CAPACITY_DEFAULT = False
+AUTO_CREATED_QUEUE_MANAGEMENT_POLICY = "auto-create-child-queue.management-policy"
+AUTO_CREATED_QUEUE_MANAGEMENT_POLICY_DEFAULT = (
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.queuemanagement."
+    "GuaranteedOrZeroCapacityOverTimePolicy"
+)
+# The SchedulingEditPolicy that runs the management policies (a yarn.resourcemanager.scheduler.monitor.policies entry),
+# every QUEUE_MANAGEMENT_MONITORING_INTERVAL ms.
+QUEUE_MANAGEMENT_DYNAMIC_EDIT_POLICY = (
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueManagementDynamicEditPolicy"
+)
 
 UNDEFINED = -1
 MINIMUM_CAPACITY_VALUE = 0.0

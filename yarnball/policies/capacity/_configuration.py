@@ -163,6 +163,43 @@ class CapacitySchedulerConfiguration:
             self._key(path, k.AUTO_QUEUE_CREATION_V2_ENABLED), k.AUTO_QUEUE_CREATION_V2_ENABLED_DEFAULT
         )
 
+    # -- legacy auto-created leaf queues (ManagedParentQueue, Hadoop 3.1+) ----------------------------------------
+    def is_auto_create_child_queue_enabled(self, path: str) -> bool:
+        """``isAutoCreateChildQueueEnabled``: ``<path>.auto-create-child-queue.enabled`` (default false)."""
+        return self.conf.get_bool(
+            self._key(path, k.AUTO_CREATE_CHILD_QUEUE_ENABLED), k.AUTO_CREATE_CHILD_QUEUE_ENABLED_DEFAULT
+        )
+
+    @staticmethod
+    def get_auto_created_queue_template_conf_prefix(path: str) -> str:
+        """``getAutoCreatedQueueTemplateConfPrefix``: ``<path>.leaf-queue-template``, the template's queue path."""
+        return path + k.DOT + k.AUTO_CREATED_LEAF_QUEUE_TEMPLATE_PREFIX
+
+    def get_auto_created_queues_max_child_queues_limit(self, path: str) -> int:
+        """``getAutoCreatedQueuesMaxChildQueuesLimit``: ``auto-create-child-queue.max-queues`` (1000)."""
+        return self._int(self._key(path, k.AUTO_CREATE_QUEUE_MAX_QUEUES), k.AUTO_CREATE_QUEUE_MAX_QUEUES_DEFAULT)
+
+    def get_should_fail_auto_queue_creation_when_guaranteed_capacity_exceeded(self, path: str) -> bool:
+        """``auto-create-child-queue.fail-on-exceeding-parent-capacity`` (default false)."""
+        return self.conf.get_bool(
+            self._key(path, k.FAIL_AUTO_CREATION_ON_EXCEEDING_CAPACITY),
+            k.FAIL_AUTO_CREATION_ON_EXCEEDING_CAPACITY_DEFAULT,
+        )
+
+    def get_auto_created_queue_management_policy(self, path: str) -> str:
+        """``getAutoCreatedQueueManagementPolicyClass``: only GuaranteedOrZeroCapacityOverTimePolicy exists (its
+        class name or simple name); any other class fails as Hadoop's class loading does."""
+        key = self._key(path, k.AUTO_CREATED_QUEUE_MANAGEMENT_POLICY)
+        raw = (self.conf.get(key) or k.AUTO_CREATED_QUEUE_MANAGEMENT_POLICY_DEFAULT).strip()
+        default = k.AUTO_CREATED_QUEUE_MANAGEMENT_POLICY_DEFAULT
+        if raw not in (default, default.rsplit(".", 1)[1]):
+            raise self._error(
+                key,
+                f"Could not instantiate AutoCreatedQueueManagementPolicy: {raw} for queue: {path} "
+                f"(yarnball models {default} only)",
+            )
+        return default
+
     def get_auto_created_queues_v2_max_child_queues_limit(self, path: str) -> int:
         """``getAutoCreatedQueuesV2MaxChildQueuesLimit``: ``<path>.auto-queue-creation-v2.max-queues`` (1000)."""
         return self._int(

@@ -21,6 +21,7 @@ from yarnball.policies.capacity._calculator import make_calculator
 from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 from yarnball.policies.capacity._context import CSAssignment, ResourceLimits, SchedulerContext
 from yarnball.policies.capacity._leaf import LeafQueue
+from yarnball.policies.capacity._managedparent import has_managed_parents, init_managed_parents
 from yarnball.policies.capacity._notifications import ContainerCompleted
 from yarnball.policies.capacity._queues import CSQueue, ParentQueue
 from yarnball.policies.capacity._state import (
@@ -70,6 +71,8 @@ class SchedulerCore:
         self.admin_acl = AccessControlList(conf.conf.get(k.YARN_ADMIN_ACL) or k.DEFAULT_YARN_ADMIN_ACL)
         self.queues: dict[str, CSQueue] = {}
         self._short: dict[str, list[CSQueue]] = {}
+        # Legacy auto creation (ManagedParentQueue, _managedparent.py): its parents by path.
+        self.managed_parents: dict[str, Any] = {}
         self.root: ParentQueue = self._build(k.ROOT, None)  # type: ignore[assignment]
         self.nodes: dict[NodeId, SchedulerNode] = {}
         self.applications: dict[ApplicationId, SchedulerApplication] = {}
@@ -83,6 +86,8 @@ class SchedulerCore:
         self.continuous_scheduling_sleep_ms: int
         self.continuous_scheduling, self.continuous_scheduling_sleep_ms = continuous_scheduling_settings(conf.conf)
         self.root.update_cluster_resource(ctx, ResourceLimits(0, 0))
+        if has_managed_parents(conf):
+            init_managed_parents(self)
 
     def read_global_settings(self, conf: CapacitySchedulerConfiguration) -> None:
         """The scheduler-wide settings read at start-up and again by a refresh (CapacityScheduler.reinitialize's
@@ -103,8 +108,9 @@ class SchedulerCore:
     def _build(self, path: str, parent: ParentQueue | None) -> CSQueue:
         children = self.conf.get_queues(path)
         queue: CSQueue
-        # A childless queue with auto-queue-creation v2 enabled is a parent (CapacitySchedulerQueueManager.parseQueue).
-        if children or parent is None or self.conf.is_auto_queue_creation_v2_enabled(path):
+        # A childless queue with auto creation enabled (v2, or legacy: a ManagedParentQueue) is a parent
+        # (CapacitySchedulerQueueManager.parseQueue).
+        if children or parent is None or self._auto_creation_parent(path):
             queue = ParentQueue(self.conf, path, parent)
             for name in children:
                 queue.children.append(self._build(f"{path}.{name}", queue))
@@ -113,6 +119,10 @@ class SchedulerCore:
         self.queues[path] = queue
         self._short.setdefault(queue.name, []).append(queue)
         return queue
+
+    def _auto_creation_parent(self, path: str) -> bool:
+        conf = self.conf
+        return conf.is_auto_queue_creation_v2_enabled(path) or conf.is_auto_create_child_queue_enabled(path)
 
     @property
     def cluster_resource(self) -> Resource:

@@ -19,6 +19,7 @@ from yarnball.policies.capacity._allocator import add_pending, unreserve
 from yarnball.policies.capacity._autoqueues import create_for_submission, touch_submitted
 from yarnball.policies.capacity._continuous import ContinuousScheduling
 from yarnball.policies.capacity._leaf import LeafQueue
+from yarnball.policies.capacity._managedparent import create_for_submission as create_legacy_for_submission
 from yarnball.policies.capacity._notifications import (
     AppAccepted,
     AppRejected,
@@ -188,6 +189,16 @@ class EventHandlers(ContinuousScheduling):
             )
             return
         queue = self.get_queue(queue_name)
+        if queue is None and self.managed_parents:
+            # CapacityScheduler.autoCreateLeafQueue: a missing leaf under a ManagedParentQueue (_managedparent.py)
+            queue, failure = create_legacy_for_submission(self, queue_name)
+            if failure is not None:
+                # handleQueueCreationError (Hadoop's message, its two spaces included)
+                self._reject(
+                    app_id,
+                    f"Application {app_id} submission by user : {user} to  queue : {queue_name} failed : {failure}",
+                )
+                return
         if queue is None:
             # CapacityScheduler.getOrCreateQueueFromPlacementContext: a missing queue under a parent with
             # auto-queue-creation v2 enabled is created (_autoqueues.py)
@@ -230,6 +241,11 @@ class EventHandlers(ContinuousScheduling):
         if leaf.state != QueueState.RUNNING:
             return f"Queue {leaf.path} is STOPPED. Cannot accept submission of application: {app_id}"
         n = len(leaf.active) + len(leaf.pending)
+        parent = leaf.parent
+        if self.managed_parents and parent is not None and parent.path in self.managed_parents:
+            # AbstractLeafQueue.validateSubmitApplication: "!(this instanceof AutoCreatedLeafQueue)" exempts an
+            # auto-created leaf from both application limits (its capacity, and so its limits, may be 0).
+            return None
         if n >= leaf.max_apps:
             if leaf.absolute and leaf.max_apps == 0 and self._ctx.cluster_m == 0 and self._ctx.cluster_v == 0:
                 # Hadoop derives absoluteCapacity 0 (its effective minimum over an empty root) and so maxApplications

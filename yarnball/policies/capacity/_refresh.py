@@ -27,6 +27,13 @@ from yarnball.errors import ConfigurationError, YarnballError
 from yarnball.policies.capacity._acl import QueueState
 from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 from yarnball.policies.capacity._leaf import LeafQueue
+from yarnball.policies.capacity._managedparent import (
+    check_conversions,
+    finish_refresh,
+    has_managed_parents,
+    keep_auto_created_queues,
+    prepare_refresh,
+)
 from yarnball.policies.capacity._queues import CSQueue, ParentQueue
 from yarnball.protocols import keys as k
 
@@ -59,7 +66,13 @@ def _parse(conf: CapacitySchedulerConfiguration, old: dict[str, CSQueue] | None 
     def build(path: str, parent: ParentQueue | None) -> CSQueue:
         children = conf.get_queues(path)
         queue: CSQueue
-        if children or parent is None or conf.is_auto_queue_creation_v2_enabled(path) or dynamic_parent(path):
+        if (
+            children
+            or parent is None
+            or conf.is_auto_queue_creation_v2_enabled(path)
+            or conf.is_auto_create_child_queue_enabled(path)  # a ManagedParentQueue (_managedparent.py)
+            or dynamic_parent(path)
+        ):
             queue = ParentQueue(conf, path, parent)
             queues[path] = queue
             for name in children:
@@ -247,12 +260,19 @@ def reinitialize(cs: CapacityScheduler, conf: CapacitySchedulerConfiguration) ->
     try:
         conf.validate(cs.cluster_resource)
         owned = False
-        if any(q.dynamic for q in cs.queues.values()):
-            # The kept dynamic queues write their template entries into the configuration: into a copy of it.
+        legacy = bool(cs.managed_parents) or has_managed_parents(conf)
+        if legacy or any(q.dynamic for q in cs.queues.values()):
+            # The kept dynamic (or auto-created) queues write their template entries into the configuration: into a
+            # copy of it.
             conf = CapacitySchedulerConfiguration(conf.conf.copy())
             owned = True
         new = _parse(conf, cs.queues)
         keep_dynamic_queues(cs.queues, new, conf)
+        templates = None
+        if legacy:
+            check_conversions(cs.queues, new, cs, conf)
+            keep_auto_created_queues(cs, cs.queues, new, conf)
+            templates = prepare_refresh(cs, conf, new)
         _check_states(conf, new)
         validate_queue_hierarchy(cs.queues, new, conf)
         _check_max_allocation(cs.queues, new)
@@ -260,6 +280,10 @@ def reinitialize(cs: CapacityScheduler, conf: CapacitySchedulerConfiguration) ->
         raise ConfigurationError(REINIT_FAILED + str(exc)) from exc
     _apply(cs, conf, new)
     cs.owns_conf = owned
+    if templates is not None:
+        # ManagedParentQueue.reinitialize (inside root.reinitialize in Hadoop), then root.updateClusterResource again
+        finish_refresh(cs, conf, templates)
+        cs._cluster_changed()
 
 
 def _apply(cs: CapacityScheduler, conf: CapacitySchedulerConfiguration, new: dict[str, CSQueue]) -> None:
