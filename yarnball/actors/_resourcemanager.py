@@ -187,6 +187,8 @@ class ResourceManager(Actor):
     #: ResourceTrackerService.nodeHeartbeat's response-id checks and completion acknowledgements, in a run with
     #: message faults on the NodeManagers' links (actors/_nmrpc.py); None: the exact ordinary path.
     node_rules: NodeHeartbeatRules | None = None
+    #: AutoCreatedQueueDeletionPolicy's monitor, started with the RM when the monitor keys name it.
+    queue_deletion_monitor: QueueDeletionMonitor | None = None
 
     def __init__(
         self,
@@ -232,7 +234,6 @@ class ResourceManager(Actor):
         self.op_seconds: Counter[str] = Counter()
         # SchedulingMonitor for ProportionalCapacityPreemptionPolicy, when the monitor keys enable it.
         self.preemption_monitor = create_preemption_monitor(conf, scheduler)
-        self.queue_deletion_monitor: QueueDeletionMonitor | None = None  # started with the RM (on_start)
         # OpportunisticContainerAllocatorAMService in front of the ApplicationMasterService, when enabled.
         self.opportunistic: OpportunisticContainerAllocatorAMService | None = None
         if conf.get_bool(keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED):
@@ -305,7 +306,9 @@ class ResourceManager(Actor):
             self.preemption_monitor.rm_id = self.id
             self.kernel.spawn(self.preemption_monitor, f"{self.id}-preemption-monitor")
         # AutoCreatedQueueDeletionPolicy, when the monitor keys name it
-        self.queue_deletion_monitor = spawn_queue_deletion_monitor(self)
+        monitor = spawn_queue_deletion_monitor(self)
+        if monitor is not None:
+            self.queue_deletion_monitor = monitor
         spawn_queue_management_monitor(self)  # QueueManagementDynamicEditPolicy, likewise
         if self.scheduler.continuous_scheduling:
             # FairScheduler's continuous-scheduling thread, as a timer (policies/capacity/_continuous.py).
