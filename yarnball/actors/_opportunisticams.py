@@ -257,7 +257,7 @@ class OpportunisticContainerAllocatorAMService:
         holder = self.holders.pop(cid, None)
         if holder is not None:
             # The promoted container ended: give its scheduler-side resources back.
-            self.rm._allocate(record.attempt_id, (), (holder,))
+            self.rm._update_requests(record.attempt_id, (), (holder,))
 
     # -- the AM heartbeat ------------------------------------------------------------------------------------------
     def _context(self, attempt_id: ApplicationAttemptId) -> OpportunisticContainerContext:
@@ -496,7 +496,7 @@ class OpportunisticContainerAllocatorAMService:
         rid = record.promotion_rid
         record.promotion_rid = None
         if rid is not None and record.attempt_id in self.rm.attempts:
-            self.rm._allocate(record.attempt_id, tuple(self._promotion_request(record, rid, 0)), ())
+            self.rm._update_requests(record.attempt_id, tuple(self._promotion_request(record, rid, 0)), ())
 
     def on_guaranteed_allocated(self, attempt_id: ApplicationAttemptId, container: Container) -> bool:
         """The scheduler allocated a GUARANTEED container; True if it serves a promotion (then the RM must not
@@ -508,10 +508,10 @@ class OpportunisticContainerAllocatorAMService:
         record = self.containers.get(original)
         if record is None or container.node_id != record.container.node_id:
             # The container ended meanwhile, or the scheduler placed it elsewhere: give it back (and ask again).
-            self.rm._allocate(attempt_id, (), (container.id,))
+            self.rm._update_requests(attempt_id, (), (container.id,))
             if record is not None and record.promotion_rid is not None:
                 self.promotions[record.promotion_rid] = original
-                self.rm._allocate(attempt_id, tuple(self._promotion_request(record, record.promotion_rid, 1)), ())
+                self.rm._update_requests(attempt_id, tuple(self._promotion_request(record, record.promotion_rid, 1)), ())
             return True
         record.promotion_rid = None
         promoted = msgspec.structs.replace(

@@ -1208,6 +1208,16 @@ class ResourceManager(Actor):
             clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again
         return allocation
 
+    def _update_requests(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any) -> None:
+        """The RM's own ask and release changes for ``attempt_id`` (promotions, increases and their temporary
+        containers: actors/_opportunisticams.py, actors/_containerresize.py), without pulling what waits for the
+        AM's next allocate (``CapacityScheduler.update_requests``)."""
+        clock = self.heartbeats
+        had_pending = clock is None or not clock.skip or self.scheduler.has_pending()
+        self._on_notifications(self.scheduler.update_requests(attempt_id, ask, release))
+        if not had_pending and self.scheduler.has_pending():
+            clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again
+
     @handler
     def on_finish_am(self, msg: FinishApplicationMasterRequest) -> None:
         refusal = am_refusal(self, msg.application_attempt_id, msg.amrm_token, msg)

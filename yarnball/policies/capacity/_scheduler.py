@@ -316,6 +316,29 @@ class CapacityScheduler(EventHandlers):
             app.blacklist.discard(name)
         return self._pull(app, tuple(out))
 
+    def update_requests(
+        self, attempt_id: ApplicationAttemptId, ask: Sequence[ResourceRequest], release: Sequence[ContainerId]
+    ) -> tuple[SchedulerNotification, ...]:
+        """The RM's own changes to an attempt's requests, made outside the AM's allocate: the asks and temporary
+        containers of container updates (``ContainerUpdateContext`` adds and cancels them in ``AppSchedulingInfo``,
+        ``SchedulerApplicationAttempt`` kills the temporary ones). :meth:`allocate`'s release and ask update without
+        its pull: what the AM has not pulled yet (new and completed containers, preemption marks) waits for its next
+        allocate. The asks are the RM's own, valid by construction."""
+        app = self.attempts.get(attempt_id)
+        if app is None or app.stopped:
+            return ()
+        ctx = self._ctx
+        out: list[SchedulerNotification] = []
+        ctx.outbox = out
+        for cid in release:
+            rmc = ctx.containers.get(cid)
+            if rmc is None or rmc.app is not app or rmc.cid not in app.live:
+                continue
+            self._complete(rmc, abnormal_status(cid, RELEASED_CONTAINER), notify=True)
+        if ask:
+            self._update_asks(app, ask, self.maximum_allocation(app.queue))
+        return tuple(out)
+
     def _pull(self, app: SchedulerApp, notifications: tuple[SchedulerNotification, ...]) -> Allocation:
         """``getAllocation``: hand over the new and completed containers, the headroom and the preemption marks."""
         new = app.new_containers
