@@ -1,4 +1,4 @@
-"""Promoted containers on the RM, over tests/mockrm.py."""
+"""A promoted container is the CapacityScheduler's (``ContainerUpdateContext.swapContainer``), over tests/mockrm.py."""
 
 from __future__ import annotations
 
@@ -61,6 +61,50 @@ def used_mb(rm: MockRM) -> int:
     return int(rm.queue("default").used_m)
 
 
+def test_promoted_container_leaves_the_service_for_the_scheduler() -> None:
+    """After promotion the scheduler holds the container under its own id (RUNNING), the service no more."""
+    rm, nm, am = one_node()
+    (cid,) = opportunistic(am, 1)
+    nm.heartbeat(state(cid, ContainerState.RUNNING))
+    am.allocate(updates=(change_type(0, cid, G),))
+    nm.heartbeat()  # the scheduler allocates the promotion on the node
+    assert [u.container.id for u in am.allocate().updated_containers] == [cid]
+    service = rm.rm.opportunistic
+    assert service is not None and cid not in service.containers
+    assert rm.scheduler.container_state(cid) == "RUNNING"
+    assert used_mb(rm) == 2 * GB
+
+
+def test_container_promoted_before_it_starts_is_acquired_then_running() -> None:
+    """Promoted while the NM has not started it: ACQUIRED in the scheduler, RUNNING once the NM reports it
+    (TestOpportunisticContainerAllocatorAMService.testContainerPromoteAndDemoteBeforeContainerStart's ACQUIRED)."""
+    rm, nm, am = one_node()
+    (cid,) = opportunistic(am, 1)
+    am.allocate(updates=(change_type(0, cid, G),))
+    nm.heartbeat()
+    assert len(am.allocate().updated_containers) == 1
+    assert rm.scheduler.container_state(cid) == "ACQUIRED"
+    nm.heartbeat(state(cid, ContainerState.RUNNING))
+    assert rm.scheduler.container_state(cid) == "RUNNING"
+
+
+def test_promotion_allocated_as_the_container_completes_is_given_back() -> None:
+    """The heartbeat that reports the container COMPLETE also allocates its promotion (its NODE_UPDATE runs before
+    the service hears of the completion): the temporary container is released (addToNewlyAllocatedContainers'
+    tempContainerToKill), the AM gets the completion and no update, and the queue is left with the AM only.
+    Failed before: the scheduler kept the promoted container for good, its application never finished."""
+    rm, nm, am = one_node()
+    (cid,) = opportunistic(am, 1)
+    nm.heartbeat(state(cid, ContainerState.RUNNING))
+    am.allocate(updates=(change_type(0, cid, G),))
+    nm.heartbeat(state(cid, ContainerState.COMPLETE))
+    response = am.allocate()
+    assert [s.container_id for s in response.completed_container_statuses] == [cid]
+    assert response.updated_containers == ()
+    assert rm.scheduler.container_state(cid) is None
+    assert used_mb(rm) == 1 * GB
+
+
 def test_rm_side_release_keeps_completions_for_the_am() -> None:
     """A GUARANTEED container completes in the heartbeat that also allocates (and releases) the promotion of an
     OPPORTUNISTIC container that completed with it: the AM still hears of both. Failed before: the RM released the
@@ -78,4 +122,26 @@ def test_rm_side_release_keeps_completions_for_the_am() -> None:
     nm.heartbeat(state(g, ContainerState.COMPLETE), state(o, ContainerState.COMPLETE))
     completed = {s.container_id for s in am.allocate().completed_container_statuses}
     assert completed == {g, o}
+    assert used_mb(rm) == 1 * GB
+
+
+def test_demoted_then_promoted_again_container_completion_reaches_the_am() -> None:
+    """Promote, demote, promote again, complete: the AM hears of the completion (the demotion hid the container's
+    scheduler-side release from the AM, and only that)."""
+    rm, nm, am = one_node()
+    (cid,) = opportunistic(am, 1)
+    nm.heartbeat(state(cid, ContainerState.RUNNING))
+    am.allocate(updates=(change_type(0, cid, G),))
+    nm.heartbeat()
+    assert [u.container.version for u in am.allocate().updated_containers] == [1]
+    response = am.allocate(updates=(change_type(1, cid, O),))
+    assert [(u.container.execution_type, u.container.version) for u in response.updated_containers] == [(O, 2)]
+    assert response.completed_container_statuses == ()  # the scheduler's release of it is not a completion
+    assert used_mb(rm) == 1 * GB
+    am.allocate(updates=(change_type(2, cid, G),))
+    nm.heartbeat()
+    assert [u.container.version for u in am.allocate().updated_containers] == [3]
+    assert used_mb(rm) == 2 * GB
+    nm.heartbeat(state(cid, ContainerState.COMPLETE))
+    assert [s.container_id for s in am.allocate().completed_container_statuses] == [cid]
     assert used_mb(rm) == 1 * GB

@@ -21,7 +21,8 @@ allocation expirer's tick. As in Hadoop:
   version + 1, the AM gets DECREASE_RESOURCE in the answer, and the NM is told in its next heartbeat response
   (``RMNodeUpdateContainerEvent``: "Resource Decrease is always automatic").
 
-Resizing is for GUARANTEED containers the scheduler holds; an OPPORTUNISTIC container (or an unknown one) is
+Resizing is for GUARANTEED containers the scheduler holds, a promoted one included (the scheduler holds it since
+its promotion: ``ContainerUpdateContext.swapContainer``); an OPPORTUNISTIC container (or an unknown one) is
 ``INVALID_CONTAINER_ID`` here.
 
 The RM's own ask and release changes (increase asks withdrawn, temporary containers given back) go through

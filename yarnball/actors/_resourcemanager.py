@@ -609,13 +609,17 @@ class ResourceManager(Actor):
         if statuses:
             unlaunched = self.unlaunched
             resize = self.resize
+            opportunistic = self.opportunistic
             for cs in statuses:
                 state = cs.state
                 if state is _RUNNING:
                     if unlaunched.pop(cs.container_id, None) is not None:
                         launched.append(cs)
-                    elif resize is not None:
-                        resize.nm_reported(cs.container_id, cs.capability)  # an increase applied by the NM
+                    else:
+                        if resize is not None:
+                            resize.nm_reported(cs.container_id, cs.capability)  # an increase applied by the NM
+                        if opportunistic is not None:
+                            opportunistic.on_container_running(cs.container_id)  # not in the allocation expirer
                 elif state is _COMPLETE:
                     completed.append(cs)
             for cs in completed:
