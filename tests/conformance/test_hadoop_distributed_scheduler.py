@@ -2,8 +2,9 @@
 
 As in Hadoop, the DistributedScheduler is real and the interceptor after it stands in for the RM: it answers the
 register with the allocation parameters and node list of ``registerAM``, and each allocate with the next node list
-(the two orders of ``createAllocateResponse`` in turn). Hadoop's ``mapAllocs`` also decodes each container token to
-check its NM address; yarnball's tokens are off here (no secret managers), so that check is left out.
+(the two orders of ``createAllocateResponse`` in turn). As Hadoop's ``setup``, the NM's secret managers hold the
+RM's master keys (rmIdentifier 12345), so each container the DistributedScheduler places carries a container token,
+whose NM address ``mapAllocs`` checks.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from yarnball.actors._amrmproxy import DistributedScheduler, RequestInterceptor
+from yarnball.actors._secretmanagers import NMSecretManagers, master_key
 from yarnball.protocols import (
     AllocateRequest,
     AllocateResponse,
@@ -85,13 +87,18 @@ def map_allocs(response: AllocateResponse, expected_size: int) -> dict[NodeId, l
     assert len(response.allocated_containers) == expected_size
     allocs: dict[NodeId, list[Any]] = {}
     for c in response.allocated_containers:
+        # ContainerTokenIdentifier.getNmHostAddress() is the container's node
+        assert c.container_token is not None and c.container_token.node_id == c.node_id
         allocs.setdefault(c.node_id, []).append(c.id)
     return allocs
 
 
 def test_testDistributedScheduler() -> None:
     async def scenario() -> None:
-        proxy = SimpleNamespace(max_per_heartbeat=-1, allocated=0, secrets=None)
+        # setup(): NMContainerTokenSecretManager and NMTokenSecretManagerInNM with a master key, rmIdentifier 12345
+        secrets = NMSecretManagers(NodeId("nm", 1234))
+        secrets.set_keys(master_key("nm", 0, 1), master_key("container", 0, 1), 12345)
+        proxy = SimpleNamespace(max_per_heartbeat=-1, allocated=0, secrets=secrets)
         scheduler = DistributedScheduler(proxy, ATTEMPT)  # type: ignore[arg-type]
         final = FinalInterceptor([remote("a", 1), remote("b", 2), remote("c", 3), remote("d", 4)])
         scheduler.next = final

@@ -8,8 +8,9 @@ itself; here the NMs report it in every heartbeat, as a real NM does, with a que
 allocator admits a container on a node only while its queue has room (``compareAndIncrement``), and Hadoop's
 mocked status (capacity 0) predates that check. ``Thread.sleep`` is simulated time.
 
-Opportunistic containers are not the CapacityScheduler's in yarnball (the service keeps them); where Hadoop asserts
-an RMContainer's state, the port asserts that the RM holds the container live (or no more).
+Opportunistic containers are not the CapacityScheduler's in yarnball (the service keeps them, with their
+RMContainerState: ACQUIRED, then RUNNING once the NM reports it); a promoted container is the scheduler's, as in
+Hadoop. ``getRMContainer(id).getState()`` reads either (``OpportunisticContainerAllocatorAMService.container_state``).
 """
 
 from __future__ import annotations
@@ -85,10 +86,20 @@ def status(cid: ContainerId, state: ContainerState) -> ContainerStatus:
     return ContainerStatus(container_id=cid, execution_type=O, state=state, diagnostics="", exit_status=0)
 
 
-def live(rm: MockRM, cid: ContainerId) -> bool:
-    """The RM still holds the (opportunistic or promoted) container."""
+def rm_container_state(rm: MockRM, cid: ContainerId) -> str | None:
+    """``getApplicationAttempt(..).getRMContainer(cid).getState()``, None for a null RMContainer."""
     service = rm.rm.opportunistic
-    return service is not None and cid in service.containers and cid in rm.rm.live
+    assert service is not None
+    return service.container_state(cid)
+
+
+def update(version: int, cid: ContainerId, kind: ContainerUpdateType, capability: Resource | None = None,
+           target: ExecutionType | None = None) -> UpdateContainerRequest:  # fmt: skip
+    """``UpdateContainerRequest.newInstance(version, cid, kind, capability, target)``."""
+    return UpdateContainerRequest(
+        container_version=version, container_id=cid, container_update_type=kind, capability=capability,
+        execution_type=target,
+    )  # fmt: skip
 
 
 def test_testNodeRemovalDuringAllocate() -> None:
@@ -125,7 +136,7 @@ def test_testContainerPromoteAfterContainerStart() -> None:
     container = response.allocated_containers[0]
     alloc_node = nodes[container.node_id]
     alloc_node.heartbeat(status(container.id, ContainerState.RUNNING))  # start it in the NM
-    assert live(rm, container.id)  # RMContainerState.RUNNING
+    assert rm_container_state(rm, container.id) == "RUNNING"
     verify_metrics(rm, 7168, 7, 1024, 1, 1)  # after the OPPORTUNISTIC allocation: nothing changes
 
     am.allocate(updates=(promote(0, container.id),))
@@ -143,7 +154,7 @@ def test_testContainerPromoteAfterContainerStart() -> None:
     assert uc.execution_type is G
     assert uc.id == container.id
     assert uc.version == container.version + 1
-    assert live(rm, uc.id)  # RMContainerState.RUNNING
+    assert rm_container_state(rm, uc.id) == "RUNNING"  # still RUNNING, now the scheduler's
     verify_metrics(rm, 6144, 6, 2048, 2, 2)  # allocated cores and memory up, available down
 
 
@@ -158,9 +169,9 @@ def test_testContainerPromoteAfterContainerComplete() -> None:
     container = response.allocated_containers[0]
     alloc_node = nodes[container.node_id]
     alloc_node.heartbeat(status(container.id, ContainerState.RUNNING))
-    assert live(rm, container.id)  # RMContainerState.RUNNING
+    assert rm_container_state(rm, container.id) == "RUNNING"
     alloc_node.heartbeat(status(container.id, ContainerState.COMPLETE))  # completed in the NM
-    assert not live(rm, container.id)  # removed (getRMContainer is null)
+    assert rm_container_state(rm, container.id) is None  # removed (getRMContainer is null)
     verify_metrics(rm, 7168, 7, 1024, 1, 1)
 
     response = am.allocate(updates=(promote(0, container.id),))
@@ -174,15 +185,15 @@ def test_testContainerPromoteAfterContainerComplete() -> None:
 
 
 def test_testContainerAutoUpdateContainer() -> None:
-    """With yarn.resourcemanager.auto-update.containers the promoted container reaches the AM and, in its next
-    heartbeat response, the NM. (Hadoop's test goes on to resize the promoted container: not ported, see the
-    conformance README.)"""
+    """With yarn.resourcemanager.auto-update.containers the promoted container reaches the AM and, in a heartbeat
+    response, the NM; the promoted container is then the scheduler's, resized like any GUARANTEED one (2 GB, back
+    to 1 GB) and demoted, each change pushed to the NM."""
     rm, (nm1,), am = start(["h1:1234"], am_on=0, **{keys.RM_AUTO_UPDATE_CONTAINERS: "true"})
     response = am.allocate(asks=(opportunistic_ask(2),))
     assert len(response.allocated_containers) == 2
     container = response.allocated_containers[0]
-    nm1.heartbeat(status(container.id, ContainerState.RUNNING))
-    assert live(rm, container.id)  # RMContainerState.RUNNING
+    nm1.heartbeat(status(container.id, ContainerState.RUNNING))  # start it in the NM
+    assert rm_container_state(rm, container.id) == "RUNNING"
     am.allocate(updates=(promote(0, container.id),))
     nm1.heartbeat(status(container.id, ContainerState.RUNNING))
     response = am.allocate()  # the update response on the next allocate
@@ -194,6 +205,48 @@ def test_testContainerAutoUpdateContainer() -> None:
     assert len(heartbeat.containers_to_update) == 1
     assert heartbeat.containers_to_update[0].id == container.id
     assert heartbeat.containers_to_update[0].execution_type is G
+
+    # Increase resources (failed before: INVALID_CONTAINER_ID, the promoted container was the service's)
+    response = am.allocate(updates=(update(1, container.id, ContainerUpdateType.INCREASE_RESOURCE,
+                                           capability=Resource(2 * GB, 1)),))  # fmt: skip
+    heartbeat = nm1.heartbeat(
+        ContainerStatus(container_id=container.id, execution_type=G, state=ContainerState.RUNNING, exit_status=0)
+    )
+    if len(response.updated_containers) == 0:
+        response = am.allocate()
+    assert len(response.updated_containers) == 1
+    uc = response.updated_containers[0]
+    assert uc.container.id == container.id
+    assert uc.container.resource == Resource(2 * GB, 1)
+    rm.advance(1_000)
+    if len(heartbeat.containers_to_update) == 0:  # the NM is told of the increase through a heartbeat response
+        heartbeat = nm1.heartbeat()
+    assert len(heartbeat.containers_to_update) == 1
+    assert heartbeat.containers_to_update[0].resource == Resource(2 * GB, 1)
+
+    # Decrease resources: in the same allocate
+    response = am.allocate(updates=(update(2, container.id, ContainerUpdateType.DECREASE_RESOURCE,
+                                           capability=Resource(1 * GB, 1)),))  # fmt: skip
+    assert len(response.updated_containers) == 1
+    rm.advance(1_000)
+    heartbeat = nm1.heartbeat()
+    assert len(heartbeat.containers_to_update) == 1
+    assert heartbeat.containers_to_update[0].resource == Resource(1 * GB, 1)
+
+    nm1.heartbeat()
+    # DEMOTE the container
+    response = am.allocate(updates=(update(3, container.id, ContainerUpdateType.DEMOTE_EXECUTION_TYPE, target=O),))
+    heartbeat = nm1.heartbeat(
+        ContainerStatus(container_id=container.id, execution_type=G, state=ContainerState.RUNNING, exit_status=0)
+    )
+    if len(response.updated_containers) == 0:
+        response = am.allocate()  # the update response on the next allocate
+    assert len(response.updated_containers) == 1
+    assert response.updated_containers[0].container.execution_type is O
+    if len(heartbeat.containers_to_update) == 0:
+        heartbeat = nm1.heartbeat()
+    assert len(heartbeat.containers_to_update) == 1
+    assert heartbeat.containers_to_update[0].execution_type is O
 
 
 def test_testAppAttemptRemovalAfterNodeRemoval() -> None:

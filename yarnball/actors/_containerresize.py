@@ -21,8 +21,12 @@ allocation expirer's tick. As in Hadoop:
   version + 1, the AM gets DECREASE_RESOURCE in the answer, and the NM is told in its next heartbeat response
   (``RMNodeUpdateContainerEvent``: "Resource Decrease is always automatic").
 
-Resizing is for GUARANTEED containers the scheduler holds; an OPPORTUNISTIC container (or an unknown one) is
+Resizing is for GUARANTEED containers the scheduler holds, a promoted one included (the scheduler holds it since
+its promotion: ``ContainerUpdateContext.swapContainer``); an OPPORTUNISTIC container (or an unknown one) is
 ``INVALID_CONTAINER_ID`` here.
+
+The RM's own ask and release changes (increase asks withdrawn, temporary containers given back) go through
+``ResourceManager._update_requests``, which leaves what the AM has not pulled yet for its next allocate.
 """
 
 from __future__ import annotations
@@ -197,13 +201,21 @@ class ContainerResizeService:
         errors = self.errors.pop(attempt_id, None)
         hidden = self.hidden
         allocated = response.allocated_containers
+        completed = response.completed_container_statuses
         if hidden and allocated:
             allocated = tuple(c for c in allocated if c.id not in hidden)
-        if not updated and not errors and allocated is response.allocated_containers:
+        if hidden and completed:
+            # a temporary container released by the RM (RELEASED_CONTAINER): the AM never saw it
+            completed = tuple(s for s in completed if s.container_id not in hidden)
+        if (
+            not updated and not errors and allocated is response.allocated_containers
+            and completed is response.completed_container_statuses
+        ):  # fmt: skip
             return response
         return msgspec.structs.replace(
             response,
             allocated_containers=allocated,
+            completed_container_statuses=completed,
             updated_containers=(*response.updated_containers, *(updated or ())),
             update_errors=(*response.update_errors, *(errors or ())),
         )
@@ -284,7 +296,7 @@ class ContainerResizeService:
         if updated is None:
             # The container ended meanwhile, or the allocation is on another node: release the temporary one
             # (pullNewlyUpdatedContainers' tempContainerToKill).
-            self.rm._allocate(attempt_id, (), (container.id,))
+            self.rm._update_requests(attempt_id, (), (container.id,))
             return True
         self.counters["increased"] += 1
         self._hand_over(attempt_id, INCREASE, updated)
@@ -368,7 +380,7 @@ class ContainerResizeService:
             del self.by_request[increase.attempt_id, increase.request_id]
             if increase.attempt_id in self.rm.attempts:
                 withdraw = self._asks(increase.container, increase.delta, increase.request_id, 0)
-                self.rm._allocate(increase.attempt_id, tuple(withdraw), ())
+                self.rm._update_requests(increase.attempt_id, tuple(withdraw), ())
 
 
 def _fits_in(smaller: Resource, bigger: Resource) -> bool:

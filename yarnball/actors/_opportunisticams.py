@@ -8,8 +8,10 @@ opportunistic containers, their completions and the updated containers to the re
 allocation (to catch the ones that satisfy a promotion).
 
 Opportunistic containers are not seen by the CapacityScheduler (as in Hadoop, where they never charge the queues):
-this service keeps them, hands their completions to the AM, and on promotion keeps the GUARANTEED container that
-the scheduler allocated on the same node as the resource holder (Hadoop's ``swapContainer``).
+this service keeps them and hands their completions to the AM. A promotion is a GUARANTEED ask on the container's
+node; when the scheduler allocates it, the temporary container is swapped into the promoted one (Hadoop's
+``ContainerUpdateContext.swapContainer``), which leaves this service: the CapacityScheduler holds it from then on, as
+any GUARANTEED container (queue and user usage, resize, demotion, release, preemption). A demoted one comes back.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from yarnball._logs import get_logger
 from yarnball.actors._containerresize import UPDATE_OUTSTANDING_ERROR, validate_update
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity._events import LOST_CONTAINER, RELEASED_CONTAINER, abnormal_status
+from yarnball.policies.capacity._state import ACQUIRED, RUNNING
 from yarnball.policies.opportunistic import (
     CentralizedOpportunisticContainerAllocator,
     LoadComparator,
@@ -120,12 +123,15 @@ class OpportunisticSettings:
 
 
 class _OppContainer:
-    __slots__ = ("attempt_id", "container", "promotion_rid")
+    __slots__ = ("attempt_id", "container", "promotion_rid", "state")
 
-    def __init__(self, attempt_id: ApplicationAttemptId, container: Container) -> None:
+    def __init__(self, attempt_id: ApplicationAttemptId, container: Container, state: str = ACQUIRED) -> None:
         self.attempt_id = attempt_id
         self.container = container
         self.promotion_rid: int | None = None  # an outstanding promotion ask
+        # RMContainerState: ACQUIRED once allocated (OpportunisticAMSProcessor.allocate moves the RMContainer there),
+        # RUNNING once the NM reports it running (RMContainerImpl's LAUNCHED)
+        self.state = state
 
 
 class OpportunisticContainerAllocatorAMService:
@@ -138,14 +144,14 @@ class OpportunisticContainerAllocatorAMService:
         self.limits = self.monitor.init_threshold_calculator(s.sigma, s.minimum, s.maximum)
         self.allocator = CentralizedOpportunisticContainerAllocator(self.monitor, s.max_per_heartbeat)
         self.contexts: dict[ApplicationAttemptId, OpportunisticContainerContext] = {}
-        self.containers: dict[ContainerId, _OppContainer] = {}  # live OPPORTUNISTIC (and promoted) containers
+        self.containers: dict[ContainerId, _OppContainer] = {}  # live OPPORTUNISTIC containers
         self.completed: dict[ApplicationAttemptId, list[ContainerStatus]] = {}
         self.updated: dict[ApplicationAttemptId, list[UpdatedContainer]] = {}
         self.new: dict[ApplicationAttemptId, list[Container]] = {}
         self.promotions: dict[int, ContainerId] = {}  # promotion request id -> the container to promote
-        self.holders: dict[ContainerId, ContainerId] = {}  # promoted container -> its scheduler-side G container
         self.hidden: set[ContainerId] = set()  # scheduler containers the AM must never see
         self.demoting: set[ContainerId] = set()  # demoted GUARANTEED containers the scheduler is releasing
+        self._unhide: set[ContainerId] = set()  # demoted ones, hidden until their release status is dropped
         self.to_update: dict[NodeId, list[Container]] = {}  # auto-update: pushed to NMs on their heartbeat
         self.counters: Counter[str] = Counter()
         self.metrics = OpportunisticSchedulerMetrics()  # Hadoop's, under its names (policies/opportunistic/_metrics.py)
@@ -203,6 +209,24 @@ class OpportunisticContainerAllocatorAMService:
             self.rm._container_done(cid, status)
             self._opportunistic_done(record, status)
 
+    def on_container_running(self, cid: ContainerId) -> None:
+        """The NM reported ``cid`` RUNNING (RMNodeImpl's newly launched containers, then the NODE_UPDATE's
+        ``containerLaunchedOnNode``): an OPPORTUNISTIC RMContainer goes RUNNING, and so does a promoted one the
+        scheduler took over before the NM started it (still ACQUIRED there)."""
+        record = self.containers.get(cid)
+        if record is not None:
+            record.state = RUNNING
+        elif self.rm.scheduler.container_state(cid) == ACQUIRED:
+            self.rm.scheduler.mark_launched((cid,))
+
+    def container_state(self, cid: ContainerId) -> str | None:
+        """``getRMContainer(cid).getState()``: this service's RMContainer of an OPPORTUNISTIC container, the
+        scheduler's of a GUARANTEED one (a promoted one included); None once the RM holds no container of that id."""
+        record = self.containers.get(cid)
+        if record is not None:
+            return record.state
+        return self.rm.scheduler.container_state(cid)  # type: ignore[no-any-return]
+
     def on_node_heartbeat(
         self, status: NodeStatus, completed: list[ContainerStatus]
     ) -> tuple[ContainerQueuingLimit, tuple[Container, ...]]:
@@ -245,19 +269,13 @@ class OpportunisticContainerAllocatorAMService:
     def _opportunistic_done(self, record: _OppContainer, cs: ContainerStatus) -> None:
         if cs.exit_status == ContainerExitStatus.KILLED_BY_CONTAINER_SCHEDULER:
             self.counters["opportunistic_killed"] += 1
-        if record.container.execution_type is ExecutionType.OPPORTUNISTIC:  # a promoted one ends GUARANTEED
-            self.metrics.incr_released_opp_containers(1)  # AbstractYarnScheduler.completedContainer
+        self.metrics.incr_released_opp_containers(1)  # AbstractYarnScheduler.completedContainer
         attempt = self.rm.attempts.get(record.attempt_id)
         if attempt is not None and not attempt.is_done:
             self.completed.setdefault(record.attempt_id, []).append(cs)  # its AM learns on the next allocate
-        cid = record.container.id
         if record.promotion_rid is not None:
             self.promotions.pop(record.promotion_rid, None)
             self._withdraw_promotion(record)
-        holder = self.holders.pop(cid, None)
-        if holder is not None:
-            # The promoted container ended: give its scheduler-side resources back.
-            self.rm._allocate(record.attempt_id, (), (holder,))
 
     # -- the AM heartbeat ------------------------------------------------------------------------------------------
     def _context(self, attempt_id: ApplicationAttemptId) -> OpportunisticContainerContext:
@@ -348,6 +366,12 @@ class OpportunisticContainerAllocatorAMService:
         allocated = [c for c in response.allocated_containers if c.id not in hidden]
         allocated.extend(self.new.pop(attempt_id, ()))
         completed = [s for s in response.completed_container_statuses if s.container_id not in hidden]
+        if self._unhide:
+            # A demoted container's release status was just dropped: the AM may see it again (promoted anew, say).
+            for s in response.completed_container_statuses:
+                if s.container_id in self._unhide:
+                    self._unhide.discard(s.container_id)
+                    hidden.discard(s.container_id)
         completed.extend(self.completed.pop(attempt_id, ()))
         updated = self.updated.pop(attempt_id, [])
         if updated and self.settings.auto_update:
@@ -401,8 +425,8 @@ class OpportunisticContainerAllocatorAMService:
         return asks
 
     def _updatable(self, cid: ContainerId, attempt_id: ApplicationAttemptId) -> Container | None:
-        """The container an update names (``scheduler.getRMContainer``): an OPPORTUNISTIC (or promoted) one of this
-        service, or a GUARANTEED one of the scheduler; None if unknown, completed or another attempt's."""
+        """The container an update names (``scheduler.getRMContainer``): an OPPORTUNISTIC one of this service, or a
+        GUARANTEED one of the scheduler (a promoted one included); None if unknown, completed or another attempt's."""
         record = self.containers.get(cid)
         if record is not None:
             return record.container if record.attempt_id == attempt_id else None
@@ -441,24 +465,21 @@ class OpportunisticContainerAllocatorAMService:
         release: list[ContainerId],
     ) -> None:
         """Demotion is a decrease: it takes effect in this allocate call (version + 1) and the GUARANTEED resources
-        leave the scheduler's books (Hadoop's ``createDemotedRMContainer`` + ``swapContainer``)."""
+        leave the scheduler's books (Hadoop's ``createDemotedRMContainer`` + ``swapContainer``). The container (a
+        promoted one too: the scheduler holds it since its promotion) comes back to this service."""
         cid = container.id
-        record = self.containers.get(cid)
-        if record is not None:
-            holder = self.holders.pop(cid, None)  # a promoted container: give its holder back
-            if holder is not None:
-                release.append(holder)
-        else:
-            app = self.rm.scheduler.get_application(attempt_id)
-            rmc = app.live.get(cid) if app is not None else None
-            if rmc is None or rmc.is_am:
-                # yarnball keeps an AM container GUARANTEED: releasing it from the scheduler would end the attempt.
-                log.warning("demotion_of_am_container_ignored", container=str(cid))
-                return
-            self.demoting.add(cid)  # the scheduler's release must not end the container (see absorbs_release)
-            self.hidden.add(cid)  # nor reach the AM as a completion
-            release.append(cid)
-            record = self.containers[cid] = _OppContainer(attempt_id, container)
+        app = self.rm.scheduler.get_application(attempt_id)
+        rmc = app.live.get(cid) if app is not None else None
+        if rmc is None or rmc.is_am:
+            # yarnball keeps an AM container GUARANTEED: releasing it from the scheduler would end the attempt.
+            log.warning("demotion_of_am_container_ignored", container=str(cid))
+            return
+        self.demoting.add(cid)  # the scheduler's release must not end the container (see absorbs_release)
+        self.hidden.add(cid)  # nor reach the AM as a completion (until that status is dropped: after_allocate)
+        self._unhide.add(cid)
+        release.append(cid)
+        state = RUNNING if rmc.state == RUNNING else ACQUIRED
+        record = self.containers[cid] = _OppContainer(attempt_id, container, state)
         demoted = msgspec.structs.replace(
             container, execution_type=ExecutionType.OPPORTUNISTIC, version=container.version + 1
         )
@@ -496,7 +517,7 @@ class OpportunisticContainerAllocatorAMService:
         rid = record.promotion_rid
         record.promotion_rid = None
         if rid is not None and record.attempt_id in self.rm.attempts:
-            self.rm._allocate(record.attempt_id, tuple(self._promotion_request(record, rid, 0)), ())
+            self.rm._update_requests(record.attempt_id, tuple(self._promotion_request(record, rid, 0)), ())
 
     def on_guaranteed_allocated(self, attempt_id: ApplicationAttemptId, container: Container) -> bool:
         """The scheduler allocated a GUARANTEED container; True if it serves a promotion (then the RM must not
@@ -504,21 +525,33 @@ class OpportunisticContainerAllocatorAMService:
         original = self.promotions.pop(container.allocation_request_id, None)
         if original is None:
             return False
-        self.hidden.add(container.id)
         record = self.containers.get(original)
-        if record is None or container.node_id != record.container.node_id:
-            # The container ended meanwhile, or the scheduler placed it elsewhere: give it back (and ask again).
-            self.rm._allocate(attempt_id, (), (container.id,))
-            if record is not None and record.promotion_rid is not None:
-                self.promotions[record.promotion_rid] = original
-                self.rm._allocate(attempt_id, tuple(self._promotion_request(record, record.promotion_rid, 1)), ())
+        if record is None or original not in self.rm.live:
+            # SchedulerApplicationAttempt.addToNewlyAllocatedContainers: the container ended meanwhile (COMPLETED:
+            # tempContainerToKill). Its completion may be in the very heartbeat whose NODE_UPDATE allocated this one,
+            # handed to this service only after it (on_node_heartbeat): the RM no longer counts it live.
+            self.hidden.add(container.id)
+            self.rm._update_requests(attempt_id, (), (container.id,))
+            if record is not None:
+                record.promotion_rid = None
+            return True
+        if container.node_id != record.container.node_id:
+            # matchContainerToOutstandingIncreaseReq's UNDEFINED: placed on another node; give it back, ask again.
+            self.hidden.add(container.id)
+            self.rm._update_requests(attempt_id, (), (container.id,))
+            rid = record.promotion_rid
+            if rid is not None:
+                self.promotions[rid] = original
+                self.rm._update_requests(attempt_id, tuple(self._promotion_request(record, rid, 1)), ())
             return True
         record.promotion_rid = None
         promoted = msgspec.structs.replace(
             record.container, execution_type=ExecutionType.GUARANTEED, version=record.container.version + 1
         )
-        record.container = promoted
-        self.holders[original] = container.id
+        # swapContainer: the scheduler holds the promoted container from now on (it leaves this service)
+        swapped = self.rm.scheduler.swap_promoted(container.id, promoted, running=record.state == RUNNING)
+        assert swapped, "a promotion's container was allocated on its node just now"
+        del self.containers[original]
         self.counters["promoted"] += 1
         self.updated.setdefault(attempt_id, []).append(
             UpdatedContainer(update_type=ContainerUpdateType.PROMOTE_EXECUTION_TYPE, container=promoted)

@@ -616,13 +616,17 @@ class ResourceManager(Actor):
         if statuses:
             unlaunched = self.unlaunched
             resize = self.resize
+            opportunistic = self.opportunistic
             for cs in statuses:
                 state = cs.state
                 if state is _RUNNING:
                     if unlaunched.pop(cs.container_id, None) is not None:
                         launched.append(cs)
-                    elif resize is not None:
-                        resize.nm_reported(cs.container_id, cs.capability)  # an increase applied by the NM
+                    else:
+                        if resize is not None:
+                            resize.nm_reported(cs.container_id, cs.capability)  # an increase applied by the NM
+                        if opportunistic is not None:
+                            opportunistic.on_container_running(cs.container_id)  # not in the allocation expirer
                 elif state is _COMPLETE:
                     completed.append(cs)
             for cs in completed:
@@ -1214,6 +1218,16 @@ class ResourceManager(Actor):
         if not had_pending and self.scheduler.has_pending():
             clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again
         return allocation
+
+    def _update_requests(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any) -> None:
+        """The RM's own ask and release changes for ``attempt_id`` (promotions, increases and their temporary
+        containers: actors/_opportunisticams.py, actors/_containerresize.py), without pulling what waits for the
+        AM's next allocate (``CapacityScheduler.update_requests``)."""
+        clock = self.heartbeats
+        had_pending = clock is None or not clock.skip or self.scheduler.has_pending()
+        self._on_notifications(self.scheduler.update_requests(attempt_id, ask, release))
+        if not had_pending and self.scheduler.has_pending():
+            clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again
 
     @handler
     def on_finish_am(self, msg: FinishApplicationMasterRequest) -> None:

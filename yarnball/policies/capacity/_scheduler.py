@@ -33,6 +33,7 @@ from yarnball.policies.capacity._queues import CSQueue
 from yarnball.policies.capacity._state import (
     ACQUIRED,
     RESERVED,
+    RUNNING,
     KeyAsks,
     RMContainer,
     SchedulerApp,
@@ -316,6 +317,29 @@ class CapacityScheduler(EventHandlers):
             app.blacklist.discard(name)
         return self._pull(app, tuple(out))
 
+    def update_requests(
+        self, attempt_id: ApplicationAttemptId, ask: Sequence[ResourceRequest], release: Sequence[ContainerId]
+    ) -> tuple[SchedulerNotification, ...]:
+        """The RM's own changes to an attempt's requests, made outside the AM's allocate: the asks and temporary
+        containers of container updates (``ContainerUpdateContext`` adds and cancels them in ``AppSchedulingInfo``,
+        ``SchedulerApplicationAttempt`` kills the temporary ones). :meth:`allocate`'s release and ask update without
+        its pull: what the AM has not pulled yet (new and completed containers, preemption marks) waits for its next
+        allocate. The asks are the RM's own, valid by construction."""
+        app = self.attempts.get(attempt_id)
+        if app is None or app.stopped:
+            return ()
+        ctx = self._ctx
+        out: list[SchedulerNotification] = []
+        ctx.outbox = out
+        for cid in release:
+            rmc = ctx.containers.get(cid)
+            if rmc is None or rmc.app is not app or rmc.cid not in app.live:
+                continue
+            self._complete(rmc, abnormal_status(cid, RELEASED_CONTAINER), notify=True)
+        if ask:
+            self._update_asks(app, ask, self.maximum_allocation(app.queue))
+        return tuple(out)
+
     def _pull(self, app: SchedulerApp, notifications: tuple[SchedulerNotification, ...]) -> Allocation:
         """``getAllocation``: hand over the new and completed containers, the headroom and the preemption marks."""
         new = app.new_containers
@@ -357,6 +381,12 @@ class CapacityScheduler(EventHandlers):
             return None
         return rmc.container
 
+    def container_state(self, container_id: ContainerId) -> str | None:
+        """``getRMContainer(id).getState()`` for a container the scheduler holds (RESERVED, ALLOCATED, ACQUIRED or
+        RUNNING); None if it holds none of that id."""
+        rmc = self._ctx.containers.get(container_id)
+        return rmc.state if rmc is not None else None
+
     def absorb_increase(self, temp_id: ContainerId, target_id: ContainerId, version: int) -> Container | None:
         """``SchedulerApplicationAttempt.pullNewlyUpdatedContainers`` for INCREASE_RESOURCE: the temporary container
         allocated for the increase is swapped into ``target_id`` (``ContainerUpdateContext.swapContainer``: the target
@@ -378,6 +408,37 @@ class CapacityScheduler(EventHandlers):
         release_container(ctx, temp)
         resize_container(ctx, target, dm, dv)
         return self._updated(target, version)
+
+    def swap_promoted(self, temp_id: ContainerId, promoted: Container, *, running: bool) -> bool:
+        """``SchedulerApplicationAttempt.pullNewlyUpdatedContainers`` for PROMOTE_EXECUTION_TYPE: the temporary
+        GUARANTEED container allocated for a promotion becomes ``promoted`` (``ContainerUpdateContext.swapContainer``:
+        the existing RMContainer takes the temporary one's execution type; the temporary one leaves the books as
+        OPPORTUNISTIC, without a completion, so the queue and user keep the charge it made). From then on the
+        scheduler holds the container as any GUARANTEED one (resize, demotion, release, preemption, node loss); its
+        RMContainer is RUNNING if the NM has reported it running, else ACQUIRED (the AM holds it), as Hadoop's
+        opportunistic RMContainer was. Returns False (nothing changed) if the temporary one is gone or on another
+        node than ``promoted``."""
+        ctx = self._ctx
+        rmc = ctx.containers.get(temp_id)
+        if rmc is None or rmc.state == RESERVED or rmc.container is None or rmc.node.node_id != promoted.node_id:
+            return False
+        app = rmc.app
+        node = rmc.node
+        if rmc.container in app.new_containers:
+            app.new_containers.remove(rmc.container)  # never handed to the AM
+        del ctx.containers[temp_id]
+        node.containers.pop(temp_id, None)
+        app.live.pop(temp_id, None)
+        cid = promoted.id
+        rmc.cid = cid
+        rmc.key = (promoted.priority.priority, promoted.allocation_request_id)
+        rmc.priority = promoted.priority
+        rmc.state = RUNNING if running else ACQUIRED
+        rmc.container = promoted
+        ctx.containers[cid] = rmc
+        node.containers[cid] = rmc
+        app.live[cid] = rmc
+        return True
 
     def decrease_container(self, container_id: ContainerId, resource: Resource, version: int) -> Container | None:
         """``handleDecreaseRequests`` + ``swapContainer`` for DECREASE_RESOURCE: the container shrinks to
