@@ -185,6 +185,18 @@ def test_main_bad_snapshot_returns_2(tmp_path: Path, capsys):
     assert "$.queues[2].used.memory_mb: expected int, got str" in captured.err
 
 
+def test_main_error_with_a_control_character_in_a_key_is_one_line(tmp_path: Path, capsys):
+    """A key holding a carriage return (found by the codec fuzzer) is shown escaped: the error stays one line."""
+    snap = snapshot()
+    snap["applications"][0]["containers"][3]["resource"] = {"mem\rory_mb": 1, "vcores": 1}
+    f = tmp_path / "snap.json"
+    f.write_text(json.dumps(snap))
+    assert main([str(f)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].endswith("$.applications[0].containers[3].resource.mem\\rory_mb: unknown field")
+
+
 def test_main_missing_file_returns_2(tmp_path: Path, capsys):
     """A missing snapshot file exits 2 with a message on stderr."""
     assert main([str(tmp_path / "missing.json")]) == 2

@@ -132,7 +132,13 @@ def _translate(err: msgspec.MsgspecError) -> ConfigurationError:
     elif isinstance(err, msgspec.DecodeError) and not m:
         msg = f"invalid JSON: {msg}"
     msg = msg.replace("`", "")
-    return ConfigurationError(f"{path}: {msg[:1].lower()}{msg[1:]}")
+    return ConfigurationError(_one_line(f"{path}: {msg[:1].lower()}{msg[1:]}"))
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its control characters escaped (a key read from the file may hold a newline or a carriage
+    return: the error stays one line, showing the key as it is spelt, e.g. ``mem\\ry_mb``)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _res(r: _Res | None) -> Resource:
