@@ -103,11 +103,16 @@ def test_unapplied_increase_is_rolled_back_after_the_expiry() -> None:
     assert scheduler_used_mb(c) == 1024 + 1024
 
 
-def test_resizing_an_opportunistic_container_is_invalid_container_id() -> None:
-    """Resizing is for GUARANTEED containers the scheduler holds: an OPPORTUNISTIC one is INVALID_CONTAINER_ID."""
+def test_increasing_an_opportunistic_container_promotes_it() -> None:
+    """An OPPORTUNISTIC container's increase is accepted as Hadoop does (``validateAndSplitUpdateResourceRequests``
+    does not look at the execution type) and, once the GUARANTEED difference is allocated, comes back as a
+    promotion at the old size (``addToNewlyAllocatedContainers``; failed before: INVALID_CONTAINER_ID)."""
     c, am = resized(lambda am, ct: am.update_container_resource(ct, Resource(2048, 1)), ENABLED, etype=O)
     c.run(until_ms=8_000)
-    assert [e.reason for e in am.errors] == ["INVALID_CONTAINER_ID"]
+    assert am.errors == []
+    kinds = [(u.update_type, u.container.execution_type, u.container.resource.memory_mb, u.container.version)
+             for _, u in am.updates]  # fmt: skip
+    assert kinds == [(ContainerUpdateType.PROMOTE_EXECUTION_TYPE, ExecutionType.GUARANTEED, 1024, 1)]
 
 
 def test_runs_without_resizes_never_create_the_service() -> None:

@@ -21,9 +21,17 @@ allocation expirer's tick. As in Hadoop:
   version + 1, the AM gets DECREASE_RESOURCE in the answer, and the NM is told in its next heartbeat response
   (``RMNodeUpdateContainerEvent``: "Resource Decrease is always automatic").
 
-Resizing is for GUARANTEED containers the scheduler holds, a promoted one included (the scheduler holds it since
-its promotion: ``ContainerUpdateContext.swapContainer``); an OPPORTUNISTIC container (or an unknown one) is
-``INVALID_CONTAINER_ID`` here.
+An OPPORTUNISTIC container is resized too, as Hadoop does: ``validateAndSplitUpdateResourceRequests`` never looks
+at the execution type of a resource update (only an unknown container is ``INVALID_CONTAINER_ID``). Its decrease
+takes effect at once (it stays OPPORTUNISTIC); its increase asks for the difference as a GUARANTEED request on its
+node, and once that is allocated ``SchedulerApplicationAttempt.addToNewlyAllocatedContainers`` files it as a
+promotion (the container was not GUARANTEED): the AM gets PROMOTE_EXECUTION_TYPE, the container GUARANTEED at its
+old size. The opportunistic service (actors/_opportunisticams.py) carries both out.
+
+With the opportunistic service present, this service validates every update request of the allocate, the
+execution-type ones included, in the request's order and with one outstanding set (``validateAndSplit``: an
+increase and a promotion of one container in one allocate are one accepted update and one UPDATE_OUTSTANDING_ERROR);
+the accepted execution-type requests go on to the opportunistic service.
 
 The RM's own ask and release changes (increase asks withdrawn, temporary containers given back) go through
 ``ResourceManager._update_requests``, which leaves what the AM has not pulled yet for its next allocate.
@@ -145,18 +153,17 @@ class ContainerResizeService:
 
     # -- the AM's allocate -------------------------------------------------------------------------------------
     def before_allocate(self, msg: AllocateRequest) -> tuple[AllocateRequest, list[ResourceRequest]]:
-        """Take the resize requests out of ``msg`` (the others go on); decrease at once; return the increase asks."""
-        resize = [r for r in msg.update_requests if r.container_update_type in RESIZE_TYPES]
-        if not resize:
+        """``RMServerUtils.validateAndSplitUpdateResourceRequests`` over all the update requests of ``msg``, then
+        ``AbstractYarnScheduler.handleContainerUpdates`` for the resource ones: decreases at once, increases as
+        asks (returned). The accepted execution-type requests stay in ``msg`` for the opportunistic service."""
+        if not any(r.container_update_type in RESIZE_TYPES for r in msg.update_requests):
             return msg, []
-        rest = tuple(r for r in msg.update_requests if r.container_update_type not in RESIZE_TYPES)
-        msg = msgspec.structs.replace(msg, update_requests=rest)
         attempt_id = msg.application_attempt_id
         errors: list[UpdateContainerError] = []
         outstanding: set[ContainerId] = set()
         accepted: list[tuple[UpdateContainerRequest, Container]] = []
-        scheduler = self.rm.scheduler
-        for req in resize:  # every request is validated before any is applied (validateAndSplit)
+        exec_type: list[UpdateContainerRequest] = []
+        for req in msg.update_requests:  # every request is validated before any is applied (validateAndSplit)
             container = self._updatable(req.container_id, attempt_id)
             reason = validate_update(req, container, outstanding, self.rm.maximum_allocation)
             if reason is not None:
@@ -165,35 +172,57 @@ class ContainerResizeService:
                     UpdateContainerError(reason=reason, update_container_request=req, current_container_version=version)
                 )
                 continue
-            assert container is not None and req.capability is not None  # (refused above otherwise)
+            assert container is not None  # (refused above otherwise)
+            if req.container_update_type not in RESIZE_TYPES:
+                # PROMOTE / DEMOTE: split by the target execution type against the container's, not by the update
+                # type; a target equal to the container's own is dropped without an error (and not outstanding)
+                target = req.execution_type
+                if target is not None and target is not container.execution_type:
+                    outstanding.add(req.container_id)
+                    exec_type.append(req)
+                continue
             outstanding.add(req.container_id)
             accepted.append((req, container))
+        msg = msgspec.structs.replace(msg, update_requests=tuple(exec_type))
         asks: list[ResourceRequest] = []
+        scheduler = self.rm.scheduler
+        opportunistic = self.rm.opportunistic
         for req, container in accepted:
-            if req.container_update_type is DECREASE:
+            target = req.capability
+            assert target is not None  # (RESOURCE_OUTSIDE_ALLOWED_RANGE otherwise)
+            if container.execution_type is ExecutionType.OPPORTUNISTIC:
+                assert opportunistic is not None  # (only its containers are OPPORTUNISTIC)
+                if req.container_update_type is DECREASE:
+                    opportunistic.decrease(attempt_id, container, target)
+                else:
+                    asks.extend(opportunistic.increase(attempt_id, container, target))
+            elif req.container_update_type is DECREASE:
                 pending = self.increases.pop(req.container_id, None)
                 if pending is not None:
                     # checkAndAddToOutstandingDecreases: a decrease cancels the container's outstanding increase
                     # (cancelPreviousRequest), whose reservation goes with its ask
                     del self.by_request[pending.attempt_id, pending.request_id]
                     asks.extend(self._asks(pending.container, pending.delta, pending.request_id, 0))
-                self._decrease(attempt_id, container, req.capability, scheduler)  # type: ignore[arg-type]
+                self._decrease(attempt_id, container, target, scheduler)
             else:
-                asks.extend(self._increase(attempt_id, container, req.capability))  # type: ignore[arg-type]
+                asks.extend(self._increase(attempt_id, container, target))
         if errors:
             self.errors.setdefault(attempt_id, []).extend(errors)
         return msg, asks
 
     def _updatable(self, cid: ContainerId, attempt_id: ApplicationAttemptId) -> Container | None:
-        """The GUARANTEED container of this attempt that the scheduler holds (``scheduler.getRMContainer``)."""
+        """``scheduler.getRMContainer``: the live container of this attempt, an OPPORTUNISTIC one of the
+        opportunistic service or one the scheduler holds (a promoted one included); None if unknown."""
         if cid.application_attempt_id != attempt_id or cid in self.hidden or cid not in self.rm.live:
             return None
         opportunistic = self.rm.opportunistic
-        if opportunistic is not None and (cid in opportunistic.containers or cid in opportunistic.hidden):
-            return None
+        if opportunistic is not None:
+            if cid in opportunistic.hidden:
+                return None
+            record = opportunistic.containers.get(cid)
+            if record is not None:
+                return record.container if record.attempt_id == attempt_id else None
         container: Container | None = self.rm.scheduler.live_container(cid)
-        if container is None or container.execution_type is not ExecutionType.GUARANTEED:
-            return None
         return container
 
     def after_allocate(self, attempt_id: ApplicationAttemptId, response: AllocateResponse) -> AllocateResponse:
@@ -217,7 +246,9 @@ class ContainerResizeService:
             allocated_containers=allocated,
             completed_container_statuses=completed,
             updated_containers=(*response.updated_containers, *(updated or ())),
-            update_errors=(*response.update_errors, *(errors or ())),
+            # validateAndSplit's errors before those of handling the accepted updates (the opportunistic service's
+            # UPDATE_OUTSTANDING_ERROR for a promotion already outstanding): validateAndSplit runs first
+            update_errors=(*(errors or ()), *response.update_errors),
         )
 
     def has_news(self, attempt_id: ApplicationAttemptId) -> bool:

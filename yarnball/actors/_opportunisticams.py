@@ -123,12 +123,15 @@ class OpportunisticSettings:
 
 
 class _OppContainer:
-    __slots__ = ("attempt_id", "container", "promotion_rid", "state")
+    __slots__ = ("attempt_id", "container", "promotion_capability", "promotion_rid", "state")
 
     def __init__(self, attempt_id: ApplicationAttemptId, container: Container, state: str = ACQUIRED) -> None:
         self.attempt_id = attempt_id
         self.container = container
         self.promotion_rid: int | None = None  # an outstanding promotion ask
+        #: the capability of that ask: the container's size for a promotion, the difference for an increase
+        #: (ContainerUpdateContext.getResourceToIncrease); None when the ask is not sent (nothing to increase)
+        self.promotion_capability: Resource | None = None
         # RMContainerState: ACQUIRED once allocated (OpportunisticAMSProcessor.allocate moves the RMContainer there),
         # RUNNING once the NM reports it running (RMContainerImpl's LAUNCHED)
         self.state = state
@@ -451,11 +454,66 @@ class OpportunisticContainerAllocatorAMService:
             # UpdateContainerError.newInstance(reason, req) leaves the version at its default, 0.
             errors.append(UpdateContainerError(reason=UPDATE_OUTSTANDING_ERROR, update_container_request=req))
             return []
+        return self._outstanding_increase(record, record.container.resource)
+
+    def _outstanding_increase(self, record: _OppContainer, capability: Resource) -> list[ResourceRequest]:
+        """``ContainerUpdateContext.checkAndAddToOutstandingIncreases``: the container is outstanding; a GUARANTEED
+        ask for ``capability`` on its node is made unless it is none (``Resources.isNone(resToIncrease)``)."""
         self._next_promotion += 1
         rid = PROMOTION_REQUEST_ID_BASE - self._next_promotion
         record.promotion_rid = rid
         self.promotions[rid] = record.container.id
+        if capability.memory_mb == 0 and capability.vcores == 0:
+            record.promotion_capability = None
+            return []
+        record.promotion_capability = capability
         return self._promotion_request(record, rid, 1)
+
+    def increase(
+        self, attempt_id: ApplicationAttemptId, container: Container, target: Resource
+    ) -> list[ResourceRequest]:
+        """An INCREASE_RESOURCE of an OPPORTUNISTIC container, accepted by ``validateAndSplit`` (which does not look
+        at the execution type). ``checkAndAddToOutstandingIncreases`` asks for the difference
+        (``componentwiseMax(target, current) - current``) as GUARANTEED on the container's node, replacing an
+        outstanding increase of it (``cancelPreviousRequest``; a promotion's key is the same, so the promotion's ask
+        goes too). When the scheduler allocates it, ``addToNewlyAllocatedContainers`` files it as a promotion (the
+        container is not GUARANTEED): the container becomes GUARANTEED at its old size (``swapContainer`` for
+        PROMOTE_EXECUTION_TYPE keeps the existing resource) and the AM gets PROMOTE_EXECUTION_TYPE."""
+        record = self.containers[container.id]
+        rid = record.promotion_rid
+        self._withdraw_promotion(record)
+        if rid is not None:
+            self.promotions.pop(rid, None)
+        current = container.resource
+        delta = Resource(
+            max(target.memory_mb, current.memory_mb) - current.memory_mb,
+            max(target.vcores, current.vcores) - current.vcores,
+        )
+        return self._outstanding_increase(record, delta)
+
+    def decrease(self, attempt_id: ApplicationAttemptId, container: Container, target: Resource) -> None:
+        """A DECREASE_RESOURCE of an OPPORTUNISTIC container (``handleDecreaseRequests``): it takes effect in this
+        allocate, as a GUARANTEED one's does (``createDecreasedRMContainer`` keeps the execution type, so the
+        container stays OPPORTUNISTIC), version + 1, and its NM is told in its next heartbeat response
+        (``RMNodeUpdateContainerEvent``: a decrease is always automatic). An outstanding increase or promotion of
+        the container is withdrawn (``checkAndAddToOutstandingDecreases``' ``cancelPreviousRequest``)."""
+        record = self.containers[container.id]
+        rid = record.promotion_rid
+        self._withdraw_promotion(record)
+        if rid is not None:
+            self.promotions.pop(rid, None)
+        current = container.resource
+        resource = Resource(min(target.memory_mb, current.memory_mb), min(target.vcores, current.vcores))
+        decreased = msgspec.structs.replace(container, resource=resource, version=container.version + 1)
+        record.container = decreased
+        self.counters["decreased"] += 1
+        self.updated.setdefault(attempt_id, []).append(
+            UpdatedContainer(update_type=ContainerUpdateType.DECREASE_RESOURCE, container=decreased)
+        )
+        if not self.settings.auto_update:  # (with auto-update every pulled update is pushed: after_allocate)
+            self.to_update.setdefault(decreased.node_id, []).append(decreased)
+        log.info("container_decreased", container=str(container.id), resource=str(resource),
+                 version=decreased.version)  # fmt: skip
 
     def _demote(
         self,
@@ -500,13 +558,14 @@ class OpportunisticContainerAllocatorAMService:
 
     def _promotion_request(self, record: _OppContainer, rid: int, count: int) -> list[ResourceRequest]:
         c = record.container
+        capability = record.promotion_capability or c.resource
         node = self.rm.nodes.get(c.node_id)
         rack = node.rack if node is not None else "/default-rack"
         g = ExecutionTypeRequest(execution_type=ExecutionType.GUARANTEED)
 
         def ask(name: str, relax: bool) -> ResourceRequest:
             return ResourceRequest(
-                priority=c.priority, capability=c.resource, resource_name=name, num_containers=count,
+                priority=c.priority, capability=capability, resource_name=name, num_containers=count,
                 relax_locality=relax, execution_type_request=g, allocation_request_id=rid,
             )
 
@@ -516,8 +575,9 @@ class OpportunisticContainerAllocatorAMService:
     def _withdraw_promotion(self, record: _OppContainer) -> None:
         rid = record.promotion_rid
         record.promotion_rid = None
-        if rid is not None and record.attempt_id in self.rm.attempts:
+        if rid is not None and record.promotion_capability is not None and record.attempt_id in self.rm.attempts:
             self.rm._update_requests(record.attempt_id, tuple(self._promotion_request(record, rid, 0)), ())
+        record.promotion_capability = None
 
     def on_guaranteed_allocated(self, attempt_id: ApplicationAttemptId, container: Container) -> bool:
         """The scheduler allocated a GUARANTEED container; True if it serves a promotion (then the RM must not
@@ -545,6 +605,7 @@ class OpportunisticContainerAllocatorAMService:
                 self.rm._update_requests(attempt_id, tuple(self._promotion_request(record, rid, 1)), ())
             return True
         record.promotion_rid = None
+        record.promotion_capability = None
         promoted = msgspec.structs.replace(
             record.container, execution_type=ExecutionType.GUARANTEED, version=record.container.version + 1
         )
