@@ -9,7 +9,7 @@ import pytest
 
 from yarnball.launcher import Cluster
 from yarnball.launcher._gc import RUN_THRESHOLDS
-from yarnball.launcher.workloads import WorkloadBuilder, task_spec
+from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.protocols import Configuration
 
 CALLER_THRESHOLDS = (1234, 5, 6)
@@ -79,3 +79,28 @@ def test_objects_the_caller_froze_stay_frozen(caller_gc: None) -> None:
     assert during and all(frozen - 100 <= count <= frozen for count in during)
     assert frozen - 100 <= gc.get_freeze_count() <= frozen
     assert gc.get_threshold() == CALLER_THRESHOLDS
+
+
+def test_a_busy_run_leaves_no_cyclic_garbage(caller_gc: None) -> None:
+    """RUN_THRESHOLDS rest on this: the per-container objects of a run (messages, statuses, timers, tasks, asks,
+    containers at RM, NM and AM) are freed by reference counting, so a collection during the run finds nothing to
+    free. A change that leaves a cycle per container (a timer holding its owner, say) fails here, with the types
+    it left."""
+    # bench/bench_simulation.py's busy workload, small: MapReduce jobs arriving faster than 40 nodes run them
+    workload = synthetic_workload(
+        60, 40, 1, maps=(20, 60), reduces=(0, 5), map_ms=(2_000, 8_000), reduce_ms=(4_000, 10_000), load=1.5
+    )
+    cluster = Cluster(Configuration(), workload.nodes, seed=1)
+    cluster.submit_workload(workload)
+    cluster.run(until_ms=20_000)  # submissions, registrations and the first containers: the setup's own objects
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        cluster.run(until_ms=40_000)
+        gc.collect()
+        garbage = list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert cluster.rm.counters["containers_allocated"] > 500  # busy: containers came and went meanwhile
+    assert not garbage, sorted({type(o).__qualname__ for o in garbage})
