@@ -22,9 +22,15 @@ from __future__ import annotations
 
 import argparse
 import gc
+import sys
 import time
 import tracemalloc
+from pathlib import Path
 from typing import Any
+
+# This tree's yarnball, not whichever one is installed (an editable install points at one checkout; the benchmark
+# compares trees side by side, each run from its own directory).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from yarnball.actors import configure_logging
 from yarnball.launcher import Cluster
