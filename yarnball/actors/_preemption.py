@@ -165,6 +165,15 @@ class PreemptionMonitor(Actor):
         return rnd
 
 
+def policy_enabled(conf: Configuration, policy: str) -> bool:
+    """Whether the monitor keys run ``policy`` (``ResourceManager.createSchedulerMonitors``: monitors on, and
+    ``yarn.resourcemanager.scheduler.monitor.policies`` naming its class, in full or by its simple name)."""
+    if not conf.get_bool(keys.RM_SCHEDULER_ENABLE_MONITORS, keys.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS):
+        return False
+    policies = conf.get_strings(keys.RM_SCHEDULER_MONITOR_POLICIES, [keys.DEFAULT_RM_SCHEDULER_MONITOR_POLICIES])
+    return policy in policies or policy.rsplit(".", 1)[1] in policies
+
+
 def monitor_enabled(conf: Configuration) -> bool:
     """Whether ``conf`` switches the preemption monitor on; raises ConfigurationError for a policy yarnball
     cannot run (Hadoop fails the RM start on an unknown ``SchedulingEditPolicy`` class too)."""

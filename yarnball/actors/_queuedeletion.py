@@ -15,26 +15,18 @@ from __future__ import annotations
 from typing import Any
 
 from yarnball.actors._actor import Actor
+from yarnball.actors._preemption import policy_enabled
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import CapacityScheduler
 from yarnball.policies.capacity._autodeletion import AutoCreatedQueueDeletionPolicy
 from yarnball.protocols import Configuration, keys
 
-__all__ = ["QUEUE_DELETION_POLICIES", "QueueDeletionMonitor", "queue_deletion_enabled", "spawn_queue_deletion_monitor"]
-
-#: The policy's Hadoop class name and its simple name.
-QUEUE_DELETION_POLICIES = (
-    keys.AUTO_CREATED_QUEUE_DELETION_POLICY,
-    keys.AUTO_CREATED_QUEUE_DELETION_POLICY.rsplit(".", 1)[1],
-)
+__all__ = ["QueueDeletionMonitor", "queue_deletion_enabled", "spawn_queue_deletion_monitor"]
 
 
 def queue_deletion_enabled(conf: Configuration) -> bool:
     """Whether the monitor keys run the AutoCreatedQueueDeletionPolicy."""
-    if not conf.get_bool(keys.RM_SCHEDULER_ENABLE_MONITORS, keys.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS):
-        return False
-    policies = conf.get_strings(keys.RM_SCHEDULER_MONITOR_POLICIES, [keys.DEFAULT_RM_SCHEDULER_MONITOR_POLICIES])
-    return any(p in QUEUE_DELETION_POLICIES for p in policies)
+    return policy_enabled(conf, keys.AUTO_CREATED_QUEUE_DELETION_POLICY)
 
 
 class QueueDeletionMonitor(Actor):

@@ -15,25 +15,17 @@ from __future__ import annotations
 from typing import Any
 
 from yarnball.actors._actor import Actor
+from yarnball.actors._preemption import policy_enabled
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity._managedparent import manage_auto_created_leaf_queues
 from yarnball.protocols import Configuration, keys
 
 __all__ = ["QueueManagementMonitor", "queue_management_enabled", "spawn_queue_management_monitor"]
 
-#: The policy's Hadoop class name and its simple name.
-QUEUE_MANAGEMENT_POLICIES = (
-    keys.QUEUE_MANAGEMENT_DYNAMIC_EDIT_POLICY,
-    keys.QUEUE_MANAGEMENT_DYNAMIC_EDIT_POLICY.rsplit(".", 1)[1],
-)
-
 
 def queue_management_enabled(conf: Configuration) -> bool:
     """Whether the monitor keys run the QueueManagementDynamicEditPolicy."""
-    if not conf.get_bool(keys.RM_SCHEDULER_ENABLE_MONITORS, keys.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS):
-        return False
-    policies = conf.get_strings(keys.RM_SCHEDULER_MONITOR_POLICIES, [keys.DEFAULT_RM_SCHEDULER_MONITOR_POLICIES])
-    return any(p in QUEUE_MANAGEMENT_POLICIES for p in policies)
+    return policy_enabled(conf, keys.QUEUE_MANAGEMENT_DYNAMIC_EDIT_POLICY)
 
 
 class QueueManagementMonitor(Actor):
