@@ -2,8 +2,9 @@
 
 ``pip install -e .`` (or ``pip install .``) compiles the modules listed in yarnball/_native.py (MYPYC_MODULES) with
 mypyc into C extensions next to their sources: the pure, fully typed CapacityScheduler modules run about 2.6x faster
-compiled, with byte-identical outputs. ``YARNBALL_PURE_PYTHON=1 pip install -e .`` builds pure Python (no compiler
-needed); compiling adds ~45 s to a clean install on 2 cores (mypyc ~3 s, gcc -O3 the rest). After editing a
+compiled, with byte-identical outputs. It also builds yarnball/_hugearena.c (huge-page arenas for CPython's
+small-object allocator, launcher/_memory.py). ``YARNBALL_PURE_PYTHON=1 pip install -e .`` builds pure Python (no
+compiler needed); compiling adds ~45 s to a clean install on 2 cores (mypyc ~3 s, gcc -O3 the rest). After editing a
 listed module, rebuild (``pip install -e .``): until then yarnball warns and runs the sources.
 """
 
@@ -13,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 
@@ -90,7 +91,9 @@ def _ext_modules() -> list[object]:
         # (yarnball/_native__mypyc.*.so), where the editable install's import finder, which maps only the yarnball
         # package, can find it.
         config = Path(__file__).parent / "pyproject.toml"
-        return list(mypycify([f"--config-file={config}", *paths], opt_level="3", group_name="yarnball._native"))
+        compiled = list(mypycify([f"--config-file={config}", *paths], opt_level="3", group_name="yarnball._native"))
+        # Huge-page arenas for pymalloc (yarnball/_hugearena.c, launcher/_memory.py): plain C, no dependency.
+        return [*compiled, Extension("yarnball._hugearena", ["yarnball/_hugearena.c"])]
     except (Exception, SystemExit) as error:
         _warn_pure(f"mypyc could not compile the extensions ({type(error).__name__}: {error})")
         return []

@@ -64,6 +64,7 @@ def run(
     load: float = 1.5,
     skip_am: bool | None = None,
     dormant: bool = True,
+    huge_pages: bool = True,
 ) -> dict[str, float]:
     workload = busy_workload(nodes, warmup_seconds + sim_seconds, seed, map_ms, reduce_ms, load)
     gc.collect()
@@ -75,6 +76,7 @@ def run(
         keys.SIMULATION_SKIP_IDLE_HEARTBEATS: str(skip).lower(),
         keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS: str(am).lower(),
         keys.SIMULATION_DORMANT_IDLE_AMS: str(dormant).lower(),
+        keys.SIMULATION_HUGE_PAGE_ARENAS: str(huge_pages).lower(),
     })
     cluster = Cluster(conf, workload.nodes, seed=seed)
     per_node = 0.0
@@ -146,6 +148,12 @@ def main() -> None:
     parser.add_argument(
         "--compare-dormancy", action="store_true", help="run with dormant idle AMs on, then off (skipping on)"
     )
+    parser.add_argument(
+        "--huge-page-arenas",
+        choices=("on", "off"),
+        default="on",
+        help="yarnball.simulation.huge-page-arenas (installed for the process by its first cluster: one value a run)",
+    )
     args = parser.parse_args()
     configure_logging(level="warning")  # the event log is measured separately; console lines would dominate
     for n in args.nodes:
@@ -165,6 +173,7 @@ def main() -> None:
                 load=args.load,
                 skip_am=skip_am,
                 dormant=dormant,
+                huge_pages=args.huge_page_arenas == "on",
             )
             print(
                 f"{n:>6} nodes, skip NM={'on ' if skip else 'off'} AM={'on ' if skip_am else 'off'} "

@@ -49,23 +49,28 @@ def test_a_mypy_failure_falls_back_to_pure_python(tmp_path: Path, monkeypatch: p
 
 
 def test_a_successful_compile_stage_keeps_the_extensions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """When mypycify works, its extensions are built and no pure-Python note is left."""
+    """When mypycify works, its extensions are built, with the huge-page arena module, and no pure-Python note is
+    left."""
     sentinel = object()
     captured = _run_setup_py(tmp_path, monkeypatch, lambda *a, **k: [sentinel])
-    assert captured["ext_modules"] == [sentinel]
+    modules = captured["ext_modules"]
+    assert isinstance(modules, list) and modules[0] is sentinel and len(modules) == 2
+    assert modules[1].name == "yarnball._hugearena" and modules[1].sources == ["yarnball/_hugearena.c"]
     assert (tmp_path / "yarnball" / "_build.txt").read_text() == ""
 
 
 def test_version_names_version_build_python_and_ray(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`yarnball --version`: four lines, the build says pure Python and why when it is."""
+    """`yarnball --version`: five lines, the build says pure Python and why when it is."""
     monkeypatch.setattr(_native, "build_status", lambda: (False, "because a test said so"))
     monkeypatch.setattr(_about, "ray_version", lambda: None)
+    monkeypatch.setitem(sys.modules, "yarnball._hugearena", None)  # as a pure-Python install: no extension
     assert cli.main(["--version"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("yarnball ") and lines[0].split()[1][0].isdigit()
     assert lines[1] == "build: pure Python (because a test said so)"
     assert lines[2].startswith("Python 3.")
     assert lines[3] == "Ray: not installed (the ray backend needs `pip install -e '.[ray]'`)"
+    assert lines[4] == "memory: CPython's own arenas (the huge-page arena extension is not built)"
 
 
 def test_version_reports_the_real_build() -> None:

@@ -10,6 +10,7 @@ import importlib.metadata
 import importlib.util
 import platform
 import sys
+from pathlib import Path
 
 from yarnball import __version__, _native
 from yarnball.errors import ConfigurationError
@@ -54,5 +55,19 @@ def version_text() -> str:
             f"build: {build_line()}",
             f"Python {platform.python_version()} ({sys.executable})",
             f"Ray: {ray} available" if ray else f"Ray: not installed (the ray backend needs `{RAY_INSTALL}`)",
+            f"memory: {huge_pages_line()}",
         ]
     )
+
+
+def huge_pages_line() -> str:
+    """Whether runs put their small objects on huge pages (launcher/_memory.py), and the kernel's THP setting."""
+    try:
+        from yarnball import _hugearena  # noqa: F401 (a C extension: absent from a pure-Python install)
+    except ImportError:
+        return "CPython's own arenas (the huge-page arena extension is not built)"
+    try:
+        setting = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text().split("[", 1)[1].split("]", 1)[0]
+    except (OSError, IndexError):
+        setting = "unknown"
+    return f"huge-page arenas (yarnball.simulation.huge-page-arenas; transparent huge pages: {setting})"

@@ -29,6 +29,7 @@ from yarnball.actors.shortcuts import InlineHeartbeats, LazyRunning, exact_short
 from yarnball.errors import ConfigurationError, SimulationError
 from yarnball.launcher._elastic import Autoscaler, ElasticConfig, attach_autoscaler
 from yarnball.launcher._gc import tuned_gc
+from yarnball.launcher._memory import huge_page_arenas
 from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob, Workload
 from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration, QueueMetrics
 from yarnball.policies.placement import SpreadPlacement, placement_from_conf
@@ -105,6 +106,7 @@ class Cluster:
             self.work_dir.mkdir(parents=True, exist_ok=True)
         conf = normalized_conf(conf)
         self.conf = conf
+        huge_page_arenas(conf)  # before the cluster's own objects exist (launcher/_memory.py)
         self.seed = seed
         self.rng = random.Random(seed)
         cs_conf = CapacitySchedulerConfiguration(conf)

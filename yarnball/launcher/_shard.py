@@ -32,6 +32,7 @@ from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.errors import ActorError, ProtocolError, SimulationError
+from yarnball.launcher._memory import huge_page_arenas
 from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration
 from yarnball.protocols import Configuration, decode_routed, encode_routed, keys
 from yarnball.protocols._codec import Routing
@@ -202,6 +203,7 @@ class ShardHost:
         expected_apps: int = 0,
         placement: Mapping[str, int] | None = None,
     ) -> None:
+        huge_page_arenas(conf)  # before the host's actors exist (launcher/_memory.py)
         self.index = index
         self.hosts = hosts
         self.placement = dict(placement or {})

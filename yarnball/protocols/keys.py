@@ -548,6 +548,13 @@ DEFAULT_SIMULATION_EXACT_SHORTCUTS = True
 SIMULATION_SKIP_IDLE_HEARTBEATS = "yarnball.simulation.skip-idle-heartbeats"
 DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS = True
 
+# -- yarnball: huge pages for the process's small objects -------------------------------------------------------
+#: Give CPython's small-object allocator arenas backed by transparent huge pages (launcher/_memory.py,
+#: yarnball/_hugearena.c), installed when the process builds its first cluster, for the life of the process. Fewer
+#: TLB misses in large runs; outputs are the same either way (tests/test_memory.py).
+SIMULATION_HUGE_PAGE_ARENAS = "yarnball.simulation.huge-page-arenas"
+DEFAULT_SIMULATION_HUGE_PAGE_ARENAS = True
+
 # -- yarnball: skipping idle ApplicationMaster heartbeats --------------------------------------------------------
 #: Skip AM allocate calls that send nothing and would get nothing back (shortcuts/_amheartbeats.py); results equal a
 #: run that processes every allocate (tests/test_am_heartbeat_skipping.py). Only the scheduler's allocate count
