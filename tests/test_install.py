@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import yarnball
 from yarnball import _native
 from yarnball.launcher import _about, cli
 
@@ -63,7 +64,9 @@ def test_version_names_version_build_python_and_ray(capsys: Any, monkeypatch: py
     """`yarnball --version`: five lines, the build says pure Python and why when it is."""
     monkeypatch.setattr(_native, "build_status", lambda: (False, "because a test said so"))
     monkeypatch.setattr(_about, "ray_version", lambda: None)
-    monkeypatch.setitem(sys.modules, "yarnball._hugearena", None)  # as a pure-Python install: no extension
+    # as a pure-Python install: no extension (nor the package attribute an earlier import left)
+    monkeypatch.setitem(sys.modules, "yarnball._hugearena", None)
+    monkeypatch.delattr(yarnball, "_hugearena", raising=False)
     assert cli.main(["--version"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("yarnball ") and lines[0].split()[1][0].isdigit()
