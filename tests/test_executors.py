@@ -35,9 +35,14 @@ def test_long2string_formats_as_hadoops_traditional_binary_prefix(n: int, text: 
 
 def test_process_tree_is_the_process_group_with_its_memory(tmp_path: Path) -> None:
     """A session leader's tree holds it and its children, each with a pid, parent and resident memory."""
-    proc = subprocess.Popen(
-        ["/bin/bash", "-c", "sleep 5 & sleep 5 & echo forked; wait"], start_new_session=True, stdout=subprocess.PIPE
+    # "forked" once both children run `sleep` with pages resident (a child between fork and exec, or just after
+    # exec, can show an RSS of 0 for a moment on a loaded machine)
+    script = (
+        "sleep 5 & a=$!; sleep 5 & b=$!; "
+        "ready() { [ \"$(cat /proc/$1/comm)\" = sleep ] && [ \"$(cut -d' ' -f2 /proc/$1/statm)\" -gt 0 ]; }; "
+        "until ready $a && ready $b; do :; done; echo forked; wait"
     )
+    proc = subprocess.Popen(["/bin/bash", "-c", script], start_new_session=True, stdout=subprocess.PIPE)
     tree: list[ProcessInfo] = []
     try:
         assert proc.stdout is not None and proc.stdout.readline() == b"forked\n"  # both children exist now
