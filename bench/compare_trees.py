@@ -1,0 +1,71 @@
+"""Side-by-side wall time of bench_simulation.py's run() for several source trees, in fresh processes, alternating.
+
+    python bench/compare_trees.py --trees . /path/to/other/checkout --rounds 7 \\
+        --nodes 1000 --map-ms 300000 900000 --reduce-ms 300000 900000 --load 6 --warmup-seconds 300 --sim-seconds 300
+
+Each round runs every tree once, in turn, each in a new Python process with that tree first on ``sys.path`` (its own
+yarnball, compiled in place or not, and its own bench_simulation.py); the measured period's wall seconds are printed
+to four places and the medians compared at the end. For runs too short for bench_simulation.py's two decimals (the
+long-task benchmark measures ~0.3 s), and for noisy machines: the median of alternating runs, as bench/RESULTS.md
+asks for ratios measured side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+CHILD = """
+import json, sys
+root = sys.argv[1]
+sys.path[:0] = [root, root + "/bench"]
+import bench_simulation as b
+from yarnball.actors import configure_logging
+configure_logging(level="warning")
+a = json.loads(sys.argv[2])
+r = b.run(a["nodes"], a["sim_seconds"], warmup_seconds=a["warmup_seconds"], map_ms=tuple(a["map_ms"]),
+          reduce_ms=tuple(a["reduce_ms"]), load=a["load"])
+print(json.dumps({"wall_s": r["wall_s"], "allocations": r["allocations"], "events": r["events"]}))
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--trees", nargs="+", required=True, help="source trees (checkouts) to compare")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--nodes", type=int, default=1000)
+    parser.add_argument("--sim-seconds", type=int, default=300)
+    parser.add_argument("--warmup-seconds", type=int, default=300)
+    parser.add_argument("--map-ms", type=int, nargs=2, default=[300_000, 900_000])
+    parser.add_argument("--reduce-ms", type=int, nargs=2, default=[300_000, 900_000])
+    parser.add_argument("--load", type=float, default=6)
+    args = parser.parse_args()
+    params = json.dumps({
+        "nodes": args.nodes, "sim_seconds": args.sim_seconds, "warmup_seconds": args.warmup_seconds,
+        "map_ms": args.map_ms, "reduce_ms": args.reduce_ms, "load": args.load,
+    })  # fmt: skip
+    trees = [str(Path(t).resolve()) for t in args.trees]
+    walls: dict[str, list[float]] = {t: [] for t in trees}
+    for i in range(args.rounds):
+        for tree in trees:
+            out = subprocess.run(
+                [sys.executable, "-c", CHILD, tree, params], capture_output=True, text=True, check=True, cwd="/"
+            )
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            walls[tree].append(r["wall_s"])
+            print(f"round {i + 1}: {tree}: {r['wall_s']:.4f} wall s ({r['allocations']:,} allocations, "
+                  f"{r['events']:,} events)", flush=True)  # fmt: skip
+    base = statistics.median(walls[trees[0]])
+    for tree in trees:
+        median = statistics.median(walls[tree])
+        print(
+            f"{tree}: median {median:.4f} s, min {min(walls[tree]):.4f} s; {median / base:.3f} x the first tree's time"
+        )
+
+
+if __name__ == "__main__":
+    main()
