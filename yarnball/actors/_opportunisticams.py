@@ -479,11 +479,7 @@ class OpportunisticContainerAllocatorAMService:
         goes too). When the scheduler allocates it, ``addToNewlyAllocatedContainers`` files it as a promotion (the
         container is not GUARANTEED): the container becomes GUARANTEED at its old size (``swapContainer`` for
         PROMOTE_EXECUTION_TYPE keeps the existing resource) and the AM gets PROMOTE_EXECUTION_TYPE."""
-        record = self.containers[container.id]
-        rid = record.promotion_rid
-        self._withdraw_promotion(record)
-        if rid is not None:
-            self.promotions.pop(rid, None)
+        record = self._cancel_previous_request(container.id)
         current = container.resource
         delta = Resource(
             max(target.memory_mb, current.memory_mb) - current.memory_mb,
@@ -491,17 +487,22 @@ class OpportunisticContainerAllocatorAMService:
         )
         return self._outstanding_increase(record, delta)
 
+    def _cancel_previous_request(self, container_id: ContainerId) -> _OppContainer:
+        """The container's record, its outstanding increase or promotion withdrawn (``cancelPreviousRequest``)."""
+        record = self.containers[container_id]
+        rid = record.promotion_rid
+        self._withdraw_promotion(record)
+        if rid is not None:
+            self.promotions.pop(rid, None)
+        return record
+
     def decrease(self, attempt_id: ApplicationAttemptId, container: Container, target: Resource) -> None:
         """A DECREASE_RESOURCE of an OPPORTUNISTIC container (``handleDecreaseRequests``): it takes effect in this
         allocate, as a GUARANTEED one's does (``createDecreasedRMContainer`` keeps the execution type, so the
         container stays OPPORTUNISTIC), version + 1, and its NM is told in its next heartbeat response
         (``RMNodeUpdateContainerEvent``: a decrease is always automatic). An outstanding increase or promotion of
         the container is withdrawn (``checkAndAddToOutstandingDecreases``' ``cancelPreviousRequest``)."""
-        record = self.containers[container.id]
-        rid = record.promotion_rid
-        self._withdraw_promotion(record)
-        if rid is not None:
-            self.promotions.pop(rid, None)
+        record = self._cancel_previous_request(container.id)
         current = container.resource
         resource = Resource(min(target.memory_mb, current.memory_mb), min(target.vcores, current.vcores))
         decreased = msgspec.structs.replace(container, resource=resource, version=container.version + 1)
