@@ -10,10 +10,10 @@ import importlib.metadata
 import importlib.util
 import platform
 import sys
-from pathlib import Path
 
 from yarnball import __version__, _native
 from yarnball.errors import ConfigurationError
+from yarnball.launcher._memory import transparent_huge_pages
 
 __all__ = ["RAY_INSTALL", "build_line", "ray_version", "require_ray", "version_text"]
 
@@ -66,8 +66,5 @@ def huge_pages_line() -> str:
         from yarnball import _hugearena  # noqa: F401 (a C extension: absent from a pure-Python install)
     except ImportError:
         return "CPython's own arenas (the huge-page arena extension is not built)"
-    try:
-        setting = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text().split("[", 1)[1].split("]", 1)[0]
-    except (OSError, IndexError):
-        setting = "unknown"
+    setting = transparent_huge_pages() or "unknown"
     return f"huge-page arenas (yarnball.simulation.huge-page-arenas; transparent huge pages: {setting})"

@@ -16,9 +16,13 @@ to keep CPython's own arenas.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from yarnball.protocols import Configuration, keys
 
-__all__ = ["huge_page_arenas"]
+__all__ = ["huge_page_arenas", "transparent_huge_pages"]
+
+_THP_SETTING = "/sys/kernel/mm/transparent_hugepage/enabled"
 
 
 def huge_page_arenas(conf: Configuration) -> bool:
@@ -30,3 +34,14 @@ def huge_page_arenas(conf: Configuration) -> bool:
     except ImportError:
         return False
     return bool(_hugearena.install())
+
+
+def transparent_huge_pages() -> str | None:
+    """The kernel's transparent-huge-page mode (``always``, ``madvise``, ``never``), None where it cannot be read."""
+    try:
+        text = Path(_THP_SETTING).read_text(encoding="ascii")
+    except OSError:
+        return None
+    if "[" not in text or "]" not in text:
+        return None
+    return text.split("[", 1)[1].split("]", 1)[0]
