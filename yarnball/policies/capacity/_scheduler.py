@@ -301,16 +301,7 @@ class CapacityScheduler(EventHandlers):
             # ApplicationMasterService throws InvalidResourceRequestException: nothing of the call is applied.
             hm, hv = leaf.headroom(ctx, app.user, self.root)
             return Allocation(headroom=Resource(hm, hv), errors=errors)
-        out: list[SchedulerNotification] = []
-        ctx.outbox = out
-        for cid in release:
-            rmc = ctx.containers.get(cid)
-            if rmc is None or rmc.app is not app or rmc.cid not in app.live:
-                log.info("Trying to release container not owned by app or with invalid id.", container=str(cid))
-                continue
-            self._complete(rmc, abnormal_status(cid, RELEASED_CONTAINER), notify=True)
-        if ask:
-            self._update_asks(app, ask, maximum)
+        out = self._release_and_ask(app, release, ask, maximum, log_unknown=True)
         for name in blacklist_additions:
             app.blacklist.add(name)
         for name in blacklist_removals:
@@ -328,17 +319,33 @@ class CapacityScheduler(EventHandlers):
         app = self.attempts.get(attempt_id)
         if app is None or app.stopped:
             return ()
+        return tuple(self._release_and_ask(app, release, ask, self.maximum_allocation(app.queue), log_unknown=False))
+
+    def _release_and_ask(
+        self,
+        app: SchedulerApp,
+        release: Sequence[ContainerId],
+        ask: Sequence[ResourceRequest],
+        maximum: Resource,
+        *,
+        log_unknown: bool,
+    ) -> list[SchedulerNotification]:
+        """Release the app's containers in ``release`` and update its asks (both validated by the caller); the
+        notifications this makes. A release of a container the app does not hold is skipped, logged as
+        ``allocate`` does when ``log_unknown`` (the RM's own releases may name a temporary container gone since)."""
         ctx = self._ctx
         out: list[SchedulerNotification] = []
         ctx.outbox = out
         for cid in release:
             rmc = ctx.containers.get(cid)
             if rmc is None or rmc.app is not app or rmc.cid not in app.live:
+                if log_unknown:
+                    log.info("Trying to release container not owned by app or with invalid id.", container=str(cid))
                 continue
             self._complete(rmc, abnormal_status(cid, RELEASED_CONTAINER), notify=True)
         if ask:
-            self._update_asks(app, ask, self.maximum_allocation(app.queue))
-        return tuple(out)
+            self._update_asks(app, ask, maximum)
+        return out
 
     def _pull(self, app: SchedulerApp, notifications: tuple[SchedulerNotification, ...]) -> Allocation:
         """``getAllocation``: hand over the new and completed containers, the headroom and the preemption marks."""
