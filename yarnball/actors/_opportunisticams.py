@@ -587,21 +587,22 @@ class OpportunisticContainerAllocatorAMService:
         if original is None:
             return False
         record = self.containers.get(original)
-        if record is None or original not in self.rm.live:
-            # SchedulerApplicationAttempt.addToNewlyAllocatedContainers: the container ended meanwhile (COMPLETED:
-            # tempContainerToKill). Its completion may be in the very heartbeat whose NODE_UPDATE allocated this one,
-            # handed to this service only after it (on_node_heartbeat): the RM no longer counts it live.
+        # SchedulerApplicationAttempt.addToNewlyAllocatedContainers: the container ended meanwhile (COMPLETED:
+        # tempContainerToKill). Its completion may be in the very heartbeat whose NODE_UPDATE allocated this one,
+        # handed to this service only after it (on_node_heartbeat): the RM no longer counts it live.
+        ended = record is None or original not in self.rm.live
+        misplaced = record is not None and container.node_id != record.container.node_id
+        if ended or misplaced:
+            # Either way the temporary container goes back, unseen by the AM.
             self.hidden.add(container.id)
             self.rm._update_requests(attempt_id, (), (container.id,))
-            if record is not None:
-                record.promotion_rid = None
-            return True
-        if container.node_id != record.container.node_id:
-            # matchContainerToOutstandingIncreaseReq's UNDEFINED: placed on another node; give it back, ask again.
-            self.hidden.add(container.id)
-            self.rm._update_requests(attempt_id, (), (container.id,))
+            if record is None:
+                return True
             rid = record.promotion_rid
-            if rid is not None:
+            if ended:
+                record.promotion_rid = None
+            elif rid is not None:
+                # matchContainerToOutstandingIncreaseReq's UNDEFINED: placed on another node; ask again.
                 self.promotions[rid] = original
                 self.rm._update_requests(attempt_id, tuple(self._promotion_request(record, rid, 1)), ())
             return True
