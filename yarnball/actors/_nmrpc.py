@@ -207,10 +207,6 @@ class ContainerCalls:
             call.timer.cancel()
         return True
 
-    def container_of(self, kind: str, cid: ContainerId) -> Any:
-        call = self.calls.get((kind, cid))
-        return None if call is None else call.container
-
     def reset(self) -> None:
         for call in self.calls.values():
             if call.timer is not None:
