@@ -132,13 +132,14 @@ def _translate(err: msgspec.MsgspecError) -> ConfigurationError:
     elif isinstance(err, msgspec.DecodeError) and not m:
         msg = f"invalid JSON: {msg}"
     msg = msg.replace("`", "")
-    return ConfigurationError(_one_line(f"{path}: {msg[:1].lower()}{msg[1:]}"))
+    return ConfigurationError(f"{path}: {msg[:1].lower()}{msg[1:]}")
 
 
-def _one_line(text: str) -> str:
-    """``text`` with its control characters escaped (a key read from the file may hold a newline or a carriage
-    return: the error stays one line, showing the key as it is spelt, e.g. ``mem\\ry_mb``)."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+def _one_line(text: object) -> str:
+    """``text`` with its control characters escaped, for the terminal: a key read from the snapshot (a field name,
+    a config key) may hold a newline or a carriage return; each message stays one line, showing the key as it is
+    spelt (``mem\\ry_mb``)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
 
 
 def _res(r: _Res | None) -> Resource:
@@ -339,10 +340,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ConfigurationError as err:  # the policy's checks (queue tree, config values): name the file too
             raise ConfigurationError(f"{name}: {err}") from err
     except ConfigurationError as err:
-        print(f"yarnball preempt: error: {err}", file=sys.stderr)
+        print(f"yarnball preempt: error: {_one_line(err)}", file=sys.stderr)
         return 2
     for warning in warnings:
-        print(f"yarnball preempt: warning: {warning}", file=sys.stderr)
+        print(f"yarnball preempt: warning: {_one_line(warning)}", file=sys.stderr)
     out = msgspec.json.encode(plan)
     if args.indent > 0:
         out = msgspec.json.format(out, indent=args.indent)
