@@ -200,3 +200,16 @@ def test_the_victims_tasks_still_end_on_time() -> None:
     assert [s.exit_status for s in victim.statuses] == [s.exit_status for s in quiet_victim.statuses]
     assert [s.exit_status for s in victim.statuses] == [ContainerExitStatus.SUCCESS] * 2
     assert attacked.rm.apps[victim.application_id].finish_time == quiet.rm.apps[quiet_victim.application_id].finish_time
+
+
+def test_the_nm_forgets_an_applications_nm_token_when_it_finishes() -> None:
+    """NMTokenSecretManagerInNM keeps a verified NMToken per application until the application finishes
+    (``appFinished``, from the RM's applications to clean up)."""
+    cluster, victim, attacker = victim_and_attacker()
+    nm = cluster.node_managers["node0"]
+    for am in (victim, attacker):
+        assert nm.secrets.verified[am.application_id] is am.nm_tokens[nm.node_id]
+    _victim_unharmed(cluster, victim)  # runs both to the end (the cluster's run stops when the last one finishes)
+    assert cluster.rm.apps[attacker.application_id].state is YarnApplicationState.FINISHED
+    cluster.kernel.run(until=cluster.now + 5_000)  # the last heartbeat response, with its applications to clean up
+    assert nm.secrets.verified == {}

@@ -52,11 +52,11 @@ def _reject(nm: Any, reason: str, message: str, cid: Any, msg: Any) -> FailedCon
 def _token_error(nm: Any, token: NMToken | None) -> str | None:
     """The call's NMToken, checked once per application and token (``NMTokenSecretManagerInNM`` keeps them)."""
     secrets = nm.secrets
-    if token is not None and secrets.verified.get(token.application_attempt_id) is token:
+    if token is not None and secrets.verified.get(token.application_attempt_id.application_id) is token:
         return None
     error: str | None = secrets.nm_token_error(token)
     if error is None:
-        secrets.verified[token.application_attempt_id] = token  # type: ignore[union-attr]
+        secrets.verified[token.application_attempt_id.application_id] = token  # type: ignore[union-attr]
     return error
 
 

@@ -792,10 +792,7 @@ class NodeManager(Actor):
         return True
 
     def _cleanup_application(self, app: ApplicationId) -> None:
-        verified = self.secrets.verified
-        if verified:  # NMTokenSecretManagerInNM.appFinished
-            for attempt in [a for a in verified if a.application_id == app]:
-                del verified[attempt]
+        self.secrets.app_finished(app)
         for cid in [c for c in self.containers if c.application_attempt_id.application_id == app]:
             self._kill(cid, ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, KILLED_AFTER_APP)
 

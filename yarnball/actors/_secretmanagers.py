@@ -10,8 +10,14 @@ does). NM side (:class:`NMSecretManagers`): ``NMTokenSecretManagerInNM`` and ``N
 Master keys come from the run's seed and cluster timestamp through SHA-256, never from the wall clock or
 ``os.urandom``: the same run draws the same keys and its logs stay byte-identical. They are secret from the actors
 (no role is handed another's key), not from whoever holds the seed: the simulation models who holds which token, not
-cryptography against the operator. Passwords are keyed BLAKE2b MACs of the identifier bytes (Hadoop:
-``SecretManager.createPassword``, HmacSHA1).
+cryptography against the operator. Passwords are BLAKE2b MACs of the identifier bytes (Hadoop:
+``SecretManager.createPassword``, HmacSHA1): BLAKE2b of the master key's secret followed by the identifier, which is a
+MAC because BLAKE2 has no length extension (its last block is flagged); unlike BLAKE2's keyed mode, which pads the
+key to a block of its own, it hashes a token's identifier in one compression instead of two.
+
+A password is made or checked per container and per attempt and node, so the hot paths (signing a response's
+containers, an NM's start checks) make them inline from a hash state that has absorbed the key (:func:`_keyed`)
+instead of through :func:`password`'s layers: ~4 MACs per container were ~10% of a long-task run.
 
 :class:`Rejections` counts and logs every refused request of a role (``request_rejected`` events); summary.json adds
 them up under ``security`` (launcher/_outputs.py).
@@ -29,6 +35,7 @@ import msgspec
 from yarnball.protocols._records import (
     AMRMToken,
     ApplicationAttemptId,
+    ApplicationId,
     Container,
     ContainerToken,
     MasterKey,
@@ -46,6 +53,7 @@ __all__ = [
 ]
 
 _DIGEST_SIZE = 20  # HmacSHA1's length
+_replace = msgspec.structs.replace
 
 
 def master_key(kind: str, seed: int, cluster_timestamp: int) -> MasterKey:
@@ -54,15 +62,19 @@ def master_key(kind: str, seed: int, cluster_timestamp: int) -> MasterKey:
     return MasterKey(key_id=int.from_bytes(secret[:4], "big") >> 1, secret=secret)
 
 
-# A keyed BLAKE2b state per master key: a copy of it MACs the next identifier without processing the key again.
+# A BLAKE2b state per master key that has absorbed its secret: a copy of it MACs the next identifier.
 _KEYED: dict[bytes, Any] = {}
 
 
-def _mac(key: MasterKey, data: bytes) -> bytes:
+def _keyed(key: MasterKey) -> Any:
     state = _KEYED.get(key.secret)
     if state is None:
-        state = _KEYED[key.secret] = hashlib.blake2b(key=key.secret, digest_size=_DIGEST_SIZE)
-    h = state.copy()
+        state = _KEYED[key.secret] = hashlib.blake2b(key.secret, digest_size=_DIGEST_SIZE)
+    return state
+
+
+def _mac(key: MasterKey, data: bytes) -> bytes:
+    h = _keyed(key).copy()
     h.update(data)
     return h.digest()
 
@@ -70,13 +82,6 @@ def _mac(key: MasterKey, data: bytes) -> bytes:
 def password(key: MasterKey, token: AMRMToken | NMToken | ContainerToken) -> bytes:
     """``SecretManager.createPassword(identifier.getBytes(), key)``."""
     return _mac(key, identifier_bytes(token))
-
-
-def _valid(key: MasterKey | None, token: AMRMToken | NMToken | ContainerToken) -> bool:
-    """``retrievePassword`` and the RPC layer's comparison: signed with ``key`` (the current one: no rolling)."""
-    if key is None or token.key_id != key.key_id:
-        return False
-    return hmac.compare_digest(password(key, token), token.password)
 
 
 def _nm_token(key: MasterKey, attempt_id: ApplicationAttemptId, node_id: NodeId, user: str) -> NMToken:
@@ -100,7 +105,7 @@ def _signed(key: MasterKey, rm_identifier: int, container: Container, user: str)
         rm_identifier=rm_identifier,
         password=_mac(key, container_identifier(cid, node, user, resource, key_id, rm_identifier)),
     )
-    return msgspec.structs.replace(container, container_token=token)
+    return _replace(container, container_token=token)
 
 
 class Rejections:
@@ -122,13 +127,24 @@ class Rejections:
 class RMSecretManagers:
     """The RM's three secret managers (see the module docstring)."""
 
-    __slots__ = ("amrm_key", "container_key", "nm_key", "nm_tokens_sent", "rejections", "rm_identifier")
+    __slots__ = (
+        "_container_mac",
+        "_nm_mac",
+        "amrm_key",
+        "container_key",
+        "nm_key",
+        "nm_tokens_sent",
+        "rejections",
+        "rm_identifier",
+    )
 
     def __init__(self, seed: int, cluster_timestamp: int) -> None:
         self.rejections = Rejections()  # the RM's refused requests
         self.amrm_key = master_key("amrm", seed, cluster_timestamp)
         self.nm_key = master_key("nm", seed, cluster_timestamp)
         self.container_key = master_key("container", seed, cluster_timestamp)
+        self._nm_mac = _keyed(self.nm_key)
+        self._container_mac = _keyed(self.container_key)
         self.rm_identifier = cluster_timestamp  # ResourceManager's identifier: its start time
         # NMTokenSecretManagerInRM.appAttemptToNodeKeyMap: the nodes each attempt already holds an NMToken for
         self.nm_tokens_sent: dict[ApplicationAttemptId, set[NodeId]] = {}
@@ -153,11 +169,22 @@ class RMSecretManagers:
         if sent is None:
             sent = self.nm_tokens_sent[attempt_id] = set()
         tokens: list[NMToken] = []
+        state, key_id = self._nm_mac, self.nm_key.key_id
         for container in containers:
             node_id = container.node_id
             if node_id not in sent:
                 sent.add(node_id)
-                tokens.append(self.create_nm_token(attempt_id, node_id, user))
+                h = state.copy()  # _nm_token, inline
+                h.update(nm_identifier(attempt_id, node_id, user, key_id))
+                tokens.append(
+                    NMToken(
+                        application_attempt_id=attempt_id,
+                        node_id=node_id,
+                        app_submitter=user,
+                        key_id=key_id,
+                        password=h.digest(),
+                    )
+                )
         return tuple(tokens)
 
     def attempt_removed(self, attempt_id: ApplicationAttemptId) -> None:
@@ -169,8 +196,24 @@ class RMSecretManagers:
         return _signed(self.container_key, self.rm_identifier, container, user)
 
     def sign_all(self, containers: tuple[Container, ...], user: str) -> tuple[Container, ...]:
-        key, rm_identifier = self.container_key, self.rm_identifier
-        return tuple([_signed(key, rm_identifier, c, user) for c in containers])
+        """:meth:`sign` for each of a response's containers (the same tokens, made inline)."""
+        state, key_id, rm_identifier = self._container_mac, self.container_key.key_id, self.rm_identifier
+        signed: list[Container] = []
+        for container in containers:
+            cid, node, resource = container.id, container.node_id, container.resource
+            h = state.copy()
+            h.update(container_identifier(cid, node, user, resource, key_id, rm_identifier))
+            token = ContainerToken(
+                container_id=cid,
+                node_id=node,
+                app_submitter=user,
+                resource=resource,
+                key_id=key_id,
+                rm_identifier=rm_identifier,
+                password=h.digest(),
+            )
+            signed.append(_replace(container, container_token=token))
+        return tuple(signed)
 
 
 # ContainerManagerImpl's wording
@@ -182,14 +225,27 @@ class NMSecretManagers:
     """A NodeManager's checks (``ContainerManagerImpl``); without the RM's keys (an NM that never registered, as in
     the NM's own unit tests) nothing is checked."""
 
-    __slots__ = ("container_key", "nm_key", "node_id", "rejections", "rm_identifier", "verified")
+    __slots__ = (
+        "_container_mac",
+        "_nm_mac",
+        "container_key",
+        "nm_key",
+        "node_id",
+        "rejections",
+        "rm_identifier",
+        "verified",
+    )
 
     def __init__(self, node_id: NodeId) -> None:
         self.node_id = node_id
         self.rejections = Rejections()  # the NM's refused requests
-        self.verified: dict[ApplicationAttemptId, NMToken] = {}  # attempt -> the NMToken last verified for it
+        #: application -> the NMToken last verified for it (one of its attempts'; ``NMTokenSecretManagerInNM`` keeps
+        #: them per attempt until the application finishes): the same token object is not checked again
+        self.verified: dict[ApplicationId, NMToken] = {}
         self.nm_key: MasterKey | None = None
         self.container_key: MasterKey | None = None
+        self._nm_mac: Any = None
+        self._container_mac: Any = None
         self.rm_identifier = 0
 
     @property
@@ -199,7 +255,13 @@ class NMSecretManagers:
     def set_keys(self, nm_key: MasterKey | None, container_key: MasterKey | None, rm_identifier: int) -> None:
         self.nm_key = nm_key
         self.container_key = container_key
+        self._nm_mac = None if nm_key is None else _keyed(nm_key)
+        self._container_mac = None if container_key is None else _keyed(container_key)
         self.rm_identifier = rm_identifier
+
+    def app_finished(self, app: ApplicationId) -> None:
+        """``NMTokenSecretManagerInNM.appFinished``: forget the application's NMTokens."""
+        self.verified.pop(app, None)
 
     def sign(self, container: Container, user: str) -> Container:
         """The container token an NM-side allocator gives ``container`` (the DistributedScheduler's
@@ -215,7 +277,12 @@ class NMSecretManagers:
     def nm_token_error(self, token: NMToken | None) -> str | None:
         """``selectNMTokenIdentifier`` and the RPC layer's password check (``NMTokenSecretManagerInNM``): None when
         ``token`` is a valid NMToken for this node, else Hadoop's ``INVALID_NMTOKEN_MSG``."""
-        if token is None or token.node_id != self.node_id or not _valid(self.nm_key, token):
+        key = self.nm_key
+        if token is None or key is None or token.key_id != key.key_id or token.node_id != self.node_id:
+            return INVALID_NMTOKEN
+        h = self._nm_mac.copy()  # _valid, inline
+        h.update(nm_identifier(token.application_attempt_id, token.node_id, token.app_submitter, token.key_id))
+        if not hmac.compare_digest(h.digest(), token.password):
             return INVALID_NMTOKEN
         return None
 
@@ -229,17 +296,16 @@ class NMSecretManagers:
         key = self.container_key
         # The password must sign *this* container on *this* node: the identifier is rebuilt from the container
         # record and this NM's id (retrievePassword's node check), so a record altered after signing fails as well.
-        if (
-            key is None
-            or token.key_id != key.key_id
-            or token.password
-            != _mac(
-                key,
+        valid = key is not None and token.key_id == key.key_id
+        if valid:
+            h = self._container_mac.copy()  # _mac, inline
+            h.update(
                 container_identifier(
                     cid, self.node_id, token.app_submitter, container.resource, token.key_id, token.rm_identifier
-                ),
+                )
             )
-        ):
+            valid = token.password == h.digest()
+        if not valid:
             # NMContainerTokenSecretManager.retrievePassword (a record altered after signing fails the same way)
             if token.node_id != self.node_id:
                 return (
