@@ -1,0 +1,112 @@
+"""Instructions executed in the measured period of bench_simulation.py's run, counted by valgrind's callgrind.
+
+    python bench/count_instructions.py --trees . /path/to/other/checkout           # the long-task benchmark
+    python bench/count_instructions.py --trees . --nodes 2000 --map-ms 5000 60000 --reduce-ms 10000 120000 \\
+        --load 1.5 --warmup-seconds 60 --sim-seconds 30                             # a busy cluster
+
+Wall time on this shared 2-core VM varies by 5-10% between runs of the same code, so a change worth 2-3% cannot be
+seen in a few pairs. An instruction count can: the same tree gives the same count to ~0.3% whatever else the
+machine runs. Each tree runs in its own process under ``valgrind --tool=callgrind --instr-atstart=no``, with its own
+yarnball first on ``sys.path`` (as bench/compare_trees.py); the child switches instrumentation on (``callgrind_control
+--instr=on``) just before the measured period and off after it, so the setup, the warm-up and the interpreter's start
+are not counted. A count is a proxy: it does not see cache misses, which dominate at 10,000 nodes and more
+(bench/RESULTS.md), so a cut is kept on wall-clock pairs, and the count explains it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CHILD = """
+import gc, json, os, subprocess, sys
+root = sys.argv[1]
+sys.path[:0] = [root, root + "/bench"]
+import bench_simulation as b
+from yarnball.actors import configure_logging
+from yarnball.launcher import Cluster
+from yarnball.protocols import Configuration
+configure_logging(level="warning")
+a = json.loads(sys.argv[2])
+end = a["warmup_seconds"] + a["sim_seconds"]
+w = b.busy_workload(a["nodes"], end, 1, tuple(a["map_ms"]), tuple(a["reduce_ms"]), a["load"])
+cluster = Cluster(Configuration({}), w.nodes, seed=1)
+cluster.submit_workload(w)
+cluster.run(until_ms=a["warmup_seconds"] * 1000)
+gc.collect()
+events = cluster.kernel.events_processed
+allocated = cluster.rm.counters["containers_allocated"]
+toggle = lambda state: subprocess.run(["callgrind_control", "--instr=" + state, str(os.getpid())], check=True,
+                                      capture_output=True)
+toggle("on")
+cluster.run(until_ms=end * 1000)
+toggle("off")
+print(json.dumps({"events": cluster.kernel.events_processed - events,
+                  "allocations": cluster.rm.counters["containers_allocated"] - allocated}))
+"""
+
+
+def count(tree: str, params: str) -> tuple[int, dict[str, int]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--instr-atstart=no",
+                f"--callgrind-out-file={tmp}/callgrind.out",
+                sys.executable,
+                "-c",
+                CHILD,
+                tree,
+                params,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd="/",
+        )
+    match = re.search(r"Collected : ([\d,]+)", out.stderr)
+    if match is None:
+        raise SystemExit(f"no instruction count in valgrind's output:\n{out.stderr[-2000:]}")
+    return int(match.group(1).replace(",", "")), json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--trees", nargs="+", required=True, help="source trees (checkouts) to count")
+    parser.add_argument("--nodes", type=int, default=1000)
+    parser.add_argument("--sim-seconds", type=int, default=300)
+    parser.add_argument("--warmup-seconds", type=int, default=300)
+    parser.add_argument("--map-ms", type=int, nargs=2, default=[300_000, 900_000])
+    parser.add_argument("--reduce-ms", type=int, nargs=2, default=[300_000, 900_000])
+    parser.add_argument("--load", type=float, default=6)
+    args = parser.parse_args()
+    for tool in ("valgrind", "callgrind_control"):
+        if shutil.which(tool) is None:
+            parser.error(f"{tool} is not installed (Debian: apt-get install valgrind)")
+    params = json.dumps({
+        "nodes": args.nodes, "sim_seconds": args.sim_seconds, "warmup_seconds": args.warmup_seconds,
+        "map_ms": args.map_ms, "reduce_ms": args.reduce_ms, "load": args.load,
+    })  # fmt: skip
+    first = None
+    for tree in [str(Path(t).resolve()) for t in args.trees]:
+        instructions, run = count(tree, params)
+        first = first or instructions
+        per = instructions / max(run["allocations"], 1)
+        print(
+            f"{tree}: {instructions:,} instructions ({instructions / first:.3f} x the first tree's), "
+            f"{run['events']:,} events, {run['allocations']:,} allocations, {per:,.0f} per allocation",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()
