@@ -33,21 +33,31 @@ print(json.dumps({"wall_s": r["wall_s"], "allocations": r["allocations"], "event
 """
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The trees and the run's arguments (defaults: the long-task benchmark); bench/count_instructions.py's too."""
     parser.add_argument("--trees", nargs="+", required=True, help="source trees (checkouts) to compare")
-    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--sim-seconds", type=int, default=300)
     parser.add_argument("--warmup-seconds", type=int, default=300)
     parser.add_argument("--map-ms", type=int, nargs=2, default=[300_000, 900_000])
     parser.add_argument("--reduce-ms", type=int, nargs=2, default=[300_000, 900_000])
     parser.add_argument("--load", type=float, default=6)
-    args = parser.parse_args()
-    params = json.dumps({
+
+
+def run_params(args: argparse.Namespace) -> str:
+    """The run's arguments as the JSON a child process reads."""
+    return json.dumps({
         "nodes": args.nodes, "sim_seconds": args.sim_seconds, "warmup_seconds": args.warmup_seconds,
         "map_ms": args.map_ms, "reduce_ms": args.reduce_ms, "load": args.load,
     })  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    add_run_arguments(parser)
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    params = run_params(args)
     trees = [str(Path(t).resolve()) for t in args.trees]
     walls: dict[str, list[float]] = {t: [] for t in trees}
     for i in range(args.rounds):

@@ -25,6 +25,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from compare_trees import add_run_arguments, run_params
+
 CHILD = """
 import gc, json, os, subprocess, sys
 root = sys.argv[1]
@@ -80,21 +84,12 @@ def count(tree: str, params: str) -> tuple[int, dict[str, int]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--trees", nargs="+", required=True, help="source trees (checkouts) to count")
-    parser.add_argument("--nodes", type=int, default=1000)
-    parser.add_argument("--sim-seconds", type=int, default=300)
-    parser.add_argument("--warmup-seconds", type=int, default=300)
-    parser.add_argument("--map-ms", type=int, nargs=2, default=[300_000, 900_000])
-    parser.add_argument("--reduce-ms", type=int, nargs=2, default=[300_000, 900_000])
-    parser.add_argument("--load", type=float, default=6)
+    add_run_arguments(parser)
     args = parser.parse_args()
     for tool in ("valgrind", "callgrind_control"):
         if shutil.which(tool) is None:
             parser.error(f"{tool} is not installed (Debian: apt-get install valgrind)")
-    params = json.dumps({
-        "nodes": args.nodes, "sim_seconds": args.sim_seconds, "warmup_seconds": args.warmup_seconds,
-        "map_ms": args.map_ms, "reduce_ms": args.reduce_ms, "load": args.load,
-    })  # fmt: skip
+    params = run_params(args)
     first = None
     for tree in [str(Path(t).resolve()) for t in args.trees]:
         instructions, run = count(tree, params)

@@ -84,18 +84,20 @@ def password(key: MasterKey, token: AMRMToken | NMToken | ContainerToken) -> byt
     return _mac(key, identifier_bytes(token))
 
 
-def _nm_token(key: MasterKey, attempt_id: ApplicationAttemptId, node_id: NodeId, user: str) -> NMToken:
+def _nm_token(mac: Any, key_id: int, attempt_id: ApplicationAttemptId, node_id: NodeId, user: str) -> NMToken:
+    """An NMToken signed with ``mac`` (:func:`_keyed` of the key numbered ``key_id``)."""
+    h = mac.copy()
+    h.update(nm_identifier(attempt_id, node_id, user, key_id))
     return NMToken(
-        application_attempt_id=attempt_id,
-        node_id=node_id,
-        app_submitter=user,
-        key_id=key.key_id,
-        password=_mac(key, nm_identifier(attempt_id, node_id, user, key.key_id)),
+        application_attempt_id=attempt_id, node_id=node_id, app_submitter=user, key_id=key_id, password=h.digest()
     )
 
 
-def _signed(key: MasterKey, rm_identifier: int, container: Container, user: str) -> Container:
-    cid, node, resource, key_id = container.id, container.node_id, container.resource, key.key_id
+def _signed(mac: Any, key_id: int, rm_identifier: int, container: Container, user: str) -> Container:
+    """``container`` with its container token, signed with ``mac`` (:func:`_keyed` of the key numbered ``key_id``)."""
+    cid, node, resource = container.id, container.node_id, container.resource
+    h = mac.copy()
+    h.update(container_identifier(cid, node, user, resource, key_id, rm_identifier))
     token = ContainerToken(
         container_id=cid,
         node_id=node,
@@ -103,7 +105,7 @@ def _signed(key: MasterKey, rm_identifier: int, container: Container, user: str)
         resource=resource,
         key_id=key_id,
         rm_identifier=rm_identifier,
-        password=_mac(key, container_identifier(cid, node, user, resource, key_id, rm_identifier)),
+        password=h.digest(),
     )
     return _replace(container, container_token=token)
 
@@ -156,7 +158,7 @@ class RMSecretManagers:
 
     def create_nm_token(self, attempt_id: ApplicationAttemptId, node_id: NodeId, user: str) -> NMToken:
         """``NMTokenSecretManagerInRM.createNMToken``."""
-        return _nm_token(self.nm_key, attempt_id, node_id, user)
+        return _nm_token(self._nm_mac, self.nm_key.key_id, attempt_id, node_id, user)
 
     def nm_tokens_for(
         self, attempt_id: ApplicationAttemptId, containers: tuple[Container, ...], user: str
@@ -169,22 +171,12 @@ class RMSecretManagers:
         if sent is None:
             sent = self.nm_tokens_sent[attempt_id] = set()
         tokens: list[NMToken] = []
-        state, key_id = self._nm_mac, self.nm_key.key_id
+        mac, key_id = self._nm_mac, self.nm_key.key_id
         for container in containers:
             node_id = container.node_id
             if node_id not in sent:
                 sent.add(node_id)
-                h = state.copy()  # _nm_token, inline
-                h.update(nm_identifier(attempt_id, node_id, user, key_id))
-                tokens.append(
-                    NMToken(
-                        application_attempt_id=attempt_id,
-                        node_id=node_id,
-                        app_submitter=user,
-                        key_id=key_id,
-                        password=h.digest(),
-                    )
-                )
+                tokens.append(_nm_token(mac, key_id, attempt_id, node_id, user))
         return tuple(tokens)
 
     def attempt_removed(self, attempt_id: ApplicationAttemptId) -> None:
@@ -193,27 +185,12 @@ class RMSecretManagers:
 
     def sign(self, container: Container, user: str) -> Container:
         """``RMContainerTokenSecretManager.createContainerToken``: ``container`` with its token."""
-        return _signed(self.container_key, self.rm_identifier, container, user)
+        return _signed(self._container_mac, self.container_key.key_id, self.rm_identifier, container, user)
 
     def sign_all(self, containers: tuple[Container, ...], user: str) -> tuple[Container, ...]:
-        """:meth:`sign` for each of a response's containers (the same tokens, made inline)."""
-        state, key_id, rm_identifier = self._container_mac, self.container_key.key_id, self.rm_identifier
-        signed: list[Container] = []
-        for container in containers:
-            cid, node, resource = container.id, container.node_id, container.resource
-            h = state.copy()
-            h.update(container_identifier(cid, node, user, resource, key_id, rm_identifier))
-            token = ContainerToken(
-                container_id=cid,
-                node_id=node,
-                app_submitter=user,
-                resource=resource,
-                key_id=key_id,
-                rm_identifier=rm_identifier,
-                password=h.digest(),
-            )
-            signed.append(_replace(container, container_token=token))
-        return tuple(signed)
+        """:meth:`sign` for each of a response's containers."""
+        mac, key_id, rm_identifier = self._container_mac, self.container_key.key_id, self.rm_identifier
+        return tuple([_signed(mac, key_id, rm_identifier, c, user) for c in containers])
 
 
 # ContainerManagerImpl's wording
@@ -268,11 +245,11 @@ class NMSecretManagers:
         ``OpportunisticContainerAllocator`` signs with the NM's copy of the RM's key); unsigned without keys."""
         if self.container_key is None:
             return container
-        return _signed(self.container_key, self.rm_identifier, container, user)
+        return _signed(self._container_mac, self.container_key.key_id, self.rm_identifier, container, user)
 
     def create_nm_token(self, attempt_id: ApplicationAttemptId, node_id: NodeId, user: str) -> NMToken | None:
         """``NMTokenSecretManagerInNM.createNMToken`` for an NM-side allocation (None without keys)."""
-        return None if self.nm_key is None else _nm_token(self.nm_key, attempt_id, node_id, user)
+        return None if self.nm_key is None else _nm_token(self._nm_mac, self.nm_key.key_id, attempt_id, node_id, user)
 
     def nm_token_error(self, token: NMToken | None) -> str | None:
         """``selectNMTokenIdentifier`` and the RPC layer's password check (``NMTokenSecretManagerInNM``): None when
