@@ -15,9 +15,9 @@ cryptography against the operator. Passwords are BLAKE2b MACs of the identifier 
 MAC because BLAKE2 has no length extension (its last block is flagged); unlike BLAKE2's keyed mode, which pads the
 key to a block of its own, it hashes a token's identifier in one compression instead of two.
 
-A password is made or checked per container and per attempt and node, so the hot paths (signing a response's
-containers, an NM's start checks) make them inline from a hash state that has absorbed the key (:func:`_keyed`)
-instead of through :func:`password`'s layers: ~4 MACs per container were ~10% of a long-task run.
+A password is made or checked per container and per attempt and node (~4 MACs per container, ~10% of a long-task
+run), so each secret manager keeps, per master key, a hash state that has absorbed the key (:func:`_keyed`) and
+MACs an identifier with a copy of it (:func:`_mac`): the key is not looked up or hashed again per token.
 
 :class:`Rejections` counts and logs every refused request of a role (``request_rejected`` events); summary.json adds
 them up under ``security`` (launcher/_outputs.py).
@@ -73,31 +73,32 @@ def _keyed(key: MasterKey) -> Any:
     return state
 
 
-def _mac(key: MasterKey, data: bytes) -> bytes:
-    h = _keyed(key).copy()
+def _mac(keyed: Any, data: bytes) -> bytes:
+    """The password of the identifier bytes ``data`` under the key ``keyed`` (its :func:`_keyed` state) has absorbed."""
+    h = keyed.copy()
     h.update(data)
     return h.digest()
 
 
 def password(key: MasterKey, token: AMRMToken | NMToken | ContainerToken) -> bytes:
     """``SecretManager.createPassword(identifier.getBytes(), key)``."""
-    return _mac(key, identifier_bytes(token))
+    return _mac(_keyed(key), identifier_bytes(token))
 
 
 def _nm_token(mac: Any, key_id: int, attempt_id: ApplicationAttemptId, node_id: NodeId, user: str) -> NMToken:
     """An NMToken signed with ``mac`` (:func:`_keyed` of the key numbered ``key_id``)."""
-    h = mac.copy()
-    h.update(nm_identifier(attempt_id, node_id, user, key_id))
     return NMToken(
-        application_attempt_id=attempt_id, node_id=node_id, app_submitter=user, key_id=key_id, password=h.digest()
+        application_attempt_id=attempt_id,
+        node_id=node_id,
+        app_submitter=user,
+        key_id=key_id,
+        password=_mac(mac, nm_identifier(attempt_id, node_id, user, key_id)),
     )
 
 
 def _signed(mac: Any, key_id: int, rm_identifier: int, container: Container, user: str) -> Container:
     """``container`` with its container token, signed with ``mac`` (:func:`_keyed` of the key numbered ``key_id``)."""
     cid, node, resource = container.id, container.node_id, container.resource
-    h = mac.copy()
-    h.update(container_identifier(cid, node, user, resource, key_id, rm_identifier))
     token = ContainerToken(
         container_id=cid,
         node_id=node,
@@ -105,7 +106,7 @@ def _signed(mac: Any, key_id: int, rm_identifier: int, container: Container, use
         resource=resource,
         key_id=key_id,
         rm_identifier=rm_identifier,
-        password=h.digest(),
+        password=_mac(mac, container_identifier(cid, node, user, resource, key_id, rm_identifier)),
     )
     return _replace(container, container_token=token)
 
@@ -257,9 +258,8 @@ class NMSecretManagers:
         key = self.nm_key
         if token is None or key is None or token.key_id != key.key_id or token.node_id != self.node_id:
             return INVALID_NMTOKEN
-        h = self._nm_mac.copy()  # _valid, inline
-        h.update(nm_identifier(token.application_attempt_id, token.node_id, token.app_submitter, token.key_id))
-        if not hmac.compare_digest(h.digest(), token.password):
+        signed = nm_identifier(token.application_attempt_id, token.node_id, token.app_submitter, token.key_id)
+        if not hmac.compare_digest(_mac(self._nm_mac, signed), token.password):
             return INVALID_NMTOKEN
         return None
 
@@ -273,16 +273,17 @@ class NMSecretManagers:
         key = self.container_key
         # The password must sign *this* container on *this* node: the identifier is rebuilt from the container
         # record and this NM's id (retrievePassword's node check), so a record altered after signing fails as well.
-        valid = key is not None and token.key_id == key.key_id
-        if valid:
-            h = self._container_mac.copy()  # _mac, inline
-            h.update(
+        if (
+            key is None
+            or token.key_id != key.key_id
+            or token.password
+            != _mac(
+                self._container_mac,
                 container_identifier(
                     cid, self.node_id, token.app_submitter, container.resource, token.key_id, token.rm_identifier
-                )
+                ),
             )
-            valid = token.password == h.digest()
-        if not valid:
+        ):
             # NMContainerTokenSecretManager.retrievePassword (a record altered after signing fails the same way)
             if token.node_id != self.node_id:
                 return (
