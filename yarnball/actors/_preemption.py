@@ -54,7 +54,6 @@ __all__ = ["PROPORTIONAL_POLICY", "PreemptionMonitor", "create_preemption_monito
 
 #: The one monitor policy yarnball implements (its Hadoop class name; the simple name is accepted too).
 PROPORTIONAL_POLICY = keys.DEFAULT_RM_SCHEDULER_MONITOR_POLICIES
-_KNOWN_POLICIES = (PROPORTIONAL_POLICY, PROPORTIONAL_POLICY.rsplit(".", 1)[1])
 
 #: ``Priority.UNDEFINED`` (-1), the priority of the negotiable contract's resource request.
 UNDEFINED_PRIORITY = Priority(-1)
@@ -165,32 +164,40 @@ class PreemptionMonitor(Actor):
         return rnd
 
 
-def policy_enabled(conf: Configuration, policy: str) -> bool:
-    """Whether the monitor keys run ``policy`` (``ResourceManager.createSchedulerMonitors``: monitors on, and
-    ``yarn.resourcemanager.scheduler.monitor.policies`` naming its class, in full or by its simple name)."""
+def _monitor_policies(conf: Configuration) -> list[str]:
+    """The policies the monitor keys run (``ResourceManager.createSchedulerMonitors``): none with monitors off, else
+    ``yarn.resourcemanager.scheduler.monitor.policies``."""
     if not conf.get_bool(keys.RM_SCHEDULER_ENABLE_MONITORS, keys.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS):
-        return False
-    policies = conf.get_strings(keys.RM_SCHEDULER_MONITOR_POLICIES, [keys.DEFAULT_RM_SCHEDULER_MONITOR_POLICIES])
-    return policy in policies or policy.rsplit(".", 1)[1] in policies
+        return []
+    return conf.get_strings(keys.RM_SCHEDULER_MONITOR_POLICIES, [keys.DEFAULT_RM_SCHEDULER_MONITOR_POLICIES])
+
+
+def _names(policy: str) -> tuple[str, str]:
+    """How the policies key may name ``policy``: its class in full, or by its simple name."""
+    return policy, policy.rsplit(".", 1)[1]
+
+
+def policy_enabled(conf: Configuration, policy: str) -> bool:
+    """Whether the monitor keys run ``policy`` (named in full or by its simple name)."""
+    policies = _monitor_policies(conf)
+    return any(name in policies for name in _names(policy))
 
 
 def monitor_enabled(conf: Configuration) -> bool:
     """Whether ``conf`` switches the preemption monitor on; raises ConfigurationError for a policy yarnball
     cannot run (Hadoop fails the RM start on an unknown ``SchedulingEditPolicy`` class too)."""
-    if not conf.get_bool(keys.RM_SCHEDULER_ENABLE_MONITORS, keys.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS):
-        return False
-    policies = conf.get_strings(keys.RM_SCHEDULER_MONITOR_POLICIES, [keys.DEFAULT_RM_SCHEDULER_MONITOR_POLICIES])
+    policies = _monitor_policies(conf)
     # The AutoCreatedQueueDeletionPolicy and the QueueManagementDynamicEditPolicy run in their own monitors
     # (actors/_queuedeletion.py, actors/_queuemanagement.py).
     others = (keys.AUTO_CREATED_QUEUE_DELETION_POLICY, keys.QUEUE_MANAGEMENT_DYNAMIC_EDIT_POLICY)
-    known_others = {name for policy in others for name in (policy, policy.rsplit(".", 1)[1])}
-    unknown = [p for p in policies if p not in _KNOWN_POLICIES and p not in known_others]
+    known = {name for policy in (PROPORTIONAL_POLICY, *others) for name in _names(policy)}
+    unknown = [p for p in policies if p not in known]
     if unknown:
         raise ConfigurationError(
             f"{keys.RM_SCHEDULER_MONITOR_POLICIES}: unsupported scheduling edit policy {unknown[0]!r}; "
             f"yarnball implements {PROPORTIONAL_POLICY}, {others[0]} and {others[1]}"
         )
-    return PROPORTIONAL_POLICY in policies or _KNOWN_POLICIES[1] in policies
+    return any(name in policies for name in _names(PROPORTIONAL_POLICY))
 
 
 def create_preemption_monitor(conf: Configuration, scheduler: CapacityScheduler) -> PreemptionMonitor | None:
