@@ -22,6 +22,7 @@ from yarnball.protocols import (
     ContainerId,
     ContainerState,
     ContainerStatus,
+    ExecutionType,
     GetNewApplicationRequest,
     GetNewApplicationResponse,
     NodeHeartbeatRequest,
@@ -37,11 +38,20 @@ from yarnball.protocols import (
     StartContainersRequest,
     SubmitApplicationRequest,
     UpdateContainerRequest,
+    keys,
 )
 from yarnball.protocols._clientprotocol import ApplicationSubmissionContext
 from yarnball.testing import Probe
 
 GB = 1024
+G = ExecutionType.GUARANTEED
+O = ExecutionType.OPPORTUNISTIC  # noqa: E741
+#: Hadoop's TestOpportunisticContainerAllocatorAMService settings (opportunistic allocation on, the nodes sorted by
+#: queue length every 100 ms): its port and tests/test_opportunistic_promoted.py run on them.
+OPPORTUNISTIC_CONF = {
+    keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED: "true",
+    keys.NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS: "100",
+}
 
 
 class MockRM:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mockrm import GB, MockAM, MockNM, MockRM
+from tests.mockrm import GB, OPPORTUNISTIC_CONF, G, MockAM, MockNM, MockRM, O
 from yarnball.protocols import (
     ContainerId,
     ContainerState,
@@ -15,21 +15,14 @@ from yarnball.protocols import (
     Resource,
     ResourceRequest,
     UpdateContainerRequest,
-    keys,
 )
 
-G = ExecutionType.GUARANTEED
-O = ExecutionType.OPPORTUNISTIC  # noqa: E741
-CONF = {
-    keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED: "true",
-    keys.NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS: "100",
-}
 STATUS = OpportunisticContainersStatus(wait_queue_length=0, opport_queue_capacity=1000)
 
 
 def one_node() -> tuple[MockRM, MockNM, MockAM]:
     """One 4 GB node running the AM (1 GB) of an application, the node monitor sorted."""
-    rm = MockRM(CONF)
+    rm = MockRM(OPPORTUNISTIC_CONF)
     nm = rm.register_node("h1:1234", 4 * GB, 4)
     nm.opportunistic_status = STATUS
     am = rm.launch_and_register_am(rm.submit_app(1 * GB), nm)

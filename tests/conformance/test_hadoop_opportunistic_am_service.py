@@ -15,7 +15,7 @@ Hadoop. ``getRMContainer(id).getState()`` reads either (``OpportunisticContainer
 
 from __future__ import annotations
 
-from tests.mockrm import GB, MockAM, MockNM, MockRM
+from tests.mockrm import GB, OPPORTUNISTIC_CONF, G, MockAM, MockNM, MockRM, O
 from yarnball.protocols import (
     ContainerId,
     ContainerState,
@@ -32,19 +32,13 @@ from yarnball.protocols import (
 )
 from yarnball.protocols._schedulerevents import AppAttemptRemovedSchedulerEvent, NodeRemovedSchedulerEvent
 
-G = ExecutionType.GUARANTEED
-O = ExecutionType.OPPORTUNISTIC  # noqa: E741
-CONF = {
-    keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED: "true",
-    keys.NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS: "100",
-}
 STATUS = OpportunisticContainersStatus(estimated_queue_wait_time=-1, wait_queue_length=100, opport_queue_capacity=1000)
 
 
 def start(addresses: list[str], am_on: int, **extra: str) -> tuple[MockRM, list[MockNM], MockAM]:
     """Register the nodes, launch and register the AM of a 1 GB application on ``addresses[am_on]``, heartbeat
     every node and let a second pass (the sorts of the node monitor)."""
-    rm = MockRM({**CONF, **extra})
+    rm = MockRM({**OPPORTUNISTIC_CONF, **extra})
     nms = [rm.register_node(a, 4 * GB, 4) for a in addresses]
     for nm in nms:
         nm.opportunistic_status = STATUS
