@@ -13,7 +13,7 @@ import sys
 
 from yarnball import __version__, _native
 from yarnball.errors import ConfigurationError
-from yarnball.launcher._memory import transparent_huge_pages
+from yarnball.launcher._memory import arena_extension, transparent_huge_pages
 
 __all__ = ["RAY_INSTALL", "build_line", "ray_version", "require_ray", "version_text"]
 
@@ -62,9 +62,7 @@ def version_text() -> str:
 
 def huge_pages_line() -> str:
     """Whether runs put their small objects on huge pages (launcher/_memory.py), and the kernel's THP setting."""
-    try:
-        from yarnball import _hugearena  # noqa: F401 (a C extension: absent from a pure-Python install)
-    except ImportError:
+    if arena_extension() is None:
         return "CPython's own arenas (the huge-page arena extension is not built)"
     setting = transparent_huge_pages() or "unknown"
     return f"huge-page arenas (yarnball.simulation.huge-page-arenas; transparent huge pages: {setting})"

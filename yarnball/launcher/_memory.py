@@ -17,23 +17,30 @@ to keep CPython's own arenas.
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 
 from yarnball.protocols import Configuration, keys
 
-__all__ = ["huge_page_arenas", "transparent_huge_pages"]
+__all__ = ["arena_extension", "huge_page_arenas", "transparent_huge_pages"]
 
 _THP_SETTING = "/sys/kernel/mm/transparent_hugepage/enabled"
+
+
+def arena_extension() -> ModuleType | None:
+    """yarnball/_hugearena.c's module, None where it was not built (a pure-Python install)."""
+    try:
+        from yarnball import _hugearena
+    except ImportError:
+        return None
+    return _hugearena
 
 
 def huge_page_arenas(conf: Configuration) -> bool:
     """Install the huge-page arena allocator unless ``conf`` turns it off; whether it is in effect."""
     if not conf.get_bool(keys.SIMULATION_HUGE_PAGE_ARENAS, keys.DEFAULT_SIMULATION_HUGE_PAGE_ARENAS):
         return False
-    try:
-        from yarnball import _hugearena  # a C extension: absent from a pure-Python install
-    except ImportError:
-        return False
-    return bool(_hugearena.install())
+    extension = arena_extension()
+    return extension is not None and bool(extension.install())
 
 
 def transparent_huge_pages() -> str | None:
