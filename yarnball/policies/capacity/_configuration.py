@@ -163,6 +163,12 @@ class CapacitySchedulerConfiguration:
             self._key(path, k.AUTO_QUEUE_CREATION_V2_ENABLED), k.AUTO_QUEUE_CREATION_V2_ENABLED_DEFAULT
         )
 
+    def is_auto_creation_parent(self, path: str) -> bool:
+        """Whether ``path`` creates missing children on submission (auto-queue-creation v2, or legacy auto
+        creation: a ManagedParentQueue), and so is a parent even without children of its own
+        (``CapacitySchedulerQueueManager.parseQueue``)."""
+        return self.is_auto_queue_creation_v2_enabled(path) or self.is_auto_create_child_queue_enabled(path)
+
     # -- legacy auto-created leaf queues (ManagedParentQueue, Hadoop 3.1+) ----------------------------------------
     def is_auto_create_child_queue_enabled(self, path: str) -> bool:
         """``isAutoCreateChildQueueEnabled``: ``<path>.auto-create-child-queue.enabled`` (default false)."""

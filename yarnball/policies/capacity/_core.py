@@ -110,7 +110,7 @@ class SchedulerCore:
         queue: CSQueue
         # A childless queue with auto creation enabled (v2, or legacy: a ManagedParentQueue) is a parent
         # (CapacitySchedulerQueueManager.parseQueue).
-        if children or parent is None or self._auto_creation_parent(path):
+        if children or parent is None or self.conf.is_auto_creation_parent(path):
             queue = ParentQueue(self.conf, path, parent)
             for name in children:
                 queue.children.append(self._build(f"{path}.{name}", queue))
@@ -119,10 +119,6 @@ class SchedulerCore:
         self.queues[path] = queue
         self._short.setdefault(queue.name, []).append(queue)
         return queue
-
-    def _auto_creation_parent(self, path: str) -> bool:
-        conf = self.conf
-        return conf.is_auto_queue_creation_v2_enabled(path) or conf.is_auto_create_child_queue_enabled(path)
 
     @property
     def cluster_resource(self) -> Resource:

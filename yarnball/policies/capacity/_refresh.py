@@ -66,13 +66,7 @@ def _parse(conf: CapacitySchedulerConfiguration, old: dict[str, CSQueue] | None 
     def build(path: str, parent: ParentQueue | None) -> CSQueue:
         children = conf.get_queues(path)
         queue: CSQueue
-        if (
-            children
-            or parent is None
-            or conf.is_auto_queue_creation_v2_enabled(path)
-            or conf.is_auto_create_child_queue_enabled(path)  # a ManagedParentQueue (_managedparent.py)
-            or dynamic_parent(path)
-        ):
+        if children or parent is None or conf.is_auto_creation_parent(path) or dynamic_parent(path):
             queue = ParentQueue(conf, path, parent)
             queues[path] = queue
             for name in children:
