@@ -65,6 +65,7 @@ def run(
     skip_am: bool | None = None,
     dormant: bool = True,
     huge_pages: bool = True,
+    container_tokens: bool = True,
 ) -> dict[str, float]:
     workload = busy_workload(nodes, warmup_seconds + sim_seconds, seed, map_ms, reduce_ms, load)
     gc.collect()
@@ -77,6 +78,7 @@ def run(
         keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS: str(am).lower(),
         keys.SIMULATION_DORMANT_IDLE_AMS: str(dormant).lower(),
         keys.SIMULATION_HUGE_PAGE_ARENAS: str(huge_pages).lower(),
+        keys.SIMULATION_CONTAINER_TOKENS: str(container_tokens).lower(),
     })
     cluster = Cluster(conf, workload.nodes, seed=seed)
     per_node = 0.0
@@ -154,6 +156,12 @@ def main() -> None:
         default="on",
         help="yarnball.simulation.huge-page-arenas (installed for the process by its first cluster: one value a run)",
     )
+    parser.add_argument(
+        "--container-tokens",
+        choices=("on", "off"),
+        default="on",
+        help="yarnball.simulation.container-tokens (off: no container token or NMToken made or checked, as in SLS)",
+    )
     args = parser.parse_args()
     configure_logging(level="warning")  # the event log is measured separately; console lines would dominate
     for n in args.nodes:
@@ -174,10 +182,11 @@ def main() -> None:
                 skip_am=skip_am,
                 dormant=dormant,
                 huge_pages=args.huge_page_arenas == "on",
+                container_tokens=args.container_tokens == "on",
             )
             print(
                 f"{n:>6} nodes, skip NM={'on ' if skip else 'off'} AM={'on ' if skip_am else 'off'} "
-                f"dormant={'on ' if dormant else 'off'}: "
+                f"dormant={'on ' if dormant else 'off'}{'' if args.container_tokens == 'on' else ' tokens=off'}: "
                 f"{r['jobs']:,} jobs; "
                 f"{r['simulated_s']:.0f} simulated s in {r['wall_s']:.2f} wall s = {r['speedup']:.1f}x real time "
                 f"({r['gc_seconds']:.2f} s of it in cyclic GC; {r['cpu_s']:.2f} CPU s); "

@@ -8,6 +8,9 @@ yarnball, compiled in place or not, and its own bench_simulation.py); the measur
 to four places and the medians compared at the end. For runs too short for bench_simulation.py's two decimals (the
 long-task benchmark measures ~0.3 s), and for noisy machines: the median of alternating runs, as bench/RESULTS.md
 asks for ratios measured side by side.
+
+A tree given as ``PATH:tokens-off`` runs with ``yarnball.simulation.container-tokens`` false (what the tokens cost:
+``--trees . .:tokens-off``); a tree whose yarnball predates the key has no such tokens and ignores it.
 """
 
 from __future__ import annotations
@@ -27,15 +30,18 @@ import bench_simulation as b
 from yarnball.actors import configure_logging
 configure_logging(level="warning")
 a = json.loads(sys.argv[2])
+off = {"container_tokens": False} if sys.argv[3] == "off" else {}  # (keyword absent before the key existed)
 r = b.run(a["nodes"], a["sim_seconds"], warmup_seconds=a["warmup_seconds"], map_ms=tuple(a["map_ms"]),
-          reduce_ms=tuple(a["reduce_ms"]), load=a["load"])
+          reduce_ms=tuple(a["reduce_ms"]), load=a["load"], **off)
 print(json.dumps({"wall_s": r["wall_s"], "allocations": r["allocations"], "events": r["events"]}))
 """
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The trees and the run's arguments (defaults: the long-task benchmark); bench/count_instructions.py's too."""
-    parser.add_argument("--trees", nargs="+", required=True, help="source trees (checkouts) to compare")
+    parser.add_argument(
+        "--trees", nargs="+", required=True, help="source trees (checkouts) to compare; PATH:tokens-off for tokens off"
+    )
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--sim-seconds", type=int, default=300)
     parser.add_argument("--warmup-seconds", type=int, default=300)
@@ -52,18 +58,25 @@ def run_params(args: argparse.Namespace) -> str:
     })  # fmt: skip
 
 
+def tree_spec(spec: str) -> tuple[str, str]:
+    """A ``--trees`` entry: its resolved path, and "off" when it ends in ``:tokens-off`` (else "on")."""
+    off = spec.endswith(":tokens-off")
+    return str(Path(spec.removesuffix(":tokens-off")).resolve()), "off" if off else "on"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     add_run_arguments(parser)
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
     params = run_params(args)
-    trees = [str(Path(t).resolve()) for t in args.trees]
+    specs = [tree_spec(t) for t in args.trees]
+    trees = [path if tokens == "on" else f"{path}:tokens-off" for path, tokens in specs]
     walls: dict[str, list[float]] = {t: [] for t in trees}
     for i in range(args.rounds):
-        for tree in trees:
+        for tree, (path, tokens) in zip(trees, specs, strict=True):
             out = subprocess.run(
-                [sys.executable, "-c", CHILD, tree, params], capture_output=True, text=True, check=True, cwd="/"
+                [sys.executable, "-c", CHILD, path, params, tokens], capture_output=True, text=True, check=True, cwd="/"
             )
             r = json.loads(out.stdout.strip().splitlines()[-1])
             walls[tree].append(r["wall_s"])

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from compare_trees import add_run_arguments, run_params
+from compare_trees import add_run_arguments, run_params, tree_spec
 
 CHILD = """
 import gc, json, os, subprocess, sys
@@ -41,7 +41,8 @@ configure_logging(level="warning")
 a = json.loads(sys.argv[2])
 end = a["warmup_seconds"] + a["sim_seconds"]
 w = b.busy_workload(a["nodes"], end, 1, tuple(a["map_ms"]), tuple(a["reduce_ms"]), a["load"])
-cluster = Cluster(Configuration({}), w.nodes, seed=1)
+off = {"yarnball.simulation.container-tokens": "false"} if sys.argv[3] == "off" else {}
+cluster = Cluster(Configuration(off), w.nodes, seed=1)
 cluster.submit_workload(w)
 cluster.run(until_ms=a["warmup_seconds"] * 1000)
 gc.collect()
@@ -57,7 +58,7 @@ print(json.dumps({"events": cluster.kernel.events_processed - events,
 """
 
 
-def count(tree: str, params: str) -> tuple[int, dict[str, int]]:
+def count(tree: str, params: str, tokens: str) -> tuple[int, dict[str, int]]:
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run(
             [
@@ -70,6 +71,7 @@ def count(tree: str, params: str) -> tuple[int, dict[str, int]]:
                 CHILD,
                 tree,
                 params,
+                tokens,
             ],
             capture_output=True,
             text=True,
@@ -91,8 +93,9 @@ def main() -> None:
             parser.error(f"{tool} is not installed (Debian: apt-get install valgrind)")
     params = run_params(args)
     first = None
-    for tree in [str(Path(t).resolve()) for t in args.trees]:
-        instructions, run = count(tree, params)
+    for path, tokens in [tree_spec(t) for t in args.trees]:
+        instructions, run = count(path, params, tokens)
+        tree = path if tokens == "on" else f"{path}:tokens-off"
         first = first or instructions
         per = instructions / max(run["allocations"], 1)
         print(

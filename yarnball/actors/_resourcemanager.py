@@ -251,7 +251,11 @@ class ResourceManager(Actor):
         self.dormant = DormantAMs(self)
         #: AMRMTokens, NMTokens and container tokens (actors/_secretmanagers.py), keyed from the run's seed; and the
         #: requests refused for want of a token or an ACL (``rejections``: summary.json ``security``).
-        self.secrets = RMSecretManagers(secret_seed, cluster_timestamp)
+        self.secrets = RMSecretManagers(
+            secret_seed,
+            cluster_timestamp,
+            container_tokens=conf.get_bool(keys.SIMULATION_CONTAINER_TOKENS, keys.DEFAULT_SIMULATION_CONTAINER_TOKENS),
+        )
         if conf.get_bool(keys.RECOVERY_ENABLED):
             self.restarts = RMRestarts(self)  # RMStateStore: written from the start
 
@@ -511,11 +515,12 @@ class ResourceManager(Actor):
     def _registered(self) -> RegisterNodeManagerResponse:
         """A NORMAL registration answer, with the master keys the NM checks tokens with (ResourceTrackerService
         .registerNodeManager); a reconnecting NM gets them again too."""
+        container_key, nm_key = self.secrets.nm_master_keys()
         return RegisterNodeManagerResponse(
             node_action=NodeAction.NORMAL,
             rm_identifier=self.cluster_timestamp,
-            container_token_master_key=self.secrets.container_key,
-            nm_token_master_key=self.secrets.nm_key,
+            container_token_master_key=container_key,
+            nm_token_master_key=nm_key,
         )
 
     def _recovered_statuses(self, node: RMNode, statuses: Any) -> None:

@@ -139,10 +139,14 @@ class RMSecretManagers:
         "nm_tokens_sent",
         "rejections",
         "rm_identifier",
+        "signs",
     )
 
-    def __init__(self, seed: int, cluster_timestamp: int) -> None:
+    def __init__(self, seed: int, cluster_timestamp: int, *, container_tokens: bool = True) -> None:
         self.rejections = Rejections()  # the RM's refused requests
+        #: Whether containers get container tokens and attempts NMTokens (``yarnball.simulation.container-tokens``):
+        #: without, :meth:`sign` and :meth:`nm_tokens_for` give none and the NMs get no keys (:meth:`nm_master_keys`).
+        self.signs = container_tokens
         self.amrm_key = master_key("amrm", seed, cluster_timestamp)
         self.nm_key = master_key("nm", seed, cluster_timestamp)
         self.container_key = master_key("container", seed, cluster_timestamp)
@@ -157,8 +161,14 @@ class RMSecretManagers:
         token = AMRMToken(application_attempt_id=attempt_id, key_id=self.amrm_key.key_id)
         return msgspec.structs.replace(token, password=password(self.amrm_key, token))
 
-    def create_nm_token(self, attempt_id: ApplicationAttemptId, node_id: NodeId, user: str) -> NMToken:
-        """``NMTokenSecretManagerInRM.createNMToken``."""
+    def nm_master_keys(self) -> tuple[MasterKey | None, MasterKey | None]:
+        """The container-token and NMToken master keys a registering NM gets (None, None without tokens)."""
+        return (self.container_key, self.nm_key) if self.signs else (None, None)
+
+    def create_nm_token(self, attempt_id: ApplicationAttemptId, node_id: NodeId, user: str) -> NMToken | None:
+        """``NMTokenSecretManagerInRM.createNMToken`` (None without tokens)."""
+        if not self.signs:
+            return None
         return _nm_token(self._nm_mac, self.nm_key.key_id, attempt_id, node_id, user)
 
     def nm_tokens_for(
@@ -166,7 +176,7 @@ class RMSecretManagers:
     ) -> tuple[NMToken, ...]:
         """``NMTokenSecretManagerInRM.createAndGetNMToken`` over a response's containers: an NMToken for each node
         the attempt has none for yet."""
-        if not containers:
+        if not containers or not self.signs:
             return ()
         sent = self.nm_tokens_sent.get(attempt_id)
         if sent is None:
@@ -185,11 +195,16 @@ class RMSecretManagers:
         self.nm_tokens_sent.pop(attempt_id, None)
 
     def sign(self, container: Container, user: str) -> Container:
-        """``RMContainerTokenSecretManager.createContainerToken``: ``container`` with its token."""
+        """``RMContainerTokenSecretManager.createContainerToken``: ``container`` with its token (as it is without
+        tokens)."""
+        if not self.signs:
+            return container
         return _signed(self._container_mac, self.container_key.key_id, self.rm_identifier, container, user)
 
     def sign_all(self, containers: tuple[Container, ...], user: str) -> tuple[Container, ...]:
         """:meth:`sign` for each of a response's containers."""
+        if not self.signs:
+            return containers
         mac, key_id, rm_identifier = self._container_mac, self.container_key.key_id, self.rm_identifier
         return tuple([_signed(mac, key_id, rm_identifier, c, user) for c in containers])
 

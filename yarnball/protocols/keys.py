@@ -548,6 +548,14 @@ DEFAULT_SIMULATION_EXACT_SHORTCUTS = True
 SIMULATION_SKIP_IDLE_HEARTBEATS = "yarnball.simulation.skip-idle-heartbeats"
 DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS = True
 
+# -- yarnball: container tokens and NMTokens -----------------------------------------------------------------------
+#: False: the RM signs no container and hands out no NMToken, and sends the NMs no master keys, so they check none
+#: (actors/_secretmanagers.py), as in Hadoop's SLS, whose simulated NMs have no ContainerManager. The per-container
+#: MACs are ~10% of a busy run (bench/RESULTS.md). AMRMTokens and client ACLs stay. A run whose AMs only use the
+#: containers and tokens they were given has the same outputs either way (tests/test_security_tokens_off.py).
+SIMULATION_CONTAINER_TOKENS = "yarnball.simulation.container-tokens"
+DEFAULT_SIMULATION_CONTAINER_TOKENS = True
+
 # -- yarnball: huge pages for the process's small objects -------------------------------------------------------
 #: Give CPython's small-object allocator arenas backed by transparent huge pages (launcher/_memory.py,
 #: yarnball/_hugearena.c), installed when the process builds its first cluster, for the life of the process. Fewer
