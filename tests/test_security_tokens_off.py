@@ -10,8 +10,10 @@ import pytest
 from security_helpers import victim_and_attacker
 from skipping_helpers import TWO_QUEUES, assert_same_except, run_state
 
+from yarnball.actors._nodemanager import NodeManager
 from yarnball.launcher import Cluster
 from yarnball.launcher._outputs import security_summary
+from yarnball.launcher._sharded import ShardedCluster
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.protocols import Configuration, ContainerState, StopContainersRequest, keys
 from yarnball.testing import captured_events
@@ -74,3 +76,21 @@ def test_a_run_without_tokens_equals_the_run_with_them(runs: dict[str, dict[str,
     handed = on["signed"][1]
     assert handed > 300 and on["signed"] == (handed, handed) and off["signed"] == (0, handed)
     assert_same_except(on, off, "signed")
+
+
+def test_shard_hosts_honour_the_key_with_the_embedded_results() -> None:
+    """Two in-process shard hosts (1 ms apart): the NMs on every host get no keys, and the run ends as the embedded
+    one without tokens and as the shard hosts with them."""
+    from test_sharded_skipping import build, outcome
+
+    results = {}
+    with captured_events():
+        for name, backend, props in (("embedded", "embedded", OFF), ("off", "inprocess", OFF), ("on", "inprocess", {})):
+            cluster = build(backend, Configuration(props), hosts=2, latency_ms=1)
+            cluster.run(until_ms=3_600_000)
+            results[name] = outcome(cluster)
+            if isinstance(cluster, ShardedCluster):
+                hosts = cluster._start().views  # type: ignore[attr-defined]  # (InProcessHosts)
+                nms = [a for v in hosts for a in v.host.kernel.actors.values() if type(a) is NodeManager]
+                assert len(nms) == 6 and {nm.secrets.enabled for nm in nms} == {name == "on"}
+    assert results["off"] == results["embedded"] == results["on"]
