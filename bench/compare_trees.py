@@ -58,10 +58,12 @@ def run_params(args: argparse.Namespace) -> str:
     })  # fmt: skip
 
 
-def tree_spec(spec: str) -> tuple[str, str]:
-    """A ``--trees`` entry: its resolved path, and "off" when it ends in ``:tokens-off`` (else "on")."""
+def tree_spec(spec: str) -> tuple[str, str, str]:
+    """A ``--trees`` entry: how the output names it, its resolved path, and "off" when it ends in ``:tokens-off``
+    (else "on")."""
     off = spec.endswith(":tokens-off")
-    return str(Path(spec.removesuffix(":tokens-off")).resolve()), "off" if off else "on"
+    path = str(Path(spec.removesuffix(":tokens-off")).resolve())
+    return (f"{path}:tokens-off" if off else path), path, "off" if off else "on"
 
 
 def main() -> None:
@@ -71,10 +73,10 @@ def main() -> None:
     args = parser.parse_args()
     params = run_params(args)
     specs = [tree_spec(t) for t in args.trees]
-    trees = [path if tokens == "on" else f"{path}:tokens-off" for path, tokens in specs]
+    trees = [tree for tree, _, _ in specs]
     walls: dict[str, list[float]] = {t: [] for t in trees}
     for i in range(args.rounds):
-        for tree, (path, tokens) in zip(trees, specs, strict=True):
+        for tree, path, tokens in specs:
             out = subprocess.run(
                 [sys.executable, "-c", CHILD, path, params, tokens], capture_output=True, text=True, check=True, cwd="/"
             )

@@ -93,9 +93,8 @@ def main() -> None:
             parser.error(f"{tool} is not installed (Debian: apt-get install valgrind)")
     params = run_params(args)
     first = None
-    for path, tokens in [tree_spec(t) for t in args.trees]:
+    for tree, path, tokens in [tree_spec(t) for t in args.trees]:
         instructions, run = count(path, params, tokens)
-        tree = path if tokens == "on" else f"{path}:tokens-off"
         first = first or instructions
         per = instructions / max(run["allocations"], 1)
         print(

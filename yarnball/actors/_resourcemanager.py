@@ -515,12 +515,11 @@ class ResourceManager(Actor):
     def _registered(self) -> RegisterNodeManagerResponse:
         """A NORMAL registration answer, with the master keys the NM checks tokens with (ResourceTrackerService
         .registerNodeManager); a reconnecting NM gets them again too."""
-        container_key, nm_key = self.secrets.nm_master_keys()
         return RegisterNodeManagerResponse(
             node_action=NodeAction.NORMAL,
             rm_identifier=self.cluster_timestamp,
-            container_token_master_key=container_key,
-            nm_token_master_key=nm_key,
+            container_token_master_key=self.secrets.container_key,
+            nm_token_master_key=self.secrets.nm_key,
         )
 
     def _recovered_statuses(self, node: RMNode, statuses: Any) -> None:

@@ -139,19 +139,18 @@ class RMSecretManagers:
         "nm_tokens_sent",
         "rejections",
         "rm_identifier",
-        "signs",
     )
 
     def __init__(self, seed: int, cluster_timestamp: int, *, container_tokens: bool = True) -> None:
         self.rejections = Rejections()  # the RM's refused requests
-        #: Whether containers get container tokens and attempts NMTokens (``yarnball.simulation.container-tokens``):
-        #: without, :meth:`sign` and :meth:`nm_tokens_for` give none and the NMs get no keys (:meth:`nm_master_keys`).
-        self.signs = container_tokens
         self.amrm_key = master_key("amrm", seed, cluster_timestamp)
-        self.nm_key = master_key("nm", seed, cluster_timestamp)
-        self.container_key = master_key("container", seed, cluster_timestamp)
-        self._nm_mac = _keyed(self.nm_key)
-        self._container_mac = _keyed(self.container_key)
+        #: The NMToken and container-token master keys, None without those tokens
+        #: (``yarnball.simulation.container-tokens`` false): then nothing is signed, and a registering NM gets no
+        #: keys, so it checks nothing (as :class:`NMSecretManagers` without keys).
+        self.nm_key = master_key("nm", seed, cluster_timestamp) if container_tokens else None
+        self.container_key = master_key("container", seed, cluster_timestamp) if container_tokens else None
+        self._nm_mac = None if self.nm_key is None else _keyed(self.nm_key)
+        self._container_mac = None if self.container_key is None else _keyed(self.container_key)
         self.rm_identifier = cluster_timestamp  # ResourceManager's identifier: its start time
         # NMTokenSecretManagerInRM.appAttemptToNodeKeyMap: the nodes each attempt already holds an NMToken for
         self.nm_tokens_sent: dict[ApplicationAttemptId, set[NodeId]] = {}
@@ -161,28 +160,24 @@ class RMSecretManagers:
         token = AMRMToken(application_attempt_id=attempt_id, key_id=self.amrm_key.key_id)
         return msgspec.structs.replace(token, password=password(self.amrm_key, token))
 
-    def nm_master_keys(self) -> tuple[MasterKey | None, MasterKey | None]:
-        """The container-token and NMToken master keys a registering NM gets (None, None without tokens)."""
-        return (self.container_key, self.nm_key) if self.signs else (None, None)
-
     def create_nm_token(self, attempt_id: ApplicationAttemptId, node_id: NodeId, user: str) -> NMToken | None:
-        """``NMTokenSecretManagerInRM.createNMToken`` (None without tokens)."""
-        if not self.signs:
-            return None
-        return _nm_token(self._nm_mac, self.nm_key.key_id, attempt_id, node_id, user)
+        """``NMTokenSecretManagerInRM.createNMToken`` (None without the key)."""
+        key = self.nm_key
+        return None if key is None else _nm_token(self._nm_mac, key.key_id, attempt_id, node_id, user)
 
     def nm_tokens_for(
         self, attempt_id: ApplicationAttemptId, containers: tuple[Container, ...], user: str
     ) -> tuple[NMToken, ...]:
         """``NMTokenSecretManagerInRM.createAndGetNMToken`` over a response's containers: an NMToken for each node
         the attempt has none for yet."""
-        if not containers or not self.signs:
+        key = self.nm_key
+        if not containers or key is None:
             return ()
         sent = self.nm_tokens_sent.get(attempt_id)
         if sent is None:
             sent = self.nm_tokens_sent[attempt_id] = set()
         tokens: list[NMToken] = []
-        mac, key_id = self._nm_mac, self.nm_key.key_id
+        mac, key_id = self._nm_mac, key.key_id
         for container in containers:
             node_id = container.node_id
             if node_id not in sent:
@@ -196,16 +191,18 @@ class RMSecretManagers:
 
     def sign(self, container: Container, user: str) -> Container:
         """``RMContainerTokenSecretManager.createContainerToken``: ``container`` with its token (as it is without
-        tokens)."""
-        if not self.signs:
+        the key)."""
+        key = self.container_key
+        if key is None:
             return container
-        return _signed(self._container_mac, self.container_key.key_id, self.rm_identifier, container, user)
+        return _signed(self._container_mac, key.key_id, self.rm_identifier, container, user)
 
     def sign_all(self, containers: tuple[Container, ...], user: str) -> tuple[Container, ...]:
         """:meth:`sign` for each of a response's containers."""
-        if not self.signs:
+        key = self.container_key
+        if key is None:
             return containers
-        mac, key_id, rm_identifier = self._container_mac, self.container_key.key_id, self.rm_identifier
+        mac, key_id, rm_identifier = self._container_mac, key.key_id, self.rm_identifier
         return tuple([_signed(mac, key_id, rm_identifier, c, user) for c in containers])
 
 
