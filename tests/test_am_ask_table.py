@@ -9,6 +9,7 @@ from am_helpers import ATTEMPT, G, O
 
 from yarnball import ApplicationMaster
 from yarnball.actors._appmaster import ContainerRequest
+from yarnball.actors._asktable import sort_changed
 from yarnball.protocols import (
     ANY,
     AllocateRequest,
@@ -184,3 +185,37 @@ def test_request_of_a_previous_attempt_decrements_the_new_table() -> None:
     am.remove_container_request(old)  # priority 20 is outstanding again: the old object is not in its queue
     am._allocate()
     assert [(r.resource_name, r.num_containers) for r in am.sent[-1].ask] == [(ANY, 2)]
+
+
+def _shuffled_entries(rng: random.Random, shapes: list[tuple[int, int, str, int, int]], n: int) -> list[list[Any]]:
+    """``n`` distinct ask-table entries over ``shapes`` (priority, request id, type, memory, vcores), in random order;
+    names include ones that sort before ANY's ``*`` as strings."""
+    names = [ANY, "!early", "node1", "node10", "node2", "/r0", "/r1", "h\u00e9te", "a", "Z"]
+    keys = {(shape, rng.choice(names)) for _ in range(n) for shape in [rng.choice(shapes)]}
+    entries = [
+        [1, True, CAPS[0], (p, rid, name != ANY, name, etype, mem, vcores), True]
+        for (p, rid, etype, mem, vcores), name in keys
+    ]
+    rng.shuffle(entries)
+    return entries
+
+
+def test_sort_changed_is_the_full_sort_for_one_request_shape_and_for_many() -> None:
+    """The changed entries go out in the order of their full sort keys whether they share one request shape (the
+    cheaper sort by name) or not (the full sort), including names that sort before ANY as strings."""
+    rng = random.Random(5)
+    one = [(20, -1, "GUARANTEED", 1024, 1)]
+    many = [
+        *one,
+        (10, -1, "GUARANTEED", 1024, 1),
+        (20, 3, "GUARANTEED", 1024, 1),
+        (20, -1, "OPPORTUNISTIC", 1024, 1),
+        (20, -1, "GUARANTEED", 2048, 2),
+    ]
+    # (the last: one priority and request id, but other types and sizes, which only the full sort orders)
+    for shapes in (one, many, many[1:2], [many[0], many[3], many[4]]):
+        for n in (1, 2, 5, 40):
+            entries = _shuffled_entries(rng, shapes, n)
+            expected = sorted(entries, key=lambda e: e[3])
+            sort_changed(entries)
+            assert [e[3] for e in entries] == [e[3] for e in expected]

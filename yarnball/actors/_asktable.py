@@ -18,7 +18,16 @@ from typing import Any, Final
 
 from yarnball.protocols import ANY, ExecutionType, ExecutionTypeRequest, Priority, Resource, ResourceRequest
 
-__all__ = ["AskSpec", "add_asks", "ask_entries", "distinct", "entry_request", "remove_asks", "take_changed"]
+__all__ = [
+    "AskSpec",
+    "add_asks",
+    "ask_entries",
+    "distinct",
+    "entry_request",
+    "remove_asks",
+    "sort_changed",
+    "take_changed",
+]
 
 AskSpec = tuple[int, str, int, int, int]
 # Records are frozen: one shared instance of each of these small ones (built for every ask sent).
@@ -103,9 +112,40 @@ def remove_asks(entries: tuple[list[Any], ...], cap: Resource, changed: list[lis
             changed.append(entry)
 
 
+def _name(entry: list[Any]) -> str:
+    key: tuple[Any, ...] = entry[3]
+    return key[3]  # type: ignore[no-any-return]
+
+
+def sort_changed(changed: list[list[Any]]) -> None:
+    """``changed.sort(key=_BY_SORT_KEY)`` (the send order: priority, request id, not ANY, name, type, memory,
+    vcores), with cheaper comparisons when every entry has the same priority, request id, type, memory and vcores
+    (one request shape, as an AM's maps): the order is then the ANY entry, then the others by name (entries with
+    equal keys keep their order, as in the full sort, which is stable). Names are strings, which a sort compares
+    without the tuple protocol: several calls for each comparison of two 7-tuples whose first three fields are equal
+    (3.5% of a busy run's instructions went to this sort). Otherwise the full sort."""
+    if len(changed) < 2:
+        return
+    first: tuple[Any, ...] = changed[0][3]
+    p, r, e, m, v = first[0], first[1], first[4], first[5], first[6]
+    named: list[list[Any]] = []
+    anywhere: list[list[Any]] = []
+    for entry in changed:
+        k: tuple[Any, ...] = entry[3]
+        if k[0] != p or k[1] != r or k[4] != e or k[5] != m or k[6] != v:
+            changed.sort(key=_BY_SORT_KEY)
+            return
+        if k[2]:
+            named.append(entry)
+        else:
+            anywhere.append(entry)
+    named.sort(key=_name)
+    changed[:] = anywhere + named
+
+
 def take_changed(changed: list[list[Any]]) -> tuple[ResourceRequest, ...]:
     """The ResourceRequests of the changed entries in their send order; they are no longer changed."""
-    changed.sort(key=_BY_SORT_KEY)
+    sort_changed(changed)
     out: list[ResourceRequest] = []
     for entry in changed:
         entry[4] = False
