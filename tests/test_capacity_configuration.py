@@ -108,6 +108,10 @@ def test_state_parsing() -> None:
     assert cs.get_state("root.a") is QueueState.STOPPED
     with pytest.raises(ConfigurationError, match=r"root\.b\.state: No enum constant QueueState\.PAUSED"):
         cs.get_state("root.b")
+    # (a value with a line break inside, found by tests/test_fuzz_configuration.py: the error stays on one line)
+    cs = cs_of({P + "root.b.state": "0\n0"})
+    with pytest.raises(ConfigurationError, match=r"root\.b\.state: No enum constant QueueState\.0\\n0 \(expected"):
+        cs.get_state("root.b")
 
 
 def test_ordering_policies() -> None:

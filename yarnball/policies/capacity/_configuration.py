@@ -322,12 +322,14 @@ class CapacitySchedulerConfiguration:
         raw = self.conf.get(key)
         if raw is None:
             return None
+        value = raw.strip().upper()
         try:
-            return QueueState(raw.strip().upper())
+            return QueueState(value)
         except ValueError:
-            raise self._error(
-                key, f"No enum constant QueueState.{raw.strip().upper()} (expected RUNNING or STOPPED)"
-            ) from None
+            # Hadoop's wording; a value with a line break or another unprintable character is shown escaped, so that
+            # the error stays on one line
+            shown = value if value.isprintable() else repr(value)[1:-1]
+            raise self._error(key, f"No enum constant QueueState.{shown} (expected RUNNING or STOPPED)") from None
 
     def get_state(self, path: str) -> QueueState:
         """``state``, RUNNING by default. A STOPPED parent stopping its children is the scheduler's job."""
