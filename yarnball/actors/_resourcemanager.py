@@ -175,20 +175,23 @@ class RMNode:
 class ResourceManager(Actor):
     """The ResourceManager. ``conf`` is the layered yarn-site + capacity-scheduler configuration."""
 
-    # Services created on first use, class-level None until then: an instance attribute each from the start would
-    # take the RM past the 30 attributes CPython keeps inline (tests/test_am_round_costs.py).
+    # Services created on first use, None until then. Slots, not instance attributes: those would take the RM past
+    # the 30 attributes CPython keeps inline (tests/test_am_round_costs.py); nor class-level defaults, which the
+    # interpreter cannot specialise a read of (each read of ``self.resize`` on the heartbeat path was a full attribute
+    # lookup, ~270 instructions, instead of a slot read).
+    __slots__ = ("decommissioning", "node_rules", "queue_deletion_monitor", "resize", "restarts")
     #: Container resource increases and decreases (actors/_containerresize.py), from the first such request.
-    resize: ContainerResizeService | None = None
+    resize: ContainerResizeService | None
     #: DECOMMISSIONING and DECOMMISSIONED nodes, once a graceful decommission starts (actors/_decommission.py).
-    decommissioning: DecommissioningNodes | None = None
+    decommissioning: DecommissioningNodes | None
     #: The state store and RM restarts (actors/_rmrestart.py), with yarn.resourcemanager.recovery.enabled or once an
     #: RM restart is scheduled.
-    restarts: RMRestarts | None = None
+    restarts: RMRestarts | None
     #: ResourceTrackerService.nodeHeartbeat's response-id checks and completion acknowledgements, in a run with
     #: message faults on the NodeManagers' links (actors/_nmrpc.py); None: the exact ordinary path.
-    node_rules: NodeHeartbeatRules | None = None
+    node_rules: NodeHeartbeatRules | None
     #: AutoCreatedQueueDeletionPolicy's monitor, started with the RM when the monitor keys name it.
-    queue_deletion_monitor: QueueDeletionMonitor | None = None
+    queue_deletion_monitor: QueueDeletionMonitor | None
 
     def __init__(
         self,
@@ -199,6 +202,7 @@ class ResourceManager(Actor):
         rng: random.Random | None = None,
         secret_seed: int = 0,
     ) -> None:
+        self.resize = self.decommissioning = self.restarts = self.node_rules = self.queue_deletion_monitor = None
         self.conf = conf
         self.scheduler = scheduler
         self.cluster_timestamp = cluster_timestamp
@@ -405,7 +409,9 @@ class ResourceManager(Actor):
         self.counters["containers_allocated"] += 1
         cid = container.id
         node_id = container.node_id
-        log = self.log
+        log = self._log  # (Actor.log's cached logger: a slot read instead of the property, once per container)
+        if log is None:
+            log = self.log
         if log.is_enabled_for(logging.DEBUG):
             # FiCaSchedulerApp.apply's "allocate: applicationAttemptId=... container=... host=... type=..." (debug)
             log.debug(
@@ -452,7 +458,9 @@ class ResourceManager(Actor):
         if self.resize is not None:
             self.resize.on_container_done(cid)
         exit_status = status.exit_status
-        log = self.log
+        log = self._log  # (Actor.log's cached logger: a slot read instead of the property, once per container)
+        if log is None:
+            log = self.log
         if log.is_enabled_for(logging.DEBUG):
             # (what the invariant checker reads, yarnball/_invariants.py: every container ends exactly once)
             log.debug("container_finished", container=str(cid), exit_status=exit_status, diagnostics=status.diagnostics)
