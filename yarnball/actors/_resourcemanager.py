@@ -409,9 +409,7 @@ class ResourceManager(Actor):
         self.counters["containers_allocated"] += 1
         cid = container.id
         node_id = container.node_id
-        log = self._log  # (Actor.log's cached logger: a slot read instead of the property, once per container)
-        if log is None:
-            log = self.log
+        log = self.log
         if log.is_enabled_for(logging.DEBUG):
             # FiCaSchedulerApp.apply's "allocate: applicationAttemptId=... container=... host=... type=..." (debug)
             log.debug(
@@ -458,9 +456,7 @@ class ResourceManager(Actor):
         if self.resize is not None:
             self.resize.on_container_done(cid)
         exit_status = status.exit_status
-        log = self._log  # (Actor.log's cached logger: a slot read instead of the property, once per container)
-        if log is None:
-            log = self.log
+        log = self.log
         if log.is_enabled_for(logging.DEBUG):
             # (what the invariant checker reads, yarnball/_invariants.py: every container ends exactly once)
             log.debug("container_finished", container=str(cid), exit_status=exit_status, diagnostics=status.diagnostics)
