@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import itertools
+from typing import Any
 
 import pytest
 
@@ -211,3 +213,54 @@ def test_kernel_matches_bare_heap_order() -> None:
         kernel.schedule(t, seen.append, i, priority=p)
     kernel.run()
     assert seen == [heapq.heappop(bare)[2] for _ in range(500)]
+
+
+def test_now_lane_pops_in_the_key_order_of_one_heap() -> None:
+    """Events queued at ``now`` from inside events (the now lane) and earlier-queued events at the same time (the
+    main heap) run in exactly the order of one heap of (time, priority, origin, sequence), as a bare model of the
+    kernel's keys computes; a lane popped first whatever the main heap's head, or never, fails it."""
+    import random
+
+    owners = ["a", "b", "c", "d"]
+
+    def plan(key: tuple[Any, ...]) -> list[tuple[int, int, str]]:
+        # the children of an event, from its key alone: (delay, priority, owner); delay 0 goes to the now lane
+        r = random.Random(repr(key[:4]))
+        if key[0] > 60:
+            return []
+        return [(r.choice([0, 0, 0, 1, 3]), r.randrange(2), r.choice(owners)) for _ in range(r.randrange(3))]
+
+    # the kernel
+    kernel = Kernel()
+    ran: list[tuple[Any, ...]] = []
+
+    def fire(owner: str) -> None:
+        entry = kernel.event
+        assert entry is not None
+        ran.append(entry[:4])
+        for delay, priority, child in plan(entry):
+            kernel.schedule(delay, fire, child, priority=priority, owner=child)
+
+    for i in range(40):
+        kernel.schedule(i % 7, fire, owners[i % 4], priority=i % 2, owner=owners[i % 4])
+    kernel.run()
+
+    # the model: one heap, keys (time, priority, origin, origin's sequence), as Kernel.schedule numbers them
+    heap: list[tuple[Any, ...]] = []
+    seqs: dict[str, int] = {}
+
+    def push(t: float, priority: int, origin: str, owner: str) -> None:
+        seq = seqs.get(origin, 0)
+        seqs[origin] = seq + 1
+        heapq.heappush(heap, (t, priority, origin, seq, owner))
+
+    for i in range(40):
+        push(i % 7, i % 2, "", owners[i % 4])
+    expected: list[tuple[Any, ...]] = []
+    while heap:
+        t, priority, origin, seq, owner = heapq.heappop(heap)
+        expected.append((t, priority, origin, seq))
+        for delay, p, child in plan((t, priority, origin, seq)):
+            push(t + delay, p, owner, child)
+    assert len(ran) > 200 and any(e[0] == f[0] and e[2] != f[2] for e, f in itertools.pairwise(ran))
+    assert ran == expected

@@ -116,10 +116,11 @@ class ActorRef:
         seqs = kernel._seqs
         seq = seqs.get(origin, 0)
         seqs[origin] = seq + 1
+        now = kernel.now
+        t = now + (kernel.default_latency + delay)
         heappush(
-            kernel._queue,
-            (kernel.now + (kernel.default_latency + delay), NORMAL, origin, seq, actor._deliver, (message, sender),
-             self.id),
+            kernel._now if t == now else kernel._queue,
+            (t, NORMAL, origin, seq, actor._deliver, (message, sender), self.id),
         )
         if kernel._wakeup is not None:
             kernel._wakeup.set()

@@ -620,10 +620,11 @@ class ApplicationMaster(Actor):
         seqs = kernel._seqs
         seq = seqs.get(origin, 0)
         seqs[origin] = seq + 1
+        now = kernel.now
+        t = now + (kernel.default_latency + 0)
         heappush(
-            kernel._queue,
-            (kernel.now + (kernel.default_latency + 0), NORMAL, origin, seq, actor._deliver, (request, self.ref),
-             actor.ref.id),
+            kernel._now if t == now else kernel._queue,
+            (t, NORMAL, origin, seq, actor._deliver, (request, self.ref), actor.ref.id),
         )
         if kernel._wakeup is not None:
             kernel._wakeup.set()

@@ -171,7 +171,7 @@ def _queue_timer(nm: NodeManager, delay: float, fire: Any, arg: Any) -> None:
     if delay >= FAR_WIDTH:
         kernel.park(entry)
         return
-    heappush(kernel._queue, entry)
+    heappush(kernel._now if delay == 0 else kernel._queue, entry)
     if kernel._wakeup is not None:
         kernel._wakeup.set()
 
@@ -513,7 +513,10 @@ class NodeManager(Actor):
                     origin = kernel.current
                     key = seqs.get(origin, 0)
                     seqs[origin] = key + 1
-                    heappush(kernel._queue, (due, NORMAL, origin, key, _fire_schedule, entry, origin))
+                    heappush(
+                        kernel._now if delay == 0 else kernel._queue,
+                        (due, NORMAL, origin, key, _fire_schedule, entry, origin),
+                    )
                     if kernel._wakeup is not None:
                         kernel._wakeup.set()
             else:

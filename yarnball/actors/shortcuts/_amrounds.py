@@ -198,6 +198,7 @@ def run_next(kernel: Kernel, entry: tuple[Any, ...]) -> None:
         and kernel._wakeup is None
         and not kernel._stop_requested
         and (not queue or entry < queue[0])
+        and (not kernel._now or entry < kernel._now[0])
     ):
         # A test observing every event: as the run loop decides (Kernel.enter_hooked, set when the run started),
         # then whether _enter was replaced (a hooked run whose _enter is the kernel's own needs no call).
