@@ -130,6 +130,7 @@ def test_launch_environment_follows_the_remaining_task_count() -> None:
     am.start_container = lambda c, *, context: started.append(  # type: ignore[method-assign]
         (dict(context.environment)[APP_REMAINING_TASKS_ENV], context.simulated_duration_ms)
     )
+    am.phases = am._phases()  # (what the AM's first phase request makes)
     for task in am.phases[0]:
         am._request(task)
     am.on_containers_allocated((container(1, "node1", 20), container(2, "node5", 20)))

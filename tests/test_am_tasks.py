@@ -246,3 +246,33 @@ def test_opportunistic_maps_are_still_asked_task_by_task() -> None:
     am._next_phase()
     types = [r.execution_type for r in am._outstanding[20]]
     assert types == [O] * 4 and am._noded.get(20, 0) == 0 and am._maps_mod_100 == 4
+
+
+def test_finished_ams_let_go_of_their_bookkeeping_and_later_jobs_hold_no_tasks() -> None:
+    """A long trace's memory: a job submitted later holds no task records until its AM asks for its first phase,
+    and a finished AM drops its request table, NMToken cache and task bookkeeping (the job's record stays); every
+    job still runs all its tasks."""
+    from yarnball.launcher import Cluster
+    from yarnball.launcher.workloads import synthetic_workload
+
+    wl = synthetic_workload(30, 6, 3, maps=(2, 12), reduces=(1, 3), map_ms=(2_000, 9_000), reduce_ms=(2_000, 6_000))
+    cluster = Cluster({}, wl.nodes, seed=1)
+    cluster.submit_workload(wl)
+    masters: list[Any] = cluster.masters
+    expected = [sum(t.count for t in job.tasks) for job in wl.jobs]
+    assert [am.total_tasks for am in masters] == expected and all(am.phases == [] for am in masters)
+    t = 0
+    while not any(am.finished for am in masters):
+        t += 2_000
+        cluster.run(until_ms=t)
+    waiting = [am for am in masters if am.registered_at is None]
+    finished = [am for am in masters if am.finished]
+    assert waiting and finished  # the scenario: jobs not started yet (submitted or not), and jobs done
+    assert all(am.phases == [] for am in waiting)
+    for am in finished:
+        assert am.completed_tasks == am.total_tasks and sum(len(p) for p in am.phases) == am.total_tasks
+        assert not (am._tables or am._outstanding or am._node_requests or am.nm_tokens or am.assigned)
+        assert am.application_id is not None and am.am_container is not None
+    cluster.run()
+    assert all(am.finished and am.completed_tasks == am.total_tasks for am in masters)
+    assert all(not am._tables and not am.nm_tokens for am in masters)

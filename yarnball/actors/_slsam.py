@@ -73,7 +73,9 @@ class _TraceAppMaster(ApplicationMaster):
     def __init__(self, *, tasks: Sequence[TaskLike], **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.tasks = tuple(tasks)
-        self.phases: list[list[_Task]] = self._phases()
+        # The task records are made when the first attempt requests its first phase (_next_phase): a trace's later
+        # jobs, submitted at their time, hold none until then (~16 kB per job of a long trace's backlog).
+        self.phases: list[list[_Task]] = []
         self.phase = -1
         self.pending = RunQueue()  # the pending tasks in request order: a deque without its O(n) remove
         # Pending tasks naming (priority, host), in the order of ``pending``, for _take_task (short lists).
@@ -82,7 +84,7 @@ class _TraceAppMaster(ApplicationMaster):
         self.completed_tasks = 0
         self.failed_task_attempts = 0
         self.preempted_task_attempts = 0
-        self.total_tasks = sum(len(p) for p in self.phases)
+        self.total_tasks = sum(max(spec.count, 0) for spec in self.tasks)  # (what _phases makes, in every subclass)
         self._delayed = 0  # DAG: requests still waiting for their container.request.delay
         self._env_left = -1  # the remaining-task count of _env, the launch environment last built
         self._env: tuple[tuple[str, str], ...] = ()
@@ -119,7 +121,18 @@ class _TraceAppMaster(ApplicationMaster):
         # SLS restart(): the new attempt re-runs every task of the job from the beginning.
         self.phases = self._phases()
 
+    def _exited(self) -> None:
+        super()._exited()
+        # the AM's own bookkeeping of pending and assigned tasks (empty when every task is done); the tasks stay
+        if not self.pending:
+            self.pending = RunQueue()
+            self._host_tasks = {}  # (the pending tasks that name hosts)
+        if not self.assigned:
+            self.assigned = {}
+
     def _next_phase(self) -> None:
+        if not self.phases:
+            self.phases = self._phases()  # (the first phase of the first attempt: see __init__)
         while True:
             self.phase += 1
             if self.phase >= len(self.phases):
@@ -284,6 +297,8 @@ class DAGAppMaster(_TraceAppMaster):
     """``DAGAMSimulator``: each task is requested ``container.request.delay`` ms after the AM starts."""
 
     def _next_phase(self) -> None:
+        if not self.phases:
+            self.phases = self._phases()  # (the first phase of the first attempt: see _TraceAppMaster.__init__)
         self.phase += 1
         if self.phase >= len(self.phases) or not self.phases[self.phase]:
             self.finish(FinalApplicationStatus.SUCCEEDED)
