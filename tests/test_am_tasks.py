@@ -276,3 +276,38 @@ def test_finished_ams_let_go_of_their_bookkeeping_and_later_jobs_hold_no_tasks()
     cluster.run()
     assert all(am.finished and am.completed_tasks == am.total_tasks for am in masters)
     assert all(not am._tables and not am.nm_tokens for am in masters)
+
+
+def test_tasks_of_makes_what_each_spec_makes_task_by_task() -> None:
+    """A phase's tasks made at once (``tasks_of``: the first of a spec works out its keys, nodes and racks, the
+    others share them) equal tasks made one by one from the spec as the module documents it: ``count`` of each spec
+    (none for 0), keys of the named hosts without repeats, nodes without empty names, the rack only with nodes."""
+    from yarnball.actors._amtasks import tasks_of
+
+    rng = random.Random(11)
+    names = ["node0", "node1", "node2", ""]
+    specs = [
+        TaskSpec(
+            rng.choice([0, 1, 1, 2, 5]),
+            1000,
+            rng.choice([10, 20]),
+            "map",
+            RES,
+            hosts=tuple(rng.choice(names) for _ in range(rng.randrange(4))),
+            rack=rng.choice(["/r", None]),
+        )
+        for _ in range(300)
+    ]
+    tasks = tasks_of(specs)
+    expected = [s for s in specs for _ in range(s.count)]
+    assert [t.spec for t in tasks] == expected and len(tasks) > 300
+    for task in tasks:
+        s = task.spec
+        named = tuple(dict.fromkeys(h for h in s.hosts if h))
+        nodes = tuple(h for h in s.hosts if h)
+        assert task.keys == tuple((s.priority, h) for h in named)
+        assert task.nodes == nodes and task.racks == ((s.rack,) if s.rack and nodes else ())
+        assert (task.prio, task.resource, task.rid, task.etype, task.attempts) == (
+            s.priority, s.resource, s.allocation_request_id, s.execution_type, 0
+        )
+    assert len({id(t) for t in tasks}) == len(tasks)  # each task its own record (attempts are counted per task)

@@ -39,6 +39,7 @@ __all__ = [
     "request_tasks",
     "take_tasks",
     "task_keys",
+    "tasks_of",
 ]
 
 
@@ -176,25 +177,57 @@ class SlsTask:
 
     __slots__ = ("attempts", "etype", "keys", "nodes", "prio", "racks", "resource", "rid", "spec")
 
-    def __init__(self, spec: Any) -> None:
+    resource: Resource
+    etype: ExecutionType
+    rid: int
+    prio: int
+    keys: tuple[TaskKey, ...]
+    nodes: tuple[str, ...]
+    racks: tuple[str, ...]
+
+    def __init__(self, spec: Any, like: SlsTask | None = None) -> None:
         self.spec = spec
         self.attempts = 0
-        self.resource: Resource = spec.resource
-        self.etype: ExecutionType = spec.execution_type
-        self.rid: int = spec.allocation_request_id
+        if like is not None:
+            # another task of ``like``'s spec (tasks_of): what follows from the spec is shared, not worked out again
+            self.resource = like.resource
+            self.etype = like.etype
+            self.rid = like.rid
+            self.prio = like.prio
+            self.keys = like.keys
+            self.nodes = like.nodes
+            self.racks = like.racks
+            return
+        self.resource = spec.resource
+        self.etype = spec.execution_type
+        self.rid = spec.allocation_request_id
         prio: int = spec.priority
         hosts: tuple[str, ...] = spec.hosts
         rack: str | None = spec.rack
         self.prio = prio
-        self.keys: tuple[TaskKey, ...] = task_keys(prio, hosts)
+        self.keys = task_keys(prio, hosts)
         # the hosts without empty names (usually all are named: then the tuple itself)
         nodes = hosts if all(hosts) else tuple([h for h in hosts if h])
-        self.nodes: tuple[str, ...] = nodes
-        self.racks: tuple[str, ...] = (rack,) if rack and nodes else ()
+        self.nodes = nodes
+        self.racks = (rack,) if rack and nodes else ()
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Pickled by its spec and attempts (see ContainerRequest.__reduce__); the rest follows from the spec.
         return _rebuilt_task, (self.spec, self.attempts)
+
+
+def tasks_of(specs: Iterable[Any]) -> list[SlsTask]:
+    """The tasks of ``specs`` in order, ``count`` of each (none for a count of 0 or less), made when the AM requests
+    their phase: the first of a spec works out what follows from it, the others share it."""
+    out: list[SlsTask] = []
+    for spec in specs:
+        count: int = spec.count
+        if count > 0:
+            first = SlsTask(spec)
+            out.append(first)
+            for _ in range(count - 1):
+                out.append(SlsTask(spec, first))
+    return out
 
 
 def _rebuilt_request(
@@ -363,6 +396,9 @@ def match_containers(
 # -- the SLS AM's pending tasks --------------------------------------------------------------------------------------
 def task_keys(priority: int, hosts: tuple[str, ...]) -> tuple[TaskKey, ...]:
     """The ``(priority, host)`` keys of a task's named hosts (empty names left out), without repeats, in order."""
+    if len(hosts) == 1:  # (the usual task: one host)
+        host = hosts[0]
+        return ((priority, host),) if host else ()
     return tuple((priority, host) for host in distinct(hosts) if host)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from yarnball.actors._amtasks import RunQueue, SlsTask, request_tasks, take_tasks
+from yarnball.actors._amtasks import RunQueue, SlsTask, request_tasks, take_tasks, tasks_of
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV
 from yarnball.errors import ConfigurationError
@@ -90,7 +90,7 @@ class _TraceAppMaster(ApplicationMaster):
         self._env: tuple[tuple[str, str], ...] = ()
 
     def _phases(self) -> list[list[_Task]]:
-        return [[_Task(spec) for spec in self.tasks for _ in range(spec.count)]]
+        return [tasks_of(self.tasks)]
 
     def on_registered(self, response: RegisterApplicationMasterResponse) -> None:
         maximum = response.maximum_resource_capability
@@ -284,8 +284,8 @@ class MRAppMaster(_TraceAppMaster):
         return task.spec.execution_type, True
 
     def _phases(self) -> list[list[_Task]]:
-        maps = [_Task(s) for s in self.tasks if s.task_type != "reduce" for _ in range(s.count)]
-        reduces = [_Task(s) for s in self.tasks if s.task_type == "reduce" for _ in range(s.count)]
+        maps = tasks_of([s for s in self.tasks if s.task_type != "reduce"])
+        reduces = tasks_of([s for s in self.tasks if s.task_type == "reduce"])
         return [maps, reduces]
 
 
