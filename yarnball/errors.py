@@ -22,7 +22,15 @@ __all__ = [
     "TimeoutError",
     "TraceFormatError",
     "YarnballError",
+    "one_line",
 ]
+
+
+def one_line(text: object) -> str:
+    """``text`` with its control characters escaped, for a message that must stay one line: a value or key read from
+    the input (a config value, a field name) may hold a newline or a carriage return; it is shown as it is spelt
+    (``mem\\ry_mb``)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
 
 
 class YarnballError(Exception):

@@ -49,7 +49,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from yarnball.errors import ConfigurationError
+from yarnball.errors import ConfigurationError, one_line
 from yarnball.policies.preemption import (
     AppSnapshot,
     ClusterSnapshot,
@@ -133,13 +133,6 @@ def _translate(err: msgspec.MsgspecError) -> ConfigurationError:
         msg = f"invalid JSON: {msg}"
     msg = msg.replace("`", "")
     return ConfigurationError(f"{path}: {msg[:1].lower()}{msg[1:]}")
-
-
-def _one_line(text: object) -> str:
-    """``text`` with its control characters escaped, for the terminal: a key read from the snapshot (a field name,
-    a config key) may hold a newline or a carriage return; each message stays one line, showing the key as it is
-    spelt (``mem\\ry_mb``)."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
 
 
 def _res(r: _Res | None) -> Resource:
@@ -340,10 +333,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ConfigurationError as err:  # the policy's checks (queue tree, config values): name the file too
             raise ConfigurationError(f"{name}: {err}") from err
     except ConfigurationError as err:
-        print(f"yarnball preempt: error: {_one_line(err)}", file=sys.stderr)
+        print(f"yarnball preempt: error: {one_line(err)}", file=sys.stderr)
         return 2
     for warning in warnings:
-        print(f"yarnball preempt: warning: {_one_line(warning)}", file=sys.stderr)
+        print(f"yarnball preempt: warning: {one_line(warning)}", file=sys.stderr)
     out = msgspec.json.encode(plan)
     if args.indent > 0:
         out = msgspec.json.format(out, indent=args.indent)

@@ -15,7 +15,7 @@ import math
 import re
 
 from yarnball._logs import get_logger
-from yarnball.errors import ConfigurationError
+from yarnball.errors import ConfigurationError, one_line
 from yarnball.policies.capacity._absolute import parse_resource_vector
 from yarnball.policies.capacity._acl import AccessControlList, QueueACL, QueueState
 from yarnball.policies.capacity._validation import java_float_str, validate_capacity_configuration
@@ -326,10 +326,10 @@ class CapacitySchedulerConfiguration:
         try:
             return QueueState(value)
         except ValueError:
-            # Hadoop's wording; a value with a line break or another unprintable character is shown escaped, so that
-            # the error stays on one line
-            shown = value if value.isprintable() else repr(value)[1:-1]
-            raise self._error(key, f"No enum constant QueueState.{shown} (expected RUNNING or STOPPED)") from None
+            # Hadoop's wording, the value's unprintable characters escaped (the error stays on one line)
+            raise self._error(
+                key, f"No enum constant QueueState.{one_line(value)} (expected RUNNING or STOPPED)"
+            ) from None
 
     def get_state(self, path: str) -> QueueState:
         """``state``, RUNNING by default. A STOPPED parent stopping its children is the scheduler's job."""
