@@ -184,6 +184,18 @@ class ApplicationMaster(Actor):
         self._reset_attempt_state()
 
     def _reset_attempt_state(self) -> None:
+        self._new_request_state()
+        self._response_id = 0
+        self._heartbeat: Any = None
+        self._unregistering = False
+        self.running = {}
+        if self._rpc is not None:
+            self._rpc.reset()
+        if self._nm_calls is not None:
+            self._nm_calls.reset()
+
+    def _new_request_state(self) -> None:
+        """AMRMClient's requests, empty (a new attempt, or the process gone: :meth:`_exited`)."""
         # AMRMClientImpl's remoteRequestsTable as plain data: AskSpec -> name -> entry (see AskSpec); entries are
         # never removed (a withdrawn ask is sent with count 0, as Hadoop's).
         self._tables: dict[AskSpec, dict[str, list[Any]]] = {}
@@ -196,14 +208,6 @@ class ApplicationMaster(Actor):
         self._node_requests: dict[tuple[int, str], list[ContainerRequest]] = {}
         self._release: list[ContainerId] = []
         self._updates: list[UpdateContainerRequest] = []
-        self._response_id = 0
-        self._heartbeat: Any = None
-        self._unregistering = False
-        self.running = {}
-        if self._rpc is not None:
-            self._rpc.reset()
-        if self._nm_calls is not None:
-            self._nm_calls.reset()
 
     def _exited(self) -> None:
         """The AM process exits once its unregistration is answered: what it kept in memory for its requests and
@@ -211,13 +215,7 @@ class ApplicationMaster(Actor):
         holds ~20 kB per finished job instead of ~80 kB. Kept: the job's record (its ids, times and status, the
         containers it still counted as running). The emptied dictionaries are replaced, not cleared: a dictionary
         keeps the table of its largest size."""
-        self._tables = {}
-        self._changed = []
-        self._outstanding = {}
-        self._noded = {}
-        self._node_requests = {}
-        self._release = []
-        self._updates = []
+        self._new_request_state()
         self.nm_tokens = {}
         if not self.running:
             self.running = {}
