@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from yarnball.errors import ConfigurationError, YarnballError
+from yarnball.launcher._faults import FAULT_KINDS
 
 __all__ = ["build_parser", "main"]
 
@@ -121,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
         "deterministic; --pace X then runs X simulated ms per real ms)",
     )
     sim.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
-    # Issue 20: serving and looking (launcher/web/).
+    # Serving and looking (launcher/web/).
     sim.add_argument(
         "--webapp",
         metavar="[HOST:]PORT",
@@ -157,8 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--faults",
         metavar="FILE",
-        help="JSON fault schedule: a list of {at_ms, kind, target, ...}; kinds: node_lost, node_decommission, "
-        "am_crash, container_fail, message_drop, message_delay, message_duplicate (README 'Faults on a schedule')",
+        help="JSON fault schedule: a list of {at_ms, kind, target, ...}; kinds: " + ", ".join(FAULT_KINDS) + " "
+        "(the documentation's fault reference); with --backend ray, container_fail, rm_restart and am_crash of an "
+        "application id are refused",
     )
     sim.add_argument(
         "--strict",

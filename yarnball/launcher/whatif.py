@@ -59,7 +59,7 @@ from yarnball.policies.preemption import (
 )
 from yarnball.protocols import Resource
 
-__all__ = ["load_snapshot", "main", "parse_snapshot", "plan_preemption"]
+__all__ = ["build_parser", "load_snapshot", "main", "parse_snapshot", "plan_preemption"]
 
 #: Resource values stay below 2**62 so that sums over a whole cluster (and Hadoop's long arithmetic) cannot overflow.
 MAX_RESOURCE = 2**62
@@ -309,15 +309,20 @@ def plan_preemption(snapshot: Mapping[str, Any] | ClusterSnapshot) -> dict[str, 
     return _plan(snapshot)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``yarnball preempt SNAPSHOT.json``: print the plan as JSON; exit 2 on a bad snapshot."""
+def build_parser() -> argparse.ArgumentParser:
+    """The ``yarnball preempt`` argument parser."""
     parser = argparse.ArgumentParser(
         prog="yarnball preempt",
         description="Show which containers YARN's ProportionalCapacityPreemptionPolicy would preempt.",
     )
     parser.add_argument("snapshot", help="snapshot JSON file ('-' for standard input)")
     parser.add_argument("--indent", type=int, default=2, help="JSON indentation (0 for one line)")
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``yarnball preempt SNAPSHOT.json``: print the plan as JSON; exit 2 on a bad snapshot."""
+    args = build_parser().parse_args(list(argv) if argv is not None else None)
     name = "<stdin>" if args.snapshot == "-" else args.snapshot
     try:
         if args.snapshot == "-":

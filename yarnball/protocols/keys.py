@@ -27,56 +27,76 @@ NM_PREFIX = "yarn.nodemanager."
 # ----------------------------------------------------------------------------------------------------
 # yarn-site.xml: ResourceManager / NodeManager basics
 # ----------------------------------------------------------------------------------------------------
+#: How often each NodeManager heartbeats to the RM (ms).
 RM_NM_HEARTBEAT_INTERVAL_MS = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms"
 DEFAULT_RM_NM_HEARTBEAT_INTERVAL_MS = 1000
 
+#: A NodeManager silent this long is expired as LOST (NMLivenessMonitor, ms).
 RM_NM_EXPIRY_INTERVAL_MS = "yarn.nm.liveness-monitor.expiry-interval-ms"
 DEFAULT_RM_NM_EXPIRY_INTERVAL_MS = 600000
 
+#: A container allocated but not started on its NM within this time is reclaimed (ContainerAllocationExpirer, ms).
 RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS = "yarn.resourcemanager.rm.container-allocation.expiry-interval-ms"
 DEFAULT_RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS = 600000
 
+#: An AM attempt that has not called allocate for this long is expired (AMLivenessMonitor, ms).
 RM_AM_EXPIRY_INTERVAL_MS = "yarn.am.liveness-monitor.expiry-interval-ms"
 DEFAULT_RM_AM_EXPIRY_INTERVAL_MS = 600000
 
+#: Smallest container memory; requests are rounded up to a multiple of it (MB).
 RM_SCHEDULER_MINIMUM_ALLOCATION_MB = "yarn.scheduler.minimum-allocation-mb"
 DEFAULT_RM_SCHEDULER_MINIMUM_ALLOCATION_MB = 1024
+#: Smallest container vcores.
 RM_SCHEDULER_MINIMUM_ALLOCATION_VCORES = "yarn.scheduler.minimum-allocation-vcores"
 DEFAULT_RM_SCHEDULER_MINIMUM_ALLOCATION_VCORES = 1
+#: Largest container memory a request may ask for (MB).
 RM_SCHEDULER_MAXIMUM_ALLOCATION_MB = "yarn.scheduler.maximum-allocation-mb"
 DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_MB = 8192
+#: Largest container vcores a request may ask for.
 RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES = "yarn.scheduler.maximum-allocation-vcores"
 DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES = 4
 
+#: AM attempts per application before it fails (an application may ask for fewer).
 RM_AM_MAX_ATTEMPTS = "yarn.resourcemanager.am.max-attempts"
 DEFAULT_RM_AM_MAX_ATTEMPTS = 2
 
-# Issue 21 (fault schedules): graceful decommission's default timeout (RMAdminCLI -refreshNodes -g without a value)
-# and RMProxy's retry interval (an allocate call that gets no answer is retried after it).
+# Fault schedules: graceful decommission's default timeout and the RPC clients' retries.
+#: Graceful decommission's timeout when a node_decommission fault gives none (RMAdminCLI -refreshNodes -g without a
+#: value, s).
 RM_NM_GRACEFUL_DECOMMISSION_TIMEOUT_SECS = "yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs"
 DEFAULT_RM_NM_GRACEFUL_DECOMMISSION_TIMEOUT_SECS = 3600
+#: An RPC to the RM left unanswered (dropped, or the RM down) is retried after this long (RMProxy, ms).
 RM_CONNECT_RETRY_INTERVAL_MS = "yarn.resourcemanager.connect.retry-interval.ms"
 DEFAULT_RM_CONNECT_RETRY_INTERVAL_MS = 30000
 # The NM's own RMProxy interval (ServerRMProxy.createRMProxy: the RM client's when unset) and NMProxy's retry policy
 # for the AM's container calls (actors/_nmrpc.py: runs with message faults on the NodeManager's links).
+#: The NodeManager's own retry interval for its heartbeat calls (ServerRMProxy; the RM client's when unset, ms).
 NM_RM_CONNECT_RETRY_INTERVAL_MS = "yarn.nodemanager.resourcemanager.connect.retry-interval.ms"
+#: An AM's StartContainers or StopContainers call left unanswered is retried after this long (NMProxy, ms).
 CLIENT_NM_CONNECT_RETRY_INTERVAL_MS = "yarn.client.nodemanager-connect.retry-interval-ms"
 DEFAULT_CLIENT_NM_CONNECT_RETRY_INTERVAL_MS = 10000
+#: An AM's container call fails after retrying this long (NMProxy, ms).
 CLIENT_NM_CONNECT_MAX_WAIT_MS = "yarn.client.nodemanager-connect.max-wait-ms"
 DEFAULT_CLIENT_NM_CONNECT_MAX_WAIT_MS = 180000
 
+#: The scheduler class; yarnball simulates the CapacityScheduler and warns when another is named.
 RM_SCHEDULER = "yarn.resourcemanager.scheduler.class"
 DEFAULT_RM_SCHEDULER = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
 
+#: A NodeManager's memory (MB); node files and traces give each node's size instead.
 NM_PMEM_MB = "yarn.nodemanager.resource.memory-mb"
 DEFAULT_NM_PMEM_MB = 8192
+#: A NodeManager's vcores; node files and traces give each node's size instead.
 NM_VCORES = "yarn.nodemanager.resource.cpu-vcores"
 DEFAULT_NM_VCORES = 8
 
+#: Check client ACLs on kill, move and priority requests (ClientRMService, QueueACLsManager).
 YARN_ACL_ENABLE = "yarn.acl.enable"
 DEFAULT_YARN_ACL_ENABLE = False
+#: Users and groups allowed to administer every application and queue.
 YARN_ADMIN_ACL = "yarn.admin.acl"
 DEFAULT_YARN_ADMIN_ACL = "*"
+#: The highest application priority; a higher one asked for is capped to it.
 YARN_CLUSTER_MAX_APPLICATION_PRIORITY = "yarn.cluster.max-application-priority"
 DEFAULT_YARN_CLUSTER_MAX_APPLICATION_PRIORITY = 0
 # "ACL used in case none is found. Allows nothing." (YarnConfiguration.DEFAULT_YARN_APP_ACL)
@@ -85,8 +105,10 @@ DEFAULT_YARN_APP_ACL = " "
 # ----------------------------------------------------------------------------------------------------
 # Scheduling monitors and the ProportionalCapacityPreemptionPolicy (preemption.md §1)
 # ----------------------------------------------------------------------------------------------------
+#: Run the scheduling monitors named by yarn.resourcemanager.scheduler.monitor.policies (preemption).
 RM_SCHEDULER_ENABLE_MONITORS = "yarn.resourcemanager.scheduler.monitor.enable"
 DEFAULT_RM_SCHEDULER_ENABLE_MONITORS = False
+#: Comma-separated SchedulingEditPolicy classes the monitor runs.
 RM_SCHEDULER_MONITOR_POLICIES = "yarn.resourcemanager.scheduler.monitor.policies"
 # YarnConfiguration has no Java default constant; this is the value of yarn-default.xml.
 DEFAULT_RM_SCHEDULER_MONITOR_POLICIES = (
@@ -94,48 +116,64 @@ DEFAULT_RM_SCHEDULER_MONITOR_POLICIES = (
 )
 
 PREEMPTION_CONFIG_PREFIX = "yarn.resourcemanager.monitor.capacity.preemption."
+#: Compute each preemption round but mark and kill nothing.
 PREEMPTION_OBSERVE_ONLY = PREEMPTION_CONFIG_PREFIX + "observe_only"
 DEFAULT_PREEMPTION_OBSERVE_ONLY = False
+#: Time between two rounds of the preemption policy (ms).
 PREEMPTION_MONITORING_INTERVAL = PREEMPTION_CONFIG_PREFIX + "monitoring_interval"
 DEFAULT_PREEMPTION_MONITORING_INTERVAL = 3000
+#: A container marked for preemption and still held this long after is killed (ms).
 PREEMPTION_WAIT_TIME_BEFORE_KILL = PREEMPTION_CONFIG_PREFIX + "max_wait_before_kill"
 DEFAULT_PREEMPTION_WAIT_TIME_BEFORE_KILL = 15000
+#: Largest share of the cluster preempted in one round.
 TOTAL_PREEMPTION_PER_ROUND = PREEMPTION_CONFIG_PREFIX + "total_preemption_per_round"
 DEFAULT_TOTAL_PREEMPTION_PER_ROUND = 0.1
+#: Dead zone: a queue this far over its guarantee (a fraction of it) is not preempted from.
 PREEMPTION_MAX_IGNORED_OVER_CAPACITY = PREEMPTION_CONFIG_PREFIX + "max_ignored_over_capacity"
 DEFAULT_PREEMPTION_MAX_IGNORED_OVER_CAPACITY = 0.1
+#: Share of the wanted preemption taken per round, expecting containers to end by themselves.
 PREEMPTION_NATURAL_TERMINATION_FACTOR = PREEMPTION_CONFIG_PREFIX + "natural_termination_factor"
 DEFAULT_PREEMPTION_NATURAL_TERMINATION_FACTOR = 0.2
+#: Also select candidates so that reserved containers can be allocated (ReservedContainerCandidatesSelector).
 PREEMPTION_SELECT_CANDIDATES_FOR_RESERVED_CONTAINERS = (
     PREEMPTION_CONFIG_PREFIX + "select_based_on_reserved_containers"
 )
 DEFAULT_PREEMPTION_SELECT_CANDIDATES_FOR_RESERVED_CONTAINERS = False
+#: Balance queues counting reserved containers as demand.
 ADDITIONAL_RESOURCE_BALANCE_BASED_ON_RESERVED_CONTAINERS = (
     PREEMPTION_CONFIG_PREFIX + "additional_res_balance_based_on_reserved_containers"
 )
 DEFAULT_ADDITIONAL_RESOURCE_BALANCE_BASED_ON_RESERVED_CONTAINERS = False
+#: Preempt within a queue between applications and users (IntraQueueCandidatesSelector).
 INTRAQUEUE_PREEMPTION_ENABLED = PREEMPTION_CONFIG_PREFIX + "intra-queue-preemption.enabled"
 DEFAULT_INTRAQUEUE_PREEMPTION_ENABLED = False
+#: Intra-queue preemption: queue usage below which it does not act.
 INTRAQUEUE_PREEMPTION_MINIMUM_THRESHOLD = (
     PREEMPTION_CONFIG_PREFIX + "intra-queue-preemption.minimum-threshold"
 )
 DEFAULT_INTRAQUEUE_PREEMPTION_MINIMUM_THRESHOLD = 0.5
+#: Intra-queue preemption: largest share of a queue taken per round.
 INTRAQUEUE_PREEMPTION_MAX_ALLOWABLE_LIMIT = (
     PREEMPTION_CONFIG_PREFIX + "intra-queue-preemption.max-allowable-limit"
 )
 DEFAULT_INTRAQUEUE_PREEMPTION_MAX_ALLOWABLE_LIMIT = 0.2
+#: Intra-queue preemption: userlimit_first or priority_first.
 INTRAQUEUE_PREEMPTION_ORDER_POLICY = (
     PREEMPTION_CONFIG_PREFIX + "intra-queue-preemption.preemption-order-policy"
 )
 DEFAULT_INTRAQUEUE_PREEMPTION_ORDER_POLICY = "userlimit_first"
+#: Cross-queue preemption with the dominant resource calculator: preempt only while every resource is over.
 CROSS_QUEUE_PREEMPTION_CONSERVATIVE_DRF = PREEMPTION_CONFIG_PREFIX + "conservative-drf"
 DEFAULT_CROSS_QUEUE_PREEMPTION_CONSERVATIVE_DRF = False
+#: Intra-queue preemption with the dominant resource calculator: the conservative rule.
 IN_QUEUE_PREEMPTION_CONSERVATIVE_DRF = PREEMPTION_CONFIG_PREFIX + "intra-queue-preemption.conservative-drf"
 DEFAULT_IN_QUEUE_PREEMPTION_CONSERVATIVE_DRF = True
+#: Also preempt between queues that are all above their guarantee, to balance them.
 PREEMPTION_TO_BALANCE_QUEUES_BEYOND_GUARANTEED = (
     PREEMPTION_CONFIG_PREFIX + "preemption-to-balance-queue-after-satisfied.enabled"
 )
 DEFAULT_PREEMPTION_TO_BALANCE_QUEUES_BEYOND_GUARANTEED = False
+#: Queue-balancing preemption's wait before a kill (ms).
 MAX_WAIT_BEFORE_KILL_FOR_QUEUE_BALANCE_PREEMPTION = (
     PREEMPTION_CONFIG_PREFIX + "preemption-to-balance-queue-after-satisfied.max-wait-before-kill"
 )
@@ -144,82 +182,112 @@ DEFAULT_MAX_WAIT_BEFORE_KILL_FOR_QUEUE_BALANCE_PREEMPTION = 300000
 # ----------------------------------------------------------------------------------------------------
 # Opportunistic containers and distributed scheduling (opportunistic.md §2)
 # ----------------------------------------------------------------------------------------------------
+#: The RM allocates OPPORTUNISTIC containers (OpportunisticContainerAllocatorAMService); off, they are served as
+#: GUARANTEED.
 OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED = "yarn.resourcemanager.opportunistic-container-allocation.enabled"
 DEFAULT_OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED = False
+#: Most OPPORTUNISTIC containers allocated per AM heartbeat; 0 or less: no limit.
 OPP_CONTAINER_MAX_ALLOCATIONS_PER_AM_HEARTBEAT = (
     "yarn.resourcemanager.opportunistic.max.container-allocation.per.am.heartbeat"
 )
 DEFAULT_OPP_CONTAINER_MAX_ALLOCATIONS_PER_AM_HEARTBEAT = -1  # any value <= 0 means "no limit"
+#: How many least-loaded nodes OPPORTUNISTIC containers are spread over.
 OPP_CONTAINER_ALLOCATION_NODES_NUMBER_USED = (
     "yarn.resourcemanager.opportunistic-container-allocation.nodes-used"
 )
 DEFAULT_OPP_CONTAINER_ALLOCATION_NODES_NUMBER_USED = 10
+#: How often the NodeQueueLoadMonitor re-sorts the nodes by load (ms).
 NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS = (
     "yarn.resourcemanager.nm-container-queuing.sorting-nodes-interval-ms"
 )
 DEFAULT_NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS = 1000
+#: How nodes are compared: QUEUE_LENGTH, QUEUE_WAIT_TIME or QUEUE_LENGTH_THEN_RESOURCES.
 NM_CONTAINER_QUEUING_LOAD_COMPARATOR = "yarn.resourcemanager.nm-container-queuing.load-comparator"
 DEFAULT_NM_CONTAINER_QUEUING_LOAD_COMPARATOR = "QUEUE_LENGTH"
+#: NM queue limit: mean + this many standard deviations of the queue lengths.
 NM_CONTAINER_QUEUING_LIMIT_STDEV = "yarn.resourcemanager.nm-container-queuing.queue-limit-stdev"
 DEFAULT_NM_CONTAINER_QUEUING_LIMIT_STDEV = 1.0
+#: Lower clamp of the NM queue-length limit.
 NM_CONTAINER_QUEUING_MIN_QUEUE_LENGTH = "yarn.resourcemanager.nm-container-queuing.min-queue-length"
 DEFAULT_NM_CONTAINER_QUEUING_MIN_QUEUE_LENGTH = 5
+#: Upper clamp of the NM queue-length limit.
 NM_CONTAINER_QUEUING_MAX_QUEUE_LENGTH = "yarn.resourcemanager.nm-container-queuing.max-queue-length"
 DEFAULT_NM_CONTAINER_QUEUING_MAX_QUEUE_LENGTH = 15
+#: Lower clamp of the NM queue wait-time limit (ms).
 NM_CONTAINER_QUEUING_MIN_QUEUE_WAIT_TIME_MS = (
     "yarn.resourcemanager.nm-container-queuing.min-queue-wait-time-ms"
 )
 DEFAULT_NM_CONTAINER_QUEUING_MIN_QUEUE_WAIT_TIME_MS = 10
+#: Upper clamp of the NM queue wait-time limit (ms).
 NM_CONTAINER_QUEUING_MAX_QUEUE_WAIT_TIME_MS = (
     "yarn.resourcemanager.nm-container-queuing.max-queue-wait-time-ms"
 )
 DEFAULT_NM_CONTAINER_QUEUING_MAX_QUEUE_WAIT_TIME_MS = 100
+#: The RM tells the NodeManager of container updates (promotions, increases) itself, instead of the AM.
 RM_AUTO_UPDATE_CONTAINERS = "yarn.resourcemanager.auto-update.containers"
 DEFAULT_RM_AUTO_UPDATE_CONTAINERS = False
+#: Threads of the RM's scheduler RPC server (not modelled: actors handle one message at a time).
 RM_SCHEDULER_CLIENT_THREAD_COUNT = "yarn.resourcemanager.scheduler.client.thread-count"
 DEFAULT_RM_SCHEDULER_CLIENT_THREAD_COUNT = 50
+#: OPPORTUNISTIC containers a NodeManager may queue; 0 rejects every one.
 NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH = "yarn.nodemanager.opportunistic-containers-max-queue-length"
 DEFAULT_NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH = 0
 # Trunk only (OpportunisticContainersQueuePolicy): BY_QUEUE_LEN or BY_RESOURCES.
+#: How a NodeManager bounds its queue: BY_QUEUE_LEN or BY_RESOURCES (OpportunisticContainersQueuePolicy, trunk).
 NM_OPPORTUNISTIC_CONTAINERS_QUEUE_POLICY = "yarn.nodemanager.opportunistic-containers-queue-policy"
 DEFAULT_NM_OPPORTUNISTIC_CONTAINERS_QUEUE_POLICY = "BY_QUEUE_LEN"
+#: Pause OPPORTUNISTIC containers in the way of a GUARANTEED one instead of killing them.
 NM_OPPORTUNISTIC_CONTAINERS_USE_PAUSE_FOR_PREEMPTION = (
     "yarn.nodemanager.opportunistic-containers-use-pause-for-preemption"
 )
 DEFAULT_NM_OPPORTUNISTIC_CONTAINERS_USE_PAUSE_FOR_PREEMPTION = False
+#: Allocate OPPORTUNISTIC containers on the NodeManagers (AMRMProxy's DistributedScheduler) instead of the RM.
 DIST_SCHEDULING_ENABLED = "yarn.nodemanager.distributed-scheduling.enabled"
 DEFAULT_DIST_SCHEDULING_ENABLED = False
+#: Run the AMRMProxyService on every NodeManager (on with distributed scheduling).
 AMRM_PROXY_ENABLED = "yarn.nodemanager.amrmproxy.enabled"
 DEFAULT_AMRM_PROXY_ENABLED = False
+#: The AMRMProxy's address (no network in a simulation).
 AMRM_PROXY_ADDRESS = "yarn.nodemanager.amrmproxy.address"
 DEFAULT_AMRM_PROXY_ADDRESS = "0.0.0.0:8049"
+#: Threads of the AMRMProxy's RPC server (not modelled).
 AMRM_PROXY_CLIENT_THREAD_COUNT = "yarn.nodemanager.amrmproxy.client.thread-count"
 DEFAULT_AMRM_PROXY_CLIENT_THREAD_COUNT = 3
+#: The AMRMProxy's interceptor chain.
 AMRM_PROXY_INTERCEPTOR_CLASS_PIPELINE = "yarn.nodemanager.amrmproxy.interceptor-class.pipeline"
 DEFAULT_AMRM_PROXY_INTERCEPTOR_CLASS_PIPELINE = (
     "org.apache.hadoop.yarn.server.nodemanager.amrmproxy.DefaultRequestInterceptor"
 )
+#: Live runs: virtual memory allowed per unit of allocated physical memory.
 NM_VMEM_PMEM_RATIO = "yarn.nodemanager.vmem-pmem-ratio"
 DEFAULT_NM_VMEM_PMEM_RATIO = 2.1
+#: Live runs: kill a container over its virtual-memory limit (KILLED_EXCEEDED_VMEM, -103).
 NM_VMEM_CHECK_ENABLED = "yarn.nodemanager.vmem-check-enabled"
 DEFAULT_NM_VMEM_CHECK_ENABLED = True
 # NM work-preserving restart (YARN-1336): a restarted NM recovers its containers when both are true.
+#: A restarted NodeManager recovers its containers (with yarn.nodemanager.recovery.supervised).
 NM_RECOVERY_ENABLED = "yarn.nodemanager.recovery.enabled"
 DEFAULT_NM_RECOVERY_ENABLED = False
+#: The NodeManager runs supervised, so its containers outlive a restart (with yarn.nodemanager.recovery.enabled).
 NM_RECOVERY_SUPERVISED = "yarn.nodemanager.recovery.supervised"
 DEFAULT_NM_RECOVERY_SUPERVISED = False
 # RM restart (YARN-556, work-preserving YARN-1489): RMStateStore, RMAppManager.recover (actors/_rmrestart.py).
+#: A restarted RM recovers its applications from its state store (RMStateStore).
 RECOVERY_ENABLED = "yarn.resourcemanager.recovery.enabled"
 DEFAULT_RECOVERY_ENABLED = False
+#: RM recovery keeps the running containers (the NMs re-register with them).
 RM_WORK_PRESERVING_RECOVERY_ENABLED = "yarn.resourcemanager.work-preserving-recovery.enabled"
 DEFAULT_RM_WORK_PRESERVING_RECOVERY_ENABLED = True
+#: After a work-preserving RM restart, no new container is allocated for this long (ms).
 RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS = "yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms"
 DEFAULT_RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS = 10000
 #: yarnball keeps MemoryRMStateStore as the default (Hadoop's yarn-default.xml names FileSystemRMStateStore, whose
 #: files a simulation should write only when asked): see actors/_rmstatestore.py.
 RM_STORE = "yarn.resourcemanager.store.class"
 DEFAULT_RM_STORE = "org.apache.hadoop.yarn.server.resourcemanager.recovery.MemoryRMStateStore"
+#: FileSystemRMStateStore's directory.
 FS_RM_STATE_STORE_URI = "yarn.resourcemanager.fs.state-store.uri"
+#: Live runs: kill a container over its physical-memory allocation (KILLED_EXCEEDED_PMEM, -104).
 NM_PMEM_CHECK_ENABLED = "yarn.nodemanager.pmem-check-enabled"
 DEFAULT_NM_PMEM_CHECK_ENABLED = True
 
@@ -235,20 +303,25 @@ DEFAULT_NM_CONTAINER_MONITOR_INTERVAL_MS = 3000
 #: Where container logs and working directories go (first directory of each list); no default here: a live
 #: cluster puts them under its work directory (``userlogs`` and ``nm-local-dir``) when these are not set.
 NM_LOG_DIRS = "yarn.nodemanager.log-dirs"
+#: Live runs: where container working directories go (first directory); default <work_dir>/nm-local-dir.
 NM_LOCAL_DIRS = "yarn.nodemanager.local-dirs"
 
 # ----------------------------------------------------------------------------------------------------
 # FairScheduler continuous scheduling and Qubole's container packing (FairSchedulerConfiguration)
 # ----------------------------------------------------------------------------------------------------
 FS_CONF_PREFIX = "yarn.scheduler.fair."
+#: Continuous scheduling's period (ms).
 CONTINUOUS_SCHEDULING_SLEEP_MS = "yarn.scheduler.fair.continuous-scheduling-sleep-ms"
 DEFAULT_CONTINUOUS_SCHEDULING_SLEEP_MS = 5
+#: Pack containers on the fullest nodes that qualify (Qubole's container packing).
 CONTINUOUS_SCHEDULING_PACKED = "yarn.scheduler.fair.continuous-scheduling-packed"
 DEFAULT_CONTINUOUS_SCHEDULING_PACKED = False
+#: Packing: memory use (% of a node) from which a node is in the HIGH set.
 CONTINUOUS_SCHEDULING_PACKED_HIGH_MEMORY_THRESHOLD = (
     "yarn.scheduler.fair.continuous-scheduling-packed.high.memory.threshold"
 )
 DEFAULT_CONTINUOUS_SCHEDULING_PACKED_HIGH_MEMORY_THRESHOLD = 60
+#: Packing is off while the cluster has fewer nodes.
 CONTINUOUS_SCHEDULING_PACKED_MIN_NODES = "yarn.scheduler.fair.continuous-scheduling-packed.min.nodes"
 DEFAULT_CONTINUOUS_SCHEDULING_PACKED_MIN_NODES = 5
 
@@ -257,40 +330,58 @@ DEFAULT_CONTINUOUS_SCHEDULING_PACKED_MIN_NODES = 5
 # clashes with YarnConfiguration's NM_*/AM_* names, so here every name carries an SLS_ prefix.
 # ----------------------------------------------------------------------------------------------------
 SLS_PREFIX = "yarn.sls."
+#: SLS's thread pool size (not used: yarnball has no threads).
 SLS_RUNNER_POOL_SIZE = "yarn.sls.runner.pool.size"
 DEFAULT_SLS_RUNNER_POOL_SIZE = 10
+#: Memory of each node SLS derives from a trace without a node file (MB).
 SLS_NM_MEMORY_MB = "yarn.sls.nm.memory.mb"
 DEFAULT_SLS_NM_MEMORY_MB = 10240
+#: Vcores of each node SLS derives from a trace without a node file.
 SLS_NM_VCORES = "yarn.sls.nm.vcores"
 DEFAULT_SLS_NM_VCORES = 10
+#: Simulated NodeManagers' heartbeat interval (ms).
 SLS_NM_HEARTBEAT_INTERVAL_MS = "yarn.sls.nm.heartbeat.interval.ms"
 DEFAULT_SLS_NM_HEARTBEAT_INTERVAL_MS = 1000
+#: Simulated AMs' allocate interval (ms).
 SLS_AM_HEARTBEAT_INTERVAL_MS = "yarn.sls.am.heartbeat.interval.ms"
 DEFAULT_SLS_AM_HEARTBEAT_INTERVAL_MS = 1000
+#: Memory of a trace job's AM container (MB).
 SLS_AM_CONTAINER_MEMORY = "yarn.sls.am.container.memory"
 DEFAULT_SLS_AM_CONTAINER_MEMORY = 1024
+#: Vcores of a trace job's AM container.
 SLS_AM_CONTAINER_VCORES = "yarn.sls.am.container.vcores"
 DEFAULT_SLS_AM_CONTAINER_VCORES = 1
+#: Memory of a trace task that gives none (MB).
 SLS_CONTAINER_MEMORY_MB = "yarn.sls.container.memory.mb"
 DEFAULT_SLS_CONTAINER_MEMORY_MB = 1024
+#: Vcores of a trace task that gives none.
 SLS_CONTAINER_VCORES = "yarn.sls.container.vcores"
 DEFAULT_SLS_CONTAINER_VCORES = 1
+#: Simulated NMs report this share of their allocation as used; negative: off.
 SLS_NM_RESOURCE_UTILIZATION_RATIO = "yarn.sls.nm.resource.utilization.ratio"
 DEFAULT_SLS_NM_RESOURCE_UTILIZATION_RATIO = -1.0  # off
 # yarn.sls.am.type.<type> = AM simulator class (mapreduce, stream, dag).
 SLS_AM_TYPE_PREFIX = "yarn.sls.am.type."
 # The code constant; the SLS docs say yarn.sls.runner.metrics.switch (docs/code mismatch, anchors.md §a.3).
+#: SLS's metrics switch (yarnball always writes its metrics).
 SLS_METRICS_SWITCH = "yarn.sls.metrics.switch"
+#: SLS's web port (yarnball serves with simulate --webapp instead).
 SLS_METRICS_WEB_ADDRESS_PORT = "yarn.sls.metrics.web.address.port"
 DEFAULT_SLS_METRICS_WEB_ADDRESS_PORT = 10001
+#: SLS's timer window (not used).
 SLS_METRICS_TIMER_WINDOW_SIZE = "yarn.sls.metrics.timer.window.size"
 DEFAULT_SLS_METRICS_TIMER_WINDOW_SIZE = 100
+#: Simulated time between two samples of the metrics files and realtimetrack.json (ms).
 SLS_METRICS_RECORD_INTERVAL_MS = "yarn.sls.metrics.record.interval.ms"
 DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS = 1000
+#: SLS's metrics directory (yarnball writes under --output-dir).
 SLS_METRICS_OUTPUT_DIR = "yarn.sls.metrics.output"
+#: SLS's scheduler wrapper class (not used).
 SLS_SCHEDULER_CLASS = "yarn.sls.scheduler.class"
 # yarnball: fill realtimetrack.json's scheduler.*.timecost fields from measured wall time (then the file differs from
 # run to run; off, they are 0 and the file is deterministic). The measured samplers are always in metrics/.
+#: Fill realtimetrack.json's scheduler.*.timecost fields from measured wall time (the file then differs from run to
+#: run).
 YARNBALL_SLS_REALTIMETRACK_TIMECOST = "yarnball.sls.realtimetrack.timecost"
 DEFAULT_YARNBALL_SLS_REALTIMETRACK_TIMECOST = False
 
@@ -304,65 +395,89 @@ YARN_SITE_CONFIGURATION_FILE = "yarn-site.xml"
 ROOT = "root"
 
 MAXIMUM_APPLICATIONS_SUFFIX = "maximum-applications"
+#: Most applications pending or running in the cluster; each queue gets its share.
 MAXIMUM_SYSTEM_APPLICATIONS = CS_PREFIX + MAXIMUM_APPLICATIONS_SUFFIX
 DEFAULT_MAXIMUM_SYSTEM_APPLICATIONS = 10000
 DEFAULT_MAXIMUM_SYSTEM_APPLICATIIONS = DEFAULT_MAXIMUM_SYSTEM_APPLICATIONS  # Hadoop's spelling (sic)
 MAXIMUM_AM_RESOURCE_SUFFIX = "maximum-am-resource-percent"
+#: Share of a queue's resources AM containers may use (a fraction).
 MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT = CS_PREFIX + MAXIMUM_AM_RESOURCE_SUFFIX
 DEFAULT_MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT = 0.1  # a fraction, not a percent
 DEFAULT_MAXIMUM_APPLICATIONMASTERS_RESOURCE_PERCENT = DEFAULT_MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT
+#: Every queue's maximum-applications, when set (-1: derived from capacities).
 QUEUE_GLOBAL_MAX_APPLICATION = CS_PREFIX + "global-queue-max-application"
 DEFAULT_QUEUE_GLOBAL_MAX_APPLICATION = -1  # UNDEFINED
+#: DefaultResourceCalculator (memory only) or DominantResourceCalculator (memory and vcores).
 RESOURCE_CALCULATOR_CLASS = CS_PREFIX + "resource-calculator"
 DEFAULT_RESOURCE_CALCULATOR_CLASS = "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator"
 DOMINANT_RESOURCE_CALCULATOR_CLASS = "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
+#: Scheduling opportunities missed before a node-local request takes a rack-local container.
 NODE_LOCALITY_DELAY = CS_PREFIX + "node-locality-delay"
 DEFAULT_NODE_LOCALITY_DELAY = 40
+#: Extra missed opportunities before an off-switch container; -1: Hadoop's formula.
 RACK_LOCALITY_ADDITIONAL_DELAY = CS_PREFIX + "rack-locality-additional-delay"
 DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY = -1
+#: Reset the missed-opportunity count after a rack-local allocation.
 RACK_LOCALITY_FULL_RESET = CS_PREFIX + "rack-locality-full-reset"
 DEFAULT_RACK_LOCALITY_FULL_RESET = True
+#: With a reservation, keep looking at other nodes for room.
 RESERVE_CONT_LOOK_ALL_NODES = CS_PREFIX + "reservations-continue-look-all-nodes"
 DEFAULT_RESERVE_CONT_LOOK_ALL_NODES = True
+#: Allocate more than one container per node heartbeat.
 ASSIGN_MULTIPLE_ENABLED = CS_PREFIX + "per-node-heartbeat.multiple-assignments-enabled"
 DEFAULT_ASSIGN_MULTIPLE_ENABLED = True
+#: Most containers per node heartbeat; -1: no limit.
 MAX_ASSIGN_PER_HEARTBEAT = CS_PREFIX + "per-node-heartbeat.maximum-container-assignments"
 # -1 (unlimited) as in Hadoop 3.1-3.3 and capacity.md §8; recent trunk changed it to 100.
 DEFAULT_MAX_ASSIGN_PER_HEARTBEAT = -1
+#: Most off-switch containers per node heartbeat.
 OFFSWITCH_PER_HEARTBEAT_LIMIT = CS_PREFIX + "per-node-heartbeat.maximum-offswitch-assignments"
 DEFAULT_OFFSWITCH_PER_HEARTBEAT_LIMIT = 1
+#: Prefix of the asynchronous-scheduling keys.
 SCHEDULE_ASYNCHRONOUSLY_PREFIX = CS_PREFIX + "schedule-asynchronously"
+#: Hadoop's asynchronous scheduling threads (not modelled: yarnball schedules on heartbeats or on a timer).
 SCHEDULE_ASYNCHRONOUSLY_ENABLE = SCHEDULE_ASYNCHRONOUSLY_PREFIX + ".enable"
 DEFAULT_SCHEDULE_ASYNCHRONOUSLY_ENABLE = False  # 3.1/3.2 value (capacity.md §8)
+#: Asynchronous scheduling's threads (not modelled).
 SCHEDULE_ASYNCHRONOUSLY_MAXIMUM_THREAD = SCHEDULE_ASYNCHRONOUSLY_PREFIX + ".maximum-threads"
 DEFAULT_SCHEDULE_ASYNCHRONOUSLY_MAXIMUM_THREAD = 1
+#: Asynchronous scheduling's interval (not modelled).
 ASYNC_SCHEDULER_INTERVAL = SCHEDULE_ASYNCHRONOUSLY_PREFIX + ".scheduling-interval-ms"
 DEFAULT_ASYNC_SCHEDULER_INTERVAL = 5
+#: Asynchronous scheduling's backlog (not modelled).
 SCHEDULE_ASYNCHRONOUSLY_MAXIMUM_PENDING_BACKLOGS = (
     SCHEDULE_ASYNCHRONOUSLY_PREFIX + ".maximum-pending-backlogs"
 )
 DEFAULT_SCHEDULE_ASYNCHRONOUSLY_MAXIMUM_PENDING_BACKLOGS = 100
+#: Per-user queue metrics (not modelled).
 ENABLE_USER_METRICS = CS_PREFIX + "user-metrics.enable"
 DEFAULT_ENABLE_USER_METRICS = False
+#: Killable containers are killed only when the scheduler needs their room.
 LAZY_PREEMPTION_ENABLED = CS_PREFIX + "lazy-preemption-enabled"
 DEFAULT_LAZY_PREEMPTION_ENABLED = False
+#: Queue placement rules (not modelled: a job names its queue).
 QUEUE_MAPPING = CS_PREFIX + "queue-mappings"
 DEFAULT_QUEUE_MAPPING = ""
+#: Whether queue mappings override the queue a job names (not modelled).
 ENABLE_QUEUE_MAPPING_OVERRIDE = QUEUE_MAPPING + "-override.enable"
 DEFAULT_ENABLE_QUEUE_MAPPING_OVERRIDE = False
+#: Hadoop trunk's legacy queue mode; yarnball always runs the legacy mode.
 LEGACY_QUEUE_MODE_ENABLED = CS_PREFIX + "legacy-queue-mode.enabled"  # trunk only
 DEFAULT_LEGACY_QUEUE_MODE_ENABLED = True
 # Global default of <queue-path>.max-parallel-apps (Integer.MAX_VALUE); also yarn.scheduler.capacity.user.*.
 MAX_PARALLEL_APPLICATIONS = "max-parallel-apps"
 DEFAULT_MAX_PARALLEL_APPLICATIONS = 2**31 - 1
+#: With priority-utilization queue ordering, preempt for an under-utilized higher-priority queue.
 QUEUE_PRIORITY_UTILIZATION_UNDERUTILIZED_PREEMPTION_ENABLED = (
     CS_PREFIX + "ordering-policy.priority-utilization.underutilized-preemption.enabled"
 )
 DEFAULT_QUEUE_PRIORITY_UTILIZATION_UNDERUTILIZED_PREEMPTION_ENABLED = False
+#: That preemption's wait for a reserved container (ms).
 QUEUE_PRIORITY_UTILIZATION_UNDERUTILIZED_PREEMPTION_DELAY = (
     CS_PREFIX + "ordering-policy.priority-utilization.underutilized-preemption.reserved-container-delay-ms"
 )
 DEFAULT_QUEUE_PRIORITY_UTILIZATION_UNDERUTILIZED_PREEMPTION_DELAY = 60000
+#: That preemption may move reservations.
 QUEUE_PRIORITY_UTILIZATION_UNDERUTILIZED_PREEMPTION_MOVE_RESERVATION = (
     CS_PREFIX + "ordering-policy.priority-utilization.underutilized-preemption.allow-move-reservation"
 )
@@ -424,6 +539,7 @@ AUTO_QUEUE_PARENT_TEMPLATE_PREFIX = AUTO_QUEUE_CREATION_V2_PREFIX + "parent-temp
 # AutoCreatedQueueDeletionPolicy: per queue (default true), and the idle time in seconds (global).
 AUTO_CREATE_CHILD_QUEUE_AUTO_REMOVAL_ENABLE = AUTO_QUEUE_CREATION_V2_PREFIX + "queue-auto-removal.enable"
 AUTO_CREATE_CHILD_QUEUE_AUTO_REMOVAL_ENABLE_DEFAULT = True
+#: A dynamic (auto-created v2) queue idle this long is removed by AutoCreatedQueueDeletionPolicy (s).
 AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME = CS_PREFIX + AUTO_QUEUE_CREATION_V2_PREFIX + "queue-expiration-time"
 AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME_DEFAULT = 300
 # The AutoCreatedQueueDeletionPolicy's class (a yarn.resourcemanager.scheduler.monitor.policies entry); it runs every
@@ -433,6 +549,7 @@ AUTO_CREATED_QUEUE_DELETION_POLICY = (
 )
 # QueueManagementDynamicEditPolicy's interval (legacy auto-created leaf queues under a ManagedParentQueue, not
 # modelled); the AutoCreatedQueueDeletionPolicy does not read it.
+#: QueueManagementDynamicEditPolicy's period for legacy auto-created leaf queues (ms).
 QUEUE_MANAGEMENT_MONITORING_INTERVAL = "yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval"
 QUEUE_MANAGEMENT_MONITORING_INTERVAL_DEFAULT = 1500
 # Legacy auto-created leaf queues (Hadoop 3.1+, ManagedParentQueue / AutoCreatedLeafQueue): per-queue suffixes of
@@ -503,37 +620,48 @@ DEFAULTS: dict[str, str] = defaults()
 # them up; to have them in the DEFAULTS dict too, also append ``DEFAULTS[X] = _as_hadoop_string(DEFAULT_X)``.
 
 # ----------------------------------------------------------------------------------------------------
-# Container packing and elastic clusters (issue 6). FairScheduler's continuous-scheduling switch, then
+# Container packing and elastic clusters. FairScheduler's continuous-scheduling switch, then
 # yarnball's own autoscaler keys (no Hadoop counterpart: Qubole's autoscaler is not part of Apache Hadoop).
 # ----------------------------------------------------------------------------------------------------
+#: Schedule on a timer (every continuous-scheduling-sleep-ms) instead of on node heartbeats.
 CONTINUOUS_SCHEDULING_ENABLED = "yarn.scheduler.fair.continuous-scheduling-enabled"
 DEFAULT_CONTINUOUS_SCHEDULING_ENABLED = False
 DEFAULTS[CONTINUOUS_SCHEDULING_ENABLED] = _as_hadoop_string(DEFAULT_CONTINUOUS_SCHEDULING_ENABLED)
 # yarnball's elastic cluster (launcher/_elastic.py; Python API: yarnball.launcher.ElasticConfig). Not Hadoop keys,
 # hence the "yarnball." prefix: defaults() skips them and the autoscaler applies the defaults below itself.
+#: Attach an autoscaler to the cluster (yarnball's elastic cluster).
 ELASTIC_ENABLED = "yarnball.elastic.enabled"  # attach an autoscaler to the Cluster
 DEFAULT_ELASTIC_ENABLED = False
+#: The autoscaler never goes below this many nodes.
 ELASTIC_MIN_NODES = "yarnball.elastic.min-nodes"  # never downscale below this many nodes
 DEFAULT_ELASTIC_MIN_NODES = 1
+#: The autoscaler never goes above this many nodes; -1: the initial node count.
 ELASTIC_MAX_NODES = "yarnball.elastic.max-nodes"  # never upscale beyond; -1 = the cluster's initial node count
 DEFAULT_ELASTIC_MAX_NODES = -1
+#: Requests waiting this long make the autoscaler add nodes (ms).
 ELASTIC_UPSCALE_WAIT_MS = "yarnball.elastic.upscale.pending-wait-ms"  # requests waiting this long trigger an upscale
 DEFAULT_ELASTIC_UPSCALE_WAIT_MS = 180_000  # Qubole: three minutes
+#: A node idle and stateless this long is removed (ms).
 ELASTIC_DOWNSCALE_COOLDOWN_MS = "yarnball.elastic.downscale.cooldown-ms"  # idle (and stateless) this long -> removed
 DEFAULT_ELASTIC_DOWNSCALE_COOLDOWN_MS = 300_000
+#: How often the autoscaler decides (ms).
 ELASTIC_CHECK_INTERVAL_MS = "yarnball.elastic.check-interval-ms"  # how often the autoscaler decides
 DEFAULT_ELASTIC_CHECK_INTERVAL_MS = 10_000
+#: An added node registers this long after it is asked for (ms).
 ELASTIC_NODE_STARTUP_MS = "yarnball.elastic.node-startup-ms"  # an added node registers after this boot time
 DEFAULT_ELASTIC_NODE_STARTUP_MS = 60_000
-# Opportunistic containers, part 2 (issue 5): MapReduce's share and yarnball's own NM policies (beyond Hadoop)
-# ----------------------------------------------------------------------------------------------------
+# -- Opportunistic containers: MapReduce's share and yarnball's own NM policies (beyond Hadoop) ------------------
 # MRJobConfig.MR_NUM_OPPORTUNISTIC_MAPS_PERCENT: the share of a job's maps asked as OPPORTUNISTIC (0..100).
+#: Share of a MapReduce job's maps asked as OPPORTUNISTIC (0..100; MRJobConfig).
 MR_NUM_OPPORTUNISTIC_MAPS_PERCENT = "mapreduce.job.num-opportunistic-maps-percent"
 DEFAULT_MR_NUM_OPPORTUNISTIC_MAPS_PERCENT = 0
 # Not Hadoop keys (so not in DEFAULTS, which holds yarn.* only): yarnball's pluggable NodeManager policies;
 # FIFO / LIFO are Hadoop's ContainerScheduler.
+#: Order of a NodeManager's queued OPPORTUNISTIC containers: FIFO (Hadoop), SHORTEST_TASK_FIRST or
+#: CLOSEST_TO_COMPLETION.
 NM_OPPORTUNISTIC_QUEUE_ORDER = "yarnball.nodemanager.opportunistic-containers-queue-order"
 DEFAULT_NM_OPPORTUNISTIC_QUEUE_ORDER = "FIFO"
+#: Which OPPORTUNISTIC containers a NodeManager kills for a GUARANTEED one: LIFO (Hadoop) or FEWEST_KILLS.
 NM_OPPORTUNISTIC_KILL_POLICY = "yarnball.nodemanager.opportunistic-containers-kill-policy"
 DEFAULT_NM_OPPORTUNISTIC_KILL_POLICY = "LIFO"
 
