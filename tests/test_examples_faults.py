@@ -1,5 +1,5 @@
-"""examples/faults/: the schedule loses 10% of the nodes and crashes 5 AMs; the README's job-completion figures are
-what examples/faults/compare.py computes now."""
+"""examples/faults/: the schedule loses 10% of the nodes and crashes 5 AMs; the SLS user's guide's job-completion
+figures are what examples/faults/compare.py computes now."""
 
 from __future__ import annotations
 
@@ -40,13 +40,13 @@ def test_every_fault_bites_and_every_job_still_succeeds(result: dict[str, Any]) 
     assert set(crashed) <= set(result["jobs_slower"])
 
 
-def test_the_readme_figures_are_what_the_example_computes(result: dict[str, Any]) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_guide_figures_are_what_the_example_computes(result: dict[str, Any]) -> None:
+    readme = (ROOT / "docs" / "guides" / "sls-user.md").read_text(encoding="utf-8")
     rows = {}
     for name, key in (("no faults", "no_faults"), ("3 nodes lost, 5 AMs crashed", "faults")):
         cells = r" \| ".join([r"(\d+)"] + [r"([\d.]+)"] * 5)
         m = re.search(rf"^\| {re.escape(name)} \| {cells} \|$", readme, re.M)
-        assert m is not None, f"the README's '{name}' row changed: update this test with it"
+        assert m is not None, f"the guide's '{name}' row changed: update this test with it"
         rows[key] = m.groups()
     for i, key in enumerate(("no_faults", "faults")):
         r = result[key]

@@ -42,7 +42,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.policies.capacity._scheduler",
     "yarnball.actors._asktable",  # the AM ask table: typed functions over plain data (no classes)
     "yarnball.actors._amtasks",  # the AM's requests and the SLS AM's tasks per container: typed functions
-    # actor-side helpers (nat7): native classes the actors call into on every heartbeat, never subclassed by users
+    # actor-side helpers: native classes the actors call into on every heartbeat, never subclassed by users
     "yarnball.actors._heartbeats",
     "yarnball.actors.shortcuts._lazyrunning",
 )

@@ -348,7 +348,7 @@ class OpportunisticContainerAllocatorAMService:
                 allocation_request_id=p.allocation_request_id,
             )
             # Not registered with the allocation expirer (rm.unlaunched): Hadoop registers it on ACQUIRED, but its NM
-            # reports queued containers as RUNNING (sub-state SCHEDULED) and yarnball's NM does not (README).
+            # reports queued containers as RUNNING (sub-state SCHEDULED) and yarnball's NM does not (docs: Fidelity).
             self.containers[container.id] = _OppContainer(attempt_id, container)
             self.rm.live.add(container.id)
             if rm_app is not None:

@@ -151,7 +151,7 @@ class Cluster:
         self.faults: Any = None  # the FaultInjector once faults are scheduled (inject)
         for spec in nodes:
             self.add_node(spec)
-        # Issue 6: packing's LOW-set shuffle takes the run's seed; an autoscaler runs when asked for (elastic= or
+        # Packing's LOW-set shuffle takes the run's seed; an autoscaler runs when asked for (elastic= or
         # yarnball.elastic.enabled), see launcher/_elastic.py.
         self.scheduler.set_placement(placement_from_conf(conf, seed=seed))
         self.autoscaler: Autoscaler | None = attach_autoscaler(self, elastic)
@@ -256,8 +256,9 @@ class Cluster:
         self.kernel.schedule(max(0.0, at_ms - self.kernel.now), lambda _: nm.restart(down_ms), owner=nm.id)
 
     def inject(self, faults: Any) -> None:
-        """Schedule faults (one, a list, or a JSON schedule file path; see launcher/_faults.py and the README's
-        "Faults" section), applied by launcher/_faultinjector.py; message faults apply to the AMs submitted so far.
+        """Schedule faults (one, a list, or a JSON schedule file path; see launcher/_faults.py and
+        docs/reference/faults.md), applied by launcher/_faultinjector.py; message faults apply to the AMs submitted so
+        far.
 
         Unknown targets are rejected here, before the run, naming the entry index and field."""
         from yarnball.launcher._faultinjector import FaultInjector

@@ -1,7 +1,7 @@
-"""Fault schedules (issue 21): a JSON list of ``{"at_ms": int, "kind": str, "target": str, ...}``.
+"""Fault schedules: a JSON list of ``{"at_ms": int, "kind": str, "target": str, ...}``.
 
 This module reads and validates a schedule; launcher/_faultinjector.py applies one to a Cluster. The kinds, their
-targets and their parameters (the README's "Faults" section says what each does):
+targets and their parameters (the documentation's fault reference says what each does):
 
 ==================== ============================== =========================================================
 kind                 target                         parameters

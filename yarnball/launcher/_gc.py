@@ -32,8 +32,8 @@ __all__ = ["RUN_THRESHOLDS", "tuned_gc"]
 #: finds alive is the run's long-lived state (applications, tasks, their asks). The generation-0 count is of net
 #: allocations, so a high first threshold holds no extra memory unless there are cycles; each survivor is walked
 #: once there, and the second threshold keeps it from being walked again in generation 1 during the run.
-#: Measured at 10,000 busy nodes, 120 s (bench/RESULTS.md, issue 18 session 11): (50_000, 20, 10) spent 2.6 s
-#: in 63 + 2 collections, this 1.6 s in 16.
+#: ``python bench/bench_simulation.py --nodes 10000`` (2026-11-27, bench/RESULTS.md): (50_000, 20, 10) spent 2.6 s
+#: of the 120 measured seconds in 63 + 2 collections, these thresholds 1.6 s in 16.
 RUN_THRESHOLDS = (200_000, 100, 10)
 
 

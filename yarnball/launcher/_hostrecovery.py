@@ -56,7 +56,7 @@ def batches_digest(out: dict[int, bytes]) -> bytes:
 
     The driver digests every host's batches after every window, while the hosts wait for the next one: SHA-256
     (hardware-accelerated on x86-64 CPUs with the SHA extensions, as here) took 33 µs for the ~45 KB a host sends per
-    window at 10,000 busy nodes, BLAKE2b 120 µs (bench/RESULTS.md, issue 18)."""
+    window at 10,000 busy nodes, BLAKE2b 120 µs (bench/history/2026-11.md, 2026-11-25)."""
     h = hashlib.sha256()
     for dst in sorted(out):
         data = out[dst]

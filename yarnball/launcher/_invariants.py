@@ -1,4 +1,4 @@
-"""Invariants of a run, checked from its event log alone (issue 21): what must hold whatever faults were injected.
+"""Invariants of a run, checked from its event log alone: what must hold whatever faults were injected.
 
 The log is a sequence of event dicts (events.jsonl's lines, or records captured with ``yarnball.testing
 .captured_events``). Four rules:

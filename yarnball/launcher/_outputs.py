@@ -456,7 +456,7 @@ def build_summary(
             **_opportunistic_counts(rm),
         },
         "scheduler_operations": {op: rm.op_counts[op] for op in sorted(rm.op_counts)},
-        "node_hours": _round(node_hours(cluster)),  # issue 6: billed node time (launcher/_elastic.py)
+        "node_hours": _round(node_hours(cluster)),  # billed node time (launcher/_elastic.py)
         "elastic": cluster.autoscaler.report().to_dict(events=False) if getattr(cluster, "autoscaler", None) else None,
         "utilization": recorder.utilization(),
         "samples": len(recorder.cluster_rows),

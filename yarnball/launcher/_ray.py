@@ -14,8 +14,8 @@ windows.
 Host 0 (the ResourceManager's) runs in the driver's own process unless ``yarnball.ray.rm-host-in-driver`` is false
 (:class:`LocalHost`): the driver writes the other hosts' inputs, runs host 0's window itself and then reads their
 results. Ray's channel reads spin while they wait, so a driver that only waited took a core from the hosts (measured:
-a 2-host window's second host started only after the first had finished, bench/RESULTS.md issue 18); now it works
-through that time, and a window needs one Ray process fewer.
+a 2-host window's second host started only after the first had finished, bench/history/2026-11.md, 2026-11-25);
+now it works through that time, and a window needs one Ray process fewer.
 
 Every host configures yarnball's logging in its own worker process (driver-side configuration does not reach Ray
 workers), writing key-prefixed JSON lines that the driver merges. Ray's exceptions are translated at this boundary:
@@ -302,8 +302,8 @@ class RayHosts(HostGroup):
     def _judge(self) -> None:
         """Keep the compiled loop only if its first windows cost less than the plain windows before it. On a
         machine with fewer cores than hosts + 1, its channels' waits compete with the hosts for the CPU and a
-        compiled window measured slower than a plain call (bench/RESULTS.md, issue 18); the results are the same
-        either way, so the cheaper one is kept."""
+        compiled window measured slower than a plain call (bench/history/2026-11.md, 2026-11-25); the results are the
+        same either way, so the cheaper one is kept."""
         plain, compiled = self._plain_overheads, self._compiled_overheads
         if plain and statistics.fmean(compiled) > statistics.fmean(plain):
             log.info(

@@ -1,4 +1,4 @@
-"""A callable container as a Ray task: the ``ray`` callable runner of the live executor (issue 22).
+"""A callable container as a Ray task: the ``ray`` callable runner of the live executor.
 
 The NodeManager submits ``run_callable_in_worker`` as ``@ray.remote(max_retries=0, num_cpus=0)`` pinned to its own
 Ray node (``NodeAffinitySchedulingStrategy``, not soft), so that the container's directories are local and the

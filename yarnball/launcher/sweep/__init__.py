@@ -1,7 +1,7 @@
 """Scenario sweeps: many independent embedded simulations, one per Ray worker, gathered into one results table.
 
 ``yarnball sweep SPEC --output-dir DIR [--address ADDR] [--workers N] [--resume]`` and :func:`sweep`. The spec
-format is in :mod:`yarnball.launcher.sweep._spec` and the README's "Sweeps" section. ``DIR`` receives:
+format is in :mod:`yarnball.launcher.sweep._spec` and the documentation's "Sweeps" section. ``DIR`` receives:
 
 - ``scenarios/NAME/``: what ``yarnball simulate`` writes for that scenario's arguments (the command is in the row);
 - ``sweep.csv`` and ``sweep.json``: one row per scenario (parameters, status, error, key results, command);
@@ -140,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 every scenario ran, 1 at least one scenario failed (its row says why), 2 a bad spec "
         "or option.",
     )
-    parser.add_argument("spec", metavar="SPEC", help="the sweep spec (TOML; see the README's Sweeps section)")
+    parser.add_argument("spec", metavar="SPEC", help="the sweep spec (TOML; see the documentation's Sweeps section)")
     parser.add_argument("--output-dir", metavar="DIR", required=True, help="where the scenarios and tables go")
     parser.add_argument("--address", default=None, help="join this Ray cluster (default: start a local one)")
     parser.add_argument(

@@ -1,4 +1,4 @@
-"""The web layer: the RM REST API and web UI served from snapshots of a running cluster (issue 20).
+"""The web layer: the RM REST API and web UI served from snapshots of a running cluster.
 
 aiohttp is an optional dependency (the ``web`` extra); everything here that needs it is imported only through
 :func:`require_aiohttp`'s check, so ``yarnball simulate`` without ``--webapp`` never imports it. The snapshot

@@ -22,8 +22,9 @@ The RM and the NodeManagers live on the hosts, so a snapshot here is assembled f
   (``ShardedCluster.submit_running``, the deterministic placement of launcher/_shard.py) and sent to every host at
   once; in virtual time that happens between two slices, when every host is paused at the same window boundary, so
   the run goes on deterministically from there; live, as soon as the hosts take the call.
-* **Starting.** Ray takes seconds to start the hosts (10-40 s on a busy machine). :func:`drive_sharded` starts them in
-  a thread and the server answers at once: until they are up, from a :class:`StartingSnapshot` (Hadoop's RM between
+* **Starting.** Ray takes seconds to start the hosts (10-40 s when the machine's cores are busy).
+  :func:`drive_sharded` starts them in a thread and the server answers at once: until they are up, from a
+  :class:`StartingSnapshot` (Hadoop's RM between
   starting its web app and becoming active: ``clusterInfo`` state STARTED, haState INITIALIZING, no nodes, no
   applications); writes are refused with a 503 saying so, and the web UI says the cluster is starting.
 

@@ -1,4 +1,4 @@
-"""Node placement and continuous scheduling for :class:`CapacityScheduler` (issue 6), kept apart from the core.
+"""Node placement and continuous scheduling for :class:`CapacityScheduler`, kept apart from the core.
 
 Hadoop's CapacityScheduler allocates on the node that heartbeats. FairScheduler can instead schedule
 *continuously*: every ``yarn.scheduler.fair.continuous-scheduling-sleep-ms`` it sorts all nodes and offers each in

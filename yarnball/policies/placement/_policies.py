@@ -136,7 +136,8 @@ class PackingPlacement(NodePlacementPolicy):
 
     def category(self, node: PlacementNode) -> NodeCategory:
         """The node's set. A node whose usage *reaches* the threshold is HIGH: with 10-container nodes and an 80%
-        threshold this fills nodes to 8 containers (the issue's 8, 8 and 4); Qubole's docs say "greater than"."""
+        threshold this fills nodes to 8 containers (8, 8 and 4 for the seed's 20 requests); Qubole's docs say
+        "greater than"."""
         if not node.containers and node.reserved is None and node.unalloc_m >= node.total_m:
             return NodeCategory.LOW
         if memory_usage_percent(node) >= self.high_memory_threshold:

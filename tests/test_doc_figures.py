@@ -1,6 +1,6 @@
-"""The README's figures and code cannot go stale: each one it quotes from running something is checked here against
-what that thing computes now (other figures are left to the examples and bench/RESULTS.md, which the README points
-to)."""
+"""The documentation's figures and code cannot go stale: each one it quotes from running something is checked here
+against what that thing computes now (other figures are left to the examples and bench/RESULTS.md, which the pages
+point to)."""
 
 from __future__ import annotations
 
@@ -14,37 +14,37 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+EMBEDDING = (ROOT / "docs" / "guides" / "embedding.md").read_text(encoding="utf-8")
+ADMINISTRATOR = (ROOT / "docs" / "guides" / "administrator.md").read_text(encoding="utf-8")
 WORDS = {"no": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
 
 
-def _python_block_after(heading: str) -> str:
-    section = README.split(heading, 1)[1]
-    block = re.search(r"```python\n(.*?)```", section, re.S)
-    assert block is not None, heading
+def _first_python_block(page: str) -> str:
+    block = re.search(r"```python\n(.*?)```", page, re.S)
+    assert block is not None
     return block.group(1)
 
 
 def test_the_embedding_block_is_the_embedding_example() -> None:
-    """The README's embedding program is examples/embedding.py's code, statement for statement and line for line
+    """The embedding guide's program is examples/embedding.py's code, statement for statement and line for line
     (the module docstring aside)."""
     example = (ROOT / "examples" / "embedding.py").read_text(encoding="utf-8")
     body = ast.parse(example).body
     assert isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)  # the docstring
     code = "\n".join(example.splitlines()[body[0].end_lineno :]).strip()
-    assert _python_block_after("## Embedding it").strip() == code
+    assert _first_python_block(EMBEDDING).strip() == code
 
 
-def test_readme_figures_of_the_packing_example_are_what_it_computes() -> None:
+def test_the_packing_figures_of_the_guide_are_what_the_example_computes() -> None:
     """'spread gives 2 per node, no node free, 20% utilisation; packing at 80% gives 8, 8 and 4, seven nodes free
-    and 67% after downscaling': every figure of that sentence, read from the README, against the example."""
-    text = " ".join(README.split())
+    and 67% after downscaling': every figure of that sentence, read from the guide, against the example."""
+    text = " ".join(ADMINISTRATOR.split())
     m = re.search(
         r"spread gives (\d+) per node, (\w+) node free, (\d+)% utilisation; packing at (\d+)% gives ([\d, and]+), "
         r"\*\*(\w+)\*\* nodes free and (\d+)% after downscaling",
         text,
     )
-    assert m is not None, "the packing sentence of the README changed: update this test with it"
+    assert m is not None, "the packing sentence of the administrator's guide changed: update this test with it"
     per_node, spread_free, spread_util, threshold, packed, packing_free, packing_util = m.groups()
     place = runpy.run_path(str(ROOT / "examples" / "container_packing.py"))["place"]
     spread: dict[str, Any] = place("spread")
