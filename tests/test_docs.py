@@ -74,6 +74,7 @@ def _history_files() -> list[Path]:
     code = [p for ext in ("*.py", "*.pyi", "*.c") for p in (ROOT / "yarnball").rglob(ext)]
     extra = [README, ROOT / "mkdocs.yml", ROOT / "CONTRIBUTING.md", ROOT / "CHANGELOG.md"]
     extra.append(ROOT / "bench" / "RESULTS.md")
+    extra.append(ROOT / "tests" / "conformance" / "README.md")  # included in the site's fidelity page
     return sorted(code) + PAGES + list((DOCS / "_hooks").glob("*.py")) + [p for p in extra if p.exists()]
 
 
