@@ -220,10 +220,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _simulate(args: argparse.Namespace) -> int:
     # Heavy imports happen here so that `yarnball --help` stays quick.
     from yarnball import _native
-    from yarnball.actors._logging import close_logging, configure_logging
+    from yarnball.actors._logging import close_logging, configure_logging, flush_logging
     from yarnball.launcher._about import require_ray
     from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, normalized_conf
     from yarnball.launcher._outputs import MetricsRecorder, write_outputs
+    from yarnball.launcher._rundir import SIMULATE_FILES, claim
     from yarnball.launcher.workloads import load_workload
     from yarnball.policies.capacity import CapacitySchedulerConfiguration
     from yarnball.protocols import keys
@@ -297,10 +298,9 @@ def _simulate(args: argparse.Namespace) -> int:
         if job_id not in known:
             _warn(f"--track-jobs: job {job_id!r} is not in the trace; it is not tracked")
 
-    out = Path(args.output_dir)
-    if out.exists() and not out.is_dir():
-        raise ConfigurationError(f"{out}: --output-dir exists and is not a directory")
-    out.mkdir(parents=True, exist_ok=True)
+    # The directory holds this run only: an earlier run's files are cleared, anything else refused (_rundir.py).
+    run_dir = claim(args.output_dir, "simulate", SIMULATE_FILES)
+    out = run_dir.path
 
     if args.print_simulation:
         print_simulation(workload, sys.stdout)
@@ -319,6 +319,7 @@ def _simulate(args: argparse.Namespace) -> int:
             webapp=webapp,
             faults=faults,
         )
+        run_dir.complete()
         _print_summary(summary, out, sys.stdout)
         return _run_status(summary, cut=args.until_ms is not None)
     configure_logging(json_path=out / "events.jsonl", level=args.log_level)
@@ -345,6 +346,8 @@ def _simulate(args: argparse.Namespace) -> int:
 
                 write_state(out, cluster)
                 write_report(out)
+            flush_logging()
+            run_dir.complete()  # last: every output is written (a --webapp run may log on while it serves)
             _print_summary(summary, out, sys.stdout)
             finished["summary"] = summary
             return summary
@@ -414,9 +417,18 @@ def _run_status(summary: dict[str, Any], *, cut: bool = False) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from yarnball.launcher.web.report import write_report
+    from yarnball.launcher._rundir import is_incomplete, register
+    from yarnball.launcher.web.report import REPORT_FILE, write_report
 
-    path = write_report(Path(args.output_dir))
+    out = Path(args.output_dir)
+    incomplete = is_incomplete(out)
+    if incomplete:
+        why = f"{out}: the run is incomplete (no _SUCCESS: it was interrupted or is still running)"
+        if not (out / "summary.json").is_file():
+            raise ConfigurationError(f"{why} and wrote no summary.json; there is nothing to report")
+        _warn(f"{why}; the report shows what it wrote")
+    register(out, [REPORT_FILE])  # the run's manifest lists report.html before it is written
+    path = write_report(out, incomplete=incomplete)
     print(f"{PROG}: wrote {os.fspath(path)}")
     return 0
 

@@ -14,12 +14,12 @@ import csv
 import io
 import json
 import os
-import shutil
 import statistics
 import time
 from pathlib import Path
 from typing import Any
 
+from yarnball.launcher._rundir import SUCCESS
 from yarnball.launcher.sweep._spec import Scenario
 
 __all__ = ["METRICS", "SCENARIO_DIR", "STATE_DIR", "is_complete", "read_row", "run_scenario"]
@@ -59,8 +59,8 @@ def run_scenario(scenario: Scenario, output_dir: str | os.PathLike[str]) -> dict
         f.write(f"{os.getpid()}\n")
     attempts = len((state / f"{scenario.name}.attempts").read_text(encoding="utf-8").splitlines())
     (state / f"{scenario.name}.json").unlink(missing_ok=True)
-    if out.exists():  # a killed attempt's partial files, or an earlier run's: the directory holds one run only
-        shutil.rmtree(out)
+    # A killed attempt's partial files, or an earlier run's, are cleared by `yarnball simulate` itself: the
+    # directory holds one run only, and a file no run wrote makes the scenario fail (launcher/_rundir.py).
     start = time.perf_counter()
     status, error = "ok", ""
     stderr = io.StringIO()
@@ -106,11 +106,14 @@ def read_row(output_dir: str | os.PathLike[str], name: str) -> dict[str, Any] | 
 
 
 def is_complete(output_dir: str | os.PathLike[str], name: str) -> bool:
-    """True when the scenario finished without error and every output its summary lists is there (``--resume``)."""
+    """True when the scenario finished without error, its directory has ``_SUCCESS`` and every output its summary
+    lists is there (``--resume``)."""
     row = read_row(output_dir, name)
     if row is None or row.get("status") == "error":
         return False
     out = Path(output_dir) / SCENARIO_DIR / name
+    if not (out / SUCCESS).is_file():  # the run did not finish writing (launcher/_rundir.py)
+        return False
     try:
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):

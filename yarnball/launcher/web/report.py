@@ -47,6 +47,12 @@ def write_state(out_dir: Path, cluster: Any) -> Path:
     return path
 
 
+_INCOMPLETE = (
+    '<p id="incomplete"><strong>Incomplete run:</strong> this directory has no <code>_SUCCESS</code> marker; the run '
+    "was interrupted (or is still running), so some outputs may be missing or partial.</p>"
+)
+
+
 def _read_csv(path: Path) -> list[dict[str, str]]:
     if not path.is_file():
         return []
@@ -145,8 +151,9 @@ def _queues_from_csv(rows: list[dict[str, str]]) -> str:
     return table(columns, body, table_id="queues")
 
 
-def write_report(out_dir: Path) -> Path:
-    """Write ``OUTPUT_DIR/report.html`` from the run's outputs and return its path."""
+def write_report(out_dir: Path, *, incomplete: bool = False) -> Path:
+    """Write ``OUTPUT_DIR/report.html`` from the run's outputs and return its path; ``incomplete``: the run did not
+    finish (no ``_SUCCESS``), which the page says at its top."""
     out = Path(out_dir)
     summary_path = out / "summary.json"
     if not summary_path.is_file():
@@ -158,6 +165,7 @@ def write_report(out_dir: Path) -> Path:
     state_path = out / STATE_FILE
     state = json.loads(state_path.read_text(encoding="utf-8")) if state_path.is_file() else None
     parts = [
+        _INCOMPLETE if incomplete else "",
         _summary_block(summary),
         "<h2>Charts</h2>",
         _svg_chart(_read_csv(out / "metrics" / "cluster.csv")),
