@@ -35,6 +35,7 @@ from typing import Any
 from yarnball._logs import get_logger
 from yarnball.actors._failures import HandlerFailures
 from yarnball.launcher._elastic import node_hours
+from yarnball.launcher._jobtimes import job_times
 from yarnball.launcher._nodereport import NODE_REPORT_COLUMNS, node_report
 from yarnball.launcher._slsmetrics import write_realtimetrack, write_sls_metric_csvs
 from yarnball.policies.opportunistic import OpportunisticSchedulerMetrics
@@ -459,6 +460,8 @@ def build_summary(
         "node_hours": _round(node_hours(cluster)),  # issue 6: billed node time (launcher/_elastic.py)
         "elastic": cluster.autoscaler.report().to_dict(events=False) if getattr(cluster, "autoscaler", None) else None,
         "utilization": recorder.utilization(),
+        # Completion and waiting times, overall and per queue (launcher/_jobtimes.py).
+        "job_times": job_times(rm.apps.values()),
         "samples": len(recorder.cluster_rows),
         "sample_interval_ms": recorder.interval_ms,
         "skipped_jobs": skipped,

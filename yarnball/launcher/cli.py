@@ -605,6 +605,7 @@ def _print_summary(summary: dict[str, Any], out: Path, stream: IO[str]) -> None:
         f"  containers:   {cont['allocated']} allocated, {cont['completed']} completed, {cont['killed']} killed, "
         f"{cont['preempted']} preempted, {cont['lost']} lost",
         f"  utilization:  memory {100 * util['memory_mean']:.1f}%, vcores {100 * util['vcores_mean']:.1f}% (mean)",
+        *_job_time_lines(summary.get("job_times")),
     ]
     reasons = summary.get("rejected_by_reason", {})
     for reason, count in list(reasons.items())[:5]:
@@ -623,6 +624,21 @@ def _print_summary(summary: dict[str, Any], out: Path, stream: IO[str]) -> None:
     lines.append(f"  outputs:      {os.fspath(out)}")
     stream.write("\n".join(lines) + "\n")
     stream.flush()
+
+
+def _job_time_lines(times: dict[str, Any] | None) -> list[str]:
+    """summary.json's overall job_times as a small table: one line per measure, in simulated seconds."""
+    if not times:
+        return []
+    rows = (("completion", "completion_s"), ("wait for AM", "am_wait_s"), ("first task", "first_task_wait_s"))
+    stats = ("mean", "median", "p95", "p99", "max")
+    header = "".join(f"{s:>10}" for s in (*stats, "jobs"))
+    lines = [f"  {'job times (s)':<13}{header}  (per queue: summary.json job_times)"]
+    for label, measure in rows:
+        d = times["overall"][measure]
+        values = "".join(f"{d[s]:>10,.2f}" if d[s] is not None else f"{'-':>10}" for s in stats)
+        lines.append(f"    {label:<11}{values}{d['count']:>10}")
+    return lines
 
 
 def _non_negative_int(text: str) -> int:

@@ -14,11 +14,11 @@ import csv
 import io
 import json
 import os
-import statistics
 import time
 from pathlib import Path
 from typing import Any
 
+from yarnball.launcher._jobtimes import distribution
 from yarnball.launcher._rundir import SUCCESS
 from yarnball.launcher.sweep._spec import Scenario
 
@@ -143,10 +143,11 @@ def _results(out: Path) -> tuple[dict[str, Any], list[float]]:
                 finishes.append(float(app["finish_time"]))
                 jct.append((float(app["finish_time"]) - float(app["submit_time"])) / 1000.0)
     containers, util = summary["containers"], summary["utilization"]
+    times = distribution(jct)  # the summary's own computation (launcher/_jobtimes.py)
     metrics = {
-        "jct_mean_s": _r(statistics.fmean(jct)) if jct else None,
-        "jct_median_s": _r(statistics.median(jct)) if jct else None,
-        "jct_p95_s": _r(percentile(jct, 95)) if jct else None,
+        "jct_mean_s": times["mean"],
+        "jct_median_s": times["median"],
+        "jct_p95_s": times["p95"],
         "makespan_s": _r((max(finishes) - min(submits)) / 1000.0) if finishes and submits else None,
         "memory_utilization": util["memory_mean"],
         "vcores_utilization": util["vcores_mean"],
@@ -157,15 +158,6 @@ def _results(out: Path) -> tuple[dict[str, Any], list[float]]:
         "node_hours": summary["node_hours"],
     }
     return metrics, [_r(x) for x in jct]
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The q-th percentile with linear interpolation between closest ranks (numpy's default)."""
-    data = sorted(values)
-    pos = (len(data) - 1) * q / 100.0
-    low = int(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
 
 
 def _r(value: float) -> float:

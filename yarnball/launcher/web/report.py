@@ -85,6 +85,23 @@ def _summary_block(summary: dict[str, Any]) -> str:
     return "<h2>Summary</h2>" + table(("", ""), rows, table_id="summary")
 
 
+def _job_times_block(times: dict[str, Any] | None) -> str:
+    """summary.json's job_times: one row per measure, overall and then per queue, in simulated seconds."""
+    if not times:
+        return ""
+    from yarnball.launcher._jobtimes import JOB_TIME_MEASURES
+
+    stats = ("count", "mean", "median", "p95", "p99", "max")
+    scopes = [("all queues", times["overall"]), *times["by_queue"].items()]
+    rows = [
+        (scope, label, *(by_measure[measure][s] if by_measure[measure][s] is not None else "" for s in stats))
+        for scope, by_measure in scopes
+        for measure, label in JOB_TIME_MEASURES
+    ]
+    note = "<p>Simulated seconds; percentiles interpolate linearly between the closest ranks.</p>"
+    return "<h2>Job times</h2>" + note + table(("Queue", "Time", *stats), rows, table_id="job-times")
+
+
 def _svg_chart(rows: list[dict[str, str]]) -> str:
     """Allocated and total cluster memory over simulated time, as an inline SVG polyline chart."""
     points = [(float(r["time"]), float(r["cluster.allocated.memory"]), float(r["cluster.total.memory"])) for r in rows]
@@ -167,6 +184,7 @@ def write_report(out_dir: Path, *, incomplete: bool = False) -> Path:
     parts = [
         _INCOMPLETE if incomplete else "",
         _summary_block(summary),
+        _job_times_block(summary.get("job_times")),
         "<h2>Charts</h2>",
         _svg_chart(_read_csv(out / "metrics" / "cluster.csv")),
         _images(out),
