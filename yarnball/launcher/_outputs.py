@@ -12,7 +12,8 @@ samples and the ResourceManager's final state into:
 - ``metrics/scheduler_timecost.csv``: wall-clock cost of scheduler calls;
 - ``metrics/<metric name>.csv``: SLS's per-metric CSV files (its Dropwizard CsvReporter layout,
   ``launcher/_slsmetrics.py``), the ``sampler.scheduler.operation.*.timecost.csv`` ones measured in wall-clock time;
-- ``summary.json`` and the PNG plots.
+- ``summary.json`` (counts, utilisation, job completion and waiting times: ``launcher/_jobtimes.py``) and the PNG
+  plots.
 
 Everything except ``summary.json``'s ``wall_seconds``/``speedup``, ``scheduler_timecost.csv`` and the ``sampler.*``
 files is a function of the inputs and the seed: rows are ordered by time and by name, never by set or hash order, and

@@ -5,7 +5,9 @@
 ``--track-jobs``, ``--print-simulation``; both ``--opt value`` and SLS's ``--opt=value``) plus ``--conf-dir``,
 ``--conf KEY=VALUE`` (repeatable), ``--seed``, ``--until-ms`` and ``--log-level``. It replays the trace in simulated
 time and writes SLS's outputs (``realtimetrack.json``, ``jobruntime.csv``, ``metrics/``) plus ``summary.json``,
-plots and the JSON-lines event log ``events.jsonl`` into the output directory.
+plots and the JSON-lines event log ``events.jsonl`` into the output directory. The directory holds one run: an
+earlier run's files are cleared, a directory with files yarnball did not write is refused (exit 2); the manifest
+``_yarnball_run.json`` is written first and ``_SUCCESS`` last (launcher/_rundir.py).
 
 Exit statuses: 0, the run went well. 2, a user error (a bad trace or configuration, a missing file): one line,
 ``yarnball: error: <message>``, as argparse does for bad options. 3, the run went wrong: an actor handler raised (a
