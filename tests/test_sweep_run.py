@@ -17,9 +17,9 @@ import pytest
 
 from yarnball.launcher import cli
 from yarnball.launcher._about import RAY_INSTALL
+from yarnball.launcher._jobtimes import percentile
 from yarnball.launcher.sweep import main, sweep
 from yarnball.launcher.sweep._runner import SweepProgress
-from yarnball.launcher.sweep._scenario import percentile
 from yarnball.launcher.sweep._table import aggregate, mean_ci95, t_critical_95
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -353,6 +353,8 @@ class OpportunisticContainerAllocatorAMService:
             self.rm.live.add(container.id)
             if rm_app is not None:
                 rm_app.nodes.add(p.node_id)
+                if rm_app.first_task_time is None:
+                    rm_app.first_task_time = self.rm.now
             self.counters["opportunistic_allocated"] += 1
             # CentralizedOpportunisticContainerAllocator: the loop that placed it (node-local, rack-local, any)
             if p.location == ANY:
@@ -648,6 +650,8 @@ class OpportunisticContainerAllocatorAMService:
             self.rm.live.add(c.id)
             if rm_app is not None:
                 rm_app.nodes.add(c.node_id)
+                if rm_app.first_task_time is None:
+                    rm_app.first_task_time = self.rm.now
             self.counters["opportunistic_allocated"] += 1
 
     def distributed_allocate_response(self, response: AllocateResponse) -> DistributedSchedulingAllocateResponse:

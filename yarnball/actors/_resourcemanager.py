@@ -427,6 +427,8 @@ class ResourceManager(Actor):
         app = self.apps.get(attempt_id.application_id)
         if app is not None:
             app.nodes.add(node_id)
+            if app.first_task_time is None and not note.is_am:
+                app.first_task_time = self.kernel.now
         if note.is_am:  # (the attempt is looked up for an AM container only)
             attempt = self.attempts.get(attempt_id)
             if attempt is not None and attempt.state is AttemptState.SCHEDULED:

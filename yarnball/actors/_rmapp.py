@@ -85,6 +85,7 @@ class RMApp:
         "diagnostics",
         "final_status",
         "finish_time",
+        "first_task_time",
         "id",
         "launch_time",
         "max_attempts",
@@ -113,6 +114,9 @@ class RMApp:
         self.submit_time = now
         self.start_time = now
         self.launch_time: float | None = None
+        # When the RM allocated the application's first container other than an AM's (any attempt): what a user
+        # waits for before the work starts. Not in Hadoop's RMAppImpl, nor in its state store (an RM restart loses it).
+        self.first_task_time: float | None = None
         self.finish_time: float | None = None
         self.max_attempts = max_attempts
         self.counted_failures = 0

@@ -12,7 +12,8 @@ samples and the ResourceManager's final state into:
 - ``metrics/scheduler_timecost.csv``: wall-clock cost of scheduler calls;
 - ``metrics/<metric name>.csv``: SLS's per-metric CSV files (its Dropwizard CsvReporter layout,
   ``launcher/_slsmetrics.py``), the ``sampler.scheduler.operation.*.timecost.csv`` ones measured in wall-clock time;
-- ``summary.json`` and the PNG plots.
+- ``summary.json`` (counts, utilisation, job completion and waiting times: ``launcher/_jobtimes.py``) and the PNG
+  plots.
 
 Everything except ``summary.json``'s ``wall_seconds``/``speedup``, ``scheduler_timecost.csv`` and the ``sampler.*``
 files is a function of the inputs and the seed: rows are ordered by time and by name, never by set or hash order, and
@@ -35,6 +36,7 @@ from typing import Any
 from yarnball._logs import get_logger
 from yarnball.actors._failures import HandlerFailures
 from yarnball.launcher._elastic import node_hours
+from yarnball.launcher._jobtimes import job_times
 from yarnball.launcher._nodereport import NODE_REPORT_COLUMNS, node_report
 from yarnball.launcher._slsmetrics import write_realtimetrack, write_sls_metric_csvs
 from yarnball.policies.opportunistic import OpportunisticSchedulerMetrics
@@ -459,6 +461,8 @@ def build_summary(
         "node_hours": _round(node_hours(cluster)),  # billed node time (launcher/_elastic.py)
         "elastic": cluster.autoscaler.report().to_dict(events=False) if getattr(cluster, "autoscaler", None) else None,
         "utilization": recorder.utilization(),
+        # Completion and waiting times, overall and per queue (launcher/_jobtimes.py).
+        "job_times": job_times(rm.apps.values()),
         "samples": len(recorder.cluster_rows),
         "sample_interval_ms": recorder.interval_ms,
         "skipped_jobs": skipped,

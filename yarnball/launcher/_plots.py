@@ -30,17 +30,16 @@ def write_plots(out_dir: Path, recorder: MetricsRecorder) -> list[Path]:
     vc = [100.0 * r.allocated_vcores / r.total_vcores if r.total_vcores else 0.0 for r in rows]
 
     written: list[Path] = []
-    fig, ax = plt.subplots(figsize=(10, 4))
+    # Memory and vcores in two panels: in many runs they move together, and one line would hide the other.
+    fig, (ax_mem, ax_vc) = plt.subplots(2, 1, figsize=(10, 5.5), sharex=True, layout="constrained")
     try:
-        ax.step(seconds, mem, where="post", label="memory")
-        ax.step(seconds, vc, where="post", label="vcores")
-        ax.set_xlabel("simulated time (s)")
-        ax.set_ylabel("allocated (% of cluster)")
-        ax.set_ylim(0, 105)
-        ax.set_title("Cluster utilization")
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="upper right")
-        fig.tight_layout()
+        for ax, values, what, colour in ((ax_mem, mem, "memory", "C0"), (ax_vc, vc, "vcores", "C1")):
+            ax.step(seconds, values, where="post", color=colour)
+            ax.set_ylabel(f"{what} allocated\n(% of cluster)")
+            ax.set_ylim(0, 105)
+            ax.grid(True, alpha=0.3)
+        ax_vc.set_xlabel("simulated time (s)")
+        fig.suptitle("Cluster utilization")
         path = out_dir / "cluster_utilization.png"
         fig.savefig(path, **_SAVE)
         written.append(path)
@@ -53,7 +52,10 @@ def write_plots(out_dir: Path, recorder: MetricsRecorder) -> list[Path]:
         if q.leaf:
             series[q.queue][q.time_ms] = q.allocated_memory_mb / 1024.0
     times = [r.time_ms for r in rows]
-    fig, ax = plt.subplots(figsize=(10, 4))
+    columns = min(4, max(1, len(leaves)))
+    legend_rows = -(-len(leaves) // columns)
+    # The legend goes below the plot, where it covers no data; the figure grows with its rows.
+    fig, ax = plt.subplots(figsize=(10, 4 + 0.25 * legend_rows), layout="constrained")
     try:
         for queue in leaves:
             values = series[queue]
@@ -63,8 +65,7 @@ def write_plots(out_dir: Path, recorder: MetricsRecorder) -> list[Path]:
         ax.set_title("Allocated memory per leaf queue")
         ax.grid(True, alpha=0.3)
         if leaves:
-            ax.legend(loc="upper right", fontsize="small")
-        fig.tight_layout()
+            fig.legend(loc="outside lower center", ncols=columns, fontsize="small", frameon=False)
         path = out_dir / "queue_usage.png"
         fig.savefig(path, **_SAVE)
         written.append(path)

@@ -5,7 +5,9 @@
 ``--track-jobs``, ``--print-simulation``; both ``--opt value`` and SLS's ``--opt=value``) plus ``--conf-dir``,
 ``--conf KEY=VALUE`` (repeatable), ``--seed``, ``--until-ms`` and ``--log-level``. It replays the trace in simulated
 time and writes SLS's outputs (``realtimetrack.json``, ``jobruntime.csv``, ``metrics/``) plus ``summary.json``,
-plots and the JSON-lines event log ``events.jsonl`` into the output directory.
+plots and the JSON-lines event log ``events.jsonl`` into the output directory. The directory holds one run: an
+earlier run's files are cleared, a directory with files yarnball did not write is refused (exit 2); the manifest
+``_yarnball_run.json`` is written first and ``_SUCCESS`` last (launcher/_rundir.py).
 
 Exit statuses: 0, the run went well. 2, a user error (a bad trace or configuration, a missing file): one line,
 ``yarnball: error: <message>``, as argparse does for bad options. 3, the run went wrong: an actor handler raised (a
@@ -222,10 +224,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _simulate(args: argparse.Namespace) -> int:
     # Heavy imports happen here so that `yarnball --help` stays quick.
     from yarnball import _native
-    from yarnball.actors._logging import close_logging, configure_logging
+    from yarnball.actors._logging import close_logging, configure_logging, flush_logging
     from yarnball.launcher._about import require_ray
     from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, normalized_conf
     from yarnball.launcher._outputs import MetricsRecorder, write_outputs
+    from yarnball.launcher._rundir import SIMULATE_FILES, claim
     from yarnball.launcher.workloads import load_workload
     from yarnball.policies.capacity import CapacitySchedulerConfiguration
     from yarnball.protocols import keys
@@ -299,10 +302,9 @@ def _simulate(args: argparse.Namespace) -> int:
         if job_id not in known:
             _warn(f"--track-jobs: job {job_id!r} is not in the trace; it is not tracked")
 
-    out = Path(args.output_dir)
-    if out.exists() and not out.is_dir():
-        raise ConfigurationError(f"{out}: --output-dir exists and is not a directory")
-    out.mkdir(parents=True, exist_ok=True)
+    # The directory holds this run only: an earlier run's files are cleared, anything else refused (_rundir.py).
+    run_dir = claim(args.output_dir, "simulate", SIMULATE_FILES)
+    out = run_dir.path
 
     if args.print_simulation:
         print_simulation(workload, sys.stdout)
@@ -321,6 +323,7 @@ def _simulate(args: argparse.Namespace) -> int:
             webapp=webapp,
             faults=faults,
         )
+        run_dir.complete()
         _print_summary(summary, out, sys.stdout)
         return _run_status(summary, cut=args.until_ms is not None)
     configure_logging(json_path=out / "events.jsonl", level=args.log_level)
@@ -347,6 +350,8 @@ def _simulate(args: argparse.Namespace) -> int:
 
                 write_state(out, cluster)
                 write_report(out)
+            flush_logging()
+            run_dir.complete()  # last: every output is written (a --webapp run may log on while it serves)
             _print_summary(summary, out, sys.stdout)
             finished["summary"] = summary
             return summary
@@ -416,9 +421,18 @@ def _run_status(summary: dict[str, Any], *, cut: bool = False) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from yarnball.launcher.web.report import write_report
+    from yarnball.launcher._rundir import is_incomplete, register
+    from yarnball.launcher.web.report import REPORT_FILE, write_report
 
-    path = write_report(Path(args.output_dir))
+    out = Path(args.output_dir)
+    incomplete = is_incomplete(out)
+    if incomplete:
+        why = f"{out}: the run is incomplete (no _SUCCESS: it was interrupted or is still running)"
+        if not (out / "summary.json").is_file():
+            raise ConfigurationError(f"{why} and wrote no summary.json; there is nothing to report")
+        _warn(f"{why}; the report shows what it wrote")
+    register(out, [REPORT_FILE])  # the run's manifest lists report.html before it is written
+    path = write_report(out, incomplete=incomplete)
     print(f"{PROG}: wrote {os.fspath(path)}")
     return 0
 
@@ -595,6 +609,7 @@ def _print_summary(summary: dict[str, Any], out: Path, stream: IO[str]) -> None:
         f"  containers:   {cont['allocated']} allocated, {cont['completed']} completed, {cont['killed']} killed, "
         f"{cont['preempted']} preempted, {cont['lost']} lost",
         f"  utilization:  memory {100 * util['memory_mean']:.1f}%, vcores {100 * util['vcores_mean']:.1f}% (mean)",
+        *_job_time_lines(summary.get("job_times")),
     ]
     reasons = summary.get("rejected_by_reason", {})
     for reason, count in list(reasons.items())[:5]:
@@ -613,6 +628,21 @@ def _print_summary(summary: dict[str, Any], out: Path, stream: IO[str]) -> None:
     lines.append(f"  outputs:      {os.fspath(out)}")
     stream.write("\n".join(lines) + "\n")
     stream.flush()
+
+
+def _job_time_lines(times: dict[str, Any] | None) -> list[str]:
+    """summary.json's overall job_times as a small table: one line per measure, in simulated seconds."""
+    if not times:
+        return []
+    rows = (("completion", "completion_s"), ("wait for AM", "am_wait_s"), ("first task", "first_task_wait_s"))
+    stats = ("mean", "median", "p95", "p99", "max")
+    header = "".join(f"{s:>10}" for s in (*stats, "jobs"))
+    lines = [f"  {'job times (s)':<13}{header}  (per queue: summary.json job_times)"]
+    for label, measure in rows:
+        d = times["overall"][measure]
+        values = "".join(f"{d[s]:>10,.2f}" if d[s] is not None else f"{'-':>10}" for s in stats)
+        lines.append(f"    {label:<11}{values}{d['count']:>10}")
+    return lines
 
 
 def _non_negative_int(text: str) -> int:

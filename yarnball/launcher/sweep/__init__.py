@@ -7,7 +7,8 @@ format is in :mod:`yarnball.launcher.sweep._spec` and the documentation's "Sweep
 - ``sweep.csv`` and ``sweep.json``: one row per scenario (parameters, status, error, key results, command);
 - ``aggregates.csv`` (and in ``sweep.json``): mean and 95% confidence interval over the seeds per combination;
 - ``plots/*.png`` and ``report.md``: comparison box plots and the best and worst combination per metric;
-- ``.sweep/``: bookkeeping (per-scenario records and attempts, Ray Tune's experiment directory).
+- ``.sweep/``: bookkeeping (per-scenario records and attempts, Ray Tune's experiment directory);
+- ``_yarnball_run.json`` and, once the sweep is done, ``_SUCCESS`` (launcher/_rundir.py).
 
 Ray is imported only when the sweep runs on it (``workers=0`` runs in this process without Ray).
 """
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from yarnball.errors import ConfigurationError, YarnballError
+from yarnball.launcher._rundir import SWEEP_FILES, claim
 from yarnball.launcher.sweep._report import write_plots, write_report
 from yarnball.launcher.sweep._runner import SweepProgress, require_tune, run_in_process, run_on_ray
 from yarnball.launcher.sweep._scenario import METRICS, SCENARIO_DIR, STATE_DIR, is_complete, read_row
@@ -95,9 +97,11 @@ def sweep(
         raise ConfigurationError("--address needs Ray; --workers 0 runs in this process")
     if workers != 0:
         require_tune()
-    out = Path(output_dir).resolve()
-    if out.exists() and not out.is_dir():
-        raise ConfigurationError(f"{out}: --output-dir exists and is not a directory")
+    # The directory holds this sweep only (launcher/_rundir.py): an earlier sweep's files are cleared (with --resume
+    # its scenarios and records are kept), anything else is refused; each scenario directory is a run of its own.
+    kept = (f"{STATE_DIR}/**", f"{SCENARIO_DIR}/**") if resume else ()
+    run_dir = claim(Path(output_dir).resolve(), "sweep", SWEEP_FILES, nested=(f"{SCENARIO_DIR}/*",), keep=kept)
+    out = run_dir.path
     (out / SCENARIO_DIR).mkdir(parents=True, exist_ok=True)
     todo = [s for s in parsed.scenarios if not (resume and is_complete(out, s.name))]
     for s in todo:  # attempts count within one sweep: a later retry of an earlier failure is not "retried"
@@ -113,6 +117,7 @@ def sweep(
     write_tables(out, rows, result.aggregates, parsed.axes)
     plots = write_plots(out, rows, parsed.axes)
     write_report(out, parsed.source, rows, result.aggregates, parsed.axes, plots)
+    run_dir.complete()
     return result
 
 

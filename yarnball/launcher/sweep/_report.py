@@ -8,6 +8,7 @@ matplotlib is imported only here.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -40,14 +41,25 @@ def write_plots(output_dir: Path, rows: Sequence[dict[str, Any]], axes: Sequence
     written = []
 
     def boxes(groups: dict[str, list[float]], title: str, name: str) -> None:
-        fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(groups) + 2.0), 4.5))
+        # Each box's label gets its share of the width: one line per axis (about 0.06 in per character at 8
+        # points), the figure widened up to 16 in to fit them; past that, one slanted line each, the figure taller.
+        labels = [g.replace(", ", "\n") for g in groups]
+        widest = max(len(line) for label in labels for line in label.splitlines())
+        width = min(16.0, max(6.4, len(groups) * max(1.1, 0.06 * widest + 0.2) + 1.5))
+        slanted = 0.06 * widest + 0.2 > (width - 1.5) / len(groups)
+        longest = max(len(g) for g in groups)
+        height = 4.5 + (0.06 * longest * 0.5 if slanted else 0.0)  # sin(30 degrees) of the slanted labels
+        fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
         ax.boxplot(list(groups.values()), showmeans=True)
-        long = max(len(g) for g in groups) > 12
-        ax.set_xticks(range(1, len(groups) + 1), [g.replace(", ", "\n") for g in groups], fontsize=8 if long else 10)
+        if slanted:
+            ax.set_xticks(range(1, len(groups) + 1), list(groups), fontsize=8, rotation=30, ha="right")
+            for tick in ax.get_xticklabels():
+                tick.set_rotation_mode("anchor")
+        else:
+            ax.set_xticks(range(1, len(groups) + 1), labels, fontsize=8 if widest > 12 else 10)
         ax.set_ylabel("job completion time (s)")
         ax.grid(axis="y", alpha=0.3)
-        ax.set_title(title, fontsize=10)
-        fig.tight_layout()
+        ax.set_title(textwrap.fill(title, width=int(width * 11)), fontsize=10)  # ~11 characters per inch
         path = plots / name
         fig.savefig(path, **_SAVE)
         plt.close(fig)

@@ -14,12 +14,12 @@ import csv
 import io
 import json
 import os
-import shutil
-import statistics
 import time
 from pathlib import Path
 from typing import Any
 
+from yarnball.launcher._jobtimes import distribution
+from yarnball.launcher._rundir import SUCCESS
 from yarnball.launcher.sweep._spec import Scenario
 
 __all__ = ["METRICS", "SCENARIO_DIR", "STATE_DIR", "is_complete", "read_row", "run_scenario"]
@@ -59,8 +59,8 @@ def run_scenario(scenario: Scenario, output_dir: str | os.PathLike[str]) -> dict
         f.write(f"{os.getpid()}\n")
     attempts = len((state / f"{scenario.name}.attempts").read_text(encoding="utf-8").splitlines())
     (state / f"{scenario.name}.json").unlink(missing_ok=True)
-    if out.exists():  # a killed attempt's partial files, or an earlier run's: the directory holds one run only
-        shutil.rmtree(out)
+    # A killed attempt's partial files, or an earlier run's, are cleared by `yarnball simulate` itself: the
+    # directory holds one run only, and a file no run wrote makes the scenario fail (launcher/_rundir.py).
     start = time.perf_counter()
     status, error = "ok", ""
     stderr = io.StringIO()
@@ -106,11 +106,14 @@ def read_row(output_dir: str | os.PathLike[str], name: str) -> dict[str, Any] | 
 
 
 def is_complete(output_dir: str | os.PathLike[str], name: str) -> bool:
-    """True when the scenario finished without error and every output its summary lists is there (``--resume``)."""
+    """True when the scenario finished without error, its directory has ``_SUCCESS`` and every output its summary
+    lists is there (``--resume``)."""
     row = read_row(output_dir, name)
     if row is None or row.get("status") == "error":
         return False
     out = Path(output_dir) / SCENARIO_DIR / name
+    if not (out / SUCCESS).is_file():  # the run did not finish writing (launcher/_rundir.py)
+        return False
     try:
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -140,10 +143,11 @@ def _results(out: Path) -> tuple[dict[str, Any], list[float]]:
                 finishes.append(float(app["finish_time"]))
                 jct.append((float(app["finish_time"]) - float(app["submit_time"])) / 1000.0)
     containers, util = summary["containers"], summary["utilization"]
+    times = distribution(jct)  # the summary's own computation (launcher/_jobtimes.py)
     metrics = {
-        "jct_mean_s": _r(statistics.fmean(jct)) if jct else None,
-        "jct_median_s": _r(statistics.median(jct)) if jct else None,
-        "jct_p95_s": _r(percentile(jct, 95)) if jct else None,
+        "jct_mean_s": times["mean"],
+        "jct_median_s": times["median"],
+        "jct_p95_s": times["p95"],
         "makespan_s": _r((max(finishes) - min(submits)) / 1000.0) if finishes and submits else None,
         "memory_utilization": util["memory_mean"],
         "vcores_utilization": util["vcores_mean"],
@@ -154,15 +158,6 @@ def _results(out: Path) -> tuple[dict[str, Any], list[float]]:
         "node_hours": summary["node_hours"],
     }
     return metrics, [_r(x) for x in jct]
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The q-th percentile with linear interpolation between closest ranks (numpy's default)."""
-    data = sorted(values)
-    pos = (len(data) - 1) * q / 100.0
-    low = int(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
 
 
 def _r(value: float) -> float:

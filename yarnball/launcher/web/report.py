@@ -47,6 +47,12 @@ def write_state(out_dir: Path, cluster: Any) -> Path:
     return path
 
 
+_INCOMPLETE = (
+    '<p id="incomplete"><strong>Incomplete run:</strong> this directory has no <code>_SUCCESS</code> marker; the run '
+    "was interrupted (or is still running), so some outputs may be missing or partial.</p>"
+)
+
+
 def _read_csv(path: Path) -> list[dict[str, str]]:
     if not path.is_file():
         return []
@@ -77,6 +83,23 @@ def _summary_block(summary: dict[str, Any]) -> str:
         ("VCores utilization (mean)", f"{100 * util['vcores_mean']:.1f}%"),
     ]
     return "<h2>Summary</h2>" + table(("", ""), rows, table_id="summary")
+
+
+def _job_times_block(times: dict[str, Any] | None) -> str:
+    """summary.json's job_times: one row per measure, overall and then per queue, in simulated seconds."""
+    if not times:
+        return ""
+    from yarnball.launcher._jobtimes import JOB_TIME_MEASURES
+
+    stats = ("count", "mean", "median", "p95", "p99", "max")
+    scopes = [("all queues", times["overall"]), *times["by_queue"].items()]
+    rows = [
+        (scope, label, *(by_measure[measure][s] if by_measure[measure][s] is not None else "" for s in stats))
+        for scope, by_measure in scopes
+        for measure, label in JOB_TIME_MEASURES
+    ]
+    note = "<p>Simulated seconds; percentiles interpolate linearly between the closest ranks.</p>"
+    return "<h2>Job times</h2>" + note + table(("Queue", "Time", *stats), rows, table_id="job-times")
 
 
 def _svg_chart(rows: list[dict[str, str]]) -> str:
@@ -145,8 +168,9 @@ def _queues_from_csv(rows: list[dict[str, str]]) -> str:
     return table(columns, body, table_id="queues")
 
 
-def write_report(out_dir: Path) -> Path:
-    """Write ``OUTPUT_DIR/report.html`` from the run's outputs and return its path."""
+def write_report(out_dir: Path, *, incomplete: bool = False) -> Path:
+    """Write ``OUTPUT_DIR/report.html`` from the run's outputs and return its path; ``incomplete``: the run did not
+    finish (no ``_SUCCESS``), which the page says at its top."""
     out = Path(out_dir)
     summary_path = out / "summary.json"
     if not summary_path.is_file():
@@ -158,7 +182,9 @@ def write_report(out_dir: Path) -> Path:
     state_path = out / STATE_FILE
     state = json.loads(state_path.read_text(encoding="utf-8")) if state_path.is_file() else None
     parts = [
+        _INCOMPLETE if incomplete else "",
         _summary_block(summary),
+        _job_times_block(summary.get("job_times")),
         "<h2>Charts</h2>",
         _svg_chart(_read_csv(out / "metrics" / "cluster.csv")),
         _images(out),
