@@ -176,8 +176,9 @@ def test_apps_list_every_application_with_the_documented_fields(run: Run) -> Non
 def test_app_and_attempts(run: Run) -> None:
     """/apps/{id} is the listed app; its attempts carry rest.md §3.5's fields and the AM container's node."""
     first = run.app_rows[0]["application_id"]
-    app = run.json(f"{BASE}/apps/{first}")["app"]
-    assert app == run.json(BASE + "/apps?limit=1")["apps"]["app"][0]
+    (_, _, one_app), (_, _, listed) = run.get(f"{BASE}/apps/{first}", BASE + "/apps?limit=1")  # (one server)
+    app = json.loads(one_app)["app"]
+    assert app == json.loads(listed)["apps"]["app"][0]
     attempts = run.json(f"{BASE}/apps/{first}/appattempts")["appAttempts"]["appAttempt"]
     assert len(attempts) == int(run.app_rows[0]["attempts"])
     for t in attempts:
@@ -255,6 +256,23 @@ def test_xml_answers(run: Run) -> None:
     info = ET.fromstring(sched).find("schedulerInfo")
     assert info is not None
     assert info.get("{http://www.w3.org/2001/XMLSchema-instance}type") == "capacityScheduler"
+
+
+def test_tracking_url_is_the_proxy_url_on_the_servers_own_address(run: Run) -> None:
+    """trackingUrl is the RM web proxy's URL of the app on the address the server runs on, in JSON and in XML."""
+
+    async def go() -> tuple[int, list[dict[str, Any]], str]:
+        async with TestClient(TestServer(build_app(StaticSource(run.snapshot)), host="127.0.0.1")) as client:
+            apps = await (await client.get(BASE + "/apps")).json()
+            xml = await (await client.get(BASE + "/apps", headers={"Accept": "application/xml"})).text()
+            return client.server.port, apps["apps"]["app"], xml
+
+    port, apps, xml = asyncio.run(go())
+    assert port != 8088
+    for a in apps:
+        assert a["trackingUrl"] == f"http://127.0.0.1:{port}/proxy/{a['id']}/"
+    urls = [e.text for e in ET.fromstring(xml).iter("trackingUrl")]
+    assert urls == [a["trackingUrl"] for a in apps]
 
 
 # -- errors ------------------------------------------------------------------------------------------------------------

@@ -350,6 +350,9 @@ class ContainerResizeService:
 
     def _hand_over(self, attempt_id: ApplicationAttemptId, kind: ContainerUpdateType, container: Container) -> None:
         self.updated.setdefault(attempt_id, []).append(UpdatedContainer(update_type=kind, container=container))
+        app = self.rm.apps.get(attempt_id.application_id)
+        if app is not None:
+            app.container_resized(container.id, container.resource)
         dormant = self.rm.dormant
         if dormant:
             dormant.wake(attempt_id)

@@ -355,6 +355,7 @@ class OpportunisticContainerAllocatorAMService:
                 rm_app.nodes.add(p.node_id)
                 if rm_app.first_task_time is None:
                     rm_app.first_task_time = self.rm.now
+                rm_app.container_allocated(container.id, self.rm.now, container.resource)
             self.counters["opportunistic_allocated"] += 1
             # CentralizedOpportunisticContainerAllocator: the loop that placed it (node-local, rack-local, any)
             if p.location == ANY:
@@ -652,6 +653,7 @@ class OpportunisticContainerAllocatorAMService:
                 rm_app.nodes.add(c.node_id)
                 if rm_app.first_task_time is None:
                     rm_app.first_task_time = self.rm.now
+                rm_app.container_allocated(c.id, self.rm.now, c.resource)
             self.counters["opportunistic_allocated"] += 1
 
     def distributed_allocate_response(self, response: AllocateResponse) -> DistributedSchedulingAllocateResponse:

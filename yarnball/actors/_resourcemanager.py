@@ -429,6 +429,7 @@ class ResourceManager(Actor):
             app.nodes.add(node_id)
             if app.first_task_time is None and not note.is_am:
                 app.first_task_time = self.kernel.now
+            app.container_allocated(cid, self.kernel.now, container.resource, is_am=note.is_am)
         if note.is_am:  # (the attempt is looked up for an AM container only)
             attempt = self.attempts.get(attempt_id)
             if attempt is not None and attempt.state is AttemptState.SCHEDULED:
@@ -470,6 +471,9 @@ class ResourceManager(Actor):
             self.counters["containers_lost"] += 1
         else:
             self.counters["containers_killed"] += 1
+        app = self.apps.get(cid.application_attempt_id.application_id)
+        if app is not None:
+            app.container_finished(cid, self.kernel.now, exit_status)  # before the attempt hears of it, as Hadoop
         attempt_id = self.am_containers.pop(cid, None)
         if attempt_id is not None:
             self._am_container_finished(attempt_id, status)

@@ -7,7 +7,7 @@ RMAppAttempt: SCHEDULED -> ALLOCATED -> LAUNCHED -> RUNNING -> FINISHING -> FINI
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import Any, NamedTuple
 
 from yarnball.actors._actor import ActorRef
 from yarnball.protocols import (
@@ -17,6 +17,7 @@ from yarnball.protocols import (
     ApplicationReport,
     Container,
     ContainerExitStatus,
+    ContainerId,
     FinalApplicationStatus,
     NodeId,
     Resource,
@@ -24,7 +25,7 @@ from yarnball.protocols import (
 )
 from yarnball.protocols._clientprotocol import ApplicationSubmissionContext
 
-__all__ = ["AttemptState", "RMApp", "RMAppAttempt"]
+__all__ = ["AttemptState", "RMApp", "RMAppAttempt", "RMAppAttemptMetrics", "RMAppMetrics"]
 
 FINAL_APP_STATES = frozenset({YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED})
 
@@ -50,6 +51,74 @@ class AttemptState(enum.Enum):
     KILLED = "KILLED"
 
 
+class RMAppAttemptMetrics:
+    """``RMAppAttemptMetrics``: the aggregate resource usage of an attempt's finished containers (MB-seconds and
+    vcore-seconds) and what preemption took from it.
+
+    ``*_seconds`` are ``resourceUsageMap`` / ``preemptedResourceMap``; ``charged`` / ``charged_preempted`` say whether
+    those maps have their entries yet (Hadoop's maps are empty until the first update, and the REST
+    ``resourceSecondsMap`` shows that).
+    """
+
+    __slots__ = (
+        "charged",
+        "charged_preempted",
+        "is_preempted",
+        "memory_seconds",
+        "num_non_am_preempted",
+        "preempted_mb",
+        "preempted_memory_seconds",
+        "preempted_vcore_seconds",
+        "preempted_vcores",
+        "vcore_seconds",
+    )
+
+    def __init__(self) -> None:
+        self.memory_seconds = self.vcore_seconds = 0
+        self.preempted_memory_seconds = self.preempted_vcore_seconds = 0
+        self.preempted_mb = self.preempted_vcores = 0
+        self.num_non_am_preempted = 0
+        self.is_preempted = False  # its AM container was preempted
+        self.charged = self.charged_preempted = False
+
+    def container_finished(self, memory_mb: int, vcores: int, used_ms: int, *, preempted: bool, is_am: bool) -> None:
+        """``RMContainerImpl.FinishedTransition.updateAttemptMetrics``: ``updateAggregateAppResourceUsage``, and for a
+        PREEMPTED exit ``updatePreemptionInfo`` and ``updateAggregatePreemptedAppResourceUsage``. Each resource adds
+        ``value * usedMillis / 1000`` in long arithmetic (``updateUsageMap``): per container, rounded down."""
+        mem_s = memory_mb * used_ms // 1000
+        vc_s = vcores * used_ms // 1000
+        self.memory_seconds += mem_s
+        self.vcore_seconds += vc_s
+        self.charged = True
+        if preempted:
+            self.preempted_mb += memory_mb
+            self.preempted_vcores += vcores
+            if is_am:
+                self.is_preempted = True
+            else:
+                self.num_non_am_preempted += 1
+            self.preempted_memory_seconds += mem_s
+            self.preempted_vcore_seconds += vc_s
+            self.charged_preempted = True
+
+
+class RMAppMetrics(NamedTuple):
+    """``RMAppMetrics`` (``RMAppImpl.getRMAppMetrics``): the figures of all the application's attempts, with the
+    running containers' usage so far. ``resource_seconds`` / ``preempted_resource_seconds`` are the
+    ``resourceSecondsMap`` / ``preemptedResourceSecondsMap`` entries (resource name -> value; empty until charged)."""
+
+    preempted_mb: int
+    preempted_vcores: int
+    num_non_am_preempted: int
+    num_am_preempted: int
+    memory_seconds: int
+    vcore_seconds: int
+    preempted_memory_seconds: int
+    preempted_vcore_seconds: int
+    resource_seconds: dict[str, int]
+    preempted_resource_seconds: dict[str, int]
+
+
 class RMAppAttempt:
     __slots__ = (
         "am_container",
@@ -58,6 +127,7 @@ class RMAppAttempt:
         "final_status",
         "last_heartbeat",
         "last_response",
+        "metrics",
         "response_id",
         "state",
     )
@@ -71,6 +141,7 @@ class RMAppAttempt:
         self.last_response: Any = None  # the last AllocateResponse (ApplicationMasterService's AllocateResponseLock)
         self.final_status = FinalApplicationStatus.UNDEFINED
         self.last_heartbeat = now
+        self.metrics = RMAppAttemptMetrics()
 
     @property
     def is_done(self) -> bool:
@@ -80,6 +151,7 @@ class RMAppAttempt:
 class RMApp:
     __slots__ = (
         "attempts",
+        "containers",
         "context",
         "counted_failures",
         "diagnostics",
@@ -124,6 +196,9 @@ class RMApp:
         self.submitter = submitter
         self.nodes: set[NodeId] = set()  # nodes that ran its containers: they get applications_to_cleanup
         self.used = Resource()
+        #: Its allocated containers not finished yet: id -> [creation time, memory MB, vcores, is the AM container]
+        #: (what RMContainerImpl keeps for the usage figures: creationTime, the container's resource, isAMContainer).
+        self.containers: dict[ContainerId, list[Any]] = {}
 
     @property
     def current_attempt(self) -> RMAppAttempt | None:
@@ -132,6 +207,64 @@ class RMApp:
     @property
     def is_done(self) -> bool:
         return self.state in FINAL_APP_STATES
+
+    # -- RMAppMetrics -----------------------------------------------------------------------------------------------
+    def container_allocated(self, cid: ContainerId, now: float, resource: Resource, *, is_am: bool = False) -> None:
+        """An RMContainer of this application was created (allocated) ``now``."""
+        self.containers[cid] = [now, resource.memory_mb, resource.vcores, is_am]
+
+    def container_resized(self, cid: ContainerId, resource: Resource) -> None:
+        """An increase or decrease took effect: the container is charged at its resource when it finishes
+        (``updateAttemptMetrics`` reads ``container.getContainer().getResource()``), for its whole life."""
+        record = self.containers.get(cid)
+        if record is not None:
+            record[1] = resource.memory_mb
+            record[2] = resource.vcores
+
+    def container_finished(self, cid: ContainerId, now: float, exit_status: int) -> None:
+        """``RMContainerImpl.FinishedTransition.updateAttemptMetrics``: the finished container's usage goes to the
+        application's *current* attempt (``app.getCurrentAppAttempt()``), whichever attempt allocated it."""
+        record = self.containers.pop(cid, None)
+        if record is None or not self.attempts:
+            return
+        created, memory_mb, vcores, is_am = record
+        self.attempts[-1].metrics.container_finished(
+            memory_mb,
+            vcores,
+            int(now) - int(created),  # finishTime - creationTime, in whole ms as the RM's timestamps are
+            preempted=exit_status == ContainerExitStatus.PREEMPTED,
+            is_am=is_am,
+        )
+
+    def app_metrics(self, now: float) -> RMAppMetrics:
+        """``RMAppImpl.getRMAppMetrics`` at ``now``: every attempt's figures summed, plus, while the application
+        runs, its live containers' usage so far (``RMAppAttemptMetrics.getAggregateAppResourceUsage`` adds the
+        scheduler's ``getRunningAggregateAppResourceUsage`` for the current attempt; Hadoop caches that walk for 3 s,
+        yarnball computes it at ``now``)."""
+        pm = pv = non_am = am = mem_s = vc_s = pmem_s = pvc_s = 0
+        charged = charged_preempted = False
+        for attempt in self.attempts:
+            m = attempt.metrics
+            pm += m.preempted_mb
+            pv += m.preempted_vcores
+            non_am += m.num_non_am_preempted
+            am += 1 if m.is_preempted else 0
+            mem_s += m.memory_seconds
+            vc_s += m.vcore_seconds
+            pmem_s += m.preempted_memory_seconds
+            pvc_s += m.preempted_vcore_seconds
+            charged = charged or m.charged
+            charged_preempted = charged_preempted or m.charged_preempted
+        if self.containers and not self.is_done:
+            end = int(now)
+            for created, memory_mb, vcores, _ in self.containers.values():
+                used = end - int(created)
+                mem_s += memory_mb * used // 1000
+                vc_s += vcores * used // 1000
+            charged = True
+        seconds = {"memory-mb": mem_s, "vcores": vc_s} if charged else {}
+        preempted = {"memory-mb": pmem_s, "vcores": pvc_s} if charged_preempted else {}
+        return RMAppMetrics(pm, pv, non_am, am, mem_s, vc_s, pmem_s, pvc_s, seconds, preempted)
 
     def report(self) -> ApplicationReport:
         attempt = self.current_attempt

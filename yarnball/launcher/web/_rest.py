@@ -260,20 +260,37 @@ def _deselects(request: web.Request) -> set[str]:
     return out
 
 
-def _strip(app: dict[str, Any], fields: set[str]) -> dict[str, Any]:
-    return {k: v for k, v in app.items() if k not in fields} if fields else app
+def server_address(request: web.Request) -> str:
+    """``host:port`` of the socket the request came in on: the address this server really runs on (a wildcard bind
+    answers with the interface the client reached), bracketed for IPv6; the Host header when there is no socket."""
+    sockname = request.transport.get_extra_info("sockname") if request.transport is not None else None
+    if not isinstance(sockname, tuple) or len(sockname) < 2:
+        return request.host
+    host = str(sockname[0])
+    return f"[{host}]:{sockname[1]}" if ":" in host else f"{host}:{sockname[1]}"
+
+
+def _shown(app: dict[str, Any], fields: set[str], address: str) -> dict[str, Any]:
+    """The app as the REST API shows it: without the deselected ``fields``, and its tracking URL the RM web proxy's
+    on this server (``RMAppAttemptImpl``'s proxied URL ``http://<rm-webapp-address>/proxy/<appId>/``)."""
+    shown = {k: v for k, v in app.items() if k not in fields}
+    path = app["trackingUrl"]
+    if path.startswith("/"):
+        shown["trackingUrl"] = f"http://{address}{path}"
+    return shown
 
 
 async def get_apps(request: web.Request) -> web.Response:
     snap = request.app[SOURCE].latest()
     fields = _deselects(request)
-    return render(request, _wrap("apps", "app", [_strip(a, fields) for a in select_apps(snap, request)]))
+    address = server_address(request)
+    return render(request, _wrap("apps", "app", [_shown(a, fields, address) for a in select_apps(snap, request)]))
 
 
 async def get_app(request: web.Request) -> web.Response:
     snap = request.app[SOURCE].latest()
     fields = _deselects(request)
-    return render(request, {"app": _strip(_app(snap, request.match_info["appid"]), fields)})
+    return render(request, {"app": _shown(_app(snap, request.match_info["appid"]), fields, server_address(request))})
 
 
 async def get_app_attempts(request: web.Request) -> web.Response:

@@ -270,6 +270,7 @@ def _apps(cluster: Any, ts: int, now_ms: float) -> tuple[dict[str, dict[str, Any
         elapsed = int((app.finish_time if app.finish_time is not None else now_ms) - app.start_time)
         leaf = queue_caps.get(app.queue) or queue_caps.get(f"root.{app.queue}") or _leaf_named(queue_caps, app.queue)
         queue_total_m = leaf.effective_min.memory_mb if leaf is not None else 0
+        m = app.app_metrics(now_ms)  # RMAppImpl.getRMAppMetrics (actors/_rmapp.py)
         if state in ("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED"):
             tracking_ui = "UNASSIGNED"
         else:
@@ -283,7 +284,9 @@ def _apps(cluster: Any, ts: int, now_ms: float) -> tuple[dict[str, dict[str, Any
             "finalStatus": app.final_status.value,
             "progress": 100.0 if done else 0.0,
             "trackingUI": tracking_ui,
-            "trackingUrl": f"http://localhost:8088/proxy/{key}/" if tracking_ui != "UNASSIGNED" else "",
+            # the web proxy's path (RMAppAttemptImpl.generateProxyUriWithScheme): the REST layer puts the address the
+            # server runs on in front of it (launcher/web/_rest.py), as the RM's proxy URL has its webapp address
+            "trackingUrl": f"/proxy/{key}/" if tracking_ui != "UNASSIGNED" else "",
             "diagnostics": app.diagnostics or "",
             "clusterId": ts,
             "applicationType": app.context.application_type,
@@ -305,18 +308,18 @@ def _apps(cluster: Any, ts: int, now_ms: float) -> tuple[dict[str, dict[str, Any
             "reservedMB": -1 if done else res_m,
             "reservedVCores": -1 if done else res_v,
             "runningContainers": -1 if done else running,
-            "memorySeconds": 0,
-            "vcoreSeconds": 0,
+            "memorySeconds": m.memory_seconds,
+            "vcoreSeconds": m.vcore_seconds,
             "queueUsagePercentage": _r(100.0 * used_m / queue_total_m) if queue_total_m and not done else 0.0,
             "clusterUsagePercentage": _r(100.0 * used_m / total.memory_mb) if total.memory_mb and not done else 0.0,
-            "preemptedResourceMB": 0,
-            "preemptedResourceVCores": 0,
-            "numNonAMContainerPreempted": 0,
-            "numAMContainerPreempted": 0,
-            "preemptedMemorySeconds": 0,
-            "preemptedVcoreSeconds": 0,
-            "resourceSecondsMap": {},
-            "preemptedResourceSecondsMap": {},
+            "preemptedResourceMB": m.preempted_mb,
+            "preemptedResourceVCores": m.preempted_vcores,
+            "numNonAMContainerPreempted": m.num_non_am_preempted,
+            "numAMContainerPreempted": m.num_am_preempted,
+            "preemptedMemorySeconds": m.preempted_memory_seconds,
+            "preemptedVcoreSeconds": m.preempted_vcore_seconds,
+            "resourceSecondsMap": _seconds_map(m.resource_seconds),
+            "preemptedResourceSecondsMap": _seconds_map(m.preempted_resource_seconds),
             "logAggregationStatus": "DISABLED",
             "unmanagedApplication": bool(app.context.unmanaged_am),
             "appNodeLabelExpression": app.context.node_label_expression,
@@ -327,6 +330,14 @@ def _apps(cluster: Any, ts: int, now_ms: float) -> tuple[dict[str, dict[str, Any
         }
         attempts[key] = [_attempt(a, ts, app) for a in app.attempts]
     return apps, attempts
+
+
+def _seconds_map(seconds: dict[str, int]) -> dict[str, Any]:
+    """A ``Map<String, Long>`` of AppInfo as JAXB writes it: ``{"entry": [{"key", "value"}, ...]}``, ``{}`` when
+    empty; the values are strings (the map's values are untyped to JAXB: the RM sends ``"value":"63"``)."""
+    if not seconds:
+        return {}
+    return {"entry": [{"key": k, "value": str(v)} for k, v in seconds.items()]}
 
 
 def _leaf_named(queues: dict[str, Any], name: str) -> Any:
