@@ -170,7 +170,8 @@ def test_main_prints_plan_and_returns_0(tmp_path: Path, capsys):
     f.write_text(json.dumps(snapshot()))
     assert main([str(f)]) == 0
     plan = json.loads(capsys.readouterr().out)
-    assert len(plan["preempt"]) == 10 and set(plan) == {"preempt", "queues"}
+    assert len(plan["preempt"]) == 10 and set(plan) == {"observe_only", "preempt", "queues"}
+    assert plan["observe_only"] is False
 
 
 def test_main_bad_snapshot_returns_2(tmp_path: Path, capsys):
@@ -213,3 +214,21 @@ def test_main_warns_about_unmodelled_settings(tmp_path: Path, capsys):
     captured = capsys.readouterr()
     assert "intra-queue-preemption.enabled=true is not modelled" in captured.err
     json.loads(captured.out)
+
+
+def test_observe_only_plans_nothing_and_says_so(tmp_path: Path, capsys):
+    """With observe_only the round is computed (the queues' figures as without it) but no container is preempted,
+    as ProportionalCapacityPreemptionPolicy returns before any action; the plan and stderr say observe-only."""
+    acting = plan_preemption(snapshot())
+    doc = snapshot()
+    doc["config"][P + "observe_only"] = True
+    plan = plan_preemption(doc)
+    assert acting["preempt"] and not acting["observe_only"]
+    assert plan["observe_only"] is True and plan["preempt"] == []
+    assert plan["queues"] == acting["queues"]
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(doc))
+    assert main([str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["preempt"] == []
+    assert "observe-only" in err

@@ -30,8 +30,12 @@ Unknown fields are rejected. Errors name the JSON path: ``$.queues[2].used.memor
 
 Plan JSON
 ---------
-``{"preempt": [{"container", "application", "queue", "resource"}], "queues": [{"path", "ideal_assigned",
-"to_preempt"}]}``. ``preempt`` lists the containers selected this round, in selection order. For a leaf,
+``{"observe_only": bool, "preempt": [{"container", "application", "queue", "resource"}], "queues": [{"path",
+"ideal_assigned", "to_preempt"}]}``. ``preempt`` lists the containers selected this round, in selection order.
+With ``yarn.resourcemanager.monitor.capacity.preemption.observe_only`` true, ``observe_only`` is true and ``preempt``
+is empty: the policy computes the round (the queues' figures stay) but, as in Hadoop
+(``ProportionalCapacityPreemptionPolicy.containerBasedPreemptOrKill`` returns before any action), marks and kills
+nothing. For a leaf,
 ``to_preempt`` is what the policy tries to reclaim from it this round (after the dead zone, the natural
 termination factor and the per-round budget); for a parent it is the excess computed at its level. As in
 Hadoop with the DefaultResourceCalculator, only memory drives decisions; vcores in ``ideal_assigned`` and
@@ -279,6 +283,7 @@ def _plan(snapshot: ClusterSnapshot, warnings: list[str] | None = None) -> dict[
         return {"memory_mb": r.memory_mb, "vcores": r.vcores}
 
     return {
+        "observe_only": rnd.observe_only,
         "preempt": [
             {
                 "container": c.container_id,
@@ -287,6 +292,7 @@ def _plan(snapshot: ClusterSnapshot, warnings: list[str] | None = None) -> dict[
                 "resource": res(c.resource),
             }
             for c in rnd.candidates
+            if not rnd.observe_only  # observeOnly: containerBasedPreemptOrKill returns before preempting anything
         ],
         "queues": [
             {
@@ -342,6 +348,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     for warning in warnings:
         print(f"yarnball preempt: warning: {one_line(warning)}", file=sys.stderr)
+    if plan["observe_only"]:
+        print(
+            "yarnball preempt: observe-only (yarn.resourcemanager.monitor.capacity.preemption.observe_only=true): "
+            "the round is computed but no container is preempted",
+            file=sys.stderr,
+        )
     out = msgspec.json.encode(plan)
     if args.indent > 0:
         out = msgspec.json.format(out, indent=args.indent)
