@@ -229,3 +229,42 @@ def test_no_heartbeat_while_down_in_a_cluster() -> None:
     assert cluster.rm.nodes[node_id].last_heartbeat <= 10_000
     cluster.run(until_ms=20_000)
     assert cluster.rm.nodes[node_id].last_heartbeat >= 18_000
+
+
+def _localizing_node(**conf: str) -> tuple[Node, ContainerId]:
+    """A recovering NM whose containers take 2 s to localize; container 1 (GUARANTEED, or OPPORTUNISTIC with
+    ``opportunistic``) starts at 100 ms and the NM goes down at 500 ms for 1 s, while it is still localizing."""
+    node = Node(**RECOVERY, **conf)
+    node.nm.localization_ms = 2_000
+    node.kit.run(until=10)
+    node.registered()
+    return node, ContainerId(ATTEMPT, 1)
+
+
+@pytest.mark.parametrize("execution_type", [ExecutionType.GUARANTEED, ExecutionType.OPPORTUNISTIC])
+def test_recovered_requested_container_localizes_again_before_it_is_queued(execution_type: ExecutionType) -> None:
+    """TestContainerSchedulerRecovery.testRecoverContainerRequested{Guaranteed,Opportunistic}: a container still
+    localizing (REQUESTED) when the NM went down is in no queue and holds nothing after the restart; it localizes
+    again from the restart and is scheduled (here: started) only when that ends."""
+    node, cid = _localizing_node(**{keys.NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH: "10"})
+    c = Container(
+        id=cid, node_id=NodeId("h1"), resource=Resource(1024, 1), priority=Priority(1), execution_type=execution_type
+    )
+    ctx = ContainerLaunchContext(simulated_duration_ms=60_000)
+    start = StartContainersRequest(start_container_requests=(StartContainerRequest(container=c, launch_context=ctx),))
+    node.kit.run(until=100)
+    node.ref.tell(start, node.am.ref)
+    node.kit.run(until=500)
+    node.nm.restart(down_ms=1_000)
+    node.kit.run(until=1_600)  # back at 1.5 s
+    scheduler = node.nm.container_scheduler
+    assert not node.nm.is_down
+    assert not scheduler.is_queued(cid) and cid not in scheduler.running
+    assert (scheduler.pmem, scheduler.cpu) == (0, 0)
+    assert node.nm.container_state(cid) is NMContainerState.SCHEDULED
+    node.kit.run(until=3_400)  # the first localization would have ended at 2.1 s: it started over at 1.5 s
+    assert node.nm.container_state(cid) is NMContainerState.SCHEDULED
+    assert (scheduler.pmem, scheduler.cpu) == (0, 0)
+    node.kit.run(until=3_600)
+    assert node.nm.container_state(cid) is NMContainerState.RUNNING
+    assert (scheduler.pmem, scheduler.cpu) == (1024, 1)

@@ -432,6 +432,10 @@ class ContainerScheduler:
             self._put("running", cid, entry)
             self._account(entry, +1)
 
+    def is_queued(self, cid: ContainerId) -> bool:
+        """Whether ``cid`` waits in one of the queues (localized, not started)."""
+        return cid in self.queued_guaranteed or cid in self.queued_opportunistic
+
     def recovered(self) -> None:
         """After recovery: start the queued containers that fit (as their SCHEDULE_CONTAINER events would)."""
         self._start_pending(self.force_start_guaranteed)

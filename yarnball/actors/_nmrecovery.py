@@ -7,11 +7,12 @@ are kept, as the launch scripts write them), but nothing starts, nothing heartbe
 (start, stop, update, status) wait, as NMClient's proxy retries them, and are served once the NM has registered again
 (``ContainerManagerImpl`` refuses new containers with NMNotYetReadyException until then). On restart
 ``ContainerManagerImpl.recover`` rebuilds the ContainerScheduler as ``ContainerScheduler.recoverActiveContainer``
-does (launched containers are running and hold their resources; queued and paused ones are queued again), and the
-NM registers with every container it has, the ones that finished while it was down included
-(``NodeStatusUpdaterImpl.registerWithRM``: ``getNMContainerStatuses`` and the running applications), which the RM
-keeps (``RMNodeImpl.ReconnectNodeTransition`` with running applications: the node stays, its container statuses
-are handled as a heartbeat's).
+does (launched containers are running and hold their resources; queued and paused ones are queued again; one that
+was still localizing, REQUESTED in the state store, is in no queue: it localizes again and is scheduled only then,
+``ContainerImpl``'s recovery of a REQUESTED container), and the NM registers with every container it has, the ones
+that finished while it was down included (``NodeStatusUpdaterImpl.registerWithRM``: ``getNMContainerStatuses`` and
+the running applications), which the RM keeps (``RMNodeImpl.ReconnectNodeTransition`` with running applications:
+the node stays, its container statuses are handled as a heartbeat's).
 
 Otherwise the NM kills its containers when it stops (``cleanUpApplicationsOnNMShutDown``: every application finishes
 with "Application killed on shutdown") and forgets them; it registers again with none, and the RM removes the node
@@ -100,6 +101,27 @@ def shut_down(nm: Any) -> None:
         nm.status_updater.nm_stopped(keep=nm.recovery)  # (nor are the stopped containers in a new NM's context)
 
 
+def _localize_again(nm: Any, stale: Any) -> None:
+    """A container that was localizing when the NM went down (REQUESTED): its localization starts over now and it
+    reaches the ContainerScheduler when that ends. The entry is replaced by a fresh one marked SCHEDULED in its
+    phase, so the localization timer of before the restart, which still holds the old entry, finds the new one
+    still localizing and leaves it (NodeManager._schedule)."""
+    entry = type(stale)(stale.container, stale.context, nm, stale.seq)
+    entry.phase = NMContainerState.SCHEDULED
+    nm.containers[entry.container.id] = entry
+    stale.state = ContainerState.COMPLETE  # (detached: nothing of the NM holds it any more)
+    nm.after_call(nm.localization_ms, _localized, entry)
+
+
+def _localized(entry: Any) -> None:
+    """The localization started on restart ended: the container is scheduled (``scheduleContainer``), unless it was
+    killed meanwhile or the NM went down again."""
+    nm = entry.nm
+    if nm.containers.get(entry.container.id) is entry and entry.phase is NMContainerState.SCHEDULED:
+        entry.phase = None
+        nm._schedule(entry)
+
+
 def start_again(nm: Any) -> None:
     """The NM starts again: recover (or start empty), register with what it has, then serve the waiting calls."""
     down: NMDowntime = nm._down
@@ -117,8 +139,10 @@ def start_again(nm: Any) -> None:
                 if entry.phase is NMContainerState.RESUMING:
                     entry.phase = None
                 scheduler.recover_active_container(entry, launched=True)
+            elif down.scheduler.is_queued(entry.container.id):
+                scheduler.recover_active_container(entry, launched=False)  # RecoveredContainerStatus.QUEUED
             else:
-                scheduler.recover_active_container(entry, launched=False)  # QUEUED (or still localizing)
+                _localize_again(nm, entry)  # REQUESTED: recoverActiveContainer leaves it out of every queue
         scheduler.recovered()  # queued containers start as room allows
     statuses, apps = registration(nm)  # with the completions the RM may not have (actors/_nodestatusupdater.py)
     nm._down = None

@@ -4,7 +4,8 @@ status an NM answers ``GetContainerStatusesRequest`` with.
 yarnball's NM keeps a container's API state (``ContainerState``: SCHEDULED, RUNNING, COMPLETE) in ``entry.state``
 as before, which is what heartbeats report. The states of pausing (YARN-5972, ``yarn.nodemanager.opportunistic-
 containers-use-pause-for-preemption``) live beside it in ``entry.phase``: None outside a pause, else PAUSING, PAUSED
-or RESUMING, with ``ContainerImpl``'s transitions:
+or RESUMING (or SCHEDULED while a container that was localizing when its NM went down localizes again after the
+restart, actors/_nmrecovery.py), with ``ContainerImpl``'s transitions:
 
 - RUNNING --PAUSE_CONTAINER--> PAUSING (``PauseContainerTransition``: the launcher pauses the process, the pause
   event's diagnostics are added);

@@ -137,8 +137,9 @@ class _Container:
         self.seq = seq
         self.start_seq = 0
         self.paused = False
-        # The pause states (actors/_nmstates.py): None, or PAUSING / PAUSED / RESUMING; and the diagnostics the
-        # container gathered on the way (ContainerImpl.addDiagnostics), "" until it is paused.
+        # The pause states (actors/_nmstates.py): None, or PAUSING / PAUSED / RESUMING (SCHEDULED: localizing again
+        # after an NM restart, actors/_nmrecovery.py); and the diagnostics the container gathered on the way
+        # (ContainerImpl.addDiagnostics), "" until it is paused.
         self.phase: NMContainerState | None = None
         self.diagnostics = ""
         self.started_at = 0.0
@@ -664,7 +665,8 @@ class NodeManager(Actor):
     def _schedule(self, entry: _Container) -> None:
         if entry.state is not _SCHEDULED:
             entry = self.containers.get(entry.container.id)  # type: ignore[assignment]
-            if entry is None or entry.state is not _SCHEDULED:
+            # (a SCHEDULED phase: localizing again after an NM restart, actors/_nmrecovery.py; not this timer's)
+            if entry is None or entry.state is not _SCHEDULED or entry.phase is not None:
                 return
         if self.container_scheduler.start_now(entry):
             self._launch(entry)  # _start_entry for a container that is not paused
