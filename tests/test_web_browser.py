@@ -98,10 +98,10 @@ def test_pages_render_in_the_browser(finished: Snapshot) -> None:
         sched = dump_dom(url + "/cluster/scheduler")
         nodes = dump_dom(url + "/cluster/nodes")
         about = dump_dom(url + "/")  # the redirect to /cluster
-    body = re.search(r'<table id="apps">.*?<tbody>(.*?)</tbody>', apps, re.S).group(1)  # type: ignore[union-attr]
-    assert body.count("<tr>") == len(finished.apps)
-    body = re.search(r'<table id="nodes">.*?<tbody>(.*?)</tbody>', nodes, re.S).group(1)  # type: ignore[union-attr]
-    assert body.count("<tr>") == len(finished.nodes)
+    body = re.search(r'<table id="apps"[^>]*>.*?<tbody>(.*?)</tbody>', apps, re.S).group(1)  # type: ignore[union-attr]
+    assert body.count("<tr") == len(finished.apps)  # (those past the first page are there, hidden)
+    body = re.search(r'<table id="nodes"[^>]*>.*?<tbody>(.*?)</tbody>', nodes, re.S).group(1)  # type: ignore[union-attr]
+    assert body.count("<tr") == len(finished.nodes)
     assert 'class="bar"' in sched and "Queue: default" in sched and "'root.default' Queue Status" in sched
     assert "Cluster overview" in about and 'id="metricsoverview"' in about
 
@@ -152,3 +152,73 @@ def test_every_page_loads_without_a_javascript_error_and_is_screenshot(finished:
             assert not console_errors, (name, console_errors)
             assert target.read_bytes()[:8] == PNG_MAGIC, name
             assert target.stat().st_size > 5_000, name  # a rendered page, not a blank one
+
+
+HARNESS = """<!DOCTYPE html><html><body><pre id="result"></pre>
+<iframe id="page" src="/cluster/apps" width="1400" height="900"></iframe><script>
+var frame = document.getElementById("page");
+frame.onload = function () {
+  var d = frame.contentDocument, out = {};
+  function ids() {
+    return Array.from(d.querySelectorAll("#apps tbody tr")).filter(function (r) { return !r.hidden; })
+      .map(function (r) { return r.cells[0].textContent; });
+  }
+  function header(name) {
+    return Array.from(d.querySelectorAll("#apps thead th")).find(function (th) { return th.textContent === name; });
+  }
+  function pager(label) {
+    return Array.from(d.querySelectorAll(".dt-pager button")).find(function (b) { return b.textContent === label; });
+  }
+  out.initial = ids(); out.info = d.querySelector(".dt-info").textContent;
+  header("StartTime").click(); out.startAsc = ids();
+  header("StartTime").click(); out.startDesc = ids(); out.hash = frame.contentWindow.location.hash;
+  pager("Next").click(); out.page2 = ids();
+  var search = d.getElementById("apps-search");
+  search.value = "@SEARCH@"; search.dispatchEvent(new Event("input")); out.found = ids();
+  out.foundInfo = d.querySelector(".dt-info").textContent;
+  document.getElementById("result").textContent = JSON.stringify(out);
+};
+</script></body></html>"""
+
+
+def test_apps_table_sorts_searches_and_pages_in_the_browser() -> None:
+    """The applications table starts newest first, 20 rows a page (DataTables' aaSorting and iDisplayLength); a click
+    on StartTime sorts by the time's number, a second click reverses it, Next shows the next 20, and the search box
+    keeps the rows that contain its text; the state goes to the URL's fragment."""
+    import json
+
+    from aiohttp import web
+
+    from yarnball.launcher import Cluster
+    from yarnball.launcher.workloads import synthetic_workload
+
+    workload = synthetic_workload(45, 4, seed=2, maps=(1, 2), reduces=(0, 0), map_ms=(1_000, 5_000), load=0.5)
+    cluster = Cluster({}, workload.nodes, seed=1)
+    cluster.submit_workload(workload)
+    cluster.run()
+    snap = take_snapshot(cluster, done=True)
+    apps = list(snap.apps.values())
+    assert len(apps) == 45
+    target = apps[17]["id"]
+    webapp = build_app(StaticSource(snap))
+
+    async def harness(request: web.Request) -> web.Response:
+        return web.Response(text=HARNESS.replace("@SEARCH@", target), content_type="text/html")
+
+    webapp.router.add_get("/harness", harness)
+    with ThreadServer(webapp) as url:
+        dom = dump_dom(url + "/harness", budget_ms=5_000)
+    result = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
+    assert result is not None and result.group(1), dom[-2000:]
+    out = json.loads(result.group(1).replace("&amp;", "&"))
+    ids = [a["id"] for a in apps]  # (the server's order: by id)
+    assert out["initial"] == ids[::-1][:20]
+    assert out["info"] == "Showing 1 to 20 of 45 entries"
+    by_start = sorted(range(45), key=lambda i: (apps[i]["startedTime"], i))
+    assert out["startAsc"] == [ids[i] for i in by_start][:20]
+    by_start_desc = sorted(range(45), key=lambda i: (-apps[i]["startedTime"], i))
+    assert out["startDesc"] == [ids[i] for i in by_start_desc][:20]
+    assert out["page2"] == [ids[i] for i in by_start_desc][20:40]
+    assert out["hash"] == "#apps.sort=7.desc"
+    assert out["found"] == [target]
+    assert out["foundInfo"] == "Showing 1 to 1 of 1 entries (filtered from 45 total entries)"

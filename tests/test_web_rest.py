@@ -32,6 +32,7 @@ from web_helpers import (
 )
 
 from yarnball.launcher._outputs import MetricsRecorder, write_outputs
+from yarnball.launcher.web._datatable import hadoop_date
 from yarnball.launcher.web._driver import StaticSource
 from yarnball.launcher.web._server import build_app
 from yarnball.launcher.web._snapshot import take_snapshot
@@ -353,6 +354,23 @@ def test_web_ui_pages(run: Run) -> None:
     assert all(n["id"] in nodes_page for n in run.snapshot.nodes.values())
     assert "Queue: default" in answers[4][2]
     assert "Running Containers (O)" not in nodes_page  # opportunistic allocation is off in this run
+
+
+def test_web_ui_shows_times_as_the_rm_does_and_sorts_them_by_number(run: Run) -> None:
+    """StartTime, LaunchTime and FinishTime read as the RM's pages render them ("Sat Nov 28 16:44:35 +0000 2026",
+    "N/A" for 0) and sort by their number; the applications table is a paged, sortable one, newest first."""
+    assert hadoop_date(1795884275999) == "Sat Nov 28 16:44:35 +0000 2026"
+    assert hadoop_date(0) == "N/A"
+    first = run.app_rows[0]["application_id"]
+    (_, _, apps_page), (_, _, app_page) = run.get("/cluster/apps", f"/cluster/app/{first}")
+    assert '<table id="apps" data-page="20" data-order="0.desc">' in apps_page
+    for a in run.snapshot.apps.values():
+        for key in ("startedTime", "launchTime", "finishedTime"):
+            assert f'<td data-sort="{a[key]}">{hadoop_date(a[key])}</td>' in apps_page, (a["id"], key)
+        assert f">{a['startedTime']}<" not in apps_page
+    app = run.snapshot.apps[first]
+    assert f"<td>Started</td><td>{hadoop_date(app['startedTime'])}</td>" in app_page
+    assert f"<td>Finished</td><td>{hadoop_date(app['finishedTime'])}</td>" in app_page
 
 
 def _doc_sls_keys(queues: list[str]) -> set[str]:

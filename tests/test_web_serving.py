@@ -181,7 +181,7 @@ def test_cli_pace_without_webapp_runs_to_the_end(tmp_path: Path) -> None:
 
 # -- the report --------------------------------------------------------------------------------------------------------
 def _rows(html: str, table_id: str) -> int:
-    m = re.search(rf'<table id="{table_id}">(.*?)</table>', html, re.S)
+    m = re.search(rf'<table id="{table_id}"[^>]*>(.*?)</table>', html, re.S)
     assert m is not None, f"no table {table_id}"
     return m.group(1).split("<tbody>", 1)[1].count("<tr>")
 

@@ -3,26 +3,32 @@
 The inputs are the plain dicts of the REST answers (``clusterMetrics``, ``schedulerInfo``, ``app``, ``node``), so
 the live pages (launcher/web/_ui.py) and the offline report (launcher/web/report.py) show the same tables. Column
 captions are Hadoop's (rest.md §5: ``MetricsOverviewTable``, ``RMAppsBlock``, ``CapacitySchedulerPage``,
-``NodesPage``). No script or stylesheet is loaded from anywhere: the CSS is inline.
+``NodesPage``). Times read as the RM's pages show them, and the applications and nodes tables sort, search and page
+as the RM's DataTables do (launcher/web/_datatable.py). No script or stylesheet is loaded from anywhere: both are
+inline.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from html import escape
-from typing import Any
+from typing import Any, NamedTuple
+
+from yarnball.launcher.web._datatable import PAGE_LENGTHS, TABLE_JS, hadoop_date
 
 __all__ = [
     "APP_COLUMNS",
     "CSS",
     "NODE_COLUMNS",
     "NODE_COLUMNS_OPPORTUNISTIC",
+    "Sorted",
     "apps_table",
     "metrics_strip",
     "nodes_table",
     "page",
     "queue_tree",
     "table",
+    "time_cell",
 ]
 
 CSS = """
@@ -36,6 +42,9 @@ th{background:#e8eef4}td.num{text-align:right}
 .bar .used{position:absolute;top:0;bottom:0;background:#5cb85c}.bar .used.over{background:#f0ad4e}
 .queue{margin-left:18px}.queue .label{font-weight:bold}
 img{max-width:100%}
+.dt-top label{margin-right:18px}.dt-bottom button{margin:0 2px}.dt-bottom button.current{font-weight:bold}
+.dt-info{margin-right:18px}th.sorting_asc::after{content:" \\25B2"}th.sorting_desc::after{content:" \\25BC"}
+td[data-sort]{white-space:nowrap}
 """
 
 APP_COLUMNS: tuple[str, ...] = (
@@ -104,7 +113,21 @@ NODE_COLUMNS_OPPORTUNISTIC: tuple[str, ...] = (
 )
 
 
+class Sorted(NamedTuple):
+    """A cell shown as ``text`` and sorted by ``key`` (its ``data-sort``)."""
+
+    text: str
+    key: int | float
+
+
+def time_cell(ms: int) -> Sorted:
+    """A time as the RM's pages show it (``renderHadoopDate``), sorted by its number."""
+    return Sorted(hadoop_date(ms), ms)
+
+
 def _cell(value: Any) -> str:
+    if isinstance(value, Sorted):
+        return f'<td data-sort="{value.key}">{escape(value.text)}</td>'
     if isinstance(value, bool):
         return f"<td>{'true' if value else 'false'}</td>"
     if isinstance(value, int | float):
@@ -114,10 +137,16 @@ def _cell(value: Any) -> str:
     return f"<td>{escape(str(value))}</td>"
 
 
-def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, table_id: str = "") -> str:
+def table(
+    columns: Sequence[str], rows: Iterable[Sequence[Any]], *, table_id: str = "", data_table: str | None = None
+) -> str:
+    """A table; with ``data_table`` (its initial order, e.g. ``"0.desc"``, or ``""`` for the rows' own) it sorts,
+    searches and pages in the browser, 20 rows a page (launcher/web/_datatable.py; it needs a ``table_id``)."""
     head = "".join(f"<th>{escape(c)}</th>" for c in columns)
     body = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>" for row in rows)
     ident = f' id="{escape(table_id)}"' if table_id else ""
+    if data_table is not None:
+        ident += f' data-page="{PAGE_LENGTHS[0]}"' + (f' data-order="{escape(data_table)}"' if data_table else "")
     return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -187,7 +216,7 @@ def metrics_strip(m: dict[str, Any], *, link: str = "") -> str:
 
 
 def _na(value: int) -> Any:
-    return "N/A" if value == -1 else value
+    return Sorted("N/A", -1) if value == -1 else value
 
 
 def apps_table(apps: Iterable[dict[str, Any]], *, link: str = "") -> str:
@@ -205,9 +234,9 @@ def apps_table(apps: Iterable[dict[str, Any]], *, link: str = "") -> str:
                 a["applicationTags"],
                 a["queue"],
                 a["priority"],
-                a["startedTime"],
-                a["launchTime"],
-                a["finishedTime"],
+                time_cell(a["startedTime"]),
+                time_cell(a["launchTime"]),
+                time_cell(a["finishedTime"]),
                 a["state"],
                 a["finalStatus"],
                 _na(a["runningContainers"]),
@@ -221,7 +250,7 @@ def apps_table(apps: Iterable[dict[str, Any]], *, link: str = "") -> str:
                 tracking,
             )
         )
-    return table(APP_COLUMNS, rows, table_id="apps")
+    return table(APP_COLUMNS, rows, table_id="apps", data_table="0.desc")  # appsTableInit: aaSorting [[0, 'desc']]
 
 
 def nodes_table(nodes: Iterable[dict[str, Any]], *, opportunistic: bool = False) -> str:
@@ -236,7 +265,7 @@ def nodes_table(nodes: Iterable[dict[str, Any]], *, opportunistic: bool = False)
             n["state"],
             n["id"],
             n["nodeHTTPAddress"] or "N/A",
-            n["lastHealthUpdate"],
+            time_cell(n["lastHealthUpdate"]),
             n["healthReport"],
         ]
         usage = [
@@ -259,7 +288,8 @@ def nodes_table(nodes: Iterable[dict[str, Any]], *, opportunistic: bool = False)
                 n["numQueuedContainers"],
             ]
         rows.append(first + usage + [n["version"]])
-    return table(NODE_COLUMNS_OPPORTUNISTIC if opportunistic else NODE_COLUMNS, rows, table_id="nodes")
+    columns = NODE_COLUMNS_OPPORTUNISTIC if opportunistic else NODE_COLUMNS
+    return table(columns, rows, table_id="nodes", data_table="")
 
 
 def queue_tree(info: dict[str, Any]) -> str:
@@ -348,8 +378,9 @@ def _leaf_status(q: dict[str, Any], path: str) -> str:
     return status + "<h2>Active Users Info</h2>" + active
 
 
-def page(title: str, body: str, *, nav: bool = True, base: str = "/cluster/") -> str:
-    """A whole HTML page with the inline stylesheet and the left-nav links of ``NavBlock`` (as a top bar)."""
+def page(title: str, body: str, *, nav: bool = True, base: str = "/cluster/", script: bool = True) -> str:
+    """A whole HTML page with the inline stylesheet and the left-nav links of ``NavBlock`` (as a top bar), and
+    unless ``script`` is false the inline script of its tables (launcher/web/_datatable.py)."""
     links = ""
     if nav:
         items = (("About", "cluster"), ("Nodes", "nodes"), ("Applications", "apps"), ("Scheduler", "scheduler"))
@@ -359,5 +390,6 @@ def page(title: str, body: str, *, nav: bool = True, base: str = "/cluster/") ->
         '<!DOCTYPE html><html><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>{CSS}</style></head>"
         f"<body><header><b>yarnball</b> &nbsp; {links}</header><main><h1>{escape(title)}</h1>{body}</main>"
-        "</body></html>"
+        + (f"<script>{TABLE_JS}</script>" if script else "")
+        + "</body></html>"
     )

@@ -4,8 +4,10 @@
 metrics strip), ``/cluster/apps[/<STATE>]`` the Applications table, ``/cluster/app/<id>`` an application with its
 attempts, ``/cluster/scheduler`` the CapacityScheduler page (queue bars, queue status, active users) and
 ``/cluster/nodes[/<state>]`` the Nodes page (with Hadoop's G/O opportunistic columns when that is on). Tables are
-server-rendered (Hadoop feeds DataTables from inline JS arrays; same cells). A page refreshes itself every few
-seconds while the run goes on.
+server-rendered (Hadoop feeds DataTables from inline JS arrays; same cells), times formatted as the RM's, and the
+applications and nodes tables sort, search and page in the browser (launcher/web/_datatable.py). A page reloads
+itself every few seconds while the run goes on (not while its search box is being typed in; a table keeps its
+state in the URL's fragment).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from html import escape
 from aiohttp import web
 
 from yarnball.errors import RestRequestError
-from yarnball.launcher.web._html import apps_table, metrics_strip, nodes_table, page, queue_tree, table
+from yarnball.launcher.web._datatable import hadoop_date
+from yarnball.launcher.web._html import apps_table, metrics_strip, nodes_table, page, queue_tree, table, time_cell
 from yarnball.launcher.web._rest import SOURCE, _app, remote_exception
 from yarnball.launcher.web._snapshot import APP_STATES, NODE_STATES, Snapshot
 
@@ -27,8 +30,9 @@ _REFRESH_S = 3
 
 def _html(snap: Snapshot, title: str, body: str) -> web.Response:
     text = page(title, body, base=_LINK)
-    if not snap.done:
-        text = text.replace("<head>", f'<head><meta http-equiv="refresh" content="{_REFRESH_S}">', 1)
+    if not snap.done:  # the page's script reloads it (launcher/web/_datatable.py); without scripts, the meta does
+        refresh = f'<noscript><meta http-equiv="refresh" content="{_REFRESH_S}"></noscript>'
+        text = text.replace("<head>", f'<head>{refresh}<meta name="yarnball-refresh" content="{_REFRESH_S}">', 1)
     return web.Response(text=text, content_type="text/html", charset="utf-8")
 
 
@@ -55,7 +59,7 @@ async def about(request: web.Request) -> web.Response:
         ("ResourceManager HA state", info["haState"]),
         ("ResourceManager HA zookeeper connection state", info["haZooKeeperConnectionState"]),
         ("ResourceManager RMStateStore", info["rmStateStoreName"]),
-        ("ResourceManager started on", info["startedOn"]),
+        ("ResourceManager started on", hadoop_date(info["startedOn"])),
         (
             "ResourceManager version",
             f"{info['resourceManagerBuildVersion']} on {info['resourceManagerVersionBuiltOn']}"[:200],
@@ -100,9 +104,9 @@ async def app_page(request: web.Request) -> web.Response:
             "FinalStatus Reported by AM",
             "Application has not completed yet." if a["finalStatus"] == "UNDEFINED" else a["finalStatus"],
         ),
-        ("Started", a["startedTime"]),
-        ("Launched", a["launchTime"]),
-        ("Finished", a["finishedTime"]),
+        ("Started", hadoop_date(a["startedTime"])),  # RMAppBlock: Times.format
+        ("Launched", hadoop_date(a["launchTime"])),
+        ("Finished", hadoop_date(a["finishedTime"])),
         ("Elapsed", f"{a['elapsedTime'] / 1000:.0f}sec"),
         ("Tracking URL", a["trackingUI"]),
         ("Diagnostics", a["diagnostics"]),
@@ -111,7 +115,7 @@ async def app_page(request: web.Request) -> web.Response:
     attempts = [
         (
             t["appAttemptId"],
-            t["startTime"],
+            time_cell(t["startTime"]),
             t["nodeHttpAddress"] or "N/A",
             t["logsLink"] or "N/A",
             t["blacklistedNodes"],

@@ -204,7 +204,7 @@ def write_report(out_dir: Path, *, incomplete: bool = False) -> Path:
             parts += ["<h2>Nodes</h2>", table(tuple(nodes[0]), [tuple(r.values()) for r in nodes], table_id="nodes")]
         else:
             parts.append(f"<p>No node table: run with --report to record the final node states ({STATE_FILE}).</p>")
-    html = page(f"yarnball run report: {out.name}", "".join(parts), nav=False)
+    html = page(f"yarnball run report: {out.name}", "".join(parts), nav=False, script=False)  # (a static file)
     path = out / REPORT_FILE
     path.write_text(html, encoding="utf-8")
     return path
