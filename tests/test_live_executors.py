@@ -32,7 +32,7 @@ from yarnball import Cluster, Resource
 from yarnball.actors import CheckpointingMRAppMaster, RestartingMRAppMaster
 from yarnball.actors.executors import callable_context, command_context, container_log_dir, container_work_dir
 from yarnball.launcher.workloads import NodeSpec
-from yarnball.protocols import ContainerExitStatus, FinalApplicationStatus
+from yarnball.protocols import ContainerExitStatus, FinalApplicationStatus, KillApplicationRequest, YarnApplicationState
 from yarnball.testing import captured_events
 
 pytestmark = pytest.mark.live
@@ -239,3 +239,32 @@ def test_containers_run_real_work_live_on_ray(ray_cluster: str, tmp_path: Path) 
     assert len(stdouts) == 2 and sum(text == f"ray {cid}\n" for cid, text in stdouts.items()) == 1
     value = pickle.loads(result.read_bytes())
     assert value["sum"] == 42 and value["container"] in stdouts
+
+
+def test_run_returns_after_the_killed_applications_containers_ended(tmp_path: Path) -> None:
+    """When the application killed is the last one running, run() returns only once its running container has been
+    torn down as Hadoop does: the NM hears of the kill in a heartbeat, SIGTERM goes to the process, which exits; no
+    NodeManager holds a container any more when run() returns (before close())."""
+    marker = tmp_path / "term"
+    trap = command_context(f"trap 'echo TERM >> {marker}; exit 0' TERM; for i in $(seq 400); do sleep 0.05; done")
+    cluster = live_cluster(tmp_path)
+    am = ContextAM([trap], name="app", am_resource=AM)
+
+    def kill_soon(am: ContextAM, container: object) -> None:
+        kill = KillApplicationRequest(application_id=am.application_id)
+        am.after(300, lambda: cluster.rm.ref.tell(kill))
+
+    am.on_started = kill_soon
+    cluster.submit(am)
+    try:
+        cluster.run(until_ms=LIMIT_MS)
+        assert cluster.finished()
+        (app,) = cluster.applications
+        assert app.state is YarnApplicationState.KILLED
+        (container,) = am.started
+        executor = cluster.node_managers[container.node_id.host].executor
+        assert [what for what, _ in executor.history[container.id]] == ["start", "SIGTERM", "exit"]
+        assert marker.read_text() == "TERM\n"
+        assert not any(nm.containers for nm in cluster.node_managers.values())
+    finally:
+        cluster.close()

@@ -347,6 +347,12 @@ class NodeManager(Actor):
         """Whether the NM process is down (between a restart's stop and start)."""
         return self._down is not None
 
+    @property
+    def tearing_down(self) -> bool:
+        """Whether this running NM still holds containers that have not reached a final state (a live run waits for
+        them: launcher/_cluster.py)."""
+        return bool(self.containers) and self._down is None and not self._stopped and not self._decommissioned
+
     def _defer(self, msg: Any) -> bool:
         """While the NM is down, keep an AM call for when it is back (NMClient retries it); True if kept."""
         down = self._down

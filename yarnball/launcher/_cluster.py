@@ -30,6 +30,7 @@ from yarnball.errors import ConfigurationError, SimulationError
 from yarnball.launcher._elastic import Autoscaler, ElasticConfig, attach_autoscaler
 from yarnball.launcher._gc import tuned_gc
 from yarnball.launcher._memory import huge_page_arenas
+from yarnball.launcher._settle import settle_containers, tearing_down
 from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob, Workload
 from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration, QueueMetrics
 from yarnball.policies.placement import SpreadPlacement, placement_from_conf
@@ -359,7 +360,9 @@ class Cluster:
             return self.kernel.now
         end = await self.kernel.run_async(until=until_ms)
         if self.finished():
-            self._stop_executors()  # what was being killed when the last application ended goes now
+            nms = list(self.node_managers.values())  # the killed applications' containers end first
+            end = await settle_containers(self.kernel, lambda: tearing_down(nms), until_ms)
+            self._stop_executors()  # (only what did not end within the bound: see settle_containers)
         self.end_run()
         return end
 
