@@ -9,6 +9,7 @@ from __future__ import annotations
 import pickle
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from live_helpers import (
@@ -266,5 +267,36 @@ def test_run_returns_after_the_killed_applications_containers_ended(tmp_path: Pa
         assert [what for what, _ in executor.history[container.id]] == ["start", "SIGTERM", "exit"]
         assert marker.read_text() == "TERM\n"
         assert not any(nm.containers for nm in cluster.node_managers.values())
+    finally:
+        cluster.close()
+
+
+class KillingAM(ContextAM):
+    """A ContextAM that has its own application killed 300 ms after its first container starts."""
+
+    def on_containers_allocated(self, containers: tuple[Any, ...]) -> None:
+        super().on_containers_allocated(containers)
+        if self.started:
+            kill = KillApplicationRequest(application_id=self.application_id)
+            self.after(300, lambda: self.rm.tell(kill, self.ref))
+
+
+@pytest.mark.ray
+def test_run_on_ray_returns_after_the_killed_applications_containers_ended(ray_cluster: str, tmp_path: Path) -> None:
+    """Live mode on Ray: with the RM and the NM on two hosts, run() returns only after the killed application's
+    container got its SIGTERM and exited (the RM's host runs on until the other host's NM holds nothing)."""
+    marker = tmp_path / "term"
+    trap = command_context(f"trap 'echo TERM >> {marker}; exit 0' TERM; for i in $(seq 400); do sleep 0.05; done")
+    nodes = [NodeSpec("node1", "/rack1", Resource(2048, 4))]
+    cluster = Cluster(
+        FAST, nodes, seed=1, backend="ray", hosts=2, latency_ms=1, clock="wall", work_dir=tmp_path,
+        placement={"nm-node1": 1},
+    )  # fmt: skip
+    cluster.submit(KillingAM([trap], name="app", am_resource=AM))
+    try:
+        cluster.run(until_ms=LIMIT_MS)
+        (app,) = cluster.applications
+        assert app.state is YarnApplicationState.KILLED
+        assert marker.read_text() == "TERM\n"  # before close(): the run waited for the teardown
     finally:
         cluster.close()

@@ -7,7 +7,10 @@ turn of the host's event loop; the receiver queues it at its deliver time, or at
 it (hosts' clocks start a few ms apart). Live runs are not deterministic, by nature.
 
 Each NodeManager gets a live executor (actors/executors) once it is set up, so containers whose launch context asks
-for real work run as processes of the host's machine, with their logs under ``options["work_dir"]``.
+for real work run as processes of the host's machine, with their logs under ``options["work_dir"]``. When the last
+application ends, host 0 (the RM's) keeps running until no host's NodeManagers hold a container that has not ended:
+the containers of applications killed last are stopped as Hadoop stops them (launcher/_settle.py) before the run
+returns.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from yarnball.actors import WallClock
 from yarnball.actors._logging import close_logging, configure_worker_logging, flush_logging
 from yarnball.errors import SimulationError
 from yarnball.launcher._ray import start_ray
+from yarnball.launcher._settle import settle_containers, tearing_down
 from yarnball.launcher._sharded import HostGroup, HostView, WindowResult
 from yarnball.protocols import Configuration
 
@@ -32,6 +36,7 @@ class _LiveHostActor:
 
     def __init__(self) -> None:
         self.view: HostView | None = None
+        self.index = 0
         self.work_dir = "yarnball-live"
         self.peers: list[Any] = []
         self._flush_pending = False
@@ -49,6 +54,7 @@ class _LiveHostActor:
     ) -> None:
         configure_worker_logging(log_part, log_level)
         self.view = HostView(index, hosts, conf, options)
+        self.index = index
         self.work_dir = options.get("work_dir") or "yarnball-live"
         host = self.view.host
         host.kernel.clock = WallClock(factor)
@@ -92,10 +98,31 @@ class _LiveHostActor:
         # between two heartbeats); host 0 ends the run (every application finished) and stop() ends the others.
         if not self._stopped:
             await host.kernel.run_async(until, wait_when_idle=True)
-        self._stop_executors()  # what was being killed when the run ended goes now
+            if host.done_at is not None and not self._stopped:  # host 0: the last application ended
+                settled_from = host.kernel.events_processed
+                await settle_containers(host.kernel, self._tearing_down_anywhere, until, wait_when_idle=True)
+                if host.kernel.events_processed != settled_from:
+                    host.stop_key = None  # the merged event log keeps the teardown (nothing to cut at the end)
+        self._stop_executors()  # (only what did not end within settle_containers' bound)
         self._flush()
         flush_logging()
         return host.kernel.now, host.done_at
+
+    def _node_managers(self) -> list[Any]:
+        from yarnball.actors._nodemanager import NodeManager
+
+        assert self.view is not None
+        return [a for a in self.view.host.kernel.actors.values() if isinstance(a, NodeManager)]
+
+    async def busy(self) -> bool:
+        """Whether a NodeManager of this host holds a container that has not ended yet."""
+        return tearing_down(self._node_managers())
+
+    async def _tearing_down_anywhere(self) -> bool:
+        if tearing_down(self._node_managers()):
+            return True
+        others = [peer.busy.remote() for i, peer in enumerate(self.peers) if i != self.index]
+        return any(await asyncio.gather(*others))
 
     async def stop(self) -> None:
         assert self.view is not None
