@@ -50,12 +50,16 @@ DEFAULT_CLUSTER_TIMESTAMP = 1_700_000_000_000
 
 
 def normalized_conf(conf: Configuration | Mapping[str, object] | None) -> Configuration:
-    """``conf`` as a Configuration, with Hadoop's single root.default queue when it defines no queues."""
+    """``conf`` as a Configuration, with Hadoop's single root.default queue when it defines no queues.
+
+    The shipped file's keys only fill in what ``conf`` leaves unset: a ``root.default`` key given explicitly (a
+    mapping, ``--conf``, a file) keeps its value, and is validated like any other."""
     if not isinstance(conf, Configuration):
         conf = Configuration(conf)
     if conf.get("yarn.scheduler.capacity.root.queues") is None:
         for key, value in DEFAULT_QUEUES.items():
-            conf.set(key, value)
+            if conf.get_raw(key) is None:
+                conf.set(key, value)
     return conf
 
 

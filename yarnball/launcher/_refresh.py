@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 
 from yarnball.errors import ConfigurationError
-from yarnball.launcher._cluster import DEFAULT_QUEUES
+from yarnball.launcher._cluster import normalized_conf
 from yarnball.policies.capacity import CapacitySchedulerConfiguration
 from yarnball.protocols import Configuration, RefreshQueuesRequest, keys
 from yarnball.protocols._configuration import DEFAULT_SOURCE
@@ -42,9 +42,7 @@ def _load(conf: RefreshSource) -> tuple[Configuration, str]:
 def refresh_request(base: Configuration, conf: RefreshSource) -> RefreshQueuesRequest:
     """The request replacing ``base``'s capacity-scheduler properties by ``conf``'s, checked statically."""
     new, source = _load(conf)
-    if new.get(keys.CS_PREFIX + keys.ROOT + "." + keys.QUEUES) is None:
-        for key, value in DEFAULT_QUEUES.items():  # Hadoop's shipped capacity-scheduler.xml
-            new.set(key, value)
+    new = normalized_conf(new)  # Hadoop's shipped capacity-scheduler.xml, under the keys the new file gives
     properties: list[tuple[str, str]] = []
     for key in new.keys():
         explicit = new.source_of(key) != DEFAULT_SOURCE

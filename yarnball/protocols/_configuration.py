@@ -11,7 +11,6 @@ Lookup order, as in Hadoop:
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -23,6 +22,7 @@ from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
 from yarnball.protocols import keys as _keys
 from yarnball.protocols._domains import domain_error
+from yarnball.protocols._javanumbers import LONG_BITS, hadoop_integer, java_float, java_integer, java_trim
 
 __all__ = ["Configuration"]
 
@@ -37,9 +37,6 @@ DEFAULT_SOURCE: Final = "default"
 # Hadoop's findSubVariable: "${" then a name without '$', '{', '}' or whitespace, then "}".
 _VAR = re.compile(r"\$\{([^${}\s]+)\}")
 
-# Java's Float.parseFloat syntax (decimal only; Python's float() would also take "inf", "nan" and "1_0").
-_JAVA_FLOAT = re.compile(r"[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)")
-
 _T = TypeVar("_T")
 _N = TypeVar("_N", int, float)
 
@@ -48,6 +45,7 @@ _FLOAT_OVERFLOW: Final = 3.4028235677973366e38
 
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+_INT_BITS = {"32-bit int": 32, "64-bit long": LONG_BITS}
 
 # Hadoop's Configuration.ParsedTimeDuration, in the order Hadoop tries the suffixes, with nanoseconds per unit.
 _TIME_UNITS: Final[dict[str, int]] = {
@@ -159,7 +157,7 @@ class Configuration:
             text = "true" if value else "false"
         else:
             text = str(value)
-        self._overlay[key.strip()] = text.strip()
+        self._overlay[key.strip()] = java_trim(text)  # Hadoop's getTrimmed: String.trim(), not Unicode spaces
 
     def unset(self, key: str) -> None:
         """Remove a key from the mapping and from every loaded resource (Hadoop's ``unset``)."""
@@ -279,20 +277,12 @@ class Configuration:
         return ConfigurationError(f"{self.location_of(key)}: property {key!r} = {value!r}: expected {expected}")
 
     def _parse_integer(self, key: str, value: str, low: int, high: int, kind: str) -> int:
-        text = value.strip()
-        # Hadoop's getInt/getLong accept a 0x hex prefix (Configuration.getHexDigits).
-        sign = -1 if text.startswith("-") else 1
-        body = text[1:] if text[:1] in "+-" else text
-        try:
-            if body.lower().startswith("0x"):
-                number = sign * int(body[2:], 16)
-            else:
-                if not body.isascii() or not body.isdigit():
-                    raise ValueError(text)
-                number = sign * int(body, 10)
-        except ValueError:
-            raise self._bad_value(key, value, f"an integer ({kind})") from None
-        if not low <= number <= high:
+        # Configuration.getInt/getLong: getHexDigits (a 0x prefix), then Integer.parseInt / Long.parseLong, which
+        # take any Unicode decimal digit (Character.digit): full-width "12" is 12 to Hadoop too (_javanumbers.py).
+        if hadoop_integer(value, LONG_BITS * 2) is None:
+            raise self._bad_value(key, value, f"an integer ({kind})")
+        number = hadoop_integer(value, _INT_BITS[kind])
+        if number is None:
             raise self._bad_value(key, value, f"an integer within the {kind} range [{low}, {high}]")
         return self._in_domain(key, value, number)
 
@@ -322,12 +312,11 @@ class Configuration:
         value = self.get(key)
         if value is None:
             return self._require_default(key, default, "float")
-        text = value.strip()
-        if _JAVA_FLOAT.fullmatch(text) is None:
+        number = java_float(value)  # Float.parseFloat: ASCII digits only (full-width digits refused, as by Hadoop)
+        if number is None:
             raise self._bad_value(key, value, "a floating-point number")
-        number = float(text.rstrip("fFdD").replace("Infinity", "inf"))
         if abs(number) >= _FLOAT_OVERFLOW:
-            number = math.copysign(math.inf, number)  # beyond Java's float range Float.parseFloat gives Infinity
+            number = number * float("inf")  # beyond Java's float range Float.parseFloat gives Infinity
         return self._in_domain(key, value, number)
 
     def get_bool(self, key: str, default: bool | None = None) -> bool:
@@ -339,7 +328,7 @@ class Configuration:
         value = self.get(key)
         if value is None:
             return self._require_default(key, default, "boolean")
-        lowered = value.strip().lower()
+        lowered = java_trim(value).lower()
         if lowered == "true":
             return True
         if lowered == "false":
@@ -365,7 +354,9 @@ class Configuration:
             )
         raw = self.get(key)
         text = str(default) if raw is None else raw
-        lowered = text.strip().lower()
+        # Configuration.getTimeDurationHelper: trim, lower-case, the suffix cut off, then Long.parseLong of the rest
+        # as it stands ("5 s" leaves "5 ", which Java refuses).
+        lowered = java_trim(text).lower()
         value_unit = unit
         for suffix in _TIME_UNITS:
             if lowered.endswith(suffix):
@@ -375,11 +366,9 @@ class Configuration:
         else:
             if raw is not None:
                 log.debug("no time unit; assuming the default", key=key, value=raw, unit=unit)
-        body = lowered.strip()
-        digits = body[1:] if body[:1] in "+-" else body
-        if not digits.isascii() or not digits.isdigit():
+        number = java_integer(lowered, 10, LONG_BITS)
+        if number is None:
             raise self._bad_value(key, text, "a duration: an integer with an optional suffix ns, us, ms, s, m, h or d")
-        number = int(body)
         nanos = number * _TIME_UNITS[value_unit]
         per_unit = _TIME_UNITS[unit]
         quotient = abs(nanos) // per_unit
@@ -433,7 +422,7 @@ def _parse_configuration_xml(data: bytes, source: str) -> list[tuple[str, str, i
                     f"property {name!r}: <final>{fields['final'].strip()}</final> (expected true or false)",
                     property_line,
                 )
-            properties.append((name, fields["value"].strip(), property_line, final_text == "true"))
+            properties.append((name, java_trim(fields["value"]), property_line, final_text == "true"))
         text.clear()
 
     def characters(chunk: str) -> None:

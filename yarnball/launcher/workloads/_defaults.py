@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
 from yarnball.errors import ConfigurationError
 from yarnball.protocols import Resource
+from yarnball.protocols._domains import domain_error
+from yarnball.protocols._javanumbers import hadoop_integer, java_float
 
 __all__ = ["KNOWN_AM_TYPES", "SLSKeys", "TraceDefaults"]
 
 # The AM simulators SLS ships (yarn.sls.am.type.<name> in test/resources/sls-runner.xml).
 KNOWN_AM_TYPES = ("mapreduce", "stream", "dag")
+
+_N = TypeVar("_N", int, float)
 
 
 class SLSKeys:
@@ -84,25 +88,24 @@ class TraceDefaults(msgspec.Struct, frozen=True, kw_only=True):
         """
         d = cls()
 
+        # Configuration.getInt / getFloat (Java's parsing: no "1_000", "nan" or "inf"), then the key's domain.
         def get_int(key: str, default: int) -> int:
             raw = conf.get(key, None)
             if raw is None or (isinstance(raw, str) and not raw.strip()):
                 return default
-            try:
-                if isinstance(raw, bool):
-                    raise ValueError
-                return int(str(raw).strip())
-            except ValueError:
-                raise ConfigurationError(f"{key}: expected an integer, got {raw!r}") from None
+            number = None if isinstance(raw, bool) else hadoop_integer(str(raw))
+            if number is None:
+                raise ConfigurationError(f"{key}: expected an integer, got {raw!r}")
+            return _in_domain(key, raw, number)
 
         def get_float(key: str, default: float) -> float:
             raw = conf.get(key, None)
             if raw is None or (isinstance(raw, str) and not raw.strip()):
                 return default
-            try:
-                return float(str(raw).strip())
-            except ValueError:
-                raise ConfigurationError(f"{key}: expected a number, got {raw!r}") from None
+            number = None if isinstance(raw, bool) else java_float(str(raw))
+            if number is None:
+                raise ConfigurationError(f"{key}: expected a number, got {raw!r}")
+            return _in_domain(key, raw, number)
 
         names = [name for name in _keys(conf) if name.startswith(SLSKeys.AM_TYPE_PREFIX)]
         candidates = [n[len(SLSKeys.AM_TYPE_PREFIX) :] for n in names] or list(KNOWN_AM_TYPES)
@@ -123,6 +126,13 @@ class TraceDefaults(msgspec.Struct, frozen=True, kw_only=True):
             am_types=am_types or d.am_types,
             resource_types=d.resource_types,
         )
+
+
+def _in_domain(key: str, raw: object, number: _N) -> _N:
+    problem = domain_error(key, str(raw).strip(), number)
+    if problem is not None:
+        raise ConfigurationError(f"{key}: {raw!r}: {problem}")
+    return number
 
 
 def _keys(conf: Any) -> Iterable[str]:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
 from yarnball.errors import ConfigurationError
+from yarnball.protocols._javanumbers import LONG_BITS, hadoop_integer, java_float, java_trim
 
 Res = tuple[int, int]
 NONE: Res = (0, 0)
@@ -196,7 +197,7 @@ class JavaPriorityQueue(Generic[T]):
 def _text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value).strip()
+    return java_trim(str(value))
 
 
 def get_boolean(conf: dict[str, object], key: str, default: bool) -> bool:
@@ -214,13 +215,10 @@ def get_boolean(conf: dict[str, object], key: str, default: bool) -> bool:
 def _float_text(key: str, value: object, kind: str) -> float:
     if isinstance(value, bool):
         raise ConfigurationError(f"{key}: expected a {kind}, got {_text(value)!r}")
-    text = _text(value)
-    if text[-1:] in ("f", "F", "d", "D"):  # Java's Float.parseFloat accepts a type suffix
-        text = text[:-1]
-    try:
-        return float(text)
-    except ValueError:
-        raise ConfigurationError(f"{key}: expected a {kind}, got {_text(value)!r}") from None
+    number = java_float(_text(value))  # Float.parseFloat / Double.parseDouble (a type suffix, NaN, hex floats)
+    if number is None:
+        raise ConfigurationError(f"{key}: expected a {kind}, got {_text(value)!r}")
+    return number
 
 
 def get_float(conf: dict[str, object], key: str, default: float) -> float:
@@ -243,12 +241,7 @@ def get_long(conf: dict[str, object], key: str, default: int) -> int:
         return int(default)
     value = conf[key]
     text = _text(value)
-    try:
-        if isinstance(value, bool):
-            raise ValueError(text)
-        negative = text.startswith("-")
-        digits = text[1:] if negative else text
-        number = int(digits[2:], 16) if digits.lower().startswith("0x") else int(digits, 10)
-    except ValueError:
-        raise ConfigurationError(f"{key}: expected a long integer, got {text!r}") from None
-    return -number if negative else number
+    number = None if isinstance(value, bool) else hadoop_integer(text, LONG_BITS)
+    if number is None:
+        raise ConfigurationError(f"{key}: expected a long integer, got {text!r}")
+    return number
