@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -30,6 +31,7 @@ from yarnball.errors import ConfigurationError, SimulationError
 from yarnball.launcher._elastic import Autoscaler, ElasticConfig, attach_autoscaler
 from yarnball.launcher._gc import tuned_gc
 from yarnball.launcher._memory import huge_page_arenas
+from yarnball.launcher._settings import as_configuration, check_values
 from yarnball.launcher._settle import settle_containers, tearing_down
 from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob, Workload
 from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration, QueueMetrics
@@ -45,21 +47,26 @@ DEFAULT_QUEUES = {
     "yarn.scheduler.capacity.root.default.maximum-capacity": "100",
 }
 
+#: What a Cluster is configured from: a Configuration, a mapping of keys to values, or a Hadoop conf directory.
+ConfSource = Configuration | Mapping[str, object] | str | os.PathLike[str] | None
+
 #: Deterministic RM start time used in application ids (``application_<clusterTimestamp>_<seq>``).
 DEFAULT_CLUSTER_TIMESTAMP = 1_700_000_000_000
 
 
-def normalized_conf(conf: Configuration | Mapping[str, object] | None) -> Configuration:
-    """``conf`` as a Configuration, with Hadoop's single root.default queue when it defines no queues.
+def normalized_conf(conf: ConfSource) -> Configuration:
+    """``conf`` as a Configuration (a path is a Hadoop conf directory, read as ``--conf-dir`` reads it; the keys of a
+    mapping are checked, launcher/_settings.py), with Hadoop's single root.default queue when it defines no queues,
+    and every value given explicitly read once with its typed getter.
 
     The shipped file's keys only fill in what ``conf`` leaves unset: a ``root.default`` key given explicitly (a
     mapping, ``--conf``, a file) keeps its value, and is validated like any other."""
-    if not isinstance(conf, Configuration):
-        conf = Configuration(conf)
+    conf = as_configuration(conf)
     if conf.get("yarn.scheduler.capacity.root.queues") is None:
         for key, value in DEFAULT_QUEUES.items():
             if conf.get_raw(key) is None:
                 conf.set(key, value)
+    check_values(conf)
     return conf
 
 
@@ -77,7 +84,24 @@ class Cluster:
     (they are proven for virtual time). Simulated containers run as in virtual time, on real timers.
     """
 
-    def __new__(cls, *args: Any, backend: str = "embedded", **kwargs: Any) -> Cluster:
+    # The parameters of __init__, spelt out so that inspect.signature(Cluster) (an IDE, help()) shows them rather
+    # than (*args, **kwargs); ``sharded`` are ShardedCluster's own (address, hosts, ...) with backend="ray".
+    # tests/test_conf_settings.py keeps the two lists equal.
+    def __new__(
+        cls,
+        conf: ConfSource = None,
+        nodes: Sequence[NodeSpec] = (),
+        *,
+        seed: int = 0,
+        cluster_timestamp: int = DEFAULT_CLUSTER_TIMESTAMP,
+        backend: str = "embedded",
+        elastic: ElasticConfig | None = None,
+        latency_ms: float | None = None,
+        clock: str = "virtual",
+        wall_factor: float = 1.0,
+        work_dir: str | Path | None = None,
+        **sharded: Any,
+    ) -> Cluster:
         if cls is Cluster and backend in ("ray", "inprocess"):
             from yarnball.launcher._sharded import ShardedCluster
 
@@ -86,7 +110,7 @@ class Cluster:
 
     def __init__(
         self,
-        conf: Configuration | Mapping[str, object] | None = None,
+        conf: ConfSource = None,
         nodes: Sequence[NodeSpec] = (),
         *,
         seed: int = 0,

@@ -30,7 +30,7 @@ from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._failures import HandlerFailures
 from yarnball.actors.shortcuts import exact_shortcuts
 from yarnball.errors import SimulationError, YarnballError
-from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, normalized_conf
+from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, ConfSource, normalized_conf
 from yarnball.launcher._gc import tuned_gc
 from yarnball.launcher._shard import BalancedPlacement, ShardHost
 from yarnball.launcher.workloads import NodeSpec, SkippedJob
@@ -287,7 +287,7 @@ class ShardedCluster(Cluster):
 
     def __init__(
         self,
-        conf: Configuration | Mapping[str, object] | None = None,
+        conf: ConfSource = None,
         nodes: Sequence[NodeSpec] = (),
         *,
         seed: int = 0,

@@ -33,7 +33,6 @@ from yarnball.launcher._faults import FAULT_KINDS
 __all__ = ["build_parser", "main"]
 
 PROG = "yarnball"
-SLS_RUNNER_FILE = "sls-runner.xml"  # SLSRunner reads it from the configuration directory (the classpath in SLS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -167,7 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--strict",
         action="store_true",
-        help="refuse trace and node-file keys the format does not know (default: warn, naming the closest key)",
+        help="refuse trace and node-file keys the format does not know, and --conf keys yarnball does not read "
+        "(default: warn, naming the closest key)",
     )
     # Listed for --help only: main() hands everything after 'preempt' to yarnball.launcher.whatif.main.
     sub.add_parser(
@@ -229,6 +229,7 @@ def _simulate(args: argparse.Namespace) -> int:
     from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, normalized_conf
     from yarnball.launcher._outputs import MetricsRecorder, write_outputs
     from yarnball.launcher._rundir import SIMULATE_FILES, claim
+    from yarnball.launcher._settings import check_explicit_keys
     from yarnball.launcher.workloads import load_workload
     from yarnball.policies.capacity import CapacitySchedulerConfiguration
     from yarnball.protocols import keys
@@ -259,8 +260,9 @@ def _simulate(args: argparse.Namespace) -> int:
     configure_logging(level="warning", stream=sys.stderr)
     try:
         conf = _load_configuration(args.conf_dir)
+        check_explicit_keys((key for key, _ in args.conf), source="--conf", strict=args.strict)
         for key, value in args.conf:  # GenericOptionsParser's -D: set over every resource file
-            conf.set(key, value)
+            conf.set(key, value, source="--conf")
         # Validate the queue tree now, so its warnings (keys of undeclared queues) reach the user's terminal.
         CapacitySchedulerConfiguration(normalized_conf(conf)).validate()
         defaults = trace_defaults(conf)
@@ -477,29 +479,10 @@ def trace_defaults(conf: Any) -> Any:
 
 
 def _load_configuration(conf_dir: str | None) -> Any:
-    from yarnball.protocols import Configuration, keys
+    from yarnball.launcher._settings import load_conf_dir
+    from yarnball.protocols import Configuration
 
-    if conf_dir is None:
-        return Configuration()
-    conf = Configuration.from_conf_dir(conf_dir)
-    sls_runner = Path(conf_dir) / SLS_RUNNER_FILE
-    if sls_runner.is_file():
-        conf.add_resource(sls_runner)
-    # Read every numeric yarn.sls.* key once with the typed getters, so a value outside its domain fails here,
-    # naming sls-runner.xml and the key, before a trace reader or the cluster reads it.
-    from yarnball.protocols._domains import SLS_FLOAT_KEYS, SLS_INT_KEYS
-
-    for key in SLS_INT_KEYS:
-        conf.get_int(key, 1)
-    for key in SLS_FLOAT_KEYS:
-        conf.get_float(key, 0.0)
-    scheduler_class = conf.get(keys.RM_SCHEDULER)
-    if scheduler_class and scheduler_class.strip() != keys.DEFAULT_RM_SCHEDULER:
-        _warn(
-            f"{conf.source_of(keys.RM_SCHEDULER)}: {keys.RM_SCHEDULER} is {scheduler_class.strip()}; "
-            "yarnball simulates the CapacityScheduler, so it is used instead"
-        )
-    return conf
+    return Configuration() if conf_dir is None else load_conf_dir(conf_dir)
 
 
 def _target_ms(workload: Any, until_ms: int | None) -> float:

@@ -82,7 +82,7 @@ class Configuration:
     ``system_properties`` stand in for Java's ``System.getProperty`` in ``${var}`` substitution.
     """
 
-    __slots__ = ("_defaults", "_overlay", "_props", "_resources", "_system_properties")
+    __slots__ = ("_defaults", "_overlay", "_overlay_sources", "_props", "_resources", "_system_properties")
 
     def __init__(
         self,
@@ -94,6 +94,7 @@ class Configuration:
         self._defaults: dict[str, str] = _keys.defaults() if load_defaults else {}
         self._props: dict[str, _Property] = {}
         self._overlay: dict[str, str] = {}
+        self._overlay_sources: dict[str, str] = {}  # where a set() value came from, when not "mapping"
         self._resources: list[str] = []
         self._system_properties: dict[str, str] = (
             dict(system_properties) if system_properties is not None else _default_system_properties()
@@ -147,8 +148,9 @@ class Configuration:
         self._props[name] = _Property(value, source, line, final)
 
     # -- raw access ------------------------------------------------------------------------------------------
-    def set(self, key: str, value: object) -> None:
-        """Set a value programmatically (it wins over every XML resource, as Hadoop's overlay does)."""
+    def set(self, key: str, value: object, source: str = MAPPING_SOURCE) -> None:
+        """Set a value programmatically (it wins over every XML resource, as Hadoop's overlay does); ``source`` names
+        where it came from in messages (Hadoop's ``set(name, value, source)``; e.g. ``--conf``)."""
         if not isinstance(key, str) or not key.strip():
             raise ConfigurationError(f"{MAPPING_SOURCE}: property name {key!r} must be a non-empty string")
         if value is None:
@@ -158,10 +160,15 @@ class Configuration:
         else:
             text = str(value)
         self._overlay[key.strip()] = java_trim(text)  # Hadoop's getTrimmed: String.trim(), not Unicode spaces
+        if source != MAPPING_SOURCE:
+            self._overlay_sources[key.strip()] = source
+        else:
+            self._overlay_sources.pop(key.strip(), None)
 
     def unset(self, key: str) -> None:
         """Remove a key from the mapping and from every loaded resource (Hadoop's ``unset``)."""
         self._overlay.pop(key, None)
+        self._overlay_sources.pop(key, None)
         self._props.pop(key, None)
 
     def get_raw(self, key: str) -> str | None:
@@ -191,9 +198,10 @@ class Configuration:
         return iter(self.keys())
 
     def source_of(self, key: str) -> str:
-        """Where the value of ``key`` comes from: the XML file path, ``"mapping"`` or ``"default"``."""
+        """Where the value of ``key`` comes from: the XML file path, ``"mapping"`` (or the source given to
+        :meth:`set`) or ``"default"``."""
         if key in self._overlay:
-            return MAPPING_SOURCE
+            return self._overlay_sources.get(key, MAPPING_SOURCE)
         prop = self._props.get(key)
         if prop is not None:
             return prop.source
@@ -222,6 +230,7 @@ class Configuration:
         clone._defaults = dict(self._defaults)
         clone._props = {k: _Property(p.value, p.source, p.line, p.final) for k, p in self._props.items()}
         clone._overlay = dict(self._overlay)
+        clone._overlay_sources = dict(self._overlay_sources)
         clone._resources = list(self._resources)
         clone._system_properties = dict(self._system_properties)
         return clone
