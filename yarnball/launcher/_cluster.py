@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import random
 import tempfile
@@ -19,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from yarnball._logs import get_logger
 from yarnball.actors import Kernel, WallClock
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._failures import HandlerFailures
@@ -33,12 +35,15 @@ from yarnball.launcher._gc import tuned_gc
 from yarnball.launcher._memory import huge_page_arenas
 from yarnball.launcher._settings import as_configuration, check_values
 from yarnball.launcher._settle import settle_containers, tearing_down
+from yarnball.launcher._stall import CHECK_INTERVAL_MS, StallWatch, can_stall_check
 from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob, Workload
 from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration, QueueMetrics
 from yarnball.policies.placement import SpreadPlacement, placement_from_conf
 from yarnball.protocols import ApplicationReport, Configuration, keys
 
 __all__ = ["Cluster"]
+
+log = get_logger(__name__)
 
 #: Hadoop's shipped capacity-scheduler.xml: a single queue, root.default, at 100%.
 DEFAULT_QUEUES = {
@@ -185,6 +190,10 @@ class Cluster:
         self.scheduler.set_placement(placement_from_conf(conf, seed=seed))
         self.autoscaler: Autoscaler | None = attach_autoscaler(self, elastic)
         self._node_restarts = False  # restart_node was asked for (see _skipping_proven)
+        self._refresh_until_ms = -math.inf  # the latest queue refresh scheduled (it may change the queue limits)
+        #: Why the last run stopped before its applications finished, when none of them could ever progress
+        #: (launcher/_stall.py): the ask, the largest node or the queue limit. None otherwise.
+        self.stalled: str | None = None
 
     # -- building ---------------------------------------------------------------------------------------------
     def add_node(self, spec: NodeSpec, *, start_delay_ms: float | None = None) -> NodeManager:
@@ -328,6 +337,7 @@ class Cluster:
                 raise ConfigurationError(response.diagnostics)
             return response
         delay = 0.0 if at_ms is None else max(0.0, at_ms - self.kernel.now)
+        self._refresh_until_ms = max(self._refresh_until_ms, self.kernel.now + delay)
         # Owned by the RM, so the message is ordered as the RM's own (the same on every backend).
         self.kernel.schedule(delay, lambda _: rm.ref.tell(request), owner=rm.id)
         return None
@@ -358,7 +368,10 @@ class Cluster:
         return self.rm.apps_done >= len(self.masters) and all(am.application_id is not None for am in self.masters)
 
     def run(self, until_ms: float | None = None, on_progress: Callable[[float], None] | None = None) -> float:
-        """Run in virtual time until every submitted application has finished (or ``until_ms``); return the time."""
+        """Run in virtual time until every submitted application has finished (or ``until_ms``); return the time.
+
+        Without ``until_ms``, a run in which no application can ever progress (nothing running or queued, every
+        pending ask larger than any node or queue can give) stops by itself, and :attr:`stalled` says why."""
         if not self.begin_run(until_ms, on_progress):
             return self.kernel.now
         if self.live:
@@ -376,9 +389,34 @@ class Cluster:
                 self._loop = asyncio.new_event_loop()  # kept across runs: it watches the containers' processes
             return self._loop.run_until_complete(self.run_async(until_ms))
         with tuned_gc():  # the cluster built so far lives for the run: out of the collector's way (launcher/_gc.py)
-            end = self.kernel.run(until=until_ms)
+            end = self._run_watched(until_ms)
         self.end_run()
         return end
+
+    def _run_watched(self, until_ms: float | None) -> float:
+        """``kernel.run(until=until_ms)``; without ``until_ms``, in slices of simulated time with a look for a stall
+        between two (launcher/_stall.py; slicing does not change the run, launcher/web/_driver.py). A stall stops
+        the run and sets :attr:`stalled`."""
+        kernel = self.kernel
+        self.stalled = None
+        if not can_stall_check(self, until_ms):
+            return kernel.run(until=until_ms)
+        watch = StallWatch(self)
+        start = kernel.now
+        while True:
+            target = kernel.now + CHECK_INTERVAL_MS
+            kernel.run(until=target)
+            if self._all_done() or kernel.now < target:
+                return kernel.now  # finished (the kernel was stopped)
+            if kernel.peek() is None:
+                # The queue ran dry inside the slice, which then set the clock to the slice's end; one long run
+                # would have stopped at the last event.
+                kernel.now = max(start, kernel.last_event_time)
+                return kernel.now
+            self.stalled = watch.check()
+            if self.stalled is not None:
+                log.warning("run_stalled", reason=self.stalled)
+                return kernel.now
 
     async def run_async(self, until_ms: float | None = None) -> float:
         """Run a live cluster on the running asyncio loop (what :meth:`run` does on its own loop)."""

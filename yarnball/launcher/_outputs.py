@@ -470,7 +470,11 @@ def build_summary(
         "unfinished": unfinished,
         # What went wrong in the run itself (actor handlers that raised: a bug or a bad input): `yarnball simulate`
         # exits 3 when there is any.
-        "errors": {"handler_failures": failures.to_dict()},
+        "errors": {
+            "handler_failures": failures.to_dict(),
+            # a run no application could ever progress in, stopped (launcher/_stall.py): what blocks it
+            **({"stalled": cluster.stalled} if getattr(cluster, "stalled", None) else {}),
+        },
     }
 
 

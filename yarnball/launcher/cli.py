@@ -12,8 +12,10 @@ earlier run's files are cleared, a directory with files yarnball did not write i
 Exit statuses: 0, the run went well. 2, a user error (a bad trace or configuration, a missing file): one line,
 ``yarnball: error: <message>``, as argparse does for bad options. 3, the run went wrong: an actor handler raised (a
 bug or a bad input; the run is finished and every output written first, the failures are in summary.json
-``errors``), every application was rejected (counts by reason in summary.json), or none finished (unless the run
-was cut short by ``--until-ms``); one ``yarnball: error:`` line says which. A traceback means a bug in yarnball.
+``errors``), no application could ever progress (the run stopped by itself; summary.json ``errors.stalled`` names
+the ask and the node or queue limit), every application was rejected (counts by reason in summary.json), or none
+finished (unless the run was cut short by ``--until-ms``); one ``yarnball: error:`` line says which. A traceback
+means a bug in yarnball.
 """
 
 from __future__ import annotations
@@ -390,11 +392,13 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _run_status(summary: dict[str, Any], *, cut: bool = False) -> int:
-    """0, or 3 with one line saying why when the run went wrong: an actor handler raised (a bug or a bad input), every
-    application was rejected, or none finished. Called once every output is written. ``cut``: the user stopped the
-    run with --until-ms, so applications left unfinished (or not yet submitted) are what was asked for."""
+    """0, or 3 with one line saying why when the run went wrong: an actor handler raised (a bug or a bad input), no
+    application could ever progress (the run stalled), every application was rejected, or none finished. Called once
+    every output is written. ``cut``: the user stopped the run with --until-ms, so applications left unfinished (or
+    not yet submitted) are what was asked for."""
     failures = summary.get("errors", {}).get("handler_failures", {"count": 0, "first": []})
     apps = summary["applications"]
+    stalled = summary.get("errors", {}).get("stalled")
     if failures["count"]:
         first = failures["first"][0]
         _error(
@@ -402,6 +406,9 @@ def _run_status(summary: dict[str, Any], *, cut: bool = False) -> int:
             f"a bad input; all in summary.json errors); the first: {first['actor']} handling "
             f"{first['message_type']} at {first['time_ms']:g} ms raised {first['error']}"
         )
+        return 3
+    if stalled:
+        _error(f"the run stopped at {summary['simulated_seconds']:,.1f} s: {stalled} (summary.json errors.stalled)")
         return 3
     if apps["submitted"] and apps["rejected"] == apps["submitted"]:
         reasons = summary.get("rejected_by_reason", {})

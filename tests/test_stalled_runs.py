@@ -1,0 +1,130 @@
+"""A run in which no application can ever progress stops by itself and names what blocks it; a run that is only
+waiting (for a submit time, for a container to end) goes on."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from yarnball import Cluster
+from yarnball.launcher import cli
+from yarnball.launcher.workloads import WorkloadBuilder, task_spec
+from yarnball.protocols import YarnApplicationState
+
+ROOT = Path(__file__).resolve().parent.parent
+TRACE = ROOT / "examples" / "traces" / "sample-sls.json"
+NODES = ROOT / "examples" / "traces" / "sample-nodes.json"
+DAY_MS = 24 * 3600 * 1000
+SMALL_QUEUE = {
+    "yarn.scheduler.capacity.root.queues": "a,b",
+    "yarn.scheduler.capacity.root.a.capacity": "10",
+    "yarn.scheduler.capacity.root.a.maximum-capacity": "10",
+    "yarn.scheduler.capacity.root.b.capacity": "90",
+}
+
+
+@pytest.fixture(autouse=True)
+def _fails_after_a_day(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every run here stops within a simulated day, or fails (rather than going on for ever without a stall check)."""
+    original = Cluster.begin_run
+
+    def begin_run(self: Cluster, until_ms: float | None = None, on_progress: Any = None) -> bool:
+        def guard(_: Any) -> None:
+            raise AssertionError(f"the run is still going at {self.kernel.now} ms")
+
+        self.kernel.schedule(DAY_MS, guard)
+        return original(self, until_ms, on_progress)
+
+    monkeypatch.setattr(Cluster, "begin_run", begin_run)
+    yield
+
+
+def _two_jobs(node_mb: int, *, second_at_ms: int = 0, queue: str = "default", am_mb: int = 1024) -> Any:
+    return (
+        WorkloadBuilder()
+        .nodes(2, memory_mb=node_mb, vcores=8)
+        .job("j1", queue=queue, am_memory_mb=am_mb, tasks=[task_spec(2, 5_000)])
+        .job("j2", queue="b" if queue == "a" else queue, submit_ms=second_at_ms, tasks=[task_spec(2, 5_000)])
+        .build()
+    )
+
+
+def test_cli_run_whose_asks_fit_no_node_stops_and_exits_3(tmp_path: Path, capsys: Any) -> None:
+    """--conf yarn.sls.nm.memory.mb=12: no request fits any node; the run stops, writes every output, exits 3 and
+    names the ask and the largest node (also in summary.json errors.stalled)."""
+    out = tmp_path / "out"
+    argv = ["simulate", "--tracelocation", str(TRACE), "--nodes", str(NODES), "--output-dir", str(out),
+            "--no-plots", "--no-progress", "--conf", "yarn.sls.nm.memory.mb=12"]  # fmt: skip
+    assert cli.main(argv) == 3
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("yarnball: error:")]
+    assert len(lines) == 1
+    assert "<memory:1024, vCores:1>" in lines[0] and "has <memory:12, vCores:10>" in lines[0]
+    for name in ("summary.json", "events.jsonl", "jobruntime.csv", "realtimetrack.json"):
+        assert (out / name).is_file(), name
+    summary = json.loads((out / "summary.json").read_text())
+    assert "largest node" in summary["errors"]["stalled"]
+    assert summary["applications"]["unfinished"] == summary["applications"]["submitted"] > 0
+
+
+def test_cluster_run_returns_and_names_the_ask_and_the_largest_node() -> None:
+    """Cluster.run() returns once nothing can progress; Cluster.stalled names the application, its ask and the
+    largest node."""
+    workload = _two_jobs(12)
+    cluster = Cluster({}, workload.nodes, seed=1)
+    cluster.submit_workload(workload)
+    cluster.run()
+    assert cluster.stalled is not None
+    assert "application_1700000000000_0001" in cluster.stalled and "<memory:1024, vCores:1>" in cluster.stalled
+    assert "largest node, node0, has <memory:12, vCores:8>" in cluster.stalled
+
+
+def test_an_ask_beyond_its_queue_s_maximum_capacity_stalls_once_the_rest_is_done() -> None:
+    """An AM larger than its queue's maximum capacity can never start; the other queue's job runs to the end
+    first, then the run stops naming the queue limit."""
+    workload = _two_jobs(8192, queue="a", am_mb=2048)
+    cluster = Cluster(SMALL_QUEUE, workload.nodes, seed=1)
+    cluster.submit_workload(workload)
+    cluster.run()
+    states = [a.state for a in cluster.applications]
+    assert states == [YarnApplicationState.ACCEPTED, YarnApplicationState.FINISHED]
+    assert cluster.stalled is not None and "queue root.a may hold at most <memory:1638" in cluster.stalled
+
+
+def test_a_job_still_to_be_submitted_is_progress() -> None:
+    """A blocked application does not stop the run while another waits for its submit time (here after many
+    check intervals): that one is submitted, and it finishes."""
+    workload = _two_jobs(12, second_at_ms=900_000)
+    cluster = Cluster({}, workload.nodes, seed=1)
+    cluster.submit_workload(workload)
+    cluster.run()
+    assert len(cluster.applications) == 2 and cluster.now >= 900_000
+    assert cluster.stalled is not None
+
+
+def test_a_run_with_an_end_is_not_cut_short() -> None:
+    """run(until_ms=...) ends where it was asked to, stalled or not."""
+    workload = _two_jobs(12)
+    cluster = Cluster({}, workload.nodes, seed=1)
+    cluster.submit_workload(workload)
+    assert cluster.run(until_ms=600_000) == 600_000
+    assert cluster.stalled is None
+
+
+def test_healthy_runs_never_stall() -> None:
+    """Jobs whose tasks fill the nodes (each ask waits for a release) run to the end, not judged stuck."""
+    workload = (
+        WorkloadBuilder()
+        .nodes(1, memory_mb=3072, vcores=8)
+        .job("big", tasks=[task_spec(3, 200_000, memory_mb=2048)])
+        .job("late", submit_ms=400_000, tasks=[task_spec(1, 5_000)])
+        .build()
+    )
+    cluster = Cluster({}, workload.nodes, seed=1)
+    cluster.submit_workload(workload)
+    cluster.run()
+    assert cluster.stalled is None
+    assert [a.state for a in cluster.applications] == [YarnApplicationState.FINISHED] * 2

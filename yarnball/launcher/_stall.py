@@ -1,0 +1,129 @@
+"""A run that can never progress stops by itself, and says why.
+
+When no request fits any node (``yarn.sls.nm.memory.mb=12``), YARN waits for ever: heartbeats go on, the clock
+ticks, nothing happens. ``Cluster.run()`` without ``until_ms`` runs the kernel in slices of
+:data:`CHECK_INTERVAL_MS` of simulated time (slicing does not change a run: launcher/web/_driver.py) and looks,
+between two slices, at whether the run is stuck:
+
+- nothing is running or allocated (the RM's live containers), and no NodeManager holds a container (queued or
+  running): no release can make room;
+- every submitted application has been submitted (a job waiting for its submit time is progress to come);
+- every unfinished application has an attempt whose every pending ask is larger than the largest node of the
+  cluster (every node ever defined, registered or not, labels ignored), or than its leaf queue could ever hold
+  (``abs_max`` of the whole cluster; memory always, vcores under the DominantResourceCalculator);
+- and the asks, the applications and the state above were the same at the check one slice earlier (an AM that
+  changes its asks, a message in flight, is progress).
+
+Runs that may add capacity or change limits later are never judged: a live cluster, an autoscaler, scheduled
+faults or node restarts, a queue refresh still to come. The check reads a few dictionaries once per slice, never
+per event. What blocks the run is kept on ``Cluster.stalled`` (and in summary.json ``errors.stalled``); the CLI then
+exits 3 with it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from yarnball.protocols import keys
+
+__all__ = ["CHECK_INTERVAL_MS", "StallWatch", "can_stall_check"]
+
+#: Simulated time between two looks at a run (a stuck run stops within two of them).
+CHECK_INTERVAL_MS: Final = 60_000.0
+
+
+def _resource(memory: int, vcores: int) -> str:
+    """Hadoop's ``Resource.toString``."""
+    return f"<memory:{memory}, vCores:{vcores}>"
+
+
+def can_stall_check(cluster: Any, until_ms: float | None) -> bool:
+    """Whether a run of ``cluster`` is watched: one without an end of its own (``until_ms`` stops it anyway), where
+    a stall can be told from a run still to progress (see the module docstring)."""
+    return until_ms is None and not cluster.live and cluster.autoscaler is None
+
+
+class StallWatch:
+    """Looks at a cluster between kernel slices; :meth:`check` returns why it is stuck, once it has been stuck for
+    a whole slice, else None."""
+
+    __slots__ = ("cluster", "drf", "previous")
+
+    def __init__(self, cluster: Any) -> None:
+        self.cluster = cluster
+        self.drf = cluster.conf.get(keys.RESOURCE_CALCULATOR_CLASS, "") == keys.DOMINANT_RESOURCE_CALCULATOR_CLASS
+        self.previous: tuple[Any, ...] | None = None
+
+    def check(self) -> str | None:
+        """The reason the run cannot progress, or None."""
+        blocked = self._blocked()
+        if blocked is None:
+            self.previous = None
+            return None
+        state, reason = blocked
+        stuck = state == self.previous
+        self.previous = state
+        return reason if stuck else None
+
+    def _blocked(self) -> tuple[tuple[Any, ...], str] | None:
+        cluster = self.cluster
+        rm = cluster.rm
+        if cluster.faults is not None or cluster._node_restarts or cluster.kernel.now < cluster._refresh_until_ms:
+            return None
+        if rm.live or any(nm.containers for nm in cluster.node_managers.values()):
+            return None  # something runs (or is allocated, or queued at a node): its end may make room
+        if any(am.application_id is None for am in cluster.masters):
+            return None  # a job still to be submitted
+        unfinished = [app for app in rm.apps.values() if not app.is_done]
+        if not unfinished or not cluster.node_managers:
+            return None
+        specs = [nm.resource for nm in cluster.node_managers.values()]
+        largest = max(specs, key=lambda r: (r.memory_mb, r.vcores))
+        total_m = sum(r.memory_mb for r in specs)
+        total_v = sum(r.vcores for r in specs)
+        labelled = any(nm.labels for nm in cluster.node_managers.values())
+        node_m, node_v = max(r.memory_mb for r in specs), max(r.vcores for r in specs)
+        state: list[Any] = []
+        first: tuple[Any, ...] | None = None
+        for app in unfinished:
+            sched_app = cluster.scheduler.applications.get(app.id)
+            attempt = sched_app.attempt if sched_app is not None else None
+            if attempt is None:
+                return None  # an attempt on its way
+            asks = [
+                (ka.cap_m, ka.cap_v, ka.any_count, f"at priority {ka.priority.priority}", ka.key)
+                for ka in attempt.keys.values()
+                if ka.any_count > 0
+            ]
+            if not asks and not attempt.am_running:
+                # the AM container, whose ask the scheduler refused (an invalid_resource_request warning)
+                asks = [(attempt.am_m, attempt.am_v, 1, "for its AM container", None)]
+            if not asks:
+                return None  # no pending ask: something is on its way (an allocate)
+            queue = attempt.queue
+            queue_m = max(int(queue.abs_max * total_m), queue.eff_max_m)
+            queue_v = max(int(queue.abs_max * total_v), queue.eff_max_v)
+            for memory, vcores, count, what, key in asks:
+                too_big_for_node = memory > node_m or (self.drf and vcores > node_v)
+                too_big_for_queue = not labelled and (memory > queue_m or (self.drf and vcores > queue_v))
+                if not (too_big_for_node or too_big_for_queue):
+                    return None  # it fits somewhere, some day
+                state.append((attempt.attempt_id, key, memory, vcores, count))
+                if first is None:
+                    first = (app, memory, vcores, count, what, queue, queue_m, queue_v, too_big_for_node)
+        assert first is not None
+        app, memory, vcores, count, what, queue, queue_m, queue_v, node_bound = first
+        host = next(h for h, nm in cluster.node_managers.items() if nm.resource is largest)
+        limit = (
+            f"the largest node, {host}, has {_resource(largest.memory_mb, largest.vcores)}"
+            if node_bound
+            else f"queue {queue.path} may hold at most {_resource(queue_m, queue_v)}"
+        )
+        others = len(unfinished) - 1
+        reason = (
+            f"no application can progress: nothing runs or is queued at a node, and every pending ask is larger than "
+            f"any node or queue can ever give; {app.id} (queue {queue.path}) asks for {count} x "
+            f"{_resource(memory, vcores)} {what}, but {limit}"
+            + (f" ({others} other application{'s' if others != 1 else ''} blocked alike)" if others else "")
+        )
+        return tuple(state), reason
