@@ -125,6 +125,7 @@ _REASONS = (
                                r"required field|unknown field|No enum constant|Unable to construct|unknown resource|"
                                r"Expected|missing required|Unknown message type|Object contains")),
     ("Hadoop queue rule", re.compile(r"Illegal|Queue configuration|cannot be larger|no less than|min and max")),
+    ("unread key", re.compile(r"yarnball does not read this key")),
 )  # fmt: skip
 
 

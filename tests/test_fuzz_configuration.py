@@ -1,5 +1,6 @@
 """Fuzzing yarn-site.xml, capacity-scheduler.xml and sls-runner.xml: a clean error naming file and key, or a
-configuration whose values are inside their domain and that a small cluster runs (tests/FUZZ_INPUTS.md)."""
+configuration whose values are inside their domain and that a small cluster runs; and ``--conf KEY=VALUE`` settings
+over them: a clean error naming the key, or a configuration that validates (tests/FUZZ_INPUTS.md)."""
 
 from __future__ import annotations
 
@@ -7,18 +8,31 @@ import tempfile
 from pathlib import Path
 
 from hypothesis import given
+from hypothesis import strategies as st
 
 from yarnball.errors import ConfigurationError
+from yarnball.launcher._cluster import normalized_conf
+from yarnball.launcher._settings import TYPED_KEYS, check_explicit_keys
 from yarnball.launcher.cli import _load_configuration, trace_defaults
 from yarnball.launcher.workloads import TraceDefaults
-from yarnball.policies.capacity import CSQueue
+from yarnball.policies.capacity import CapacitySchedulerConfiguration, CSQueue
 from yarnball.protocols import Configuration
 from yarnball.protocols import keys as k
+from yarnball.protocols._domains import domain_error
 
 try:  # pytest puts tests/ on sys.path (no package) or the project root (tests as a package)
-    from fuzz_inputs import FUZZ, assert_finite, assert_names_file_and_key, mutated_xml, record, run_small_cluster
+    from fuzz_inputs import (
+        BAD_VALUES,
+        FUZZ,
+        assert_finite,
+        assert_names_file_and_key,
+        mutated_xml,
+        record,
+        run_small_cluster,
+    )
 except ImportError:  # pragma: no cover
     from tests.fuzz_inputs import (
+        BAD_VALUES,
         FUZZ,
         assert_finite,
         assert_names_file_and_key,
@@ -176,3 +190,78 @@ def test_valid_base_files_run(tmp_path: Path) -> None:
                             "sls-runner.xml": _xml(SLS_RUNNER)})  # fmt: skip
     cluster = run_small_cluster(conf, defaults=TraceDefaults.from_configuration(conf))
     assert cluster.rm.counters["containers_allocated"] > 0
+
+
+# -- --conf KEY=VALUE --------------------------------------------------------------------------------------------
+#: Keys a --conf may set: the base files' and every key with a typed default; values: the XML fuzzers' hostile ones
+#: plus Java's own edges (full-width and Arabic digits, which Integer.parseInt takes and Float.parseFloat does not;
+#: hex after a sign; Java's float suffixes and hex floats; blanks String.trim() keeps).
+CONF_KEYS = sorted(set(YARN_SITE) | set(CAPACITY_SCHEDULER) | set(SLS_RUNNER) | set(TYPED_KEYS))
+CONF_VALUES = (
+    *BAD_VALUES, "\uff11\uff12", "\uff11.\uff15", "+0x10", "0x+10", "-0x-1", "1e3f", "2.5d", "0x1.8p1", "NaNf",
+    "+Infinity", "\u300012", "\u00a012", " 7 ", "+5", "1.", ".5", ".", "3.4028236e38", "-2147483648", "0.1",
+)  # fmt: skip
+_BASE = Configuration({**YARN_SITE, **CAPACITY_SCHEDULER, **SLS_RUNNER})
+
+
+@st.composite
+def conf_settings(draw: st.DrawFn) -> tuple[list[tuple[str, str]], list[str]]:
+    """1 to 3 ``--conf`` settings: a known key with a hostile value or random text, or a misspelt key."""
+    settings, applied = [], []
+    for _ in range(draw(st.integers(1, 3))):
+        key = draw(st.sampled_from(CONF_KEYS))
+        op = draw(st.sampled_from(("value", "value", "text", "misspell")))
+        if op == "misspell":
+            i = draw(st.integers(0, len(key) - 2))
+            key = draw(st.sampled_from((key[:i] + key[i + 1 :], key[:i] + key[i + 1] + key[i] + key[i + 2 :])))
+        value = draw(st.text(max_size=12)) if op == "text" else draw(st.sampled_from(CONF_VALUES))
+        settings.append((key.strip() or "x", value))
+        applied.append(op)
+    return settings, applied
+
+
+def _check_conf_settings(settings: list[tuple[str, str]]) -> Configuration:
+    """What ``yarnball simulate --strict --conf ...`` does with the settings before the run (no run)."""
+    check_explicit_keys([key for key, _ in settings], source="--conf", strict=True)
+    conf = _BASE.copy()
+    for key, value in settings:
+        conf.set(key, value, source="--conf")
+    conf = normalized_conf(conf)  # every explicit typed value read once (launcher/_settings.py)
+    CapacitySchedulerConfiguration(conf).validate()
+    trace_defaults(conf)
+    return conf
+
+
+def _names(message: str, key: str) -> bool:
+    """``message`` names ``key``, or (a queue rule Hadoop reports on the parent, such as the children's sum) a
+    capacity-scheduler key of the queue or of one of its parents."""
+    if key in message:
+        return True
+    if not key.startswith(P):
+        return False
+    parts = key[len(P) :].split(".")[:-1]
+    return any(f"{P}{'.'.join(parts[:n])}." in message for n in range(1, len(parts) + 1))
+
+
+@FUZZ
+@given(conf_settings())
+def test_fuzz_conf_values(drawn: tuple[list[tuple[str, str]], list[str]]) -> None:
+    """--conf settings are refused with one line naming a key they set, or validate with every typed value set
+    inside its key's domain."""
+    settings, applied = drawn
+    try:
+        conf = _check_conf_settings(settings)
+    except ConfigurationError as err:
+        message = str(err)
+        assert "\n" not in message.strip(), message
+        assert any(_names(message, key) for key, _ in settings), f"no --conf key named in: {message}"
+        record("--conf values", "rejected", applied, message)
+        return
+    for key, _ in settings:
+        getter = TYPED_KEYS.get(key)
+        if getter is not None:
+            number = getattr(conf, getter)(key)
+            assert getter == "get_bool" or domain_error(key, "", number) is None, (key, number)
+            if getter == "get_float":
+                assert number == number, (key, number)  # not NaN
+    record("--conf values", "accepted", applied)

@@ -115,7 +115,14 @@ def test_restart_from_directory_store(tmp_path: Path) -> None:
 def test_am_resync_resends_outstanding_asks() -> None:
     """After ApplicationMasterNotRegisteredException the AM registers again and its next allocate carries every
     outstanding ask (the ANY counts equal its pending requests), while its running containers stay its own."""
-    cluster, _ = _one_job({"yarn.scheduler.capacity.root.default.maximum-capacity": "50"})
+    cluster, _ = _one_job(
+        {
+            "yarn.scheduler.capacity.root.queues": "default,other",  # default capped at half the cluster
+            "yarn.scheduler.capacity.root.default.capacity": "50",
+            "yarn.scheduler.capacity.root.default.maximum-capacity": "50",
+            "yarn.scheduler.capacity.root.other.capacity": "50",
+        }
+    )
     cluster.inject([{"at_ms": 20_000, "kind": "rm_restart", "target": "rm", "down_ms": 3000}])
     (am,) = cluster.masters
     rm = cluster.rm
