@@ -128,8 +128,10 @@ class NodeHeartbeatRules:
         rm = self.rm
         if type(response) is int:
             response = NodeHeartbeatResponse(response_id=response, next_heartbeat_interval_ms=rm.heartbeat_interval_ms)
+        # Only a processed heartbeat acknowledges: "Node not found resyncing" (a restarted RM, an expired node) is
+        # ResourceTrackerService's early answer, before the statuses are looked at; the NM registers with them then.
         acked = tuple(s.container_id for s in statuses or () if s.state is _COMPLETE)
-        if acked:
+        if acked and response.node_action is _NORMAL:
             response = msgspec.structs.replace(response, containers_to_be_removed_from_nm=acked)
         if response.node_action is _NORMAL and node_id in rm.nodes:
             self.last[node_id] = response
