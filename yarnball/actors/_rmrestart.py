@@ -32,7 +32,18 @@ outstanding ask and release (``AMRMClientImpl``'s resync). New containers are al
 
 Without recovery the new RM knows nothing: the NodeManagers register again and are told to clean up every
 application they run, the AMs' calls are refused (their AMRMTokens name attempts the RM does not know), and the
-applications that were not finished are lost (``application_lost``: the run counts them as over, FAILED).
+applications that were not finished are lost (``application_lost``, then ``application_finished`` FAILED: the run
+counts them as failed). The run's books keep every application of the stopped RM (:func:`applications_of`: the
+outputs list them, finished or lost), though the new RM does not.
+
+**The stopped RM's containers** (its live ones, which Hadoop's state store does not hold) end once each in the run's
+books: adopted by the new RM (``container_recovered``, then as any other); reported by their NodeManager when it
+registers again (a completion, or a container the RM has the NM kill: its end when the NM reports it); or, when no
+NodeManager brings one back within ``yarn.nm.liveness-monitor.expiry-interval-ms`` of the restart (its node died),
+LOST (ABORTED -100, "Container released on a *lost* node"), as the stopped RM would have ended it when it expired the
+node; a recovered attempt's AM hears of it then. (Hadoop's RM never hears of such a container and leaves it to the
+AM's own timeouts: MapReduce's ``mapreduce.task.timeout``; SLS's AMs have none. An AM container there is left to the
+AM liveness monitor, which fails its attempt as Hadoop's does.)
 
 Completed container statuses the AMs had not pulled yet come back to the recovered attempts (in Hadoop the NMs keep
 them until the RM acknowledges that the AM pulled them, and report them again when they register).
@@ -50,12 +61,14 @@ from yarnball.actors._rmstatestore import (
     RMStateStore,
     create_state_store,
 )
+from yarnball.policies.capacity._events import COMPLETED_APPLICATION, LOST_CONTAINER, abnormal_status
 from yarnball.protocols import (
     AllocateRequest,
     AppAddedSchedulerEvent,
     AppAttemptAddedSchedulerEvent,
     ApplicationAttemptId,
     ApplicationId,
+    ContainerId,
     ContainerState,
     ContainerStatus,
     DistributedSchedulingAllocateRequest,
@@ -66,7 +79,7 @@ from yarnball.protocols import (
     keys,
 )
 
-__all__ = ["NOT_REGISTERED", "RMRestarts"]
+__all__ = ["NOT_REGISTERED", "RMRestarts", "applications_of"]
 
 NOT_REGISTERED = "ApplicationMasterNotRegisteredException"
 #: Messages nobody retries when the RM is down: an allocate (the AM's RPC client retries it itself), the answer to a
@@ -95,7 +108,13 @@ class RMRestarts:
         #: Builds the restarted RM's scheduler for an epoch (the launcher's: placement and the cluster's view).
         self.new_scheduler: Callable[[int], Any] | None = None
         self.awaiting: set[ApplicationAttemptId] = set()  # recovered attempts whose AM has not re-registered
-        self.lost: dict[ApplicationId, RMApp] = {}  # applications a restart without recovery lost
+        #: Every application of an RM that restarted without recovery (the new RM does not know them); ``lost``: those
+        #: not finished when it stopped.
+        self.forgotten: dict[ApplicationId, RMApp] = {}
+        self.lost: dict[ApplicationId, RMApp] = {}
+        #: The stopped RM's live containers no NodeManager has brought back yet (see the module docstring).
+        self._orphans: dict[ContainerId, bool] = {}
+        self._ended: set[ContainerId] = set()  # orphans ended meanwhile: a NodeManager bringing one back kills it
         self._unpulled: dict[ApplicationAttemptId, list[ContainerStatus]] = {}
         self._hooked = False
 
@@ -150,6 +169,7 @@ class RMRestarts:
             return
         self._hooked = True
         rm = self.rm
+        rm.done_listeners.insert(0, self.app_done)  # (before the run's, which may stop it)
         original = rm._deliver
 
         def deliver(arg: tuple[Any, Any]) -> None:
@@ -184,8 +204,10 @@ class RMRestarts:
                     self._unpulled[attempt_id] = list(attempt.completed)
         if not self.recovery:
             for app in rm.apps.values():
+                self.forgotten[app.id] = app
                 if not app.is_done:
                     self.lost[app.id] = app
+        self._orphans.update(dict.fromkeys(sorted(rm.live, key=_container_order), True))
         rm.nodes = {}
         rm.lost_nodes = set()
         rm.apps = {}
@@ -224,10 +246,9 @@ class RMRestarts:
             epoch=self.epoch,
             applications_recovered=recovered,
         )
-        rm.apps_done = sum(1 for app in rm.apps.values() if app.is_done)
-        for app in self.lost.values():
-            if app.is_done:
-                continue
+        rm.apps_done = sum(1 for app in rm.apps.values() if app.is_done) + len(self.forgotten)
+        newly_lost = [app for app in self.lost.values() if not app.is_done]
+        for app in newly_lost:
             app.state = YarnApplicationState.FAILED
             app.final_status = FinalApplicationStatus.FAILED
             app.finish_time = rm.now
@@ -236,14 +257,51 @@ class RMRestarts:
                 "and the new one does not know it"
             )
             rm.counters["apps_lost"] += 1
+            rm.counters["apps_failed"] += 1
             rm.log.warning("application_lost", application=str(app.id), diagnostics=app.diagnostics)
-        rm.apps_done += len(self.lost)
+            rm.log.info(
+                "application_finished",
+                application=str(app.id),
+                state=app.state.value,
+                final_status=app.final_status.value,
+                diagnostics=app.diagnostics,
+            )
+        if self._orphans:
+            rm.after(rm.nm_expiry_ms, self._expire_orphans)
         monitor = _new_monitor(rm, scheduler)
         if monitor is not None:
             rm.kernel.spawn(monitor, f"{rm.id}-preemption-monitor")
-        for app in self.lost.values():
+        for app in newly_lost:
             for listener in rm.done_listeners:
                 listener(app)
+
+    def _expire_orphans(self) -> None:
+        """The stopped RM's containers no NodeManager brought back within the NM liveness interval end LOST (see the
+        module docstring); a recovered attempt's AM hears of them."""
+        orphans, self._orphans = self._orphans, {}
+        for cid in orphans:
+            self._end_orphan(cid, abnormal_status(cid, LOST_CONTAINER))
+
+    def app_done(self, app: RMApp) -> None:
+        """An application ended (a done listener): the stopped RM's containers it still had end with it, as the
+        scheduler ends a finished application's containers (``SchedulerUtils.COMPLETED_APPLICATION``)."""
+        if not self._orphans:
+            return
+        app_id = app.id
+        for cid in [c for c in self._orphans if c.application_attempt_id.application_id == app_id]:
+            del self._orphans[cid]
+            self._end_orphan(cid, abnormal_status(cid, COMPLETED_APPLICATION))
+
+    def _end_orphan(self, cid: ContainerId, status: ContainerStatus) -> None:
+        rm = self.rm
+        self._ended.add(cid)
+        rm.am_containers.pop(cid, None)  # (a recovered AM container's attempt is the AM liveness monitor's to end)
+        app = rm.apps.get(cid.application_attempt_id.application_id)
+        attempt = rm.scheduler.attempts.get(cid.application_attempt_id) if app is not None and not app.is_done else None
+        if attempt is not None:
+            attempt.completed.append(status)
+        rm.live.add(cid)
+        rm._container_done(cid, status)
 
     def _ready(self) -> None:
         self.rm.scheduler.allocation_paused = False
@@ -344,10 +402,13 @@ class RMRestarts:
             cid = s.container_id
             attempt_id = cid.application_attempt_id
             app = rm.apps.get(attempt_id.application_id)
+            orphan = self._orphans.pop(cid, False)
             if s.container_state is ContainerState.COMPLETE:
-                if app is None or app.is_done or attempt_id not in rm.attempts:
-                    continue
-                # ended while the RM was down: it ends now, and its AM hears of it
+                if orphan:
+                    rm.live.add(cid)
+                elif cid not in rm.live:
+                    continue  # its end is recorded already
+                # ended while the RM was down: it ends now, and its AM (of a recovered attempt) hears of it
                 status = ContainerStatus(
                     container_id=cid,
                     state=ContainerState.COMPLETE,
@@ -356,13 +417,14 @@ class RMRestarts:
                     execution_type=s.execution_type,
                     capability=s.allocated_resource,
                 )
-                rm.live.add(cid)
-                attempt = scheduler.attempts.get(attempt_id)
+                attempt = scheduler.attempts.get(attempt_id) if app is not None and not app.is_done else None
                 if attempt is not None:
                     attempt.completed.append(status)
                 rm._container_done(cid, status)
                 continue
             reason = "work-preserving recovery is off" if not self.work_preserving else None
+            if reason is None and cid in self._ended:
+                reason = "ended already"
             if reason is None and (app is None or app.is_done):
                 reason = "unknown application" if app is None else "finished application"
             if reason is None:
@@ -373,9 +435,9 @@ class RMRestarts:
                 )
             if reason is not None:
                 rm.log.info("container_not_recovered", container=str(cid), node=str(node.id), reason=reason)
-                if app is not None and not app.is_done and attempt_id in rm.attempts:
-                    # a recovered application's container killed (recovery without work preservation): its end
-                    # reaches the RM, and an AM container's ends its attempt (not counted: KILLED_BY_RESOURCEMANAGER)
+                if orphan:
+                    # killed: its end reaches the RM when the NM reports it, and closes the stopped RM's books; a
+                    # recovered application's AM container's ends its attempt (not counted: KILLED_BY_RESOURCEMANAGER)
                     rm.live.add(cid)
                 node.queue_cleanup(cid)  # killOrphanContainerOnNode
                 continue
@@ -399,6 +461,21 @@ class RMRestarts:
     def restarted(self) -> bool:
         """Whether the RM has restarted (a node registering is then a node coming back with its containers)."""
         return self.restarts > 0
+
+
+def applications_of(rm: Any) -> dict[ApplicationId, RMApp]:
+    """Every application of the run, in submission order: the RM's, and those a restart without recovery forgot
+    (the new RM does not know them; the run's outputs report them)."""
+    restarts = rm.restarts
+    if restarts is None or not restarts.forgotten:
+        return rm.apps  # type: ignore[no-any-return]
+    apps = {**restarts.forgotten, **rm.apps}
+    return dict(sorted(apps.items(), key=lambda kv: (kv[0].cluster_timestamp, kv[0].id)))
+
+
+def _container_order(cid: ContainerId) -> tuple[int, int, int, int]:
+    attempt = cid.application_attempt_id
+    return (attempt.application_id.cluster_timestamp, attempt.application_id.id, attempt.attempt_id, cid.container_id)
 
 
 def _new_monitor(rm: Any, scheduler: Any) -> Any:

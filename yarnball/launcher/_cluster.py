@@ -27,6 +27,7 @@ from yarnball.actors._failures import HandlerFailures
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
+from yarnball.actors._rmrestart import applications_of
 from yarnball.actors._slsam import SLS_AM_TYPES
 from yarnball.actors.shortcuts import InlineHeartbeats, LazyRunning, exact_shortcuts
 from yarnball.errors import ConfigurationError, SimulationError
@@ -345,7 +346,18 @@ class Cluster:
     # -- running ----------------------------------------------------------------------------------------------
     def _on_app_done(self, app: Any) -> None:
         if self._all_done():
-            self.kernel.stop()
+            self._stop_when_settled()
+
+    def _stop_when_settled(self) -> None:
+        """Stop the run, once no NodeManager still runs a container after an RM restart: the RM has ended it (its
+        application ended or was lost, actors/_rmrestart.py), and the NM kills it when it has registered again."""
+        restarts = self.rm.restarts
+        if restarts is not None and restarts.restarted and any(
+            nm.containers for nm in self.node_managers.values() if not nm._stopped
+        ):
+            self.kernel.schedule(self.rm.heartbeat_interval_ms, lambda _: self._stop_when_settled(), owner=self.rm.id)
+            return
+        self.kernel.stop()
 
     def _skipping_proven(self) -> bool:
         """Whether skipping idle heartbeats is proven equal (tests/test_heartbeat_skipping.py) for this setup.
@@ -491,15 +503,8 @@ class Cluster:
 
     @property
     def applications(self) -> list[ApplicationReport]:
-        reports = [app.report() for app in self.rm.apps.values()]
-        restarts = self.rm.restarts
-        if restarts is not None and restarts.lost:
-            # applications an RM restart without recovery lost (actors/_rmrestart.py), in submission order
-            reports = sorted(
-                [*reports, *(app.report() for app in restarts.lost.values())],
-                key=lambda r: (r.application_id.cluster_timestamp, r.application_id.id),
-            )
-        return reports
+        # (with those an RM restart without recovery forgot: actors/_rmrestart.py)
+        return [app.report() for app in applications_of(self.rm).values()]
 
     @property
     def queues(self) -> list[QueueMetrics]:

@@ -19,8 +19,8 @@ The log is a sequence of event dicts (events.jsonl's lines, or records captured 
    container of it).
 
 An RM restart (``rm_stopped``, actors/_rmrestart.py) empties the RM's books: the containers it held count on no node
-and need not end any more, until a node brings one back (``container_recovered``: it counts on that node again and
-must end once, like any other).
+until a node brings one back (``container_recovered``: it counts on that node again); each still ends once, like any
+other (adopted, reported by its NodeManager, with its application, or LOST when its node never comes back).
 
 The container events are logged at debug level (``--log-level debug``; captured records have them); an info-level
 log is checked for rules 3 and 4 only. The tests run this on every Cluster run and every events.jsonl they produce
@@ -89,7 +89,6 @@ def check_invariants(events: Iterable[Mapping[str, Any]], *, vcores: bool = Fals
     finished: dict[str, Any] = {}
     refusal: tuple[Any, Any, set[str]] | None = None  # (sim_ms, actor, victims) while its handling's events run
     counted: set[str] = set()  # allocated containers whose resources count on their node now
-    forgotten: set[str] = set()  # live when the RM restarted, not recovered (yet)
 
     def _release(cid: str) -> None:
         where = allocated.get(cid)
@@ -149,7 +148,6 @@ def check_invariants(events: Iterable[Mapping[str, Any]], *, vcores: bool = Fals
             ended[cid] = event.get("exit_status")
             _release(cid)
         elif name == "rm_stopped":
-            forgotten.update(cid for cid in allocated if cid not in ended)
             counted.clear()
             for u in used.values():
                 u[0] = u[1] = 0
@@ -157,7 +155,6 @@ def check_invariants(events: Iterable[Mapping[str, Any]], *, vcores: bool = Fals
             cid = str(event.get("container"))
             node = str(event.get("node"))
             mem, vc = int(event.get("memory_mb", 0)), int(event.get("vcores", 0))
-            forgotten.discard(cid)
             allocated[cid] = (node, mem, vc)
             counted.add(cid)
             u = used.setdefault(node, [0, 0])
@@ -181,7 +178,7 @@ def check_invariants(events: Iterable[Mapping[str, Any]], *, vcores: bool = Fals
                 )
             finished[app] = event.get("state")
     if submitted and submitted <= set(finished):
-        never = sorted(cid for cid in allocated if cid not in ended and cid not in forgotten)
+        never = sorted(cid for cid in allocated if cid not in ended)
         for cid in never[:_SHOWN]:
             problems.append(f"container {cid} was allocated and never ended, though every application finished")
         if len(never) > _SHOWN:
