@@ -150,6 +150,8 @@ class DecommissioningNodes:
         return response
 
     def _timeout(self, node_id: NodeId) -> None:
+        if self.rm.decommissioning is not self:
+            return  # set by an RM process that stopped since (actors/_rmrestart.py): the new one does not know it
         if node_id in self.draining:
             self._finish(node_id, "timeout")
 

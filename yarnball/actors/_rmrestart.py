@@ -117,6 +117,7 @@ class RMRestarts:
         self._ended: set[ContainerId] = set()  # orphans ended meanwhile: a NodeManager bringing one back kills it
         self._unpulled: dict[ApplicationAttemptId, list[ContainerStatus]] = {}
         self._hooked = False
+        self._timers: list[Any] = []  # this RM process's one-shot timers: they die with it
 
     # -- the store (RMStateStore's writes) --------------------------------------------------------------------------
     def app_submitted(self, app: RMApp) -> None:
@@ -196,6 +197,9 @@ class RMRestarts:
         rm.log.warning("rm_stopped", recovery=self.recovery, work_preserving=self.work_preserving)
         if rm.preemption_monitor is not None:
             rm.preemption_monitor.stop()
+        for timer in self._timers:
+            timer.cancel()
+        self._timers = []
         scheduler = rm.scheduler
         if self.work_preserving:
             # what the AMs had not pulled yet: the NMs would report it again (see the module docstring)
@@ -233,7 +237,7 @@ class RMRestarts:
         recovered = 0
         if self.work_preserving:
             scheduler.allocation_paused = True
-            rm.after(self.wait_ms, self._ready)
+            self._timers.append(rm.after(self.wait_ms, self._ready))
         if self.store is not None:
             state = self.store.load_state()
             for data in state.applications:
@@ -267,7 +271,7 @@ class RMRestarts:
                 diagnostics=app.diagnostics,
             )
         if self._orphans:
-            rm.after(rm.nm_expiry_ms, self._expire_orphans)
+            self._timers.append(rm.after(rm.nm_expiry_ms, self._expire_orphans))
         monitor = _new_monitor(rm, scheduler)
         if monitor is not None:
             rm.kernel.spawn(monitor, f"{rm.id}-preemption-monitor")
