@@ -86,7 +86,7 @@ def _of(events: list[dict[str, object]], name: str) -> list[dict[str, object]]:
         ),
         (
             {"kind": "message_duplicate", "target": "rm->nm", "message": "NodeHeartbeatResponse", "duration_ms": 0},
-            "field 'duration_ms' must be a positive integer, got 0",
+            "field 'duration_ms' must be an integer from 1 to 1000000000000, got 0",
         ),
         (
             {"kind": "message_drop", "target": "nm->nm", "message": "NodeHeartbeatRequest", "duration_ms": 5},

@@ -27,7 +27,9 @@ rm_restart           ``rm``                         ``down_ms`` (required: how l
                                                     actors/_rmrestart.py)
 ==================== ============================== =========================================================
 
-Every error names the source, the entry index and the field, and says what was expected.
+Every error names the source, the entry index and the field, and says what was expected. Times are bounded
+(:data:`MAX_AT_MS` for a time or a window, :data:`MAX_DOWN_MS` for how long something is down or late) so that every
+fault ends and every time stays exact in the simulation's clock.
 """
 
 from __future__ import annotations
@@ -39,10 +41,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from yarnball.errors import ConfigurationError
+from yarnball.errors import ConfigurationError, one_line
 
 __all__ = [
     "FAULT_KINDS",
+    "MAX_AT_MS",
+    "MAX_DOWN_MS",
     "MESSAGE_FAULT_KINDS",
     "MESSAGE_LINKS",
     "NM_CONTAINER_LINKS",
@@ -81,6 +85,15 @@ MESSAGE_LINKS: dict[str, tuple[str, ...]] = {
 NM_HEARTBEAT_LINKS = ("nm->rm", "rm->nm")
 NM_CONTAINER_LINKS = ("am->nm", "nm->am")
 
+#: The latest ``at_ms`` and the longest ``duration_ms`` (10^12 ms, about 31.7 years: beyond any trace, and exact in
+#: the clock's float milliseconds with any sum of them).
+MAX_AT_MS = 10**12
+#: The longest ``down_ms`` and ``delay_ms`` (one day): a process down, or a message late, longer than every liveness
+#: interval by far; longer would keep the run going on retries for nothing.
+MAX_DOWN_MS = 86_400_000
+_MAX_TIMEOUT_S = MAX_AT_MS // 1000
+_INT32 = (-(2**31), 2**31 - 1)  # an exit status (a Java int)
+
 _COMMON = ("at_ms", "kind", "target")
 _PARAMETERS: dict[str, tuple[str, ...]] = {
     "node_lost": (),
@@ -112,11 +125,18 @@ class Fault:
         return self.params.get(name, default)
 
 
-def _int(where: str, name: str, value: Any, *, minimum: int | None = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or (minimum is not None and value < minimum):
-        what = "an integer" if minimum is None else ("a positive integer" if minimum > 0 else "a non-negative integer")
-        raise ConfigurationError(f"{where}: field {name!r} must be {what}, got {value!r}")
+def _int(where: str, name: str, value: Any, *, minimum: int = 0, maximum: int = MAX_AT_MS) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+        raise ConfigurationError(
+            f"{where}: field {name!r} must be an integer from {minimum} to {maximum}, got {_shown(value)}"
+        )
     return value
+
+
+def _shown(value: Any) -> str:
+    """``value`` as the file spells it, a very long one abbreviated (the message stays one short line)."""
+    text = one_line(repr(value))
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
 
 
 def _params(where: str, kind: str, entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -129,7 +149,7 @@ def _params(where: str, kind: str, entry: Mapping[str, Any]) -> dict[str, Any]:
     if kind == "node_restart":
         if "down_ms" not in entry:
             raise ConfigurationError(f"{where}: field 'down_ms' is required for node_restart (how long the NM is down)")
-        params["down_ms"] = _int(where, "down_ms", entry["down_ms"])
+        params["down_ms"] = _int(where, "down_ms", entry["down_ms"], maximum=MAX_DOWN_MS)
     elif kind == "rm_restart":
         if entry.get("target") != "rm":
             raise ConfigurationError(
@@ -137,11 +157,15 @@ def _params(where: str, kind: str, entry: Mapping[str, Any]) -> dict[str, Any]:
             )
         if "down_ms" not in entry:
             raise ConfigurationError(f"{where}: field 'down_ms' is required for rm_restart (how long the RM is down)")
-        params["down_ms"] = _int(where, "down_ms", entry["down_ms"])
+        params["down_ms"] = _int(where, "down_ms", entry["down_ms"], maximum=MAX_DOWN_MS)
     elif kind == "node_decommission":
-        params["timeout_s"] = _int(where, "timeout_s", entry["timeout_s"]) if "timeout_s" in entry else None
+        if "timeout_s" in entry:
+            params["timeout_s"] = _int(where, "timeout_s", entry["timeout_s"], maximum=_MAX_TIMEOUT_S)
+        else:
+            params["timeout_s"] = None
     elif kind in ("am_crash", "container_fail"):
-        params["exit_status"] = _int(where, "exit_status", entry.get("exit_status", 1), minimum=None)
+        low, high = _INT32
+        params["exit_status"] = _int(where, "exit_status", entry.get("exit_status", 1), minimum=low, maximum=high)
     elif kind in MESSAGE_FAULT_KINDS:
         link = entry.get("target")
         message = entry.get("message")
@@ -166,9 +190,9 @@ def _params(where: str, kind: str, entry: Mapping[str, Any]) -> dict[str, Any]:
         if kind == "message_delay":
             if "delay_ms" not in entry:
                 raise ConfigurationError(f"{where}: field 'delay_ms' is required for message_delay")
-            params["delay_ms"] = _int(where, "delay_ms", entry["delay_ms"], minimum=1)
+            params["delay_ms"] = _int(where, "delay_ms", entry["delay_ms"], minimum=1, maximum=MAX_DOWN_MS)
         elif kind == "message_duplicate":
-            params["delay_ms"] = _int(where, "delay_ms", entry.get("delay_ms", 0))
+            params["delay_ms"] = _int(where, "delay_ms", entry.get("delay_ms", 0), maximum=MAX_DOWN_MS)
     return params
 
 
@@ -181,9 +205,7 @@ def parse_faults(entries: Any, source: str = "<faults>") -> list[Fault]:
         where = f"{source}: fault {i}"
         if not isinstance(entry, Mapping):
             raise ConfigurationError(f"{where}: expected an object, got {type(entry).__name__}")
-        at_ms = entry.get("at_ms")
-        if isinstance(at_ms, bool) or not isinstance(at_ms, int) or at_ms < 0:
-            raise ConfigurationError(f"{where}: field 'at_ms' must be a non-negative integer, got {at_ms!r}")
+        at_ms = _int(where, "at_ms", entry.get("at_ms"))
         kind = entry.get("kind")
         if kind not in FAULT_KINDS:
             raise ConfigurationError(f"{where}: field 'kind' must be one of {', '.join(FAULT_KINDS)}, got {kind!r}")
