@@ -88,7 +88,7 @@ def test_cli_node_lost_is_expired_by_the_rm(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("entry", "needle"),
     [
-        ({"kind": "node_decommission", "target": "n", "timeout_s": -1}, "field 'timeout_s' must be a non-negative"),
+        ({"kind": "node_decommission", "target": "n", "timeout_s": -1}, "field 'timeout_s' must be an integer from 0"),
         ({"kind": "node_lost", "target": "n", "timeout_s": 5}, "field 'timeout_s' is not a parameter of node_lost"),
         ({"kind": "am_crash", "target": "j", "exit_status": "1"}, "field 'exit_status' must be an integer"),
         (
@@ -114,6 +114,46 @@ def test_cli_node_lost_is_expired_by_the_rm(tmp_path: Path) -> None:
 def test_bad_parameters_name_entry_and_field(entry: dict[str, object], needle: str) -> None:
     with pytest.raises(ConfigurationError, match=re.escape(f"fault 1: {needle}")):
         parse_faults([{"at_ms": 0, "kind": "node_lost", "target": "n"}, {"at_ms": 5, **entry}])
+
+
+@pytest.mark.parametrize(
+    ("entry", "needle"),
+    [
+        ({"at_ms": 10**400, "kind": "node_lost", "target": "n"},
+         "field 'at_ms' must be an integer from 0 to 1000000000000, got 10000000000000000000... (401 characters)"),
+        ({"at_ms": 5, "kind": "rm_restart", "target": "rm", "down_ms": 2**64},
+         "field 'down_ms' must be an integer from 0 to 86400000, got 18446744073709551616"),
+        ({"at_ms": 5, "kind": "node_restart", "target": "n", "down_ms": 86_400_001},
+         "field 'down_ms' must be an integer from 0 to 86400000"),
+        ({"at_ms": 5, "kind": "message_drop", "target": "am->rm", "message": "AllocateRequest",
+          "duration_ms": 10**12 + 1}, "field 'duration_ms' must be an integer from 1 to 1000000000000"),
+        ({"at_ms": 5, "kind": "message_delay", "target": "am->rm", "message": "AllocateRequest", "duration_ms": 5,
+          "delay_ms": 2**63}, "field 'delay_ms' must be an integer from 1 to 86400000"),
+        ({"at_ms": 5, "kind": "node_decommission", "target": "n", "timeout_s": 10**10},
+         "field 'timeout_s' must be an integer from 0 to 1000000000"),
+        ({"at_ms": 5, "kind": "am_crash", "target": "j", "exit_status": 2**31},
+         "field 'exit_status' must be an integer from -2147483648 to 2147483647"),
+    ],
+)
+def test_out_of_range_times_name_entry_field_and_range(entry: dict[str, object], needle: str) -> None:
+    """A time that would overflow the clock or keep the run going for nothing is refused with the accepted range."""
+    with pytest.raises(ConfigurationError, match=re.escape(f"faults.json: fault 1: {needle}")):
+        parse_faults([{"at_ms": 0, "kind": "node_lost", "target": "n"}, entry], "faults.json")
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"at_ms": 10**400, "kind": "node_lost", "target": "node1"},
+        {"at_ms": 1000, "kind": "rm_restart", "target": "rm", "down_ms": 2**64},
+    ],
+)
+def test_cli_refuses_out_of_range_times(tmp_path: Path, capsys: pytest.CaptureFixture[str], entry: object) -> None:
+    """``yarnball simulate --faults`` with an at_ms beyond the clock, or an RM down for 2^64 ms, exits 2 with one
+    line naming the file, the entry and the field."""
+    assert simulate_faults(tmp_path, [entry]) == 2
+    err = capsys.readouterr().err
+    assert "faults.json: fault 0: field '" in err and "must be an integer from 0 to" in err and "Traceback" not in err
 
 
 def test_unknown_application_and_container_targets_are_rejected() -> None:
