@@ -43,7 +43,9 @@ NodeManager brings one back within ``yarn.nm.liveness-monitor.expiry-interval-ms
 LOST (ABORTED -100, "Container released on a *lost* node"), as the stopped RM would have ended it when it expired the
 node; a recovered attempt's AM hears of it then. (Hadoop's RM never hears of such a container and leaves it to the
 AM's own timeouts: MapReduce's ``mapreduce.task.timeout``; SLS's AMs have none. An AM container there is left to the
-AM liveness monitor, which fails its attempt as Hadoop's does.)
+AM liveness monitor, which fails its attempt as Hadoop's does.) A container the stopped RM had ended but not yet told
+its NodeManager to kill (preempted, say) is killed when the NM brings it back, not adopted again (Hadoop's new RM,
+knowing nothing of it, would adopt it, and it would end twice).
 
 Completed container statuses the AMs had not pulled yet come back to the recovered attempts (in Hadoop the NMs keep
 them until the RM acknowledges that the AM pulled them, and report them again when they register).
@@ -212,6 +214,8 @@ class RMRestarts:
                 if not app.is_done:
                     self.lost[app.id] = app
         self._orphans.update(dict.fromkeys(sorted(rm.live, key=_container_order), True))
+        # what it had ended and not yet told the NMs to kill (an NM bringing one back has it killed, not adopted)
+        self._ended.update(cid for node in rm.nodes.values() for cid in node.pending_cleanup)
         rm.nodes = {}
         rm.lost_nodes = set()
         rm.apps = {}
