@@ -54,7 +54,7 @@ def fault(kind: str, where: str) -> dict[str, Any]:
     return {
         "node_lost": {"at_ms": FAULT_MS, "kind": kind, "target": t["lost"]},
         "node_restart": {"at_ms": FAULT_MS, "kind": kind, "target": t["restart"], "down_ms": 5000},
-        "node_decommission": {"at_ms": FAULT_MS, "kind": kind, "target": t["decommission"], "timeout_s": 20},
+        "node_decommission": {"at_ms": FAULT_MS, "kind": kind, "target": t["decommission"], "timeout_s": 60},
         "am_crash": {"at_ms": FAULT_MS, "kind": kind, "target": t["crash"]},
         "container_fail": {"at_ms": FAULT_MS, "kind": kind, "target": t["fail"], "exit_status": 137},
         "message_drop": {**window, "kind": kind, "target": "am->rm", "message": "AllocateRequest", "probability": 0.3},
