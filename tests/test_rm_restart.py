@@ -32,7 +32,7 @@ from yarnball.protocols import (
     keys,
 )
 from yarnball.protocols._clientprotocol import ApplicationSubmissionContext
-from yarnball.testing import captured_events
+from yarnball.testing import assert_containers_conserved, captured_events
 
 APP = ApplicationId(1700000000000, 3)
 ATTEMPT = ApplicationAttemptId(APP, 1)
@@ -210,3 +210,86 @@ def test_recovery_without_work_preservation_restarts_the_attempt() -> None:
     (app,) = cluster.applications
     assert app.current_attempt_id is not None and app.current_attempt_id.attempt_id == 2
     assert (app.state.value, app.final_status.value) == ("FINISHED", "SUCCEEDED")
+
+
+GUARD_MS = 6 * 3600 * 1000  # (a run that does not end by itself stops there and fails)
+
+
+def _sample_trace_cluster(conf: dict[str, str]) -> Cluster:
+    from yarnball.launcher.workloads import TraceDefaults, load_workload
+
+    root = Path(__file__).resolve().parents[1] / "examples" / "traces"
+    configuration = Configuration(conf)
+    defaults = TraceDefaults.from_configuration(configuration)
+    workload = load_workload("SLS", [root / "sample-sls.json"], root / "sample-nodes.json", defaults, 1)
+    cluster = Cluster(configuration, workload.nodes, seed=1)
+    cluster.submit_workload(workload)
+    return cluster
+
+
+def test_completions_in_a_heartbeat_the_restarted_rm_resyncs_are_not_lost() -> None:
+    """NM heartbeats late by 20 s (15-35 s), then an RM restart with recovery: a heartbeat answered "Node not found
+    resyncing" acknowledges nothing, so the NM registers with the completions it carried, the AMs hear of them and
+    every application succeeds; no container is lost (no node was)."""
+    cluster = _sample_trace_cluster({keys.RECOVERY_ENABLED: "true"})
+    cluster.inject([
+        {"at_ms": 15_000, "kind": "message_delay", "target": "nm->rm", "message": "NodeHeartbeatRequest",
+         "duration_ms": 20_000, "delay_ms": 20_000},
+        {"at_ms": 60_000, "kind": "rm_restart", "target": "rm", "down_ms": 5000},
+    ])  # fmt: skip
+    with captured_events() as events:
+        cluster.run(until_ms=GUARD_MS)
+    assert cluster.finished() and cluster.now < GUARD_MS, "the run did not end by itself"
+    assert cluster.counters.get("containers_lost", 0) == 0
+    assert not [e for e in events if e["event"] == "container_finished" and "*lost*" in e["diagnostics"]]
+    assert all(app.final_status.value == "SUCCEEDED" for app in cluster.applications)
+    assert_containers_conserved(cluster)
+
+
+def test_containers_of_a_node_lost_before_a_restart_end_lost() -> None:
+    """A node dies at 20 s and the RM restarts with recovery at 60 s, before it expired the node: no NodeManager
+    brings that node's containers back, so they end LOST (-100) yarn.nm.liveness-monitor.expiry-interval-ms after the
+    restart, their AMs run the tasks again, and every application succeeds."""
+    cluster = _sample_trace_cluster({keys.RECOVERY_ENABLED: "true"})
+    cluster.inject([
+        {"at_ms": 20_000, "kind": "node_lost", "target": "node3"},
+        {"at_ms": 60_000, "kind": "rm_restart", "target": "rm", "down_ms": 5000},
+    ])  # fmt: skip
+    with captured_events() as events:
+        cluster.run(until_ms=GUARD_MS)
+    assert cluster.finished() and cluster.now < GUARD_MS, "the run did not end by itself"
+    lost = [e for e in events if e["event"] == "container_finished" and "*lost*" in e["diagnostics"]]
+    assert lost and {e["sim_ms"] for e in lost} == {65_000 + keys.DEFAULT_RM_NM_EXPIRY_INTERVAL_MS}
+    assert cluster.counters["containers_lost"] == len(lost)
+    assert all(app.final_status.value == "SUCCEEDED" for app in cluster.applications)
+    assert_containers_conserved(cluster)
+
+
+def test_restart_without_recovery_accounts_every_application_and_container(tmp_path: Path) -> None:
+    """``yarnball simulate`` on the sample trace with an RM restart at 60 s and recovery off (Hadoop's default) ends
+    by itself: the 2 jobs done before the restart are FINISHED (jobruntime.csv has them), the 38 others are lost
+    (FAILED, "is lost", in failed_jobs and the event log), none is unfinished, and every container ends once."""
+    faults = tmp_path / "faults.json"
+    faults.write_text('[{"at_ms": 60000, "kind": "rm_restart", "target": "rm", "down_ms": 5000}]')
+    root = Path(__file__).resolve().parents[1] / "examples" / "traces"
+    out = tmp_path / "out"
+    code = main(["simulate", "--tracelocation", str(root / "sample-sls.json"), "--nodes",
+                 str(root / "sample-nodes.json"), "--output-dir", str(out), "--seed", "1", "--log-level", "debug",
+                 "--no-plots", "--no-progress", "--until-ms", str(GUARD_MS), "--faults", str(faults)])  # fmt: skip
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["simulated_seconds"] < GUARD_MS / 1000, "the run did not end by itself"
+    assert summary["applications"] == {
+        "submitted": 40, "finished": 2, "failed": 38, "killed": 0, "rejected": 0, "unfinished": 0
+    }  # fmt: skip
+    assert summary["unfinished"] == [] and len(summary["failed_jobs"]) == 38
+    assert all("is lost" in job["diagnostics"] for job in summary["failed_jobs"])
+    rows = (out / "jobruntime.csv").read_text().splitlines()[1:]
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    finished = {e["application"]: e["state"] for e in events if e["event"] == "application_finished"}
+    assert len(rows) == sum(state == "FINISHED" for state in finished.values()) == 2
+    assert len(finished) == 40 and sum(e["event"] == "application_lost" for e in events) == 38
+    containers = summary["containers"]
+    ended = sum(e["event"] == "container_finished" for e in events)
+    assert containers["allocated"] == ended == sum(containers[k] for k in ("completed", "killed", "preempted", "lost"))
+    assert containers["running_at_end"] == 0
