@@ -55,6 +55,17 @@ def test_a_container_never_ending_is_caught(run_log: list[dict[str, Any]]) -> No
     assert problem == f"container {gone['container']} was allocated and never ended, though every application finished"
 
 
+def test_a_container_forgotten_by_an_rm_restart_must_still_end(run_log: list[dict[str, Any]]) -> None:
+    """A container live when the RM stopped (``rm_stopped``) and never ended afterwards is caught: an RM restart does
+    not excuse a container from ending."""
+    events = _log(run_log)
+    gone = events.pop(_index(events, "container_finished", 2))
+    stop = {"event": "rm_stopped", "sim_ms": gone["sim_ms"], "actor": "rm", "recovery": True}
+    events.insert(_index(events, "container_finished", 2), stop)
+    (problem,) = check_invariants(events)
+    assert problem == f"container {gone['container']} was allocated and never ended, though every application finished"
+
+
 def test_a_node_over_its_capacity_is_caught(run_log: list[dict[str, Any]]) -> None:
     events = _log(run_log)
     first = events[_index(events, "container_allocated")]
