@@ -349,15 +349,19 @@ class Cluster:
             self._stop_when_settled()
 
     def _stop_when_settled(self) -> None:
-        """Stop the run, once no NodeManager still runs a container after an RM restart: the RM has ended it (its
-        application ended or was lost, actors/_rmrestart.py), and the NM kills it when it has registered again."""
-        restarts = self.rm.restarts
-        if restarts is not None and restarts.restarted and any(
-            nm.containers for nm in self.node_managers.values() if not nm._stopped
-        ):
+        if not self._settled():
             self.kernel.schedule(self.rm.heartbeat_interval_ms, lambda _: self._stop_when_settled(), owner=self.rm.id)
             return
         self.kernel.stop()
+
+    def _settled(self) -> bool:
+        """False while, after an RM restart, a running NodeManager still runs a container once every application has
+        ended: the RM has ended it (with its application, or lost with it: actors/_rmrestart.py) and the NM kills it
+        once it has registered again."""
+        restarts = self.rm.restarts
+        if restarts is None or not restarts.restarted:
+            return True
+        return not any(nm.containers for nm in self.node_managers.values() if not nm._stopped)
 
     def _skipping_proven(self) -> bool:
         """Whether skipping idle heartbeats is proven equal (tests/test_heartbeat_skipping.py) for this setup.
@@ -470,7 +474,7 @@ class Cluster:
 
     def finished(self) -> bool:
         """Whether every submitted application has finished (what stops :meth:`run` without ``until_ms``)."""
-        return bool(self.masters) and self._all_done()
+        return bool(self.masters) and self._all_done() and self._settled()
 
     def end_run(self) -> None:
         """Settle what the shortcuts deferred (what :meth:`run` does after its kernel loop)."""
