@@ -422,7 +422,7 @@ class Cluster:
         while True:
             target = kernel.now + CHECK_INTERVAL_MS
             kernel.run(until=target)
-            if self._all_done() or kernel.now < target:
+            if kernel.now < target or (self._all_done() and self._settled()):
                 return kernel.now  # finished (the kernel was stopped)
             if kernel.peek() is None:
                 # The queue ran dry inside the slice, which then set the clock to the slice's end; one long run
