@@ -17,7 +17,7 @@ import typing
 from collections import deque
 from collections.abc import Callable, Coroutine
 from heapq import heappush
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar, overload
 
 from yarnball._logs import get_logger
 from yarnball.actors._failures import record_failure as _record_failure
@@ -34,18 +34,29 @@ SupervisionPolicy = Literal["resume", "restart", "stop"]
 _HANDLER_ATTR = "__yarnball_handles__"
 
 
-def handler(*types: type) -> Any:
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+@overload
+def handler(*types: type) -> Callable[[_F], _F]: ...
+
+
+@overload
+def handler(fn: _F, /) -> _F: ...
+
+
+def handler(*types: Any) -> Any:
     """Mark a method as the handler of one or more message types.
 
     ``@handler`` alone takes the type(s) from the annotation of the message parameter (a union means several);
-    ``@handler(A, B)`` names them explicitly.
+    ``@handler(A, B)`` names them explicitly. Either way the method keeps its own signature for type checkers.
     """
     if len(types) == 1 and callable(types[0]) and not isinstance(types[0], type):
         fn = types[0]
         setattr(fn, _HANDLER_ATTR, ())
         return fn
 
-    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def mark(fn: _F) -> _F:
         setattr(fn, _HANDLER_ATTR, types)
         return fn
 

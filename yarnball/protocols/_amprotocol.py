@@ -55,14 +55,14 @@ class AMCommand(enum.Enum):
     AM_SHUTDOWN = "AM_SHUTDOWN"
 
 
-class ResourceBlacklistRequest(Record, kw_only=True):
+class ResourceBlacklistRequest(Record, frozen=True, kw_only=True):
     """Resource names (hosts or racks) the AM adds to or removes from its blacklist (``ResourceBlacklistRequest``)."""
 
     blacklist_additions: tuple[str, ...] = ()
     blacklist_removals: tuple[str, ...] = ()
 
 
-class UpdateContainerError(Record, kw_only=True):
+class UpdateContainerError(Record, frozen=True, kw_only=True):
     """Why the RM refused an ``UpdateContainerRequest`` (``UpdateContainerError``).
 
     ``reason`` uses Hadoop's strings, e.g. ``"INCORRECT_CONTAINER_VERSION_ERROR"``; ``current_container_version``

@@ -58,7 +58,7 @@ class QueueState(enum.Enum):
     DRAINING = "DRAINING"
 
 
-class ApplicationSubmissionContext(Record, kw_only=True):
+class ApplicationSubmissionContext(Record, frozen=True, kw_only=True):
     """Everything the RM needs to launch an application's AM (``ApplicationSubmissionContext``).
 
     Defaults are Hadoop's: name ``"N/A"``, queue ``"default"``, type ``"YARN"``; ``max_app_attempts`` 0 means
@@ -82,7 +82,7 @@ class ApplicationSubmissionContext(Record, kw_only=True):
     attempt_failures_validity_interval: int = -1
 
 
-class YarnClusterMetrics(Record, kw_only=True):
+class YarnClusterMetrics(Record, frozen=True, kw_only=True):
     """Node-manager counts by state (``YarnClusterMetrics``)."""
 
     num_node_managers: int = 0
@@ -95,7 +95,7 @@ class YarnClusterMetrics(Record, kw_only=True):
     num_shutdown_node_managers: int = 0
 
 
-class QueueInfo(Record, kw_only=True):
+class QueueInfo(Record, frozen=True, kw_only=True):
     """A queue's state as reported to clients (``QueueInfo``).
 
     Capacities are fractions of the parent (0.0-1.0) as Hadoop's ``QueueInfo`` reports them;

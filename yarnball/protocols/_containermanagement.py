@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 
-class ContainerLaunchContext(Record, kw_only=True):
+class ContainerLaunchContext(Record, frozen=True, kw_only=True):
     """What to run in a container (``ContainerLaunchContext``).
 
     ``commands`` and ``environment`` are YARN's (environment as ordered ``(name, value)`` pairs, so the record stays
@@ -51,14 +51,14 @@ class ContainerLaunchContext(Record, kw_only=True):
     tokens: tuple[AMRMToken, ...] = ()
 
 
-class StartContainerRequest(Record, kw_only=True):
+class StartContainerRequest(Record, frozen=True, kw_only=True):
     """One container to start (``StartContainerRequest``); Hadoop's container token becomes the Container."""
 
     container: Container
     launch_context: ContainerLaunchContext = ContainerLaunchContext()
 
 
-class FailedContainerRequest(Record, kw_only=True):
+class FailedContainerRequest(Record, frozen=True, kw_only=True):
     """One entry of a response's ``failed_requests`` (Hadoop's ``Map<ContainerId, SerializedException>``)."""
 
     container_id: ContainerId

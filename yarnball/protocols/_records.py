@@ -58,11 +58,13 @@ ANY = "*"  # ResourceRequest.ANY: the off-switch resource name
 # not trigger collections over the whole heap (msgspec docs, "Disabling Garbage Collection").
 # cache_hash on the ids used as dict keys on every container's path (a ContainerId is hashed ~20 times per
 # container, each hash walking the nested attempt and application ids): computed once per object.
+# Subclasses restate frozen=True: msgspec inherits it, but type checkers read each class's own keywords
+# (dataclass_transform) and would take a subclass without it for a mutable one.
 class Record(msgspec.Struct, frozen=True, gc=False):
     """Base of every record: frozen, compared by value, not tracked by the garbage collector."""
 
 
-class Resource(Record):
+class Resource(Record, frozen=True):
     """An amount of memory (MB) and virtual cores, plus optional extended resource types (e.g. ``yarn.io/gpu``)."""
 
     memory_mb: int = 0
@@ -111,7 +113,7 @@ def _merge(a: Resource, b: Resource, sign: int) -> tuple[tuple[str, int], ...]:
     return tuple(sorted(out.items()))
 
 
-class ApplicationId(Record, cache_hash=True):
+class ApplicationId(Record, frozen=True, cache_hash=True):
     """``application_<clusterTimestamp>_<id>``; the id is zero-padded to at least four digits."""
 
     cluster_timestamp: int
@@ -128,7 +130,7 @@ class ApplicationId(Record, cache_hash=True):
         return cls(int(parts[1]), int(parts[2]))
 
 
-class ApplicationAttemptId(Record, cache_hash=True):
+class ApplicationAttemptId(Record, frozen=True, cache_hash=True):
     """``appattempt_<clusterTimestamp>_<appId>_<attemptId>``, the attempt zero-padded to six digits."""
 
     application_id: ApplicationId
@@ -146,7 +148,7 @@ class ApplicationAttemptId(Record, cache_hash=True):
         return cls(ApplicationId(int(parts[1]), int(parts[2])), int(parts[3]))
 
 
-class ContainerId(Record, cache_hash=True):
+class ContainerId(Record, frozen=True, cache_hash=True):
     """``container_[e<epoch>_]<clusterTimestamp>_<appId>_<attemptId>_<containerId>``.
 
     As in ``ContainerId.toString()``, the application id is padded to four digits, the attempt to two and the
@@ -178,7 +180,7 @@ class ContainerId(Record, cache_hash=True):
         return cls(ApplicationAttemptId(app, int(parts[3])), (epoch << 40) | int(parts[4]))
 
 
-class NodeId(Record):
+class NodeId(Record, frozen=True):
     """``host:port``."""
 
     host: str
@@ -188,7 +190,7 @@ class NodeId(Record):
         return f"{self.host}:{self.port}"
 
 
-class Priority(Record):
+class Priority(Record, frozen=True):
     """A request priority. As in YARN, a *lower* number is a *higher* priority."""
 
     priority: int = 0
@@ -202,7 +204,7 @@ class ExecutionType(enum.Enum):
     OPPORTUNISTIC = "OPPORTUNISTIC"
 
 
-class ExecutionTypeRequest(Record):
+class ExecutionTypeRequest(Record, frozen=True):
     execution_type: ExecutionType = ExecutionType.GUARANTEED
     enforce_execution_type: bool = False
 
@@ -283,7 +285,7 @@ class FinalApplicationStatus(enum.Enum):
     KILLED = "KILLED"
 
 
-class ResourceRequest(Record, kw_only=True):
+class ResourceRequest(Record, frozen=True, kw_only=True):
     """An ask: ``num_containers`` containers of ``capability`` at ``priority`` on ``resource_name``.
 
     ``resource_name`` is a host, a rack (``/rack``) or ``*`` (ANY). As in YARN, an AM asking for a host also asks
@@ -300,14 +302,14 @@ class ResourceRequest(Record, kw_only=True):
     allocation_request_id: int = -1
 
 
-class MasterKey(Record, kw_only=True):
+class MasterKey(Record, frozen=True, kw_only=True):
     """A secret-manager master key (``org.apache.hadoop.yarn.server.api.records.MasterKey``)."""
 
     key_id: int
     secret: bytes
 
 
-class AMRMToken(Record, kw_only=True):
+class AMRMToken(Record, frozen=True, kw_only=True):
     """``Token<AMRMTokenIdentifier>`` (kind ``YARN_AM_RM_TOKEN``)."""
 
     application_attempt_id: ApplicationAttemptId
@@ -315,7 +317,7 @@ class AMRMToken(Record, kw_only=True):
     password: bytes = b""
 
 
-class NMToken(Record, kw_only=True):
+class NMToken(Record, frozen=True, kw_only=True):
     """``NMToken`` (the node and ``Token<NMTokenIdentifier>``, kind ``NMToken``)."""
 
     application_attempt_id: ApplicationAttemptId
@@ -325,7 +327,7 @@ class NMToken(Record, kw_only=True):
     password: bytes = b""
 
 
-class ContainerToken(Record, kw_only=True):
+class ContainerToken(Record, frozen=True, kw_only=True):
     """``Token<ContainerTokenIdentifier>`` (kind ``ContainerToken``); ``node_id`` is ``nmHostAddress``."""
 
     container_id: ContainerId
@@ -337,7 +339,7 @@ class ContainerToken(Record, kw_only=True):
     password: bytes = b""
 
 
-class Container(Record, kw_only=True):
+class Container(Record, frozen=True, kw_only=True):
     """A container allocated by the RM: an id, a node, a resource, a priority and an execution type."""
 
     id: ContainerId
@@ -352,7 +354,7 @@ class Container(Record, kw_only=True):
     container_token: ContainerToken | None = None
 
 
-class ContainerStatus(Record, kw_only=True):
+class ContainerStatus(Record, frozen=True, kw_only=True):
     container_id: ContainerId
     state: ContainerState
     exit_status: int = ContainerExitStatus.INVALID
@@ -370,7 +372,7 @@ class ContainerUpdateType(enum.Enum):
     DEMOTE_EXECUTION_TYPE = "DEMOTE_EXECUTION_TYPE"
 
 
-class UpdateContainerRequest(Record, kw_only=True):
+class UpdateContainerRequest(Record, frozen=True, kw_only=True):
     """A request to change a running container: its resource (increase/decrease) or execution type."""
 
     container_version: int
@@ -380,38 +382,38 @@ class UpdateContainerRequest(Record, kw_only=True):
     execution_type: ExecutionType | None = None
 
 
-class UpdatedContainer(Record, kw_only=True):
+class UpdatedContainer(Record, frozen=True, kw_only=True):
     update_type: ContainerUpdateType
     container: Container
 
 
-class PreemptionContainer(Record):
+class PreemptionContainer(Record, frozen=True):
     id: ContainerId
 
 
-class PreemptionResourceRequest(Record):
+class PreemptionResourceRequest(Record, frozen=True):
     resource_request: ResourceRequest
 
 
-class StrictPreemptionContract(Record):
+class StrictPreemptionContract(Record, frozen=True):
     """Containers the RM *will* take back: the AM may checkpoint, but cannot keep them."""
 
     containers: tuple[PreemptionContainer, ...] = ()
 
 
-class PreemptionContract(Record):
+class PreemptionContract(Record, frozen=True):
     """Negotiable: give back resources matching ``resource_request``; ``containers`` are the RM's candidates."""
 
     resource_request: tuple[PreemptionResourceRequest, ...] = ()
     containers: tuple[PreemptionContainer, ...] = ()
 
 
-class PreemptionMessage(Record):
+class PreemptionMessage(Record, frozen=True):
     strict_contract: StrictPreemptionContract | None = None
     contract: PreemptionContract | None = None
 
 
-class NodeReport(Record, kw_only=True):
+class NodeReport(Record, frozen=True, kw_only=True):
     node_id: NodeId
     rack_name: str
     node_state: NodeState = NodeState.RUNNING
@@ -426,7 +428,7 @@ class NodeReport(Record, kw_only=True):
     node_update_type: NodeUpdateType | None = None
 
 
-class ApplicationReport(Record, kw_only=True):
+class ApplicationReport(Record, frozen=True, kw_only=True):
     application_id: ApplicationId
     name: str = ""
     user: str = ""

@@ -50,7 +50,7 @@ class NodeAction(enum.Enum):
     SHUTDOWN = "SHUTDOWN"
 
 
-class NodeHealthStatus(Record, kw_only=True):
+class NodeHealthStatus(Record, frozen=True, kw_only=True):
     """The NM's health-checker verdict (``NodeHealthStatus``)."""
 
     is_node_healthy: bool = True
@@ -58,7 +58,7 @@ class NodeHealthStatus(Record, kw_only=True):
     last_health_report_time: int = 0
 
 
-class ResourceUtilization(Record, kw_only=True):
+class ResourceUtilization(Record, frozen=True, kw_only=True):
     """Physical usage measured by the NM (``ResourceUtilization``): MB of pmem/vmem and a fraction of vcores."""
 
     pmem: int = 0
@@ -66,7 +66,7 @@ class ResourceUtilization(Record, kw_only=True):
     cpu: float = 0.0
 
 
-class OpportunisticContainersStatus(Record, kw_only=True):
+class OpportunisticContainersStatus(Record, frozen=True, kw_only=True):
     """The NM's queue state, sent on every heartbeat (``OpportunisticContainersStatus``).
 
     As in Hadoop, ``wait_queue_length`` counts *all* queued containers (guaranteed and opportunistic) and the real
@@ -83,7 +83,7 @@ class OpportunisticContainersStatus(Record, kw_only=True):
     opport_queue_capacity: int = 0
 
 
-class ContainerQueuingLimit(Record, kw_only=True):
+class ContainerQueuingLimit(Record, frozen=True, kw_only=True):
     """The RM's cap on an NM's opportunistic queue (``ContainerQueuingLimit``); -1 means no limit.
 
     ``ContainerQueuingLimit.newInstance()`` sets both to -1. The NM only enforces ``max_queue_length``
@@ -94,7 +94,7 @@ class ContainerQueuingLimit(Record, kw_only=True):
     max_queue_wait_time_in_ms: int = -1
 
 
-class RemoteNode(Record, kw_only=True):
+class RemoteNode(Record, frozen=True, kw_only=True):
     """One entry of the least-loaded node list used by opportunistic allocation (``RemoteNode``)."""
 
     node_id: NodeId
@@ -103,7 +103,7 @@ class RemoteNode(Record, kw_only=True):
     node_partition: str = ""
 
 
-class NMContainerStatus(Record, kw_only=True):
+class NMContainerStatus(Record, frozen=True, kw_only=True):
     """A container the NM reports when it (re-)registers, for work-preserving recovery (``NMContainerStatus``)."""
 
     container_id: ContainerId
@@ -119,7 +119,7 @@ class NMContainerStatus(Record, kw_only=True):
     allocation_request_id: int = -1
 
 
-class NodeStatus(Record, kw_only=True):
+class NodeStatus(Record, frozen=True, kw_only=True):
     """What an NM reports on every heartbeat (``NodeStatus``): its containers, health and queue lengths."""
 
     node_id: NodeId

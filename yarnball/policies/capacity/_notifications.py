@@ -39,26 +39,26 @@ class _Note(msgspec.Struct, frozen=True):
     pass
 
 
-class AppAccepted(_Note):
+class AppAccepted(_Note, frozen=True):
     """``APP_ACCEPTED``: the application was admitted to its leaf queue."""
 
     application_id: ApplicationId
 
 
-class AppRejected(_Note):
+class AppRejected(_Note, frozen=True):
     """``APP_REJECTED`` with Hadoop's diagnostics (unknown queue, non-leaf queue, limits, ACL, STOPPED queue)."""
 
     application_id: ApplicationId
     diagnostics: str
 
 
-class AttemptAdded(_Note):
+class AttemptAdded(_Note, frozen=True):
     """``ATTEMPT_ADDED``: the attempt is known to the scheduler; the RM may now ask for its AM container."""
 
     attempt_id: ApplicationAttemptId
 
 
-class ContainerAllocated(_Note):
+class ContainerAllocated(_Note, frozen=True):
     """A container was allocated on a node heartbeat; the AM receives it on its next ``allocate``."""
 
     attempt_id: ApplicationAttemptId
@@ -67,7 +67,7 @@ class ContainerAllocated(_Note):
     locality: str = ""  # the allocation's NodeType: NODE_LOCAL, RACK_LOCAL or OFF_SWITCH
 
 
-class ContainerReserved(_Note):
+class ContainerReserved(_Note, frozen=True):
     """A reservation was made (or renewed) for the attempt on a node that is too full right now."""
 
     attempt_id: ApplicationAttemptId
@@ -75,7 +75,7 @@ class ContainerReserved(_Note):
     resource: Resource
 
 
-class ContainerCompleted(_Note):
+class ContainerCompleted(_Note, frozen=True):
     """The scheduler ended a container itself (lost node, released, expired, killed, preempted).
 
     The RM tells the NodeManager to clean it up; the status is also queued for the AM's next ``allocate``.
