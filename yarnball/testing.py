@@ -16,7 +16,7 @@ capacity, applications finish once, refused requests change nothing); the test s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -100,7 +100,7 @@ class ActorTestKit:
 
 
 @contextmanager
-def captured_events() -> Iterator[list[dict[str, Any]]]:
+def captured_events() -> Iterator[list[MutableMapping[str, Any]]]:
     """Capture yarnball's structured log records (dicts with ``event`` and fields) inside the block."""
     with capture_logs() as logs:
         yield logs

@@ -29,6 +29,7 @@ container carries its own container token (protocols/_tokens.py).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from heapq import heappush
 from typing import Any
 
@@ -72,6 +73,7 @@ from yarnball.protocols import (
     ContainerUpdateResponse,
     ContainerUpdateType,
     ExecutionType,
+    FailedContainerRequest,
     FinalApplicationStatus,
     FinishApplicationMasterRequest,
     FinishApplicationMasterResponse,
@@ -654,7 +656,7 @@ class ApplicationMaster(Actor):
 
     @handler
     def on_start_response(self, msg: StartContainersResponse) -> None:
-        failed = msg.failed_requests
+        failed: Sequence[FailedContainerRequest] = msg.failed_requests
         if self._nm_calls is not None:
             # only the answers to calls in flight (a second answer to one call is dropped: actors/_nmrpc.py)
             _, failed = self._nm_calls.answered("start", msg.successfully_started_containers, failed)

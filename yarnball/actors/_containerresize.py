@@ -188,14 +188,14 @@ class ContainerResizeService:
         scheduler = self.rm.scheduler
         opportunistic = self.rm.opportunistic
         for req, container in accepted:
-            target = req.capability
-            assert target is not None  # (RESOURCE_OUTSIDE_ALLOWED_RANGE otherwise)
+            capability = req.capability
+            assert capability is not None  # (RESOURCE_OUTSIDE_ALLOWED_RANGE otherwise)
             if container.execution_type is ExecutionType.OPPORTUNISTIC:
                 assert opportunistic is not None  # (only its containers are OPPORTUNISTIC)
                 if req.container_update_type is DECREASE:
-                    opportunistic.decrease(attempt_id, container, target)
+                    opportunistic.decrease(attempt_id, container, capability)
                 else:
-                    asks.extend(opportunistic.increase(attempt_id, container, target))
+                    asks.extend(opportunistic.increase(attempt_id, container, capability))
             elif req.container_update_type is DECREASE:
                 pending = self.increases.pop(req.container_id, None)
                 if pending is not None:
@@ -203,9 +203,9 @@ class ContainerResizeService:
                     # (cancelPreviousRequest), whose reservation goes with its ask
                     del self.by_request[pending.attempt_id, pending.request_id]
                     asks.extend(self._asks(pending.container, pending.delta, pending.request_id, 0))
-                self._decrease(attempt_id, container, target, scheduler)
+                self._decrease(attempt_id, container, capability, scheduler)
             else:
-                asks.extend(self._increase(attempt_id, container, target))
+                asks.extend(self._increase(attempt_id, container, capability))
         if errors:
             self.errors.setdefault(attempt_id, []).extend(errors)
         return msg, asks

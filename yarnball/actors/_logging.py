@@ -13,8 +13,9 @@ import heapq
 import json
 import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TextIO
 
 import structlog
 
@@ -64,7 +65,7 @@ class _EventKeyPrefix:
 
 
 def merge_event_logs(
-    parts: list[str | Path], dest: str | Path, *, stop_key: tuple[Any, ...] | None = None, presorted: bool = True
+    parts: Sequence[str | Path], dest: str | Path, *, stop_key: tuple[Any, ...] | None = None, presorted: bool = True
 ) -> int:
     """Merge key-prefixed logs (one per shard host) into ``dest`` in canonical order and strip the keys.
 
@@ -101,7 +102,7 @@ def configure_logging(
     *,
     json_path: str | Path | None = None,
     level: str = "info",
-    stream: IO[str] | None = None,
+    stream: TextIO | None = None,
     event_keys: bool = False,
 ) -> None:
     """Configure structlog for yarnball.
@@ -124,7 +125,7 @@ def logging_config(
     *,
     json_path: str | Path | None = None,
     level: str = "info",
-    stream: IO[str] | None = None,
+    stream: TextIO | None = None,
     event_keys: bool = False,
 ) -> tuple[dict[str, Any], IO[str] | None]:
     """What :func:`configure_logging` applies, without applying it: structlog's configuration and the file it

@@ -609,6 +609,7 @@ class OpportunisticContainerAllocatorAMService:
                 self.promotions[rid] = original
                 self.rm._update_requests(attempt_id, tuple(self._promotion_request(record, rid, 1)), ())
             return True
+        assert record is not None  # (ended otherwise)
         record.promotion_rid = None
         record.promotion_capability = None
         promoted = msgspec.structs.replace(

@@ -10,8 +10,8 @@ from typing import Any
 
 from yarnball.actors._logging import close_logging, configure_logging
 from yarnball.errors import SimulationError, YarnballError
-from yarnball.launcher._cluster import Cluster
 from yarnball.launcher._refresh import parse_refresh_spec
+from yarnball.launcher._sharded import ShardedCluster
 
 __all__ = ["simulate_sharded"]
 
@@ -40,7 +40,7 @@ def simulate_sharded(
     known = {j.job_id for j in workload.jobs}
     live = args.clock == "wall"
     configure_logging(level="warning", stream=sys.stderr)  # the driver's own warnings; the hosts log the run
-    cluster = Cluster(
+    cluster = ShardedCluster(
         conf,
         workload.nodes,
         seed=args.seed,
@@ -57,7 +57,7 @@ def simulate_sharded(
 
     def finish(wall: float) -> None:
         progress.finish()
-        finished["summary"] = cluster.write_outputs(  # type: ignore[attr-defined]
+        finished["summary"] = cluster.write_outputs(
             out, wall_seconds=wall, workload=workload, plots=not args.no_plots
         )
         if args.report:  # as the embedded run: the final REST answers (from the hosts), then the page
@@ -73,7 +73,7 @@ def simulate_sharded(
             cluster.refresh_queues(conf_dir, at_ms=at_ms)
         if faults:
             cluster.inject(faults)  # (launcher/_shardfaults.py; after the refreshes, as the embedded CLI)
-        cluster.record_metrics(interval_ms, [j for j in track if j in known])  # type: ignore[attr-defined]
+        cluster.record_metrics(interval_ms, [j for j in track if j in known])
         progress.cluster = cluster
         pace = None if live else args.pace
         start = time.perf_counter()
@@ -104,7 +104,7 @@ def simulate_sharded(
                 finish(time.perf_counter() - start)
         except SimulationError:
             try:  # flush what the RM's host recorded so far
-                cluster.write_outputs(  # type: ignore[attr-defined]
+                cluster.write_outputs(
                     out, wall_seconds=time.perf_counter() - start, workload=workload, plots=False
                 )
             except YarnballError:

@@ -134,7 +134,7 @@ class Cluster:
             raise SimulationError(f"clock must be 'virtual' or 'wall', got {clock!r}")
         #: A live run (wall clock, real executors): see the class docstring.
         self.live = clock == "wall"
-        self.work_dir: Path | None = None
+        self.work_dir: str | Path | None = None  # a str on the sharded backends (sent to the hosts)
         self._loop: asyncio.AbstractEventLoop | None = None
         if self.live:
             self.work_dir = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="yarnball-live-"))

@@ -58,8 +58,8 @@ def write_plots(out_dir: Path, recorder: MetricsRecorder) -> list[Path]:
     fig, ax = plt.subplots(figsize=(10, 4 + 0.25 * legend_rows), layout="constrained")
     try:
         for queue in leaves:
-            values = series[queue]
-            ax.step(seconds, [values.get(t, 0.0) for t in times], where="post", label=queue)
+            usage = series[queue]
+            ax.step(seconds, [usage.get(t, 0.0) for t in times], where="post", label=queue)
         ax.set_xlabel("simulated time (s)")
         ax.set_ylabel("allocated memory (GB)")
         ax.set_title("Allocated memory per leaf queue")

@@ -130,6 +130,11 @@ def _decode(data: bytes, rejected: list[tuple[int, ProtocolError]] | None) -> tu
             gc.enable()
 
 
+def _tell(rm: ResourceManager, message: Message) -> None:
+    """``rm.ref.tell(message)``, its ref read when the event runs."""
+    rm.ref.tell(message)
+
+
 def _undeliverable(dst: str, arg: tuple[Any, ActorRef | None]) -> None:
     """A message for an actor this host does not run (any more): a dead letter, as on one kernel."""
     _dead_letter((dst, arg[0], arg[1]))
@@ -282,19 +287,16 @@ class ShardHost:
             elif kind == "fail":
                 _, _, host, at_ms = step
                 actor_id = nm_actor_id(host)
-                nm = kernel.actors.get(actor_id)
-                if nm is not None:
-                    kernel.schedule(max(0.0, at_ms - kernel.now), lambda _, nm=nm: nm.fail(), owner=actor_id)
+                failing = kernel.actors.get(actor_id)
+                if failing is not None:
+                    kernel.schedule(max(0.0, at_ms - kernel.now), lambda nm: nm.fail(), failing, owner=actor_id)
             elif kind == "fault":
                 _, _, fault, seed = step
                 self._fault(fault, seed)
             elif kind == "refresh":
                 _, _, request, at_ms = step
                 if self.rm is not None:  # Cluster.refresh_queues: told by the RM's host, ordered as the RM's own
-                    rm = self.rm
-                    kernel.schedule(
-                        max(0.0, at_ms - kernel.now), lambda _, rm=rm, r=request: rm.ref.tell(r), owner=RM_ID
-                    )
+                    kernel.schedule(max(0.0, at_ms - kernel.now), partial(_tell, self.rm), request, owner=RM_ID)
             elif kind != "skip" and kind != "rm":
                 raise SimulationError(f"unknown setup step {kind!r} for shard host {self.index}")
 

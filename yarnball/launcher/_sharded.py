@@ -540,8 +540,9 @@ class ShardedCluster(Cluster):
             peeks = self._peeks
             active = [
                 bool(self._inbound[i])
-                or (peeks[i] is not None and (end is None or peeks[i] < end or (inclusive and peeks[i] == end)))
+                or (peek is not None and (end is None or peek < end or (inclusive and peek == end)))
                 for i in range(group.size)
+                for peek in (peeks[i],)
             ]
             sent = time.perf_counter()
             results = group.run_window(end, inclusive, self._inbound, active)
@@ -565,8 +566,9 @@ class ShardedCluster(Cluster):
                     if done is not None:
                         done_at = done
                     last = max(last, last_t)
-                if peeks[index] is not None:
-                    pending.append(peeks[index])  # type: ignore[arg-type]
+                peek = peeks[index]
+                if peek is not None:
+                    pending.append(peek)
             self.window_overheads.append(took - busiest)
             if on_progress is not None and end is not None and end >= next_progress:
                 on_progress(min(end, until) if until is not None else end)
@@ -581,7 +583,8 @@ class ShardedCluster(Cluster):
                     return last
                 start = until
                 continue
-            start = max(end, min(pending))  # type: ignore[type-var]
+            assert end is not None  # (a window that does not include its end ends at start + width)
+            start = max(end, min(pending))
 
     def close(self) -> None:
         """Stop the shard hosts (and the local Ray this cluster started), then merge their event logs."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
 import msgspec
 
@@ -88,7 +88,10 @@ _REGISTERED: frozenset[type] = frozenset(MESSAGE_TYPES)
 if len(_BY_TAG) != len(MESSAGE_TYPES):  # pragma: no cover - a programming error caught at import
     raise RuntimeError("two yarnball message classes share a wire tag")
 
-AnyMessage = Union[MESSAGE_TYPES]  # noqa: UP007 - built from a tuple at import time, `|` cannot do that
+if TYPE_CHECKING:  # the union of the classes found at import time is, statically, any Message
+    AnyMessage: TypeAlias = Message
+else:
+    AnyMessage = Union[MESSAGE_TYPES]  # noqa: UP007 - built from a tuple at import time, `|` cannot do that
 
 
 class _Frame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

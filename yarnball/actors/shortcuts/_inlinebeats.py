@@ -73,7 +73,7 @@ class InlineHeartbeats:
         ref = nm.rm
         if type(ref) is not ActorRef:
             return False
-        rm = ref._actor
+        rm: Any = ref._actor  # the ResourceManager (duck-typed, as nm)
         if rm is None or rm._stopped or rm._busy:
             return False
         if rm is not self.checked:

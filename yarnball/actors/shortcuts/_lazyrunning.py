@@ -73,13 +73,16 @@ Compiled with mypyc (yarnball/_native.py), with actors/_heartbeats.py: LazyRunni
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yarnball.actors._actor import Actor, ActorRef
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors.shortcuts._inlinebeats import InlineHeartbeats
 from yarnball.actors.shortcuts._roles import ROLES
 from yarnball.protocols import NodeHeartbeatRequest, NodeHeartbeatResponse
+
+if TYPE_CHECKING:
+    from yarnball.actors._resourcemanager import ResourceManager
 
 __all__ = ["LazyRunning"]
 
@@ -91,7 +94,7 @@ class LazyRunning:
 
     __slots__ = ("checked", "clock", "deferred", "enabled", "pending", "rm")
 
-    def __init__(self, clock: HeartbeatClock, rm: Any) -> None:
+    def __init__(self, clock: HeartbeatClock, rm: ResourceManager) -> None:
         self.clock = clock
         self.rm = rm
         self.enabled = True

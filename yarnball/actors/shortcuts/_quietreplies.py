@@ -105,7 +105,7 @@ def deliver_plain_heartbeat_response(rm: Any, nm_ref: Any, response_id: int, nm_
     the RM's heartbeat interval (``rm.heartbeat_interval_ms``). The response is built only if it must be sent."""
     # (_live_local, inline: this runs at nearly every heartbeat)
     kernel = rm.kernel
-    nm = nm_ref._actor if type(nm_ref) is ActorRef and nm_ref.kernel is kernel else None
+    nm: Any = nm_ref._actor if type(nm_ref) is ActorRef and nm_ref.kernel is kernel else None  # the NodeManager
     interval = rm.heartbeat_interval_ms
     if (
         nm is not None

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from yarnball.errors import RestRequestError
-from yarnball.launcher.web._snapshot import APP_STATES, NODE_STATES, Snapshot
+from yarnball.launcher.web._snapshot import APP_STATES, NODE_STATES, SnapshotView
 from yarnball.launcher.web._xml import to_xml
 
 __all__ = ["SOURCE", "SnapshotSource", "add_rest_routes", "remote_exception_middleware"]
@@ -32,7 +32,7 @@ _LONG_MAX = 9223372036854775807
 class SnapshotSource(Protocol):
     """Where the handlers get the state they show: the latest consistent snapshot of the run."""
 
-    def latest(self) -> Snapshot: ...
+    def latest(self) -> SnapshotView: ...
 
 
 SOURCE: web.AppKey[SnapshotSource] = web.AppKey("yarnball_snapshot_source", SnapshotSource)
@@ -137,7 +137,7 @@ def _time_range(request: web.Request, begin: str, end: str, label: str) -> tuple
     return lo, hi
 
 
-def _queue_known(snap: Snapshot, name: str) -> bool:
+def _queue_known(snap: SnapshotView, name: str) -> bool:
     def walk(q: dict[str, Any]) -> Iterable[dict[str, Any]]:
         yield q
         for child in (q.get("queues") or {}).get("queue", []):
@@ -154,7 +154,7 @@ def _check_app_id(text: str) -> None:
         raise _bad_request(f"Invalid ApplicationId: {text}")
 
 
-def _app(snap: Snapshot, app_id: str) -> dict[str, Any]:
+def _app(snap: SnapshotView, app_id: str) -> dict[str, Any]:
     _check_app_id(app_id)
     app = snap.apps.get(app_id)
     if app is None:
@@ -184,7 +184,7 @@ async def get_scheduler(request: web.Request) -> web.Response:
     return render(request, {"scheduler": snap.scheduler})
 
 
-def select_apps(snap: Snapshot, request: web.Request) -> list[dict[str, Any]]:
+def select_apps(snap: SnapshotView, request: web.Request) -> list[dict[str, Any]]:
     """``RMWebServices.getApps`` with ``ApplicationsRequestBuilder``'s checks, in application-id order."""
     states_raw = _comma_values(request, "states")
     single = request.query.get("state")

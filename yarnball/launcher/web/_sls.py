@@ -18,7 +18,7 @@ from aiohttp import web
 
 from yarnball.launcher.web._html import page
 from yarnball.launcher.web._rest import SOURCE
-from yarnball.launcher.web._snapshot import Snapshot
+from yarnball.launcher.web._snapshot import SnapshotView
 from yarnball.protocols._schedulerevents import SchedulerEventType
 
 __all__ = ["BANDS", "add_sls_routes", "sls_metrics"]
@@ -54,7 +54,7 @@ def _leaves(info: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def sls_metrics(snap: Snapshot) -> dict[str, Any]:
+def sls_metrics(snap: SnapshotView) -> dict[str, Any]:
     """The flat ``/simulateMetrics`` record of one snapshot."""
     m = snap.metrics
     running_apps = m["appsRunning"]

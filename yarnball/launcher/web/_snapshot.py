@@ -11,7 +11,7 @@ the simulated clock plus the run's cluster timestamp (the ``application_<cluster
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from yarnball import __version__
 from yarnball.launcher.web._nmview import node_managers
@@ -20,7 +20,7 @@ from yarnball.launcher.web._resources import resource_info
 from yarnball.launcher.web._schedulerinfo import scheduler_info
 from yarnball.protocols import NodeId, YarnApplicationState
 
-__all__ = ["APP_STATES", "NODE_STATES", "Snapshot", "resource_info", "take_snapshot"]
+__all__ = ["APP_STATES", "NODE_STATES", "Snapshot", "SnapshotView", "resource_info", "take_snapshot"]
 
 #: YarnApplicationState, in Hadoop's declaration order (the /appstatistics listing order).
 APP_STATES: tuple[str, ...] = tuple(s.value for s in YarnApplicationState)
@@ -40,6 +40,34 @@ _STATE_STORE = "org.apache.hadoop.yarn.server.resourcemanager.recovery.NullRMSta
 _VERSION = f"{__version__}-yarnball"
 _BUILD = f"{_VERSION} (yarnball's simulated ResourceManager; no Hadoop build)"
 _NM_HTTP_PORT = 8042  # yarn.nodemanager.webapp.address's default port
+
+
+class SnapshotView(Protocol):
+    """What the REST API and the web UI read of a snapshot: a :class:`Snapshot`, or a sharded cluster's
+    (launcher/web/_shardsource.py ``RemoteSnapshot``, ``StartingSnapshot``)."""
+
+    @property
+    def generation(self) -> int: ...
+    @property
+    def done(self) -> bool: ...
+    @property
+    def now_ms(self) -> float: ...
+    @property
+    def opportunistic(self) -> bool: ...
+    @property
+    def cluster_info(self) -> dict[str, Any]: ...
+    @property
+    def metrics(self) -> dict[str, Any]: ...
+    @property
+    def scheduler(self) -> dict[str, Any]: ...
+    @property
+    def apps(self) -> dict[str, dict[str, Any]]: ...
+    @property
+    def attempts(self) -> dict[str, list[dict[str, Any]]]: ...
+    @property
+    def nodes(self) -> dict[str, dict[str, Any]]: ...
+    @property
+    def node_managers(self) -> dict[str, dict[str, Any]]: ...
 
 
 class Snapshot:

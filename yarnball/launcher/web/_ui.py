@@ -20,7 +20,7 @@ from yarnball.errors import RestRequestError
 from yarnball.launcher.web._datatable import hadoop_date
 from yarnball.launcher.web._html import apps_table, metrics_strip, nodes_table, page, queue_tree, table, time_cell
 from yarnball.launcher.web._rest import SOURCE, _app, remote_exception
-from yarnball.launcher.web._snapshot import APP_STATES, NODE_STATES, Snapshot
+from yarnball.launcher.web._snapshot import APP_STATES, NODE_STATES, SnapshotView
 
 __all__ = ["add_ui_routes"]
 
@@ -28,7 +28,7 @@ _LINK = "/cluster/"
 _REFRESH_S = 3
 
 
-def _html(snap: Snapshot, title: str, body: str) -> web.Response:
+def _html(snap: SnapshotView, title: str, body: str) -> web.Response:
     text = page(title, body, base=_LINK)
     if not snap.done:  # the page's script reloads it (launcher/web/_datatable.py); without scripts, the meta does
         refresh = f'<noscript><meta http-equiv="refresh" content="{_REFRESH_S}"></noscript>'
@@ -36,7 +36,7 @@ def _html(snap: Snapshot, title: str, body: str) -> web.Response:
     return web.Response(text=text, content_type="text/html", charset="utf-8")
 
 
-def _status_line(snap: Snapshot) -> str:
+def _status_line(snap: SnapshotView) -> str:
     if getattr(snap, "starting", False):  # a Ray cluster's hosts are coming up (launcher/web/_shardsource.py)
         return (
             '<p id="starting">The cluster is starting: its shard hosts are coming up (Ray takes a few seconds). '

@@ -579,6 +579,7 @@ def keep_auto_created_queues(
 ) -> None:
     """``CapacitySchedulerQueueManager.updateQueues`` keeps an AutoCreatedLeafQueue whose parent is still a
     ManagedParentQueue: parsed again here, under the new parent, from the new template (``setLeafQueueConfigs``)."""
+    managed: ManagedParentQueue
     for path, managed in cs.managed_parents.items():
         parsed = new.get(path)
         if not isinstance(parsed, ParentQueue) or not conf.is_auto_create_child_queue_enabled(path):

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from typing import Protocol, TypeVar
 
 from yarnball.errors import ConfigurationError
@@ -48,14 +48,21 @@ __all__ = [
 
 
 class PlacementNode(Protocol):
-    """What a placement policy reads of a node (``SchedulerNode`` satisfies it)."""
+    """What a placement policy reads of a node (``SchedulerNode`` satisfies it): read-only, so a node's own, narrower
+    attribute types match."""
 
-    node_id: NodeId
-    total_m: int
-    unalloc_m: int
-    unalloc_v: int
-    containers: Mapping[object, object]
-    reserved: object | None
+    @property
+    def node_id(self) -> NodeId: ...
+    @property
+    def total_m(self) -> int: ...
+    @property
+    def unalloc_m(self) -> int: ...
+    @property
+    def unalloc_v(self) -> int: ...
+    @property
+    def containers(self) -> Sized: ...
+    @property
+    def reserved(self) -> object | None: ...
 
 
 N = TypeVar("N", bound=PlacementNode)

@@ -167,8 +167,9 @@ def _resource(r: Res) -> Resource:
     return Resource(r[0], r[1])
 
 
-def _is_none(r: Resource | None) -> bool:
-    return r is None or (r.memory_mb == 0 and r.vcores == 0)
+def _given(r: Resource | None) -> Res | None:
+    """``r`` as a pair, or None when it is unset or zero (then derived from the queue's capacities)."""
+    return None if r is None or (r.memory_mb == 0 and r.vcores == 0) else (r.memory_mb, r.vcores)
 
 
 def build_queue_tree(
@@ -191,10 +192,12 @@ def build_queue_tree(
             raise ConfigurationError(f"queues[{i}].path: {what}")
         used, reserved, pending = _res(qs.used), _res(qs.reserved), _res(qs.pending)
         abs_cap = j.f32(qs.absolute_capacity)
-        guaranteed = j.multiply(cluster, abs_cap) if _is_none(qs.guaranteed) else _res(qs.guaranteed)
-        maximum = (
-            j.multiply(cluster, j.f32(qs.absolute_maximum_capacity)) if _is_none(qs.maximum) else _res(qs.maximum)
-        )
+        guaranteed = _given(qs.guaranteed)
+        if guaranteed is None:
+            guaranteed = j.multiply(cluster, abs_cap)
+        maximum = _given(qs.maximum)
+        if maximum is None:
+            maximum = j.multiply(cluster, j.f32(qs.absolute_maximum_capacity))
         by_path[qs.path] = TempQueue(
             qs.path,
             index=i,

@@ -20,7 +20,7 @@ __all__ = ["HADOOP_TEST_CONFIG", "app_id", "snapshot_from_hadoop_table"]
 TS = 3141592653  # the tests' cluster timestamp
 
 # TestProportionalCapacityPreemptionPolicy.setup(): report the "ideal" preemption in one round.
-HADOOP_TEST_CONFIG: dict[str, object] = {
+HADOOP_TEST_CONFIG: dict[str, str | int | float | bool] = {
     k.PREEMPTION_WAIT_TIME_BEFORE_KILL: 10000,
     k.PREEMPTION_MONITORING_INTERVAL: 3000,
     k.TOTAL_PREEMPTION_PER_ROUND: 1.0,
@@ -43,7 +43,7 @@ def snapshot_from_hadoop_table(
     *,
     am_containers: bool = False,
     am_resource_percent: float = 0.0,
-    config: Mapping[str, object] | None = None,
+    config: Mapping[str, str | int | float | bool] | None = None,
     hadoop_setup: bool = True,
 ) -> ClusterSnapshot:
     """Decode ``int[][] qData`` the way ``buildPolicy(qData)`` does.
@@ -132,6 +132,6 @@ def snapshot_from_hadoop_table(
             )
             next_app += 1
 
-    merged: dict[str, object] = dict(HADOOP_TEST_CONFIG) if hadoop_setup else {}
+    merged: dict[str, str | int | float | bool] = dict(HADOOP_TEST_CONFIG) if hadoop_setup else {}
     merged.update(config or {})
     return ClusterSnapshot(cluster=res(tot), config=merged, queues=tuple(qs), applications=tuple(app_list))
