@@ -439,7 +439,7 @@ class Actor:
         if is_handler:
             self._busy = False
         if exc is not None:
-            self._failed(exc, message, sender)  # type: ignore[arg-type]
+            self._failed(exc, message, sender)
         elif isinstance(sender, _ReplyRef):
             sender.tell(task.result(), self.ref)
         if is_handler:

@@ -50,10 +50,13 @@ import heapq
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Coroutine, Generator
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from yarnball._logs import get_logger
 from yarnball.errors import ActorError
+
+if TYPE_CHECKING:
+    from yarnball.actors._actor import Actor, ActorRef
 
 __all__ = [
     "NORMAL",
@@ -465,7 +468,7 @@ class Kernel:
         self.schedule(delay, fire)
         return handle
 
-    def spawn(self, actor: Any, actor_id: str | None = None) -> Any:
+    def spawn(self, actor: Actor, actor_id: str | None = None) -> ActorRef:
         """Register an :class:`~yarnball.actors.Actor` under ``actor_id`` and schedule its ``on_start``."""
         from yarnball.actors._actor import spawn
 
