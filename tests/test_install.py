@@ -60,6 +60,34 @@ def test_a_successful_compile_stage_keeps_the_extensions(tmp_path: Path, monkeyp
     assert (tmp_path / "yarnball" / "_build.txt").read_text() == ""
 
 
+def test_mypyc_checks_with_its_own_settings_which_skip_the_actor_layers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mypycify gets setup.py's own mypy settings (not [tool.mypy], the whole package's type check): under them the
+    compiled modules type-check and the actor and launcher layers are not even parsed, which keeps the compile at
+    seconds."""
+    import mypy.api
+
+    seen: dict[str, Any] = {}
+
+    def recording(args: list[str], **kwargs: Any) -> list[object]:
+        config = next(a for a in args if a.startswith("--config-file="))
+        seen["config"] = Path(config.split("=", 1)[1]).read_text(encoding="utf-8")  # (gone after the call)
+        seen["paths"] = [a for a in args if not a.startswith("-")]
+        return []
+
+    _run_setup_py(tmp_path, monkeypatch, recording)
+    config = tmp_path / "mypyc.ini"
+    config.write_text(seen["config"], encoding="utf-8")
+    monkeypatch.chdir(ROOT)
+    args = [f"--config-file={config}", f"--cache-dir={tmp_path / 'cache'}", "-v", *seen["paths"]]
+    out, err, status = mypy.api.run(args)
+    assert status == 0, out
+    parsed = {line.rsplit("(", 1)[1].rstrip(")") for line in err.splitlines() if line.startswith("LOG:  Parsing ")}
+    assert set(_native.MYPYC_MODULES) <= parsed
+    assert "yarnball.actors._resourcemanager" not in parsed and "yarnball.launcher._cluster" not in parsed
+
+
 def test_version_names_version_build_python_and_ray(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """`yarnball --version`: five lines, the build says pure Python and why when it is."""
     monkeypatch.setattr(_native, "build_status", lambda: (False, "because a test said so"))
