@@ -60,13 +60,14 @@ def _where(path: Path, m: re.Match[str]) -> str:
 # -- the README and project history ------------------------------------------------------------------------------
 def test_readme_is_a_short_front_page_opening_with_the_two_commands() -> None:
     """At most 150 lines; its first two bash blocks are the one-line commands CI runs: the main job, then the
-    install, lint, documentation build and tests."""
+    install, lint, type check, documentation build and tests."""
     text = README.read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 150
     blocks = re.findall(r"```bash\n(.*?)\n```", text, re.S)
     assert len(blocks) >= 2 and all("\n" not in b.strip() for b in blocks[:2])
     assert blocks[0].startswith("pip install -e . && yarnball simulate ")
     assert "mkdocs build --strict" in blocks[1] and "python -m pytest" in blocks[1]
+    assert "&& mypy &&" in blocks[1]  # the type check of the whole package (pyproject.toml [tool.mypy])
     assert text.index("```bash") < text.index("## ")  # the commands come before any section
 
 
