@@ -18,7 +18,8 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -235,7 +236,7 @@ class ResourceManager(Actor):
         self.apps_done = 0
         # Wall-clock cost of scheduler calls, per operation, like SLS's SchedulerMetrics (not part of the event log).
         self.op_counts: Counter[str] = Counter()
-        self.op_seconds: Counter[str] = Counter()
+        self.op_seconds: defaultdict[str, float] = defaultdict(float)  # wall seconds per op (timecost)
         # SchedulingMonitor for ProportionalCapacityPreemptionPolicy, when the monitor keys enable it.
         self.preemption_monitor = create_preemption_monitor(conf, scheduler)
         # OpportunisticContainerAllocatorAMService in front of the ApplicationMasterService, when enabled.
@@ -1105,6 +1106,8 @@ class ResourceManager(Actor):
         response = self._serve_allocate(msg.allocate_request)
         if response is REFUSED:
             return
+        # (its authentication was refused above, and an RM restart with opportunistic containers is not modelled)
+        assert isinstance(response, AllocateResponse)
         self.reply(self.opportunistic.distributed_allocate_response(response))
 
     @handler
@@ -1140,7 +1143,8 @@ class ResourceManager(Actor):
                 resize = self.resize = ContainerResizeService(self)
             if resize is not None:
                 msg, resize_asks = resize.before_allocate(msg)  # decreases now; increases become asks
-        ask, release = msg.ask, msg.release
+        ask: Sequence[ResourceRequest] = msg.ask
+        release: Sequence[ContainerId] = msg.release
         opportunistic = self.opportunistic
         if opportunistic is not None:
             ask, release = opportunistic.before_allocate(msg)  # OPPORTUNISTIC asks never reach the scheduler

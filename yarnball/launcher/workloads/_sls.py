@@ -79,7 +79,10 @@ def read_sls_trace(
             nodes.extend(_entry_nodes(entry, where, defaults))
             continue  # a cluster header, not a job
         for outcome in _jobs_from_entry(entry, where, f"#{index}", defaults, counter):
-            (jobs if isinstance(outcome, JobSpec) else skipped).append(outcome)
+            if isinstance(outcome, JobSpec):
+                jobs.append(outcome)
+            else:
+                skipped.append(outcome)
         nodes.extend(_entry_nodes(entry, where, defaults))
     return Workload(tuple(jobs), dedupe_nodes(nodes, name), tuple(skipped), f"SLS:{name}")
 
