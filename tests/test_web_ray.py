@@ -324,6 +324,9 @@ def test_rest_submission_on_a_virtual_time_ray_run_is_the_embedded_one(ray_clust
                 sub = await client.post(APPS, params=me, json=context(app_id, ds_command(2, 3.0)))
                 end = await run(cluster, source)
                 listed = (await (await client.get(APPS)).json())["apps"]["app"]
+                for a in listed:  # the proxy URL names this test server's own (random) port
+                    assert a["trackingUrl"] == f"http://{client.host}:{client.port}/proxy/{a['id']}/"
+                    a["trackingUrl"] = f"/proxy/{a['id']}/"
                 snap = source.latest()
                 names = ("metrics", "scheduler", "apps", "nodes", "node_managers")
                 return {"status": sub.status, "app_id": app_id, "listed": listed, "end": end} | {
