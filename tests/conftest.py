@@ -52,7 +52,7 @@ def _invariants_checked(request: pytest.FixtureRequest, monkeypatch: pytest.Monk
     original = Cluster.run
 
     def run(self: Cluster, *args: Any, **kwargs: Any) -> float:
-        if type(self) is not Cluster:
+        if self.backend != "embedded":  # the sharded backends check their merged event logs
             return original(self, *args, **kwargs)
         # vcores count only under the DominantResourceCalculator (Hadoop's default schedules on memory alone)
         vcores = self.conf.get(keys.RESOURCE_CALCULATOR_CLASS, "") == keys.DOMINANT_RESOURCE_CALCULATOR_CLASS

@@ -11,7 +11,7 @@ from typing import Any
 from yarnball.actors._logging import close_logging, configure_logging
 from yarnball.errors import SimulationError, YarnballError
 from yarnball.launcher._refresh import parse_refresh_spec
-from yarnball.launcher._sharded import ShardedCluster
+from yarnball.launcher._cluster import Cluster
 
 __all__ = ["simulate_sharded"]
 
@@ -40,7 +40,7 @@ def simulate_sharded(
     known = {j.job_id for j in workload.jobs}
     live = args.clock == "wall"
     configure_logging(level="warning", stream=sys.stderr)  # the driver's own warnings; the hosts log the run
-    cluster = ShardedCluster(
+    cluster = Cluster(
         conf,
         workload.nodes,
         seed=args.seed,
