@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from yarnball import Cluster
-from yarnball.launcher._embedded import EmbeddedBackend
 from yarnball.launcher import cli
+from yarnball.launcher._embedded import EmbeddedBackend
 from yarnball.launcher.workloads import WorkloadBuilder, task_spec
 from yarnball.protocols import YarnApplicationState
 
