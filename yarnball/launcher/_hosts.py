@@ -1,4 +1,4 @@
-"""The shard hosts of a sharded run, behind one seam: :class:`HostGroup`.
+"""The shard hosts of a sharded run, behind one seam: :class:`~yarnball.launcher._hostgroup.HostGroup`.
 
 :class:`HostView` is what runs on each host (the :class:`~yarnball.launcher._shard.ShardHost` plus the queries and
 outputs the driver asks for); :class:`InProcessHosts` runs every host in this process (fast tests, no Ray),
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pickle
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,42 +16,13 @@ from typing import Any
 from yarnball.actors._failures import HandlerFailures
 from yarnball.actors.shortcuts import exact_shortcuts
 from yarnball.errors import SimulationError
+from yarnball.launcher._hostgroup import HostGroup, WindowResult
 from yarnball.launcher._shard import ShardHost
 from yarnball.launcher.workloads import NodeSpec, SkippedJob
 from yarnball.policies.placement import SpreadPlacement
 from yarnball.protocols import Configuration, keys
 
 __all__ = ["HostGroup", "HostView", "InProcessHosts", "WindowResult"]
-
-# What a host returns per window: (batches by destination host, next event time, done time, last event time,
-# earliest deliver time among the batches, seconds the host was busy with the window).
-WindowResult = tuple[dict[int, bytes], "float | None", "float | None", float, "float | None", float]
-
-
-class HostGroup(ABC):
-    """The shard hosts of one run, wherever they live."""
-
-    size: int
-
-    @abstractmethod
-    def setup(self, steps: list[tuple[Any, ...]]) -> None:
-        """Apply setup steps on every host."""
-
-    @abstractmethod
-    def run_window(
-        self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
-    ) -> list[WindowResult | None]:
-        """Run one window on the ``active`` hosts (in parallel where possible); results in host order, None for a
-        host left idle (nothing due in the window and nothing delivered to it)."""
-
-    @abstractmethod
-    def call(self, index: int, method: str, *args: Any) -> Any:
-        """Call ``method`` on the :class:`HostView` of host ``index`` and return its result."""
-
-    @abstractmethod
-    def close(self) -> None:
-        """Stop the hosts (and whatever was started for them)."""
-
 
 class HostView:
     """What runs on a host: the :class:`ShardHost` plus the queries and outputs the driver asks for."""

@@ -33,7 +33,7 @@ def require_tune() -> None:
     try:
         import ray.tune  # noqa: F401
     except ImportError as exc:
-        from yarnball.launcher._about import RAY_INSTALL  # here: _about imports yarnball's __version__
+        from yarnball.launcher._about import RAY_INSTALL
 
         raise ConfigurationError(
             f"yarnball sweep needs Ray Tune, which is not installed ({exc}): install the extra with "
