@@ -8,7 +8,8 @@ window; the in-process hosts and the Ray hosts share it and differ only in their
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from yarnball.actors._appmaster import ApplicationMaster
@@ -47,6 +48,12 @@ class ClusterBackend(Protocol):
     def inject(self, faults: Any) -> None: ...
 
     def refresh_queues(self, conf: Any, *, at_ms: float | None = None) -> Any: ...
+
+    def record_metrics(self, interval_ms: int, track_jobs: Sequence[str] = ()) -> None: ...
+
+    def write_outputs(
+        self, out_dir: str | Path, *, wall_seconds: float, workload: Any = None, plots: bool = True
+    ) -> dict[str, Any]: ...
 
     def run(self, until_ms: float | None = None, on_progress: Callable[[float], None] | None = None) -> float: ...
 

@@ -216,6 +216,18 @@ class Cluster:
         not start a cluster raises ConfigurationError at once, either way."""
         return self._backend.refresh_queues(conf, at_ms=at_ms)
 
+    def record_metrics(self, interval_ms: int, track_jobs: Sequence[str] = ()) -> None:
+        """Sample metrics every ``interval_ms`` of simulated time (on the RM's host), for :meth:`write_outputs`;
+        ``track_jobs``: the jobs whose live containers are recorded (metrics/tracked_jobs.csv)."""
+        self._backend.record_metrics(interval_ms, track_jobs)
+
+    def write_outputs(
+        self, out_dir: str | Path, *, wall_seconds: float, workload: Any = None, plots: bool = True
+    ) -> dict[str, Any]:
+        """Write the output files of ``yarnball simulate`` (summary.json, SLS's metrics, plots) into ``out_dir`` after
+        a run, the same on every backend; return the summary."""
+        return self._backend.write_outputs(out_dir, wall_seconds=wall_seconds, workload=workload, plots=plots)
+
     # -- running ----------------------------------------------------------------------------------------------
     def run(self, until_ms: float | None = None, on_progress: Callable[[float], None] | None = None) -> float:
         """Run in virtual time until every submitted application has finished (or ``until_ms``); return the time.

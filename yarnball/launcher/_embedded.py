@@ -127,6 +127,7 @@ class EmbeddedBackend:
         #: Why the last run stopped before its applications finished, when none of them could ever progress
         #: (launcher/_stall.py): the ask, the largest node or the queue limit. None otherwise.
         self.stalled: str | None = None
+        self.recorder: Any = None  # the MetricsRecorder of record_metrics
 
     # -- building ---------------------------------------------------------------------------------------------
     def add_node(self, spec: NodeSpec, *, start_delay_ms: float | None = None) -> NodeManager:
@@ -237,6 +238,25 @@ class EmbeddedBackend:
         # Owned by the RM, so the message is ordered as the RM's own (the same on every backend).
         self.kernel.schedule(delay, lambda _: rm.ref.tell(request), owner=rm.id)
         return None
+
+    def record_metrics(self, interval_ms: int, track_jobs: Sequence[str] = ()) -> None:
+        """Sample metrics every ``interval_ms`` for :meth:`write_outputs` (launcher/_outputs.py MetricsRecorder)."""
+        from yarnball.launcher._outputs import MetricsRecorder
+
+        self.recorder = MetricsRecorder(self, interval_ms, track_jobs=list(track_jobs))
+        self.recorder.start()
+
+    def write_outputs(
+        self, out_dir: str | Path, *, wall_seconds: float, workload: Any = None, plots: bool = True
+    ) -> dict[str, Any]:
+        """Write the run's output files (``yarnball simulate``'s) into ``out_dir``; return the summary."""
+        from yarnball.launcher._outputs import write_outputs
+
+        if self.recorder is None:
+            raise SimulationError("write_outputs needs the samples of record_metrics(); call it before run()")
+        return write_outputs(  # type: ignore[no-any-return]
+            out_dir, self, self.recorder, wall_seconds=wall_seconds, seed=self.seed, workload=workload, plots=plots
+        )
 
     # -- running ----------------------------------------------------------------------------------------------
     def _on_app_done(self, app: Any) -> None:
