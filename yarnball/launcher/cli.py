@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-level",
         type=str.lower,
         choices=("debug", "info", "warning", "error"),
-        default="info",
+        default=None,
         help="lowest level written to events.jsonl (default info)",
     )
     sim.add_argument("--no-plots", action="store_true", help="do not write the PNG plots")
