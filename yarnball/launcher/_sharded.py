@@ -27,6 +27,7 @@ from typing import Any
 
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._failures import HandlerFailures
+from yarnball.actors._resourcemanager import validate_configs
 from yarnball.errors import SimulationError, YarnballError
 from yarnball.launcher._clusterconf import DEFAULT_CLUSTER_TIMESTAMP, ConfSource, normalized_conf
 from yarnball.launcher._gc import tuned_gc
@@ -82,6 +83,7 @@ class ShardedBackend:
             )
         self.conf = normalized_conf(conf)
         CapacitySchedulerConfiguration(self.conf).validate()  # fail at build, as the embedded cluster does
+        validate_configs(self.conf)  # (what building the RM checks on the embedded backend)
         self.backend = backend
         self.name = backend  # (ClusterBackend)
         self.address = address
