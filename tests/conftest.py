@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ def _invariants_checked(request: pytest.FixtureRequest, monkeypatch: pytest.Monk
     original = Cluster.run
 
     def run(self: Cluster, *args: Any, **kwargs: Any) -> float:
-        if type(self) is not Cluster:
+        if self.backend != "embedded":  # the sharded backends check their merged event logs
             return original(self, *args, **kwargs)
         # vcores count only under the DominantResourceCalculator (Hadoop's default schedules on memory alone)
         vcores = self.conf.get(keys.RESOURCE_CALCULATOR_CLASS, "") == keys.DOMINANT_RESOURCE_CALCULATOR_CLASS
@@ -107,9 +108,35 @@ def fixture_ray_cluster() -> Iterator[str]:
         ray.shutdown()
 
 
-@pytest.fixture(name="backend", params=["embedded", pytest.param("ray", marks=pytest.mark.ray)])
-def fixture_backend(request: pytest.FixtureRequest) -> str:
-    """The runtime backend a behaviour test runs on: each such test runs embedded and on 2 Ray shard hosts."""
-    if request.param == "ray":
+@dataclass(frozen=True)
+class BackendCase:
+    """A runtime backend of the behaviour suite: its ``Cluster(backend=...)`` name and shard hosts."""
+
+    name: str
+    hosts: int | None = None
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The Cluster keyword arguments that select this backend."""
+        return {"backend": self.name, **({"hosts": self.hosts} if self.hosts is not None else {})}
+
+    @property
+    def sharded(self) -> bool:
+        return self.name != "embedded"
+
+
+BACKEND_CASES = [
+    pytest.param(BackendCase("embedded"), id="embedded"),
+    pytest.param(BackendCase("inprocess", 1), id="inprocess1"),
+    pytest.param(BackendCase("inprocess", 2), id="inprocess2"),
+    pytest.param(BackendCase("ray", 2), id="ray", marks=pytest.mark.ray),
+]
+
+
+@pytest.fixture(name="backend", params=BACKEND_CASES)
+def fixture_backend(request: pytest.FixtureRequest) -> BackendCase:
+    """The runtime backend a behaviour test runs on: embedded, the shard hosts in this process (one host, two), and
+    two Ray shard hosts (the Ray lane)."""
+    if request.param.name == "ray":
         request.getfixturevalue("ray_cluster")
-    return str(request.param)
+    return request.param  # type: ignore[no-any-return]

@@ -1,7 +1,10 @@
-"""The cluster behaviour suite, run on every backend (embedded, and two shard hosts on Ray) with one latency."""
+"""The cluster behaviour suite, run on every backend with one latency: embedded, the shard hosts in this process (one
+host, two) and two Ray shard hosts (the Ray lane). Each test uses only what every backend has (``applications``,
+``counters``, ``queues``, the outputs and the REST answers)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -9,7 +12,7 @@ from typing import Any
 import pytest
 
 from yarnball.actors._appmaster import ApplicationMaster
-from yarnball.errors import ConfigurationError
+from yarnball.errors import ConfigurationError, YarnballError
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import NodeSpec, TraceDefaults, WorkloadBuilder, load_workload, task_spec
 from yarnball.protocols import (
@@ -32,13 +35,12 @@ LATENCY_MS = 50  # the same on every backend (so they agree); 50 ms keeps the Ra
 
 
 @pytest.fixture(name="make_cluster")
-def fixture_make_cluster(backend: str) -> Iterator[Any]:
+def fixture_make_cluster(backend: Any) -> Iterator[Any]:
     """Build clusters on the test's backend; every one is closed at the end of the test."""
     made: list[Cluster] = []
 
     def make(conf: Any, nodes: Sequence[NodeSpec], seed: int = 3) -> Cluster:
-        extra: dict[str, Any] = {"hosts": 2} if backend == "ray" else {}
-        cluster = Cluster(conf, nodes, seed=seed, backend=backend, latency_ms=LATENCY_MS, **extra)
+        cluster = Cluster(conf, nodes, seed=seed, latency_ms=LATENCY_MS, **backend.options)
         made.append(cluster)
         return cluster
 
@@ -187,9 +189,101 @@ def test_failed_am_attempt_is_retried(make_cluster: Any) -> None:
     assert app.final_status is FinalApplicationStatus.SUCCEEDED
 
 
-def test_bad_capacity_configuration_is_rejected_at_build(backend: str) -> None:
+def test_bad_capacity_configuration_is_rejected_at_build(backend: Any) -> None:
     """A queue tree whose children do not sum to 100 stops the cluster from being built, with Hadoop's words."""
     conf = dict(TWO_QUEUES)
     conf["yarn.scheduler.capacity.root.a.capacity"] = "60"
     with pytest.raises(ConfigurationError, match="Illegal capacity"):
-        Cluster(Configuration(conf), backend=backend, latency_ms=LATENCY_MS)
+        Cluster(Configuration(conf), latency_ms=LATENCY_MS, **backend.options)
+
+
+PREEMPTION = {
+    "yarn.scheduler.capacity.root.queues": "q1,q2",
+    "yarn.scheduler.capacity.root.q1.capacity": "50",
+    "yarn.scheduler.capacity.root.q2.capacity": "50",
+    "yarn.scheduler.capacity.root.q1.maximum-capacity": "100",
+    "yarn.scheduler.capacity.root.q1.user-limit-factor": "2",
+    "yarn.resourcemanager.scheduler.monitor.enable": "true",
+}
+
+
+def test_preemption_gives_a_starved_queue_its_share(make_cluster: Any) -> None:
+    """With the preemption monitor on, a job over its queue's share loses containers to a job arriving in the other
+    queue, and both jobs still succeed."""
+    cluster, builder = small(make_cluster, PREEMPTION)
+    builder.job("big", queue="q1", tasks=[task_spec(31, 400_000)])
+    builder.job("late", queue="q2", submit_ms=60_000, tasks=[task_spec(8, 60_000)])
+    cluster.submit_workload(builder.build())
+    cluster.run(until_ms=3_600_000)
+    assert cluster.counters["containers_preempted"] > 0
+    assert all(a.final_status is FinalApplicationStatus.SUCCEEDED for a in cluster.applications)
+
+
+def test_opportunistic_tasks_get_opportunistic_containers(make_cluster: Any, tmp_path: Path) -> None:
+    """With opportunistic allocation on, a trace's OPPORTUNISTIC tasks run in OPPORTUNISTIC containers (counted in
+    summary.json) and the job finishes."""
+    conf = {
+        **TWO_QUEUES,
+        "yarn.resourcemanager.opportunistic-container-allocation.enabled": "true",
+        "yarn.nodemanager.opportunistic-containers-max-queue-length": "10",
+    }
+    cluster, builder = small(make_cluster, conf, nodes=2)
+    builder.job("j", queue="a", tasks=[task_spec(3, 2_000, execution_type="OPPORTUNISTIC"), task_spec(2, 2_000)])
+    cluster.submit_workload(builder.build())
+    cluster.record_metrics(1_000)
+    cluster.run()
+    summary = cluster.write_outputs(tmp_path, wall_seconds=1.0, plots=False)
+    assert summary["containers"]["opportunistic_allocated"] >= 3
+    assert cluster.applications[0].final_status is FinalApplicationStatus.SUCCEEDED
+
+
+def test_a_fault_schedule_loses_a_node(make_cluster: Any) -> None:
+    """A node_lost fault from a schedule kills the node's NM: the RM expires it and the job finishes elsewhere."""
+    conf = dict(TWO_QUEUES)
+    conf["yarn.nm.liveness-monitor.expiry-interval-ms"] = "30000"
+    cluster, builder = small(make_cluster, conf, nodes=3)
+    builder.job("j", queue="a", tasks=[task_spec(6, 60_000)])
+    cluster.submit_workload(builder.build())
+    cluster.inject([{"at_ms": 20_000, "kind": "node_lost", "target": "node1"}])
+    cluster.run(until_ms=3_600_000)
+    assert cluster.counters["nodes_lost"] == 1
+    assert cluster.applications[0].final_status is FinalApplicationStatus.SUCCEEDED
+
+
+def test_a_fault_on_an_unknown_node_is_refused_before_the_run(make_cluster: Any) -> None:
+    """A fault naming a node the cluster does not have is refused at inject, naming the entry and the field."""
+    cluster, _ = small(make_cluster)
+    with pytest.raises(YarnballError, match="target"):
+        cluster.inject([{"at_ms": 1_000, "kind": "node_lost", "target": "nosuch"}])
+
+
+def test_rest_answers_after_the_run(make_cluster: Any, tmp_path: Path) -> None:
+    """The RM's REST answers (cluster-state.json, /ws/v1/cluster's shapes) list the finished and the rejected
+    application and every node."""
+    from yarnball.launcher.web.report import write_state
+
+    cluster, builder = small(make_cluster)
+    builder.job("good", queue="a", tasks=[task_spec(2, 5_000)])
+    builder.job("lost", queue="nosuch", tasks=[task_spec(1, 5_000)])
+    cluster.submit_workload(builder.build())
+    cluster.run(until_ms=600_000)
+    state = json.loads(write_state(tmp_path, cluster).read_text(encoding="utf-8"))
+    apps = {a["name"]: a for a in state["apps"]["app"]}
+    assert (apps["good"]["state"], apps["good"]["finalStatus"]) == ("FINISHED", "SUCCEEDED")
+    assert apps["lost"]["state"] == "FAILED"
+    assert state["clusterMetrics"]["appsCompleted"] == 1
+    assert len(state["nodes"]["node"]) == 4
+
+
+def test_queue_refresh_at_a_time_changes_capacities(make_cluster: Any) -> None:
+    """A queue refresh scheduled at a simulated time changes the queues' capacities from then on."""
+    cluster, builder = small(make_cluster)
+    builder.job("j", queue="a", tasks=[task_spec(2, 5_000)])
+    cluster.submit_workload(builder.build())
+    refreshed = dict(TWO_QUEUES)
+    refreshed["yarn.scheduler.capacity.root.a.capacity"] = "30"
+    refreshed["yarn.scheduler.capacity.root.b.capacity"] = "70"
+    cluster.refresh_queues(refreshed, at_ms=1_000)
+    cluster.run(until_ms=600_000)
+    capacity = {q.queue_name: q.capacity for q in cluster.queues}
+    assert capacity["a"] * 70 == pytest.approx(capacity["b"] * 30)  # 30 % and 70 %, whatever the unit

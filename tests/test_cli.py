@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from yarnball.launcher import cli
+from yarnball.launcher import _console, cli
 
 
 def _simulate_args(shared_data: Path, out: Path, *extra: str) -> list[str]:
@@ -234,7 +234,7 @@ def test_progress_redraws_in_place_on_a_terminal() -> None:
             now = 50_000.0
 
     stream = Tty()
-    progress = cli._Progress(FakeCluster(), 100_000, stream, max_hz=1e9)
+    progress = _console.Progress(FakeCluster(), 100_000, stream, max_hz=1e9)
     progress.last = float("-inf")
     progress(50_000)
     progress.finish()
@@ -254,7 +254,7 @@ def test_progress_counts_rejected_and_failed_apps_apart_from_finished() -> None:
         masters = [object()] * 10
 
     stream = io.StringIO()
-    progress = cli._Progress(FakeCluster(), 100_000, stream)
+    progress = _console.Progress(FakeCluster(), 100_000, stream)
     progress._draw(1_000, final=False)
     assert "apps 2 finished, 5 rejected, 2 failed of 10" in stream.getvalue()
 
@@ -269,7 +269,7 @@ def test_progress_is_throttled(tmp_path: Path) -> None:
         masters: list[object] = []
 
     stream = io.StringIO()
-    progress = cli._Progress(FakeCluster(), 10_000, stream)
+    progress = _console.Progress(FakeCluster(), 10_000, stream)
     progress.min_gap = 3600.0
     for t in range(0, 10_000, 1000):
         progress(t)

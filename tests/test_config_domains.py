@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,24 +60,24 @@ def test_out_of_domain_value_names_file_line_key_and_range(tmp_path: Path, key: 
     assert message in text and "expected" in text
 
 
-def test_bad_values_fail_building_the_cluster(tmp_path: Path) -> None:
+def test_bad_values_fail_building_the_cluster(tmp_path: Path, backend: Any) -> None:
     """The cluster reads them on construction: a zero heartbeat never reaches the kernel's timers."""
     with pytest.raises(ConfigurationError, match="should be larger than 0"):
-        Cluster(loaded(tmp_path, {k.RM_NM_HEARTBEAT_INTERVAL_MS: "0"}))
+        Cluster(loaded(tmp_path, {k.RM_NM_HEARTBEAT_INTERVAL_MS: "0"}), **backend.options)
 
 
-def test_expiry_below_heartbeat_is_hadoops_message(tmp_path: Path) -> None:
+def test_expiry_below_heartbeat_is_hadoops_message(tmp_path: Path, backend: Any) -> None:
     """ResourceManager.validateConfigs: NM expiry must be no less than the heartbeat interval."""
     conf = loaded(tmp_path, {k.RM_NM_HEARTBEAT_INTERVAL_MS: "5000", k.RM_NM_EXPIRY_INTERVAL_MS: "4000"})
     with pytest.raises(ConfigurationError, match=r"yarn-site\.xml:1: Nodemanager expiry interval should be no less"):
-        Cluster(conf)
+        Cluster(conf, **backend.options)
 
 
-def test_preemption_fraction_read_when_monitor_is_created(tmp_path: Path) -> None:
+def test_preemption_fraction_read_when_monitor_is_created(tmp_path: Path, backend: Any) -> None:
     """With the monitor on, a negative per-round fraction fails the RM's construction, naming file and key."""
     conf = loaded(tmp_path, {k.RM_SCHEDULER_ENABLE_MONITORS: "true", k.TOTAL_PREEMPTION_PER_ROUND: "-0.1"})
     with pytest.raises(ConfigurationError, match=r"yarn-site\.xml:1: property '.*total_preemption_per_round'"):
-        Cluster(conf)
+        Cluster(conf, **backend.options)
 
 
 def test_java_float_overflow_is_infinity_and_rejected(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from yarnball import Cluster
 from yarnball.actors import DistributedShellAppMaster
-from yarnball.launcher.cli import _load_configuration
+from yarnball.launcher._simulate import load_configuration as _load_configuration
 from yarnball.launcher.workloads import TraceDefaults, Workload, WorkloadBuilder, load_workload
 from yarnball.protocols import (
     Configuration,

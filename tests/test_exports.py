@@ -45,6 +45,27 @@ def test_public_names_are_pinned() -> None:
         assert getattr(yarnball, name) is not None
 
 
+LAUNCHER_EXPECTED = {
+    "Autoscaler",
+    "Cluster",
+    "ElasticConfig",
+    "ElasticReport",
+    "RunResult",
+    "ScenarioSpec",
+    "node_hours",
+    "run_scenario",
+}
+
+
+def test_launcher_names_are_pinned() -> None:
+    """yarnball.launcher.__all__ is exactly its documented API (the Cluster, the autoscaler, one scenario's run)."""
+    import yarnball.launcher
+
+    assert set(yarnball.launcher.__all__) == LAUNCHER_EXPECTED
+    for name in yarnball.launcher.__all__:
+        assert getattr(yarnball.launcher, name) is not None
+
+
 def test_package_is_typed() -> None:
     """py.typed ships in the package."""
     assert (Path(yarnball.__file__).parent / "py.typed").is_file()

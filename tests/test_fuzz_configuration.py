@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from yarnball.errors import ConfigurationError
 from yarnball.launcher._cluster import normalized_conf
 from yarnball.launcher._settings import TYPED_KEYS, check_explicit_keys
-from yarnball.launcher.cli import _load_configuration, trace_defaults
+from yarnball.launcher._simulate import load_configuration as _load_configuration
+from yarnball.launcher._simulate import trace_defaults
 from yarnball.launcher.workloads import TraceDefaults
 from yarnball.policies.capacity import CapacitySchedulerConfiguration, CSQueue
 from yarnball.protocols import Configuration

@@ -10,7 +10,7 @@ from yarnball.actors._heartbeats import HEARTBEAT, HeartbeatClock
 from yarnball.actors._kernel import Kernel
 from yarnball.actors._logging import close_logging, configure_logging, merge_event_logs
 from yarnball.launcher import Cluster
-from yarnball.launcher._sharded import ShardedCluster
+from yarnball.launcher._sharded import ShardedBackend
 from yarnball.launcher.workloads import WorkloadBuilder, task_spec
 from yarnball.protocols import Configuration
 from yarnball.testing import captured_events
@@ -54,7 +54,7 @@ def test_coinciding_heartbeats_give_byte_identical_event_logs(tmp_path: Path) ->
     run_logged(embedded, tmp_path / "embedded.jsonl")
     sharded = coinciding("inprocess")
     run_logged(sharded, tmp_path / "raw.jsonl", event_keys=True)
-    assert isinstance(sharded, ShardedCluster)
+    assert isinstance(sharded.runtime, ShardedBackend)
     stop_key = sharded._query("stop_key")
     merge_event_logs([tmp_path / "raw.jsonl"], tmp_path / "merged.jsonl", stop_key=stop_key, presorted=False)
     expected = (tmp_path / "embedded.jsonl").read_bytes()

@@ -42,9 +42,9 @@ def run(
     code, the windows at which the kill happened)."""
     out = tmp / name
     killed: list[int] = []
-    original = _sharded.ShardedCluster._start
+    original = _sharded.ShardedBackend._start
 
-    def start(self: _sharded.ShardedCluster) -> Any:
+    def start(self: _sharded.ShardedBackend) -> Any:
         group: Any = original(self)
         if kill_at is not None and getattr(group, "after_window", "absent") is None:
 
@@ -56,14 +56,14 @@ def run(
             group.after_window = after_window
         return group
 
-    monkeypatch.setattr(_sharded.ShardedCluster, "_start", start)
+    monkeypatch.setattr(_sharded.ShardedBackend, "_start", start)
     argv = ["simulate", "--tracelocation", str(write_trace(tmp / "trace.json")), "--output-dir", str(out)]
     argv += ["--seed", "7", "--latency-ms", "1", "--no-plots", "--no-progress", "--log-level", "debug"]
     argv += ["--backend", "ray", "--hosts", "2"]
     for item in conf:
         argv += ["--conf", item]
     code = main(argv)
-    monkeypatch.setattr(_sharded.ShardedCluster, "_start", original)
+    monkeypatch.setattr(_sharded.ShardedBackend, "_start", original)
     return out, code, killed
 
 

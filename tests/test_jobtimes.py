@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from yarnball.launcher._cluster import Cluster
+from yarnball.launcher._console import print_summary as _print_summary
 from yarnball.launcher._jobtimes import distribution, percentile
 from yarnball.launcher._outputs import MetricsRecorder, write_outputs
-from yarnball.launcher.cli import _print_summary
 from yarnball.launcher.web.report import write_report
 from yarnball.launcher.workloads import Workload, WorkloadBuilder, task_spec
 from yarnball.protocols import Configuration

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_scheduler, submit
 
-from yarnball.launcher import Cluster, _cluster
+from yarnball.launcher import Cluster, _embedded
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.policies.capacity import CapacityScheduler
 from yarnball.protocols import ContainerState, ContainerStatus, NodeId, NodeUpdateSchedulerEvent
@@ -95,7 +95,7 @@ def _run(fast: bool, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 
     workload = synthetic_workload(30, 30, seed=11, maps=(1, 25), reduces=(0, 5), load=2.0)
     with monkeypatch.context() as m:
-        m.setattr(_cluster, "CapacityScheduler", Counting)  # the cluster builds a Counting
+        m.setattr(_embedded, "CapacityScheduler", Counting)  # the cluster builds a Counting
         cluster = Cluster({}, workload.nodes, seed=2)
     scheduler, rm = cluster.scheduler, cluster.rm
     node_heartbeat = rm._node_heartbeat

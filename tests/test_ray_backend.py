@@ -111,10 +111,10 @@ def test_cli_with_dead_host_exits_2_and_keeps_outputs_so_far(ray_cluster: None, 
     """A host dying under `yarnball simulate --backend ray` is a one-line error; host 0's outputs are written."""
     from yarnball.launcher import _sharded
 
-    original = _sharded.ShardedCluster._windows
+    original = _sharded.ShardedBackend._windows
     calls = {"n": 0}
 
-    def kill_after_some_windows(self: _sharded.ShardedCluster, *args: object) -> float:
+    def kill_after_some_windows(self: _sharded.ShardedBackend, *args: object) -> float:
         group = self._start()
         real_run_window = group.run_window
 
@@ -127,14 +127,14 @@ def test_cli_with_dead_host_exits_2_and_keeps_outputs_so_far(ray_cluster: None, 
         group.run_window = run_window  # type: ignore[method-assign]
         return original(self, *args)  # type: ignore[arg-type]
 
-    _sharded.ShardedCluster._windows = kill_after_some_windows  # type: ignore[method-assign]
+    _sharded.ShardedBackend._windows = kill_after_some_windows  # type: ignore[method-assign]
     try:
         trace = write_trace(tmp_path / "trace.json")
         argv = ["simulate", "--tracelocation", str(trace), "--output-dir", str(tmp_path / "out"), "--no-progress"]
         argv += ["--conf", f"{keys.RAY_HOST_RECOVERY_MAX_BYTES}=0"]  # recovery off
         assert main([*argv, "--backend", "ray", "--hosts", "2", "--no-plots"]) == 2
     finally:
-        _sharded.ShardedCluster._windows = original  # type: ignore[method-assign]
+        _sharded.ShardedBackend._windows = original  # type: ignore[method-assign]
     assert (tmp_path / "out" / "metrics" / "cluster.csv").is_file()
     assert (tmp_path / "out" / "events.jsonl").stat().st_size > 0
 

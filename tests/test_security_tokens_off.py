@@ -13,7 +13,7 @@ from skipping_helpers import TWO_QUEUES, assert_same_except, run_state
 from yarnball.actors._nodemanager import NodeManager
 from yarnball.launcher import Cluster
 from yarnball.launcher._outputs import security_summary
-from yarnball.launcher._sharded import ShardedCluster
+from yarnball.launcher._sharded import ShardedBackend
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.protocols import Configuration, ContainerState, StopContainersRequest, keys
 from yarnball.testing import captured_events
@@ -89,7 +89,7 @@ def test_shard_hosts_honour_the_key_with_the_embedded_results() -> None:
             cluster = build(backend, Configuration(props), hosts=2, latency_ms=1)
             cluster.run(until_ms=3_600_000)
             results[name] = outcome(cluster)
-            if isinstance(cluster, ShardedCluster):
+            if isinstance(cluster.runtime, ShardedBackend):
                 hosts = cluster._start().views  # type: ignore[attr-defined]  # (InProcessHosts)
                 nms = [a for v in hosts for a in v.host.kernel.actors.values() if type(a) is NodeManager]
                 assert len(nms) == 6 and {nm.secrets.enabled for nm in nms} == {name == "on"}

@@ -12,7 +12,7 @@ from yarnball.actors._logging import close_logging, configure_logging, merge_eve
 from yarnball.errors import ActorError, ProtocolError, SimulationError
 from yarnball.launcher import Cluster
 from yarnball.launcher._shard import BalancedPlacement, ShardHost, decode_envelope, encode_envelope, host_of
-from yarnball.launcher._sharded import HostGroup, ShardedCluster, WindowResult
+from yarnball.launcher._sharded import HostGroup, ShardedBackend, WindowResult
 from yarnball.launcher.workloads import WorkloadBuilder, task_spec
 from yarnball.protocols import Configuration, NodeHeartbeatRequest, NodeId, keys
 from yarnball.protocols._resourcetracker import NodeStatus
@@ -82,7 +82,7 @@ def test_runs_place_nms_and_ams_by_share_with_the_same_results(hosts: int, share
         sharded.submit_workload(workload)
         sharded.run(until_ms=3_600_000)
     assert outcome(sharded) == outcome(embedded)
-    assert isinstance(sharded, ShardedCluster)
+    assert isinstance(sharded.runtime, ShardedBackend)
     actors = [s["actors"] for s in sharded.host_stats()]
     if rm_alone:
         assert actors[0] == 1  # the RM
@@ -130,7 +130,7 @@ def test_two_hosts_exchange_batches_between_windows() -> None:
     cluster = build("inprocess", 2)
     with captured_events():
         cluster.run(until_ms=3_600_000)
-    assert isinstance(cluster, ShardedCluster)
+    assert isinstance(cluster.runtime, ShardedBackend)
     stats = cluster.host_stats()
     assert all(s["messages_out"] > 0 and s["messages_in"] > 0 for s in stats)
     # Every message sent was delivered, but for those of the last window (the run ended before the next one).
@@ -148,7 +148,7 @@ def test_merged_host_logs_equal_the_embedded_event_log(tmp_path: Path) -> None:
     sharded = build("inprocess", 3)
     sharded.run(until_ms=3_600_000)
     close_logging()
-    assert isinstance(sharded, ShardedCluster)
+    assert isinstance(sharded.runtime, ShardedBackend)
     stop_key = sharded._query("stop_key")
     merge_event_logs([tmp_path / "raw.jsonl"], tmp_path / "merged.jsonl", stop_key=stop_key, presorted=False)
     expected = (tmp_path / "embedded.jsonl").read_bytes()
@@ -247,7 +247,7 @@ class RecordingHosts(HostGroup):
 def test_a_window_never_includes_a_time_a_message_from_its_start_can_reach() -> None:
     """Windows are as long as the latency; the closing window that includes `until` is shorter than the latency."""
     cluster = Cluster(Configuration(), backend="inprocess", hosts=2, latency_ms=5)
-    assert isinstance(cluster, ShardedCluster)
+    assert isinstance(cluster.runtime, ShardedBackend)
     hosts = RecordingHosts()
     end = cluster._windows(hosts, 20, None)
     assert end == 20

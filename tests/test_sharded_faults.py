@@ -12,7 +12,7 @@ import pytest
 from yarnball.actors._logging import close_logging, configure_logging, merge_event_logs
 from yarnball.errors import ConfigurationError
 from yarnball.launcher import Cluster
-from yarnball.launcher._sharded import ShardedCluster
+from yarnball.launcher._sharded import ShardedBackend
 from yarnball.launcher.workloads import WorkloadBuilder, task_spec
 from yarnball.protocols import Configuration
 
@@ -77,7 +77,7 @@ def test_a_faulted_sharded_run_logs_what_the_embedded_run_logs(name: str, tmp_pa
     sharded = build("inprocess", faults)
     sharded.run(until_ms=3_600_000)
     close_logging()
-    assert isinstance(sharded, ShardedCluster)
+    assert isinstance(sharded.runtime, ShardedBackend)
     merge_event_logs([tmp_path / "raw.jsonl"], tmp_path / "merged.jsonl", stop_key=sharded._query("stop_key"),
                      presorted=False)
     expected = _events(tmp_path / "embedded.jsonl")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from yarnball.actors._logging import close_logging, configure_logging, merge_event_logs
 from yarnball.launcher import Cluster
-from yarnball.launcher._sharded import InProcessHosts, ShardedCluster
+from yarnball.launcher._sharded import InProcessHosts, ShardedBackend
 from yarnball.launcher.workloads import WorkloadBuilder, task_spec
 from yarnball.protocols import Configuration, keys
 from yarnball.testing import captured_events
@@ -25,7 +25,7 @@ def build(backend: str, conf: Configuration | None = None, hosts: int = 1, laten
 
 
 def host_clock(cluster: Cluster) -> object:
-    assert isinstance(cluster, ShardedCluster)
+    assert isinstance(cluster.runtime, ShardedBackend)
     group = cluster._start()
     assert isinstance(group, InProcessHosts)
     return group.views[0].host.heartbeats
@@ -56,8 +56,8 @@ def test_one_host_at_zero_latency_equals_embedded_event_log(tmp_path: Path) -> N
     sharded = build("inprocess")
     sharded.run(until_ms=3_600_000)
     close_logging()
-    assert isinstance(sharded, ShardedCluster)
-    # As ShardedCluster.merge_event_log does: one host's log is already in its kernel's execution order.
+    assert isinstance(sharded.runtime, ShardedBackend)
+    # As ShardedBackend.merge_event_log does: one host's log is already in its kernel's execution order.
     merge_event_logs([tmp_path / "raw.jsonl"], tmp_path / "merged.jsonl", stop_key=sharded._query("stop_key"))
     expected = (tmp_path / "embedded.jsonl").read_bytes()
     assert expected.count(b"\n") > 20

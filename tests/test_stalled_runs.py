@@ -12,6 +12,7 @@ import pytest
 
 from yarnball import Cluster
 from yarnball.launcher import cli
+from yarnball.launcher._embedded import EmbeddedBackend
 from yarnball.launcher.workloads import WorkloadBuilder, task_spec
 from yarnball.protocols import YarnApplicationState
 
@@ -30,16 +31,16 @@ SMALL_QUEUE = {
 @pytest.fixture(autouse=True)
 def _fails_after_a_day(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every run here stops within a simulated day, or fails (rather than going on for ever without a stall check)."""
-    original = Cluster.begin_run
+    original = EmbeddedBackend.begin_run
 
-    def begin_run(self: Cluster, until_ms: float | None = None, on_progress: Any = None) -> bool:
+    def begin_run(self: EmbeddedBackend, until_ms: float | None = None, on_progress: Any = None) -> bool:
         def guard(_: Any) -> None:
             raise AssertionError(f"the run is still going at {self.kernel.now} ms")
 
         self.kernel.schedule(DAY_MS, guard)
         return original(self, until_ms, on_progress)
 
-    monkeypatch.setattr(Cluster, "begin_run", begin_run)
+    monkeypatch.setattr(EmbeddedBackend, "begin_run", begin_run)
     yield
 
 

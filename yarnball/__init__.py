@@ -12,6 +12,7 @@ from yarnball import _native  # isort: skip
 _native.install()
 
 # ruff: noqa: E402
+from yarnball._version import __version__
 from yarnball.actors import (
     Actor,
     ActorRef,
@@ -37,8 +38,6 @@ from yarnball.errors import (
 from yarnball.launcher import Cluster
 from yarnball.launcher.sweep import sweep
 from yarnball.protocols import Configuration, Resource, decode, encode
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Actor",

@@ -173,6 +173,22 @@ class RMNode:
             self.pending_app_cleanup = [app_id]
 
 
+def validate_configs(conf: Configuration) -> None:
+    """ResourceManager.validateConfigs: the NM expiry interval is no less than the heartbeat interval (checked when
+    an RM is built, and by the sharded backends' driver when the cluster is built, before any host exists)."""
+    heartbeat_ms = conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
+    expiry_ms = conf.get_int(keys.RM_NM_EXPIRY_INTERVAL_MS)
+    if expiry_ms < heartbeat_ms:
+        # name the file of whichever of the two keys a file set
+        expiry_set = conf.source_of(keys.RM_NM_EXPIRY_INTERVAL_MS) != "default"
+        where = keys.RM_NM_EXPIRY_INTERVAL_MS if expiry_set else keys.RM_NM_HEARTBEAT_INTERVAL_MS
+        raise ConfigurationError(
+            f"{conf.location_of(where)}: Nodemanager expiry interval should be no less "
+            f"than heartbeat interval, {keys.RM_NM_EXPIRY_INTERVAL_MS}={expiry_ms}, "
+            f"{keys.RM_NM_HEARTBEAT_INTERVAL_MS}={heartbeat_ms}"
+        )
+
+
 class ResourceManager(Actor):
     """The ResourceManager. ``conf`` is the layered yarn-site + capacity-scheduler configuration."""
 
@@ -212,15 +228,7 @@ class ResourceManager(Actor):
         self.alloc_expiry_ms = conf.get_int(keys.RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS)
         self.am_expiry_ms = conf.get_int(keys.RM_AM_EXPIRY_INTERVAL_MS)
         self.max_attempts = conf.get_int(keys.RM_AM_MAX_ATTEMPTS)
-        if self.nm_expiry_ms < self.heartbeat_interval_ms:
-            # ResourceManager.validateConfigs; name the file of whichever of the two keys a file set
-            expiry_set = conf.source_of(keys.RM_NM_EXPIRY_INTERVAL_MS) != "default"
-            where = keys.RM_NM_EXPIRY_INTERVAL_MS if expiry_set else keys.RM_NM_HEARTBEAT_INTERVAL_MS
-            raise ConfigurationError(
-                f"{conf.location_of(where)}: Nodemanager expiry interval should be no less "
-                f"than heartbeat interval, {keys.RM_NM_EXPIRY_INTERVAL_MS}={self.nm_expiry_ms}, "
-                f"{keys.RM_NM_HEARTBEAT_INTERVAL_MS}={self.heartbeat_interval_ms}"
-            )
+        validate_configs(conf)
         self.maximum_allocation = scheduler.conf.get_maximum_allocation()
         self.nodes: dict[NodeId, RMNode] = {}
         self.lost_nodes: set[NodeId] = set()

@@ -11,7 +11,8 @@ import importlib.util
 import platform
 import sys
 
-from yarnball import __version__, _native
+from yarnball import _native
+from yarnball._version import __version__
 from yarnball.errors import ConfigurationError
 from yarnball.launcher._memory import arena_extension, transparent_huge_pages
 

@@ -33,6 +33,7 @@ from yarnball.protocols import keys as k
 
 if TYPE_CHECKING:
     from yarnball.launcher._cluster import Cluster
+    from yarnball.launcher._embedded import EmbeddedBackend
 
 __all__ = [
     "ELASTIC_CHECK_INTERVAL_MS",
@@ -156,7 +157,7 @@ class _Billed:
 class Autoscaler:
     """Scales ``cluster`` between ``config.min_nodes`` and ``config.max_nodes``; call :meth:`start` before running."""
 
-    def __init__(self, cluster: Cluster, config: ElasticConfig) -> None:
+    def __init__(self, cluster: Cluster | EmbeddedBackend, config: ElasticConfig) -> None:
         config.validate()
         self.cluster = cluster
         self.config = config
@@ -356,7 +357,7 @@ def node_hours(cluster: Any) -> float:
     return count * float(cluster.kernel.now) / _HOUR_MS
 
 
-def attach_autoscaler(cluster: Cluster, config: ElasticConfig | None) -> Autoscaler | None:
+def attach_autoscaler(cluster: Cluster | EmbeddedBackend, config: ElasticConfig | None) -> Autoscaler | None:
     """The Cluster's hook: an autoscaler from ``config`` or from the configuration's ``yarnball.elastic.*``."""
     config = config if config is not None else ElasticConfig.from_conf(cluster.conf)
     if config is None:

@@ -36,7 +36,7 @@ from typing import Any
 
 from yarnball._logs import get_logger
 from yarnball.errors import SimulationError
-from yarnball.launcher._sharded import HostGroup, WindowResult
+from yarnball.launcher._hostgroup import HostGroup, WindowResult
 from yarnball.protocols import Configuration, keys
 
 __all__ = ["RecoveringHosts", "batches_digest", "recovering", "replay"]

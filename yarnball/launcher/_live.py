@@ -23,9 +23,9 @@ import ray
 from yarnball.actors import WallClock
 from yarnball.actors._logging import close_logging, configure_worker_logging, flush_logging
 from yarnball.errors import SimulationError
+from yarnball.launcher._hosts import HostGroup, HostView, WindowResult
 from yarnball.launcher._ray import start_ray
 from yarnball.launcher._settle import settle_containers, tearing_down
-from yarnball.launcher._sharded import HostGroup, HostView, WindowResult
 from yarnball.protocols import Configuration
 
 __all__ = ["RayLiveHosts"]

@@ -42,7 +42,7 @@ from yarnball._logs import get_logger
 from yarnball.actors._logging import close_logging, configure_worker_logging, flush_logging, worker_logging_config
 from yarnball.errors import SimulationError, YarnballError
 from yarnball.launcher._gc import RUN_THRESHOLDS
-from yarnball.launcher._sharded import HostGroup, HostView, WindowResult
+from yarnball.launcher._hosts import HostGroup, HostView, WindowResult
 from yarnball.protocols import Configuration, keys
 
 __all__ = ["RayHosts", "start_ray"]

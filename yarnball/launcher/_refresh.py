@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 
 from yarnball.errors import ConfigurationError
-from yarnball.launcher._cluster import normalized_conf
+from yarnball.launcher._clusterconf import normalized_conf
 from yarnball.policies.capacity import CapacitySchedulerConfiguration
 from yarnball.protocols import Configuration, RefreshQueuesRequest, keys
 from yarnball.protocols._configuration import DEFAULT_SOURCE

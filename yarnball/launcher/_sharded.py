@@ -1,8 +1,8 @@
 """The Cluster API over shard hosts: the coordinator of the conservative synchronous windows.
 
-:class:`ShardedCluster` is what ``Cluster(..., backend="ray")`` returns. The driver keeps the same building calls
-(``add_node``, ``submit``, ``submit_job``, ``fail_node``) and turns them into setup steps numbered as one kernel
-would number them; :meth:`ShardedCluster.run` then drives the hosts window by window:
+:class:`ShardedBackend` is the backend of ``Cluster(..., backend="ray")`` (and ``"inprocess"``). The driver
+keeps the same building calls (``add_node``, ``submit``, ``submit_job``, ``fail_node``) and turns them into setup
+steps numbered as one kernel would number them; :meth:`ShardedBackend.run` then drives the hosts window by window:
 
 1. every host delivers the batches addressed to it and runs its kernel to the window end;
 2. every host returns one encoded batch per destination host, the time of its next event and whether the RM saw
@@ -10,274 +10,38 @@ would number them; :meth:`ShardedCluster.run` then drives the hosts window by wi
 3. the coordinator routes the batches and starts the next window at the earliest pending time (idle stretches are
    skipped), each window as long as the smallest latency between hosts.
 
-The hosts live behind :class:`HostGroup` (the seam): :class:`InProcessHosts` runs them in this process (fast
+The hosts live behind :class:`~yarnball.launcher._hosts.HostGroup` (the seam, launcher/_hosts.py):
+:class:`~yarnball.launcher._hosts.InProcessHosts` runs them in this process (fast
 tests, no Ray), ``yarnball.launcher._ray.RayHosts`` runs each in its own Ray actor.
 """
 
 from __future__ import annotations
 
 import math
-import pickle
 import random
 import statistics
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._failures import HandlerFailures
-from yarnball.actors.shortcuts import exact_shortcuts
+from yarnball.actors._resourcemanager import validate_configs
 from yarnball.errors import SimulationError, YarnballError
-from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, ConfSource, normalized_conf
+from yarnball.launcher._clusterconf import DEFAULT_CLUSTER_TIMESTAMP, ConfSource, normalized_conf
 from yarnball.launcher._gc import tuned_gc
-from yarnball.launcher._shard import BalancedPlacement, ShardHost
+from yarnball.launcher._hosts import HostGroup, HostView, InProcessHosts, WindowResult
+from yarnball.launcher._shard import BalancedPlacement
 from yarnball.launcher.workloads import NodeSpec, SkippedJob
 from yarnball.policies.capacity import CapacitySchedulerConfiguration, QueueMetrics
-from yarnball.policies.placement import SpreadPlacement
-from yarnball.protocols import ApplicationReport, Configuration, keys
+from yarnball.protocols import ApplicationReport, keys
 
-__all__ = ["HostGroup", "InProcessHosts", "ShardedCluster", "WindowResult"]
-
-# What a host returns per window: (batches by destination host, next event time, done time, last event time,
-# earliest deliver time among the batches, seconds the host was busy with the window).
-WindowResult = tuple[dict[int, bytes], "float | None", "float | None", float, "float | None", float]
+__all__ = ["HostGroup", "HostView", "InProcessHosts", "ShardedBackend", "WindowResult"]
 
 
-class HostGroup(ABC):
-    """The shard hosts of one run, wherever they live."""
-
-    size: int
-
-    @abstractmethod
-    def setup(self, steps: list[tuple[Any, ...]]) -> None:
-        """Apply setup steps on every host."""
-
-    @abstractmethod
-    def run_window(
-        self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
-    ) -> list[WindowResult | None]:
-        """Run one window on the ``active`` hosts (in parallel where possible); results in host order, None for a
-        host left idle (nothing due in the window and nothing delivered to it)."""
-
-    @abstractmethod
-    def call(self, index: int, method: str, *args: Any) -> Any:
-        """Call ``method`` on the :class:`HostView` of host ``index`` and return its result."""
-
-    @abstractmethod
-    def close(self) -> None:
-        """Stop the hosts (and whatever was started for them)."""
-
-
-class HostView:
-    """What runs on a host: the :class:`ShardHost` plus the queries and outputs the driver asks for."""
-
-    def __init__(self, index: int, hosts: int, conf: Configuration, options: dict[str, Any]) -> None:
-        self.host = ShardHost(
-            index,
-            hosts,
-            conf,
-            cluster_timestamp=options["cluster_timestamp"],
-            latency_ms=options["latency_ms"],
-            placement=options.get("placement"),
-        )
-        if hosts == 1 and options["latency_ms"] == 0:
-            _skip_like_embedded(self.host, conf)
-        self.jobs: dict[str, Any] = {}
-        self.skipped: list[SkippedJob] = []
-        self.handler_failures = HandlerFailures()  # every host's, set by the driver before the outputs are written
-        self.node_specs: list[NodeSpec] = []  # every node of the cluster, wherever it runs (the web view's nodes)
-        self.web_asks: Any = None  # REST writes in flight on host 0 (launcher/web/_hostview.py)
-        self.faults: Any = None  # the merged fault counts of the run, for write_outputs (set_fault_summary)
-        self.windows_run = 0  # host recovery (launcher/_hostrecovery.py): which windows a survivor finished
-        self.last_result: WindowResult | None = None
-
-    # The attributes MetricsRecorder and write_outputs read from a cluster, served by host 0.
-    @property
-    def kernel(self) -> Any:
-        return self.host.kernel
-
-    @property
-    def rm(self) -> Any:
-        return self.host.rm
-
-    def every(self, interval_ms: float, callback: Callable[[], Any], *, start_ms: float = 0) -> None:
-        kernel = self.host.kernel
-
-        def tick(_: Any) -> None:
-            callback()
-            kernel.schedule(interval_ms, tick)
-
-        kernel.schedule(start_ms, tick)
-
-    def setup(self, steps: list[tuple[Any, ...]]) -> None:
-        plain = []
-        for step in steps:
-            if step[0] == "recorder":
-                if self.host.rm is not None:
-                    from yarnball.launcher._outputs import MetricsRecorder
-
-                    self.host.kernel.set_sequence("", step[1])
-                    self.host.recorder = MetricsRecorder(self, step[2], track_jobs=step[3])
-                    self.host.recorder.start()
-            else:
-                if step[0] == "nm":
-                    self.node_specs.append(step[2])
-                plain.append(step)
-        self.host.setup(plain)
-
-    def run_window(self, end: float | None, inclusive: bool, inbound: list[bytes]) -> WindowResult:
-        host = self.host
-        start = time.perf_counter()
-        out, peek, done, first = host.run_window(end, inclusive, inbound)
-        result = out, peek, done, host.last_event_time, first, time.perf_counter() - start
-        self.windows_run += 1
-        self.last_result = result
-        return result
-
-    # Host recovery (launcher/_hostrecovery.py): how many windows this host ran, its last result, and the replay
-    # that rebuilds a dead host in a fresh one.
-    def window_count(self) -> int:
-        return self.windows_run
-
-    def last_window(self) -> WindowResult | None:
-        return self.last_result
-
-    def replay(self, ops: list[tuple[Any, ...]]) -> int | None:
-        from yarnball.launcher._hostrecovery import replay
-
-        return replay(self, ops)
-
-    def query(self, what: str) -> Any:
-        rm = self.host.rm
-        if rm is None:
-            raise SimulationError(f"shard host {self.host.index} has no ResourceManager; ask host 0")
-        if what == "applications":
-            return [app.report() for app in rm.apps.values()]
-        if what == "queues":
-            return rm.scheduler.queue_metrics()
-        if what == "running_containers":
-            return len(rm.live)
-        if what == "counters":
-            return dict(rm.counters)
-        if what == "stop_key":
-            return self.host.stop_key
-        raise SimulationError(f"unknown query {what!r}")
-
-    def web(self, what: str, *args: Any) -> Any:
-        """The web layer's host side (launcher/web/_hostview.py): a section of the REST view, or a REST write."""
-        from yarnball.launcher.web._hostview import host_call
-
-        return host_call(self, what, *args)
-
-    def stats(self) -> dict[str, Any]:
-        host = self.host
-        return {
-            "index": host.index,
-            "actors": len(host.kernel.actors),
-            "events": host.kernel.events_processed,
-            "messages_out": host.messages_out,
-            "messages_in": host.messages_in,
-        }
-
-    def set_now(self, now: float) -> None:
-        self.host.set_now(now)
-
-    def fault_counts(self) -> tuple[dict[str, int], dict[str, int]]:
-        """The faults this host applied and those that found nothing to fault (launcher/_shardfaults.py)."""
-        faults = self.host.faults
-        if faults is None:
-            return {}, {}
-        return dict(faults.counts), dict(faults.without_effect)
-
-    def set_fault_summary(self, summary: dict[str, Any]) -> None:
-        """The run's merged fault counts, for the summary.json host 0 writes."""
-        from yarnball.launcher._shardfaults import FixedFaultSummary
-
-        self.faults = FixedFaultSummary(summary)
-
-    def failures(self) -> HandlerFailures:
-        """This host's handler failures (the driver merges every host's)."""
-        return HandlerFailures.of_kernel(self.host.kernel)
-
-    def write_outputs(
-        self,
-        jobs: dict[str, Any],
-        skipped: list[SkippedJob],
-        options: dict[str, Any],
-        event_log: bool,
-        failures: HandlerFailures | None = None,
-    ) -> dict[str, bytes]:
-        """Write the run's outputs (host 0) into a scratch directory and return them as {relative path: bytes};
-        ``failures`` are every host's handler failures, for the summary (default: this host's)."""
-        import tempfile
-
-        from yarnball.launcher._outputs import write_outputs
-
-        if self.host.rm is None or self.host.recorder is None:
-            raise SimulationError("outputs are written by host 0 after record_metrics(); call it before run()")
-        self.jobs = jobs
-        self.skipped = skipped
-        self.handler_failures = failures if failures is not None else self.failures()
-        with tempfile.TemporaryDirectory(prefix="yarnball-host0-") as tmp:
-            root = Path(tmp)
-            if event_log:  # merged by the driver; the summary lists it as the embedded run's does
-                (root / "events.jsonl").touch()
-            write_outputs(tmp, self, self.host.recorder, **options)
-            files = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-        files.pop("events.jsonl", None)
-        return files
-
-
-def _skip_like_embedded(host: ShardHost, conf: Configuration) -> None:
-    """One host with no modelled latency is one kernel with instant messages, exactly the embedded cluster at
-    ``latency_ms=0``: skip idle NM and AM heartbeats when the configuration asks for it and the equality proof
-    covers it (the same conditions as ``Cluster._skipping_proven``; a shard host never has an autoscaler)."""
-    exact = host.kernel.exact_shortcuts = exact_shortcuts(conf)  # all shortcuts off when false (actors/shortcuts)
-    proven = exact and not (
-        conf.get_bool(keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED)
-        or conf.get_bool(keys.DIST_SCHEDULING_ENABLED)
-        or host.rm is None
-        or not isinstance(host.rm.scheduler.placement, SpreadPlacement)
-    )
-    clock = host.heartbeats
-    clock.skip = proven and conf.get_bool(
-        keys.SIMULATION_SKIP_IDLE_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS
-    )
-    clock.skip_am = proven and conf.get_bool(
-        keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_AM_HEARTBEATS
-    )
-
-
-class InProcessHosts(HostGroup):
-    """Every host in this process, run one after the other: the Ray backend's logic without Ray (for tests).
-
-    Setup steps are pickled on the way in, as Ray would, so that objects which cannot travel fail here too.
-    """
-
-    def __init__(self, hosts: int, conf: Configuration, options: dict[str, Any]) -> None:
-        self.size = hosts
-        self.views = [HostView(i, hosts, conf, options) for i in range(hosts)]
-
-    def setup(self, steps: list[tuple[Any, ...]]) -> None:
-        for view in self.views:
-            view.setup(pickle.loads(pickle.dumps(steps)))
-
-    def run_window(
-        self, end: float | None, inclusive: bool, inbound: list[list[bytes]], active: list[bool]
-    ) -> list[WindowResult | None]:
-        return [view.run_window(end, inclusive, inbound[i]) if active[i] else None for i, view in enumerate(self.views)]
-
-    def call(self, index: int, method: str, *args: Any) -> Any:
-        return getattr(self.views[index], method)(*args)
-
-    def close(self) -> None:
-        pass
-
-
-class ShardedCluster(Cluster):
-    """``Cluster`` whose actors run on shard hosts (``backend="ray"``, or ``"inprocess"`` for tests).
+class ShardedBackend:
+    """The backend of a ``Cluster`` whose actors run on shard hosts (``backend="ray"``, or ``"inprocess"`` for tests).
 
     Same building and running calls as the embedded cluster and, for the same seed and latency, the same results.
     The actors themselves live on the hosts: ``masters`` holds the driver's copies of the submitted AMs (their
@@ -319,7 +83,9 @@ class ShardedCluster(Cluster):
             )
         self.conf = normalized_conf(conf)
         CapacitySchedulerConfiguration(self.conf).validate()  # fail at build, as the embedded cluster does
+        validate_configs(self.conf)  # (what building the RM checks on the embedded backend)
         self.backend = backend
+        self.name = backend  # (ClusterBackend)
         self.address = address
         self.hosts = hosts
         self.latency_ms = latency
@@ -371,7 +137,7 @@ class ShardedCluster(Cluster):
         self._steps.append((kind, self._dseq, *args))
         self._dseq += 1
 
-    def add_node(self, spec: NodeSpec, *, start_delay_ms: float | None = None) -> Any:  # type: ignore[override]
+    def add_node(self, spec: NodeSpec, *, start_delay_ms: float | None = None) -> Any:
         """Start a NodeManager for ``spec`` on its host (same seeded start delay as the embedded cluster)."""
         if spec.hostname in self.node_specs:
             raise SimulationError(f"node {spec.hostname!r} is defined twice")
@@ -619,12 +385,6 @@ class ShardedCluster(Cluster):
         if kill is None:
             raise SimulationError(f"the {self.backend} backend cannot kill a host")
         kill(index)
-
-    def __enter__(self) -> ShardedCluster:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- serving (launcher/web/_shardsource.py) ---------------------------------------------------------------
     @property

@@ -1,4 +1,4 @@
-"""Fault schedules on the sharded backends (``--backend ray --faults FILE``, ``ShardedCluster.inject``).
+"""Fault schedules on the sharded backends (``--backend ray --faults FILE``, ``ShardedBackend.inject``).
 
 The driver checks a schedule as the embedded cluster does (launcher/_faults.py) and turns each fault into a setup
 step numbered with the driver's sequence as one kernel would number it (a message fault takes none: the embedded

@@ -21,20 +21,19 @@ means a bug in yarnball.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
 
 from yarnball.errors import ConfigurationError, YarnballError
+from yarnball.launcher._console import PROG, os_error_text
+from yarnball.launcher._console import error as _error
+from yarnball.launcher._console import warn as _warn
 from yarnball.launcher._faults import FAULT_KINDS
+from yarnball.launcher._scenario import ScenarioSpec
 
-__all__ = ["build_parser", "main"]
-
-PROG = "yarnball"
+__all__ = ["build_parser", "main", "scenario_spec"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-level",
         type=str.lower,
         choices=("debug", "info", "warning", "error"),
-        default="info",
+        default=None,
         help="lowest level written to events.jsonl (default info)",
     )
     sim.add_argument("--no-plots", action="store_true", help="do not write the PNG plots")
@@ -214,8 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error(err)
         return 2
     except OSError as err:  # e.g. the output directory cannot be created or written
-        name = f"{err.filename}: " if err.filename else ""
-        _error(f"{name}{err.strerror or err}")
+        _error(os_error_text(err))
         return 2
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted", file=sys.stderr)
@@ -224,209 +222,45 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # -- simulate ----------------------------------------------------------------------------------------------------
 def _simulate(args: argparse.Namespace) -> int:
-    # Heavy imports happen here so that `yarnball --help` stays quick.
-    from yarnball import _native
-    from yarnball.actors._logging import close_logging, configure_logging, flush_logging
-    from yarnball.launcher._about import require_ray
-    from yarnball.launcher._cluster import DEFAULT_CLUSTER_TIMESTAMP, Cluster, normalized_conf
-    from yarnball.launcher._outputs import MetricsRecorder, write_outputs
-    from yarnball.launcher._rundir import SIMULATE_FILES, claim
-    from yarnball.launcher._settings import check_explicit_keys
-    from yarnball.launcher.workloads import load_workload
-    from yarnball.policies.capacity import CapacitySchedulerConfiguration
-    from yarnball.protocols import keys
+    """``yarnball simulate``: the arguments as a :class:`ScenarioSpec`, run by :func:`run_scenario`."""
+    from yarnball.launcher._simulate import run_scenario
 
-    if args.address is not None and args.backend != "ray":
-        raise ConfigurationError("--address needs --backend ray")
-    if args.webapp_exit and args.webapp is None:
-        raise ConfigurationError("--webapp-exit needs --webapp")
-    if args.clock == "wall" and args.backend != "ray":
-        raise ConfigurationError("--clock wall (live mode) needs --backend ray")
-    if args.pace is not None and not args.pace > 0:
-        raise ConfigurationError(f"--pace: expected a positive factor of real time, got {args.pace}")
-    webapp = None
-    if args.webapp is not None:
-        from yarnball.launcher.web import require_aiohttp
-
-        require_aiohttp("--webapp")
-        from yarnball.launcher.web._server import parse_address
-
-        webapp = parse_address(args.webapp)
-    if args.backend == "ray":
-        require_ray("--backend ray")
-    compiled, why = _native.build_status()
-    if not compiled:
-        _note(f"running the pure-Python build ({why}); same results, the scheduler ~2.6x slower")
-    trace_type, trace_location = _trace_arguments(args)
-    # While the inputs are read, their warnings go to stderr for the user; the run itself logs to events.jsonl.
-    configure_logging(level="warning", stream=sys.stderr)
-    try:
-        conf = _load_configuration(args.conf_dir)
-        check_explicit_keys((key for key, _ in args.conf), source="--conf", strict=args.strict)
-        for key, value in args.conf:  # GenericOptionsParser's -D: set over every resource file
-            conf.set(key, value, source="--conf")
-        # Validate the queue tree now, so its warnings (keys of undeclared queues) reach the user's terminal.
-        CapacitySchedulerConfiguration(normalized_conf(conf)).validate()
-        defaults = trace_defaults(conf)
-        workload = load_workload(trace_type, trace_location, args.nodes, defaults, args.seed, strict=args.strict)
-    finally:
-        close_logging()
-    refreshes = _refresh_arguments(conf, args.refresh_queues)
-    faults = None
-    if args.faults is not None:
-        from yarnball.launcher._faults import check_targets, load_faults
-
-        faults = load_faults(args.faults)
-        if args.backend != "embedded":
-            restart = next((f for f in faults if f.kind == "rm_restart"), None)
-            if restart is not None:
-                raise ConfigurationError(
-                    f"{args.faults}: fault {restart.index}: kind 'rm_restart' needs the embedded backend (the Ray "
-                    "backend's shard hosts cannot restart the ResourceManager)"
-                )
-        check_targets(
-            faults,
-            [n.hostname for n in workload.nodes],
-            args.faults,
-            jobs=[j.job_id for j in workload.jobs],
-            cluster_timestamp=DEFAULT_CLUSTER_TIMESTAMP,
-        )
-        if args.backend != "embedded":
-            from yarnball.launcher._shardfaults import check_sharded
-
-            check_sharded(faults, args.backend, args.faults)  # a kind no shard host can apply: refused before the run
-    interval_ms = conf.get_int(keys.SLS_METRICS_RECORD_INTERVAL_MS, keys.DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS)
-    if interval_ms <= 0:
-        raise ConfigurationError(
-            f"{keys.SLS_METRICS_RECORD_INTERVAL_MS}: expected a positive integer, got {interval_ms}"
-        )
-    track = [j.strip() for j in args.track_jobs.split(",") if j.strip()]
-    known = {j.job_id for j in workload.jobs}
-    for job_id in track:
-        if job_id not in known:
-            _warn(f"--track-jobs: job {job_id!r} is not in the trace; it is not tracked")
-
-    # The directory holds this run only: an earlier run's files are cleared, anything else refused (_rundir.py).
-    run_dir = claim(args.output_dir, "simulate", SIMULATE_FILES)
-    out = run_dir.path
-
-    if args.print_simulation:
-        print_simulation(workload, sys.stdout)
-
-    if args.backend == "ray":
-        from yarnball.launcher._cli_sharded import simulate_sharded
-
-        summary = simulate_sharded(
-            args,
-            conf,
-            workload,
-            out,
-            track,
-            interval_ms,
-            _Progress(None, _target_ms(workload, args.until_ms), sys.stderr, enabled=not args.no_progress),
-            webapp=webapp,
-            faults=faults,
-        )
-        run_dir.complete()
-        _print_summary(summary, out, sys.stdout)
-        return _run_status(summary, cut=args.until_ms is not None)
-    configure_logging(json_path=out / "events.jsonl", level=args.log_level)
-    try:
-        cluster = Cluster(conf, workload.nodes, seed=args.seed, latency_ms=args.latency_ms)
-        cluster.submit_workload(workload)
-        for at_ms, conf_dir in refreshes:
-            cluster.refresh_queues(conf_dir, at_ms=at_ms)
-        if faults:
-            cluster.inject(faults)
-        recorder = MetricsRecorder(cluster, interval_ms, track_jobs=[j for j in track if j in known])
-        recorder.start()
-        progress = _Progress(cluster, _target_ms(workload, args.until_ms), sys.stderr, enabled=not args.no_progress)
-
-        finished: dict[str, Any] = {}
-
-        def finish(wall: float) -> dict[str, Any]:
-            progress.finish()
-            summary = write_outputs(
-                out, cluster, recorder, wall_seconds=wall, seed=args.seed, workload=workload, plots=not args.no_plots
-            )
-            if args.report:
-                from yarnball.launcher.web.report import write_report, write_state
-
-                write_state(out, cluster)
-                write_report(out)
-            flush_logging()
-            run_dir.complete()  # last: every output is written (a --webapp run may log on while it serves)
-            _print_summary(summary, out, sys.stdout)
-            finished["summary"] = summary
-            return summary
-
-        if webapp is not None:
-            from yarnball.launcher.web import serve_cluster
-
-            result = serve_cluster(
-                cluster,
-                *webapp,
-                until_ms=args.until_ms,
-                pace=args.pace,
-                keep_serving=not args.webapp_exit,
-                on_progress=progress,
-                on_finished=finish,
-            )
-            if result.interrupted:
-                raise KeyboardInterrupt
-        elif args.pace is not None:
-            import asyncio
-
-            from yarnball.launcher.web._driver import drive
-
-            start = time.perf_counter()
-            asyncio.run(drive(cluster, until_ms=args.until_ms, pace=args.pace, on_progress=progress))
-            finish(time.perf_counter() - start)
-        else:
-            start = time.perf_counter()
-            cluster.run(until_ms=args.until_ms, on_progress=progress)
-            finish(time.perf_counter() - start)
-    finally:
-        close_logging()
-    return _run_status(finished["summary"], cut=args.until_ms is not None)
+    result = run_scenario(scenario_spec(args))
+    if result.reason is not None:
+        _error(result.reason)
+    return result.status
 
 
-def _run_status(summary: dict[str, Any], *, cut: bool = False) -> int:
-    """0, or 3 with one line saying why when the run went wrong: an actor handler raised (a bug or a bad input), no
-    application could ever progress (the run stalled), every application was rejected, or none finished. Called once
-    every output is written. ``cut``: the user stopped the run with --until-ms, so applications left unfinished (or
-    not yet submitted) are what was asked for."""
-    failures = summary.get("errors", {}).get("handler_failures", {"count": 0, "first": []})
-    apps = summary["applications"]
-    stalled = summary.get("errors", {}).get("stalled")
-    if failures["count"]:
-        first = failures["first"][0]
-        _error(
-            f"{failures['count']} actor handler failure{'s' if failures['count'] != 1 else ''} in the run (a bug or "
-            f"a bad input; all in summary.json errors); the first: {first['actor']} handling "
-            f"{first['message_type']} at {first['time_ms']:g} ms raised {first['error']}"
-        )
-        return 3
-    if stalled:
-        _error(f"the run stopped at {summary['simulated_seconds']:,.1f} s: {stalled} (summary.json errors.stalled)")
-        return 3
-    if apps["submitted"] and apps["rejected"] == apps["submitted"]:
-        reasons = summary.get("rejected_by_reason", {})
-        top = next(iter(reasons), "")
-        others = len(reasons) - 1
-        more = f" (and {others} other reason{'s' if others > 1 else ''}, in summary.json)" if others else ""
-        _error(f"every application ({apps['submitted']}) was rejected: {top}{more}")
-        return 3
-    if apps["finished"] == 0 and not cut:
-        if not apps["submitted"]:
-            _error(f"no application finished: none was submitted ({summary['jobs']['skipped']} jobs skipped)")
-        else:
-            _error(
-                f"no application finished: {apps['submitted']} submitted, {apps['failed']} failed, "
-                f"{apps['killed']} killed, {apps['rejected']} rejected, {apps['unfinished']} unfinished"
-            )
-        return 3
-    return 0
+def scenario_spec(args: argparse.Namespace) -> ScenarioSpec:
+    """The parsed ``yarnball simulate`` arguments as a :class:`ScenarioSpec`."""
+    trace_type, trace = _trace_arguments(args)
+    return ScenarioSpec(
+        trace=trace,
+        output_dir=args.output_dir,
+        trace_type=trace_type,
+        nodes=args.nodes,
+        conf_dir=args.conf_dir,
+        conf=tuple(args.conf),
+        seed=args.seed,
+        until_ms=args.until_ms,
+        latency_ms=args.latency_ms,
+        log_level=args.log_level,
+        track_jobs=args.track_jobs,
+        plots=not args.no_plots,
+        faults=args.faults,
+        refreshes=tuple(args.refresh_queues),
+        backend=args.backend,
+        address=args.address,
+        hosts=args.hosts,
+        clock=args.clock,
+        pace=args.pace,
+        webapp=args.webapp,
+        webapp_exit=args.webapp_exit,
+        report=args.report,
+        strict=args.strict,
+        print_simulation=args.print_simulation,
+        progress=not args.no_progress,
+    )
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -460,181 +294,6 @@ def _trace_arguments(args: argparse.Namespace) -> tuple[str, str]:
     return trace_type or "SLS", location
 
 
-def _refresh_arguments(conf: Any, specs: list[str]) -> list[tuple[float, str]]:
-    """``--refresh-queues AT_MS:CONF_DIR`` values, each conf dir checked now (a bad one is a user error, exit 2)."""
-    from yarnball.launcher._refresh import parse_refresh_spec, refresh_request
-
-    out = []
-    for spec in specs:
-        at_ms, conf_dir = parse_refresh_spec(spec)
-        refresh_request(conf, conf_dir)
-        out.append((at_ms, conf_dir))
-    return out
-
-
-def trace_defaults(conf: Any) -> Any:
-    """``TraceDefaults.from_configuration(conf)``, its errors prefixed with the file and line of the key."""
-    from yarnball.launcher.workloads import TraceDefaults
-
-    try:
-        return TraceDefaults.from_configuration(conf)
-    except ConfigurationError as err:
-        key = str(err).partition(":")[0]
-        if key in conf:
-            raise ConfigurationError(f"{conf.location_of(key)}: {err}") from err
-        raise
-
-
-def _load_configuration(conf_dir: str | None) -> Any:
-    from yarnball.launcher._settings import load_conf_dir
-    from yarnball.protocols import Configuration
-
-    return Configuration() if conf_dir is None else load_conf_dir(conf_dir)
-
-
-def _target_ms(workload: Any, until_ms: int | None) -> float:
-    if until_ms is not None:
-        return float(until_ms)
-    ends = [j.end_ms if j.end_ms is not None else j.submit_ms for j in workload.jobs]
-    return float(max(ends, default=0))
-
-
-def print_simulation(workload: Any, stream: IO[str]) -> None:
-    """SLSRunner.printSimulationInfo: the cluster, the job table, the queues and the trace's span."""
-    line = "-" * 36
-    nodes = workload.nodes
-    racks = len({n.rack for n in nodes})
-    sizes = sorted({(n.resource.memory_mb, n.resource.vcores) for n in nodes})
-    if len(sizes) == 1:
-        capacity = f"capacity of each node {sizes[0][0]} MB memory and {sizes[0][1]} vcores."
-    else:
-        capacity = f"node capacities vary ({len(sizes)} sizes)."
-    jobs = workload.jobs
-    tasks = sum(j.num_containers for j in jobs)
-    queues = {j.queue for j in jobs}
-    max_runtime = max((j.end_ms if j.end_ms is not None else j.submit_ms for j in jobs), default=0)
-    out = [line, f"# nodes = {len(nodes)}, # racks = {racks}, {capacity}", line]
-    out.append(
-        f"# applications = {len(jobs)}, # total tasks = {tasks}, "
-        f"average # tasks per application = {math.ceil(tasks / len(jobs)) if jobs else 0}"
-    )
-    out.append("JobId\tQueue\tAMType\tDuration\t#Tasks")
-    for j in jobs:
-        duration = (j.end_ms - j.submit_ms) if j.end_ms is not None else ""
-        out.append(f"{j.job_id}\t{j.queue}\t{j.am_type}\t{duration}\t{j.num_containers}")
-    out.append(line)
-    out.append(
-        f"number of queues = {len(queues)}  "
-        f"average number of apps = {math.ceil(len(jobs) / len(queues)) if queues else 0}"
-    )
-    out.append(line)
-    out.append(f"estimated simulation time is {math.ceil(max_runtime / 1000)} seconds")
-    out.append(line)
-    stream.write("\n".join(out) + "\n")
-    stream.flush()
-
-
-class _Progress:
-    """A plain-text progress line on stderr, redrawn at most ``max_hz`` times per wall second.
-
-    The percentage is the simulated time over the trace's span (or ``--until-ms``), capped below 100 until the run
-    ends because a simulated job may finish later than the trace says. When stderr is not a terminal, a line is
-    printed at most every ``quiet_seconds`` instead of redrawing.
-    """
-
-    def __init__(
-        self, cluster: Any, target_ms: float, stream: IO[str], *, enabled: bool = True, max_hz: float = 4.0
-    ) -> None:
-        self.cluster = cluster
-        self.target_ms = target_ms
-        self.stream = stream
-        self.enabled = enabled
-        self.tty = bool(getattr(stream, "isatty", lambda: False)())
-        self.min_gap = 1.0 / max_hz if self.tty else 10.0
-        self.last = time.monotonic()
-        self.drawn = False
-
-    def __call__(self, now_ms: float) -> None:
-        if not self.enabled:
-            return
-        wall = time.monotonic()
-        if wall - self.last < self.min_gap:
-            return
-        self.last = wall
-        self._draw(now_ms, final=False)
-
-    def _draw(self, now_ms: float, *, final: bool) -> None:
-        pct = 100.0 if final else min(99.9, 100.0 * now_ms / self.target_ms) if self.target_ms > 0 else 0.0
-        filled = int(pct / 100 * 30)
-        rm = getattr(self.cluster, "rm", None)  # the sharded backends keep the RM on a host
-        text = f"[{'#' * filled}{'.' * (30 - filled)}] {pct:5.1f}%  simulated {now_ms / 1000:,.0f} s"
-        if rm is not None:
-            c = rm.counters
-            text += f"  apps {c['apps_finished']} finished, {c['apps_rejected']} rejected"
-            failed = c["apps_failed"] + c["apps_killed"]
-            if failed:
-                text += f", {failed} failed"
-            text += f" of {len(self.cluster.masters)}"
-        if self.tty:
-            self.stream.write("\r" + text + ("\n" if final else ""))
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
-        self.drawn = True
-
-    def finish(self) -> None:
-        if self.enabled and (self.tty or self.drawn):
-            kernel = getattr(self.cluster, "kernel", None)  # the sharded backends have no local kernel
-            self._draw(kernel.now if kernel is not None else self.cluster.now, final=True)
-
-
-def _print_summary(summary: dict[str, Any], out: Path, stream: IO[str]) -> None:
-    apps, cont, util = summary["applications"], summary["containers"], summary["utilization"]
-    speedup = summary["speedup"]
-    lines = [
-        f"yarnball: simulated {summary['simulated_seconds']:,.1f} s in {summary['wall_seconds']:.2f} s wall"
-        + (f" (speed-up {speedup:,.0f}x)" if speedup else ""),
-        f"  applications: {apps['submitted']} submitted, {apps['finished']} finished, {apps['failed']} failed, "
-        f"{apps['killed']} killed, {apps['rejected']} rejected, {apps['unfinished']} unfinished",
-        f"  containers:   {cont['allocated']} allocated, {cont['completed']} completed, {cont['killed']} killed, "
-        f"{cont['preempted']} preempted, {cont['lost']} lost",
-        f"  utilization:  memory {100 * util['memory_mean']:.1f}%, vcores {100 * util['vcores_mean']:.1f}% (mean)",
-        *_job_time_lines(summary.get("job_times")),
-    ]
-    reasons = summary.get("rejected_by_reason", {})
-    for reason, count in list(reasons.items())[:5]:
-        lines.append(f"  rejected:     {count} {reason}")
-    if len(reasons) > 5:
-        rest = sum(list(reasons.values())[5:])
-        lines.append(f"  rejected:     {rest} for {len(reasons) - 5} other reasons (in summary.json)")
-    refused = summary.get("security", {}).get("rejected", 0)
-    if refused:
-        lines.append(f"  security:     {refused} requests refused for a token or an ACL (summary.json security)")
-    failures = summary.get("errors", {}).get("handler_failures", {"count": 0})
-    if failures["count"]:
-        lines.append(f"  errors:       {failures['count']} actor handler failures (summary.json errors)")
-    if summary["skipped_jobs"]:
-        lines.append(f"  skipped jobs: {len(summary['skipped_jobs'])} (reasons in summary.json)")
-    lines.append(f"  outputs:      {os.fspath(out)}")
-    stream.write("\n".join(lines) + "\n")
-    stream.flush()
-
-
-def _job_time_lines(times: dict[str, Any] | None) -> list[str]:
-    """summary.json's overall job_times as a small table: one line per measure, in simulated seconds."""
-    if not times:
-        return []
-    rows = (("completion", "completion_s"), ("wait for AM", "am_wait_s"), ("first task", "first_task_wait_s"))
-    stats = ("mean", "median", "p95", "p99", "max")
-    header = "".join(f"{s:>10}" for s in (*stats, "jobs"))
-    lines = [f"  {'job times (s)':<13}{header}  (per queue: summary.json job_times)"]
-    for label, measure in rows:
-        d = times["overall"][measure]
-        values = "".join(f"{d[s]:>10,.2f}" if d[s] is not None else f"{'-':>10}" for s in stats)
-        lines.append(f"    {label:<11}{values}{d['count']:>10}")
-    return lines
-
-
 def _non_negative_int(text: str) -> int:
     try:
         value = int(text)
@@ -652,14 +311,3 @@ def _conf_override(text: str) -> tuple[str, str]:
     return key.strip(), value
 
 
-def _error(message: object) -> None:
-    text = " ".join(str(message).split()) if "\n" in str(message) else str(message)
-    print(f"{PROG}: error: {text}", file=sys.stderr)
-
-
-def _note(message: str) -> None:
-    print(f"{PROG}: note: {message}", file=sys.stderr)
-
-
-def _warn(message: str) -> None:
-    print(f"{PROG}: warning: {message}", file=sys.stderr)

@@ -30,8 +30,8 @@ from typing import Any
 
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._rmapp import AttemptState
-from yarnball.actors.shortcuts._amdormancy import HeartbeatTimer
 from yarnball.actors.shortcuts._amrounds import deliver_allocate
+from yarnball.actors.shortcuts._amtimer import HeartbeatTimer
 from yarnball.actors.shortcuts._roles import ROLES
 from yarnball.protocols import AllocateRequest, ResourceBlacklistRequest
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from yarnball.errors import ConfigurationError
-from yarnball.launcher.sweep._scenario import STATE_DIR, run_scenario
+from yarnball.launcher.sweep._scenario import STATE_DIR, run_row
 from yarnball.launcher.sweep._spec import Scenario
 
 __all__ = ["SweepProgress", "require_tune", "run_in_process", "run_on_ray"]
@@ -33,7 +33,7 @@ def require_tune() -> None:
     try:
         import ray.tune  # noqa: F401
     except ImportError as exc:
-        from yarnball.launcher._about import RAY_INSTALL  # here: _about imports yarnball's __version__
+        from yarnball.launcher._about import RAY_INSTALL
 
         raise ConfigurationError(
             f"yarnball sweep needs Ray Tune, which is not installed ({exc}): install the extra with "
@@ -91,7 +91,7 @@ class SweepProgress:
 def run_in_process(scenarios: Sequence[Scenario], output_dir: Path, progress: SweepProgress) -> None:
     """Run the scenarios one after another in this process (no Ray)."""
     for scenario in scenarios:
-        row = run_scenario(scenario, output_dir)
+        row = run_row(scenario, output_dir)
         progress.scenario_done(row["status"] == "error")
 
 
@@ -99,7 +99,7 @@ def _trainable(config: dict[str, Any], scenarios: dict[str, Scenario], output_di
     """One Tune trial: one scenario, reported as one result (the row itself is recorded under .sweep/)."""
     from ray import tune
 
-    row = run_scenario(scenarios[config["scenario"]], output_dir)
+    row = run_row(scenarios[config["scenario"]], output_dir)
     tune.report({"failed": int(row["status"] == "error"), "attempts": row["attempts"]})
 
 

@@ -1,7 +1,8 @@
-"""One scenario of a sweep: run ``yarnball simulate`` in this process and turn its outputs into a results row.
+"""One scenario of a sweep: run it in this process and turn its outputs into a results row.
 
-The scenario runs the ``yarnball simulate`` command itself (:func:`yarnball.launcher.cli.main` with the scenario's
-arguments), so its output directory holds exactly what the standalone command writes. The sweep's own bookkeeping
+The scenario runs as ``yarnball simulate`` runs it (:func:`yarnball.launcher.run_scenario` of the scenario's
+:class:`~yarnball.launcher.ScenarioSpec`), so its output directory holds exactly what the standalone command (the
+row's ``command``) writes. The sweep's own bookkeeping
 stays out of that directory, under ``DIR/.sweep/``: ``NAME.attempts`` (one line per start, with the worker's pid: a
 second line means the worker died and the scenario was retried) and ``NAME.json`` (the finished row, written
 atomically last, so its presence marks a scenario as done).
@@ -18,11 +19,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from yarnball.errors import YarnballError
+from yarnball.launcher._console import error_text, os_error_text
 from yarnball.launcher._jobtimes import distribution
 from yarnball.launcher._rundir import SUCCESS
+from yarnball.launcher._simulate import run_scenario
 from yarnball.launcher.sweep._spec import Scenario
 
-__all__ = ["METRICS", "SCENARIO_DIR", "STATE_DIR", "is_complete", "read_row", "run_scenario"]
+__all__ = ["METRICS", "SCENARIO_DIR", "STATE_DIR", "is_complete", "read_row", "run_row"]
 
 SCENARIO_DIR = "scenarios"
 STATE_DIR = ".sweep"
@@ -44,7 +48,7 @@ METRICS: tuple[tuple[str, str | None], ...] = (
 )
 
 
-def run_scenario(scenario: Scenario, output_dir: str | os.PathLike[str]) -> dict[str, Any]:
+def run_row(scenario: Scenario, output_dir: str | os.PathLike[str]) -> dict[str, Any]:
     """Run one scenario into ``output_dir/scenarios/NAME`` and return (and record) its results row.
 
     A user error (missing trace, bad configuration value) or an exception inside the simulation fails this row
@@ -63,14 +67,16 @@ def run_scenario(scenario: Scenario, output_dir: str | os.PathLike[str]) -> dict
     # directory holds one run only, and a file no run wrote makes the scenario fail (launcher/_rundir.py).
     start = time.perf_counter()
     status, error = "ok", ""
-    stderr = io.StringIO()
     try:
-        from yarnball.launcher import cli
-
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(stderr):
-            rc = cli.main(scenario.argv(out))
-        if rc != 0:
-            status, error = "error", _error_line(stderr.getvalue(), rc)
+        # What the command prints (notes, warnings, the summary) is not the sweep's: the row holds the outcome.
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            result = run_scenario(scenario.spec(out))
+        if result.reason is not None:
+            status, error = "error", result.reason
+    except YarnballError as exc:  # a user error (the command's exit status 2)
+        status, error = "error", error_text(exc)
+    except OSError as exc:  # e.g. the output directory cannot be written (as the command says it)
+        status, error = "error", os_error_text(exc)
     except Exception as exc:  # a bug in the simulation: this scenario's row says so, the sweep goes on
         status, error = "error", f"{type(exc).__name__}: {' '.join(str(exc).split())}"
     wall = time.perf_counter() - start
@@ -119,14 +125,6 @@ def is_complete(output_dir: str | os.PathLike[str], name: str) -> bool:
     except (OSError, ValueError):
         return False
     return all((out / name).is_file() for name in summary.get("outputs", ()))
-
-
-def _error_line(stderr: str, rc: int) -> str:
-    lines = [line for line in stderr.splitlines() if line.startswith("yarnball: error:")]
-    if lines:
-        return lines[-1].removeprefix("yarnball: error:").strip()
-    rest = [line.strip() for line in stderr.splitlines() if line.strip()]
-    return rest[-1] if rest else f"yarnball simulate exited with status {rc}"
 
 
 def _results(out: Path) -> tuple[dict[str, Any], list[float]]:

@@ -18,13 +18,14 @@ import re
 import shlex
 import tomllib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
 
 from yarnball.errors import ConfigurationError
+from yarnball.launcher._scenario import ScenarioSpec
 
 __all__ = ["SIMULATE_OPTIONS", "Scenario", "SweepSpec", "load_spec", "parse_spec"]
 
@@ -65,15 +66,25 @@ class _Spec(msgspec.Struct, forbid_unknown_fields=True, rename="kebab"):
 
 @dataclass(frozen=True, slots=True)
 class Scenario:
-    """One simulation of the sweep: its parameters (axis -> label) and the ``yarnball simulate`` arguments."""
+    """One simulation of the sweep: its parameters (axis -> label) and what it runs (a :class:`ScenarioSpec` whose
+    output directory the sweep sets)."""
 
     name: str
     params: tuple[tuple[str, str], ...]  # ("trace", label), (axis, label)..., ("seed", "N"), in axis order
-    args: tuple[str, ...]  # `yarnball simulate` arguments without --output-dir and --no-progress
+    simulation: ScenarioSpec
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        """The ``yarnball simulate`` options without --output-dir and --no-progress."""
+        return tuple(self.simulation.options())
+
+    def spec(self, output_dir: str | os.PathLike[str]) -> ScenarioSpec:
+        """The scenario writing into ``output_dir``, without a progress line."""
+        return replace(self.simulation, output_dir=output_dir, progress=False)
 
     def argv(self, output_dir: str | os.PathLike[str]) -> list[str]:
         """The full ``yarnball simulate`` argument list writing into ``output_dir``."""
-        return ["simulate", *self.args, "--output-dir", os.fspath(output_dir), "--no-progress"]
+        return self.spec(output_dir).argv()
 
     def command(self, output_dir: str | os.PathLike[str]) -> str:
         """The shell command that reproduces this scenario standalone."""
@@ -156,8 +167,7 @@ def parse_spec(
             ("seed", str(seed)),
         )
         merged = _merge(spec.fixed, [(names[i], s) for i, (_l, s) in enumerate(points)], fail)
-        args = _simulate_args(trace, merged, seed, base)
-        scenarios.append(Scenario(scenario_name(params), params, tuple(args)))
+        scenarios.append(Scenario(scenario_name(params), params, _simulation(trace, merged, seed, base)))
     return SweepSpec(
         source=source,
         axes=("trace", *(a[0] for a in axes), "seed"),
@@ -266,29 +276,25 @@ def _merge(fixed: _Settings, values: list[tuple[str, _Settings]], fail: Any) -> 
     return merged
 
 
-def _simulate_args(trace: _Trace, merged: dict[str, Any], seed: int, base: Path) -> list[str]:
+def _simulation(trace: _Trace, merged: dict[str, Any], seed: int, base: Path) -> ScenarioSpec:
     def path(text: str) -> str:
         return ",".join(os.fspath(base / p.strip()) for p in text.split(","))
 
-    args = ["--tracetype", trace.type.upper(), "--tracelocation", path(trace.location)]
-    if trace.nodes is not None:
-        args += ["--nodes", path(trace.nodes)]
-    if merged.get("conf_dir") is not None:
-        args += ["--conf-dir", path(merged["conf_dir"])]
-    for key, value in merged["conf"].items():
-        args += ["--conf", f"{key}={value}"]
-    args += ["--seed", str(seed)]
-    if merged.get("until_ms") is not None:
-        args += ["--until-ms", str(merged["until_ms"])]
-    if merged.get("latency_ms") is not None:
-        args += ["--latency-ms", repr(float(merged["latency_ms"]))]
-    if merged.get("log_level") is not None:
-        args += ["--log-level", merged["log_level"]]
-    if merged.get("track_jobs"):
-        args += ["--track-jobs", merged["track_jobs"]]
-    if merged.get("no_plots"):
-        args.append("--no-plots")
-    return args
+    latency = merged.get("latency_ms")
+    return ScenarioSpec(
+        trace=path(trace.location),
+        output_dir="",
+        trace_type=trace.type.upper(),
+        nodes=path(trace.nodes) if trace.nodes is not None else None,
+        conf_dir=path(merged["conf_dir"]) if merged.get("conf_dir") is not None else None,
+        conf=tuple((key, str(value)) for key, value in merged["conf"].items()),
+        seed=seed,
+        until_ms=merged.get("until_ms"),
+        latency_ms=float(latency) if latency is not None else None,
+        log_level=merged.get("log_level"),
+        track_jobs=merged.get("track_jobs") or "",
+        plots=not merged.get("no_plots"),
+    )
 
 
 def _expected(message: str) -> str:

@@ -2,7 +2,7 @@
 
 A sharded cluster has no RM or NM objects in the driver's process, so the driver's
 :class:`~yarnball.launcher.web._shardsource.ShardedSource` asks each host for its part, through the host-call
-mechanism (``HostGroup.call``, which reaches :class:`~yarnball.launcher._sharded.HostView`):
+mechanism (``HostGroup.call``, which reaches :class:`~yarnball.launcher._hosts.HostView`):
 
 * **host 0** (the RM's) computes ``cluster_info``, ``metrics``, ``scheduler``, ``apps``/``attempts`` and the RM's
   ``nodes`` (NodeInfo): :func:`rm_sections`. The NodeManagers of other hosts are not in its process, so the node
@@ -152,7 +152,7 @@ class WebAsks:
         self._next = 0
 
     def ask(self, host: Any, message: Any, seq: int | None = None) -> int:
-        """Send ``message``; ``seq``: the driver's sequence number for it (ShardedCluster.take_driver_sequence), so
+        """Send ``message``; ``seq``: the driver's sequence number for it (ShardedBackend.take_driver_sequence), so
         that it has its own canonical key among the driver's events."""
         if host.rm is None:
             raise SimulationError(f"shard host {host.index} has no ResourceManager; writes go to host 0")

@@ -19,7 +19,7 @@ The RM and the NodeManagers live on the hosts, so a snapshot here is assembled f
   it (a run paused between two drives is run just until then, as the embedded server runs its kernel), in live mode
   by polling every few ms. A write to a run that has ended is refused (503). Submitting an application
   (``POST /apps``) also starts its AM actor (:meth:`ShardedSource.start_am`): it is placed as the workload's AMs are
-  (``ShardedCluster.submit_running``, the deterministic placement of launcher/_shard.py) and sent to every host at
+  (``ShardedBackend.submit_running``, the deterministic placement of launcher/_shard.py) and sent to every host at
   once; in virtual time that happens between two slices, when every host is paused at the same window boundary, so
   the run goes on deterministically from there; live, as soon as the hosts take the call.
 * **Starting.** Ray takes seconds to start the hosts (10-40 s when the machine's cores are busy).
@@ -56,9 +56,7 @@ _YARN = ("YarnException", "org.apache.hadoop.yarn.exceptions.YarnException")
 
 def is_sharded(cluster: Any) -> bool:
     """Whether ``cluster`` runs on shard hosts (``backend="ray"`` or ``"inprocess"``)."""
-    from yarnball.launcher._sharded import ShardedCluster
-
-    return isinstance(cluster, ShardedCluster)
+    return getattr(cluster, "backend", "embedded") in ("ray", "inprocess")
 
 
 def _node_order(key: str) -> tuple[str, int]:

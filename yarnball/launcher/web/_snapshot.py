@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from yarnball import __version__
+from yarnball._version import __version__
 from yarnball.launcher.web._nmview import node_managers
 from yarnball.launcher.web._resources import r as _r
 from yarnball.launcher.web._resources import resource_info

@@ -1,8 +1,8 @@
-"""``yarnball simulate --backend ray``: the same run and output files as the embedded CLI, on shard hosts."""
+"""``yarnball simulate --backend ray`` (:func:`~yarnball.launcher.run_scenario` of a spec with ``backend="ray"``): the
+same run and output files as on the embedded backend, on shard hosts."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -10,14 +10,15 @@ from typing import Any
 
 from yarnball.actors._logging import close_logging, configure_logging
 from yarnball.errors import SimulationError, YarnballError
+from yarnball.launcher._cluster import Cluster
 from yarnball.launcher._refresh import parse_refresh_spec
-from yarnball.launcher._sharded import ShardedCluster
+from yarnball.launcher._scenario import ScenarioSpec
 
 __all__ = ["simulate_sharded"]
 
 
 def simulate_sharded(
-    args: argparse.Namespace,
+    spec: ScenarioSpec,
     conf: Any,
     workload: Any,
     out: Path,
@@ -38,29 +39,29 @@ def simulate_sharded(
     goes on (launcher/web/_shardsource.py), ``--pace`` with virtual time paces its slices of windows.
     """
     known = {j.job_id for j in workload.jobs}
-    live = args.clock == "wall"
+    live = spec.clock == "wall"
     configure_logging(level="warning", stream=sys.stderr)  # the driver's own warnings; the hosts log the run
-    cluster = ShardedCluster(
+    cluster = Cluster(
         conf,
         workload.nodes,
-        seed=args.seed,
+        seed=spec.seed,
         backend="ray",
-        address=args.address,
-        hosts=args.hosts,
-        latency_ms=args.latency_ms,
+        address=spec.address,
+        hosts=spec.hosts,
+        latency_ms=spec.latency_ms,
         event_log=out / "events.jsonl",
-        log_level=args.log_level,
-        clock=args.clock,
-        wall_factor=args.pace if live and args.pace is not None else 1.0,
+        log_level=spec.log_level_name,
+        clock=spec.clock,
+        wall_factor=spec.pace if live and spec.pace is not None else 1.0,
     )
     finished: dict[str, Any] = {}
 
     def finish(wall: float) -> None:
         progress.finish()
         finished["summary"] = cluster.write_outputs(
-            out, wall_seconds=wall, workload=workload, plots=not args.no_plots
+            out, wall_seconds=wall, workload=workload, plots=spec.plots
         )
-        if args.report:  # as the embedded run: the final REST answers (from the hosts), then the page
+        if spec.report:  # as the embedded run: the final REST answers (from the hosts), then the page
             from yarnball.launcher.web.report import write_report, write_state
 
             write_state(out, cluster)
@@ -68,14 +69,14 @@ def simulate_sharded(
 
     try:
         cluster.submit_workload(workload)
-        for spec in args.refresh_queues:  # checked by cli._refresh_arguments
-            at_ms, conf_dir = parse_refresh_spec(spec)
+        for refresh in spec.refreshes:  # checked by _simulate._refresh_arguments
+            at_ms, conf_dir = parse_refresh_spec(refresh)
             cluster.refresh_queues(conf_dir, at_ms=at_ms)
         if faults:
             cluster.inject(faults)  # (launcher/_shardfaults.py; after the refreshes, as the embedded CLI)
         cluster.record_metrics(interval_ms, [j for j in track if j in known])
         progress.cluster = cluster
-        pace = None if live else args.pace
+        pace = None if live else spec.pace
         start = time.perf_counter()
         try:
             if webapp is not None:
@@ -84,9 +85,9 @@ def simulate_sharded(
                 result = serve_cluster(
                     cluster,
                     *webapp,
-                    until_ms=args.until_ms,
+                    until_ms=spec.until_ms,
                     pace=pace,
-                    keep_serving=not args.webapp_exit,
+                    keep_serving=not spec.webapp_exit,
                     on_progress=progress,
                     on_finished=finish,
                 )
@@ -98,9 +99,9 @@ def simulate_sharded(
 
                     from yarnball.launcher.web._shardsource import drive_sharded
 
-                    asyncio.run(drive_sharded(cluster, until_ms=args.until_ms, pace=pace, on_progress=progress))
+                    asyncio.run(drive_sharded(cluster, until_ms=spec.until_ms, pace=pace, on_progress=progress))
                 else:
-                    cluster.run(until_ms=args.until_ms, on_progress=progress)
+                    cluster.run(until_ms=spec.until_ms, on_progress=progress)
                 finish(time.perf_counter() - start)
         except SimulationError:
             try:  # flush what the RM's host recorded so far

@@ -1,0 +1,136 @@
+"""Addresses: :class:`ActorRef` (``tell``, ``ask``) and the one-shot reply address of an ``ask``.
+
+Below the kernel (which hands out refs in ``Kernel.lookup``) and the actors (actors/_actor.py): a ref reaches its
+actor only through the ``_deliver`` it was given, and a ref to no actor turns its messages into dead letters."""
+
+from __future__ import annotations
+
+from heapq import heappush
+from typing import TYPE_CHECKING, Any
+
+from yarnball._logs import get_logger
+from yarnball.actors._future import NORMAL, Future, current_kernel
+from yarnball.errors import DeadLetterError
+from yarnball.errors import TimeoutError as AskTimeoutError
+
+if TYPE_CHECKING:
+    from yarnball.actors._actor import Actor
+    from yarnball.actors._kernel import Kernel
+
+__all__ = ["ActorRef"]
+
+log = get_logger(__name__)
+
+
+class ActorRef:
+    """The address of an actor. ``tell`` never blocks; ``ask`` returns a future of the reply."""
+
+    __slots__ = ("_actor", "id", "kernel")
+
+    def __init__(self, actor_id: str, kernel: Kernel, actor: Actor | None) -> None:
+        self.id = actor_id
+        self.kernel = kernel
+        self._actor = actor
+
+    def __repr__(self) -> str:
+        return f"ActorRef({self.id!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ActorRef) and other.id == self.id and other.kernel is self.kernel
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    @property
+    def is_alive(self) -> bool:
+        return self._actor is not None and not self._actor._stopped
+
+    def tell(self, message: Any, sender: ActorRef | None = None, *, delay: float = 0) -> None:
+        """Deliver ``message`` after the link's latency (plus ``delay`` ms)."""
+        kernel = self.kernel
+        actor = self._actor
+        if actor is None or kernel._latency or delay < 0:
+            latency = kernel.latency(sender.id if sender is not None else None, self.id) + delay
+            if actor is None:
+                kernel.schedule(latency, _dead_letter, (self.id, message, sender), owner=self.id)
+            else:
+                kernel.schedule(latency, actor._deliver, (message, sender), owner=self.id)
+            return
+        # The common case, Kernel.schedule inlined (the same key: time, NORMAL, origin, origin's sequence).
+        origin = kernel.current
+        seqs = kernel._seqs
+        seq = seqs.get(origin, 0)
+        seqs[origin] = seq + 1
+        now = kernel.now
+        t = now + (kernel.default_latency + delay)
+        heappush(
+            kernel._now if t == now else kernel._queue,
+            (t, NORMAL, origin, seq, actor._deliver, (message, sender), self.id),
+        )
+        if kernel._wakeup is not None:
+            kernel._wakeup.set()
+
+    def ask(self, message: Any, *, timeout: float | None = None, sender: ActorRef | None = None) -> Future[Any]:
+        """Send ``message`` and return a future resolved by the handler's return value.
+
+        ``timeout`` is in ms of the kernel's clock; on expiry the future fails with
+        :class:`yarnball.errors.TimeoutError`.
+        """
+        kernel = self.kernel
+        fut: Future[Any] = Future(kernel)
+        self.tell(message, _ReplyRef(kernel, fut, sender))
+        if timeout is not None:
+
+            def expire(_: Any) -> None:
+                fut.set_exception(
+                    AskTimeoutError(f"no reply from {self.id} to {type(message).__name__} within {timeout} ms")
+                )
+
+            kernel.schedule(timeout, expire)
+        return fut
+
+    def stop(self) -> None:
+        if self._actor is not None:
+            self._actor.stop()
+
+
+class _ReplyRef(ActorRef):
+    """A one-shot address that resolves an ``ask`` future; it stands in as the sender of the asked message."""
+
+    __slots__ = ("_asker", "_future")
+
+    def __init__(self, kernel: Kernel, future: Future[Any], asker: ActorRef | None) -> None:
+        super().__init__(asker.id if asker is not None else "<ask>", kernel, None)
+        self._future = future
+        self._asker = asker
+
+    def tell(self, message: Any, sender: ActorRef | None = None, *, delay: float = 0) -> None:
+        latency = self.kernel.latency(sender.id if sender is not None else None, self.id) + delay
+        self.kernel.schedule(latency, _resolve, (self._future, message, None))
+
+    def fail(self, exc: BaseException, sender: ActorRef | None) -> None:
+        latency = self.kernel.latency(sender.id if sender is not None else None, self.id)
+        self.kernel.schedule(latency, _resolve, (self._future, None, exc))
+
+
+def _resolve(arg: tuple[Future[Any], Any, BaseException | None]) -> None:
+    fut, value, exc = arg
+    if exc is not None:
+        fut.set_exception(exc)
+    else:
+        fut.set_result(value)
+
+
+def _dead_letter(arg: tuple[str, Any, ActorRef | None]) -> None:
+    target, message, sender = arg
+    kernel = sender.kernel if sender is not None else current_kernel.get()
+    if kernel is not None:
+        kernel.dead_letters += 1
+    log.warning(
+        "dead_letter",
+        target=target,
+        message_type=type(message).__name__,
+        sender=sender.id if sender is not None else None,
+    )
+    if isinstance(sender, _ReplyRef):
+        sender.fail(DeadLetterError(f"{target} is not running; {type(message).__name__} was not delivered"), None)
