@@ -11,7 +11,7 @@ from yarnball.protocols import Resource
 
 from ._defaults import TraceDefaults
 from ._json import INT_MAX, KeyPolicy, Where, iter_json_values
-from ._keys import NODE_FILE_NODE, NODE_FILE_RACK
+from ._keys import NODE_FILE_NODE, NODE_FILE_RACK, check_format
 from ._model import DEFAULT_RACK, NodeSpec
 
 __all__ = ["dedupe_nodes", "generate_nodes", "parse_labels", "read_nodes_file", "split_host_path"]
@@ -99,7 +99,9 @@ def read_nodes_file(
     policy = KeyPolicy(strict)
     node_keys = NODE_FILE_NODE | {"memory-mb", "vcores", *defaults.resource_types}
     nodes: list[NodeSpec] = []
-    for index, line, raw in iter_json_values(path):
+    for index, line, raw in iter_json_values(path, what="node file"):
+        if index == 0:
+            check_format(path, raw, "node file")
         where = Where(name, f"rack object #{index} (line {line})", policy)
         entry = where.obj(raw, "<root>")
         where.check_keys(entry, NODE_FILE_RACK)
