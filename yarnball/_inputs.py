@@ -60,11 +60,12 @@ def _size(n: int) -> str:
 
 
 def read_input(
-    path: str | os.PathLike[str], what: str, error: Error = ConfigurationError, *, limit: int = MAX_FILE_BYTES
+    path: str | os.PathLike[str], what: str, error: Error = ConfigurationError, *, limit: int | None = None
 ) -> bytes:
     """The bytes of the regular file ``path`` (``what`` names it in errors: "trace", "fault schedule"), at most
-    ``limit`` of them; ``error`` is raised, naming the file, for anything else."""
+    ``limit`` of them (default MAX_FILE_BYTES); ``error`` is raised, naming the file, for anything else."""
     name = one_line(os.fspath(path))
+    limit = MAX_FILE_BYTES if limit is None else limit
 
     def fail(reason: str) -> YarnballError:
         return error(f"{name}: cannot read {what}: {reason}")
@@ -90,7 +91,7 @@ def read_input(
 
 
 def read_input_text(
-    path: str | os.PathLike[str], what: str, error: Error = ConfigurationError, *, limit: int = MAX_FILE_BYTES
+    path: str | os.PathLike[str], what: str, error: Error = ConfigurationError, *, limit: int | None = None
 ) -> str:
     """:func:`read_input` decoded as UTF-8; bytes that are not UTF-8 are an error naming their offset."""
     data = read_input(path, what, error, limit=limit)

@@ -16,7 +16,8 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from yarnball._inputs import MAX_TRACE_BYTES, check_nesting, read_input_text
+from yarnball import _inputs
+from yarnball._inputs import check_nesting, read_input_text
 from yarnball._logs import get_logger
 from yarnball.errors import TraceFormatError
 
@@ -37,7 +38,7 @@ MAX_EXPANSION = 10_000_000
 def read_text(path: str | os.PathLike[str], what: str = "trace") -> str:
     """The file's text (UTF-8), or TraceFormatError if it is not a readable regular file of at most
     MAX_TRACE_BYTES."""
-    return read_input_text(path, what, TraceFormatError, limit=MAX_TRACE_BYTES)
+    return read_input_text(path, what, TraceFormatError, limit=_inputs.MAX_TRACE_BYTES)
 
 
 def _reject_constant(name: str) -> NoReturn:
