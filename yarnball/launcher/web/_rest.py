@@ -52,6 +52,15 @@ def _not_found(message: str) -> RestRequestError:
     return RestRequestError(404, *_NOT_FOUND, message)
 
 
+async def body_text(request: web.Request, entity: str) -> str:
+    """The request body as text (its charset, UTF-8 by default); 400 when it is not text in that charset."""
+    raw = await request.read()
+    try:
+        return raw.decode(request.charset or "utf-8")
+    except (UnicodeDecodeError, LookupError) as err:
+        raise _bad_request(f"The request body is not a valid {entity} entity: {one_line(err)}") from None
+
+
 def load_body(raw: str, entity: str, fmt: Literal["JSON", "XML"] = "JSON") -> Any:
     """A request body of JSON (decoded) or XML (parsed to an Element), nested at most MAX_NESTING_DEPTH levels; a
     400 ``BadRequestException`` naming ``entity`` (``appstate``, ``application-submission-context``) otherwise."""

@@ -34,7 +34,7 @@ from typing import Any
 from aiohttp import web
 
 from yarnball.actors._dshell import DistributedShellAppMaster
-from yarnball.launcher.web._rest import _bad_request, _check_app_id, load_body, render
+from yarnball.launcher.web._rest import _bad_request, _check_app_id, body_text, load_body, render
 from yarnball.launcher.web._restwrite import _live, _refused, caller
 from yarnball.protocols import (
     ApplicationSubmissionContext,
@@ -172,7 +172,8 @@ async def post_app(request: web.Request) -> web.Response:
     """``RMWebServices.submitApplication`` for a distributed shell (see the module docstring)."""
     user = caller(request)
     source = _live(request)
-    context = load_body(await request.text(), "application-submission-context")
+    entity = "application-submission-context"
+    context = load_body(await body_text(request, entity), entity)
     if isinstance(context, dict) and set(context) == {"application-submission-context"}:
         context = context["application-submission-context"]
     if not isinstance(context, dict):

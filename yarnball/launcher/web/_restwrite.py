@@ -28,7 +28,7 @@ from typing import Any
 from aiohttp import web
 
 from yarnball.errors import RestRequestError
-from yarnball.launcher.web._rest import SOURCE, _app, _bad_request, load_body, render
+from yarnball.launcher.web._rest import SOURCE, _app, _bad_request, body_text, load_body, render
 from yarnball.protocols import (
     KillApplicationRequest,
     MoveApplicationAcrossQueuesRequest,
@@ -58,7 +58,7 @@ def caller(request: web.Request) -> str:
 
 async def _body(request: web.Request, root: str, field: str) -> str | None:
     """The ``field`` of a JSON object or of an XML document rooted at ``root``; None when it is absent."""
-    raw = await request.text()
+    raw = await body_text(request, root)
     if "xml" in request.content_type or raw.lstrip().startswith("<"):
         doc = load_body(raw, root, "XML")
         if doc.tag != root:
