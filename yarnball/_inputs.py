@@ -122,6 +122,8 @@ def nesting_depth(text: str, fmt: Literal["JSON", "TOML", "XML"], limit: int = M
     else:
         text = (_JSON_SKIP if fmt == "JSON" else _TOML_SKIP).sub("", text)
     brackets = _NOT_BRACKET.sub("", text)
+    if re.search(f"[\\[{{]{{{limit + 1}}}", brackets):  # a run of openings alone goes deeper: no need to count
+        return limit + 1
     depth = 0
     while depth <= limit:
         brackets, removed = _PAIR.subn("", brackets)

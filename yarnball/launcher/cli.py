@@ -467,7 +467,7 @@ def _load_configuration(conf_dir: str | None) -> Any:
         return Configuration()
     conf = Configuration.from_conf_dir(conf_dir)
     sls_runner = Path(conf_dir) / SLS_RUNNER_FILE
-    if sls_runner.exists():  # a directory or FIFO of that name is refused, not skipped
+    if os.path.lexists(sls_runner):  # a directory, FIFO or broken link of that name is refused, not skipped
         conf.add_resource(sls_runner)
     # Read every numeric yarn.sls.* key once with the typed getters, so a value outside its domain fails here,
     # naming sls-runner.xml and the key, before a trace reader or the cluster reads it.

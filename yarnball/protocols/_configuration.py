@@ -117,7 +117,7 @@ class Configuration:
             )
         conf = cls(load_defaults=load_defaults)
         for name in (_keys.YARN_SITE_CONFIGURATION_FILE, _keys.CS_CONFIGURATION_FILE):
-            if (directory / name).exists():  # a directory or FIFO of that name is refused, not skipped
+            if os.path.lexists(directory / name):  # a directory, FIFO or broken link of that name is refused
                 conf.add_resource(directory / name)
         return conf
 
