@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -27,8 +28,18 @@ def test_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     """A FIFO (nobody writing to it) is refused as not a regular file instead of blocking the reader."""
     fifo = tmp_path / "faults.json"
     os.mkfifo(fifo)
-    with pytest.raises(ConfigurationError, match=r"faults\.json: cannot read fault schedule: not a regular file \(a"):
-        load_faults(fifo)
+
+    def blocked(signum: int, frame: object) -> None:
+        raise AssertionError("reading the FIFO blocked")
+
+    old = signal.signal(signal.SIGALRM, blocked)
+    signal.alarm(5)
+    try:
+        with pytest.raises(ConfigurationError, match=r"faults\.json: cannot read fault schedule: not a regular file"):
+            load_faults(fifo)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
 
 
 @pytest.mark.parametrize(
