@@ -201,6 +201,8 @@ def main() -> int:
             "no:cacheprovider",
             str(here / "test_fuzz_configuration.py"),
             str(here / "test_fuzz_whatif_codec.py"),
+            str(here / "test_fuzz_readers.py"),
+            str(here / "test_fuzz_rest.py"),
         ]
     )
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
