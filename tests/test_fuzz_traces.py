@@ -15,6 +15,7 @@ import copy
 import io
 import json
 import os
+import re
 import signal
 import time
 from collections import Counter
@@ -48,7 +49,9 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large],
 )
 ALARM_SECONDS = 20  # one load taking this long is a hang (a small trace loads in milliseconds)
-WHOLE_FILE_ERRORS = ("invalid JSON", "No node!", "expected one JSON object", "not UTF-8", "nested too deeply")
+WHOLE_FILE_ERRORS = (
+    "invalid JSON", "No node!", "expected one JSON object", "not UTF-8", "nested too deeply", "this looks like"
+)  # fmt: skip
 
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data is not present beside this checkout")
 
@@ -129,6 +132,10 @@ VALUES: list[Any] = [
     {"val": 5, "std": -1},
     {"discrete": []},
     "y" * 300,
+    "a b",  # host and rack names a node file must not hold: a space, a port, a climb, an empty part
+    "h:8041",
+    "../../etc",
+    "/r",
 ]
 OPS = ("drop", "rename", "replace", "replace", "replace", "add", "truncate")
 
@@ -352,9 +359,28 @@ def test_fuzzed_synth_traces(tmp_path: Path, index: int, data: st.DataObject, st
 @given(index=st.integers(0, 10), data=st.data(), strict=st.booleans())
 def test_fuzzed_node_files(tmp_path: Path, index: int, data: st.DataObject, strict: bool) -> None:
     """Mutated SLS node files give an in-domain cluster or fail naming the node file and the field."""
-    text, touched, labels = mutate(_seed("NODES", index), data.draw)
+    seed = _seed("NODES", index)
+    repeated = data.draw(st.booleans())
+    if repeated:  # a host listed again, in the first rack object
+        doc = json.loads(seed)
+        hosts = [n for rack in doc for n in rack.get("nodes", []) if "node" in n]
+        doc[0]["nodes"].append(copy.deepcopy(hosts[data.draw(st.integers(0, len(hosts) - 1))]))
+        seed = json.dumps(doc)
+    text, touched, labels = mutate(seed, data.draw)
+    if repeated:
+        touched.add("is listed twice")  # reported at the second entry, which no mutation touched
     trace = DATA / "inputsls.json"
-    check("NODES", tmp_path, text, touched, labels, lambda p: load_workload("SLS", [trace], p, strict=strict))
+
+    def load(p: Path) -> Workload:
+        wl = load_workload("SLS", [trace], p, strict=strict)
+        hosts = [n.hostname for n in wl.nodes]
+        assert len(set(hosts)) == len(hosts), f"a host listed twice was accepted: {hosts}"
+        for node in wl.nodes:
+            assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}", node.hostname), node
+            assert all(re.fullmatch(r"[A-Za-z0-9_.-]+", p) and p not in (".", "..") for p in node.rack.split("/")[1:])
+        return wl
+
+    check("NODES", tmp_path, text, touched, labels, load)
 
 
 def test_every_seed_loads_strictly(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from yarnball.launcher._cluster import Cluster
 from yarnball.launcher._outputs import JOBRUNTIME_COLUMNS, MetricsRecorder, write_outputs
 from yarnball.launcher._slsmetrics import WALL_CLOCK_PREFIX
 from yarnball.launcher.workloads import TraceDefaults, WorkloadBuilder, load_workload, task_spec
+from yarnball.launcher.workloads._json import iter_json_values
 from yarnball.protocols import Configuration
 
 WALL_CLOCK_FILES = {"metrics/scheduler_timecost.csv"}
@@ -219,10 +220,25 @@ def test_stopping_early_reports_every_unfinished_job(shared_data: Path, tmp_path
 
 
 def test_skipped_jobs_carry_their_reason(shared_data: Path, tmp_path: Path) -> None:
-    """Jobs SLS would refuse (a 'dag' AM not registered in sls-runner.xml) are listed with the reason."""
+    """Jobs SLS would refuse (an AM type no yarn.sls.am.type.<name> registers) are listed with the reason."""
+    sls = shared_data / "sls"
+    trace = [job for _, _, job in iter_json_values(sls / "sls_dag.json")]
+    for job in trace:
+        job["yarn.sls.am.type"] = "spark"
+    (tmp_path / "spark.json").write_text(json.dumps(trace))
+    conf = Configuration.from_conf_dir(sls / "sample-conf")
+    conf.add_resource(sls / "sample-conf" / "sls-runner.xml")
+    workload = load_workload("SLS", tmp_path / "spark.json", sls / "nodes.json", TraceDefaults.from_configuration(conf))
+    assert {s.job_id for s in workload.skipped} == {"job_1", "job_2"}
+    assert all("'spark' is not registered" in s.reason for s in workload.skipped)
+
+
+def test_sls_dag_sample_runs_with_the_sample_configuration(shared_data: Path, tmp_path: Path) -> None:
+    """SLS's sls_dag.json runs with SLS's sample-conf, whose sls-runner.xml registers only the mapreduce AM: the
+    dag AM is built in."""
     _, _, summary = _run(shared_data, tmp_path / "out", trace="sls_dag.json")
-    assert {s["job_id"] for s in summary["skipped_jobs"]} == {"job_1", "job_2"}
-    assert all("dag" in s["reason"] for s in summary["skipped_jobs"])
+    assert summary["skipped_jobs"] == []
+    assert summary["applications"]["finished"] == 2
 
 
 def test_rejected_application_is_reported_with_diagnostics(tmp_path: Path) -> None:

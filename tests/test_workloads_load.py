@@ -93,17 +93,20 @@ def test_defaults_from_configuration_read_sls_runner_keys() -> None:
         Resource(1024, 2),
     )
     assert d.nm_heartbeat_interval_ms == 500
-    assert d.am_types == ("mapreduce", "custom")
+    assert d.am_types == ("mapreduce", "stream", "dag", "custom")
 
 
-def test_defaults_probe_known_am_types_when_keys_cannot_be_listed() -> None:
-    """A configuration without keys() is probed for the three SLS AM types."""
+def test_built_in_am_types_are_registered_without_their_keys() -> None:
+    """SLS's three AM simulators are built in: registered whatever the configuration names (SLS's sample-conf
+    sls-runner.xml names only mapreduce), and when the configuration cannot list its keys."""
 
     class Conf:
         def get(self, key: str, default: object = None) -> object:
-            return "x" if key == "yarn.sls.am.type.stream" else default
+            return default
 
-    assert TraceDefaults.from_configuration(Conf()).am_types == ("stream",)
+    only_mr = {"yarn.sls.am.type.mapreduce": "org.apache.hadoop.yarn.sls.appmaster.MRAMSimulator"}
+    assert TraceDefaults.from_configuration(only_mr).am_types == ("mapreduce", "stream", "dag")
+    assert TraceDefaults.from_configuration(Conf()).am_types == ("mapreduce", "stream", "dag")
 
 
 def test_defaults_reject_non_integer_values() -> None:

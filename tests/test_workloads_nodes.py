@@ -62,12 +62,59 @@ def test_extra_resource_types_are_read_when_configured(tmp_path: Path) -> None:
     assert nodes[0].resource.extended == (("yarn.io/gpu", 4),)
 
 
-def test_repeated_host_keeps_the_first(tmp_path: Path) -> None:
-    """A host listed twice is one node (the first entry)."""
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"rack": "a", "nodes": [{"node": "h", "vcores": 3}]}{"rack": "b", "nodes": [{"node": "h"}]}',
+        '{"rack": "a", "nodes": [{"node": "h"}, {"node": "h"}]}',
+    ],
+)
+def test_repeated_host_is_an_error_naming_both_entries(tmp_path: Path, text: str) -> None:
+    """A host listed twice (on one rack or two) is refused, naming the file, the host and both entries."""
     path = tmp_path / "n.json"
-    path.write_text('{"rack": "a", "nodes": [{"node": "h", "vcores": 3}]}{"rack": "b", "nodes": [{"node": "h"}]}')
-    nodes = read_nodes_file(path, TraceDefaults())
-    assert [(n.path, n.resource.vcores) for n in nodes] == [("/a/h", 3)]
+    path.write_text(text)
+    with pytest.raises(TraceFormatError) as err:
+        read_nodes_file(path, TraceDefaults())
+    message = str(err.value)
+    assert str(path) in message and "host 'h' is listed twice" in message
+    assert "first at rack 'a' nodes[0] (/a/h), again at rack '" in message and "nodes[" in message
+
+
+@pytest.mark.parametrize(
+    ("rack", "node", "field", "shown"),
+    [
+        ("r", "a b", "'nodes[0].node'", "'a b'"),
+        ("r", "a:8041", "'nodes[0].node'", "'a:8041'"),
+        ("r", "a\\u0000b", "'nodes[0].node'", "'a\\x00b'"),
+        ("r", "-a", "'nodes[0].node'", "'-a'"),
+        ("", "h", "'rack'", "'/'"),
+        ("../../etc", "h", "'rack'", "'/../../etc'"),
+        ("a/./b", "h", "'rack'", "'/a/./b'"),
+        ("r k", "h", "'rack'", "'/r k'"),
+        ("/r1", "h", "'rack'", "give \"rack\" without it"),
+    ],
+)
+def test_bad_host_and_rack_names_are_refused(tmp_path: Path, rack: str, node: str, field: str, shown: str) -> None:
+    """Host names that are not RFC 1123 names (NUL, a space, a port) and racks that are not NetworkTopology paths
+    (empty, '.', '..' parts) are refused, naming the file, the field and the value."""
+    path = tmp_path / "nodes.json"
+    path.write_text(f'{{"rack": "{rack}", "nodes": [{{"node": "{node}"}}]}}')
+    with pytest.raises(TraceFormatError) as err:
+        read_nodes_file(path, TraceDefaults())
+    message = str(err.value)
+    assert str(path) in message and f"field {field}" in message and shown in message
+    assert "\n" not in message and "\x00" not in message
+
+
+def test_host_and_rack_names_hadoop_uses_are_accepted(tmp_path: Path) -> None:
+    """Dotted, hyphenated and underscored hosts, multi-level racks and SLS's 'null' host load."""
+    path = tmp_path / "nodes.json"
+    path.write_text('{"rack": "dc-1/rack_2", "nodes": [{"node": "a2115.smile.com"}, {"node": "n_1"}, {}]}')
+    assert [n.path for n in read_nodes_file(path, TraceDefaults())] == [
+        "/dc-1/rack_2/a2115.smile.com",
+        "/dc-1/rack_2/n_1",
+        "/dc-1/rack_2/null",
+    ]
 
 
 @pytest.mark.parametrize(

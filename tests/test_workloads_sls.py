@@ -243,5 +243,5 @@ def test_root_value_must_be_an_object(tmp_path: Path) -> None:
 
 def test_missing_file_is_a_trace_format_error(tmp_path: Path) -> None:
     """A trace that does not exist raises TraceFormatError naming it."""
-    with pytest.raises(TraceFormatError, match=r"nope\.json: no such file"):
+    with pytest.raises(TraceFormatError, match=r"nope\.json: cannot read SLS trace: no such file"):
         read_sls_trace(tmp_path / "nope.json", DEFAULTS)

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from yarnball._inputs import check_nesting, read_input_text
 from yarnball.errors import ConfigurationError, one_line
 
 __all__ = [
@@ -256,10 +257,12 @@ def check_targets(
 
 
 def load_faults(path: str | Path) -> list[Fault]:
+    text = read_input_text(path, "fault schedule")
+    check_nesting(text, str(path), "JSON")
     try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise ConfigurationError(f"{path}: cannot read fault schedule: {exc}") from exc
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ConfigurationError(f"{one_line(path)}: cannot read fault schedule: {one_line(exc)}") from exc
     return parse_faults(data, str(path))
 
 

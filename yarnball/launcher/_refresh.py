@@ -11,15 +11,19 @@ smaller maximum allocation) is decided by the RM when the message arrives, with 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 
-from yarnball.errors import ConfigurationError
+from yarnball.errors import ConfigurationError, one_line
 from yarnball.launcher._clusterconf import normalized_conf
 from yarnball.policies.capacity import CapacitySchedulerConfiguration
 from yarnball.protocols import Configuration, RefreshQueuesRequest, keys
 from yarnball.protocols._configuration import DEFAULT_SOURCE
 
 __all__ = ["RefreshSource", "parse_refresh_spec", "refresh_request"]
+
+_DIGITS = re.compile(r"[0-9]{1,19}")  # ASCII digits only: int() would also take "1_000", " 7" and Arabic digits
+_LONG_MAX = 2**63 - 1
 
 RefreshSource = Configuration | Mapping[str, object] | str | os.PathLike[str]
 
@@ -65,15 +69,25 @@ def refresh_request(base: Configuration, conf: RefreshSource) -> RefreshQueuesRe
 
 
 def parse_refresh_spec(spec: str) -> tuple[float, str]:
-    """``AT_MS:CONF_DIR`` (the CLI's ``--refresh-queues``) as ``(at_ms, conf_dir)``."""
+    """``AT_MS:CONF_DIR`` (the CLI's ``--refresh-queues``) as ``(at_ms, conf_dir)``: AT_MS a whole number of
+    milliseconds in [0, 2^63-1] (a Java long, as every simulated time), CONF_DIR a directory holding
+    capacity-scheduler.xml."""
     at, sep, path = spec.partition(":")
-    try:
-        at_ms = float(at)
-    except ValueError:
-        at_ms = -1.0
-    if not sep or not path or at_ms < 0:
+    where = f"--refresh-queues {one_line(repr(spec))}"
+    if not sep or not path:
         raise ConfigurationError(
-            f"--refresh-queues {spec!r}: expected AT_MS:CONF_DIR (a simulated time in ms >= 0, a colon, and a "
-            "directory holding the new capacity-scheduler.xml)"
+            f"{where}: expected AT_MS:CONF_DIR (a simulated time in ms >= 0, a colon, and a directory holding the "
+            f"new {keys.CS_CONFIGURATION_FILE})"
         )
-    return at_ms, path
+    if not _DIGITS.fullmatch(at) or int(at) > _LONG_MAX:
+        raise ConfigurationError(
+            f"{where}: AT_MS {one_line(repr(at))} is not a whole number of milliseconds in [0, {_LONG_MAX}] "
+            "(expected AT_MS:CONF_DIR, e.g. 60000:conf/refresh)"
+        )
+    if not os.path.exists(os.path.join(path, keys.CS_CONFIGURATION_FILE)):  # not regular: refused as it is read
+        what = "is not a directory" if not os.path.isdir(path) else f"holds no {keys.CS_CONFIGURATION_FILE}"
+        raise ConfigurationError(
+            f"{where}: CONF_DIR {one_line(repr(path))} {what} (expected a directory holding the new "
+            f"{keys.CS_CONFIGURATION_FILE})"
+        )
+    return float(int(at)), path

@@ -197,7 +197,7 @@ def load_conf_dir(path: str | os.PathLike[str]) -> Configuration:
     in one warning; a scheduler other than the CapacityScheduler is warned about (it is simulated instead)."""
     conf = Configuration.from_conf_dir(path)
     sls_runner = Path(path) / SLS_RUNNER_FILE
-    if sls_runner.is_file():
+    if os.path.lexists(sls_runner):  # a directory, FIFO or broken link of that name is refused, not skipped
         conf.add_resource(sls_runner)
     _summarise_unread(conf, Path(path))
     scheduler_class = conf.get(keys.RM_SCHEDULER)

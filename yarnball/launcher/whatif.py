@@ -53,6 +53,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from yarnball._inputs import MAX_FILE_BYTES, MAX_NESTING_DEPTH, check_nesting, read_input
 from yarnball.errors import ConfigurationError, one_line
 from yarnball.policies.preemption import (
     AppSnapshot,
@@ -233,9 +234,11 @@ def parse_snapshot(data: Mapping[str, Any] | bytes | str) -> ClusterSnapshot:
     if isinstance(data, bytes | bytearray | memoryview):
         data = bytes(data)
         try:
-            data.decode("utf-8")
+            check_nesting(data.decode("utf-8"), "$", "JSON")
         except UnicodeDecodeError as err:
             raise _utf8_error(data, err) from err
+    elif isinstance(data, str):
+        check_nesting(data, "$", "JSON")
     try:
         if isinstance(data, bytes | str):
             wire = msgspec.json.decode(data, type=_Snapshot)
@@ -245,16 +248,15 @@ def parse_snapshot(data: Mapping[str, Any] | bytes | str) -> ClusterSnapshot:
         raise _translate(err) from err
     except UnicodeError as err:  # a str holding lone surrogates
         raise ConfigurationError(f"$: not valid Unicode text: {err} (expected a UTF-8 JSON document)") from err
+    except RecursionError:  # a mapping nested deeper than the stack (a document is checked above)
+        raise ConfigurationError(f"$: nested too deeply (more than {MAX_NESTING_DEPTH} levels)") from None
     return _from_wire(wire)
 
 
 def load_snapshot(path: str | Path) -> ClusterSnapshot:
     """Read and validate a snapshot JSON file; errors name the file and the JSON path."""
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as err:
-        raise ConfigurationError(f"{p}: cannot read snapshot: {err.strerror or err}") from err
+    raw = read_input(p, "snapshot")
     try:
         return parse_snapshot(raw)
     except ConfigurationError as err:
@@ -333,7 +335,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.snapshot == "-":
             try:
-                snapshot = parse_snapshot(sys.stdin.buffer.read())
+                data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+                if len(data) > MAX_FILE_BYTES:
+                    raise ConfigurationError(f"more than {MAX_FILE_BYTES} bytes on standard input")
+                snapshot = parse_snapshot(data)
             except ConfigurationError as err:
                 raise ConfigurationError(f"{name}: {err}") from err
         else:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Final, TypeVar
 from xml.parsers import expat
 
+from yarnball._inputs import MAX_NESTING_DEPTH, read_input
 from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
 from yarnball.protocols import keys as _keys
@@ -115,17 +116,14 @@ class Configuration:
             )
         conf = cls(load_defaults=load_defaults)
         for name in (_keys.YARN_SITE_CONFIGURATION_FILE, _keys.CS_CONFIGURATION_FILE):
-            if (directory / name).is_file():
+            if os.path.lexists(directory / name):  # a directory, FIFO or broken link of that name is refused
                 conf.add_resource(directory / name)
         return conf
 
     def add_resource(self, path: str | os.PathLike[str]) -> None:
         """Read a Hadoop XML file and layer its properties over the resources added before it."""
         source = str(path)
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise ConfigurationError(f"{source}: cannot read configuration file ({exc.strerror})") from exc
+        data = read_input(path, "configuration file")
         for name, value, line, final in _parse_configuration_xml(data, source):
             self._load_property(name, value, source, line, final)
         self._resources.append(source)
@@ -408,6 +406,8 @@ def _parse_configuration_xml(data: bytes, source: str) -> list[tuple[str, str, i
         line = parser.CurrentLineNumber
         if not stack and tag != "configuration":
             raise fail(f"top-level element is <{tag}> (expected <configuration>)", line)
+        if len(stack) >= MAX_NESTING_DEPTH:
+            raise fail(f"XML nested too deeply (more than {MAX_NESTING_DEPTH} levels of elements)", line)
         if len(stack) == 1 and tag == "property":
             fields.clear()
             property_line = line

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from yarnball._inputs import check_nesting, read_input_text
 from yarnball.errors import ConfigurationError
 from yarnball.launcher._scenario import ScenarioSpec
 
@@ -109,11 +110,11 @@ class SweepSpec:
 def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
     """Read and validate a TOML sweep spec (relative paths in it are relative to the file)."""
     source = os.fspath(path)
+    text = read_input_text(path, "sweep spec")
+    check_nesting(text, source, "TOML")
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigurationError(f"{source}: cannot read the sweep spec ({exc.strerror})") from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigurationError(f"{source}: not a valid TOML sweep spec ({exc})") from exc
     return parse_spec(data, source=source, base_dir=Path(path).resolve().parent)
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
+from xml.etree import ElementTree
 
 from aiohttp import web
 
-from yarnball.errors import RestRequestError
+from yarnball._inputs import check_nesting
+from yarnball.errors import ConfigurationError, RestRequestError, one_line
 from yarnball.launcher.web._snapshot import APP_STATES, NODE_STATES, SnapshotView
 from yarnball.launcher.web._xml import to_xml
 
@@ -48,6 +50,29 @@ def _illegal_argument(message: str) -> RestRequestError:
 
 def _not_found(message: str) -> RestRequestError:
     return RestRequestError(404, *_NOT_FOUND, message)
+
+
+async def body_text(request: web.Request, entity: str) -> str:
+    """The request body as text (its charset, UTF-8 by default); 400 when it is not text in that charset."""
+    raw = await request.read()
+    try:
+        return raw.decode(request.charset or "utf-8")
+    except (UnicodeDecodeError, LookupError) as err:
+        raise _bad_request(f"The request body is not a valid {entity} entity: {one_line(err)}") from None
+
+
+def load_body(raw: str, entity: str, fmt: Literal["JSON", "XML"] = "JSON") -> Any:
+    """A request body of JSON (decoded) or XML (parsed to an Element), nested at most MAX_NESTING_DEPTH levels; a
+    400 ``BadRequestException`` naming ``entity`` (``appstate``, ``application-submission-context``) otherwise."""
+    try:
+        check_nesting(raw, "The request body", fmt)
+        if fmt == "XML":
+            return ElementTree.fromstring(raw)
+        return json.loads(raw)
+    except ConfigurationError as err:
+        raise _bad_request(f"{err} ({entity})") from None
+    except (ValueError, ElementTree.ParseError, RecursionError) as err:
+        raise _bad_request(f"The request body is not a valid {entity} entity: {one_line(err)}") from None
 
 
 # -- content negotiation ---------------------------------------------------------------------------------------------

@@ -28,14 +28,13 @@ refused (503).
 
 from __future__ import annotations
 
-import json
 import shlex
 from typing import Any
 
 from aiohttp import web
 
 from yarnball.actors._dshell import DistributedShellAppMaster
-from yarnball.launcher.web._rest import _bad_request, _check_app_id, render
+from yarnball.launcher.web._rest import _bad_request, _check_app_id, body_text, load_body, render
 from yarnball.launcher.web._restwrite import _live, _refused, caller
 from yarnball.protocols import (
     ApplicationSubmissionContext,
@@ -162,7 +161,7 @@ def _field(context: dict[str, Any], name: str, kind: type, default: Any) -> Any:
     if kind is int:
         try:
             return int(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: int() of an infinite JSON number
             raise _bad_request(f"application-submission-context: {name} must be an integer, got {value!r}") from None
     if not isinstance(value, kind):
         raise _bad_request(f"application-submission-context: {name} must be a {kind.__name__}, got {value!r}")
@@ -173,10 +172,8 @@ async def post_app(request: web.Request) -> web.Response:
     """``RMWebServices.submitApplication`` for a distributed shell (see the module docstring)."""
     user = caller(request)
     source = _live(request)
-    try:
-        context = json.loads(await request.text())
-    except ValueError as err:
-        raise _bad_request(f"The request body is not a valid application-submission-context: {err}") from None
+    entity = "application-submission-context"
+    context = load_body(await body_text(request, entity), entity)
     if isinstance(context, dict) and set(context) == {"application-submission-context"}:
         context = context["application-submission-context"]
     if not isinstance(context, dict):

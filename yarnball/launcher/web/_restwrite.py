@@ -23,14 +23,12 @@ front of the RM sets). A request with neither is anonymous and every write refus
 
 from __future__ import annotations
 
-import json
 from typing import Any
-from xml.etree import ElementTree
 
 from aiohttp import web
 
 from yarnball.errors import RestRequestError
-from yarnball.launcher.web._rest import SOURCE, _app, _bad_request, render
+from yarnball.launcher.web._rest import SOURCE, _app, _bad_request, body_text, load_body, render
 from yarnball.protocols import (
     KillApplicationRequest,
     MoveApplicationAcrossQueuesRequest,
@@ -60,17 +58,13 @@ def caller(request: web.Request) -> str:
 
 async def _body(request: web.Request, root: str, field: str) -> str | None:
     """The ``field`` of a JSON object or of an XML document rooted at ``root``; None when it is absent."""
-    raw = await request.text()
-    content_type = request.content_type
-    try:
-        if "xml" in content_type or raw.lstrip().startswith("<"):
-            doc = ElementTree.fromstring(raw)
-            if doc.tag != root:
-                raise _bad_request(f"expected an XML document with root element <{root}>, got <{doc.tag}>")
-            return doc.findtext(field)
-        data = json.loads(raw) if raw.strip() else None
-    except (ValueError, ElementTree.ParseError) as err:
-        raise _bad_request(f"The request body is not a valid {root} entity: {err}") from None
+    raw = await body_text(request, root)
+    if "xml" in request.content_type or raw.lstrip().startswith("<"):
+        doc = load_body(raw, root, "XML")
+        if doc.tag != root:
+            raise _bad_request(f"expected an XML document with root element <{root}>, got <{doc.tag}>")
+        return doc.findtext(field)  # type: ignore[no-any-return]
+    data = load_body(raw, root) if raw.strip() else None
     if not isinstance(data, dict):
         raise _bad_request(f'The request body must be a JSON object such as {{"{field}": ...}} ({root})')
     value = data.get(field)

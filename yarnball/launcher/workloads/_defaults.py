@@ -46,9 +46,10 @@ class TraceDefaults(msgspec.Struct, frozen=True, kw_only=True):
     """Cluster and container defaults applied while reading traces.
 
     The defaults are SLSConfiguration's *code* defaults (not those of the shipped sample files). ``am_types`` are
-    the registered ``yarn.sls.am.type.<name>`` names: a job asking for another type is skipped, as SLS's AMRunner
-    fails to create it. ``resource_types`` are extra resource types (e.g. ``yarn.io/gpu``) read from
-    ``container.<type>`` / ``am.<type>`` / node ``<type>`` keys, as SLS does for every type in ResourceUtils.
+    the AM types a job may ask for: the three simulators SLS ships (built in, so always registered) and any other
+    ``yarn.sls.am.type.<name>``; a job asking for another type is skipped, as SLS's AMRunner fails to create it.
+    ``resource_types`` are extra resource types (e.g. ``yarn.io/gpu``) read from ``container.<type>`` /
+    ``am.<type>`` / node ``<type>`` keys, as SLS does for every type in ResourceUtils.
     """
 
     nm_memory_mb: int = 10240
@@ -83,8 +84,10 @@ class TraceDefaults(msgspec.Struct, frozen=True, kw_only=True):
     def from_configuration(cls, conf: _Conf) -> TraceDefaults:
         """Read the ``yarn.sls.*`` keys from anything with ``.get(key, default)`` (a Configuration or a dict).
 
-        AM types are the ``yarn.sls.am.type.<name>`` keys present; when the object can list its keys any name is
-        found, otherwise the three SLS ships are probed. With none set, all three stay registered.
+        AM types are the three SLS ships and the ``yarn.sls.am.type.<name>`` keys present (found when the object can
+        list its keys). SLS's AMRunner.init registers only the keys present, and SLS's sample-conf/sls-runner.xml
+        names only mapreduce, so SLS's own sls_dag.json and syn_stream.json fail with it (AMRunner.createAmSimulator
+        gets no class); yarnball's simulators are built in, so the samples run with the sample configuration.
         """
         d = cls()
 
@@ -108,8 +111,12 @@ class TraceDefaults(msgspec.Struct, frozen=True, kw_only=True):
             return _in_domain(key, raw, number)
 
         names = [name for name in _keys(conf) if name.startswith(SLSKeys.AM_TYPE_PREFIX)]
-        candidates = [n[len(SLSKeys.AM_TYPE_PREFIX) :] for n in names] or list(KNOWN_AM_TYPES)
-        am_types = tuple(n for n in dict.fromkeys(candidates) if n and conf.get(SLSKeys.AM_TYPE_PREFIX + n, None))
+        configured = [n[len(SLSKeys.AM_TYPE_PREFIX) :] for n in names]
+        am_types = tuple(
+            n
+            for n in dict.fromkeys([*KNOWN_AM_TYPES, *configured])
+            if n in KNOWN_AM_TYPES or conf.get(SLSKeys.AM_TYPE_PREFIX + n, None)
+        )
         return cls(
             nm_memory_mb=get_int(SLSKeys.NM_MEMORY_MB, d.nm_memory_mb),
             nm_vcores=get_int(SLSKeys.NM_VCORES, d.nm_vcores),
@@ -123,7 +130,7 @@ class TraceDefaults(msgspec.Struct, frozen=True, kw_only=True):
             nm_resource_utilization_ratio=get_float(
                 SLSKeys.NM_RESOURCE_UTILIZATION_RATIO, d.nm_resource_utilization_ratio
             ),
-            am_types=am_types or d.am_types,
+            am_types=am_types,
             resource_types=d.resource_types,
         )
 

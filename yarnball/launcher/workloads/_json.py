@@ -16,6 +16,8 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from yarnball import _inputs
+from yarnball._inputs import check_nesting, read_input_text
 from yarnball._logs import get_logger
 from yarnball.errors import TraceFormatError
 
@@ -33,17 +35,10 @@ _INDEX = re.compile(r"\[[0-9]+\]")
 MAX_EXPANSION = 10_000_000
 
 
-def read_text(path: str | os.PathLike[str]) -> str:
-    """The file's text (UTF-8), or TraceFormatError if it cannot be read."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise TraceFormatError(f"{os.fspath(path)}: no such file") from None
-    except UnicodeDecodeError as e:
-        raise TraceFormatError(f"{os.fspath(path)}: not UTF-8 text (byte {e.start})") from e
-    except OSError as e:
-        raise TraceFormatError(f"{os.fspath(path)}: cannot read: {e.strerror or e}") from e
+def read_text(path: str | os.PathLike[str], what: str = "trace") -> str:
+    """The file's text (UTF-8), or TraceFormatError if it is not a readable regular file of at most
+    MAX_TRACE_BYTES."""
+    return read_input_text(path, what, TraceFormatError, limit=_inputs.MAX_TRACE_BYTES)
 
 
 def _reject_constant(name: str) -> NoReturn:
@@ -54,11 +49,16 @@ def _reject_constant(name: str) -> NoReturn:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-def iter_json_values(path: str | os.PathLike[str], text: str | None = None) -> Iterator[tuple[int, int, Any]]:
-    """Yield ``(index, line, value)`` for every root-level value; elements of a root-level array count as values."""
+def iter_json_values(
+    path: str | os.PathLike[str], text: str | None = None, what: str = "trace"
+) -> Iterator[tuple[int, int, Any]]:
+    """Yield ``(index, line, value)`` for every root-level value; elements of a root-level array count as values.
+
+    ``what`` names the file in a read error ("SLS trace", "node file")."""
     name = os.fspath(path)
     if text is None:
-        text = read_text(path)
+        text = read_text(path, what)
+    check_nesting(text, name, "JSON", TraceFormatError)
     pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
     index = 0
     line, counted = 1, 0  # line number of `pos`, counted incrementally (big traces hold many objects)

@@ -8,6 +8,12 @@ the closest of these names instead (or refuses it with ``--strict``).
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from yarnball.errors import TraceFormatError, one_line
+
 __all__ = [
     "NODE_FILE_NODE",
     "NODE_FILE_RACK",
@@ -22,6 +28,7 @@ __all__ = [
     "SYNTH_TIME_SAMPLE",
     "SYNTH_TRACE",
     "SYNTH_WORKLOAD",
+    "check_format",
     "resource_keys",
 ]
 
@@ -201,3 +208,35 @@ SYNTH_JOB_CLASS = frozenset(
 SYNTH_TASK = frozenset({"type", "count", "time", "max_memory", "max_vcores", "priority", "execution_type"})
 SYNTH_SAMPLE = frozenset({"val", "std", "dist", "discrete", "weights"})
 SYNTH_TIME_SAMPLE = frozenset({"time", "weight"})
+
+
+# The formats a file given for one kind may really be, and the option that reads each.
+_FORMATS: dict[str, tuple[frozenset[str], str]] = {
+    "SLS trace": (SLS_JOB, "--tracetype SLS"),
+    "Rumen trace": (RUMEN_JOB, "--tracetype RUMEN"),
+    "SYNTH trace": (SYNTH_TRACE, "--tracetype SYNTH"),
+    "node file": (NODE_FILE_RACK, "--nodes"),
+}
+
+
+def check_format(path: str | os.PathLike[str], entry: Any, kind: str) -> None:
+    """Refuse a file whose first object has none of ``kind``'s keys but those of another format (a Rumen trace read
+    with ``--tracetype SLS``), saying which format it looks like, instead of a warning per key it does not know."""
+    if not isinstance(entry, Mapping) or any(key in _FORMATS[kind][0] for key in entry):
+        return
+    matches = sorted(
+        ((sorted(k for k in entry if k in keys), other, option) for other, (keys, option) in _FORMATS.items()),
+        key=lambda m: -len(m[0]),
+    )
+    seen, other, option = matches[0]
+    if other == kind or not seen or (len(seen) < 2 and len(seen) < len(entry)):
+        return
+    shown = ", ".join(seen[:4]) + (", ..." if len(seen) > 4 else "")
+    raise TraceFormatError(
+        f"{one_line(os.fspath(path))}: this looks like {_a(other)} (its first object has the keys "
+        f"{one_line(shown)}), not {_a(kind)}: read it with {option}"
+    )
+
+
+def _a(kind: str) -> str:
+    return ("an " if kind.startswith("SLS") else "a ") + kind

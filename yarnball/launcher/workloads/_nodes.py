@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -11,13 +12,15 @@ from yarnball.protocols import Resource
 
 from ._defaults import TraceDefaults
 from ._json import INT_MAX, KeyPolicy, Where, iter_json_values
-from ._keys import NODE_FILE_NODE, NODE_FILE_RACK
+from ._keys import NODE_FILE_NODE, NODE_FILE_RACK, check_format
 from ._model import DEFAULT_RACK, NodeSpec
 
-__all__ = ["dedupe_nodes", "generate_nodes", "parse_labels", "read_nodes_file", "split_host_path"]
+__all__ = ["check_node_name", "dedupe_nodes", "generate_nodes", "parse_labels", "read_nodes_file", "split_host_path"]
 
 log = get_logger(__name__)
 
+_HOST = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}")
+_RACK_PART = re.compile(r"[A-Za-z0-9_.-]+")
 _LABEL_FORMAT = (
     "Input format for adding node-labels is not correct, it should be "
     "labelName1[(exclusive=true/false)],labelName2[] .."
@@ -90,7 +93,9 @@ def read_nodes_file(
     another resource type), ``labels`` is a node-label list. Quirk kept: a node entry without ``"node"`` (the
     ``{ }`` in SLS's own nodes.json) becomes host ``null`` (Java's ``rack + "/" + null``), so nodes.json has 20
     nodes, as SLS's TestSLSUtils asserts; likewise a rack object without ``"rack"`` names rack ``/null``.
-    Entries repeating a host keep the first (SLS keeps a set; two entries of one host overwrite each other).
+    A host listed twice is an error naming both entries (SLS keeps a set of ``rack/host`` strings: an exact repeat
+    silently merges, the same host on two racks becomes two NodeManagers of one name). Host names are RFC 1123 names
+    (and ``_``); racks are NetworkTopology paths without empty, ``.`` or ``..`` parts (:func:`check_node_name`).
     Memory and vcores must be in [1, 2^31-1] (SLS parses them with Integer.parseInt); an unknown key draws a
     warning naming the closest known one (an error when ``strict``).
     """
@@ -99,7 +104,10 @@ def read_nodes_file(
     policy = KeyPolicy(strict)
     node_keys = NODE_FILE_NODE | {"memory-mb", "vcores", *defaults.resource_types}
     nodes: list[NodeSpec] = []
-    for index, line, raw in iter_json_values(path):
+    first_entry: dict[str, str] = {}  # hostname -> where it was listed first
+    for index, line, raw in iter_json_values(path, what="node file"):
+        if index == 0:
+            check_format(path, raw, "node file")
         where = Where(name, f"rack object #{index} (line {line})", policy)
         entry = where.obj(raw, "<root>")
         where.check_keys(entry, NODE_FILE_RACK)
@@ -127,6 +135,15 @@ def read_nodes_file(
             if parsed is None:
                 where.fail(f"{field}.node", "empty host name")
             rack, hostname = parsed
+            check_node_name(where, f"{field}.node", rack, hostname)
+            entry_ref = f"{where.what} {field} ({rack}/{hostname})"
+            if hostname in first_entry:
+                where.fail(
+                    f"{field}.node",
+                    f"host {hostname!r} is listed twice: first at {first_entry[hostname]}, again at {entry_ref} "
+                    "(expected each host once)",
+                )
+            first_entry[hostname] = entry_ref
 
             mem = _size(node, "memory-mb", defaults.nm_memory_mb, where, field, minimum=1)
             vcores = _size(node, "vcores", defaults.nm_vcores, where, field, minimum=1)
@@ -140,7 +157,31 @@ def read_nodes_file(
                     where.text(node["labels"], f"{field}.labels"), where, f"{field}.labels"
                 )
             nodes.append(NodeSpec(hostname, rack, Resource(mem, vcores, extended), labels, non_exclusive))
-    return dedupe_nodes(nodes, name)
+    return tuple(nodes)
+
+
+def check_node_name(where: Where, field: str, rack: str, host: str) -> None:
+    """Refuse a host name that is not an RFC 1123 name (letters, digits, ``-``, ``.``, and the ``_`` Hadoop's
+    NetUtils lets through), and a rack that is not a NetworkTopology path: NodeBase.normalize wants a leading
+    ``/``; an empty, ``.`` or ``..`` part (``"rack": ""`` gives ``/``, ``"../../etc"`` climbs) names no rack."""
+    if not _HOST.fullmatch(host):
+        where.fail(
+            field,
+            f"expected a host name (letters, digits, '-', '_' and '.', at most 253 characters), got {_quoted(host)}",
+        )
+    parts = rack.split("/")
+    if parts[0] or any(part in ("", ".", "..") or not _RACK_PART.fullmatch(part) for part in parts[1:]):
+        hint = "; SLS writes the '/' before a node file's rack: give \"rack\" without it" if rack[:2] == "//" else ""
+        where.fail(
+            "rack",
+            "expected a rack path such as /default-rack or /dc1/rack1 (parts of letters, digits, '-', '_' and '.'; "
+            f"none empty, '.' or '..'), got {_quoted(rack)}{hint}",
+        )
+
+
+def _quoted(text: str) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 def _size(node: dict[str, Any], key: str, default: int, where: Where, field: str, *, minimum: int) -> int:

@@ -27,7 +27,7 @@ from yarnball.protocols import ExecutionType
 
 from ._defaults import TraceDefaults
 from ._json import LONG_MAX, KeyPolicy, Where, iter_json_values
-from ._keys import RUMEN_ATTEMPT, RUMEN_JOB, RUMEN_TASK
+from ._keys import RUMEN_ATTEMPT, RUMEN_JOB, RUMEN_TASK, check_format
 from ._model import JobSpec, NodeSpec, SkippedJob, TaskSpec, Workload
 from ._nodes import dedupe_nodes, split_host_path
 from ._sls import BAD_DURATION, DEFAULT_AM_TYPE, DEFAULT_USER
@@ -71,7 +71,9 @@ def read_rumen_trace(
     jobs: list[JobSpec] = []
     skipped: list[SkippedJob] = []
     nodes: list[NodeSpec] = []
-    for index, line, raw in iter_json_values(path):
+    for index, line, raw in iter_json_values(path, what="Rumen trace"):
+        if index == 0:
+            check_format(path, raw, "Rumen trace")
         where = Where(name, f"job #{index} (line {line})", policy)
         job = where.obj(raw, "<root>")
         if job.get("jobID") is None:

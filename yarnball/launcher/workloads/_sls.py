@@ -24,7 +24,7 @@ from yarnball.protocols import ExecutionType, Resource
 
 from ._defaults import TraceDefaults
 from ._json import INT_MAX, MAX_EXPANSION, KeyPolicy, Where, iter_json_values
-from ._keys import SLS_JOB, SLS_TASK, resource_keys
+from ._keys import SLS_JOB, SLS_TASK, check_format, resource_keys
 from ._model import JobSpec, NodeSpec, SkippedJob, TaskSpec, Workload
 from ._nodes import dedupe_nodes, generate_nodes, split_host_path
 
@@ -68,7 +68,9 @@ def read_sls_trace(
     jobs: list[JobSpec] = []
     skipped: list[SkippedJob] = []
     nodes: list[NodeSpec] = []
-    for index, line, raw in iter_json_values(path):
+    for index, line, raw in iter_json_values(path, what="SLS trace"):
+        if index == 0:
+            check_format(path, raw, "SLS trace")
         where = Where(name, f"job #{index} (line {line})", policy)
         entry = where.obj(raw, "<root>")
         job_id = entry.get("job.id")

@@ -39,7 +39,7 @@ from yarnball.protocols import ExecutionType, Resource
 
 from ._defaults import TraceDefaults
 from ._json import INT_MAX, LONG_MAX, MAX_EXPANSION, KeyPolicy, Where, iter_json_values
-from ._keys import SYNTH_JOB_CLASS, SYNTH_TASK, SYNTH_TIME_SAMPLE, SYNTH_TRACE, SYNTH_WORKLOAD
+from ._keys import SYNTH_JOB_CLASS, SYNTH_TASK, SYNTH_TIME_SAMPLE, SYNTH_TRACE, SYNTH_WORKLOAD, check_format
 from ._model import JobSpec, NodeSpec, SkippedJob, TaskSpec, Workload
 from ._nodes import generate_nodes
 from ._sls import BAD_DURATION, DEFAULT_USER
@@ -253,7 +253,9 @@ def _workload(where: Where, path: str, raw: Any) -> _WorkloadDef:
 
 def _load(path: str | os.PathLike[str], strict: bool = False) -> tuple[Where, dict[str, Any]]:
     name = os.fspath(path)
-    values = list(iter_json_values(path))
+    values = list(iter_json_values(path, what="SYNTH trace"))
+    if values:
+        check_format(path, values[0][2], "SYNTH trace")
     where = Where(name, "SYNTH trace", KeyPolicy(strict))
     if len(values) != 1:
         where.fail("<root>", f"expected one JSON object, found {len(values)} values")
