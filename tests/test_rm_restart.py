@@ -288,6 +288,13 @@ def test_restart_without_recovery_accounts_every_application_and_container(tmp_p
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     finished = {e["application"]: e["state"] for e in events if e["event"] == "application_finished"}
     assert len(rows) == sum(state == "FINISHED" for state in finished.values()) == 2
+    # The job times count the applications the new RM forgot too: the 2 jobruntime.csv rows, every AM launched.
+    completions = sorted((int(r.split(",")[4]) - int(r.split(",")[3])) / 1000 for r in rows)
+    times = summary["job_times"]["overall"]
+    assert times["completion_s"]["count"] == 2 and times["completion_s"]["max"] == completions[-1]
+    apps = (out / "metrics" / "applications.csv").read_text().splitlines()[1:]
+    launched = [a for a in apps if a.split(",")[7] not in ("", "-1")]
+    assert times["am_wait_s"]["count"] == len(launched) > 2
     assert len(finished) == 40 and sum(e["event"] == "application_lost" for e in events) == 38
     containers = summary["containers"]
     ended = sum(e["event"] == "container_finished" for e in events)

@@ -463,7 +463,7 @@ def build_summary(
         "elastic": cluster.autoscaler.report().to_dict(events=False) if getattr(cluster, "autoscaler", None) else None,
         "utilization": recorder.utilization(),
         # Completion and waiting times, overall and per queue (launcher/_jobtimes.py).
-        "job_times": job_times(rm.apps.values()),
+        "job_times": job_times(applications_of(rm).values()),
         "samples": len(recorder.cluster_rows),
         "sample_interval_ms": recorder.interval_ms,
         "skipped_jobs": skipped,
