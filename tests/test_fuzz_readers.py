@@ -25,7 +25,9 @@ from tests.test_fuzz_traces import DATA, mutate
 from yarnball.errors import ConfigurationError, TraceFormatError, YarnballError, one_line
 from yarnball.launcher._faults import FAULT_KINDS, MESSAGE_LINKS, load_faults
 from yarnball.launcher._refresh import parse_refresh_spec
-from yarnball.launcher.cli import _load_configuration, _refresh_arguments, build_parser
+from yarnball.launcher._simulate import _refresh_arguments
+from yarnball.launcher._simulate import load_configuration as _load_configuration
+from yarnball.launcher.cli import build_parser
 from yarnball.launcher.sweep._spec import load_spec
 from yarnball.launcher.whatif import load_snapshot
 from yarnball.launcher.workloads import load_workload
@@ -156,7 +158,7 @@ def test_fuzzed_refresh_queue_arguments(refresh_dirs: Path, at: str, sep: str, d
     spec = f"{at}{sep}{path}"
     labels = [f"dir {directory or 'empty'}", "time " + ("int" if re.fullmatch(r"[0-9]+", at) else "other")]
     try:
-        [(at_ms, conf_dir)] = guarded(lambda: _refresh_arguments(Configuration(), [spec]))
+        [(at_ms, conf_dir)] = guarded(lambda: _refresh_arguments(Configuration(), (spec,)))
     except ConfigurationError as err:
         message = str(err)
         assert "\n" not in message, message

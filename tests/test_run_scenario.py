@@ -55,6 +55,12 @@ def test_argv_is_the_command_that_runs_the_same_spec(tmp_path: Path) -> None:
     assert cli.scenario_spec(cli.build_parser().parse_args(ScenarioSpec(TRACE, "o").argv())) == ScenarioSpec(TRACE, "o")
 
 
+def test_values_that_start_with_a_dash_survive_the_command_line() -> None:
+    """A value argparse would take for an option (``--track-jobs -x``) is written ``--track-jobs=-x``."""
+    spec = ScenarioSpec("-trace.json", "-out", track_jobs="-x", conf=(("-k", "v"),), faults="-f.json")
+    assert cli.scenario_spec(cli.build_parser().parse_args(spec.argv())) == spec
+
+
 def test_a_run_returns_its_summary_status_and_directory(tmp_path: Path) -> None:
     """A good run: exit status 0, no reason, the summary as written to summary.json, the output directory."""
     result = quiet(ScenarioSpec(TRACE, tmp_path / "out", nodes=NODES, plots=False, progress=False))

@@ -87,38 +87,38 @@ class ScenarioSpec:
 
     def options(self) -> list[str]:
         """The ``yarnball simulate`` options of this scenario, without ``--output-dir`` and ``--no-progress``."""
-        args = ["--tracetype", self.trace_type, "--tracelocation", self.trace]
+        args = ["--tracetype", self.trace_type, *_option("--tracelocation", self.trace)]
         if self.nodes is not None:
-            args += ["--nodes", self.nodes]
+            args += _option("--nodes", self.nodes)
         if self.conf_dir is not None:
-            args += ["--conf-dir", self.conf_dir]
+            args += _option("--conf-dir", self.conf_dir)
         for key, value in self.conf:
-            args += ["--conf", f"{key}={value}"]
+            args += _option("--conf", f"{key}={value}")
         args += ["--seed", str(self.seed)]
         if self.until_ms is not None:
             args += ["--until-ms", str(self.until_ms)]
         if self.latency_ms is not None:
             args += ["--latency-ms", repr(float(self.latency_ms))]
         if self.log_level is not None:
-            args += ["--log-level", self.log_level]
+            args += _option("--log-level", self.log_level)
         if self.track_jobs:
-            args += ["--track-jobs", self.track_jobs]
+            args += _option("--track-jobs", self.track_jobs)
         if not self.plots:
             args.append("--no-plots")
         if self.faults is not None:
-            args += ["--faults", self.faults]
+            args += _option("--faults", self.faults)
         for refresh in self.refreshes:
-            args += ["--refresh-queues", refresh]
+            args += _option("--refresh-queues", refresh)
         if self.backend != "embedded":
             args += ["--backend", self.backend, "--hosts", str(self.hosts)]
         if self.address is not None:
-            args += ["--address", self.address]
+            args += _option("--address", self.address)
         if self.clock != "virtual":
-            args += ["--clock", self.clock]
+            args += _option("--clock", self.clock)
         if self.pace is not None:
             args += ["--pace", repr(float(self.pace))]
         if self.webapp is not None:
-            args += ["--webapp", self.webapp]
+            args += _option("--webapp", self.webapp)
         flags = (
             ("--webapp-exit", self.webapp_exit),
             ("--report", self.report),
@@ -133,8 +133,7 @@ class ScenarioSpec:
         return [
             "simulate",
             *self.options(),
-            "--output-dir",
-            os.fspath(self.output_dir),
+            *_option("--output-dir", os.fspath(self.output_dir)),
             *([] if self.progress else ["--no-progress"]),
         ]
 
@@ -153,3 +152,9 @@ class RunResult:
     @property
     def ok(self) -> bool:
         return self.status == 0
+
+
+def _option(name: str, value: str) -> list[str]:
+    """``[name, value]``, or ``[name=value]`` for a value that starts with "-", which argparse would otherwise take
+    for an option of its own (``--track-jobs -x``)."""
+    return [f"{name}={value}"] if value.startswith("-") else [name, value]
