@@ -28,18 +28,18 @@ from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._adminservice import refresh_queues
 from yarnball.actors._amrmauth import am_refusal
 from yarnball.actors._amrpc import REFUSED, old_allocate
-from yarnball.actors._clientrmservice import counted, kill_diagnostics, kill_refusal, update_priority
-from yarnball.actors._clientrmservice import move as move_across_queues
+from yarnball.actors._clientrmservice import ClientRMService
 from yarnball.actors._containerresize import RESIZE_TYPES, ContainerResizeService
 from yarnball.actors._decommission import DecommissioningNodes
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nmrpc import NodeHeartbeatRules
-from yarnball.actors._nodemanager import NodeManager, nm_actor_id
+from yarnball.actors._nodemanager import NodeManager
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
 from yarnball.actors._queuedeletion import QueueDeletionMonitor, spawn_queue_deletion_monitor
 from yarnball.actors._queuemanagement import spawn_queue_management_monitor
-from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
+from yarnball.actors._rmapp import AttemptState, RMApp, RMAppAttempt
+from yarnball.actors._rmappmanager import RMAppManager
 from yarnball.actors._rmrestart import RMRestarts
 from yarnball.actors._secretmanagers import Rejections, RMSecretManagers
 from yarnball.actors.shortcuts import (
@@ -63,12 +63,8 @@ from yarnball.protocols import (
     AllocateRequest,
     AllocateResponse,
     AMCommand,
-    AppAddedSchedulerEvent,
-    AppAttemptAddedSchedulerEvent,
-    AppAttemptRemovedSchedulerEvent,
     ApplicationAttemptId,
     ApplicationId,
-    AppRemovedSchedulerEvent,
     Configuration,
     Container,
     ContainerExitStatus,
@@ -78,19 +74,13 @@ from yarnball.protocols import (
     ContainerState,
     ContainerStatus,
     DistributedSchedulingAllocateRequest,
-    FinalApplicationStatus,
     FinishApplicationMasterRequest,
     FinishApplicationMasterResponse,
     GetApplicationReportRequest,
-    GetApplicationReportResponse,
     GetApplicationsRequest,
-    GetApplicationsResponse,
     GetClusterMetricsRequest,
-    GetClusterMetricsResponse,
     GetNewApplicationRequest,
-    GetNewApplicationResponse,
     KillApplicationRequest,
-    KillApplicationResponse,
     MoveApplicationAcrossQueuesRequest,
     NodeAction,
     NodeAddedSchedulerEvent,
@@ -99,7 +89,6 @@ from yarnball.protocols import (
     NodeId,
     NodeRemovedSchedulerEvent,
     NodeUpdateSchedulerEvent,
-    Priority,
     RefreshQueuesRequest,
     RegisterApplicationMasterRequest,
     RegisterApplicationMasterResponse,
@@ -109,23 +98,17 @@ from yarnball.protocols import (
     RemoteRefusal,
     Resource,
     ResourceRequest,
-    StartContainersRequest,
     StartContainersResponse,
     SubmitApplicationRequest,
-    SubmitApplicationResponse,
     UnRegisterNodeManagerRequest,
     UnRegisterNodeManagerResponse,
     UpdateApplicationPriorityRequest,
     YarnApplicationState,
     keys,
 )
-from yarnball.protocols._clientprotocol import YarnClusterMetrics
-from yarnball.protocols._containermanagement import ContainerLaunchContext, StartContainerRequest
-from yarnball.protocols._executor import ATTEMPT_ID_ENV
 
 __all__ = ["RMNode", "ResourceManager"]
 
-AM_PRIORITY = Priority(0)  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
 # Attempt states an allocate is served in (a constant: an Enum class attribute is a slow lookup, and this is read
 # on every allocate); none of them is a done state (RMAppAttempt.is_done).
 _ALLOCATE_STATES = (AttemptState.RUNNING, AttemptState.FINISHING)
@@ -196,7 +179,19 @@ class ResourceManager(Actor):
     # the 30 attributes CPython keeps inline (tests/test_am_round_costs.py); nor class-level defaults, which the
     # interpreter cannot specialise a read of (each read of ``self.resize`` on the heartbeat path was a full attribute
     # lookup, ~270 instructions, instead of a slot read).
-    __slots__ = ("decommissioning", "node_rules", "queue_deletion_monitor", "resize", "restarts")
+    __slots__ = (
+        "app_manager",
+        "client_rm_service",
+        "decommissioning",
+        "node_rules",
+        "queue_deletion_monitor",
+        "resize",
+        "restarts",
+    )
+    #: RMAppManager: the applications' and attempts' lifecycle, the AM launcher and liveness (actors/_rmappmanager.py).
+    app_manager: RMAppManager
+    #: ClientRMService: submissions, kills, moves, priorities and reports (actors/_clientrmservice.py).
+    client_rm_service: ClientRMService
     #: Container resource increases and decreases (actors/_containerresize.py), from the first such request.
     resize: ContainerResizeService | None
     #: DECOMMISSIONING and DECOMMISSIONED nodes, once a graceful decommission starts (actors/_decommission.py).
@@ -236,7 +231,6 @@ class ResourceManager(Actor):
         self.attempts: dict[ApplicationAttemptId, RMAppAttempt] = {}
         self.am_containers: dict[ContainerId, ApplicationAttemptId] = {}
         self.unlaunched: dict[ContainerId, tuple[float, NodeId]] = {}
-        self._next_app_id = 1
         self.counters: Counter[str] = Counter()
         self.live: set[ContainerId] = set()  # allocated and not yet ended, as the RM counts them
         self.done_listeners: list[Any] = []
@@ -271,6 +265,8 @@ class ResourceManager(Actor):
         )
         if conf.get_bool(keys.RECOVERY_ENABLED):
             self.restarts = RMRestarts(self)  # RMStateStore: written from the start
+        self.app_manager = RMAppManager(self)
+        self.client_rm_service = ClientRMService(self)
 
     def restart_service(self) -> RMRestarts:
         """The RM's restart state (actors/_rmrestart.py), made on first use."""
@@ -318,7 +314,7 @@ class ResourceManager(Actor):
         # Hadoop's AbstractLivenessMonitor checks every expireInterval / 3.
         self.every(max(1, self.nm_expiry_ms // 3), self._check_node_liveness)
         self.every(max(1, self.alloc_expiry_ms // 3), self._check_container_expiry)
-        self.every(max(1, self.am_expiry_ms // 3), self._check_am_liveness)
+        self.every(max(1, self.am_expiry_ms // 3), self.app_manager.check_am_liveness)
         if self.preemption_monitor is not None:
             self.preemption_monitor.rm_id = self.id
             self.kernel.spawn(self.preemption_monitor, f"{self.id}-preemption-monitor")
@@ -401,11 +397,11 @@ class ResourceManager(Actor):
             elif kind is ContainerCompleted:
                 self._on_scheduler_completed(note)
             elif kind is AppAccepted:
-                self._on_accepted(note.application_id)
+                self.app_manager.on_accepted(note.application_id)
             elif kind is AppRejected:
-                self._on_rejected(note.application_id, note.diagnostics)
+                self.app_manager.on_rejected(note.application_id, note.diagnostics)
             elif kind is AttemptAdded:
-                self._on_attempt_added(note.attempt_id)
+                self.app_manager.on_attempt_added(note.attempt_id)
             elif kind is ContainerReserved:
                 self.counters["containers_reserved"] += 1
 
@@ -442,7 +438,7 @@ class ResourceManager(Actor):
         if note.is_am:  # (the attempt is looked up for an AM container only)
             attempt = self.attempts.get(attempt_id)
             if attempt is not None and attempt.state is AttemptState.SCHEDULED:
-                self._launch_am(app, attempt, container)  # type: ignore[arg-type]
+                self.app_manager.launch_am(app, attempt, container)  # type: ignore[arg-type]
 
     def _on_scheduler_completed(self, note: ContainerCompleted) -> None:
         """The scheduler ended a container itself: the NM must kill it, and an AM container ends its attempt."""
@@ -485,7 +481,7 @@ class ResourceManager(Actor):
             app.container_finished(cid, self.kernel.now, exit_status)  # before the attempt hears of it, as Hadoop
         attempt_id = self.am_containers.pop(cid, None)
         if attempt_id is not None:
-            self._am_container_finished(attempt_id, status)
+            self.app_manager.am_container_finished(attempt_id, status)
 
     @handler
     def on_container_preempt(self, msg: ContainerPreemptEvent) -> None:
@@ -741,117 +737,38 @@ class ResourceManager(Actor):
         if self.resize is not None and self.resize.unconfirmed:
             self.resize.check_expiry(self.now)  # increases the NM never applied are rolled back
 
-    def _check_am_liveness(self) -> None:
-        if self.dormant:
-            self.dormant.settle_all()  # a dormant AM heartbeats all along (actors/shortcuts/_amdormancy.py)
-        deadline = self.now - self.am_expiry_ms
-        # (a recovered attempt is watched from its recovery on: AttemptRecoveredTransition registers it)
-        awaiting = self.restarts.awaiting if self.restarts is not None else ()
-        for attempt in list(self.attempts.values()):
-            watched = attempt.state is AttemptState.RUNNING or attempt.attempt_id in awaiting
-            if watched and attempt.last_heartbeat < deadline:
-                self.log.warning("am_expired", attempt=str(attempt.attempt_id))
-                self._fail_attempt(attempt, "ApplicationMaster for attempt timed out", counted=True)
-
-    # -- ClientRMService --------------------------------------------------------------------------------------
+    # -- ClientRMService (actors/_clientrmservice.py) -----------------------------------------------------------
     @handler
     def on_new_application(self, msg: GetNewApplicationRequest) -> None:
-        app_id = ApplicationId(self.cluster_timestamp, self._next_app_id)
-        self._next_app_id += 1
-        response = GetNewApplicationResponse(application_id=app_id, maximum_resource_capability=self.maximum_allocation)
-        self.reply(response)
+        self.client_rm_service.on_new_application(msg)
 
     @handler
     def on_submit(self, msg: SubmitApplicationRequest) -> None:
-        context = msg.application_submission_context
-        app_id = context.application_id
-        response = SubmitApplicationResponse()
-        if app_id in self.apps:
-            self.log.warning("duplicate_submission", application=str(app_id))
-            self.reply(response)
-            return
-        max_attempts = context.max_app_attempts
-        if max_attempts <= 0 or max_attempts > self.max_attempts:
-            max_attempts = self.max_attempts  # RMAppImpl: out-of-range values fall back to the global limit
-        app = RMApp(context, self.now, max_attempts, self.sender)
-        self.apps[app_id] = app
-        self.counters["apps_submitted"] += 1
-        if self.restarts is not None:
-            self.restarts.app_submitted(app)  # RMStateStore.storeNewApplication
-        self.log.info("application_submitted", application=str(app_id), queue=app.queue, user=app.user)
-        am = context.am_container_resource
-        if not am.fits_in(self.maximum_allocation) or am.memory_mb <= 0:
-            # RMAppManager.validateAndCreateResourceRequest: InvalidResourceRequestException at submission.
-            self._on_rejected(
-                app_id,
-                f"Invalid resource request, requested resource type=[memory-mb] < 0 or greater than maximum allowed "
-                f"allocation. Requested resource={am}, maximum allowed allocation={self.maximum_allocation}",
-            )
-        else:
-            self.scheduler.set_am_resource(app_id, am)
-            self.dispatch(
-                AppAddedSchedulerEvent(application_id=app_id, queue=app.queue, user=app.user, priority=context.priority)
-            )
-        self.reply(response)
-
-    def _on_accepted(self, app_id: ApplicationId) -> None:
-        app = self.apps[app_id]
-        app.state = YarnApplicationState.ACCEPTED
-        self.log.info("application_accepted", application=str(app_id), queue=app.queue)
-        self._new_attempt(app)
-
-    def _on_rejected(self, app_id: ApplicationId, diagnostics: str) -> None:
-        app = self.apps[app_id]
-        app.diagnostics = diagnostics
-        app.rejected = True
-        self.counters["apps_rejected"] += 1
-        self.log.warning("application_rejected", application=str(app_id), queue=app.queue, diagnostics=diagnostics)
-        self._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED, rejected=True)
-
-    def _new_attempt(self, app: RMApp, *, transfer: bool = False) -> None:
-        attempt_id = ApplicationAttemptId(app.id, len(app.attempts) + 1)
-        attempt = RMAppAttempt(attempt_id, self.now, self.secrets.create_amrm_token(attempt_id))
-        app.attempts.append(attempt)
-        self.attempts[attempt.attempt_id] = attempt
-        if transfer:  # the previous attempt's kept containers move to this one
-            self.dispatch(
-                AppAttemptAddedSchedulerEvent(
-                    application_attempt_id=attempt.attempt_id, transfer_state_from_previous_attempt=True
-                )
-            )
-            return
-        self.dispatch(AppAttemptAddedSchedulerEvent(application_attempt_id=attempt.attempt_id))
-
-    def _on_attempt_added(self, attempt_id: ApplicationAttemptId) -> None:
-        app = self.apps[attempt_id.application_id]
-        request = ResourceRequest(priority=AM_PRIORITY, capability=app.context.am_container_resource, resource_name="*")
-        self._allocate(attempt_id, (request,), ())
+        self.client_rm_service.on_submit(msg)
 
     @handler
     def on_kill(self, msg: KillApplicationRequest) -> None:
-        app = self.apps.get(msg.application_id)
-        refusal = kill_refusal(self, msg, app)  # ClientRMService.forceKillApplication's checks
-        if refusal is not None:
-            self.reply(counted(self, msg, refusal))
-            return
-        if app is None or app.is_done:
-            response = KillApplicationResponse(is_kill_completed=True)
-            self.reply(response)
-            return
-        if msg.user:
-            self.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics, user=msg.user)
-        else:  # an in-process kill logs as it always did
-            self.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics)
-        app.diagnostics = kill_diagnostics(msg, app.id)
-        attempt = app.current_attempt
-        if attempt is not None and not attempt.is_done:
-            attempt.state = AttemptState.KILLED
-            if self.restarts is not None:
-                self.restarts.attempt_ended(attempt, app.diagnostics)
-            self._remove_attempt(attempt, "KILLED")
-        self._finish_app(app, YarnApplicationState.KILLED, FinalApplicationStatus.KILLED)
-        response = KillApplicationResponse(is_kill_completed=True)
-        self.reply(response)
+        self.client_rm_service.on_kill(msg)
+
+    @handler
+    def on_move(self, msg: MoveApplicationAcrossQueuesRequest) -> None:
+        self.client_rm_service.on_move(msg)
+
+    @handler
+    def on_update_priority(self, msg: UpdateApplicationPriorityRequest) -> None:
+        self.client_rm_service.on_update_priority(msg)
+
+    @handler
+    def on_app_report(self, msg: GetApplicationReportRequest) -> None:
+        self.client_rm_service.on_app_report(msg)
+
+    @handler
+    def on_apps(self, msg: GetApplicationsRequest) -> None:
+        self.client_rm_service.on_apps(msg)
+
+    @handler
+    def on_cluster_metrics(self, msg: GetClusterMetricsRequest) -> None:
+        self.client_rm_service.on_cluster_metrics(msg)
 
     # -- AdminService ---------------------------------------------------------------------------------------------
     @handler
@@ -859,190 +776,10 @@ class ResourceManager(Actor):
         """``yarn rmadmin -refreshQueues`` (actors/_adminservice.py)."""
         self.reply(refresh_queues(self, msg))
 
-    @handler
-    def on_move(self, msg: MoveApplicationAcrossQueuesRequest) -> None:
-        self.reply(counted(self, msg, move_across_queues(self, msg)))
-
-    @handler
-    def on_update_priority(self, msg: UpdateApplicationPriorityRequest) -> None:
-        self.reply(counted(self, msg, update_priority(self, msg)))
-
-    @handler
-    def on_app_report(self, msg: GetApplicationReportRequest) -> None:
-        app = self.apps.get(msg.application_id)
-        if app is None:
-            self.log.warning("unknown_application", application=str(msg.application_id))
-            return
-        response = GetApplicationReportResponse(application_report=app.report())
-        self.reply(response)
-
-    @handler
-    def on_apps(self, msg: GetApplicationsRequest) -> None:
-        reports = [a.report() for a in self.apps.values()]
-        if msg.queues:
-            reports = [r for r in reports if r.queue in msg.queues]
-        if msg.application_states:
-            reports = [r for r in reports if r.state in msg.application_states]
-        response = GetApplicationsResponse(application_list=tuple(reports))
-        self.reply(response)
-
-    @handler
-    def on_cluster_metrics(self, msg: GetClusterMetricsRequest) -> None:
-        metrics = YarnClusterMetrics(
-            num_node_managers=len(self.nodes),
-            num_active_node_managers=len(self.nodes),
-            num_lost_node_managers=len(self.lost_nodes),
-        )
-        response = GetClusterMetricsResponse(cluster_metrics=metrics)
-        self.reply(response)
-
-    # -- ApplicationMasterLauncher ----------------------------------------------------------------------------
-    def _launch_am(self, app: RMApp, attempt: RMAppAttempt, container: Container) -> None:
-        # RMAppAttemptImpl.AMContainerAllocatedTransition pulls the AM container from the scheduler itself.
-        self._allocate(attempt.attempt_id, (), ())
-        attempt.state = AttemptState.ALLOCATED
-        attempt.am_container = container
-        self.am_containers[container.id] = attempt.attempt_id
-        spec = app.context.am_container_spec
-        # AMLauncher.createAMContainerLaunchContext / setupTokens: the AMRMToken goes into the container's
-        # credentials; AMLauncher.getContainerMgrProxy speaks to the NM with an NMToken of the attempt.
-        context = ContainerLaunchContext(
-            commands=spec.commands,
-            environment=(*spec.environment, (ATTEMPT_ID_ENV, str(attempt.attempt_id))),
-            payload=spec.payload,
-            simulated_duration_ms=spec.simulated_duration_ms,
-            tokens=(*spec.tokens, attempt.amrm_token) if attempt.amrm_token is not None else spec.tokens,
-        )
-        user = app.context.user
-        request = StartContainersRequest(
-            start_container_requests=(
-                StartContainerRequest(container=self.secrets.sign(container, user), launch_context=context),
-            ),
-            nm_token=self.secrets.create_nm_token(attempt.attempt_id, container.node_id, user),
-        )
-        self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(request, self.ref)
-        attempt.state = AttemptState.LAUNCHED
-        if app.launch_time is None:
-            app.launch_time = self.now
-        if self.restarts is not None:
-            self.restarts.attempt_stored(app, attempt)  # RMStateStore.storeNewApplicationAttempt
-        self.log.info(
-            "am_launched", attempt=str(attempt.attempt_id), container=str(container.id), node=str(container.node_id)
-        )
-
+    # -- ApplicationMasterLauncher (actors/_rmappmanager.py) -----------------------------------------------------
     @handler
     def on_start_response(self, msg: StartContainersResponse) -> None:
-        for failed in msg.failed_requests:
-            attempt_id = self.am_containers.get(failed.container_id)
-            self.log.warning("am_launch_failed", container=str(failed.container_id), diagnostics=failed.diagnostics)
-            if attempt_id is not None:
-                status = ContainerStatus(
-                    container_id=failed.container_id,
-                    state=ContainerState.COMPLETE,
-                    exit_status=ContainerExitStatus.INVALID,
-                    diagnostics=failed.diagnostics,
-                )
-                self._container_done(failed.container_id, status)
-
-    def _am_container_finished(self, attempt_id: ApplicationAttemptId, status: ContainerStatus) -> None:
-        attempt = self.attempts.get(attempt_id)
-        if attempt is None or attempt.is_done:
-            return
-        if attempt.state is AttemptState.FINISHING:
-            attempt.state = AttemptState.FINISHED
-            if self.restarts is not None:
-                self.restarts.attempt_ended(attempt)
-            self._remove_attempt(attempt, "FINISHED")
-            app = self.apps[attempt_id.application_id]
-            final = attempt.final_status
-            state = {
-                FinalApplicationStatus.FAILED: YarnApplicationState.FAILED,
-                FinalApplicationStatus.KILLED: YarnApplicationState.KILLED,
-            }.get(final, YarnApplicationState.FINISHED)
-            self._finish_app(app, state, final)
-            return
-        counted = status.exit_status not in NOT_COUNTED_EXITS
-        diagnostics = (
-            f"AM Container for {attempt_id} exited with  exitCode: {status.exit_status} "
-            f"due to: {status.diagnostics}".rstrip()
-        )
-        self._fail_attempt(attempt, diagnostics, counted=counted)
-
-    def _fail_attempt(self, attempt: RMAppAttempt, diagnostics: str, *, counted: bool) -> None:
-        app = self.apps[attempt.attempt_id.application_id]
-        attempt.state = AttemptState.FAILED
-        self.log.warning("attempt_failed", attempt=str(attempt.attempt_id), diagnostics=diagnostics, counted=counted)
-        if attempt.am_container is not None:
-            self.am_containers.pop(attempt.am_container.id, None)
-        if counted:
-            app.counted_failures += 1
-        retry = app.counted_failures < app.max_attempts
-        # RMAppAttemptImpl.BaseFinalTransition: with keepContainersAcrossApplicationAttempts and another attempt to
-        # come, the scheduler keeps the attempt's running containers for the next one.
-        keep = retry and app.context.keep_containers_across_application_attempts
-        if self.restarts is not None:
-            self.restarts.attempt_ended(attempt, diagnostics, counted=counted)
-        self._remove_attempt(attempt, "FAILED", keep=keep)
-        if not retry:
-            app.diagnostics = (
-                f"Application {app.id} failed {app.max_attempts} times due to {diagnostics}. Failing the application."
-            )
-            self._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED)
-        else:
-            self._new_attempt(app, transfer=keep)
-
-    def _remove_attempt(self, attempt: RMAppAttempt, final_state: str, *, keep: bool = False) -> None:
-        self.secrets.attempt_removed(attempt.attempt_id)
-        if self.dormant:
-            self.dormant.wake(attempt.attempt_id)  # its next allocate gets AM_SHUTDOWN
-        if self.opportunistic is not None:
-            self.opportunistic.on_attempt_removed(attempt.attempt_id)
-        if keep:
-            self.dispatch(
-                AppAttemptRemovedSchedulerEvent(
-                    application_attempt_id=attempt.attempt_id,
-                    final_attempt_state=final_state,
-                    keep_containers_across_app_attempts=True,
-                )
-            )
-            return
-        self.dispatch(
-            AppAttemptRemovedSchedulerEvent(application_attempt_id=attempt.attempt_id, final_attempt_state=final_state)
-        )
-
-    def _finish_app(
-        self, app: RMApp, state: YarnApplicationState, final: FinalApplicationStatus, *, rejected: bool = False
-    ) -> None:
-        if app.is_done:
-            return
-        app.state = state
-        app.final_status = final
-        app.finish_time = self.now
-        if self.restarts is not None:
-            self.restarts.app_ended(app, state, final)
-        if not rejected:
-            self.dispatch(AppRemovedSchedulerEvent(application_id=app.id, final_state=state.value))
-            if state is YarnApplicationState.FINISHED and final is FinalApplicationStatus.SUCCEEDED:
-                self.counters["apps_finished"] += 1
-            elif state is YarnApplicationState.KILLED:
-                self.counters["apps_killed"] += 1
-            else:
-                self.counters["apps_failed"] += 1
-        for node_id in sorted(app.nodes, key=str):
-            node = self.nodes.get(node_id)
-            if node is not None:
-                node.queue_app_cleanup(app.id)
-                self._wake(node_id)
-        self.log.info(
-            "application_finished",
-            application=str(app.id),
-            state=state.value,
-            final_status=final.value,
-            diagnostics=app.diagnostics,
-        )
-        self.apps_done += 1
-        for listener in self.done_listeners:
-            listener(app)
+        self.app_manager.on_start_response(msg)
 
     # -- ApplicationMasterService -----------------------------------------------------------------------------
     def _current_attempt(self, attempt_id: ApplicationAttemptId) -> RMAppAttempt | None:

@@ -363,9 +363,9 @@ class RMRestarts:
             # the last attempt had ended and its successor was not stored yet
             if last.state is AttemptState.FAILED and app.counted_failures >= app.max_attempts:
                 app.diagnostics = f"Application {app.id} failed {app.max_attempts} times. Failing the application."
-                rm._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED)
+                rm.app_manager.finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED)
             else:
-                rm._new_attempt(app)
+                rm.app_manager.new_attempt(app)
             return
         last.state = AttemptState.LAUNCHED
         last.last_heartbeat = rm.now  # AMLivelinessMonitor.register
