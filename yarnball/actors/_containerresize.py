@@ -52,6 +52,7 @@ from yarnball.protocols import (
     ApplicationAttemptId,
     Container,
     ContainerId,
+    ContainerStatus,
     ContainerUpdateType,
     ExecutionType,
     ExecutionTypeRequest,
@@ -397,6 +398,19 @@ class ContainerResizeService:
                 log.info("container_increase_rolled_back", container=str(cid), resource=str(confirmed))
                 self.counters["rolled_back"] += 1
                 self._decrease(cid.application_attempt_id, container, confirmed, self.rm.scheduler)
+
+    def nm_running(self, cs: ContainerStatus) -> None:
+        """ResourceTrackerService's running listener: ``nm_reported`` for a launched container reported RUNNING."""
+        self.nm_reported(cs.container_id, cs.capability)
+
+    def heartbeat_response_parts(
+        self, node_id: NodeId, status: Any, completed: Any
+    ) -> tuple[None, tuple[Container, ...]] | None:
+        """ResourceTrackerService's response updater: the decreases to push to ``node_id`` (and the late pushes
+        queued for the next heartbeat), or None when there are none."""
+        if node_id in self.to_update or self.late:
+            return None, self.heartbeat_updates(node_id)
+        return None
 
     def heartbeat_updates(self, node_id: NodeId) -> tuple[Container, ...]:
         """The containers to update on ``node_id`` (``NodeHeartbeatResponse.containersToUpdate``)."""

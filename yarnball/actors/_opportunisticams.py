@@ -230,6 +230,19 @@ class OpportunisticContainerAllocatorAMService:
             return record.state
         return self.rm.scheduler.container_state(cid)  # type: ignore[no-any-return]
 
+    def nm_running(self, cs: ContainerStatus) -> None:
+        """ResourceTrackerService's running listener: ``on_container_running`` for a launched container."""
+        self.on_container_running(cs.container_id)
+
+    def heartbeat_response_parts(
+        self, node_id: NodeId, status: NodeStatus | None, completed: list[ContainerStatus]
+    ) -> tuple[ContainerQueuingLimit, tuple[Container, ...]] | None:
+        """ResourceTrackerService's response updater: ``on_node_heartbeat`` for a heartbeat that carries its
+        NodeStatus (None for a virtual one, which adds nothing)."""
+        if status is None:
+            return None
+        return self.on_node_heartbeat(status, completed)
+
     def on_node_heartbeat(
         self, status: NodeStatus, completed: list[ContainerStatus]
     ) -> tuple[ContainerQueuingLimit, tuple[Container, ...]]:

@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from yarnball.actors._actor import Actor, ActorRef, handler
+from yarnball.actors._actor import Actor, handler
 from yarnball.actors._adminservice import refresh_queues
 from yarnball.actors._amrmauth import am_refusal
 from yarnball.actors._amrpc import REFUSED, old_allocate
@@ -33,11 +33,11 @@ from yarnball.actors._containerresize import RESIZE_TYPES, ContainerResizeServic
 from yarnball.actors._decommission import DecommissioningNodes
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nmrpc import NodeHeartbeatRules
-from yarnball.actors._nodemanager import NodeManager
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._preemption import create_preemption_monitor, preemption_message
 from yarnball.actors._queuedeletion import QueueDeletionMonitor, spawn_queue_deletion_monitor
 from yarnball.actors._queuemanagement import spawn_queue_management_monitor
+from yarnball.actors._resourcetracker import ResourceTrackerService, RMNode
 from yarnball.actors._rmapp import AttemptState, RMApp, RMAppAttempt
 from yarnball.actors._rmappmanager import RMAppManager
 from yarnball.actors._rmrestart import RMRestarts
@@ -46,8 +46,6 @@ from yarnball.actors.shortcuts import (
     ROLES,
     DormantAMs,
     OwnMethod,
-    deliver_heartbeat_response,
-    deliver_plain_heartbeat_response,
 )
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import (
@@ -82,26 +80,19 @@ from yarnball.protocols import (
     GetNewApplicationRequest,
     KillApplicationRequest,
     MoveApplicationAcrossQueuesRequest,
-    NodeAction,
-    NodeAddedSchedulerEvent,
     NodeHeartbeatRequest,
-    NodeHeartbeatResponse,
     NodeId,
-    NodeRemovedSchedulerEvent,
     NodeUpdateSchedulerEvent,
     RefreshQueuesRequest,
     RegisterApplicationMasterRequest,
     RegisterApplicationMasterResponse,
     RegisterDistributedSchedulingAMRequest,
     RegisterNodeManagerRequest,
-    RegisterNodeManagerResponse,
     RemoteRefusal,
-    Resource,
     ResourceRequest,
     StartContainersResponse,
     SubmitApplicationRequest,
     UnRegisterNodeManagerRequest,
-    UnRegisterNodeManagerResponse,
     UpdateApplicationPriorityRequest,
     YarnApplicationState,
     keys,
@@ -126,34 +117,6 @@ _perf_counter = time.perf_counter
 # Scheduler event class -> its SchedulerEventType name (the op-count key), looked up once per class: reading an
 # enum member's ``value`` costs a descriptor call on every heartbeat.
 _EVENT_NAMES: dict[type, str] = {}
-
-
-class RMNode:
-    __slots__ = ("id", "last_heartbeat", "pending_app_cleanup", "pending_cleanup", "rack", "resource", "response_id")
-
-    def __init__(self, node_id: NodeId, rack: str, resource: Resource, now: float) -> None:
-        self.id = node_id
-        self.rack = rack
-        self.resource = resource
-        self.last_heartbeat = now
-        self.response_id = 0
-        # () until something is queued (a list per node costs 56 bytes, and most nodes have nothing to clean up)
-        self.pending_cleanup: list[ContainerId] | tuple[()] = ()
-        self.pending_app_cleanup: list[ApplicationId] | tuple[()] = ()
-
-    def queue_cleanup(self, container_id: ContainerId) -> None:
-        """Tell the NM to clean up ``container_id`` in the next heartbeat response."""
-        if self.pending_cleanup:
-            self.pending_cleanup.append(container_id)  # type: ignore[union-attr]
-        else:
-            self.pending_cleanup = [container_id]
-
-    def queue_app_cleanup(self, app_id: ApplicationId) -> None:
-        """Tell the NM to clean up application ``app_id`` in the next heartbeat response."""
-        if self.pending_app_cleanup:
-            self.pending_app_cleanup.append(app_id)  # type: ignore[union-attr]
-        else:
-            self.pending_app_cleanup = [app_id]
 
 
 def validate_configs(conf: Configuration) -> None:
@@ -186,12 +149,15 @@ class ResourceManager(Actor):
         "node_rules",
         "queue_deletion_monitor",
         "resize",
+        "resource_tracker",
         "restarts",
     )
     #: RMAppManager: the applications' and attempts' lifecycle, the AM launcher and liveness (actors/_rmappmanager.py).
     app_manager: RMAppManager
     #: ClientRMService: submissions, kills, moves, priorities and reports (actors/_clientrmservice.py).
     client_rm_service: ClientRMService
+    #: ResourceTrackerService: NM registration, heartbeats and liveness (actors/_resourcetracker.py).
+    resource_tracker: ResourceTrackerService
     #: Container resource increases and decreases (actors/_containerresize.py), from the first such request.
     resize: ContainerResizeService | None
     #: DECOMMISSIONING and DECOMMISSIONED nodes, once a graceful decommission starts (actors/_decommission.py).
@@ -253,7 +219,6 @@ class ResourceManager(Actor):
                 f"{keys.DIST_SCHEDULING_ENABLED})"
             )
         self.heartbeats: HeartbeatClock | None = None
-        self._settled = False  # see _node_heartbeat
         #: Dormant idle AMs by attempt id (shortcuts/_amdormancy.py); the hooks below wake them when work appears.
         self.dormant = DormantAMs(self)
         #: AMRMTokens, NMTokens and container tokens (actors/_secretmanagers.py), keyed from the run's seed; and the
@@ -267,6 +232,12 @@ class ResourceManager(Actor):
             self.restarts = RMRestarts(self)  # RMStateStore: written from the start
         self.app_manager = RMAppManager(self)
         self.client_rm_service = ClientRMService(self)
+        self.resource_tracker = ResourceTrackerService(self)
+
+    def services_changed(self) -> None:
+        """An optional service joined or left (the first container resize, a graceful decommission, message
+        faults, an RM restart): the services choose their chains again."""
+        self.resource_tracker.build_chain()
 
     def restart_service(self) -> RMRestarts:
         """The RM's restart state (actors/_rmrestart.py), made on first use."""
@@ -285,25 +256,14 @@ class ResourceManager(Actor):
         such RUNNING node."""
         if self.decommissioning is None:
             self.decommissioning = DecommissioningNodes(self)
+            self.services_changed()
         return self.decommissioning.start(node_id, timeout_ms)
 
     def use_heartbeat_clock(self, clock: HeartbeatClock) -> None:
         """Drive NM heartbeats with ``clock`` (a Cluster's); with skipping on, the RM answers its questions."""
         self.heartbeats = clock
-        clock.needs = self.needs_heartbeat
-        clock.virtual = self._virtual_heartbeat
-
-    def needs_heartbeat(self, node_id: NodeId) -> bool:
-        """Could an empty heartbeat from ``node_id`` change anything? False only when it provably cannot: no
-        cleanup to send and a NODE_UPDATE the scheduler would return from at once."""
-        node = self.nodes.get(node_id)
-        if node is None:
-            return True  # the NM must hear RESYNC
-        if node.pending_cleanup or node.pending_app_cleanup:
-            return True
-        if self.resize is not None and node_id in self.resize.to_update:
-            return True  # a decrease to push to the NM
-        return not self.scheduler.node_update_is_noop(node_id)
+        clock.needs = self.resource_tracker.needs_heartbeat
+        clock.virtual = self.resource_tracker.virtual_heartbeat
 
     def _wake(self, node_id: NodeId) -> None:
         clock = self.heartbeats
@@ -312,7 +272,7 @@ class ResourceManager(Actor):
 
     def on_start(self) -> None:
         # Hadoop's AbstractLivenessMonitor checks every expireInterval / 3.
-        self.every(max(1, self.nm_expiry_ms // 3), self._check_node_liveness)
+        self.every(max(1, self.nm_expiry_ms // 3), self.resource_tracker.check_node_liveness)
         self.every(max(1, self.alloc_expiry_ms // 3), self._check_container_expiry)
         self.every(max(1, self.am_expiry_ms // 3), self.app_manager.check_am_liveness)
         if self.preemption_monitor is not None:
@@ -492,239 +452,24 @@ class ResourceManager(Actor):
             self.dormant.wake(msg.application_attempt_id)  # a mark reaches the AM in its next allocate
         self.dispatch(msg)
 
-    # -- ResourceTrackerService -------------------------------------------------------------------------------
+    # -- ResourceTrackerService (actors/_resourcetracker.py) -----------------------------------------------------
     @handler
     def on_register_node(self, msg: RegisterNodeManagerRequest) -> None:
-        node_id = msg.node_id
-        known = self.nodes.get(node_id)
-        if known is not None and msg.running_applications:
-            # ReconnectNodeTransition with running applications (a restarted NM that recovered its containers): the
-            # node stays as it is, and the container statuses it brings are handled as a heartbeat's.
-            known.last_heartbeat = self.kernel.now
-            known.response_id = 0  # RMNodeImpl.resetLastNodeHeartBeatResponse
-            self.log.info("node_reconnected", node=str(node_id), containers=len(msg.container_statuses))
-            self._recovered_statuses(known, msg.container_statuses)
-            self.reply(self._registered())
-            return
-        if known is not None:
-            # A re-registering node (after RESYNC) is removed and added again, as RMNodeImpl's ReconnectNodeTransition.
-            self.dispatch(NodeRemovedSchedulerEvent(node_id=node_id))
-        self.nodes[node_id] = RMNode(node_id, msg.rack_name, msg.resource, self.now)
-        self.lost_nodes.discard(node_id)
-        self.dispatch(
-            NodeAddedSchedulerEvent(
-                node_id=node_id, rack_name=msg.rack_name, total_resource=msg.resource, node_labels=msg.node_labels
-            )
-        )
-        if self.opportunistic is not None:
-            self.opportunistic.on_node_added(node_id, msg.rack_name)
-        self.log.info("node_added", node=str(node_id), rack=msg.rack_name, resource=str(msg.resource))
-        restarts = self.restarts
-        if restarts is not None and restarts.restarted:
-            # a node back after an RM restart: recoverContainersOnNode (actors/_rmrestart.py)
-            restarts.node_registered(self.nodes[node_id], msg.container_statuses, msg.running_applications)
-        elif msg.container_statuses:
-            self._recovered_statuses(self.nodes[node_id], msg.container_statuses)
-        self.reply(self._registered())
-
-    def _registered(self) -> RegisterNodeManagerResponse:
-        """A NORMAL registration answer, with the master keys the NM checks tokens with (ResourceTrackerService
-        .registerNodeManager); a reconnecting NM gets them again too."""
-        return RegisterNodeManagerResponse(
-            node_action=NodeAction.NORMAL,
-            rm_identifier=self.cluster_timestamp,
-            container_token_master_key=self.secrets.container_key,
-            nm_token_master_key=self.secrets.nm_key,
-        )
-
-    def _recovered_statuses(self, node: RMNode, statuses: Any) -> None:
-        """The ``NMContainerStatus`` list of a registration (``RMNodeImpl.handleNMContainerStatus``): COMPLETE ones
-        end their containers, RUNNING ones the RM allocated are launched, and RUNNING ones it does not hold (it
-        expired the node meanwhile, or they ended) are cleaned up, as ``SchedulerApplicationAttempt
-        .containerLaunchedOnNode`` does for "some unknown container sneaked into the system"."""
-        launched: list[ContainerStatus] = []
-        completed: list[ContainerStatus] = []
-        for s in statuses:
-            cid = s.container_id
-            status = ContainerStatus(
-                container_id=cid,
-                state=s.container_state,
-                exit_status=s.container_exit_status,
-                diagnostics=s.diagnostics,
-                execution_type=s.execution_type,
-                capability=s.allocated_resource,
-            )
-            if s.container_state is _COMPLETE:
-                completed.append(status)
-            elif s.container_state is _RUNNING:
-                if self.unlaunched.pop(cid, None) is not None:
-                    launched.append(status)
-                elif cid not in self.live:
-                    node.queue_cleanup(cid)
-        for cs in completed:
-            self._container_done(cs.container_id, cs)
-        opportunistic = self.opportunistic
-        if opportunistic is not None:
-            for cs in completed:
-                record = opportunistic.containers.pop(cs.container_id, None)
-                if record is not None:
-                    opportunistic._opportunistic_done(record, cs)
-        if launched or completed:
-            self._dispatch_node_update(node.id, launched, completed)
+        self.resource_tracker.on_register_node(msg)
 
     @handler
     def on_node_heartbeat(self, msg: NodeHeartbeatRequest) -> None:
-        status = msg.node_status
-        rules = self.node_rules
-        if rules is not None:
-            old = rules.old_heartbeat(status.node_id, status.response_id)  # a duplicate, or too far behind
-            if old is not None:
-                self.reply(old)
-                return
-        self.handle_node_heartbeat(status.node_id, status.container_statuses, status, self._sender)
-
-    def handle_node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any, sender: ActorRef | None) -> None:
-        """``on_node_heartbeat``'s work; also called directly for a heartbeat delivered inline
-        (actors/shortcuts/_inlinebeats.py: no NodeStatus is built there, ``status`` is None)."""
-        self._settled = False
-        decommissioning = self.decommissioning
-        if decommissioning is not None and decommissioning.watches(node_id):
-            response: Any = decommissioning.heartbeat(node_id, statuses, status)  # actors/_decommission.py
-        else:
-            response = self._node_heartbeat(node_id, statuses, status)
-        if self.node_rules is not None:
-            response = self.node_rules.processed(node_id, response, statuses)  # acknowledged, kept as the last
-        if sender is not None:
-            if type(response) is int:  # deliver_heartbeat_response's first step, inline (a plain response)
-                deliver_plain_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
-            else:
-                deliver_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
-        if self.heartbeats is not None and not self._settled:
-            self.heartbeats.processed(node_id)
-
-    def _virtual_heartbeat(self, node_id: NodeId, nm: ActorRef) -> None:
-        """An empty heartbeat the NM did not send (it had nothing to report) processed at its phase point: the
-        same handling as a real one, the response delivered to the NM as usual (see actors/_heartbeats.py)."""
-        response = self._node_heartbeat(node_id, ())
-        deliver_heartbeat_response(self, nm, response, NodeManager.on_heartbeat_response)
-        self.heartbeats.processed(node_id)  # type: ignore[union-attr]
-
-    def _node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any = None) -> NodeHeartbeatResponse | int:
-        """The RM's handling of a node heartbeat; the response, or only its response id when it is *plain*
-        (NORMAL, nothing to clean up, update or limit, this RM's interval: see deliver_plain_heartbeat_response).
-
-        Sets ``_settled`` when the heartbeat's NODE_UPDATE went through ``node_update_launched_only`` without
-        continuous scheduling or the opportunistic service: that returns True only when ``node_update_is_noop``
-        holds for the node (it checks exactly that), marking containers RUNNING does not change it, and the node's
-        cleanup lists are emptied here, so ``needs_heartbeat`` is False and ``HeartbeatClock.processed`` would arm
-        nothing: handle_node_heartbeat leaves it out.
-
-        Sets it too when the NODE_UPDATE went through the dispatcher and ``node_update_is_noop`` holds for the node
-        after it, without the opportunistic service or continuous scheduling (where ``processed`` always runs, as
-        before): ``needs_heartbeat`` is then False when ``processed`` would ask. The RM node is known (a
-        NODE_UPDATE removes none), its cleanup lists are emptied below and nothing queues more before ``processed``
-        (only the response is delivered, to the NM), and nothing after the dispatch changes the scheduler (the
-        opportunistic service's heartbeat handling would run in between)."""
-        node = self.nodes.get(node_id)
-        if node is None:
-            # ResourceTrackerService: "Node not found resyncing <node>"
-            return NodeHeartbeatResponse(node_action=NodeAction.RESYNC, diagnostics_message="Node not found resyncing")
-        node.last_heartbeat = self.kernel.now
-        launched: list[ContainerStatus] = []
-        completed: list[ContainerStatus] = []
-        if statuses:
-            unlaunched = self.unlaunched
-            resize = self.resize
-            opportunistic = self.opportunistic
-            for cs in statuses:
-                state = cs.state
-                if state is _RUNNING:
-                    if unlaunched.pop(cs.container_id, None) is not None:
-                        launched.append(cs)
-                    else:
-                        if resize is not None:
-                            resize.nm_reported(cs.container_id, cs.capability)  # an increase applied by the NM
-                        if opportunistic is not None:
-                            opportunistic.on_container_running(cs.container_id)  # not in the allocation expirer
-                elif state is _COMPLETE:
-                    completed.append(cs)
-            for cs in completed:
-                self._container_done(cs.container_id, cs)
-        scheduler = self.scheduler
-        if not completed and scheduler.node_update_launched_only(node.id, launched):
-            # The NODE_UPDATE only marked containers RUNNING and returned no notification (a full node, say):
-            # dispatch's work without the event record (only its time cost is not recorded).
-            self.op_counts["NODE_UPDATE"] += 1
-            if not scheduler.continuous_scheduling and self.opportunistic is None:
-                self._settled = True
-        else:
-            self._dispatch_node_update(node.id, launched, completed)
-            if (
-                SETTLE_AFTER_UPDATE
-                and self.opportunistic is None
-                and not scheduler.continuous_scheduling
-                and scheduler.node_update_is_noop(node.id)
-            ):
-                self._settled = True  # (a full node, say: see the docstring)
-        # ResourceTrackerService: the next response id is the last response's + 1 (the NM echoes the last one).
-        response_id = node.response_id = node.response_id + 1
-        # (tuple() of an empty list is the empty tuple: new lists are only made when there was something to send)
-        cleanup: Any = ()
-        if node.pending_cleanup:
-            cleanup, node.pending_cleanup = node.pending_cleanup, ()
-        app_cleanup: Any = ()
-        if node.pending_app_cleanup:
-            app_cleanup, node.pending_app_cleanup = node.pending_app_cleanup, ()
-        limit = None
-        updates: tuple[Container, ...] = ()
-        resize = self.resize
-        if self.opportunistic is not None and status is not None:
-            limit, updates = self.opportunistic.on_node_heartbeat(status, completed)
-        elif not cleanup and not app_cleanup and (resize is None or not (node_id in resize.to_update or resize.late)):
-            return response_id  # a plain response
-        if resize is not None and (resize.to_update or resize.late):
-            updates = (*updates, *resize.heartbeat_updates(node_id))  # decreases (RMNodeUpdateContainerEvent)
-        return NodeHeartbeatResponse(
-            response_id=response_id,
-            containers_to_cleanup=tuple(cleanup),
-            applications_to_cleanup=tuple(app_cleanup),
-            next_heartbeat_interval_ms=self.heartbeat_interval_ms,
-            container_queuing_limit=limit,
-            containers_to_update=updates,
-        )
+        self.resource_tracker.on_node_heartbeat(msg)
 
     @handler
     def on_unregister_node(self, msg: UnRegisterNodeManagerRequest) -> None:
-        """ResourceTrackerService.unRegisterNodeManager: the node leaves (a graceful shutdown or an elastic
-        downscale); RMNodeImpl's DeactivateNodeTransition sends NODE_REMOVED to the scheduler."""
-        node = self.nodes.pop(msg.node_id, None)
-        if node is None:
-            self.log.warning("unregister_unknown_node", node=str(msg.node_id))
-        else:
-            self.counters["nodes_shutdown"] += 1
-            self.log.info("node_unregistered", node=str(msg.node_id))
-            self.dispatch(NodeRemovedSchedulerEvent(node_id=msg.node_id))
-        self.reply(UnRegisterNodeManagerResponse())
+        self.resource_tracker.on_unregister_node(msg)
 
-    def _check_node_liveness(self) -> None:
-        deadline = self.now - self.nm_expiry_ms
-        clock = self.heartbeats
-        if clock is not None and clock.lazy is not None:
-            clock.lazy.settle_all()  # deferred RUNNING reports' heartbeats (actors/shortcuts/_lazyrunning.py)
-        if clock is not None and clock.skip:
-            # A dormant NM is alive and heartbeating; its skipped heartbeats count (actors/_heartbeats.py).
-            for n in self.nodes.values():
-                if n.last_heartbeat < deadline:
-                    n.last_heartbeat = clock.last_heartbeat(n.id, n.last_heartbeat)
-        for node in [n for n in self.nodes.values() if n.last_heartbeat < deadline]:
-            self.log.warning("node_lost", node=str(node.id), last_heartbeat_ms=node.last_heartbeat)
-            self.counters["nodes_lost"] += 1
-            del self.nodes[node.id]
-            self.lost_nodes.add(node.id)
-            if self.opportunistic is not None:
-                self.opportunistic.on_node_removed(node.id)
-            self.dispatch(NodeRemovedSchedulerEvent(node_id=node.id))
+    def needs_heartbeat(self, node_id: NodeId) -> bool:
+        """The heartbeat clock's question (ResourceTrackerService.needs_heartbeat)."""
+        return self.resource_tracker.needs_heartbeat(node_id)  # type: ignore[no-any-return]
 
+    # -- ContainerAllocationExpirer -------------------------------------------------------------------------------
     def _check_container_expiry(self) -> None:
         clock = self.heartbeats
         if clock is not None and clock.lazy is not None:
@@ -886,6 +631,7 @@ class ResourceManager(Actor):
             resize = self.resize
             if resize is None and any(r.container_update_type in RESIZE_TYPES for r in msg.update_requests):
                 resize = self.resize = ContainerResizeService(self)
+                self.services_changed()
             if resize is not None:
                 msg, resize_asks = resize.before_allocate(msg)  # decreases now; increases become asks
         ask: Sequence[ResourceRequest] = msg.ask
@@ -1022,6 +768,4 @@ class ResourceManager(Actor):
 # ResourceManager._dispatch_node_update hands NODE_UPDATE to the scheduler without the event record only while
 # dispatch and the scheduler's handle are these (tests set _DISPATCH to None to compare with the record path).
 _DISPATCH: Any = ResourceManager.dispatch
-#: ResourceManager._node_heartbeat settles a dispatched heartbeat that leaves its node a no-op (tests turn it off).
-SETTLE_AFTER_UPDATE = True
 ROLES.resource_manager = ResourceManager  # what the shortcuts compare with (actors/shortcuts/_roles.py)

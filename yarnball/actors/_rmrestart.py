@@ -225,6 +225,7 @@ class RMRestarts:
         rm.live = set()
         rm.resize = None
         rm.decommissioning = None
+        rm.services_changed()
         rm.secrets.nm_tokens_sent = {}
         self.awaiting = set()
 
