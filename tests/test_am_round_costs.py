@@ -160,14 +160,14 @@ def test_sent_asks_are_in_sort_key_order() -> None:
     b = WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4)
     cluster = Cluster(Configuration({}), b.build().nodes, seed=1)
     rm = cluster.rm
-    serve, sent = rm._serve_allocate, []
+    serve, sent = rm.application_master_service.serve_allocate, []
 
     def served(msg: AllocateRequest) -> Any:
         if msg.ask:
             sent.append(msg.ask)
         return serve(msg)
 
-    rm._serve_allocate = served  # type: ignore[method-assign]
+    rm.application_master_service.serve_allocate = served  # type: ignore[method-assign]
     cluster.submit(_Asker(name="asker"))
     cluster.run(until_ms=30_000)
     first = sent[0]

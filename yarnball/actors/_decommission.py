@@ -28,7 +28,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from yarnball.protocols import (
+    AllocateResponse,
     ApplicationId,
     ContainerState,
     NodeAction,
@@ -105,6 +108,15 @@ class DecommissioningNodes:
             attempt = app.current_attempt
             if attempt is not None and rm.dormant:
                 rm.dormant.wake(attempt.attempt_id)  # its next allocate has news (actors/shortcuts/_amdormancy.py)
+
+    def after_allocate(self, attempt_id: Any, msg: Any, response: AllocateResponse) -> AllocateResponse:
+        """This service as a processor after the default one in ApplicationMasterService's chain: the
+        application's node updates (DefaultAMSProcessor.handleNodeUpdates)."""
+        if self.updates:
+            updated = self.pull(attempt_id.application_id)
+            if updated:
+                response = msgspec.structs.replace(response, updated_nodes=updated)
+        return response
 
     def has_news(self, app_id: ApplicationId) -> bool:
         return app_id in self.updates

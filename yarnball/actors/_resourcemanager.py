@@ -19,22 +19,18 @@ import logging
 import random
 import time
 from collections import Counter, defaultdict
-from collections.abc import Sequence
 from typing import Any
-
-import msgspec
 
 from yarnball.actors._actor import Actor, handler
 from yarnball.actors._adminservice import refresh_queues
-from yarnball.actors._amrmauth import am_refusal
-from yarnball.actors._amrpc import REFUSED, old_allocate
+from yarnball.actors._applicationmasterservice import ApplicationMasterService
 from yarnball.actors._clientrmservice import ClientRMService
-from yarnball.actors._containerresize import RESIZE_TYPES, ContainerResizeService
+from yarnball.actors._containerresize import ContainerResizeService
 from yarnball.actors._decommission import DecommissioningNodes
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nmrpc import NodeHeartbeatRules
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
-from yarnball.actors._preemption import create_preemption_monitor, preemption_message
+from yarnball.actors._preemption import create_preemption_monitor
 from yarnball.actors._queuedeletion import QueueDeletionMonitor, spawn_queue_deletion_monitor
 from yarnball.actors._queuemanagement import spawn_queue_management_monitor
 from yarnball.actors._resourcetracker import ResourceTrackerService, RMNode
@@ -59,12 +55,9 @@ from yarnball.policies.capacity import (
 )
 from yarnball.protocols import (
     AllocateRequest,
-    AllocateResponse,
-    AMCommand,
     ApplicationAttemptId,
     ApplicationId,
     Configuration,
-    Container,
     ContainerExitStatus,
     ContainerExpiredSchedulerEvent,
     ContainerId,
@@ -73,7 +66,6 @@ from yarnball.protocols import (
     ContainerStatus,
     DistributedSchedulingAllocateRequest,
     FinishApplicationMasterRequest,
-    FinishApplicationMasterResponse,
     GetApplicationReportRequest,
     GetApplicationsRequest,
     GetClusterMetricsRequest,
@@ -85,24 +77,17 @@ from yarnball.protocols import (
     NodeUpdateSchedulerEvent,
     RefreshQueuesRequest,
     RegisterApplicationMasterRequest,
-    RegisterApplicationMasterResponse,
     RegisterDistributedSchedulingAMRequest,
     RegisterNodeManagerRequest,
-    RemoteRefusal,
-    ResourceRequest,
     StartContainersResponse,
     SubmitApplicationRequest,
     UnRegisterNodeManagerRequest,
     UpdateApplicationPriorityRequest,
-    YarnApplicationState,
     keys,
 )
 
 __all__ = ["RMNode", "ResourceManager"]
 
-# Attempt states an allocate is served in (a constant: an Enum class attribute is a slow lookup, and this is read
-# on every allocate); none of them is a done state (RMAppAttempt.is_done).
-_ALLOCATE_STATES = (AttemptState.RUNNING, AttemptState.FINISHING)
 # Whether the scheduler runs CapacityScheduler's own allocate / handle (shortcuts/_ownmethods.py; tests set
 # ``_CS_ALLOCATE.func`` to None to take the general path).
 _CS_ALLOCATE = OwnMethod(CapacityScheduler, "allocate")
@@ -144,6 +129,7 @@ class ResourceManager(Actor):
     # lookup, ~270 instructions, instead of a slot read).
     __slots__ = (
         "app_manager",
+        "application_master_service",
         "client_rm_service",
         "decommissioning",
         "node_rules",
@@ -156,6 +142,8 @@ class ResourceManager(Actor):
     app_manager: RMAppManager
     #: ClientRMService: submissions, kills, moves, priorities and reports (actors/_clientrmservice.py).
     client_rm_service: ClientRMService
+    #: ApplicationMasterService with its processing chain (actors/_applicationmasterservice.py).
+    application_master_service: ApplicationMasterService
     #: ResourceTrackerService: NM registration, heartbeats and liveness (actors/_resourcetracker.py).
     resource_tracker: ResourceTrackerService
     #: Container resource increases and decreases (actors/_containerresize.py), from the first such request.
@@ -233,16 +221,19 @@ class ResourceManager(Actor):
         self.app_manager = RMAppManager(self)
         self.client_rm_service = ClientRMService(self)
         self.resource_tracker = ResourceTrackerService(self)
+        self.application_master_service = ApplicationMasterService(self)
 
     def services_changed(self) -> None:
         """An optional service joined or left (the first container resize, a graceful decommission, message
         faults, an RM restart): the services choose their chains again."""
         self.resource_tracker.build_chain()
+        self.application_master_service.build_chain()
 
     def restart_service(self) -> RMRestarts:
         """The RM's restart state (actors/_rmrestart.py), made on first use."""
         if self.restarts is None:
             self.restarts = RMRestarts(self)
+            self.services_changed()
         return self.restarts
 
     @property
@@ -526,173 +517,28 @@ class ResourceManager(Actor):
     def on_start_response(self, msg: StartContainersResponse) -> None:
         self.app_manager.on_start_response(msg)
 
-    # -- ApplicationMasterService -----------------------------------------------------------------------------
-    def _current_attempt(self, attempt_id: ApplicationAttemptId) -> RMAppAttempt | None:
-        attempt = self.attempts.get(attempt_id)
-        if attempt is None or attempt.is_done:
-            return None
-        return attempt
-
+    # -- ApplicationMasterService (actors/_applicationmasterservice.py) ------------------------------------------
     @handler
     def on_register_am(self, msg: RegisterApplicationMasterRequest) -> None:
-        response: Any = am_refusal(self, msg.application_attempt_id, msg.amrm_token, msg)
-        if response is None:
-            response = self._register_am(msg)
-        if response is not None:
-            self.reply(response)
-
-    def _register_am(self, msg: RegisterApplicationMasterRequest) -> RegisterApplicationMasterResponse | None:
-        attempt = self._current_attempt(msg.application_attempt_id)
-        if attempt is None:
-            self.log.warning("register_unknown_attempt", attempt=str(msg.application_attempt_id))
-            return None
-        attempt.state = AttemptState.RUNNING
-        attempt.last_heartbeat = self.now
-        if self.restarts is not None:
-            self.restarts.registered(attempt.attempt_id)
-        app = self.apps[msg.application_attempt_id.application_id]
-        app.state = YarnApplicationState.RUNNING
-        self.log.info("am_registered", attempt=str(attempt.attempt_id))
-        if app.context.keep_containers_across_application_attempts and attempt.attempt_id.attempt_id > 1:
-            # ApplicationMasterService.registerApplicationMaster: getContainersFromPreviousAttempts, and an NMToken for
-            # each of their nodes (NMTokenSecretManagerInRM.createAndGetNMToken) so the new AM can stop or query them
-            kept = self.scheduler.previous_attempt_containers(attempt.attempt_id)
-            return RegisterApplicationMasterResponse(
-                maximum_resource_capability=self.maximum_allocation,
-                queue=app.queue,
-                containers_from_previous_attempts=kept,
-                nm_tokens_from_previous_attempts=self.secrets.nm_tokens_for(attempt.attempt_id, kept, app.context.user),
-            )
-        return RegisterApplicationMasterResponse(maximum_resource_capability=self.maximum_allocation, queue=app.queue)
+        self.application_master_service.on_register_am(msg)
 
     @handler
     def on_register_am_distributed(self, msg: RegisterDistributedSchedulingAMRequest) -> None:
-        """DistributedSchedulingAMService.registerApplicationMasterForDistributedScheduling (from an AMRMProxy)."""
-        if self.opportunistic is None:
-            attempt_id = msg.register_request.application_attempt_id
-            self.log.warning("distributed_scheduling_disabled", attempt=str(attempt_id))
-            return
-        refusal = am_refusal(self, msg.register_request.application_attempt_id, msg.register_request.amrm_token, msg)
-        if refusal is not None:
-            self.reply(refusal)
-            return
-        response = self._register_am(msg.register_request)
-        if response is not None:
-            self.reply(self.opportunistic.register_distributed(response))
-
-    @handler
-    def on_allocate_distributed(self, msg: DistributedSchedulingAllocateRequest) -> None:
-        """DistributedSchedulingAMService.allocateForDistributedScheduling: record the NM-allocated containers,
-        allocate the GUARANTEED asks, return a fresh least-loaded node list."""
-        if self.opportunistic is None:
-            self.reply(AllocateResponse(am_command=AMCommand.AM_SHUTDOWN))
-            return
-        request = msg.allocate_request
-        refusal = am_refusal(self, request.application_attempt_id, request.amrm_token, msg)
-        if refusal is not None:
-            self.reply(refusal)  # before the NM-allocated containers are recorded: nothing of the attempt changes
-            return
-        self.opportunistic.record_remote_allocations(request.application_attempt_id, msg.allocated_containers)
-        response = self._serve_allocate(msg.allocate_request)
-        if response is REFUSED:
-            return
-        # (its authentication was refused above, and an RM restart with opportunistic containers is not modelled)
-        assert isinstance(response, AllocateResponse)
-        self.reply(self.opportunistic.distributed_allocate_response(response))
+        self.application_master_service.on_register_am_distributed(msg)
 
     @handler
     def on_allocate(self, msg: AllocateRequest) -> None:
-        response = self._serve_allocate(msg)
-        if response is not REFUSED:
-            self.reply(response)
+        self.application_master_service.on_allocate(msg)
 
-    def _serve_allocate(self, msg: AllocateRequest) -> AllocateResponse | RemoteRefusal:
-        attempt_id = msg.application_attempt_id
-        attempt = self.attempts.get(attempt_id)  # _current_attempt: a done attempt's state is not
-        token = msg.amrm_token
-        if attempt is None or (token is not attempt.amrm_token and token != attempt.amrm_token):
-            # ApplicationMasterService.allocate: YarnServerSecurityUtils.authorizeRequest (actors/_amrmauth.py)
-            return am_refusal(self, attempt_id, token, msg)  # type: ignore[return-value]  # (never None here)
-        if attempt.state not in _ALLOCATE_STATES:  # one of these
-            restarts = self.restarts
-            if restarts is not None:
-                refusal = restarts.not_registered(attempt_id)  # a recovered attempt: ApplicationMasterService.allocate
-                if refusal is not None:
-                    return refusal
-            # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
-            return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
-        attempt.last_heartbeat = self.kernel.now  # (Actor.now without the property call)
-        if msg.response_id != attempt.response_id:
-            old = old_allocate(self, attempt, msg)  # an old heartbeat, or one refused (actors/_amrpc.py)
-            if old is not None:
-                return old
-        resize_asks: list[ResourceRequest] = []
-        if msg.update_requests:
-            resize = self.resize
-            if resize is None and any(r.container_update_type in RESIZE_TYPES for r in msg.update_requests):
-                resize = self.resize = ContainerResizeService(self)
-                self.services_changed()
-            if resize is not None:
-                msg, resize_asks = resize.before_allocate(msg)  # decreases now; increases become asks
-        ask: Sequence[ResourceRequest] = msg.ask
-        release: Sequence[ContainerId] = msg.release
-        opportunistic = self.opportunistic
-        if opportunistic is not None:
-            ask, release = opportunistic.before_allocate(msg)  # OPPORTUNISTIC asks never reach the scheduler
-        if resize_asks:
-            ask = [*ask, *resize_asks]
-        allocation = self._allocate(attempt_id, ask, release, msg.resource_blacklist_request)
-        attempt.response_id = response_id = msg.response_id + 1
-        containers = allocation.containers
-        nm_tokens: tuple[Any, ...] = ()
-        if containers and opportunistic is None:
-            containers, nm_tokens = self._pull(attempt_id, containers)
-        response = AllocateResponse(
-            response_id=response_id,
-            allocated_containers=containers,
-            completed_container_statuses=allocation.completed,
-            available_resources=allocation.headroom,
-            num_cluster_nodes=len(self.nodes),
-            # (None without marks: preemption_message is not called then)
-            preemption_message=(
-                preemption_message(allocation, self.scheduler, attempt_id) if allocation.preempt else None
-            ),
-            nm_tokens=nm_tokens,
-        )
-        if opportunistic is not None:
-            response = opportunistic.after_allocate(msg, response)
-            if response.allocated_containers:  # the GUARANTEED and the OPPORTUNISTIC ones, tokens for all
-                containers, nm_tokens = self._pull(attempt_id, response.allocated_containers)
-                response = msgspec.structs.replace(response, allocated_containers=containers, nm_tokens=nm_tokens)
-        if self.resize is not None:
-            response = self.resize.after_allocate(attempt_id, response)
-            if response.updated_containers:  # an updated container leaves with its new container token
-                response = self._sign_updated(attempt_id, response)
-        decommissioning = self.decommissioning
-        if decommissioning is not None and decommissioning.updates:
-            updated = decommissioning.pull(attempt_id.application_id)  # DefaultAMSProcessor.handleNodeUpdates
-            if updated:
-                response = msgspec.structs.replace(response, updated_nodes=updated)
-        attempt.last_response = response
-        return response
+    @handler
+    def on_allocate_distributed(self, msg: DistributedSchedulingAllocateRequest) -> None:
+        self.application_master_service.on_allocate_distributed(msg)
 
-    def _sign_updated(self, attempt_id: ApplicationAttemptId, response: AllocateResponse) -> AllocateResponse:
-        """``SchedulerApplicationAttempt.pullNewlyUpdatedContainers``: each updated container (resized, promoted,
-        demoted) gets a container token for its new version."""
-        user = self.apps[attempt_id.application_id].context.user
-        sign = self.secrets.sign
-        updated = tuple(
-            [msgspec.structs.replace(u, container=sign(u.container, user)) for u in response.updated_containers]
-        )
-        return msgspec.structs.replace(response, updated_containers=updated)
+    @handler
+    def on_finish_am(self, msg: FinishApplicationMasterRequest) -> None:
+        self.application_master_service.on_finish_am(msg)
 
-    def _pull(self, attempt_id: ApplicationAttemptId, containers: tuple[Container, ...]) -> tuple[Any, Any]:
-        """``SchedulerApplicationAttempt.pullNewlyAllocatedContainers``: each container leaves with its container
-        token, and with an NMToken for every node the attempt has none for yet (``NMTokenSecretManagerInRM``)."""
-        user = self.apps[attempt_id.application_id].context.user
-        secrets = self.secrets
-        return secrets.sign_all(containers, user), secrets.nm_tokens_for(attempt_id, containers, user)
-
+    # -- the dispatcher: allocate and ask updates -----------------------------------------------------------------
     def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:
         allocate = self.scheduler.allocate
         if (
@@ -737,33 +583,6 @@ class ResourceManager(Actor):
         self._on_notifications(self.scheduler.update_requests(attempt_id, ask, release))
         if not had_pending and self.scheduler.has_pending():
             clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again
-
-    @handler
-    def on_finish_am(self, msg: FinishApplicationMasterRequest) -> None:
-        refusal = am_refusal(self, msg.application_attempt_id, msg.amrm_token, msg)
-        if refusal is not None:
-            self.reply(refusal)
-            return
-        attempt = self._current_attempt(msg.application_attempt_id)
-        restarts = self.restarts
-        if attempt is not None and restarts is not None:
-            refusal = restarts.not_registered(attempt.attempt_id)  # ApplicationMasterService.finishApplicationMaster
-            if refusal is not None:
-                self.reply(refusal)
-                return
-        if attempt is not None:
-            attempt.state = AttemptState.FINISHING
-            attempt.final_status = msg.final_application_status
-            app = self.apps[msg.application_attempt_id.application_id]
-            app.diagnostics = msg.diagnostics
-            if restarts is not None:
-                restarts.am_unregistered(app, attempt)
-            self.log.info(
-                "am_unregistered", attempt=str(attempt.attempt_id), final_status=msg.final_application_status.value
-            )
-        response = FinishApplicationMasterResponse(is_unregistered=attempt is not None)
-        self.reply(response)
-
 
 # ResourceManager._dispatch_node_update hands NODE_UPDATE to the scheduler without the event record only while
 # dispatch and the scheduler's handle are these (tests set _DISPATCH to None to compare with the record path).
