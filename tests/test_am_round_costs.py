@@ -11,7 +11,7 @@ import msgspec
 import pytest
 from test_am_dormancy import QUEUES, _Recorder, _snapshot
 
-from yarnball.actors import _resourcemanager
+from yarnball.actors import _schedulerdispatcher
 from yarnball.actors._appmaster import ApplicationMaster, AskKey
 from yarnball.actors._kernel import enter_replaced
 from yarnball.actors.shortcuts._amdormancy import HeartbeatTimer
@@ -34,7 +34,7 @@ def _run(workload: Workload, fast: bool, monkeypatch: pytest.MonkeyPatch, props:
     with monkeypatch.context() as m:
         if not fast:
             m.setattr(HeartbeatTimer, "plain_deliver", None)  # every firing through ApplicationMaster._deliver
-            m.setattr(_resourcemanager._CS_ALLOCATE, "func", None)  # every allocate through the general bookkeeping
+            m.setattr(_schedulerdispatcher._CS_ALLOCATE, "func", None)  # every allocate through the general bookkeeping
         rec = _Recorder(cluster)
         cluster.submit_workload(workload)
         with captured_events() as events:

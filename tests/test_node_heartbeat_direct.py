@@ -12,7 +12,7 @@ from skipping_helpers import TWO_QUEUES, run_state
 from test_capacity_fastpaths import DRF, QUEUES, Driver
 from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_scheduler, submit
 
-from yarnball.actors import _resourcemanager, _resourcetracker
+from yarnball.actors import _resourcetracker, _schedulerdispatcher
 from yarnball.launcher import Cluster, _embedded
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.policies.capacity import CapacityScheduler
@@ -30,7 +30,7 @@ def _run(direct: bool, props: dict[str, object], monkeypatch: pytest.MonkeyPatch
     """A busy two-queue run with the record-free NODE_UPDATE and the settling after it on or off."""
     with monkeypatch.context() as m:
         if not direct:
-            m.setattr(_resourcemanager, "_DISPATCH", None)
+            m.setattr(_schedulerdispatcher, "_DISPATCH", None)
             m.setattr(_resourcetracker, "SETTLE_AFTER_UPDATE", False)
         workload = synthetic_workload(40, 30, seed=7, queues=("a", "b"), maps=(1, 25), reduces=(0, 5), load=1.5)
         cluster = Cluster(Configuration({**TWO_QUEUES, **props}), workload.nodes, seed=4)
@@ -62,13 +62,13 @@ def test_busy_runs_equal_with_and_without_the_direct_node_update(
 def test_the_direct_path_builds_no_event_record(monkeypatch: pytest.MonkeyPatch) -> None:
     """With nothing observing dispatch, a NODE_UPDATE reporting a completion reaches the scheduler without a record."""
     built: list[Any] = []
-    original = _resourcemanager.NodeUpdateSchedulerEvent
+    original = _schedulerdispatcher.NodeUpdateSchedulerEvent
 
     def record(**fields: Any) -> Any:
         built.append(fields)
         return original(**fields)
 
-    monkeypatch.setattr(_resourcemanager, "NodeUpdateSchedulerEvent", record)
+    monkeypatch.setattr(_schedulerdispatcher, "NodeUpdateSchedulerEvent", record)
     workload = synthetic_workload(10, 20, seed=3, maps=(1, 10), reduces=(0, 2), load=1.5)
     cluster = Cluster(Configuration({}), workload.nodes, seed=2)
     cluster.submit_workload(workload)

@@ -233,7 +233,7 @@ class ApplicationMasterService:
             return self._process_chain(attempt, msg)  # (the update member splits them)
         rm = self.rm
         attempt_id = msg.application_attempt_id
-        allocation = rm._allocate(attempt_id, msg.ask, msg.release, msg.resource_blacklist_request)
+        allocation = rm.dispatcher.allocate(attempt_id, msg.ask, msg.release, msg.resource_blacklist_request)
         attempt.response_id = response_id = msg.response_id + 1
         containers = allocation.containers
         nm_tokens: tuple[Any, ...] = ()
@@ -263,7 +263,7 @@ class ApplicationMasterService:
         ask, release = self.split_asks(msg)  # OPPORTUNISTIC asks never reach the scheduler
         if resize_asks:
             ask = [*ask, *resize_asks]
-        allocation = rm._allocate(attempt_id, ask, release, msg.resource_blacklist_request)
+        allocation = rm.dispatcher.allocate(attempt_id, ask, release, msg.resource_blacklist_request)
         attempt.response_id = response_id = msg.response_id + 1
         containers = allocation.containers
         nm_tokens: tuple[Any, ...] = ()

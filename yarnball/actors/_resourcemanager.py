@@ -1,23 +1,27 @@
-"""The ResourceManager actor: its services, the dispatcher into the scheduler, AM launching and liveness.
+"""The ResourceManager actor: a thin actor over Hadoop's RM services, one module each.
 
-One actor holds what Hadoop's RM splits into services, each a group of handlers here:
+The RM holds the state its services share, as Hadoop's RMContext does (nodes, applications and attempts, the
+containers allocated and not yet ended, the scheduler, the secret managers, the counters), and hands each message
+to the service that serves it:
 
-- ResourceTrackerService: NM registration and heartbeats (NODE_ADDED, NODE_UPDATE), NM liveness expiry;
-- ApplicationMasterService: AM register, allocate heartbeats, finish;
-- ClientRMService: new application ids, submissions, kills and reports;
-- the dispatcher: every scheduler event goes through :meth:`ResourceManager.dispatch`, which hands it to the
-  CapacityScheduler policy and acts on what the policy answers (accepted/rejected applications, allocated,
-  reserved and completed containers);
-- ApplicationMasterLauncher: starts the AM container on its NodeManager; attempts fail and retry up to
-  ``yarn.resourcemanager.am.max-attempts``;
-- ContainerAllocationExpirer: containers allocated but never reported RUNNING are expired.
+- ResourceTrackerService (actors/_resourcetracker.py): NM registration, heartbeats, liveness;
+- ApplicationMasterService (actors/_applicationmasterservice.py): AM register, allocate heartbeats through the AMS
+  processing chain, finish;
+- ClientRMService (actors/_clientrmservice.py): new application ids, submissions, kills, moves, priorities and
+  reports, with their ACLs; AdminService (actors/_adminservice.py): queue refreshes;
+- RMAppManager (actors/_rmappmanager.py): the applications' and attempts' lifecycle, the ApplicationMasterLauncher
+  and the AMLivelinessMonitor;
+- the dispatcher into the scheduler (actors/_schedulerdispatcher.py, ``rm.dispatch``): every scheduler event, the
+  RM's container books and the ContainerAllocationExpirer.
+
+The optional services (container resizing, graceful decommissioning, the opportunistic allocator, message-fault
+rules, RM restarts) are members of the services' chains, chosen when the RM is built and again when one joins or
+leaves (:meth:`ResourceManager.services_changed`).
 """
 
 from __future__ import annotations
 
-import logging
 import random
-import time
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -34,36 +38,21 @@ from yarnball.actors._preemption import create_preemption_monitor
 from yarnball.actors._queuedeletion import QueueDeletionMonitor, spawn_queue_deletion_monitor
 from yarnball.actors._queuemanagement import spawn_queue_management_monitor
 from yarnball.actors._resourcetracker import ResourceTrackerService, RMNode
-from yarnball.actors._rmapp import AttemptState, RMApp, RMAppAttempt
+from yarnball.actors._rmapp import RMApp, RMAppAttempt
 from yarnball.actors._rmappmanager import RMAppManager
 from yarnball.actors._rmrestart import RMRestarts
+from yarnball.actors._schedulerdispatcher import SchedulerEventDispatcher
 from yarnball.actors._secretmanagers import Rejections, RMSecretManagers
-from yarnball.actors.shortcuts import (
-    ROLES,
-    DormantAMs,
-    OwnMethod,
-)
+from yarnball.actors.shortcuts import ROLES, DormantAMs
 from yarnball.errors import ConfigurationError
-from yarnball.policies.capacity import (
-    AppAccepted,
-    AppRejected,
-    AttemptAdded,
-    CapacityScheduler,
-    ContainerAllocated,
-    ContainerCompleted,
-    ContainerReserved,
-)
+from yarnball.policies.capacity import CapacityScheduler
 from yarnball.protocols import (
     AllocateRequest,
     ApplicationAttemptId,
     ApplicationId,
     Configuration,
-    ContainerExitStatus,
-    ContainerExpiredSchedulerEvent,
     ContainerId,
     ContainerPreemptEvent,
-    ContainerState,
-    ContainerStatus,
     DistributedSchedulingAllocateRequest,
     FinishApplicationMasterRequest,
     GetApplicationReportRequest,
@@ -74,7 +63,6 @@ from yarnball.protocols import (
     MoveApplicationAcrossQueuesRequest,
     NodeHeartbeatRequest,
     NodeId,
-    NodeUpdateSchedulerEvent,
     RefreshQueuesRequest,
     RegisterApplicationMasterRequest,
     RegisterDistributedSchedulingAMRequest,
@@ -87,21 +75,6 @@ from yarnball.protocols import (
 )
 
 __all__ = ["RMNode", "ResourceManager"]
-
-# Whether the scheduler runs CapacityScheduler's own allocate / handle (shortcuts/_ownmethods.py; tests set
-# ``_CS_ALLOCATE.func`` to None to take the general path).
-_CS_ALLOCATE = OwnMethod(CapacityScheduler, "allocate")
-_CS_HANDLE = OwnMethod(CapacityScheduler, "handle")
-
-_RUNNING = ContainerState.RUNNING
-_COMPLETE = ContainerState.COMPLETE
-# (module constants: reading a member off an Enum class goes through EnumType.__getattr__'s slow attribute hook)
-_SUCCESS = ContainerExitStatus.SUCCESS
-_PREEMPTED = ContainerExitStatus.PREEMPTED
-_perf_counter = time.perf_counter
-# Scheduler event class -> its SchedulerEventType name (the op-count key), looked up once per class: reading an
-# enum member's ``value`` costs a descriptor call on every heartbeat.
-_EVENT_NAMES: dict[type, str] = {}
 
 
 def validate_configs(conf: Configuration) -> None:
@@ -123,15 +96,17 @@ def validate_configs(conf: Configuration) -> None:
 class ResourceManager(Actor):
     """The ResourceManager. ``conf`` is the layered yarn-site + capacity-scheduler configuration."""
 
-    # Services created on first use, None until then. Slots, not instance attributes: those would take the RM past
-    # the 30 attributes CPython keeps inline (tests/test_am_round_costs.py); nor class-level defaults, which the
-    # interpreter cannot specialise a read of (each read of ``self.resize`` on the heartbeat path was a full attribute
-    # lookup, ~270 instructions, instead of a slot read).
+    # The services, and the optional ones (created on first use, None until then). Slots, not instance
+    # attributes: those would take the RM past the 30 attributes CPython keeps inline (tests/test_am_round_costs.py);
+    # nor class-level defaults, which the interpreter cannot specialise a read of (each read of ``self.resize`` on the
+    # heartbeat path was a full attribute lookup, ~270 instructions, instead of a slot read).
     __slots__ = (
         "app_manager",
         "application_master_service",
         "client_rm_service",
         "decommissioning",
+        "dispatch",
+        "dispatcher",
         "node_rules",
         "queue_deletion_monitor",
         "resize",
@@ -142,6 +117,10 @@ class ResourceManager(Actor):
     app_manager: RMAppManager
     #: ClientRMService: submissions, kills, moves, priorities and reports (actors/_clientrmservice.py).
     client_rm_service: ClientRMService
+    #: The dispatcher into the scheduler, with the RM's container books (actors/_schedulerdispatcher.py).
+    dispatcher: SchedulerEventDispatcher
+    #: ``dispatcher.dispatch``: hand one scheduler event to the scheduler (a slot: tests replace it to record).
+    dispatch: Any
     #: ApplicationMasterService with its processing chain (actors/_applicationmasterservice.py).
     application_master_service: ApplicationMasterService
     #: ResourceTrackerService: NM registration, heartbeats and liveness (actors/_resourcetracker.py).
@@ -218,6 +197,8 @@ class ResourceManager(Actor):
         )
         if conf.get_bool(keys.RECOVERY_ENABLED):
             self.restarts = RMRestarts(self)  # RMStateStore: written from the start
+        self.dispatcher = SchedulerEventDispatcher(self)
+        self.dispatch = self.dispatcher.dispatch
         self.app_manager = RMAppManager(self)
         self.client_rm_service = ClientRMService(self)
         self.resource_tracker = ResourceTrackerService(self)
@@ -226,6 +207,7 @@ class ResourceManager(Actor):
     def services_changed(self) -> None:
         """An optional service joined or left (the first container resize, a graceful decommission, message
         faults, an RM restart): the services choose their chains again."""
+        self.dispatcher.build_chain()
         self.resource_tracker.build_chain()
         self.application_master_service.build_chain()
 
@@ -264,7 +246,7 @@ class ResourceManager(Actor):
     def on_start(self) -> None:
         # Hadoop's AbstractLivenessMonitor checks every expireInterval / 3.
         self.every(max(1, self.nm_expiry_ms // 3), self.resource_tracker.check_node_liveness)
-        self.every(max(1, self.alloc_expiry_ms // 3), self._check_container_expiry)
+        self.every(max(1, self.alloc_expiry_ms // 3), self.dispatcher.check_container_expiry)
         self.every(max(1, self.am_expiry_ms // 3), self.app_manager.check_am_liveness)
         if self.preemption_monitor is not None:
             self.preemption_monitor.rm_id = self.id
@@ -276,7 +258,7 @@ class ResourceManager(Actor):
         spawn_queue_management_monitor(self)  # QueueManagementDynamicEditPolicy, likewise
         if self.scheduler.continuous_scheduling:
             # FairScheduler's continuous-scheduling thread, as a timer (policies/capacity/_continuous.py).
-            self.every(self.scheduler.continuous_scheduling_sleep_ms, self._continuous_scheduling)
+            self.every(self.scheduler.continuous_scheduling_sleep_ms, self.dispatcher.continuous_scheduling)
         if self.opportunistic is not None:
             self.opportunistic.start()
 
@@ -285,163 +267,10 @@ class ResourceManager(Actor):
         if clock is not None and clock.lazy is not None:
             clock.lazy.disable()  # deferred RUNNING reports go to a stopped RM as real heartbeats (_lazyrunning.py)
 
-    def _continuous_scheduling(self) -> None:
-        start = time.perf_counter()
-        notes = self.scheduler.continuous_scheduling_attempt()
-        self.op_seconds["continuous_scheduling"] += time.perf_counter() - start
-        self.op_counts["continuous_scheduling"] += 1
-        self._on_notifications(notes)
-
-    # -- the dispatcher ---------------------------------------------------------------------------------------
-    def dispatch(self, event: Any) -> None:
-        """Hand one scheduler event to the CapacityScheduler and act on its notifications."""
-        name = _EVENT_NAMES.get(type(event))
-        if name is None:
-            name = event.event_type.value
-            if "event_type" not in getattr(type(event), "__struct_fields__", ("event_type",)):
-                _EVENT_NAMES[type(event)] = name  # a class constant (ClassVar), not a field
-        start = _perf_counter()
-        notes = self.scheduler.handle(event)
-        self.op_seconds[name] += _perf_counter() - start
-        self.op_counts[name] += 1
-        self._on_notifications(notes)
-
-    def _dispatch_node_update(self, node_id: NodeId, launched: list[Any], completed: list[Any]) -> None:
-        """``dispatch(NodeUpdateSchedulerEvent(node_id=node_id, newly_launched_containers=tuple(launched),
-        completed_containers=tuple(completed)))``, without the event record when nothing can observe it.
-
-        Exact: ``dispatch`` reads only the event's class (its op name, NODE_UPDATE) and hands the event to
-        ``CapacityScheduler.handle``, whose NODE_UPDATE handler reads only these three fields;
-        ``CapacityScheduler.node_update`` does that handler's work on them and returns the same notifications, and
-        the op count and time are recorded under the same name. The record stays where it could be seen: a
-        ``dispatch`` replaced on the instance (tests record every scheduler event) or overridden in a subclass, and
-        a scheduler whose ``handle`` is replaced or overridden."""
-        scheduler = self.scheduler
-        if (
-            # replaced on the instance or overridden: read through the bound methods, never through the RM's or
-            # the scheduler's ``__dict__`` (that would move their attribute values out of CPython's inline
-            # storage for the rest of the run: see _kernel.enter_replaced)
-            getattr(self.dispatch, "__func__", None) is not _DISPATCH
-            or not _CS_HANDLE.runs(scheduler, scheduler.handle)
-        ):
-            # (the same event as NodeUpdateSchedulerEvent(node_id=node.id) when there is nothing to report)
-            self.dispatch(
-                NodeUpdateSchedulerEvent(
-                    node_id=node_id, newly_launched_containers=tuple(launched), completed_containers=tuple(completed)
-                )
-            )
-            return
-        start = _perf_counter()
-        notes = scheduler.node_update(node_id, launched, completed)
-        self.op_seconds["NODE_UPDATE"] += _perf_counter() - start
-        self.op_counts["NODE_UPDATE"] += 1
-        self._on_notifications(notes)
-
-    def _on_notifications(self, notes: Any) -> None:
-        dormant = self.dormant
-        if dormant:
-            dormant.notified(notes)  # an allocated / completed container wakes a dormant AM
-        for note in notes:
-            kind = type(note)
-            if kind is ContainerAllocated:
-                self._on_allocated(note)
-            elif kind is ContainerCompleted:
-                self._on_scheduler_completed(note)
-            elif kind is AppAccepted:
-                self.app_manager.on_accepted(note.application_id)
-            elif kind is AppRejected:
-                self.app_manager.on_rejected(note.application_id, note.diagnostics)
-            elif kind is AttemptAdded:
-                self.app_manager.on_attempt_added(note.attempt_id)
-            elif kind is ContainerReserved:
-                self.counters["containers_reserved"] += 1
-
-    def _on_allocated(self, note: ContainerAllocated) -> None:
-        container = note.container
-        if self.opportunistic is not None and self.opportunistic.on_guaranteed_allocated(note.attempt_id, container):
-            return  # it serves a promotion: not a container of its own
-        if self.resize is not None and self.resize.on_guaranteed_allocated(note.attempt_id, container):
-            return  # it serves an increase: not a container of its own
-        self.counters["containers_allocated"] += 1
-        cid = container.id
-        node_id = container.node_id
-        log = self.log
-        if log.is_enabled_for(logging.DEBUG):
-            # FiCaSchedulerApp.apply's "allocate: applicationAttemptId=... container=... host=... type=..." (debug)
-            log.debug(
-                "container_allocated",
-                attempt=str(note.attempt_id),
-                container=str(cid),
-                node=str(node_id),
-                type=note.locality,
-                memory_mb=container.resource.memory_mb,
-                vcores=container.resource.vcores,
-            )
-        self.live.add(cid)
-        self.unlaunched[cid] = (self.kernel.now, node_id)
-        attempt_id = note.attempt_id
-        app = self.apps.get(attempt_id.application_id)
-        if app is not None:
-            app.nodes.add(node_id)
-            if app.first_task_time is None and not note.is_am:
-                app.first_task_time = self.kernel.now
-            app.container_allocated(cid, self.kernel.now, container.resource, is_am=note.is_am)
-        if note.is_am:  # (the attempt is looked up for an AM container only)
-            attempt = self.attempts.get(attempt_id)
-            if attempt is not None and attempt.state is AttemptState.SCHEDULED:
-                self.app_manager.launch_am(app, attempt, container)  # type: ignore[arg-type]
-
-    def _on_scheduler_completed(self, note: ContainerCompleted) -> None:
-        """The scheduler ended a container itself: the NM must kill it, and an AM container ends its attempt."""
-        if self.opportunistic is not None and self.opportunistic.absorbs_release(note.container_id):
-            return  # a demoted container leaving the scheduler's books: it runs on as OPPORTUNISTIC
-        self._container_done(note.container_id, note.status)
-        node = self.nodes.get(note.node_id)
-        if node is not None:
-            node.queue_cleanup(note.container_id)
-            self._wake(note.node_id)
-
-    def _container_done(self, cid: ContainerId, status: ContainerStatus) -> None:
-        dormant = self.dormant
-        if dormant:
-            sleeper = dormant.get(cid.application_attempt_id)  # DormantAMs.wake, inline
-            if sleeper is not None:
-                sleeper.wake()  # its AM will hear of the completion
-        self.unlaunched.pop(cid, None)
-        live = self.live
-        if cid not in live:
-            return
-        live.discard(cid)
-        if self.resize is not None:
-            self.resize.on_container_done(cid)
-        exit_status = status.exit_status
-        log = self.log
-        if log.is_enabled_for(logging.DEBUG):
-            # (what the invariant checker reads, yarnball/_invariants.py: every container ends exactly once)
-            log.debug("container_finished", container=str(cid), exit_status=exit_status, diagnostics=status.diagnostics)
-        if exit_status == _PREEMPTED:
-            self.counters["containers_preempted"] += 1
-        elif exit_status == _SUCCESS:
-            self.counters["containers_completed"] += 1
-        elif status.diagnostics.startswith("Container released on a *lost* node"):
-            self.counters["containers_lost"] += 1
-        else:
-            self.counters["containers_killed"] += 1
-        app = self.apps.get(cid.application_attempt_id.application_id)
-        if app is not None:
-            app.container_finished(cid, self.kernel.now, exit_status)  # before the attempt hears of it, as Hadoop
-        attempt_id = self.am_containers.pop(cid, None)
-        if attempt_id is not None:
-            self.app_manager.am_container_finished(attempt_id, status)
-
+    # -- the dispatcher (actors/_schedulerdispatcher.py) ---------------------------------------------------------
     @handler
     def on_container_preempt(self, msg: ContainerPreemptEvent) -> None:
-        """The preemption monitor's MARK_CONTAINER_FOR_PREEMPTION / MARK_CONTAINER_FOR_KILLABLE /
-        KILL_RESERVED_CONTAINER, put through the dispatcher like every scheduler event."""
-        self.counters["preemption_" + msg.event_type.value.lower()] += 1
-        if self.dormant:
-            self.dormant.wake(msg.application_attempt_id)  # a mark reaches the AM in its next allocate
-        self.dispatch(msg)
+        self.dispatcher.on_container_preempt(msg)
 
     # -- ResourceTrackerService (actors/_resourcetracker.py) -----------------------------------------------------
     @handler
@@ -459,19 +288,6 @@ class ResourceManager(Actor):
     def needs_heartbeat(self, node_id: NodeId) -> bool:
         """The heartbeat clock's question (ResourceTrackerService.needs_heartbeat)."""
         return self.resource_tracker.needs_heartbeat(node_id)  # type: ignore[no-any-return]
-
-    # -- ContainerAllocationExpirer -------------------------------------------------------------------------------
-    def _check_container_expiry(self) -> None:
-        clock = self.heartbeats
-        if clock is not None and clock.lazy is not None:
-            clock.lazy.settle_all()  # deferred RUNNING reports leave unlaunched (actors/shortcuts/_lazyrunning.py)
-        deadline = self.now - self.alloc_expiry_ms
-        for cid, (allocated_at, _node) in list(self.unlaunched.items()):
-            if allocated_at < deadline:
-                self.log.info("container_expired", container=str(cid))
-                self.dispatch(ContainerExpiredSchedulerEvent(container_id=cid))
-        if self.resize is not None and self.resize.unconfirmed:
-            self.resize.check_expiry(self.now)  # increases the NM never applied are rolled back
 
     # -- ClientRMService (actors/_clientrmservice.py) -----------------------------------------------------------
     @handler
@@ -538,53 +354,5 @@ class ResourceManager(Actor):
     def on_finish_am(self, msg: FinishApplicationMasterRequest) -> None:
         self.application_master_service.on_finish_am(msg)
 
-    # -- the dispatcher: allocate and ask updates -----------------------------------------------------------------
-    def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:
-        allocate = self.scheduler.allocate
-        if (
-            not ask
-            and not release
-            and (blacklist is None or not (blacklist.blacklist_additions or blacklist.blacklist_removals))
-            and _CS_ALLOCATE.runs(self.scheduler, allocate)  # (no __dict__ read: _kernel.enter_replaced)
-        ):
-            # A pull (most AM heartbeats): CapacityScheduler.allocate then only hands over what is there (_pull):
-            # no errors, no notifications, pending asks unchanged (so no wake_needed): only the timing remains.
-            start = _perf_counter()
-            allocation = allocate(attempt_id, (), (), (), ())
-            self.op_seconds["allocate"] += _perf_counter() - start
-            self.op_counts["allocate"] += 1
-            return allocation
-        clock = self.heartbeats
-        had_pending = clock is None or not clock.skip or self.scheduler.has_pending()
-        start = _perf_counter()
-        allocation = allocate(
-            attempt_id,
-            ask,
-            release,
-            blacklist.blacklist_additions if blacklist is not None else (),
-            blacklist.blacklist_removals if blacklist is not None else (),
-        )
-        self.op_seconds["allocate"] += _perf_counter() - start
-        self.op_counts["allocate"] += 1
-        for error in allocation.errors:
-            self.counters["invalid_resource_requests"] += 1
-            self.log.warning("invalid_resource_request", attempt=str(attempt_id), error=error)
-        self._on_notifications(allocation.notifications)
-        if not had_pending and self.scheduler.has_pending():
-            clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again
-        return allocation
 
-    def _update_requests(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any) -> None:
-        """The RM's own ask and release changes for ``attempt_id`` (promotions, increases and their temporary
-        containers: actors/_opportunisticams.py, actors/_containerresize.py), without pulling what waits for the
-        AM's next allocate (``CapacityScheduler.update_requests``)."""
-        clock = self.heartbeats
-        had_pending = clock is None or not clock.skip or self.scheduler.has_pending()
-        self._on_notifications(self.scheduler.update_requests(attempt_id, ask, release))
-        if not had_pending and self.scheduler.has_pending():
-            clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again
-
-# ResourceManager._dispatch_node_update hands NODE_UPDATE to the scheduler without the event record only while
-# dispatch and the scheduler's handle are these (tests set _DISPATCH to None to compare with the record path).
-_DISPATCH: Any = ResourceManager.dispatch
 ROLES.resource_manager = ResourceManager  # what the shortcuts compare with (actors/shortcuts/_roles.py)

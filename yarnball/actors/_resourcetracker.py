@@ -206,7 +206,7 @@ class ResourceTrackerService:
                 elif cid not in rm.live:
                     node.queue_cleanup(cid)
         for cs in completed:
-            rm._container_done(cs.container_id, cs)
+            rm.dispatcher.container_done(cs.container_id, cs)
         opportunistic = rm.opportunistic
         if opportunistic is not None:
             for cs in completed:
@@ -214,7 +214,7 @@ class ResourceTrackerService:
                 if record is not None:
                     opportunistic._opportunistic_done(record, cs)
         if launched or completed:
-            rm._dispatch_node_update(node.id, launched, completed)
+            rm.dispatcher.node_update(node.id, launched, completed)
 
     def on_unregister_node(self, msg: UnRegisterNodeManagerRequest) -> None:
         """ResourceTrackerService.unRegisterNodeManager: the node leaves (a graceful shutdown or an elastic
@@ -305,7 +305,7 @@ class ResourceTrackerService:
                 elif state is _COMPLETE:
                     completed.append(cs)
             for cs in completed:
-                rm._container_done(cs.container_id, cs)
+                rm.dispatcher.container_done(cs.container_id, cs)
         scheduler = rm.scheduler
         if not completed and scheduler.node_update_launched_only(node.id, launched):
             # The NODE_UPDATE only marked containers RUNNING and returned no notification (a full node, say):
@@ -314,7 +314,7 @@ class ResourceTrackerService:
             if not scheduler.continuous_scheduling and self.settles:
                 self.settled = True
         else:
-            rm._dispatch_node_update(node.id, launched, completed)
+            rm.dispatcher.node_update(node.id, launched, completed)
             if (
                 SETTLE_AFTER_UPDATE
                 and self.settles

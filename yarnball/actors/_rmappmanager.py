@@ -133,7 +133,7 @@ class RMAppManager:
         rm = self.rm
         app = rm.apps[attempt_id.application_id]
         request = ResourceRequest(priority=AM_PRIORITY, capability=app.context.am_container_resource, resource_name="*")
-        rm._allocate(attempt_id, (request,), ())
+        rm.dispatcher.allocate(attempt_id, (request,), ())
 
     def am_container_finished(self, attempt_id: ApplicationAttemptId, status: ContainerStatus) -> None:
         rm = self.rm
@@ -222,7 +222,7 @@ class RMAppManager:
     def launch_am(self, app: RMApp, attempt: RMAppAttempt, container: Container) -> None:
         rm = self.rm
         # RMAppAttemptImpl.AMContainerAllocatedTransition pulls the AM container from the scheduler itself.
-        rm._allocate(attempt.attempt_id, (), ())
+        rm.dispatcher.allocate(attempt.attempt_id, (), ())
         attempt.state = AttemptState.ALLOCATED
         attempt.am_container = container
         rm.am_containers[container.id] = attempt.attempt_id
@@ -267,4 +267,4 @@ class RMAppManager:
                     exit_status=ContainerExitStatus.INVALID,
                     diagnostics=failed.diagnostics,
                 )
-                rm._container_done(failed.container_id, status)
+                rm.dispatcher.container_done(failed.container_id, status)

@@ -310,7 +310,7 @@ class RMRestarts:
         if attempt is not None:
             attempt.completed.append(status)
         rm.live.add(cid)
-        rm._container_done(cid, status)
+        rm.dispatcher.container_done(cid, status)
 
     def _ready(self) -> None:
         self.rm.scheduler.allocation_paused = False
@@ -429,7 +429,7 @@ class RMRestarts:
                 attempt = scheduler.attempts.get(attempt_id) if app is not None and not app.is_done else None
                 if attempt is not None:
                     attempt.completed.append(status)
-                rm._container_done(cid, status)
+                rm.dispatcher.container_done(cid, status)
                 continue
             reason = "work-preserving recovery is off" if not self.work_preserving else None
             if reason is None and cid in self._ended:

@@ -46,8 +46,9 @@ container-allocation expiry check (``unlaunched``) and node liveness check (``la
 interval change, stop or decommission. Between ``p`` and the settle only two readers can meet a deferred container:
 the scheduler ending it (a kill, a preemption, a release, its attempt removed), which reads an RMContainer's state
 only to tell RESERVED (a deferred one never is) or to keep RUNNING containers across attempts (the RM never asks
-for that); and ``_container_done`` popping it from ``unlaunched`` first, after which the settle's pop finds nothing
-and leaves the ended RMContainer (no longer in the scheduler) as it is: every state anyone can reach is the same.
+for that); and ``SchedulerEventDispatcher.container_done`` popping it from ``unlaunched`` first, after which the
+settle's pop finds nothing and leaves the ended RMContainer (no longer in the scheduler) as it is: every state anyone
+can reach is the same.
 The preemption monitor's snapshot reads an RMContainer's state only as RESERVED or not (and as a cache key).
 
 **The kernel.** The skipped event popped and queued nothing else, so no other event moves; it can be the highest
