@@ -1,6 +1,6 @@
 """Cheaper AM heartbeat rounds: a firing's tick and re-queueing without the mailbox round (HeartbeatTimer._fire),
-the RM's pull-only allocate without its pending/notification bookkeeping (ResourceManager._allocate) and the ask
-table's stored sort keys give the results of the longer paths, event for event."""
+the RM's pull-only allocate without its pending/notification bookkeeping (SchedulerEventDispatcher.allocate) and
+the ask table's stored sort keys give the results of the longer paths, event for event."""
 
 from __future__ import annotations
 
