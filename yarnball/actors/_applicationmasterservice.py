@@ -71,6 +71,8 @@ class ApplicationMasterService:
         self.after: tuple[Any, ...] = ()
         self.pull_first = True
         self.not_serving: Any = None
+        self.on_register_am_distributed: Any = None
+        self.on_allocate_distributed: Any = None
         self.build_chain()
 
     def build_chain(self) -> None:
@@ -91,6 +93,13 @@ class ApplicationMasterService:
         self.after = tuple(after)
         self.process = self._process_chain if after else self._process
         self.not_serving = self._not_registered if rm.restarts is not None else _am_shutdown
+        # DistributedSchedulingAMService: with the opportunistic service only
+        if opportunistic is not None:
+            self.on_register_am_distributed = self._register_am_distributed
+            self.on_allocate_distributed = self._allocate_distributed
+        else:
+            self.on_register_am_distributed = self._register_distributed_disabled
+            self.on_allocate_distributed = self._allocate_distributed_disabled
 
     def current_attempt(self, attempt_id: ApplicationAttemptId) -> RMAppAttempt | None:
         attempt = self.rm.attempts.get(attempt_id)
@@ -115,8 +124,7 @@ class ApplicationMasterService:
             return None
         attempt.state = AttemptState.RUNNING
         attempt.last_heartbeat = rm.now
-        if rm.restarts is not None:
-            rm.restarts.registered(attempt.attempt_id)
+        rm.app_manager.store.registered(attempt.attempt_id)
         app = rm.apps[msg.application_attempt_id.application_id]
         app.state = YarnApplicationState.RUNNING
         rm.log.info("am_registered", attempt=str(attempt.attempt_id))
@@ -132,13 +140,13 @@ class ApplicationMasterService:
             )
         return RegisterApplicationMasterResponse(maximum_resource_capability=rm.maximum_allocation, queue=app.queue)
 
-    def on_register_am_distributed(self, msg: RegisterDistributedSchedulingAMRequest) -> None:
+    def _register_distributed_disabled(self, msg: RegisterDistributedSchedulingAMRequest) -> None:
+        attempt_id = msg.register_request.application_attempt_id
+        self.rm.log.warning("distributed_scheduling_disabled", attempt=str(attempt_id))
+
+    def _register_am_distributed(self, msg: RegisterDistributedSchedulingAMRequest) -> None:
         """DistributedSchedulingAMService.registerApplicationMasterForDistributedScheduling (from an AMRMProxy)."""
         rm = self.rm
-        if rm.opportunistic is None:
-            attempt_id = msg.register_request.application_attempt_id
-            rm.log.warning("distributed_scheduling_disabled", attempt=str(attempt_id))
-            return
         refusal = am_refusal(rm, msg.register_request.application_attempt_id, msg.register_request.amrm_token, msg)
         if refusal is not None:
             rm.reply(refusal)
@@ -154,19 +162,17 @@ class ApplicationMasterService:
             rm.reply(refusal)
             return
         attempt = self.current_attempt(msg.application_attempt_id)
-        restarts = rm.restarts
-        if attempt is not None and restarts is not None:
-            refusal = restarts.not_registered(attempt.attempt_id)  # ApplicationMasterService.finishApplicationMaster
+        store = rm.app_manager.store
+        if attempt is not None:
+            refusal = store.not_registered(attempt.attempt_id)  # ApplicationMasterService.finishApplicationMaster
             if refusal is not None:
                 rm.reply(refusal)
                 return
-        if attempt is not None:
             attempt.state = AttemptState.FINISHING
             attempt.final_status = msg.final_application_status
             app = rm.apps[msg.application_attempt_id.application_id]
             app.diagnostics = msg.diagnostics
-            if restarts is not None:
-                restarts.am_unregistered(app, attempt)
+            store.am_unregistered(app, attempt)
             rm.log.info(
                 "am_unregistered", attempt=str(attempt.attempt_id), final_status=msg.final_application_status.value
             )
@@ -178,13 +184,13 @@ class ApplicationMasterService:
         if response is not REFUSED:
             self.rm.reply(response)
 
-    def on_allocate_distributed(self, msg: DistributedSchedulingAllocateRequest) -> None:
+    def _allocate_distributed_disabled(self, msg: DistributedSchedulingAllocateRequest) -> None:
+        self.rm.reply(AllocateResponse(am_command=AMCommand.AM_SHUTDOWN))
+
+    def _allocate_distributed(self, msg: DistributedSchedulingAllocateRequest) -> None:
         """DistributedSchedulingAMService.allocateForDistributedScheduling: record the NM-allocated containers,
         allocate the GUARANTEED asks, return a fresh least-loaded node list."""
         rm = self.rm
-        if rm.opportunistic is None:
-            rm.reply(AllocateResponse(am_command=AMCommand.AM_SHUTDOWN))
-            return
         request = msg.allocate_request
         refusal = am_refusal(rm, request.application_attempt_id, request.amrm_token, msg)
         if refusal is not None:

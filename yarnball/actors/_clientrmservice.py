@@ -264,8 +264,7 @@ class ClientRMService:
         app = RMApp(context, rm.now, max_attempts, rm.sender)
         rm.apps[app_id] = app
         rm.counters["apps_submitted"] += 1
-        if rm.restarts is not None:
-            rm.restarts.app_submitted(app)  # RMStateStore.storeNewApplication
+        rm.app_manager.store.app_submitted(app)  # RMStateStore.storeNewApplication
         rm.log.info("application_submitted", application=str(app_id), queue=app.queue, user=app.user)
         am = context.am_container_resource
         maximum = rm.maximum_allocation

@@ -230,6 +230,14 @@ class OpportunisticContainerAllocatorAMService:
             return record.state
         return self.rm.scheduler.container_state(cid)  # type: ignore[no-any-return]
 
+    def recovered_completed(self, completed: list[ContainerStatus]) -> None:
+        """ResourceTrackerService's recovered listener: the COMPLETE statuses a registering NM brought end their
+        OPPORTUNISTIC containers."""
+        for cs in completed:
+            record = self.containers.pop(cs.container_id, None)
+            if record is not None:
+                self._opportunistic_done(record, cs)
+
     def nm_running(self, cs: ContainerStatus) -> None:
         """ResourceTrackerService's running listener: ``on_container_running`` for a launched container."""
         self.on_container_running(cs.container_id)

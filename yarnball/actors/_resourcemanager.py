@@ -208,6 +208,7 @@ class ResourceManager(Actor):
         """An optional service joined or left (the first container resize, a graceful decommission, message
         faults, an RM restart): the services choose their chains again."""
         self.dispatcher.build_chain()
+        self.app_manager.build_chain()
         self.resource_tracker.build_chain()
         self.application_master_service.build_chain()
 

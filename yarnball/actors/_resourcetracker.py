@@ -99,6 +99,9 @@ class ResourceTrackerService:
         self.response_updaters: tuple[Any, ...] = ()
         self.settles = True
         self.needs_heartbeat: Any = self._needs_heartbeat
+        self.node_added_listeners: tuple[Any, ...] = ()
+        self.node_removed_listeners: tuple[Any, ...] = ()
+        self.recovered_listeners: tuple[Any, ...] = ()
         self.build_chain()
 
     def build_chain(self) -> None:
@@ -115,6 +118,10 @@ class ResourceTrackerService:
         if resize is not None:
             updaters.append(resize.heartbeat_response_parts)  # decreases (RMNodeUpdateContainerEvent)
         self.running_listeners = tuple(listeners)
+        # the opportunistic service's node load monitor follows the nodes; it ends its recovered containers
+        self.node_added_listeners = (opportunistic.on_node_added,) if opportunistic is not None else ()
+        self.node_removed_listeners = (opportunistic.on_node_removed,) if opportunistic is not None else ()
+        self.recovered_listeners = (opportunistic.recovered_completed,) if opportunistic is not None else ()
         self.response_updaters = tuple(updaters)
         self.respond = self._respond_updated if updaters else self._respond
         # the heartbeat clock's question (actors/_heartbeats.py): a decrease to push makes a heartbeat needed
@@ -158,13 +165,13 @@ class ResourceTrackerService:
                 node_id=node_id, rack_name=msg.rack_name, total_resource=msg.resource, node_labels=msg.node_labels
             )
         )
-        if rm.opportunistic is not None:
-            rm.opportunistic.on_node_added(node_id, msg.rack_name)
+        for listener in self.node_added_listeners:
+            listener(node_id, msg.rack_name)
         rm.log.info("node_added", node=str(node_id), rack=msg.rack_name, resource=str(msg.resource))
-        restarts = rm.restarts
-        if restarts is not None and restarts.restarted:
+        store = rm.app_manager.store
+        if store.restarted:
             # a node back after an RM restart: recoverContainersOnNode (actors/_rmrestart.py)
-            restarts.node_registered(rm.nodes[node_id], msg.container_statuses, msg.running_applications)
+            store.node_registered(rm.nodes[node_id], msg.container_statuses, msg.running_applications)
         elif msg.container_statuses:
             self._recovered_statuses(rm.nodes[node_id], msg.container_statuses)
         rm.reply(self._registered())
@@ -207,12 +214,8 @@ class ResourceTrackerService:
                     node.queue_cleanup(cid)
         for cs in completed:
             rm.dispatcher.container_done(cs.container_id, cs)
-        opportunistic = rm.opportunistic
-        if opportunistic is not None:
-            for cs in completed:
-                record = opportunistic.containers.pop(cs.container_id, None)
-                if record is not None:
-                    opportunistic._opportunistic_done(record, cs)
+        for listener in self.recovered_listeners:
+            listener(completed)
         if launched or completed:
             rm.dispatcher.node_update(node.id, launched, completed)
 
@@ -412,8 +415,8 @@ class ResourceTrackerService:
             rm.counters["nodes_lost"] += 1
             del rm.nodes[node.id]
             rm.lost_nodes.add(node.id)
-            if rm.opportunistic is not None:
-                rm.opportunistic.on_node_removed(node.id)
+            for listener in self.node_removed_listeners:
+                listener(node.id)
             rm.dispatch(NodeRemovedSchedulerEvent(node_id=node.id))
 
 

@@ -4,9 +4,10 @@ transitions), with the ApplicationMasterLauncher and the AMLivelinessMonitor.
 An accepted application gets its first attempt; the attempt asks the scheduler for its AM container, which the
 launcher starts on its NodeManager; the attempt fails (an AM container that exited, an AM that stopped
 heartbeating) and is retried up to ``yarn.resourcemanager.am.max-attempts`` (counted failures only), or the
-application finishes. The state store hears of each step (``rm.restarts``, actors/_rmrestart.py) when there is one.
-The records themselves are actors/_rmapp.py's; the RM holds them (``rm.apps``, ``rm.attempts``), as Hadoop's
-RMContext does.
+application finishes. The state store hears of each step: :attr:`RMAppManager.store`, the RM's restarts
+(actors/_rmrestart.py) when recovery is on or an RM restart is scheduled, else a store that keeps nothing (chosen
+when the RM is built, and again when the restarts start). The records themselves are actors/_rmapp.py's; the RM
+holds them (``rm.apps``, ``rm.attempts``), as Hadoop's RMContext does.
 """
 
 from __future__ import annotations
@@ -35,18 +36,63 @@ from yarnball.protocols import (
 from yarnball.protocols._containermanagement import ContainerLaunchContext, StartContainerRequest
 from yarnball.protocols._executor import ATTEMPT_ID_ENV
 
-__all__ = ["AM_PRIORITY", "RMAppManager"]
+__all__ = ["AM_PRIORITY", "NO_STATE_STORE", "RMAppManager"]
 
 AM_PRIORITY = Priority(0)  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
+
+
+class _NoStateStore:
+    """The state store without RM restarts: keeps nothing, recovers nothing (RMRestarts' interface)."""
+
+    __slots__ = ()
+    awaiting: frozenset[ApplicationAttemptId] = frozenset()
+    restarted = False
+
+    def app_submitted(self, app: RMApp) -> None:
+        pass
+
+    def attempt_stored(self, app: RMApp, attempt: RMAppAttempt) -> None:
+        pass
+
+    def attempt_ended(self, attempt: RMAppAttempt, diagnostics: str = "", *, counted: bool = True) -> None:
+        pass
+
+    def am_unregistered(self, app: RMApp, attempt: RMAppAttempt) -> None:
+        pass
+
+    def app_ended(self, app: RMApp, state: YarnApplicationState, final: FinalApplicationStatus) -> None:
+        pass
+
+    def registered(self, attempt_id: ApplicationAttemptId) -> None:
+        pass
+
+    def not_registered(self, attempt_id: ApplicationAttemptId) -> None:
+        return None
+
+
+#: The state store of an RM without restarts.
+NO_STATE_STORE = _NoStateStore()
 
 
 class RMAppManager:
     """The application and attempt lifecycle of the RM ``rm`` (see the module docstring)."""
 
-    __slots__ = ("rm",)
+    __slots__ = ("attempt_removed_listeners", "rm", "store")
 
     def __init__(self, rm: Any) -> None:
         self.rm = rm
+        #: The RM's restarts (actors/_rmrestart.py), or NO_STATE_STORE (chosen by build_chain).
+        self.store: Any = NO_STATE_STORE
+        #: Told of each removed attempt: the opportunistic service (its containers and context go).
+        self.attempt_removed_listeners: tuple[Any, ...] = ()
+        self.build_chain()
+
+    def build_chain(self) -> None:
+        """Choose the state store and the listeners from the RM's optional services."""
+        rm = self.rm
+        self.store = rm.restarts if rm.restarts is not None else NO_STATE_STORE
+        opportunistic = rm.opportunistic
+        self.attempt_removed_listeners = (opportunistic.on_attempt_removed,) if opportunistic is not None else ()
 
     # -- RMAppImpl ----------------------------------------------------------------------------------------------
     def on_accepted(self, app_id: ApplicationId) -> None:
@@ -67,13 +113,11 @@ class RMAppManager:
 
     def kill(self, app: RMApp, diagnostics: str) -> None:
         """RMAppImpl's KILL: the current attempt is killed, then the application."""
-        rm = self.rm
         app.diagnostics = diagnostics
         attempt = app.current_attempt
         if attempt is not None and not attempt.is_done:
             attempt.state = AttemptState.KILLED
-            if rm.restarts is not None:
-                rm.restarts.attempt_ended(attempt, app.diagnostics)
+            self.store.attempt_ended(attempt, app.diagnostics)
             self.remove_attempt(attempt, "KILLED")
         self.finish_app(app, YarnApplicationState.KILLED, FinalApplicationStatus.KILLED)
 
@@ -86,8 +130,7 @@ class RMAppManager:
         app.state = state
         app.final_status = final
         app.finish_time = rm.now
-        if rm.restarts is not None:
-            rm.restarts.app_ended(app, state, final)
+        self.store.app_ended(app, state, final)
         if not rejected:
             rm.dispatch(AppRemovedSchedulerEvent(application_id=app.id, final_state=state.value))
             if state is YarnApplicationState.FINISHED and final is FinalApplicationStatus.SUCCEEDED:
@@ -142,8 +185,7 @@ class RMAppManager:
             return
         if attempt.state is AttemptState.FINISHING:
             attempt.state = AttemptState.FINISHED
-            if rm.restarts is not None:
-                rm.restarts.attempt_ended(attempt)
+            self.store.attempt_ended(attempt)
             self.remove_attempt(attempt, "FINISHED")
             app = rm.apps[attempt_id.application_id]
             final = attempt.final_status
@@ -173,8 +215,7 @@ class RMAppManager:
         # RMAppAttemptImpl.BaseFinalTransition: with keepContainersAcrossApplicationAttempts and another attempt to
         # come, the scheduler keeps the attempt's running containers for the next one.
         keep = retry and app.context.keep_containers_across_application_attempts
-        if rm.restarts is not None:
-            rm.restarts.attempt_ended(attempt, diagnostics, counted=counted)
+        self.store.attempt_ended(attempt, diagnostics, counted=counted)
         self.remove_attempt(attempt, "FAILED", keep=keep)
         if not retry:
             app.diagnostics = (
@@ -189,8 +230,8 @@ class RMAppManager:
         rm.secrets.attempt_removed(attempt.attempt_id)
         if rm.dormant:
             rm.dormant.wake(attempt.attempt_id)  # its next allocate gets AM_SHUTDOWN
-        if rm.opportunistic is not None:
-            rm.opportunistic.on_attempt_removed(attempt.attempt_id)
+        for listener in self.attempt_removed_listeners:
+            listener(attempt.attempt_id)
         if keep:
             rm.dispatch(
                 AppAttemptRemovedSchedulerEvent(
@@ -211,7 +252,7 @@ class RMAppManager:
             rm.dormant.settle_all()  # a dormant AM heartbeats all along (actors/shortcuts/_amdormancy.py)
         deadline = rm.now - rm.am_expiry_ms
         # (a recovered attempt is watched from its recovery on: AttemptRecoveredTransition registers it)
-        awaiting = rm.restarts.awaiting if rm.restarts is not None else ()
+        awaiting = self.store.awaiting
         for attempt in list(rm.attempts.values()):
             watched = attempt.state is AttemptState.RUNNING or attempt.attempt_id in awaiting
             if watched and attempt.last_heartbeat < deadline:
@@ -248,8 +289,7 @@ class RMAppManager:
         attempt.state = AttemptState.LAUNCHED
         if app.launch_time is None:
             app.launch_time = rm.now
-        if rm.restarts is not None:
-            rm.restarts.attempt_stored(app, attempt)  # RMStateStore.storeNewApplicationAttempt
+        self.store.attempt_stored(app, attempt)  # RMStateStore.storeNewApplicationAttempt
         rm.log.info(
             "am_launched", attempt=str(attempt.attempt_id), container=str(container.id), node=str(container.node_id)
         )
