@@ -40,7 +40,7 @@ class _Recorder:
         self.served: list[tuple[Any, ...]] = []
         self.dormant_max = 0
         kernel, rm = cluster.kernel, cluster.rm
-        enter, serve = kernel._enter, rm._serve_allocate
+        enter, serve = kernel._enter, rm.application_master_service.serve_allocate
 
         def entered(entry: tuple[Any, ...]) -> None:
             enter(entry)
@@ -54,7 +54,7 @@ class _Recorder:
             return r
 
         kernel._enter = entered  # type: ignore[method-assign]
-        rm._serve_allocate = served  # type: ignore[method-assign]
+        rm.application_master_service.serve_allocate = served  # type: ignore[method-assign]
 
 
 def _snapshot(cluster: Cluster) -> dict[str, Any]:

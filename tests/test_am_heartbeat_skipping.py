@@ -30,7 +30,7 @@ def _run(workload: Workload, skip: bool, props: dict[str, object] | None = None,
     cluster = Cluster(conf, workload.nodes, seed=3)
     rm = cluster.rm
     responses: list[tuple[Any, ...]] = []
-    serve = rm._serve_allocate
+    serve = rm.application_master_service.serve_allocate
 
     def served(msg: Any) -> Any:
         r = serve(msg)
@@ -38,7 +38,7 @@ def _run(workload: Workload, skip: bool, props: dict[str, object] | None = None,
             responses.append((rm.now, str(msg.application_attempt_id), r.response_id, repr(r)))
         return r
 
-    rm._serve_allocate = served  # type: ignore[method-assign]
+    rm.application_master_service.serve_allocate = served  # type: ignore[method-assign]
     cluster.submit_workload(workload)
     for host, at_ms in fail:
         cluster.fail_node(host, at_ms)

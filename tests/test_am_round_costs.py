@@ -1,6 +1,6 @@
 """Cheaper AM heartbeat rounds: a firing's tick and re-queueing without the mailbox round (HeartbeatTimer._fire),
-the RM's pull-only allocate without its pending/notification bookkeeping (ResourceManager._allocate) and the ask
-table's stored sort keys give the results of the longer paths, event for event."""
+the RM's pull-only allocate without its pending/notification bookkeeping (SchedulerEventDispatcher.allocate) and
+the ask table's stored sort keys give the results of the longer paths, event for event."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import msgspec
 import pytest
 from test_am_dormancy import QUEUES, _Recorder, _snapshot
 
-from yarnball.actors import _resourcemanager
+from yarnball.actors import _schedulerdispatcher
 from yarnball.actors._appmaster import ApplicationMaster, AskKey
 from yarnball.actors._kernel import enter_replaced
 from yarnball.actors.shortcuts._amdormancy import HeartbeatTimer
@@ -34,7 +34,7 @@ def _run(workload: Workload, fast: bool, monkeypatch: pytest.MonkeyPatch, props:
     with monkeypatch.context() as m:
         if not fast:
             m.setattr(HeartbeatTimer, "plain_deliver", None)  # every firing through ApplicationMaster._deliver
-            m.setattr(_resourcemanager._CS_ALLOCATE, "func", None)  # every allocate through the general bookkeeping
+            m.setattr(_schedulerdispatcher._CS_ALLOCATE, "func", None)  # every allocate through the general bookkeeping
         rec = _Recorder(cluster)
         cluster.submit_workload(workload)
         with captured_events() as events:
@@ -160,14 +160,14 @@ def test_sent_asks_are_in_sort_key_order() -> None:
     b = WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4)
     cluster = Cluster(Configuration({}), b.build().nodes, seed=1)
     rm = cluster.rm
-    serve, sent = rm._serve_allocate, []
+    serve, sent = rm.application_master_service.serve_allocate, []
 
     def served(msg: AllocateRequest) -> Any:
         if msg.ask:
             sent.append(msg.ask)
         return serve(msg)
 
-    rm._serve_allocate = served  # type: ignore[method-assign]
+    rm.application_master_service.serve_allocate = served  # type: ignore[method-assign]
     cluster.submit(_Asker(name="asker"))
     cluster.run(until_ms=30_000)
     first = sent[0]

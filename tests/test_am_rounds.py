@@ -131,7 +131,7 @@ def _run_with_mark_between(early: bool) -> tuple[Any, ...]:
     rec = _Recorder(cluster)
     counts = _Early(cluster)
     rm, kernel = cluster.rm, cluster.kernel
-    serve, injected = rm._serve_allocate, []
+    serve, injected = rm.application_master_service.serve_allocate, []
 
     def served(msg: Any) -> Any:
         response = serve(msg)
@@ -145,7 +145,7 @@ def _run_with_mark_between(early: bool) -> tuple[Any, ...]:
             injected.append(kernel.now)
         return response
 
-    rm._serve_allocate = served  # type: ignore[method-assign]
+    rm.application_master_service.serve_allocate = served  # type: ignore[method-assign]
     cluster.submit_workload(workload)
     with counts:
         cluster.run(until_ms=1_000_000)
@@ -190,7 +190,7 @@ class _Marks:
     def __init__(self, cluster: Cluster) -> None:
         self.trace: list[tuple[Any, ...]] = []
         kernel, rm = cluster.kernel, cluster.rm
-        serve, needs = rm._serve_allocate, rm.needs_heartbeat
+        serve, needs = rm.application_master_service.serve_allocate, rm.needs_heartbeat
 
         def mark() -> None:
             self.trace.append((kernel.event[:4], kernel.high[:4], kernel.priority, kernel.current))  # type: ignore[index]
@@ -203,7 +203,7 @@ class _Marks:
             mark()
             return needs(node_id)
 
-        rm._serve_allocate = served  # type: ignore[method-assign]
+        rm.application_master_service.serve_allocate = served  # type: ignore[method-assign]
         rm.needs_heartbeat = needed  # type: ignore[method-assign]
         cluster.heartbeats.needs = needed
 
@@ -270,7 +270,7 @@ def test_an_observed_rm_delivery_still_sees_every_allocate() -> None:
     workload = synthetic_workload(8, 8, seed=4, maps=(1, 6), reduces=(0, 2), load=1.0)
     cluster = Cluster(Configuration({}), workload.nodes, seed=3)
     rm = cluster.rm
-    deliver, serve, seen, served = rm._deliver, rm._serve_allocate, [], []
+    deliver, serve, seen, served = rm._deliver, rm.application_master_service.serve_allocate, [], []
 
     def delivered(arg: Any) -> None:
         if type(arg[0]).__name__ == "AllocateRequest":
@@ -282,7 +282,7 @@ def test_an_observed_rm_delivery_still_sees_every_allocate() -> None:
         return serve(msg)
 
     rm._deliver = delivered  # type: ignore[method-assign]
-    rm._serve_allocate = serving  # type: ignore[method-assign]
+    rm.application_master_service.serve_allocate = serving  # type: ignore[method-assign]
     cluster.submit_workload(workload)
     cluster.run(until_ms=3_600_000)
     assert len(served) > 20 and seen == served

@@ -28,7 +28,7 @@ def _run(workload: Workload, skip: bool, props: dict[str, object] | None = None,
     completions: list[tuple[float, str, int, str]] = []
     cluster = Cluster(conf, workload.nodes, seed=3)
     rm = cluster.rm
-    on_allocated, container_done = rm._on_allocated, rm._container_done
+    on_allocated, container_done = rm.dispatcher.on_allocated, rm.dispatcher.container_done
 
     def allocated(note: Any) -> None:
         allocations.append((rm.now, note.container.node_id.host, str(note.container.id), note.is_am))
@@ -38,8 +38,8 @@ def _run(workload: Workload, skip: bool, props: dict[str, object] | None = None,
         completions.append((rm.now, str(cid), status.exit_status, status.diagnostics))
         container_done(cid, status)
 
-    rm._on_allocated = allocated  # type: ignore[method-assign]
-    rm._container_done = done  # type: ignore[method-assign]
+    rm.dispatcher.on_allocated = allocated  # type: ignore[method-assign]
+    rm.dispatcher.container_done = done  # type: ignore[method-assign]
     cluster.submit_workload(workload)
     for host, at_ms in fail:
         cluster.fail_node(host, at_ms)
@@ -196,13 +196,13 @@ def _submit_at_a_phase_point(skip: bool) -> list[tuple[float, str]]:
     beat = max(cluster.heartbeats.beats.values(), key=lambda b: b.priority)
     cluster.run(until_ms=beat.start + 2 * beat.interval)  # stop exactly at a phase point of the last node
     allocations: list[tuple[float, str]] = []
-    on_allocated = cluster.rm._on_allocated
+    on_allocated = cluster.rm.dispatcher.on_allocated
 
     def allocated(note: Any) -> None:
         allocations.append((cluster.now, str(note.container.node_id)))
         on_allocated(note)
 
-    cluster.rm._on_allocated = allocated  # type: ignore[method-assign]
+    cluster.rm.dispatcher.on_allocated = allocated  # type: ignore[method-assign]
     cluster.submit_workload(workload)
     cluster.run()
     return allocations

@@ -37,7 +37,8 @@ def _run(inline: bool, props: dict[str, object], *, latency: float = 0, until_ms
         cluster.heartbeats.inline = None
     rm, kernel = cluster.rm, cluster.kernel
     positions: list[tuple[Any, ...]] = []
-    node_heartbeat, dispatch = rm._node_heartbeat, rm.dispatch
+    tracker = rm.resource_tracker
+    node_heartbeat, dispatch = tracker.node_heartbeat, rm.dispatch
 
     def beat(node_id: Any, statuses: Any, status: Any = None) -> Any:
         positions.append(("beat", str(node_id), tuple(statuses), *_position(kernel)))
@@ -47,7 +48,8 @@ def _run(inline: bool, props: dict[str, object], *, latency: float = 0, until_ms
         positions.append(("event", type(event).__name__, *_position(kernel)))
         dispatch(event)
 
-    rm._node_heartbeat = beat  # type: ignore[method-assign]
+    tracker.node_heartbeat = beat  # type: ignore[method-assign]
+    tracker.build_chain()
     rm.dispatch = dispatched  # type: ignore[method-assign]
     cluster.submit_workload(workload)
     with captured_events() as events:
@@ -91,7 +93,8 @@ def test_a_failing_heartbeat_is_reported_as_the_request_would_be() -> None:
         if not inline:
             cluster.heartbeats.inline = None
         rm = cluster.rm
-        original, failures = rm._node_heartbeat, []
+        tracker = rm.resource_tracker
+        original, failures = tracker.node_heartbeat, []
 
         def flaky(
             node_id: Any, statuses: Any, status: Any = None, original: Any = original, failures: list = failures
@@ -101,7 +104,8 @@ def test_a_failing_heartbeat_is_reported_as_the_request_would_be() -> None:
                 raise RuntimeError("boom")
             return original(node_id, statuses, status)
 
-        rm._node_heartbeat = flaky  # type: ignore[method-assign]
+        tracker.node_heartbeat = flaky  # type: ignore[method-assign]
+        tracker.build_chain()
         cluster.submit_workload(workload)
         with captured_events() as events:
             cluster.run(until_ms=300_000)

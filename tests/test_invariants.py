@@ -137,14 +137,14 @@ def test_every_cluster_run_in_the_suite_is_checked(monkeypatch: pytest.MonkeyPat
     builder.job("j", queue="a", tasks=[task_spec(2, 5_000)])
     cluster.submit_workload(builder.build())
     rm = cluster.rm
-    done = type(rm)._container_done
+    done = rm.dispatcher.container_done
 
     def twice(cid: Any, status: Any) -> None:
         live = cid in rm.live
-        done(rm, cid, status)
+        done(cid, status)
         if live:
             rm.log.debug("container_finished", container=str(cid), exit_status=status.exit_status)
 
-    monkeypatch.setattr(rm, "_container_done", twice)
+    monkeypatch.setattr(rm.dispatcher, "container_done", twice)
     with pytest.raises(AssertionError, match="ended twice"):
         cluster.run(until_ms=600_000)

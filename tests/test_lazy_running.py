@@ -237,13 +237,15 @@ def test_a_replaced_heartbeat_handler_keeps_every_heartbeat() -> None:
 
     def spy(cluster: Cluster) -> None:
         rm = cluster.rm
-        original = rm._node_heartbeat
+        tracker = rm.resource_tracker
+        original = tracker.node_heartbeat
 
         def beat(node_id: Any, statuses: Any, status: Any = None) -> Any:
             seen.append(node_id)
             return original(node_id, statuses, status)
 
-        rm._node_heartbeat = beat  # type: ignore[method-assign]
+        tracker.node_heartbeat = beat  # type: ignore[method-assign]
+        tracker.build_chain()
 
     on = _run(_short(), True, until_ms=120_000, setup=spy)
     assert on["deferred"] == 0 and len(seen) == sum(on["heartbeats"]) > 0  # (real and virtual heartbeats)

@@ -20,13 +20,15 @@ def _cluster() -> Cluster:
 def _heartbeats_seen(cluster: Cluster) -> list[tuple[float, NodeId]]:
     seen: list[tuple[float, NodeId]] = []
     rm = cluster.rm
-    original = rm._node_heartbeat
+    tracker = rm.resource_tracker
+    original = tracker.node_heartbeat
 
     def spy(node_id: NodeId, statuses: Any, status: Any = None) -> NodeHeartbeatResponse:
         seen.append((rm.now, node_id))
         return original(node_id, statuses, status)
 
-    rm._node_heartbeat = spy  # type: ignore[method-assign]
+    tracker.node_heartbeat = spy  # type: ignore[method-assign]
+    tracker.build_chain()
     return seen
 
 

@@ -50,20 +50,22 @@ def _run(settle: bool, props: dict[str, object] | None = None) -> dict[str, Any]
     workload = _busy()
     cluster = Cluster(Configuration({**QUEUES, **(props or {})}), workload.nodes, seed=4)
     rm = cluster.rm
-    node_heartbeat = rm._node_heartbeat
+    tracker = rm.resource_tracker
+    node_heartbeat = tracker.node_heartbeat
     settled: list[bool] = []
 
     def beat(node_id: Any, statuses: Any, status: Any = None) -> Any:
-        rm._settled = False  # (a virtual heartbeat does not reset it: it always ends with processed())
+        tracker.settled = False  # (a virtual heartbeat does not reset it: it always ends with processed())
         response = node_heartbeat(node_id, statuses, status)
-        if rm._settled:
+        if tracker.settled:
             # the shortcut's claim: processed() would arm nothing (an empty heartbeat could change nothing)
             settled.append(rm.needs_heartbeat(node_id))
             if not settle:
-                rm._settled = False
+                tracker.settled = False
         return response
 
-    rm._node_heartbeat = beat  # type: ignore[method-assign]
+    tracker.node_heartbeat = beat  # type: ignore[method-assign]
+    tracker.build_chain()
     cluster.submit_workload(workload)
     with captured_events() as events:
         end = cluster.run(until_ms=1_800_000)
@@ -144,14 +146,14 @@ def test_node_heartbeat_returns_a_full_response_when_there_is_cleanup() -> None:
     cluster.run(until_ms=5_000)
     rm = cluster.rm
     node_id = next(iter(rm.nodes))
-    plain = rm._node_heartbeat(node_id, ())
+    plain = rm.resource_tracker.node_heartbeat(node_id, ())
     assert type(plain) is int and plain == rm.nodes[node_id].response_id
     cid = ContainerId(ATTEMPT, 99)
     rm.nodes[node_id].queue_cleanup(cid)
-    full = rm._node_heartbeat(node_id, ())
+    full = rm.resource_tracker.node_heartbeat(node_id, ())
     assert isinstance(full, NodeHeartbeatResponse) and full.containers_to_cleanup == (cid,)
     assert full.response_id == plain + 1
-    assert isinstance(rm._node_heartbeat(NodeId("nowhere"), ()), NodeHeartbeatResponse)  # RESYNC
+    assert isinstance(rm.resource_tracker.node_heartbeat(NodeId("nowhere"), ()), NodeHeartbeatResponse)  # RESYNC
 
 
 class _Node:

@@ -12,7 +12,7 @@ from skipping_helpers import TWO_QUEUES, run_state
 from test_capacity_fastpaths import DRF, QUEUES, Driver
 from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_scheduler, submit
 
-from yarnball.actors import _resourcemanager
+from yarnball.actors import _resourcetracker, _schedulerdispatcher
 from yarnball.launcher import Cluster, _embedded
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.policies.capacity import CapacityScheduler
@@ -30,8 +30,8 @@ def _run(direct: bool, props: dict[str, object], monkeypatch: pytest.MonkeyPatch
     """A busy two-queue run with the record-free NODE_UPDATE and the settling after it on or off."""
     with monkeypatch.context() as m:
         if not direct:
-            m.setattr(_resourcemanager, "_DISPATCH", None)
-            m.setattr(_resourcemanager, "SETTLE_AFTER_UPDATE", False)
+            m.setattr(_schedulerdispatcher, "_DISPATCH", None)
+            m.setattr(_resourcetracker, "SETTLE_AFTER_UPDATE", False)
         workload = synthetic_workload(40, 30, seed=7, queues=("a", "b"), maps=(1, 25), reduces=(0, 5), load=1.5)
         cluster = Cluster(Configuration({**TWO_QUEUES, **props}), workload.nodes, seed=4)
         cluster.submit_workload(workload)
@@ -62,13 +62,13 @@ def test_busy_runs_equal_with_and_without_the_direct_node_update(
 def test_the_direct_path_builds_no_event_record(monkeypatch: pytest.MonkeyPatch) -> None:
     """With nothing observing dispatch, a NODE_UPDATE reporting a completion reaches the scheduler without a record."""
     built: list[Any] = []
-    original = _resourcemanager.NodeUpdateSchedulerEvent
+    original = _schedulerdispatcher.NodeUpdateSchedulerEvent
 
     def record(**fields: Any) -> Any:
         built.append(fields)
         return original(**fields)
 
-    monkeypatch.setattr(_resourcemanager, "NodeUpdateSchedulerEvent", record)
+    monkeypatch.setattr(_schedulerdispatcher, "NodeUpdateSchedulerEvent", record)
     workload = synthetic_workload(10, 20, seed=3, maps=(1, 10), reduces=(0, 2), load=1.5)
     cluster = Cluster(Configuration({}), workload.nodes, seed=2)
     cluster.submit_workload(workload)
@@ -162,18 +162,19 @@ def test_a_settled_heartbeat_is_one_the_clock_would_not_keep(monkeypatch: pytest
     workload = synthetic_workload(40, 30, seed=7, queues=("a", "b"), maps=(1, 25), reduces=(0, 5), load=1.5)
     cluster = Cluster(Configuration(TWO_QUEUES), workload.nodes, seed=4)
     rm = cluster.rm
-    handle = rm.handle_node_heartbeat
+    tracker = rm.resource_tracker
+    handle = tracker.handle_node_heartbeat
     checked = [0, 0]
 
     def handled(node_id: Any, statuses: Any, status: Any, sender: Any) -> None:
         handle(node_id, statuses, status, sender)
-        if rm._settled and any(s.state is ContainerState.COMPLETE for s in statuses):
+        if tracker.settled and any(s.state is ContainerState.COMPLETE for s in statuses):
             checked[0] += 1
             assert not rm.needs_heartbeat(node_id)
         elif any(s.state is ContainerState.COMPLETE for s in statuses):
             checked[1] += 1
 
-    rm.handle_node_heartbeat = handled  # type: ignore[method-assign]
+    tracker.handle_node_heartbeat = handled  # type: ignore[method-assign]
     cluster.submit_workload(workload)
     cluster.run(until_ms=1_800_000)
     assert checked[0] > 50 and checked[1] > 0  # both outcomes were exercised

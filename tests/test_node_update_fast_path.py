@@ -98,7 +98,8 @@ def _run(fast: bool, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         m.setattr(_embedded, "CapacityScheduler", Counting)  # the cluster builds a Counting
         cluster = Cluster({}, workload.nodes, seed=2)
     scheduler, rm = cluster.scheduler, cluster.rm
-    node_heartbeat = rm._node_heartbeat
+    tracker = rm.resource_tracker
+    node_heartbeat = tracker.node_heartbeat
 
     def beat(node_id: Any, statuses: Any, status: Any = None) -> Any:
         response = node_heartbeat(node_id, statuses, status)
@@ -107,7 +108,8 @@ def _run(fast: bool, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
             states.append((rm.now, str(node_id), sorted((str(c), r.state) for c, r in node.containers.items())))
         return response
 
-    rm._node_heartbeat = beat  # type: ignore[method-assign]
+    tracker.node_heartbeat = beat  # type: ignore[method-assign]
+    tracker.build_chain()
     cluster.submit_workload(workload)
     with captured_events() as events:
         end = cluster.run(until_ms=1_800_000)

@@ -32,7 +32,7 @@ class Books:
         self.started: dict[Any, tuple[float, int, int, bool]] = {}
         self.ended: dict[Any, tuple[float, int]] = {}
         rm = cluster.rm
-        allocated, done = rm._on_allocated, rm._container_done
+        allocated, done = rm.dispatcher.on_allocated, rm.dispatcher.container_done
 
         def on_allocated(note: Any) -> None:
             r = note.container.resource
@@ -44,8 +44,8 @@ class Books:
                 self.ended[cid] = (rm.now, status.exit_status)
             done(cid, status)
 
-        rm._on_allocated = on_allocated  # type: ignore[method-assign]
-        rm._container_done = container_done  # type: ignore[method-assign]
+        rm.dispatcher.on_allocated = on_allocated  # type: ignore[method-assign]
+        rm.dispatcher.container_done = container_done  # type: ignore[method-assign]
 
     def usage(self, app_id: str, now: float, *, preempted_only: bool = False) -> tuple[int, int]:
         """(MB-seconds, vcore-seconds) of the app's containers, the running ones up to ``now``."""

@@ -127,7 +127,7 @@ def test_am_resync_resends_outstanding_asks() -> None:
     (am,) = cluster.masters
     rm = cluster.rm
     seen: list[tuple[int, int, set[Any]]] = []
-    serve = rm._serve_allocate
+    serve = rm.application_master_service.serve_allocate
 
     def spy(msg: Any) -> Any:
         if rm.now >= 23_000 and msg.response_id == 0 and not seen:  # the first allocate after the re-registration
@@ -135,7 +135,7 @@ def test_am_resync_resends_outstanding_asks() -> None:
             seen.append((asked, am.pending_requests, set(am.running)))
         return serve(msg)
 
-    rm._serve_allocate = spy  # type: ignore[method-assign]
+    rm.application_master_service.serve_allocate = spy  # type: ignore[method-assign]
     with captured_events() as events:
         cluster.run()
     (resync,) = [e for e in events if e["event"] == "am_resync"]

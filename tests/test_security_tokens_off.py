@@ -44,14 +44,14 @@ def _run(props: dict[str, str]) -> dict[str, Any]:
     cluster = Cluster(Configuration({**TWO_QUEUES, **props}), workload.nodes, seed=4)
     cluster.submit_workload(workload)
     signed: list[bool] = []
-    pull = cluster.rm._pull
+    pull = cluster.rm.application_master_service.pull
 
     def counting(attempt_id: Any, containers: Any) -> Any:
         out = pull(attempt_id, containers)
         signed.extend(c.container_token is not None for c in out[0])
         return out
 
-    cluster.rm._pull = counting  # type: ignore[method-assign]
+    cluster.rm.application_master_service.pull = counting  # type: ignore[method-assign]
     with captured_events() as events:
         end = cluster.run(until_ms=1_800_000)
     return {

@@ -1,6 +1,7 @@
-"""ClientRMService's write requests with their access checks: kill, move to another queue, update priority.
+"""ClientRMService: new application ids, submissions, kills, moves and priority updates with their access checks,
+and the read requests (application reports, cluster metrics).
 
-The RM's handlers call these (actors/_resourcemanager.py); a refusal is answered with a
+The RM's handlers delegate to :class:`ClientRMService` (actors/_resourcemanager.py); a refusal is answered with a
 :class:`~yarnball.protocols.RemoteRefusal` carrying Hadoop's exception name and message, never raised (a raised
 handler error would count as a handler failure of the run).
 
@@ -22,10 +23,26 @@ from typing import Any
 
 import msgspec
 
+from yarnball.actors._rmapp import RMApp
 from yarnball.errors import SchedulingError
 from yarnball.policies.capacity._acl import QueueACL
 from yarnball.policies.capacity._appupdates import move_application, update_application_priority
-from yarnball.protocols import keys
+from yarnball.protocols import (
+    AppAddedSchedulerEvent,
+    ApplicationId,
+    GetApplicationReportRequest,
+    GetApplicationReportResponse,
+    GetApplicationsRequest,
+    GetApplicationsResponse,
+    GetClusterMetricsRequest,
+    GetClusterMetricsResponse,
+    GetNewApplicationRequest,
+    GetNewApplicationResponse,
+    KillApplicationResponse,
+    SubmitApplicationRequest,
+    SubmitApplicationResponse,
+    keys,
+)
 from yarnball.protocols._clientprotocol import (
     KillApplicationRequest,
     MoveApplicationAcrossQueuesRequest,
@@ -33,10 +50,12 @@ from yarnball.protocols._clientprotocol import (
     RemoteRefusal,
     UpdateApplicationPriorityRequest,
     UpdateApplicationPriorityResponse,
+    YarnClusterMetrics,
 )
 from yarnball.protocols._records import Priority, YarnApplicationState
 
 __all__ = [
+    "ClientRMService",
     "caller_refusal",
     "can_modify",
     "counted",
@@ -210,3 +229,104 @@ def update_priority(rm: Any, msg: UpdateApplicationPriorityRequest) -> Any:
     rm.log.info("application_priority_updated", application=str(app.id), priority=wanted, user=msg.user)
     wake_nodes(rm)
     return UpdateApplicationPriorityResponse(application_priority=new)
+
+
+class ClientRMService:
+    """``ClientRMService`` (ApplicationClientProtocol) of the RM ``rm``: each ``on_*`` method serves one request
+    and answers the sender through the RM. Application and attempt state changes go to the RMAppManager
+    (``rm.app_manager``, actors/_rmappmanager.py)."""
+
+    __slots__ = ("next_app_id", "rm")
+
+    def __init__(self, rm: Any) -> None:
+        self.rm = rm
+        self.next_app_id = 1  # ClientRMService.getNewApplicationId: the next id of this RM
+
+    def on_new_application(self, msg: GetNewApplicationRequest) -> None:
+        rm = self.rm
+        app_id = ApplicationId(rm.cluster_timestamp, self.next_app_id)
+        self.next_app_id += 1
+        rm.reply(GetNewApplicationResponse(application_id=app_id, maximum_resource_capability=rm.maximum_allocation))
+
+    def on_submit(self, msg: SubmitApplicationRequest) -> None:
+        """``ClientRMService.submitApplication`` then ``RMAppManager.submitApplication``."""
+        rm = self.rm
+        context = msg.application_submission_context
+        app_id = context.application_id
+        response = SubmitApplicationResponse()
+        if app_id in rm.apps:
+            rm.log.warning("duplicate_submission", application=str(app_id))
+            rm.reply(response)
+            return
+        max_attempts = context.max_app_attempts
+        if max_attempts <= 0 or max_attempts > rm.max_attempts:
+            max_attempts = rm.max_attempts  # RMAppImpl: out-of-range values fall back to the global limit
+        app = RMApp(context, rm.now, max_attempts, rm.sender)
+        rm.apps[app_id] = app
+        rm.counters["apps_submitted"] += 1
+        rm.app_manager.store.app_submitted(app)  # RMStateStore.storeNewApplication
+        rm.log.info("application_submitted", application=str(app_id), queue=app.queue, user=app.user)
+        am = context.am_container_resource
+        maximum = rm.maximum_allocation
+        if not am.fits_in(maximum) or am.memory_mb <= 0:
+            # RMAppManager.validateAndCreateResourceRequest: InvalidResourceRequestException at submission.
+            rm.app_manager.on_rejected(
+                app_id,
+                f"Invalid resource request, requested resource type=[memory-mb] < 0 or greater than maximum allowed "
+                f"allocation. Requested resource={am}, maximum allowed allocation={maximum}",
+            )
+        else:
+            rm.scheduler.set_am_resource(app_id, am)
+            rm.dispatch(
+                AppAddedSchedulerEvent(application_id=app_id, queue=app.queue, user=app.user, priority=context.priority)
+            )
+        rm.reply(response)
+
+    def on_kill(self, msg: KillApplicationRequest) -> None:
+        """``ClientRMService.forceKillApplication``."""
+        rm = self.rm
+        app = rm.apps.get(msg.application_id)
+        refusal = kill_refusal(rm, msg, app)
+        if refusal is not None:
+            rm.reply(counted(rm, msg, refusal))
+            return
+        if app is None or app.is_done:
+            rm.reply(KillApplicationResponse(is_kill_completed=True))
+            return
+        if msg.user:
+            rm.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics, user=msg.user)
+        else:  # an in-process kill logs as it always did
+            rm.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics)
+        rm.app_manager.kill(app, kill_diagnostics(msg, app.id))
+        rm.reply(KillApplicationResponse(is_kill_completed=True))
+
+    def on_move(self, msg: MoveApplicationAcrossQueuesRequest) -> None:
+        self.rm.reply(counted(self.rm, msg, move(self.rm, msg)))
+
+    def on_update_priority(self, msg: UpdateApplicationPriorityRequest) -> None:
+        self.rm.reply(counted(self.rm, msg, update_priority(self.rm, msg)))
+
+    def on_app_report(self, msg: GetApplicationReportRequest) -> None:
+        rm = self.rm
+        app = rm.apps.get(msg.application_id)
+        if app is None:
+            rm.log.warning("unknown_application", application=str(msg.application_id))
+            return
+        rm.reply(GetApplicationReportResponse(application_report=app.report()))
+
+    def on_apps(self, msg: GetApplicationsRequest) -> None:
+        reports = [a.report() for a in self.rm.apps.values()]
+        if msg.queues:
+            reports = [r for r in reports if r.queue in msg.queues]
+        if msg.application_states:
+            reports = [r for r in reports if r.state in msg.application_states]
+        self.rm.reply(GetApplicationsResponse(application_list=tuple(reports)))
+
+    def on_cluster_metrics(self, msg: GetClusterMetricsRequest) -> None:
+        rm = self.rm
+        metrics = YarnClusterMetrics(
+            num_node_managers=len(rm.nodes),
+            num_active_node_managers=len(rm.nodes),
+            num_lost_node_managers=len(rm.lost_nodes),
+        )
+        rm.reply(GetClusterMetricsResponse(cluster_metrics=metrics))

@@ -34,7 +34,7 @@ increase and a promotion of one container in one allocate are one accepted updat
 the accepted execution-type requests go on to the opportunistic service.
 
 The RM's own ask and release changes (increase asks withdrawn, temporary containers given back) go through
-``ResourceManager._update_requests``, which leaves what the AM has not pulled yet for its next allocate.
+``SchedulerEventDispatcher.update_requests``, which leaves what the AM has not pulled yet for its next allocate.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from yarnball.protocols import (
     ApplicationAttemptId,
     Container,
     ContainerId,
+    ContainerStatus,
     ContainerUpdateType,
     ExecutionType,
     ExecutionTypeRequest,
@@ -327,7 +328,7 @@ class ContainerResizeService:
         if updated is None:
             # The container ended meanwhile, or the allocation is on another node: release the temporary one
             # (pullNewlyUpdatedContainers' tempContainerToKill).
-            self.rm._update_requests(attempt_id, (), (container.id,))
+            self.rm.dispatcher.update_requests(attempt_id, (), (container.id,))
             return True
         self.counters["increased"] += 1
         self._hand_over(attempt_id, INCREASE, updated)
@@ -398,6 +399,25 @@ class ContainerResizeService:
                 self.counters["rolled_back"] += 1
                 self._decrease(cid.application_attempt_id, container, confirmed, self.rm.scheduler)
 
+    def nm_running(self, cs: ContainerStatus) -> None:
+        """ResourceTrackerService's running listener: ``nm_reported`` for a launched container reported RUNNING."""
+        self.nm_reported(cs.container_id, cs.capability)
+
+    def heartbeat_response_parts(
+        self, node_id: NodeId, status: Any, completed: Any
+    ) -> tuple[None, tuple[Container, ...]] | None:
+        """ResourceTrackerService's response updater: the decreases to push to ``node_id`` (and the late pushes
+        queued for the next heartbeat), or None when there are none."""
+        if node_id in self.to_update or self.late:
+            return None, self.heartbeat_updates(node_id)
+        return None
+
+    def expire(self, now: float) -> None:
+        """The dispatcher's expirer (with the ContainerAllocationExpirer): increases the NM never applied are
+        rolled back."""
+        if self.unconfirmed:
+            self.check_expiry(now)
+
     def heartbeat_updates(self, node_id: NodeId) -> tuple[Container, ...]:
         """The containers to update on ``node_id`` (``NodeHeartbeatResponse.containersToUpdate``)."""
         pushed = self.to_update.pop(node_id, None)
@@ -414,7 +434,7 @@ class ContainerResizeService:
             del self.by_request[increase.attempt_id, increase.request_id]
             if increase.attempt_id in self.rm.attempts:
                 withdraw = self._asks(increase.container, increase.delta, increase.request_id, 0)
-                self.rm._update_requests(increase.attempt_id, tuple(withdraw), ())
+                self.rm.dispatcher.update_requests(increase.attempt_id, tuple(withdraw), ())
 
 
 def _fits_in(smaller: Resource, bigger: Resource) -> bool:

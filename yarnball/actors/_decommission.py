@@ -28,7 +28,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from yarnball.protocols import (
+    AllocateResponse,
     ApplicationId,
     ContainerState,
     NodeAction,
@@ -50,7 +53,7 @@ _COMPLETE = ContainerState.COMPLETE
 class DecommissioningNodes:
     """The RM's DECOMMISSIONING nodes (with their deadlines) and DECOMMISSIONED ones."""
 
-    __slots__ = ("decommissioned", "draining", "nodes", "rm", "timeouts", "updates")
+    __slots__ = ("decommissioned", "draining", "next_heartbeat", "nodes", "rm", "timeouts", "updates")
 
     def __init__(self, rm: Any) -> None:
         self.rm = rm
@@ -60,6 +63,21 @@ class DecommissioningNodes:
         self.nodes: dict[NodeId, Any] = {}  # node -> its RMNode (rack, total capability) once it is watched
         #: RMAppImpl.updatedNodes of every application with news: application -> node -> the latest update type.
         self.updates: dict[ApplicationId, dict[NodeId, NodeUpdateType]] = {}
+        #: The node status update the heartbeats go on to (ResourceTrackerService's chain, set by intercept).
+        self.next_heartbeat: Any = None
+
+    def intercept(self, next_heartbeat: Any) -> Any:
+        """This service as a member of ResourceTrackerService's heartbeat chain, in front of ``next_heartbeat``: a
+        watched node's heartbeat is :meth:`heartbeat`'s, any other goes on."""
+        self.next_heartbeat = next_heartbeat
+        draining, decommissioned, heartbeat = self.draining, self.decommissioned, self.heartbeat
+
+        def process(node_id: NodeId, statuses: Any, status: Any = None) -> Any:
+            if node_id in draining or node_id in decommissioned:
+                return heartbeat(node_id, statuses, status)
+            return next_heartbeat(node_id, statuses, status)
+
+        return process
 
     def watches(self, node_id: NodeId) -> bool:
         return node_id in self.draining or node_id in self.decommissioned
@@ -90,6 +108,15 @@ class DecommissioningNodes:
             attempt = app.current_attempt
             if attempt is not None and rm.dormant:
                 rm.dormant.wake(attempt.attempt_id)  # its next allocate has news (actors/shortcuts/_amdormancy.py)
+
+    def after_allocate(self, attempt_id: Any, msg: Any, response: AllocateResponse) -> AllocateResponse:
+        """This service as a processor after the default one in ApplicationMasterService's chain: the
+        application's node updates (DefaultAMSProcessor.handleNodeUpdates)."""
+        if self.updates:
+            updated = self.pull(attempt_id.application_id)
+            if updated:
+                response = msgspec.structs.replace(response, updated_nodes=updated)
+        return response
 
     def has_news(self, app_id: ApplicationId) -> bool:
         return app_id in self.updates
@@ -132,7 +159,7 @@ class DecommissioningNodes:
         self.rm.dispatch(NodeResourceUpdateSchedulerEvent(node_id=node_id, total_resource=total))
 
     def heartbeat(self, node_id: NodeId, statuses: Any, status: Any) -> Any:
-        """The RM's handling of a heartbeat from a watched node (ResourceManager.handle_node_heartbeat's seam)."""
+        """The RM's handling of a heartbeat from a watched node (see intercept)."""
         rm = self.rm
         if node_id in self.decommissioned:
             return self._shutdown(node_id, 0)
@@ -142,7 +169,7 @@ class DecommissioningNodes:
                 completing_m += cs.capability.memory_mb
                 completing_v += cs.capability.vcores
         self._shrink(node_id, Resource(completing_m, completing_v))
-        response = rm._node_heartbeat(node_id, statuses, status)
+        response = self.next_heartbeat(node_id, statuses, status)
         if self._used(node_id)[2] == 0:
             self._finish(node_id, "drained")
             response_id = response if type(response) is int else response.response_id

@@ -12,7 +12,7 @@ cluster so that both modes below process heartbeats in one canonical order:
 * **Every heartbeat processed** (``skip=False``): each phase point sends a real NodeHeartbeatRequest, as Hadoop does.
 * **Skipping** (``skip=True``, ``yarnball.simulation.skip-idle-heartbeats``): at a phase point the NM sends a real
   heartbeat only if it has container status changes to report (or has never had a heartbeat answered). Otherwise
-  the RM is asked whether an *empty* heartbeat could change anything (:meth:`ResourceManager.needs_heartbeat`:
+  the RM is asked whether an *empty* heartbeat could change anything (:meth:`ResourceTrackerService.needs_heartbeat`:
   it has containers or applications to clean up on the node, the node holds a reservation, or applications have
   pending asks and the node has room for a minimum allocation). If so the RM processes a virtual empty heartbeat
   (the same code path, the response goes to the NM); if not, the heartbeat is a no-op — the CapacityScheduler

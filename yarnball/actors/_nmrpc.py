@@ -98,6 +98,17 @@ class NodeHeartbeatRules:
         self.rm = rm
         self.last: dict[Any, NodeHeartbeatResponse] = {}  # node -> RMNodeImpl.getLastNodeHeartBeatResponse()
 
+    def intercept(self, next_heartbeat: Any) -> Any:
+        """These rules as the outermost member of ResourceTrackerService's heartbeat chain: each processed
+        heartbeat's response acknowledges its completions and is kept as the node's last (:meth:`processed`);
+        the service's message handler asks :meth:`old_heartbeat` first."""
+        processed = self.processed
+
+        def process(node_id: Any, statuses: Any, status: Any = None) -> Any:
+            return processed(node_id, next_heartbeat(node_id, statuses, status), statuses)
+
+        return process
+
     def old_heartbeat(self, node_id: Any, response_id: int) -> NodeHeartbeatResponse | None:
         """The answer to a heartbeat that is not a fresh one (a duplicate, or too far behind), None for a fresh one.
         A node the RM does not know is left to the ordinary path ("Node not found resyncing")."""

@@ -209,7 +209,7 @@ class OpportunisticContainerAllocatorAMService:
             cid = record.container.id
             del self.containers[cid]
             status = abnormal_status(cid, LOST_CONTAINER)
-            self.rm._container_done(cid, status)
+            self.rm.dispatcher.container_done(cid, status)
             self._opportunistic_done(record, status)
 
     def on_container_running(self, cid: ContainerId) -> None:
@@ -229,6 +229,27 @@ class OpportunisticContainerAllocatorAMService:
         if record is not None:
             return record.state
         return self.rm.scheduler.container_state(cid)  # type: ignore[no-any-return]
+
+    def recovered_completed(self, completed: list[ContainerStatus]) -> None:
+        """ResourceTrackerService's recovered listener: the COMPLETE statuses a registering NM brought end their
+        OPPORTUNISTIC containers."""
+        for cs in completed:
+            record = self.containers.pop(cs.container_id, None)
+            if record is not None:
+                self._opportunistic_done(record, cs)
+
+    def nm_running(self, cs: ContainerStatus) -> None:
+        """ResourceTrackerService's running listener: ``on_container_running`` for a launched container."""
+        self.on_container_running(cs.container_id)
+
+    def heartbeat_response_parts(
+        self, node_id: NodeId, status: NodeStatus | None, completed: list[ContainerStatus]
+    ) -> tuple[ContainerQueuingLimit, tuple[Container, ...]] | None:
+        """ResourceTrackerService's response updater: ``on_node_heartbeat`` for a heartbeat that carries its
+        NodeStatus (None for a virtual one, which adds nothing)."""
+        if status is None:
+            return None
+        return self.on_node_heartbeat(status, completed)
 
     def on_node_heartbeat(
         self, status: NodeStatus, completed: list[ContainerStatus]
@@ -326,7 +347,7 @@ class OpportunisticContainerAllocatorAMService:
         its next allocate) and tells its NM to kill it, started or not; the NM's later report of it is ignored."""
         cid = record.container.id
         status = abnormal_status(cid, RELEASED_CONTAINER)
-        self.rm._container_done(cid, status)
+        self.rm.dispatcher.container_done(cid, status)
         self._opportunistic_done(record, status)
         node = self.rm.nodes.get(record.container.node_id)
         if node is not None:
@@ -580,7 +601,7 @@ class OpportunisticContainerAllocatorAMService:
         rid = record.promotion_rid
         record.promotion_rid = None
         if rid is not None and record.promotion_capability is not None and record.attempt_id in self.rm.attempts:
-            self.rm._update_requests(record.attempt_id, tuple(self._promotion_request(record, rid, 0)), ())
+            self.rm.dispatcher.update_requests(record.attempt_id, tuple(self._promotion_request(record, rid, 0)), ())
         record.promotion_capability = None
 
     def on_guaranteed_allocated(self, attempt_id: ApplicationAttemptId, container: Container) -> bool:
@@ -598,7 +619,7 @@ class OpportunisticContainerAllocatorAMService:
         if ended or misplaced:
             # Either way the temporary container goes back, unseen by the AM.
             self.hidden.add(container.id)
-            self.rm._update_requests(attempt_id, (), (container.id,))
+            self.rm.dispatcher.update_requests(attempt_id, (), (container.id,))
             if record is None:
                 return True
             rid = record.promotion_rid
@@ -607,7 +628,7 @@ class OpportunisticContainerAllocatorAMService:
             elif rid is not None:
                 # matchContainerToOutstandingIncreaseReq's UNDEFINED: placed on another node; ask again.
                 self.promotions[rid] = original
-                self.rm._update_requests(attempt_id, tuple(self._promotion_request(record, rid, 1)), ())
+                self.rm.dispatcher.update_requests(attempt_id, tuple(self._promotion_request(record, rid, 1)), ())
             return True
         assert record is not None  # (ended otherwise)
         record.promotion_rid = None

@@ -1,176 +1,80 @@
-"""The ResourceManager actor: its services, the dispatcher into the scheduler, AM launching and liveness.
+"""The ResourceManager actor: a thin actor over Hadoop's RM services, one module each.
 
-One actor holds what Hadoop's RM splits into services, each a group of handlers here:
+The RM holds the state its services share, as Hadoop's RMContext does (nodes, applications and attempts, the
+containers allocated and not yet ended, the scheduler, the secret managers, the counters), and hands each message
+to the service that serves it:
 
-- ResourceTrackerService: NM registration and heartbeats (NODE_ADDED, NODE_UPDATE), NM liveness expiry;
-- ApplicationMasterService: AM register, allocate heartbeats, finish;
-- ClientRMService: new application ids, submissions, kills and reports;
-- the dispatcher: every scheduler event goes through :meth:`ResourceManager.dispatch`, which hands it to the
-  CapacityScheduler policy and acts on what the policy answers (accepted/rejected applications, allocated,
-  reserved and completed containers);
-- ApplicationMasterLauncher: starts the AM container on its NodeManager; attempts fail and retry up to
-  ``yarn.resourcemanager.am.max-attempts``;
-- ContainerAllocationExpirer: containers allocated but never reported RUNNING are expired.
+- ResourceTrackerService (actors/_resourcetracker.py): NM registration, heartbeats, liveness;
+- ApplicationMasterService (actors/_applicationmasterservice.py): AM register, allocate heartbeats through the AMS
+  processing chain, finish;
+- ClientRMService (actors/_clientrmservice.py): new application ids, submissions, kills, moves, priorities and
+  reports, with their ACLs; AdminService (actors/_adminservice.py): queue refreshes;
+- RMAppManager (actors/_rmappmanager.py): the applications' and attempts' lifecycle, the ApplicationMasterLauncher
+  and the AMLivelinessMonitor;
+- the dispatcher into the scheduler (actors/_schedulerdispatcher.py, ``rm.dispatch``): every scheduler event, the
+  RM's container books and the ContainerAllocationExpirer.
+
+The optional services (container resizing, graceful decommissioning, the opportunistic allocator, message-fault
+rules, RM restarts) are members of the services' chains, chosen when the RM is built and again when one joins or
+leaves (:meth:`ResourceManager.services_changed`).
 """
 
 from __future__ import annotations
 
-import logging
 import random
-import time
 from collections import Counter, defaultdict
-from collections.abc import Sequence
 from typing import Any
 
-import msgspec
-
-from yarnball.actors._actor import Actor, ActorRef, handler
+from yarnball.actors._actor import Actor, handler
 from yarnball.actors._adminservice import refresh_queues
-from yarnball.actors._amrmauth import am_refusal
-from yarnball.actors._amrpc import REFUSED, old_allocate
-from yarnball.actors._clientrmservice import counted, kill_diagnostics, kill_refusal, update_priority
-from yarnball.actors._clientrmservice import move as move_across_queues
-from yarnball.actors._containerresize import RESIZE_TYPES, ContainerResizeService
+from yarnball.actors._applicationmasterservice import ApplicationMasterService
+from yarnball.actors._clientrmservice import ClientRMService
+from yarnball.actors._containerresize import ContainerResizeService
 from yarnball.actors._decommission import DecommissioningNodes
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nmrpc import NodeHeartbeatRules
-from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
-from yarnball.actors._preemption import create_preemption_monitor, preemption_message
+from yarnball.actors._preemption import create_preemption_monitor
 from yarnball.actors._queuedeletion import QueueDeletionMonitor, spawn_queue_deletion_monitor
 from yarnball.actors._queuemanagement import spawn_queue_management_monitor
-from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
+from yarnball.actors._resourcetracker import ResourceTrackerService, RMNode
+from yarnball.actors._rmapp import RMApp, RMAppAttempt
+from yarnball.actors._rmappmanager import RMAppManager
 from yarnball.actors._rmrestart import RMRestarts
+from yarnball.actors._schedulerdispatcher import SchedulerEventDispatcher
 from yarnball.actors._secretmanagers import Rejections, RMSecretManagers
-from yarnball.actors.shortcuts import (
-    ROLES,
-    DormantAMs,
-    OwnMethod,
-    deliver_heartbeat_response,
-    deliver_plain_heartbeat_response,
-)
+from yarnball.actors.shortcuts import ROLES, DormantAMs
 from yarnball.errors import ConfigurationError
-from yarnball.policies.capacity import (
-    AppAccepted,
-    AppRejected,
-    AttemptAdded,
-    CapacityScheduler,
-    ContainerAllocated,
-    ContainerCompleted,
-    ContainerReserved,
-)
+from yarnball.policies.capacity import CapacityScheduler
 from yarnball.protocols import (
     AllocateRequest,
-    AllocateResponse,
-    AMCommand,
-    AppAddedSchedulerEvent,
-    AppAttemptAddedSchedulerEvent,
-    AppAttemptRemovedSchedulerEvent,
     ApplicationAttemptId,
     ApplicationId,
-    AppRemovedSchedulerEvent,
     Configuration,
-    Container,
-    ContainerExitStatus,
-    ContainerExpiredSchedulerEvent,
     ContainerId,
     ContainerPreemptEvent,
-    ContainerState,
-    ContainerStatus,
     DistributedSchedulingAllocateRequest,
-    FinalApplicationStatus,
     FinishApplicationMasterRequest,
-    FinishApplicationMasterResponse,
     GetApplicationReportRequest,
-    GetApplicationReportResponse,
     GetApplicationsRequest,
-    GetApplicationsResponse,
     GetClusterMetricsRequest,
-    GetClusterMetricsResponse,
     GetNewApplicationRequest,
-    GetNewApplicationResponse,
     KillApplicationRequest,
-    KillApplicationResponse,
     MoveApplicationAcrossQueuesRequest,
-    NodeAction,
-    NodeAddedSchedulerEvent,
     NodeHeartbeatRequest,
-    NodeHeartbeatResponse,
     NodeId,
-    NodeRemovedSchedulerEvent,
-    NodeUpdateSchedulerEvent,
-    Priority,
     RefreshQueuesRequest,
     RegisterApplicationMasterRequest,
-    RegisterApplicationMasterResponse,
     RegisterDistributedSchedulingAMRequest,
     RegisterNodeManagerRequest,
-    RegisterNodeManagerResponse,
-    RemoteRefusal,
-    Resource,
-    ResourceRequest,
-    StartContainersRequest,
     StartContainersResponse,
     SubmitApplicationRequest,
-    SubmitApplicationResponse,
     UnRegisterNodeManagerRequest,
-    UnRegisterNodeManagerResponse,
     UpdateApplicationPriorityRequest,
-    YarnApplicationState,
     keys,
 )
-from yarnball.protocols._clientprotocol import YarnClusterMetrics
-from yarnball.protocols._containermanagement import ContainerLaunchContext, StartContainerRequest
-from yarnball.protocols._executor import ATTEMPT_ID_ENV
 
 __all__ = ["RMNode", "ResourceManager"]
-
-AM_PRIORITY = Priority(0)  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
-# Attempt states an allocate is served in (a constant: an Enum class attribute is a slow lookup, and this is read
-# on every allocate); none of them is a done state (RMAppAttempt.is_done).
-_ALLOCATE_STATES = (AttemptState.RUNNING, AttemptState.FINISHING)
-# Whether the scheduler runs CapacityScheduler's own allocate / handle (shortcuts/_ownmethods.py; tests set
-# ``_CS_ALLOCATE.func`` to None to take the general path).
-_CS_ALLOCATE = OwnMethod(CapacityScheduler, "allocate")
-_CS_HANDLE = OwnMethod(CapacityScheduler, "handle")
-
-_RUNNING = ContainerState.RUNNING
-_COMPLETE = ContainerState.COMPLETE
-# (module constants: reading a member off an Enum class goes through EnumType.__getattr__'s slow attribute hook)
-_SUCCESS = ContainerExitStatus.SUCCESS
-_PREEMPTED = ContainerExitStatus.PREEMPTED
-_perf_counter = time.perf_counter
-# Scheduler event class -> its SchedulerEventType name (the op-count key), looked up once per class: reading an
-# enum member's ``value`` costs a descriptor call on every heartbeat.
-_EVENT_NAMES: dict[type, str] = {}
-
-
-class RMNode:
-    __slots__ = ("id", "last_heartbeat", "pending_app_cleanup", "pending_cleanup", "rack", "resource", "response_id")
-
-    def __init__(self, node_id: NodeId, rack: str, resource: Resource, now: float) -> None:
-        self.id = node_id
-        self.rack = rack
-        self.resource = resource
-        self.last_heartbeat = now
-        self.response_id = 0
-        # () until something is queued (a list per node costs 56 bytes, and most nodes have nothing to clean up)
-        self.pending_cleanup: list[ContainerId] | tuple[()] = ()
-        self.pending_app_cleanup: list[ApplicationId] | tuple[()] = ()
-
-    def queue_cleanup(self, container_id: ContainerId) -> None:
-        """Tell the NM to clean up ``container_id`` in the next heartbeat response."""
-        if self.pending_cleanup:
-            self.pending_cleanup.append(container_id)  # type: ignore[union-attr]
-        else:
-            self.pending_cleanup = [container_id]
-
-    def queue_app_cleanup(self, app_id: ApplicationId) -> None:
-        """Tell the NM to clean up application ``app_id`` in the next heartbeat response."""
-        if self.pending_app_cleanup:
-            self.pending_app_cleanup.append(app_id)  # type: ignore[union-attr]
-        else:
-            self.pending_app_cleanup = [app_id]
 
 
 def validate_configs(conf: Configuration) -> None:
@@ -192,11 +96,35 @@ def validate_configs(conf: Configuration) -> None:
 class ResourceManager(Actor):
     """The ResourceManager. ``conf`` is the layered yarn-site + capacity-scheduler configuration."""
 
-    # Services created on first use, None until then. Slots, not instance attributes: those would take the RM past
-    # the 30 attributes CPython keeps inline (tests/test_am_round_costs.py); nor class-level defaults, which the
-    # interpreter cannot specialise a read of (each read of ``self.resize`` on the heartbeat path was a full attribute
-    # lookup, ~270 instructions, instead of a slot read).
-    __slots__ = ("decommissioning", "node_rules", "queue_deletion_monitor", "resize", "restarts")
+    # The services, and the optional ones (created on first use, None until then). Slots, not instance
+    # attributes: those would take the RM past the 30 attributes CPython keeps inline (tests/test_am_round_costs.py);
+    # nor class-level defaults, which the interpreter cannot specialise a read of (each read of ``self.resize`` on the
+    # heartbeat path was a full attribute lookup, ~270 instructions, instead of a slot read).
+    __slots__ = (
+        "app_manager",
+        "application_master_service",
+        "client_rm_service",
+        "decommissioning",
+        "dispatch",
+        "dispatcher",
+        "node_rules",
+        "queue_deletion_monitor",
+        "resize",
+        "resource_tracker",
+        "restarts",
+    )
+    #: RMAppManager: the applications' and attempts' lifecycle, the AM launcher and liveness (actors/_rmappmanager.py).
+    app_manager: RMAppManager
+    #: ClientRMService: submissions, kills, moves, priorities and reports (actors/_clientrmservice.py).
+    client_rm_service: ClientRMService
+    #: The dispatcher into the scheduler, with the RM's container books (actors/_schedulerdispatcher.py).
+    dispatcher: SchedulerEventDispatcher
+    #: ``dispatcher.dispatch``: hand one scheduler event to the scheduler (a slot: tests replace it to record).
+    dispatch: Any
+    #: ApplicationMasterService with its processing chain (actors/_applicationmasterservice.py).
+    application_master_service: ApplicationMasterService
+    #: ResourceTrackerService: NM registration, heartbeats and liveness (actors/_resourcetracker.py).
+    resource_tracker: ResourceTrackerService
     #: Container resource increases and decreases (actors/_containerresize.py), from the first such request.
     resize: ContainerResizeService | None
     #: DECOMMISSIONING and DECOMMISSIONED nodes, once a graceful decommission starts (actors/_decommission.py).
@@ -236,7 +164,6 @@ class ResourceManager(Actor):
         self.attempts: dict[ApplicationAttemptId, RMAppAttempt] = {}
         self.am_containers: dict[ContainerId, ApplicationAttemptId] = {}
         self.unlaunched: dict[ContainerId, tuple[float, NodeId]] = {}
-        self._next_app_id = 1
         self.counters: Counter[str] = Counter()
         self.live: set[ContainerId] = set()  # allocated and not yet ended, as the RM counts them
         self.done_listeners: list[Any] = []
@@ -259,7 +186,6 @@ class ResourceManager(Actor):
                 f"{keys.DIST_SCHEDULING_ENABLED})"
             )
         self.heartbeats: HeartbeatClock | None = None
-        self._settled = False  # see _node_heartbeat
         #: Dormant idle AMs by attempt id (shortcuts/_amdormancy.py); the hooks below wake them when work appears.
         self.dormant = DormantAMs(self)
         #: AMRMTokens, NMTokens and container tokens (actors/_secretmanagers.py), keyed from the run's seed; and the
@@ -271,11 +197,26 @@ class ResourceManager(Actor):
         )
         if conf.get_bool(keys.RECOVERY_ENABLED):
             self.restarts = RMRestarts(self)  # RMStateStore: written from the start
+        self.dispatcher = SchedulerEventDispatcher(self)
+        self.dispatch = self.dispatcher.dispatch
+        self.app_manager = RMAppManager(self)
+        self.client_rm_service = ClientRMService(self)
+        self.resource_tracker = ResourceTrackerService(self)
+        self.application_master_service = ApplicationMasterService(self)
+
+    def services_changed(self) -> None:
+        """An optional service joined or left (the first container resize, a graceful decommission, message
+        faults, an RM restart): the services choose their chains again."""
+        self.dispatcher.build_chain()
+        self.app_manager.build_chain()
+        self.resource_tracker.build_chain()
+        self.application_master_service.build_chain()
 
     def restart_service(self) -> RMRestarts:
         """The RM's restart state (actors/_rmrestart.py), made on first use."""
         if self.restarts is None:
             self.restarts = RMRestarts(self)
+            self.services_changed()
         return self.restarts
 
     @property
@@ -289,25 +230,14 @@ class ResourceManager(Actor):
         such RUNNING node."""
         if self.decommissioning is None:
             self.decommissioning = DecommissioningNodes(self)
+            self.services_changed()
         return self.decommissioning.start(node_id, timeout_ms)
 
     def use_heartbeat_clock(self, clock: HeartbeatClock) -> None:
         """Drive NM heartbeats with ``clock`` (a Cluster's); with skipping on, the RM answers its questions."""
         self.heartbeats = clock
-        clock.needs = self.needs_heartbeat
-        clock.virtual = self._virtual_heartbeat
-
-    def needs_heartbeat(self, node_id: NodeId) -> bool:
-        """Could an empty heartbeat from ``node_id`` change anything? False only when it provably cannot: no
-        cleanup to send and a NODE_UPDATE the scheduler would return from at once."""
-        node = self.nodes.get(node_id)
-        if node is None:
-            return True  # the NM must hear RESYNC
-        if node.pending_cleanup or node.pending_app_cleanup:
-            return True
-        if self.resize is not None and node_id in self.resize.to_update:
-            return True  # a decrease to push to the NM
-        return not self.scheduler.node_update_is_noop(node_id)
+        clock.needs = self.resource_tracker.needs_heartbeat
+        clock.virtual = self.resource_tracker.virtual_heartbeat
 
     def _wake(self, node_id: NodeId) -> None:
         clock = self.heartbeats
@@ -316,9 +246,9 @@ class ResourceManager(Actor):
 
     def on_start(self) -> None:
         # Hadoop's AbstractLivenessMonitor checks every expireInterval / 3.
-        self.every(max(1, self.nm_expiry_ms // 3), self._check_node_liveness)
-        self.every(max(1, self.alloc_expiry_ms // 3), self._check_container_expiry)
-        self.every(max(1, self.am_expiry_ms // 3), self._check_am_liveness)
+        self.every(max(1, self.nm_expiry_ms // 3), self.resource_tracker.check_node_liveness)
+        self.every(max(1, self.alloc_expiry_ms // 3), self.dispatcher.check_container_expiry)
+        self.every(max(1, self.am_expiry_ms // 3), self.app_manager.check_am_liveness)
         if self.preemption_monitor is not None:
             self.preemption_monitor.rm_id = self.id
             self.kernel.spawn(self.preemption_monitor, f"{self.id}-preemption-monitor")
@@ -329,7 +259,7 @@ class ResourceManager(Actor):
         spawn_queue_management_monitor(self)  # QueueManagementDynamicEditPolicy, likewise
         if self.scheduler.continuous_scheduling:
             # FairScheduler's continuous-scheduling thread, as a timer (policies/capacity/_continuous.py).
-            self.every(self.scheduler.continuous_scheduling_sleep_ms, self._continuous_scheduling)
+            self.every(self.scheduler.continuous_scheduling_sleep_ms, self.dispatcher.continuous_scheduling)
         if self.opportunistic is not None:
             self.opportunistic.start()
 
@@ -338,520 +268,60 @@ class ResourceManager(Actor):
         if clock is not None and clock.lazy is not None:
             clock.lazy.disable()  # deferred RUNNING reports go to a stopped RM as real heartbeats (_lazyrunning.py)
 
-    def _continuous_scheduling(self) -> None:
-        start = time.perf_counter()
-        notes = self.scheduler.continuous_scheduling_attempt()
-        self.op_seconds["continuous_scheduling"] += time.perf_counter() - start
-        self.op_counts["continuous_scheduling"] += 1
-        self._on_notifications(notes)
-
-    # -- the dispatcher ---------------------------------------------------------------------------------------
-    def dispatch(self, event: Any) -> None:
-        """Hand one scheduler event to the CapacityScheduler and act on its notifications."""
-        name = _EVENT_NAMES.get(type(event))
-        if name is None:
-            name = event.event_type.value
-            if "event_type" not in getattr(type(event), "__struct_fields__", ("event_type",)):
-                _EVENT_NAMES[type(event)] = name  # a class constant (ClassVar), not a field
-        start = _perf_counter()
-        notes = self.scheduler.handle(event)
-        self.op_seconds[name] += _perf_counter() - start
-        self.op_counts[name] += 1
-        self._on_notifications(notes)
-
-    def _dispatch_node_update(self, node_id: NodeId, launched: list[Any], completed: list[Any]) -> None:
-        """``dispatch(NodeUpdateSchedulerEvent(node_id=node_id, newly_launched_containers=tuple(launched),
-        completed_containers=tuple(completed)))``, without the event record when nothing can observe it.
-
-        Exact: ``dispatch`` reads only the event's class (its op name, NODE_UPDATE) and hands the event to
-        ``CapacityScheduler.handle``, whose NODE_UPDATE handler reads only these three fields;
-        ``CapacityScheduler.node_update`` does that handler's work on them and returns the same notifications, and
-        the op count and time are recorded under the same name. The record stays where it could be seen: a
-        ``dispatch`` replaced on the instance (tests record every scheduler event) or overridden in a subclass, and
-        a scheduler whose ``handle`` is replaced or overridden."""
-        scheduler = self.scheduler
-        if (
-            # replaced on the instance or overridden: read through the bound methods, never through the RM's or
-            # the scheduler's ``__dict__`` (that would move their attribute values out of CPython's inline
-            # storage for the rest of the run: see _kernel.enter_replaced)
-            getattr(self.dispatch, "__func__", None) is not _DISPATCH
-            or not _CS_HANDLE.runs(scheduler, scheduler.handle)
-        ):
-            # (the same event as NodeUpdateSchedulerEvent(node_id=node.id) when there is nothing to report)
-            self.dispatch(
-                NodeUpdateSchedulerEvent(
-                    node_id=node_id, newly_launched_containers=tuple(launched), completed_containers=tuple(completed)
-                )
-            )
-            return
-        start = _perf_counter()
-        notes = scheduler.node_update(node_id, launched, completed)
-        self.op_seconds["NODE_UPDATE"] += _perf_counter() - start
-        self.op_counts["NODE_UPDATE"] += 1
-        self._on_notifications(notes)
-
-    def _on_notifications(self, notes: Any) -> None:
-        dormant = self.dormant
-        if dormant:
-            dormant.notified(notes)  # an allocated / completed container wakes a dormant AM
-        for note in notes:
-            kind = type(note)
-            if kind is ContainerAllocated:
-                self._on_allocated(note)
-            elif kind is ContainerCompleted:
-                self._on_scheduler_completed(note)
-            elif kind is AppAccepted:
-                self._on_accepted(note.application_id)
-            elif kind is AppRejected:
-                self._on_rejected(note.application_id, note.diagnostics)
-            elif kind is AttemptAdded:
-                self._on_attempt_added(note.attempt_id)
-            elif kind is ContainerReserved:
-                self.counters["containers_reserved"] += 1
-
-    def _on_allocated(self, note: ContainerAllocated) -> None:
-        container = note.container
-        if self.opportunistic is not None and self.opportunistic.on_guaranteed_allocated(note.attempt_id, container):
-            return  # it serves a promotion: not a container of its own
-        if self.resize is not None and self.resize.on_guaranteed_allocated(note.attempt_id, container):
-            return  # it serves an increase: not a container of its own
-        self.counters["containers_allocated"] += 1
-        cid = container.id
-        node_id = container.node_id
-        log = self.log
-        if log.is_enabled_for(logging.DEBUG):
-            # FiCaSchedulerApp.apply's "allocate: applicationAttemptId=... container=... host=... type=..." (debug)
-            log.debug(
-                "container_allocated",
-                attempt=str(note.attempt_id),
-                container=str(cid),
-                node=str(node_id),
-                type=note.locality,
-                memory_mb=container.resource.memory_mb,
-                vcores=container.resource.vcores,
-            )
-        self.live.add(cid)
-        self.unlaunched[cid] = (self.kernel.now, node_id)
-        attempt_id = note.attempt_id
-        app = self.apps.get(attempt_id.application_id)
-        if app is not None:
-            app.nodes.add(node_id)
-            if app.first_task_time is None and not note.is_am:
-                app.first_task_time = self.kernel.now
-            app.container_allocated(cid, self.kernel.now, container.resource, is_am=note.is_am)
-        if note.is_am:  # (the attempt is looked up for an AM container only)
-            attempt = self.attempts.get(attempt_id)
-            if attempt is not None and attempt.state is AttemptState.SCHEDULED:
-                self._launch_am(app, attempt, container)  # type: ignore[arg-type]
-
-    def _on_scheduler_completed(self, note: ContainerCompleted) -> None:
-        """The scheduler ended a container itself: the NM must kill it, and an AM container ends its attempt."""
-        if self.opportunistic is not None and self.opportunistic.absorbs_release(note.container_id):
-            return  # a demoted container leaving the scheduler's books: it runs on as OPPORTUNISTIC
-        self._container_done(note.container_id, note.status)
-        node = self.nodes.get(note.node_id)
-        if node is not None:
-            node.queue_cleanup(note.container_id)
-            self._wake(note.node_id)
-
-    def _container_done(self, cid: ContainerId, status: ContainerStatus) -> None:
-        dormant = self.dormant
-        if dormant:
-            sleeper = dormant.get(cid.application_attempt_id)  # DormantAMs.wake, inline
-            if sleeper is not None:
-                sleeper.wake()  # its AM will hear of the completion
-        self.unlaunched.pop(cid, None)
-        live = self.live
-        if cid not in live:
-            return
-        live.discard(cid)
-        if self.resize is not None:
-            self.resize.on_container_done(cid)
-        exit_status = status.exit_status
-        log = self.log
-        if log.is_enabled_for(logging.DEBUG):
-            # (what the invariant checker reads, yarnball/_invariants.py: every container ends exactly once)
-            log.debug("container_finished", container=str(cid), exit_status=exit_status, diagnostics=status.diagnostics)
-        if exit_status == _PREEMPTED:
-            self.counters["containers_preempted"] += 1
-        elif exit_status == _SUCCESS:
-            self.counters["containers_completed"] += 1
-        elif status.diagnostics.startswith("Container released on a *lost* node"):
-            self.counters["containers_lost"] += 1
-        else:
-            self.counters["containers_killed"] += 1
-        app = self.apps.get(cid.application_attempt_id.application_id)
-        if app is not None:
-            app.container_finished(cid, self.kernel.now, exit_status)  # before the attempt hears of it, as Hadoop
-        attempt_id = self.am_containers.pop(cid, None)
-        if attempt_id is not None:
-            self._am_container_finished(attempt_id, status)
-
+    # -- the dispatcher (actors/_schedulerdispatcher.py) ---------------------------------------------------------
     @handler
     def on_container_preempt(self, msg: ContainerPreemptEvent) -> None:
-        """The preemption monitor's MARK_CONTAINER_FOR_PREEMPTION / MARK_CONTAINER_FOR_KILLABLE /
-        KILL_RESERVED_CONTAINER, put through the dispatcher like every scheduler event."""
-        self.counters["preemption_" + msg.event_type.value.lower()] += 1
-        if self.dormant:
-            self.dormant.wake(msg.application_attempt_id)  # a mark reaches the AM in its next allocate
-        self.dispatch(msg)
+        self.dispatcher.on_container_preempt(msg)
 
-    # -- ResourceTrackerService -------------------------------------------------------------------------------
+    # -- ResourceTrackerService (actors/_resourcetracker.py) -----------------------------------------------------
     @handler
     def on_register_node(self, msg: RegisterNodeManagerRequest) -> None:
-        node_id = msg.node_id
-        known = self.nodes.get(node_id)
-        if known is not None and msg.running_applications:
-            # ReconnectNodeTransition with running applications (a restarted NM that recovered its containers): the
-            # node stays as it is, and the container statuses it brings are handled as a heartbeat's.
-            known.last_heartbeat = self.kernel.now
-            known.response_id = 0  # RMNodeImpl.resetLastNodeHeartBeatResponse
-            self.log.info("node_reconnected", node=str(node_id), containers=len(msg.container_statuses))
-            self._recovered_statuses(known, msg.container_statuses)
-            self.reply(self._registered())
-            return
-        if known is not None:
-            # A re-registering node (after RESYNC) is removed and added again, as RMNodeImpl's ReconnectNodeTransition.
-            self.dispatch(NodeRemovedSchedulerEvent(node_id=node_id))
-        self.nodes[node_id] = RMNode(node_id, msg.rack_name, msg.resource, self.now)
-        self.lost_nodes.discard(node_id)
-        self.dispatch(
-            NodeAddedSchedulerEvent(
-                node_id=node_id, rack_name=msg.rack_name, total_resource=msg.resource, node_labels=msg.node_labels
-            )
-        )
-        if self.opportunistic is not None:
-            self.opportunistic.on_node_added(node_id, msg.rack_name)
-        self.log.info("node_added", node=str(node_id), rack=msg.rack_name, resource=str(msg.resource))
-        restarts = self.restarts
-        if restarts is not None and restarts.restarted:
-            # a node back after an RM restart: recoverContainersOnNode (actors/_rmrestart.py)
-            restarts.node_registered(self.nodes[node_id], msg.container_statuses, msg.running_applications)
-        elif msg.container_statuses:
-            self._recovered_statuses(self.nodes[node_id], msg.container_statuses)
-        self.reply(self._registered())
-
-    def _registered(self) -> RegisterNodeManagerResponse:
-        """A NORMAL registration answer, with the master keys the NM checks tokens with (ResourceTrackerService
-        .registerNodeManager); a reconnecting NM gets them again too."""
-        return RegisterNodeManagerResponse(
-            node_action=NodeAction.NORMAL,
-            rm_identifier=self.cluster_timestamp,
-            container_token_master_key=self.secrets.container_key,
-            nm_token_master_key=self.secrets.nm_key,
-        )
-
-    def _recovered_statuses(self, node: RMNode, statuses: Any) -> None:
-        """The ``NMContainerStatus`` list of a registration (``RMNodeImpl.handleNMContainerStatus``): COMPLETE ones
-        end their containers, RUNNING ones the RM allocated are launched, and RUNNING ones it does not hold (it
-        expired the node meanwhile, or they ended) are cleaned up, as ``SchedulerApplicationAttempt
-        .containerLaunchedOnNode`` does for "some unknown container sneaked into the system"."""
-        launched: list[ContainerStatus] = []
-        completed: list[ContainerStatus] = []
-        for s in statuses:
-            cid = s.container_id
-            status = ContainerStatus(
-                container_id=cid,
-                state=s.container_state,
-                exit_status=s.container_exit_status,
-                diagnostics=s.diagnostics,
-                execution_type=s.execution_type,
-                capability=s.allocated_resource,
-            )
-            if s.container_state is _COMPLETE:
-                completed.append(status)
-            elif s.container_state is _RUNNING:
-                if self.unlaunched.pop(cid, None) is not None:
-                    launched.append(status)
-                elif cid not in self.live:
-                    node.queue_cleanup(cid)
-        for cs in completed:
-            self._container_done(cs.container_id, cs)
-        opportunistic = self.opportunistic
-        if opportunistic is not None:
-            for cs in completed:
-                record = opportunistic.containers.pop(cs.container_id, None)
-                if record is not None:
-                    opportunistic._opportunistic_done(record, cs)
-        if launched or completed:
-            self._dispatch_node_update(node.id, launched, completed)
+        self.resource_tracker.on_register_node(msg)
 
     @handler
     def on_node_heartbeat(self, msg: NodeHeartbeatRequest) -> None:
-        status = msg.node_status
-        rules = self.node_rules
-        if rules is not None:
-            old = rules.old_heartbeat(status.node_id, status.response_id)  # a duplicate, or too far behind
-            if old is not None:
-                self.reply(old)
-                return
-        self.handle_node_heartbeat(status.node_id, status.container_statuses, status, self._sender)
-
-    def handle_node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any, sender: ActorRef | None) -> None:
-        """``on_node_heartbeat``'s work; also called directly for a heartbeat delivered inline
-        (actors/shortcuts/_inlinebeats.py: no NodeStatus is built there, ``status`` is None)."""
-        self._settled = False
-        decommissioning = self.decommissioning
-        if decommissioning is not None and decommissioning.watches(node_id):
-            response: Any = decommissioning.heartbeat(node_id, statuses, status)  # actors/_decommission.py
-        else:
-            response = self._node_heartbeat(node_id, statuses, status)
-        if self.node_rules is not None:
-            response = self.node_rules.processed(node_id, response, statuses)  # acknowledged, kept as the last
-        if sender is not None:
-            if type(response) is int:  # deliver_heartbeat_response's first step, inline (a plain response)
-                deliver_plain_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
-            else:
-                deliver_heartbeat_response(self, sender, response, NodeManager.on_heartbeat_response)
-        if self.heartbeats is not None and not self._settled:
-            self.heartbeats.processed(node_id)
-
-    def _virtual_heartbeat(self, node_id: NodeId, nm: ActorRef) -> None:
-        """An empty heartbeat the NM did not send (it had nothing to report) processed at its phase point: the
-        same handling as a real one, the response delivered to the NM as usual (see actors/_heartbeats.py)."""
-        response = self._node_heartbeat(node_id, ())
-        deliver_heartbeat_response(self, nm, response, NodeManager.on_heartbeat_response)
-        self.heartbeats.processed(node_id)  # type: ignore[union-attr]
-
-    def _node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any = None) -> NodeHeartbeatResponse | int:
-        """The RM's handling of a node heartbeat; the response, or only its response id when it is *plain*
-        (NORMAL, nothing to clean up, update or limit, this RM's interval: see deliver_plain_heartbeat_response).
-
-        Sets ``_settled`` when the heartbeat's NODE_UPDATE went through ``node_update_launched_only`` without
-        continuous scheduling or the opportunistic service: that returns True only when ``node_update_is_noop``
-        holds for the node (it checks exactly that), marking containers RUNNING does not change it, and the node's
-        cleanup lists are emptied here, so ``needs_heartbeat`` is False and ``HeartbeatClock.processed`` would arm
-        nothing: handle_node_heartbeat leaves it out.
-
-        Sets it too when the NODE_UPDATE went through the dispatcher and ``node_update_is_noop`` holds for the node
-        after it, without the opportunistic service or continuous scheduling (where ``processed`` always runs, as
-        before): ``needs_heartbeat`` is then False when ``processed`` would ask. The RM node is known (a
-        NODE_UPDATE removes none), its cleanup lists are emptied below and nothing queues more before ``processed``
-        (only the response is delivered, to the NM), and nothing after the dispatch changes the scheduler (the
-        opportunistic service's heartbeat handling would run in between)."""
-        node = self.nodes.get(node_id)
-        if node is None:
-            # ResourceTrackerService: "Node not found resyncing <node>"
-            return NodeHeartbeatResponse(node_action=NodeAction.RESYNC, diagnostics_message="Node not found resyncing")
-        node.last_heartbeat = self.kernel.now
-        launched: list[ContainerStatus] = []
-        completed: list[ContainerStatus] = []
-        if statuses:
-            unlaunched = self.unlaunched
-            resize = self.resize
-            opportunistic = self.opportunistic
-            for cs in statuses:
-                state = cs.state
-                if state is _RUNNING:
-                    if unlaunched.pop(cs.container_id, None) is not None:
-                        launched.append(cs)
-                    else:
-                        if resize is not None:
-                            resize.nm_reported(cs.container_id, cs.capability)  # an increase applied by the NM
-                        if opportunistic is not None:
-                            opportunistic.on_container_running(cs.container_id)  # not in the allocation expirer
-                elif state is _COMPLETE:
-                    completed.append(cs)
-            for cs in completed:
-                self._container_done(cs.container_id, cs)
-        scheduler = self.scheduler
-        if not completed and scheduler.node_update_launched_only(node.id, launched):
-            # The NODE_UPDATE only marked containers RUNNING and returned no notification (a full node, say):
-            # dispatch's work without the event record (only its time cost is not recorded).
-            self.op_counts["NODE_UPDATE"] += 1
-            if not scheduler.continuous_scheduling and self.opportunistic is None:
-                self._settled = True
-        else:
-            self._dispatch_node_update(node.id, launched, completed)
-            if (
-                SETTLE_AFTER_UPDATE
-                and self.opportunistic is None
-                and not scheduler.continuous_scheduling
-                and scheduler.node_update_is_noop(node.id)
-            ):
-                self._settled = True  # (a full node, say: see the docstring)
-        # ResourceTrackerService: the next response id is the last response's + 1 (the NM echoes the last one).
-        response_id = node.response_id = node.response_id + 1
-        # (tuple() of an empty list is the empty tuple: new lists are only made when there was something to send)
-        cleanup: Any = ()
-        if node.pending_cleanup:
-            cleanup, node.pending_cleanup = node.pending_cleanup, ()
-        app_cleanup: Any = ()
-        if node.pending_app_cleanup:
-            app_cleanup, node.pending_app_cleanup = node.pending_app_cleanup, ()
-        limit = None
-        updates: tuple[Container, ...] = ()
-        resize = self.resize
-        if self.opportunistic is not None and status is not None:
-            limit, updates = self.opportunistic.on_node_heartbeat(status, completed)
-        elif not cleanup and not app_cleanup and (resize is None or not (node_id in resize.to_update or resize.late)):
-            return response_id  # a plain response
-        if resize is not None and (resize.to_update or resize.late):
-            updates = (*updates, *resize.heartbeat_updates(node_id))  # decreases (RMNodeUpdateContainerEvent)
-        return NodeHeartbeatResponse(
-            response_id=response_id,
-            containers_to_cleanup=tuple(cleanup),
-            applications_to_cleanup=tuple(app_cleanup),
-            next_heartbeat_interval_ms=self.heartbeat_interval_ms,
-            container_queuing_limit=limit,
-            containers_to_update=updates,
-        )
+        self.resource_tracker.on_node_heartbeat(msg)
 
     @handler
     def on_unregister_node(self, msg: UnRegisterNodeManagerRequest) -> None:
-        """ResourceTrackerService.unRegisterNodeManager: the node leaves (a graceful shutdown or an elastic
-        downscale); RMNodeImpl's DeactivateNodeTransition sends NODE_REMOVED to the scheduler."""
-        node = self.nodes.pop(msg.node_id, None)
-        if node is None:
-            self.log.warning("unregister_unknown_node", node=str(msg.node_id))
-        else:
-            self.counters["nodes_shutdown"] += 1
-            self.log.info("node_unregistered", node=str(msg.node_id))
-            self.dispatch(NodeRemovedSchedulerEvent(node_id=msg.node_id))
-        self.reply(UnRegisterNodeManagerResponse())
+        self.resource_tracker.on_unregister_node(msg)
 
-    def _check_node_liveness(self) -> None:
-        deadline = self.now - self.nm_expiry_ms
-        clock = self.heartbeats
-        if clock is not None and clock.lazy is not None:
-            clock.lazy.settle_all()  # deferred RUNNING reports' heartbeats (actors/shortcuts/_lazyrunning.py)
-        if clock is not None and clock.skip:
-            # A dormant NM is alive and heartbeating; its skipped heartbeats count (actors/_heartbeats.py).
-            for n in self.nodes.values():
-                if n.last_heartbeat < deadline:
-                    n.last_heartbeat = clock.last_heartbeat(n.id, n.last_heartbeat)
-        for node in [n for n in self.nodes.values() if n.last_heartbeat < deadline]:
-            self.log.warning("node_lost", node=str(node.id), last_heartbeat_ms=node.last_heartbeat)
-            self.counters["nodes_lost"] += 1
-            del self.nodes[node.id]
-            self.lost_nodes.add(node.id)
-            if self.opportunistic is not None:
-                self.opportunistic.on_node_removed(node.id)
-            self.dispatch(NodeRemovedSchedulerEvent(node_id=node.id))
+    def needs_heartbeat(self, node_id: NodeId) -> bool:
+        """The heartbeat clock's question (ResourceTrackerService.needs_heartbeat)."""
+        return self.resource_tracker.needs_heartbeat(node_id)  # type: ignore[no-any-return]
 
-    def _check_container_expiry(self) -> None:
-        clock = self.heartbeats
-        if clock is not None and clock.lazy is not None:
-            clock.lazy.settle_all()  # deferred RUNNING reports leave unlaunched (actors/shortcuts/_lazyrunning.py)
-        deadline = self.now - self.alloc_expiry_ms
-        for cid, (allocated_at, _node) in list(self.unlaunched.items()):
-            if allocated_at < deadline:
-                self.log.info("container_expired", container=str(cid))
-                self.dispatch(ContainerExpiredSchedulerEvent(container_id=cid))
-        if self.resize is not None and self.resize.unconfirmed:
-            self.resize.check_expiry(self.now)  # increases the NM never applied are rolled back
-
-    def _check_am_liveness(self) -> None:
-        if self.dormant:
-            self.dormant.settle_all()  # a dormant AM heartbeats all along (actors/shortcuts/_amdormancy.py)
-        deadline = self.now - self.am_expiry_ms
-        # (a recovered attempt is watched from its recovery on: AttemptRecoveredTransition registers it)
-        awaiting = self.restarts.awaiting if self.restarts is not None else ()
-        for attempt in list(self.attempts.values()):
-            watched = attempt.state is AttemptState.RUNNING or attempt.attempt_id in awaiting
-            if watched and attempt.last_heartbeat < deadline:
-                self.log.warning("am_expired", attempt=str(attempt.attempt_id))
-                self._fail_attempt(attempt, "ApplicationMaster for attempt timed out", counted=True)
-
-    # -- ClientRMService --------------------------------------------------------------------------------------
+    # -- ClientRMService (actors/_clientrmservice.py) -----------------------------------------------------------
     @handler
     def on_new_application(self, msg: GetNewApplicationRequest) -> None:
-        app_id = ApplicationId(self.cluster_timestamp, self._next_app_id)
-        self._next_app_id += 1
-        response = GetNewApplicationResponse(application_id=app_id, maximum_resource_capability=self.maximum_allocation)
-        self.reply(response)
+        self.client_rm_service.on_new_application(msg)
 
     @handler
     def on_submit(self, msg: SubmitApplicationRequest) -> None:
-        context = msg.application_submission_context
-        app_id = context.application_id
-        response = SubmitApplicationResponse()
-        if app_id in self.apps:
-            self.log.warning("duplicate_submission", application=str(app_id))
-            self.reply(response)
-            return
-        max_attempts = context.max_app_attempts
-        if max_attempts <= 0 or max_attempts > self.max_attempts:
-            max_attempts = self.max_attempts  # RMAppImpl: out-of-range values fall back to the global limit
-        app = RMApp(context, self.now, max_attempts, self.sender)
-        self.apps[app_id] = app
-        self.counters["apps_submitted"] += 1
-        if self.restarts is not None:
-            self.restarts.app_submitted(app)  # RMStateStore.storeNewApplication
-        self.log.info("application_submitted", application=str(app_id), queue=app.queue, user=app.user)
-        am = context.am_container_resource
-        if not am.fits_in(self.maximum_allocation) or am.memory_mb <= 0:
-            # RMAppManager.validateAndCreateResourceRequest: InvalidResourceRequestException at submission.
-            self._on_rejected(
-                app_id,
-                f"Invalid resource request, requested resource type=[memory-mb] < 0 or greater than maximum allowed "
-                f"allocation. Requested resource={am}, maximum allowed allocation={self.maximum_allocation}",
-            )
-        else:
-            self.scheduler.set_am_resource(app_id, am)
-            self.dispatch(
-                AppAddedSchedulerEvent(application_id=app_id, queue=app.queue, user=app.user, priority=context.priority)
-            )
-        self.reply(response)
-
-    def _on_accepted(self, app_id: ApplicationId) -> None:
-        app = self.apps[app_id]
-        app.state = YarnApplicationState.ACCEPTED
-        self.log.info("application_accepted", application=str(app_id), queue=app.queue)
-        self._new_attempt(app)
-
-    def _on_rejected(self, app_id: ApplicationId, diagnostics: str) -> None:
-        app = self.apps[app_id]
-        app.diagnostics = diagnostics
-        app.rejected = True
-        self.counters["apps_rejected"] += 1
-        self.log.warning("application_rejected", application=str(app_id), queue=app.queue, diagnostics=diagnostics)
-        self._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED, rejected=True)
-
-    def _new_attempt(self, app: RMApp, *, transfer: bool = False) -> None:
-        attempt_id = ApplicationAttemptId(app.id, len(app.attempts) + 1)
-        attempt = RMAppAttempt(attempt_id, self.now, self.secrets.create_amrm_token(attempt_id))
-        app.attempts.append(attempt)
-        self.attempts[attempt.attempt_id] = attempt
-        if transfer:  # the previous attempt's kept containers move to this one
-            self.dispatch(
-                AppAttemptAddedSchedulerEvent(
-                    application_attempt_id=attempt.attempt_id, transfer_state_from_previous_attempt=True
-                )
-            )
-            return
-        self.dispatch(AppAttemptAddedSchedulerEvent(application_attempt_id=attempt.attempt_id))
-
-    def _on_attempt_added(self, attempt_id: ApplicationAttemptId) -> None:
-        app = self.apps[attempt_id.application_id]
-        request = ResourceRequest(priority=AM_PRIORITY, capability=app.context.am_container_resource, resource_name="*")
-        self._allocate(attempt_id, (request,), ())
+        self.client_rm_service.on_submit(msg)
 
     @handler
     def on_kill(self, msg: KillApplicationRequest) -> None:
-        app = self.apps.get(msg.application_id)
-        refusal = kill_refusal(self, msg, app)  # ClientRMService.forceKillApplication's checks
-        if refusal is not None:
-            self.reply(counted(self, msg, refusal))
-            return
-        if app is None or app.is_done:
-            response = KillApplicationResponse(is_kill_completed=True)
-            self.reply(response)
-            return
-        if msg.user:
-            self.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics, user=msg.user)
-        else:  # an in-process kill logs as it always did
-            self.log.info("application_kill", application=str(app.id), diagnostics=msg.diagnostics)
-        app.diagnostics = kill_diagnostics(msg, app.id)
-        attempt = app.current_attempt
-        if attempt is not None and not attempt.is_done:
-            attempt.state = AttemptState.KILLED
-            if self.restarts is not None:
-                self.restarts.attempt_ended(attempt, app.diagnostics)
-            self._remove_attempt(attempt, "KILLED")
-        self._finish_app(app, YarnApplicationState.KILLED, FinalApplicationStatus.KILLED)
-        response = KillApplicationResponse(is_kill_completed=True)
-        self.reply(response)
+        self.client_rm_service.on_kill(msg)
+
+    @handler
+    def on_move(self, msg: MoveApplicationAcrossQueuesRequest) -> None:
+        self.client_rm_service.on_move(msg)
+
+    @handler
+    def on_update_priority(self, msg: UpdateApplicationPriorityRequest) -> None:
+        self.client_rm_service.on_update_priority(msg)
+
+    @handler
+    def on_app_report(self, msg: GetApplicationReportRequest) -> None:
+        self.client_rm_service.on_app_report(msg)
+
+    @handler
+    def on_apps(self, msg: GetApplicationsRequest) -> None:
+        self.client_rm_service.on_apps(msg)
+
+    @handler
+    def on_cluster_metrics(self, msg: GetClusterMetricsRequest) -> None:
+        self.client_rm_service.on_cluster_metrics(msg)
 
     # -- AdminService ---------------------------------------------------------------------------------------------
     @handler
@@ -859,432 +329,31 @@ class ResourceManager(Actor):
         """``yarn rmadmin -refreshQueues`` (actors/_adminservice.py)."""
         self.reply(refresh_queues(self, msg))
 
-    @handler
-    def on_move(self, msg: MoveApplicationAcrossQueuesRequest) -> None:
-        self.reply(counted(self, msg, move_across_queues(self, msg)))
-
-    @handler
-    def on_update_priority(self, msg: UpdateApplicationPriorityRequest) -> None:
-        self.reply(counted(self, msg, update_priority(self, msg)))
-
-    @handler
-    def on_app_report(self, msg: GetApplicationReportRequest) -> None:
-        app = self.apps.get(msg.application_id)
-        if app is None:
-            self.log.warning("unknown_application", application=str(msg.application_id))
-            return
-        response = GetApplicationReportResponse(application_report=app.report())
-        self.reply(response)
-
-    @handler
-    def on_apps(self, msg: GetApplicationsRequest) -> None:
-        reports = [a.report() for a in self.apps.values()]
-        if msg.queues:
-            reports = [r for r in reports if r.queue in msg.queues]
-        if msg.application_states:
-            reports = [r for r in reports if r.state in msg.application_states]
-        response = GetApplicationsResponse(application_list=tuple(reports))
-        self.reply(response)
-
-    @handler
-    def on_cluster_metrics(self, msg: GetClusterMetricsRequest) -> None:
-        metrics = YarnClusterMetrics(
-            num_node_managers=len(self.nodes),
-            num_active_node_managers=len(self.nodes),
-            num_lost_node_managers=len(self.lost_nodes),
-        )
-        response = GetClusterMetricsResponse(cluster_metrics=metrics)
-        self.reply(response)
-
-    # -- ApplicationMasterLauncher ----------------------------------------------------------------------------
-    def _launch_am(self, app: RMApp, attempt: RMAppAttempt, container: Container) -> None:
-        # RMAppAttemptImpl.AMContainerAllocatedTransition pulls the AM container from the scheduler itself.
-        self._allocate(attempt.attempt_id, (), ())
-        attempt.state = AttemptState.ALLOCATED
-        attempt.am_container = container
-        self.am_containers[container.id] = attempt.attempt_id
-        spec = app.context.am_container_spec
-        # AMLauncher.createAMContainerLaunchContext / setupTokens: the AMRMToken goes into the container's
-        # credentials; AMLauncher.getContainerMgrProxy speaks to the NM with an NMToken of the attempt.
-        context = ContainerLaunchContext(
-            commands=spec.commands,
-            environment=(*spec.environment, (ATTEMPT_ID_ENV, str(attempt.attempt_id))),
-            payload=spec.payload,
-            simulated_duration_ms=spec.simulated_duration_ms,
-            tokens=(*spec.tokens, attempt.amrm_token) if attempt.amrm_token is not None else spec.tokens,
-        )
-        user = app.context.user
-        request = StartContainersRequest(
-            start_container_requests=(
-                StartContainerRequest(container=self.secrets.sign(container, user), launch_context=context),
-            ),
-            nm_token=self.secrets.create_nm_token(attempt.attempt_id, container.node_id, user),
-        )
-        self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(request, self.ref)
-        attempt.state = AttemptState.LAUNCHED
-        if app.launch_time is None:
-            app.launch_time = self.now
-        if self.restarts is not None:
-            self.restarts.attempt_stored(app, attempt)  # RMStateStore.storeNewApplicationAttempt
-        self.log.info(
-            "am_launched", attempt=str(attempt.attempt_id), container=str(container.id), node=str(container.node_id)
-        )
-
+    # -- ApplicationMasterLauncher (actors/_rmappmanager.py) -----------------------------------------------------
     @handler
     def on_start_response(self, msg: StartContainersResponse) -> None:
-        for failed in msg.failed_requests:
-            attempt_id = self.am_containers.get(failed.container_id)
-            self.log.warning("am_launch_failed", container=str(failed.container_id), diagnostics=failed.diagnostics)
-            if attempt_id is not None:
-                status = ContainerStatus(
-                    container_id=failed.container_id,
-                    state=ContainerState.COMPLETE,
-                    exit_status=ContainerExitStatus.INVALID,
-                    diagnostics=failed.diagnostics,
-                )
-                self._container_done(failed.container_id, status)
+        self.app_manager.on_start_response(msg)
 
-    def _am_container_finished(self, attempt_id: ApplicationAttemptId, status: ContainerStatus) -> None:
-        attempt = self.attempts.get(attempt_id)
-        if attempt is None or attempt.is_done:
-            return
-        if attempt.state is AttemptState.FINISHING:
-            attempt.state = AttemptState.FINISHED
-            if self.restarts is not None:
-                self.restarts.attempt_ended(attempt)
-            self._remove_attempt(attempt, "FINISHED")
-            app = self.apps[attempt_id.application_id]
-            final = attempt.final_status
-            state = {
-                FinalApplicationStatus.FAILED: YarnApplicationState.FAILED,
-                FinalApplicationStatus.KILLED: YarnApplicationState.KILLED,
-            }.get(final, YarnApplicationState.FINISHED)
-            self._finish_app(app, state, final)
-            return
-        counted = status.exit_status not in NOT_COUNTED_EXITS
-        diagnostics = (
-            f"AM Container for {attempt_id} exited with  exitCode: {status.exit_status} "
-            f"due to: {status.diagnostics}".rstrip()
-        )
-        self._fail_attempt(attempt, diagnostics, counted=counted)
-
-    def _fail_attempt(self, attempt: RMAppAttempt, diagnostics: str, *, counted: bool) -> None:
-        app = self.apps[attempt.attempt_id.application_id]
-        attempt.state = AttemptState.FAILED
-        self.log.warning("attempt_failed", attempt=str(attempt.attempt_id), diagnostics=diagnostics, counted=counted)
-        if attempt.am_container is not None:
-            self.am_containers.pop(attempt.am_container.id, None)
-        if counted:
-            app.counted_failures += 1
-        retry = app.counted_failures < app.max_attempts
-        # RMAppAttemptImpl.BaseFinalTransition: with keepContainersAcrossApplicationAttempts and another attempt to
-        # come, the scheduler keeps the attempt's running containers for the next one.
-        keep = retry and app.context.keep_containers_across_application_attempts
-        if self.restarts is not None:
-            self.restarts.attempt_ended(attempt, diagnostics, counted=counted)
-        self._remove_attempt(attempt, "FAILED", keep=keep)
-        if not retry:
-            app.diagnostics = (
-                f"Application {app.id} failed {app.max_attempts} times due to {diagnostics}. Failing the application."
-            )
-            self._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED)
-        else:
-            self._new_attempt(app, transfer=keep)
-
-    def _remove_attempt(self, attempt: RMAppAttempt, final_state: str, *, keep: bool = False) -> None:
-        self.secrets.attempt_removed(attempt.attempt_id)
-        if self.dormant:
-            self.dormant.wake(attempt.attempt_id)  # its next allocate gets AM_SHUTDOWN
-        if self.opportunistic is not None:
-            self.opportunistic.on_attempt_removed(attempt.attempt_id)
-        if keep:
-            self.dispatch(
-                AppAttemptRemovedSchedulerEvent(
-                    application_attempt_id=attempt.attempt_id,
-                    final_attempt_state=final_state,
-                    keep_containers_across_app_attempts=True,
-                )
-            )
-            return
-        self.dispatch(
-            AppAttemptRemovedSchedulerEvent(application_attempt_id=attempt.attempt_id, final_attempt_state=final_state)
-        )
-
-    def _finish_app(
-        self, app: RMApp, state: YarnApplicationState, final: FinalApplicationStatus, *, rejected: bool = False
-    ) -> None:
-        if app.is_done:
-            return
-        app.state = state
-        app.final_status = final
-        app.finish_time = self.now
-        if self.restarts is not None:
-            self.restarts.app_ended(app, state, final)
-        if not rejected:
-            self.dispatch(AppRemovedSchedulerEvent(application_id=app.id, final_state=state.value))
-            if state is YarnApplicationState.FINISHED and final is FinalApplicationStatus.SUCCEEDED:
-                self.counters["apps_finished"] += 1
-            elif state is YarnApplicationState.KILLED:
-                self.counters["apps_killed"] += 1
-            else:
-                self.counters["apps_failed"] += 1
-        for node_id in sorted(app.nodes, key=str):
-            node = self.nodes.get(node_id)
-            if node is not None:
-                node.queue_app_cleanup(app.id)
-                self._wake(node_id)
-        self.log.info(
-            "application_finished",
-            application=str(app.id),
-            state=state.value,
-            final_status=final.value,
-            diagnostics=app.diagnostics,
-        )
-        self.apps_done += 1
-        for listener in self.done_listeners:
-            listener(app)
-
-    # -- ApplicationMasterService -----------------------------------------------------------------------------
-    def _current_attempt(self, attempt_id: ApplicationAttemptId) -> RMAppAttempt | None:
-        attempt = self.attempts.get(attempt_id)
-        if attempt is None or attempt.is_done:
-            return None
-        return attempt
-
+    # -- ApplicationMasterService (actors/_applicationmasterservice.py) ------------------------------------------
     @handler
     def on_register_am(self, msg: RegisterApplicationMasterRequest) -> None:
-        response: Any = am_refusal(self, msg.application_attempt_id, msg.amrm_token, msg)
-        if response is None:
-            response = self._register_am(msg)
-        if response is not None:
-            self.reply(response)
-
-    def _register_am(self, msg: RegisterApplicationMasterRequest) -> RegisterApplicationMasterResponse | None:
-        attempt = self._current_attempt(msg.application_attempt_id)
-        if attempt is None:
-            self.log.warning("register_unknown_attempt", attempt=str(msg.application_attempt_id))
-            return None
-        attempt.state = AttemptState.RUNNING
-        attempt.last_heartbeat = self.now
-        if self.restarts is not None:
-            self.restarts.registered(attempt.attempt_id)
-        app = self.apps[msg.application_attempt_id.application_id]
-        app.state = YarnApplicationState.RUNNING
-        self.log.info("am_registered", attempt=str(attempt.attempt_id))
-        if app.context.keep_containers_across_application_attempts and attempt.attempt_id.attempt_id > 1:
-            # ApplicationMasterService.registerApplicationMaster: getContainersFromPreviousAttempts, and an NMToken for
-            # each of their nodes (NMTokenSecretManagerInRM.createAndGetNMToken) so the new AM can stop or query them
-            kept = self.scheduler.previous_attempt_containers(attempt.attempt_id)
-            return RegisterApplicationMasterResponse(
-                maximum_resource_capability=self.maximum_allocation,
-                queue=app.queue,
-                containers_from_previous_attempts=kept,
-                nm_tokens_from_previous_attempts=self.secrets.nm_tokens_for(attempt.attempt_id, kept, app.context.user),
-            )
-        return RegisterApplicationMasterResponse(maximum_resource_capability=self.maximum_allocation, queue=app.queue)
+        self.application_master_service.on_register_am(msg)
 
     @handler
     def on_register_am_distributed(self, msg: RegisterDistributedSchedulingAMRequest) -> None:
-        """DistributedSchedulingAMService.registerApplicationMasterForDistributedScheduling (from an AMRMProxy)."""
-        if self.opportunistic is None:
-            attempt_id = msg.register_request.application_attempt_id
-            self.log.warning("distributed_scheduling_disabled", attempt=str(attempt_id))
-            return
-        refusal = am_refusal(self, msg.register_request.application_attempt_id, msg.register_request.amrm_token, msg)
-        if refusal is not None:
-            self.reply(refusal)
-            return
-        response = self._register_am(msg.register_request)
-        if response is not None:
-            self.reply(self.opportunistic.register_distributed(response))
-
-    @handler
-    def on_allocate_distributed(self, msg: DistributedSchedulingAllocateRequest) -> None:
-        """DistributedSchedulingAMService.allocateForDistributedScheduling: record the NM-allocated containers,
-        allocate the GUARANTEED asks, return a fresh least-loaded node list."""
-        if self.opportunistic is None:
-            self.reply(AllocateResponse(am_command=AMCommand.AM_SHUTDOWN))
-            return
-        request = msg.allocate_request
-        refusal = am_refusal(self, request.application_attempt_id, request.amrm_token, msg)
-        if refusal is not None:
-            self.reply(refusal)  # before the NM-allocated containers are recorded: nothing of the attempt changes
-            return
-        self.opportunistic.record_remote_allocations(request.application_attempt_id, msg.allocated_containers)
-        response = self._serve_allocate(msg.allocate_request)
-        if response is REFUSED:
-            return
-        # (its authentication was refused above, and an RM restart with opportunistic containers is not modelled)
-        assert isinstance(response, AllocateResponse)
-        self.reply(self.opportunistic.distributed_allocate_response(response))
+        self.application_master_service.on_register_am_distributed(msg)
 
     @handler
     def on_allocate(self, msg: AllocateRequest) -> None:
-        response = self._serve_allocate(msg)
-        if response is not REFUSED:
-            self.reply(response)
+        self.application_master_service.on_allocate(msg)
 
-    def _serve_allocate(self, msg: AllocateRequest) -> AllocateResponse | RemoteRefusal:
-        attempt_id = msg.application_attempt_id
-        attempt = self.attempts.get(attempt_id)  # _current_attempt: a done attempt's state is not
-        token = msg.amrm_token
-        if attempt is None or (token is not attempt.amrm_token and token != attempt.amrm_token):
-            # ApplicationMasterService.allocate: YarnServerSecurityUtils.authorizeRequest (actors/_amrmauth.py)
-            return am_refusal(self, attempt_id, token, msg)  # type: ignore[return-value]  # (never None here)
-        if attempt.state not in _ALLOCATE_STATES:  # one of these
-            restarts = self.restarts
-            if restarts is not None:
-                refusal = restarts.not_registered(attempt_id)  # a recovered attempt: ApplicationMasterService.allocate
-                if refusal is not None:
-                    return refusal
-            # ApplicationMasterService: ApplicationAttemptNotFoundException / not registered -> the AM shuts down
-            return AllocateResponse(am_command=AMCommand.AM_SHUTDOWN)
-        attempt.last_heartbeat = self.kernel.now  # (Actor.now without the property call)
-        if msg.response_id != attempt.response_id:
-            old = old_allocate(self, attempt, msg)  # an old heartbeat, or one refused (actors/_amrpc.py)
-            if old is not None:
-                return old
-        resize_asks: list[ResourceRequest] = []
-        if msg.update_requests:
-            resize = self.resize
-            if resize is None and any(r.container_update_type in RESIZE_TYPES for r in msg.update_requests):
-                resize = self.resize = ContainerResizeService(self)
-            if resize is not None:
-                msg, resize_asks = resize.before_allocate(msg)  # decreases now; increases become asks
-        ask: Sequence[ResourceRequest] = msg.ask
-        release: Sequence[ContainerId] = msg.release
-        opportunistic = self.opportunistic
-        if opportunistic is not None:
-            ask, release = opportunistic.before_allocate(msg)  # OPPORTUNISTIC asks never reach the scheduler
-        if resize_asks:
-            ask = [*ask, *resize_asks]
-        allocation = self._allocate(attempt_id, ask, release, msg.resource_blacklist_request)
-        attempt.response_id = response_id = msg.response_id + 1
-        containers = allocation.containers
-        nm_tokens: tuple[Any, ...] = ()
-        if containers and opportunistic is None:
-            containers, nm_tokens = self._pull(attempt_id, containers)
-        response = AllocateResponse(
-            response_id=response_id,
-            allocated_containers=containers,
-            completed_container_statuses=allocation.completed,
-            available_resources=allocation.headroom,
-            num_cluster_nodes=len(self.nodes),
-            # (None without marks: preemption_message is not called then)
-            preemption_message=(
-                preemption_message(allocation, self.scheduler, attempt_id) if allocation.preempt else None
-            ),
-            nm_tokens=nm_tokens,
-        )
-        if opportunistic is not None:
-            response = opportunistic.after_allocate(msg, response)
-            if response.allocated_containers:  # the GUARANTEED and the OPPORTUNISTIC ones, tokens for all
-                containers, nm_tokens = self._pull(attempt_id, response.allocated_containers)
-                response = msgspec.structs.replace(response, allocated_containers=containers, nm_tokens=nm_tokens)
-        if self.resize is not None:
-            response = self.resize.after_allocate(attempt_id, response)
-            if response.updated_containers:  # an updated container leaves with its new container token
-                response = self._sign_updated(attempt_id, response)
-        decommissioning = self.decommissioning
-        if decommissioning is not None and decommissioning.updates:
-            updated = decommissioning.pull(attempt_id.application_id)  # DefaultAMSProcessor.handleNodeUpdates
-            if updated:
-                response = msgspec.structs.replace(response, updated_nodes=updated)
-        attempt.last_response = response
-        return response
-
-    def _sign_updated(self, attempt_id: ApplicationAttemptId, response: AllocateResponse) -> AllocateResponse:
-        """``SchedulerApplicationAttempt.pullNewlyUpdatedContainers``: each updated container (resized, promoted,
-        demoted) gets a container token for its new version."""
-        user = self.apps[attempt_id.application_id].context.user
-        sign = self.secrets.sign
-        updated = tuple(
-            [msgspec.structs.replace(u, container=sign(u.container, user)) for u in response.updated_containers]
-        )
-        return msgspec.structs.replace(response, updated_containers=updated)
-
-    def _pull(self, attempt_id: ApplicationAttemptId, containers: tuple[Container, ...]) -> tuple[Any, Any]:
-        """``SchedulerApplicationAttempt.pullNewlyAllocatedContainers``: each container leaves with its container
-        token, and with an NMToken for every node the attempt has none for yet (``NMTokenSecretManagerInRM``)."""
-        user = self.apps[attempt_id.application_id].context.user
-        secrets = self.secrets
-        return secrets.sign_all(containers, user), secrets.nm_tokens_for(attempt_id, containers, user)
-
-    def _allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:
-        allocate = self.scheduler.allocate
-        if (
-            not ask
-            and not release
-            and (blacklist is None or not (blacklist.blacklist_additions or blacklist.blacklist_removals))
-            and _CS_ALLOCATE.runs(self.scheduler, allocate)  # (no __dict__ read: _kernel.enter_replaced)
-        ):
-            # A pull (most AM heartbeats): CapacityScheduler.allocate then only hands over what is there (_pull):
-            # no errors, no notifications, pending asks unchanged (so no wake_needed): only the timing remains.
-            start = _perf_counter()
-            allocation = allocate(attempt_id, (), (), (), ())
-            self.op_seconds["allocate"] += _perf_counter() - start
-            self.op_counts["allocate"] += 1
-            return allocation
-        clock = self.heartbeats
-        had_pending = clock is None or not clock.skip or self.scheduler.has_pending()
-        start = _perf_counter()
-        allocation = allocate(
-            attempt_id,
-            ask,
-            release,
-            blacklist.blacklist_additions if blacklist is not None else (),
-            blacklist.blacklist_removals if blacklist is not None else (),
-        )
-        self.op_seconds["allocate"] += _perf_counter() - start
-        self.op_counts["allocate"] += 1
-        for error in allocation.errors:
-            self.counters["invalid_resource_requests"] += 1
-            self.log.warning("invalid_resource_request", attempt=str(attempt_id), error=error)
-        self._on_notifications(allocation.notifications)
-        if not had_pending and self.scheduler.has_pending():
-            clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again
-        return allocation
-
-    def _update_requests(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any) -> None:
-        """The RM's own ask and release changes for ``attempt_id`` (promotions, increases and their temporary
-        containers: actors/_opportunisticams.py, actors/_containerresize.py), without pulling what waits for the
-        AM's next allocate (``CapacityScheduler.update_requests``)."""
-        clock = self.heartbeats
-        had_pending = clock is None or not clock.skip or self.scheduler.has_pending()
-        self._on_notifications(self.scheduler.update_requests(attempt_id, ask, release))
-        if not had_pending and self.scheduler.has_pending():
-            clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again
+    @handler
+    def on_allocate_distributed(self, msg: DistributedSchedulingAllocateRequest) -> None:
+        self.application_master_service.on_allocate_distributed(msg)
 
     @handler
     def on_finish_am(self, msg: FinishApplicationMasterRequest) -> None:
-        refusal = am_refusal(self, msg.application_attempt_id, msg.amrm_token, msg)
-        if refusal is not None:
-            self.reply(refusal)
-            return
-        attempt = self._current_attempt(msg.application_attempt_id)
-        restarts = self.restarts
-        if attempt is not None and restarts is not None:
-            refusal = restarts.not_registered(attempt.attempt_id)  # ApplicationMasterService.finishApplicationMaster
-            if refusal is not None:
-                self.reply(refusal)
-                return
-        if attempt is not None:
-            attempt.state = AttemptState.FINISHING
-            attempt.final_status = msg.final_application_status
-            app = self.apps[msg.application_attempt_id.application_id]
-            app.diagnostics = msg.diagnostics
-            if restarts is not None:
-                restarts.am_unregistered(app, attempt)
-            self.log.info(
-                "am_unregistered", attempt=str(attempt.attempt_id), final_status=msg.final_application_status.value
-            )
-        response = FinishApplicationMasterResponse(is_unregistered=attempt is not None)
-        self.reply(response)
+        self.application_master_service.on_finish_am(msg)
 
 
-# ResourceManager._dispatch_node_update hands NODE_UPDATE to the scheduler without the event record only while
-# dispatch and the scheduler's handle are these (tests set _DISPATCH to None to compare with the record path).
-_DISPATCH: Any = ResourceManager.dispatch
-#: ResourceManager._node_heartbeat settles a dispatched heartbeat that leaves its node a no-op (tests turn it off).
-SETTLE_AFTER_UPDATE = True
 ROLES.resource_manager = ResourceManager  # what the shortcuts compare with (actors/shortcuts/_roles.py)

@@ -225,6 +225,7 @@ class RMRestarts:
         rm.live = set()
         rm.resize = None
         rm.decommissioning = None
+        rm.services_changed()
         rm.secrets.nm_tokens_sent = {}
         self.awaiting = set()
 
@@ -309,7 +310,7 @@ class RMRestarts:
         if attempt is not None:
             attempt.completed.append(status)
         rm.live.add(cid)
-        rm._container_done(cid, status)
+        rm.dispatcher.container_done(cid, status)
 
     def _ready(self) -> None:
         self.rm.scheduler.allocation_paused = False
@@ -363,9 +364,9 @@ class RMRestarts:
             # the last attempt had ended and its successor was not stored yet
             if last.state is AttemptState.FAILED and app.counted_failures >= app.max_attempts:
                 app.diagnostics = f"Application {app.id} failed {app.max_attempts} times. Failing the application."
-                rm._finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED)
+                rm.app_manager.finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED)
             else:
-                rm._new_attempt(app)
+                rm.app_manager.new_attempt(app)
             return
         last.state = AttemptState.LAUNCHED
         last.last_heartbeat = rm.now  # AMLivelinessMonitor.register
@@ -428,7 +429,7 @@ class RMRestarts:
                 attempt = scheduler.attempts.get(attempt_id) if app is not None and not app.is_done else None
                 if attempt is not None:
                     attempt.completed.append(status)
-                rm._container_done(cid, status)
+                rm.dispatcher.container_done(cid, status)
                 continue
             reason = "work-preserving recovery is off" if not self.work_preserving else None
             if reason is None and cid in self._ended:

@@ -283,6 +283,7 @@ class FaultInjector:
         if link in NM_HEARTBEAT_LINKS:
             if cluster.rm is not None and cluster.rm.node_rules is None:
                 cluster.rm.node_rules = NodeHeartbeatRules(cluster.rm)
+                cluster.rm.services_changed()  # the heartbeat chain takes the rules
             retry_ms = nm_retry_interval_ms(conf)
             for nm in cluster.node_managers.values():
                 NodeStatusUpdater.of(nm).wait_for_answers(retry_ms)

@@ -98,7 +98,8 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
         and (decommissioning is None or not decommissioning.has_news(attempt_id.application_id))
     ):
         # Whether the call is a no-op (one function: this check runs at every AM heartbeat that is not dormant).
-        # rm._current_attempt and the state check in one: a RUNNING/FINISHING attempt is never done.
+        # ApplicationMasterService.current_attempt and the state check in one: a RUNNING/FINISHING attempt is never
+        # done.
         attempt = rm.attempts.get(attempt_id)
         # (only with the attempt's own AMRMToken: anything else goes to the RM as a request, to be refused there)
         if attempt is not None and attempt.state in _LIVE and am.amrm_token is attempt.amrm_token:

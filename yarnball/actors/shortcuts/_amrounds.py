@@ -156,10 +156,11 @@ def deliver_allocate(arg: tuple[Any, Any, Any]) -> None:
     ):
         rm._deliver((request, sender))
         return
-    # Actor._deliver and ResourceManager.on_allocate (self.reply(self._serve_allocate(msg))), inlined
+    # Actor._deliver and ResourceManager.on_allocate (ApplicationMasterService.on_allocate:
+    # rm.reply(serve_allocate(msg))), inlined
     rm._sender = sender
     try:
-        response = rm._serve_allocate(request)
+        response = rm.application_master_service.serve_allocate(request)
     except Exception as exc:
         rm._failed(exc, request, sender)
         return

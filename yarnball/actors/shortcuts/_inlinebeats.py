@@ -21,7 +21,7 @@ not stop in between (``_fire`` never calls ``Kernel.stop``, and ``R``'s time is 
   keep the message path; otherwise its ``_sender`` is the NM and ``on_node_heartbeat`` runs, an exception going to
   ``Actor._failed`` with the request (built only then). The RM's class must deliver with ``Actor._deliver`` and
   handle NodeHeartbeatRequest with ``ResourceManager.on_node_heartbeat``, whose work
-  (``ResourceManager.handle_node_heartbeat``) is called with the statuses the request would carry;
+  (``ResourceTrackerService.handle_node_heartbeat``) is called with the statuses the request would carry;
 * the NM (``NodeManager._send_heartbeat``): its changed statuses are taken and cleared. The NodeStatus is not built:
   the RM reads only its node id and statuses unless the opportunistic service is on, and the NM reports its queue
   state only then (both keep the message path).
@@ -98,7 +98,7 @@ class InlineHeartbeats:
         sender = nm.ref
         rm._sender = sender
         try:
-            rm.handle_node_heartbeat(nm.node_id, changes, None, sender)
+            rm.resource_tracker.handle_node_heartbeat(nm.node_id, changes, None, sender)
         except Exception as exc:
             status = NodeStatus(node_id=nm.node_id, response_id=response_id, container_statuses=tuple(changes))
             rm._failed(exc, NodeHeartbeatRequest(node_status=status), sender)

@@ -5,7 +5,7 @@ node whose heartbeat would only mark it RUNNING.
 actors/_heartbeats.py) wakes when a container it started turns RUNNING (``NodeManager._launch``): its next phase
 point ``p`` then sends a real heartbeat reporting only RUNNING statuses. When the RM's ``needs_heartbeat`` is False
 for the node at ``p`` (it is in the RM and the scheduler, nothing to clean up, ``node_update_is_noop``) that
-heartbeat takes the launched-only fast path (``ResourceManager._node_heartbeat`` and
+heartbeat takes the launched-only fast path (``ResourceTrackerService.node_heartbeat`` and
 ``CapacityScheduler.node_update_launched_only``), whose whole effect is: ``HeartbeatClock.real`` + 1; the RMNode's
 ``last_heartbeat = p``; each reported container still in ``rm.unlaunched`` leaves it and its RMContainer (unless
 reserved) becomes RUNNING; ``op_counts["NODE_UPDATE"]`` + 1; the RMNode's response id + 1, stored as the NM's
@@ -46,8 +46,9 @@ container-allocation expiry check (``unlaunched``) and node liveness check (``la
 interval change, stop or decommission. Between ``p`` and the settle only two readers can meet a deferred container:
 the scheduler ending it (a kill, a preemption, a release, its attempt removed), which reads an RMContainer's state
 only to tell RESERVED (a deferred one never is) or to keep RUNNING containers across attempts (the RM never asks
-for that); and ``_container_done`` popping it from ``unlaunched`` first, after which the settle's pop finds nothing
-and leaves the ended RMContainer (no longer in the scheduler) as it is: every state anyone can reach is the same.
+for that); and ``SchedulerEventDispatcher.container_done`` popping it from ``unlaunched`` first, after which the
+settle's pop finds nothing and leaves the ended RMContainer (no longer in the scheduler) as it is: every state anyone
+can reach is the same.
 The preemption monitor's snapshot reads an RMContainer's state only as RESERVED or not (and as a cache key).
 
 **The kernel.** The skipped event popped and queued nothing else, so no other event moves; it can be the highest
@@ -64,8 +65,9 @@ containers, AMRMProxy, packing or autoscaler: ``Cluster._skipping_proven``, whic
 the sharded and Ray backends never enable it), no per-link latency, no ``run_async``, no hooked ``Kernel._enter``,
 the Cluster's inline hand-over, an NM that has had a heartbeat answered and has the RM's interval, resume
 supervision and the stock response handler, an RM on this kernel that is running, without continuous scheduling
-or the opportunistic service, with the stock heartbeat handlers (an instance that replaces ``_node_heartbeat`` or
-``handle_node_heartbeat`` keeps every heartbeat). Per-link latencies must not be set in the middle of a run.
+or the opportunistic service, with the stock heartbeat handlers (a ResourceTrackerService that replaces
+``node_heartbeat`` or ``handle_node_heartbeat`` keeps every heartbeat). Per-link latencies must not be set in the
+middle of a run.
 tests/test_lazy_running.py compares busy runs with ``yarnball.simulation.lazy-running-reports`` on and off.
 
 Compiled with mypyc (yarnball/_native.py), with actors/_heartbeats.py: LazyRunning is a native class.
@@ -112,6 +114,7 @@ class LazyRunning:
         clock = self.clock
         kernel = clock.kernel
         rm = self.rm
+        tracker = rm.resource_tracker
         if (
             not self.enabled
             or not clock.skip
@@ -129,8 +132,8 @@ class LazyRunning:
             or rm._stopped
             # replaced on the instance (a spy)? read through the bound methods: never through ``__dict__``
             # (see _kernel.enter_replaced)
-            or getattr(rm._node_heartbeat, "__func__", None) is not type(rm)._node_heartbeat
-            or getattr(rm.handle_node_heartbeat, "__func__", None) is not type(rm).handle_node_heartbeat
+            or getattr(tracker.node_heartbeat, "__func__", None) is not type(tracker).node_heartbeat
+            or getattr(tracker.handle_node_heartbeat, "__func__", None) is not type(tracker).handle_node_heartbeat
             or type(clock._inline_set) is not InlineHeartbeats
         ):
             return False
@@ -178,8 +181,8 @@ class LazyRunning:
             and not rm.scheduler.continuous_scheduling
             and cls._deliver is _ACTOR_DELIVER
             and cls._handlers.get(NodeHeartbeatRequest) is ResourceManager.on_node_heartbeat
-            and cls._node_heartbeat is ResourceManager._node_heartbeat
-            and cls.handle_node_heartbeat is ResourceManager.handle_node_heartbeat
+            and type(rm.resource_tracker).node_heartbeat is ROLES.resource_tracker.node_heartbeat
+            and type(rm.resource_tracker).handle_node_heartbeat is ROLES.resource_tracker.handle_node_heartbeat
             and type(nm)._handlers.get(NodeHeartbeatResponse) is NodeManager.on_heartbeat_response
             and not rm.scheduler.placement.packs(len(rm.scheduler.nodes))
         )

@@ -77,7 +77,7 @@ def reply_is_noop(actor: Any, mtype: type) -> bool:
 def deliver_heartbeat_response(rm: Any, nm_ref: Any, response: Any, nm_handler: Any) -> None:
     """Send ``response`` to the NodeManager at ``nm_ref``, or store its response id at once when that is all its
     handling (``nm_handler``, ``NodeManager.on_heartbeat_response``) would do. A bare response id (an int) is a
-    plain response (``ResourceManager._node_heartbeat``), built only if it must be sent."""
+    plain response (``ResourceTrackerService.node_heartbeat``), built only if it must be sent."""
     if type(response) is int:
         deliver_plain_heartbeat_response(rm, nm_ref, response, nm_handler)
         return

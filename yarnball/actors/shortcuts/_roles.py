@@ -17,11 +17,13 @@ __all__ = ["ROLES", "Roles"]
 class Roles:
     """The registered role classes (None until their module is imported)."""
 
-    __slots__ = ("application_master", "node_manager", "resource_manager", "running_status")
+    __slots__ = ("application_master", "node_manager", "resource_manager", "resource_tracker", "running_status")
 
     def __init__(self) -> None:
         #: actors/_resourcemanager.py ``ResourceManager``
         self.resource_manager: Any = None
+        #: actors/_resourcetracker.py ``ResourceTrackerService``
+        self.resource_tracker: Any = None
         #: actors/_nodemanager.py ``NodeManager``
         self.node_manager: Any = None
         #: actors/_nodemanager.py ``running_status`` (the status reporting a container newly RUNNING)

@@ -248,7 +248,7 @@ class CapacityScheduler(EventHandlers):
         containers); without it and without packing it is ``allocate_containers_to_node``, whose first
         ``_allocate_on_node`` returns None before touching anything exactly when :meth:`node_update_is_noop`
         says so. :meth:`handle` would return no notification. The RM uses it for the heartbeats that report a
-        container RUNNING on a full node (actors/_resourcemanager.py ``_node_heartbeat``).
+        container RUNNING on a full node (actors/_resourcetracker.py ``node_heartbeat``).
         """
         node = self.nodes.get(node_id)
         if node is None:

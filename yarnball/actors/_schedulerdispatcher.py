@@ -1,0 +1,324 @@
+"""The dispatcher into the scheduler (``ResourceManager.SchedulerEventDispatcher``), with the RM's container books
+and the ContainerAllocationExpirer.
+
+Every scheduler event goes through :meth:`SchedulerEventDispatcher.dispatch` (``rm.dispatch``), which hands it to
+the CapacityScheduler, records the operation's count and wall-clock cost (SLS's SchedulerMetrics) and acts on what
+the scheduler answers: accepted and rejected applications and added attempts go to the RMAppManager
+(actors/_rmappmanager.py); allocated, reserved and completed containers are entered in the RM's books
+(``rm.live``, ``rm.unlaunched``) here. A node's NODE_UPDATE and an AM's allocate take their own entries
+(:meth:`~SchedulerEventDispatcher.node_update`, :meth:`~SchedulerEventDispatcher.allocate`), which do the same
+work without an event record when nothing can observe it.
+
+The optional services join as members chosen when the RM is built (:meth:`SchedulerEventDispatcher.build_chain`):
+*claimers* of a GUARANTEED allocation that serves them (a promotion, an increase), *absorbers* of a container the
+scheduler released that lives on (a demotion), *done listeners* of a container's end (an increase withdrawn), and
+*expirers* with the ContainerAllocationExpirer (increases the NM never applied). Without them the chains are empty.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from yarnball.actors._rmapp import AttemptState
+from yarnball.actors.shortcuts import OwnMethod
+from yarnball.policies.capacity import (
+    AppAccepted,
+    AppRejected,
+    AttemptAdded,
+    CapacityScheduler,
+    ContainerAllocated,
+    ContainerCompleted,
+    ContainerReserved,
+)
+from yarnball.protocols import (
+    ApplicationAttemptId,
+    ContainerExitStatus,
+    ContainerExpiredSchedulerEvent,
+    ContainerId,
+    ContainerPreemptEvent,
+    ContainerStatus,
+    NodeId,
+    NodeUpdateSchedulerEvent,
+)
+
+__all__ = ["SchedulerEventDispatcher"]
+
+# Whether the scheduler runs CapacityScheduler's own allocate / handle (shortcuts/_ownmethods.py; tests set
+# ``_CS_ALLOCATE.func`` to None to take the general path).
+_CS_ALLOCATE = OwnMethod(CapacityScheduler, "allocate")
+_CS_HANDLE = OwnMethod(CapacityScheduler, "handle")
+# (module constants: reading a member off an Enum class goes through EnumType.__getattr__'s slow attribute hook)
+_SUCCESS = ContainerExitStatus.SUCCESS
+_PREEMPTED = ContainerExitStatus.PREEMPTED
+_SCHEDULED = AttemptState.SCHEDULED
+_perf_counter = time.perf_counter
+# Scheduler event class -> its SchedulerEventType name (the op-count key), looked up once per class: reading an
+# enum member's ``value`` costs a descriptor call on every heartbeat.
+_EVENT_NAMES: dict[type, str] = {}
+
+
+class SchedulerEventDispatcher:
+    """The dispatcher of the RM ``rm`` into its scheduler (see the module docstring)."""
+
+    def __init__(self, rm: Any) -> None:
+        self.rm = rm
+        #: The members (chosen by build_chain).
+        self.claimers: tuple[Any, ...] = ()
+        self.absorbers: tuple[Any, ...] = ()
+        self.done_listeners: tuple[Any, ...] = ()
+        self.expirers: tuple[Any, ...] = ()
+        self.build_chain()
+
+    def build_chain(self) -> None:
+        """Choose the members from the RM's optional services (see the module docstring)."""
+        rm = self.rm
+        opportunistic, resize = rm.opportunistic, rm.resize
+        claimers: list[Any] = []
+        if opportunistic is not None:
+            claimers.append(opportunistic.on_guaranteed_allocated)  # it serves a promotion
+        if resize is not None:
+            claimers.append(resize.on_guaranteed_allocated)  # it serves an increase
+        self.claimers = tuple(claimers)
+        # a demoted container leaving the scheduler's books runs on as OPPORTUNISTIC
+        self.absorbers = (opportunistic.absorbs_release,) if opportunistic is not None else ()
+        self.done_listeners = (resize.on_container_done,) if resize is not None else ()
+        self.expirers = (resize.expire,) if resize is not None else ()  # increases the NM never applied
+
+    # -- the dispatcher -----------------------------------------------------------------------------------------
+    def dispatch(self, event: Any) -> None:
+        """Hand one scheduler event to the CapacityScheduler and act on its notifications."""
+        name = _EVENT_NAMES.get(type(event))
+        if name is None:
+            name = event.event_type.value
+            if "event_type" not in getattr(type(event), "__struct_fields__", ("event_type",)):
+                _EVENT_NAMES[type(event)] = name  # a class constant (ClassVar), not a field
+        rm = self.rm
+        start = _perf_counter()
+        notes = rm.scheduler.handle(event)
+        rm.op_seconds[name] += _perf_counter() - start
+        rm.op_counts[name] += 1
+        self.on_notifications(notes)
+
+    def node_update(self, node_id: NodeId, launched: list[Any], completed: list[Any]) -> None:
+        """``dispatch(NodeUpdateSchedulerEvent(node_id=node_id, newly_launched_containers=tuple(launched),
+        completed_containers=tuple(completed)))``, without the event record when nothing can observe it.
+
+        Exact: ``dispatch`` reads only the event's class (its op name, NODE_UPDATE) and hands the event to
+        ``CapacityScheduler.handle``, whose NODE_UPDATE handler reads only these three fields;
+        ``CapacityScheduler.node_update`` does that handler's work on them and returns the same notifications, and
+        the op count and time are recorded under the same name. The record stays where it could be seen: an
+        ``rm.dispatch`` replaced on the RM (tests record every scheduler event) or overridden in a subclass, and
+        a scheduler whose ``handle`` is replaced or overridden."""
+        rm = self.rm
+        scheduler = rm.scheduler
+        if (
+            # replaced or overridden: read through the bound methods, never through the scheduler's ``__dict__``
+            # (that would move its attribute values out of CPython's inline storage for the rest of the run: see
+            # _kernel.enter_replaced)
+            getattr(rm.dispatch, "__func__", None) is not _DISPATCH or not _CS_HANDLE.runs(scheduler, scheduler.handle)
+        ):
+            # (the same event as NodeUpdateSchedulerEvent(node_id=node.id) when there is nothing to report)
+            rm.dispatch(
+                NodeUpdateSchedulerEvent(
+                    node_id=node_id, newly_launched_containers=tuple(launched), completed_containers=tuple(completed)
+                )
+            )
+            return
+        start = _perf_counter()
+        notes = scheduler.node_update(node_id, launched, completed)
+        rm.op_seconds["NODE_UPDATE"] += _perf_counter() - start
+        rm.op_counts["NODE_UPDATE"] += 1
+        self.on_notifications(notes)
+
+    def on_container_preempt(self, msg: ContainerPreemptEvent) -> None:
+        """The preemption monitor's MARK_CONTAINER_FOR_PREEMPTION / MARK_CONTAINER_FOR_KILLABLE /
+        KILL_RESERVED_CONTAINER, put through the dispatcher like every scheduler event."""
+        rm = self.rm
+        rm.counters["preemption_" + msg.event_type.value.lower()] += 1
+        if rm.dormant:
+            rm.dormant.wake(msg.application_attempt_id)  # a mark reaches the AM in its next allocate
+        rm.dispatch(msg)
+
+    def continuous_scheduling(self) -> None:
+        rm = self.rm
+        start = time.perf_counter()
+        notes = rm.scheduler.continuous_scheduling_attempt()
+        rm.op_seconds["continuous_scheduling"] += time.perf_counter() - start
+        rm.op_counts["continuous_scheduling"] += 1
+        self.on_notifications(notes)
+
+    def allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:
+        """``CapacityScheduler.allocate`` for ``attempt_id``, its notifications acted on."""
+        rm = self.rm
+        scheduler = rm.scheduler
+        allocate = scheduler.allocate
+        if (
+            not ask
+            and not release
+            and (blacklist is None or not (blacklist.blacklist_additions or blacklist.blacklist_removals))
+            and _CS_ALLOCATE.runs(scheduler, allocate)  # (no __dict__ read: _kernel.enter_replaced)
+        ):
+            # A pull (most AM heartbeats): CapacityScheduler.allocate then only hands over what is there (_pull):
+            # no errors, no notifications, pending asks unchanged (so no wake_needed): only the timing remains.
+            start = _perf_counter()
+            allocation = allocate(attempt_id, (), (), (), ())
+            rm.op_seconds["allocate"] += _perf_counter() - start
+            rm.op_counts["allocate"] += 1
+            return allocation
+        clock = rm.heartbeats
+        had_pending = clock is None or not clock.skip or scheduler.has_pending()
+        start = _perf_counter()
+        allocation = allocate(
+            attempt_id,
+            ask,
+            release,
+            blacklist.blacklist_additions if blacklist is not None else (),
+            blacklist.blacklist_removals if blacklist is not None else (),
+        )
+        rm.op_seconds["allocate"] += _perf_counter() - start
+        rm.op_counts["allocate"] += 1
+        for error in allocation.errors:
+            rm.counters["invalid_resource_requests"] += 1
+            rm.log.warning("invalid_resource_request", attempt=str(attempt_id), error=error)
+        self.on_notifications(allocation.notifications)
+        if not had_pending and rm.scheduler.has_pending():
+            clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again
+        return allocation
+
+    def update_requests(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any) -> None:
+        """The RM's own ask and release changes for ``attempt_id`` (promotions, increases and their temporary
+        containers: actors/_opportunisticams.py, actors/_containerresize.py), without pulling what waits for the
+        AM's next allocate (``CapacityScheduler.update_requests``)."""
+        rm = self.rm
+        clock = rm.heartbeats
+        had_pending = clock is None or not clock.skip or rm.scheduler.has_pending()
+        self.on_notifications(rm.scheduler.update_requests(attempt_id, ask, release))
+        if not had_pending and rm.scheduler.has_pending():
+            clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again
+
+    # -- the scheduler's notifications ----------------------------------------------------------------------------
+    def on_notifications(self, notes: Any) -> None:
+        rm = self.rm
+        dormant = rm.dormant
+        if dormant:
+            dormant.notified(notes)  # an allocated / completed container wakes a dormant AM
+        for note in notes:
+            kind = type(note)
+            if kind is ContainerAllocated:
+                self.on_allocated(note)
+            elif kind is ContainerCompleted:
+                self.on_scheduler_completed(note)
+            elif kind is AppAccepted:
+                rm.app_manager.on_accepted(note.application_id)
+            elif kind is AppRejected:
+                rm.app_manager.on_rejected(note.application_id, note.diagnostics)
+            elif kind is AttemptAdded:
+                rm.app_manager.on_attempt_added(note.attempt_id)
+            elif kind is ContainerReserved:
+                rm.counters["containers_reserved"] += 1
+
+    def on_allocated(self, note: ContainerAllocated) -> None:
+        container = note.container
+        for claim in self.claimers:
+            if claim(note.attempt_id, container):
+                return  # it serves a promotion or an increase: not a container of its own
+        rm = self.rm
+        rm.counters["containers_allocated"] += 1
+        cid = container.id
+        node_id = container.node_id
+        log = rm.log
+        if log.is_enabled_for(logging.DEBUG):
+            # FiCaSchedulerApp.apply's "allocate: applicationAttemptId=... container=... host=... type=..." (debug)
+            log.debug(
+                "container_allocated",
+                attempt=str(note.attempt_id),
+                container=str(cid),
+                node=str(node_id),
+                type=note.locality,
+                memory_mb=container.resource.memory_mb,
+                vcores=container.resource.vcores,
+            )
+        now = rm.kernel.now
+        rm.live.add(cid)
+        rm.unlaunched[cid] = (now, node_id)
+        attempt_id = note.attempt_id
+        app = rm.apps.get(attempt_id.application_id)
+        if app is not None:
+            app.nodes.add(node_id)
+            if app.first_task_time is None and not note.is_am:
+                app.first_task_time = now
+            app.container_allocated(cid, now, container.resource, is_am=note.is_am)
+        if note.is_am:  # (the attempt is looked up for an AM container only)
+            attempt = rm.attempts.get(attempt_id)
+            if attempt is not None and attempt.state is _SCHEDULED:
+                rm.app_manager.launch_am(app, attempt, container)
+
+    def on_scheduler_completed(self, note: ContainerCompleted) -> None:
+        """The scheduler ended a container itself: the NM must kill it, and an AM container ends its attempt."""
+        for absorbs in self.absorbers:
+            if absorbs(note.container_id):
+                return  # a demoted container leaving the scheduler's books: it runs on as OPPORTUNISTIC
+        self.container_done(note.container_id, note.status)
+        rm = self.rm
+        node = rm.nodes.get(note.node_id)
+        if node is not None:
+            node.queue_cleanup(note.container_id)
+            rm._wake(note.node_id)
+
+    def container_done(self, cid: ContainerId, status: ContainerStatus) -> None:
+        """A container ended (reported by its NM, ended by the scheduler or the RM): out of the RM's books, counted,
+        and an AM container ends its attempt."""
+        rm = self.rm
+        dormant = rm.dormant
+        if dormant:
+            sleeper = dormant.get(cid.application_attempt_id)  # DormantAMs.wake, inline
+            if sleeper is not None:
+                sleeper.wake()  # its AM will hear of the completion
+        rm.unlaunched.pop(cid, None)
+        live = rm.live
+        if cid not in live:
+            return
+        live.discard(cid)
+        for listener in self.done_listeners:
+            listener(cid)
+        exit_status = status.exit_status
+        log = rm.log
+        if log.is_enabled_for(logging.DEBUG):
+            # (what the invariant checker reads, yarnball/_invariants.py: every container ends exactly once)
+            log.debug("container_finished", container=str(cid), exit_status=exit_status, diagnostics=status.diagnostics)
+        counters = rm.counters
+        if exit_status == _PREEMPTED:
+            counters["containers_preempted"] += 1
+        elif exit_status == _SUCCESS:
+            counters["containers_completed"] += 1
+        elif status.diagnostics.startswith("Container released on a *lost* node"):
+            counters["containers_lost"] += 1
+        else:
+            counters["containers_killed"] += 1
+        app = rm.apps.get(cid.application_attempt_id.application_id)
+        if app is not None:
+            app.container_finished(cid, rm.kernel.now, exit_status)  # before the attempt hears of it, as Hadoop
+        attempt_id = rm.am_containers.pop(cid, None)
+        if attempt_id is not None:
+            rm.app_manager.am_container_finished(attempt_id, status)
+
+    # -- ContainerAllocationExpirer -------------------------------------------------------------------------------
+    def check_container_expiry(self) -> None:
+        rm = self.rm
+        clock = rm.heartbeats
+        if clock is not None and clock.lazy is not None:
+            clock.lazy.settle_all()  # deferred RUNNING reports leave unlaunched (actors/shortcuts/_lazyrunning.py)
+        deadline = rm.now - rm.alloc_expiry_ms
+        for cid, (allocated_at, _node) in list(rm.unlaunched.items()):
+            if allocated_at < deadline:
+                rm.log.info("container_expired", container=str(cid))
+                rm.dispatch(ContainerExpiredSchedulerEvent(container_id=cid))
+        for expire in self.expirers:
+            expire(rm.now)
+
+
+# SchedulerEventDispatcher.node_update hands NODE_UPDATE to the scheduler without the event record only while
+# rm.dispatch and the scheduler's handle are these (tests set _DISPATCH to None to compare with the record path).
+_DISPATCH: Any = SchedulerEventDispatcher.dispatch
