@@ -4,6 +4,7 @@ yarnball does not read are named, and a Hadoop conf directory builds a Cluster."
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 from typing import Any
 
@@ -222,3 +223,19 @@ def test_cluster_signature_shows_its_parameters() -> None:
     assert [(p.name, p.kind, p.default) for p in init] == [
         (p.name, p.kind, p.default) for p in shown.values() if p.kind is not inspect.Parameter.VAR_KEYWORD
     ]
+
+
+def test_every_float_key_refuses_nan() -> None:
+    """``Float.parseFloat`` reads "NaN", so each float key needs a domain (protocols/_domains.py) to refuse it: a NaN
+    fraction, threshold or share would pass every comparison the policies make with it."""
+    from yarnball.launcher._clusterconf import normalized_conf
+    from yarnball.launcher._settings import TYPED_KEYS
+    from yarnball.policies.capacity import CapacitySchedulerConfiguration
+
+    floats = sorted(key for key, getter in TYPED_KEYS.items() if getter in ("get_float", "get_double"))
+    assert floats
+    for key in floats:
+        conf = Configuration()
+        conf.set(key, "NaN", source="--conf")
+        with pytest.raises(ConfigurationError, match=re.escape(key)):
+            CapacitySchedulerConfiguration(normalized_conf(conf)).validate()

@@ -72,6 +72,8 @@ DOMAINS: Final[dict[str, Domain]] = {
     k.TOTAL_PREEMPTION_PER_ROUND: _FRACTION,
     k.PREEMPTION_MAX_IGNORED_OVER_CAPACITY: _FRACTION,
     k.PREEMPTION_NATURAL_TERMINATION_FACTOR: _FRACTION,
+    k.INTRAQUEUE_PREEMPTION_MAX_ALLOWABLE_LIMIT: _FRACTION,
+    k.INTRAQUEUE_PREEMPTION_MINIMUM_THRESHOLD: _FRACTION,
     # OpportunisticContainerAllocatorAMService / NodeQueueLoadMonitor
     k.OPP_CONTAINER_ALLOCATION_NODES_NUMBER_USED: _positive("a positive number of nodes"),
     k.NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS: _PERIOD,
@@ -95,6 +97,8 @@ DOMAINS: Final[dict[str, Domain]] = {
     k.SLS_CONTAINER_VCORES: _SIZE,
     k.SLS_RUNNER_POOL_SIZE: _positive("a positive number of threads"),
     k.SLS_NM_RESOURCE_UTILIZATION_RATIO: _FINITE,
+    # (at most 1: checked when the sharded cluster is built, launcher/_shard.py)
+    k.RAY_RM_HOST_SHARE: _non_negative("a share of the NMs and AMs between 0 and 1 (yarnball)"),
 }
 
 #: The numeric sls-runner.xml keys, read (and so checked) once when the file is loaded.
