@@ -11,8 +11,8 @@ from skipping_helpers import TWO_QUEUES, assert_same_except, sls_outputs_equal_b
 from yarnball import ApplicationMaster
 from yarnball.actors import handler
 from yarnball.actors._kernel import URGENT
-from yarnball.actors.shortcuts._amdormancy import HeartbeatTimer
-from yarnball.actors.shortcuts._amheartbeats import _at_rm
+from yarnball.actors._shortcuts._amdormancy import HeartbeatTimer
+from yarnball.actors._shortcuts._amheartbeats import _at_rm
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.launcher.workloads._model import Workload

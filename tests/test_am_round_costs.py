@@ -14,7 +14,7 @@ from test_am_dormancy import QUEUES, _Recorder, _snapshot
 from yarnball.actors import _schedulerdispatcher
 from yarnball.actors._appmaster import ApplicationMaster, AskKey
 from yarnball.actors._kernel import enter_replaced
-from yarnball.actors.shortcuts._amdormancy import HeartbeatTimer
+from yarnball.actors._shortcuts._amdormancy import HeartbeatTimer
 from yarnball.launcher import Cluster, _embedded
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.launcher.workloads._model import Workload

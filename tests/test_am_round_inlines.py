@@ -1,4 +1,4 @@
-"""The AM round's inlined steps (shortcuts/_amdormancy.py Sleeper.wake) compute what the calls they replace did."""
+"""The AM round's inlined steps (_shortcuts/_amdormancy.py Sleeper.wake) compute what the calls they replace did."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from skipping_helpers import TWO_QUEUES
 
-from yarnball.actors.shortcuts._amheartbeats import _at_rm
+from yarnball.actors._shortcuts._amheartbeats import _at_rm
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.protocols import Configuration

@@ -1,4 +1,4 @@
-"""Shorter AM allocate rounds (shortcuts/_amrounds.py): early sleep and a firing with its allocate in one event give
+"""Shorter AM allocate rounds (_shortcuts/_amrounds.py): early sleep and a firing with its allocate in one event give
 the results of the longer rounds, event for event."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from skipping_helpers import assert_same_except
 from test_am_dormancy import PREEMPTION, QUEUES, PokingAM, _Recorder, _snapshot
 
 from yarnball.actors._kernel import NORMAL
-from yarnball.actors.shortcuts import _amrounds
-from yarnball.actors.shortcuts._amheartbeats import _at_rm
+from yarnball.actors._shortcuts import _amrounds
+from yarnball.actors._shortcuts._amheartbeats import _at_rm
 from yarnball.launcher import Cluster, _embedded
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.launcher.workloads._model import Workload

@@ -1,4 +1,4 @@
-"""A dormant AM's Sleeper is reused after a wake (shortcuts/_amdormancy.py DormantAMs.sleep) as a fresh one."""
+"""A dormant AM's Sleeper is reused after a wake (_shortcuts/_amdormancy.py DormantAMs.sleep) as a fresh one."""
 
 from __future__ import annotations
 

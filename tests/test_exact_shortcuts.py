@@ -1,4 +1,4 @@
-"""``yarnball.simulation.exact-shortcuts`` (actors/shortcuts): one key turns every exact shortcut off, and runs
+"""``yarnball.simulation.exact-shortcuts`` (actors/_shortcuts): one key turns every exact shortcut off, and runs
 with it off equal runs with it on and runs with each shortcut's own key off."""
 
 from __future__ import annotations

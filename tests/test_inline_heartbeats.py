@@ -1,4 +1,4 @@
-"""NM heartbeats handed to the RM inline (shortcuts/_inlinebeats.py): runs equal the message path, key for key."""
+"""NM heartbeats handed to the RM inline (_shortcuts/_inlinebeats.py): runs equal the message path, key for key."""
 
 from __future__ import annotations
 

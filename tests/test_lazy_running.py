@@ -1,4 +1,4 @@
-"""Lazily settled RUNNING reports (shortcuts/_lazyrunning.py): runs equal the phase-point heartbeats they replace."""
+"""Lazily settled RUNNING reports (_shortcuts/_lazyrunning.py): runs equal the phase-point heartbeats they replace."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from skipping_helpers import TWO_QUEUES, assert_same_except, sls_outputs_equal_both_ways
 
 from yarnball.actors._kernel import NORMAL
-from yarnball.actors.shortcuts._lazyrunning import LazyRunning
+from yarnball.actors._shortcuts._lazyrunning import LazyRunning
 from yarnball.errors import ConfigurationError
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec

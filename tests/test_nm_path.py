@@ -10,7 +10,7 @@ from yarnball.actors import Actor, Kernel
 from yarnball.actors._containerscheduler import ContainerScheduler
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager
-from yarnball.actors.shortcuts._quietreplies import deliver_plain_heartbeat_response
+from yarnball.actors._shortcuts._quietreplies import deliver_plain_heartbeat_response
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.launcher.workloads._model import Workload

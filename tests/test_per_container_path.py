@@ -177,7 +177,7 @@ def test_match_takes_the_request_pick_would_take() -> None:
 def test_heartbeat_response_with_work_is_delivered() -> None:
     """A bookkeeping-only response is stored at once; one carrying cleanup is delivered as a message."""
     from yarnball.actors._nodemanager import NodeManager
-    from yarnball.actors.shortcuts._quietreplies import deliver_heartbeat_response
+    from yarnball.actors._shortcuts._quietreplies import deliver_heartbeat_response
 
     kernel = Kernel()
     delivered: list[int] = []

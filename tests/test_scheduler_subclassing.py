@@ -1,5 +1,5 @@
 """CapacityScheduler compiled (a mypyc native class) or pure: Python subclasses still override it, and the RM's
-checks for a replaced or overridden scheduler method (actors/shortcuts/_ownmethods.py) are exact for both builds."""
+checks for a replaced or overridden scheduler method (actors/_shortcuts/_ownmethods.py) are exact for both builds."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_conf, submit
 
-from yarnball.actors.shortcuts._ownmethods import is_bound, sealed
+from yarnball.actors._shortcuts._ownmethods import is_bound, sealed
 from yarnball.policies.capacity import CapacityScheduler
 from yarnball.policies.capacity._state import SchedulerNode
 

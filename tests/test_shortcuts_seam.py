@@ -1,4 +1,4 @@
-"""The import structure of the exact shortcuts (actors/shortcuts/__init__.py): the rest of the package reaches them
+"""The import structure of the exact shortcuts (actors/_shortcuts/__init__.py): the rest of the package reaches them
 through the seam only, and they import no role actor module at run time (read from the sources' imports)."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from pathlib import Path
 
 import yarnball
 from yarnball.actors import Actor
-from yarnball.actors.shortcuts import ROLES
+from yarnball.actors._shortcuts import ROLES
 
 PACKAGE = Path(yarnball.__file__).resolve().parent
-SEAM = "yarnball.actors.shortcuts"
-SHORTCUTS = PACKAGE / "actors" / "shortcuts"
+SEAM = "yarnball.actors._shortcuts"
+SHORTCUTS = PACKAGE / "actors" / "_shortcuts"
 
 
 def _module_name(path: Path) -> str:
@@ -76,8 +76,8 @@ def test_the_role_modules_are_found() -> None:
 
 
 def test_only_the_seam_is_imported_from_outside() -> None:
-    """No module of the package outside actors/shortcuts imports one of its modules (or a private name of the
-    seam) other than through ``yarnball.actors.shortcuts``."""
+    """No module of the package outside actors/_shortcuts imports one of its modules (or a private name of the
+    seam) other than through ``yarnball.actors._shortcuts``."""
     offenders = []
     for path in sorted(PACKAGE.rglob("*.py")):
         if SHORTCUTS in path.parents:
@@ -124,7 +124,7 @@ def test_the_checker_sees_function_level_imports_and_skips_type_checking(tmp_pat
         "def f():\n    from yarnball.actors._resourcemanager import ResourceManager\n"
         "    from . import _roles\n"
     )
-    found = _runtime_imports(source, "yarnball.actors.shortcuts._probe")
+    found = _runtime_imports(source, "yarnball.actors._shortcuts._probe")
     assert "yarnball.actors._resourcemanager" in found
     assert "yarnball.actors._nodemanager" not in found
-    assert "yarnball.actors.shortcuts._roles" in found  # (relative, resolved)
+    assert "yarnball.actors._shortcuts._roles" in found  # (relative, resolved)

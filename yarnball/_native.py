@@ -44,7 +44,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.actors._amtasks",  # the AM's requests and the SLS AM's tasks per container: typed functions
     # actor-side helpers: native classes the actors call into on every heartbeat, never subclassed by users
     "yarnball.actors._heartbeats",
-    "yarnball.actors.shortcuts._lazyrunning",
+    "yarnball.actors._shortcuts._lazyrunning",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"

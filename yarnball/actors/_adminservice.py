@@ -36,7 +36,7 @@ def refresh_queues(rm: Any, msg: RefreshQueuesRequest) -> RefreshQueuesResponse:
     rm.counters["queue_refreshes"] += 1
     rm.log.info("queues_refreshed", source=msg.source, queues=sorted(rm.scheduler.queues))
     # Pending applications may have been activated and limits raised: wake whatever the shortcuts put to sleep
-    # because nothing could change (actors/shortcuts/_amdormancy.py, the heartbeat clock's skipping). A precaution: the
+    # because nothing could change (actors/_shortcuts/_amdormancy.py, the heartbeat clock's skipping). A precaution: the
     # shortcuts' own checks already kept them awake in every case tried (tests/test_queue_refresh.py).
     if rm.dormant:
         rm.dormant.wake_all()

@@ -50,7 +50,7 @@ from yarnball.actors._asktable import AskSpec, entry_request, take_changed
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._nmrpc import ContainerCalls
 from yarnball.actors._nodemanager import nm_actor_id
-from yarnball.actors.shortcuts import (
+from yarnball.actors._shortcuts import (
     NOOP_WHEN_ALL_OK,
     ROLES,
     HeartbeatTimer,
@@ -128,8 +128,8 @@ _NM_IDS: dict[str, str] = {}
 class ApplicationMaster(Actor):
     """Base class of every ApplicationMaster, SLS's simulated ones and users' own."""
 
-    #: May an allocate with nothing to send that would get nothing back be skipped (shortcuts/_amheartbeats.py), and
-    #: may the AM then sleep through its heartbeats until work appears (shortcuts/_amdormancy.py)? Only for AMs that
+    #: May an allocate with nothing to send that would get nothing back be skipped (_shortcuts/_amheartbeats.py), and
+    #: may the AM then sleep through its heartbeats until work appears (_shortcuts/_amdormancy.py)? Only for AMs that
     #: act on nothing but the response's containers, preemption message and node updates: such an AM must not read
     #: ``headroom``, ``num_cluster_nodes`` or ``_response_id`` between allocates that return something, since the
     #: values of skipped allocates are settled only when it wakes (headroom then being that of its last processed
@@ -182,7 +182,7 @@ class ApplicationMaster(Actor):
         self._amrm_id: str | None = None
         self.amrm_token: AMRMToken | None = None  # this attempt's, from the AM container's credentials
         self.nm_tokens: dict[NodeId, NMToken] = {}  # NMTokenCache: the attempt's NMToken per node
-        self._sleeper: Any = None  # set while dormant (actors/shortcuts/_amdormancy.py)
+        self._sleeper: Any = None  # set while dormant (actors/_shortcuts/_amdormancy.py)
         self._reset_attempt_state()
 
     def _reset_attempt_state(self) -> None:
@@ -338,7 +338,7 @@ class ApplicationMaster(Actor):
         for container in msg.containers_from_previous_attempts:  # kept across attempts: still running
             self.running[container.id] = container
         self.on_registered(msg)
-        # Actor.every's keys, with a timer a dormant AM can suspend and re-arm exactly (shortcuts/_amdormancy.py).
+        # Actor.every's keys, with a timer a dormant AM can suspend and re-arm exactly (_shortcuts/_amdormancy.py).
         self._heartbeat = HeartbeatTimer(self, self.heartbeat_interval_ms, self._allocate)
 
     @handler
@@ -672,7 +672,7 @@ class ApplicationMaster(Actor):
                     "container_stop_failed", container=str(request.container_id), diagnostics=request.diagnostics
                 )
 
-    # Both do nothing for a response without failed requests: the NM then leaves it out (shortcuts/_quietreplies.py).
+    # Both do nothing for a response without failed requests: the NM then leaves it out (_shortcuts/_quietreplies.py).
     # A subclass overriding them with @handler is sent every response. (With NMClient calls tracked, in a run with
     # faults on the AM -> NM links, they take every answer: every reply is sent there, the exact shortcuts being off.)
     setattr(on_start_response, NOOP_WHEN_ALL_OK, True)
@@ -712,7 +712,7 @@ _BASE_ALLOCATE = ApplicationMaster._allocate
 _BASE_MATCH = ApplicationMaster._match
 _BASE_REMOVE = ApplicationMaster.remove_container_request
 HeartbeatTimer.plain_deliver = ApplicationMaster._deliver
-ROLES.application_master = ApplicationMaster  # what the shortcuts compare with (actors/shortcuts/_roles.py)
+ROLES.application_master = ApplicationMaster  # what the shortcuts compare with (actors/_shortcuts/_roles.py)
 
 
 def _ask_key(entry: list[Any]) -> AskKey:

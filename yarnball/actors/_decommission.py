@@ -107,7 +107,7 @@ class DecommissioningNodes:
             self.updates.setdefault(app.id, {})[node_id] = kind
             attempt = app.current_attempt
             if attempt is not None and rm.dormant:
-                rm.dormant.wake(attempt.attempt_id)  # its next allocate has news (actors/shortcuts/_amdormancy.py)
+                rm.dormant.wake(attempt.attempt_id)  # its next allocate has news (actors/_shortcuts/_amdormancy.py)
 
     def after_allocate(self, attempt_id: Any, msg: Any, response: AllocateResponse) -> AllocateResponse:
         """This service as a processor after the default one in ApplicationMasterService's chain: the

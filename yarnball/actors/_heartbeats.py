@@ -61,7 +61,7 @@ class NodeBeat:
         self.armed = False
         self.due: Any = -1.0  # the phase point the armed event is for (a stale event does not match it)
         self.died_at: Any = None  # last phase point the NM was alive at, once it stopped (None: alive)
-        self.lazy: list[tuple[Any, list[Any]]] | None = None  # deferred RUNNING reports (shortcuts/_lazyrunning.py)
+        self.lazy: list[tuple[Any, list[Any]]] | None = None  # deferred RUNNING reports (_shortcuts/_lazyrunning.py)
 
 
 class HeartbeatClock:
@@ -70,17 +70,17 @@ class HeartbeatClock:
     def __init__(self, kernel: Kernel, *, skip: bool = True, skip_am: bool = False) -> None:
         self.kernel = kernel
         self.skip = skip
-        self.skip_am = skip_am  # skip idle AM allocate calls too (actors/shortcuts/_amheartbeats.py)
+        self.skip_am = skip_am  # skip idle AM allocate calls too (actors/_shortcuts/_amheartbeats.py)
         self.skipped_allocates = 0
         self.beats: dict[Any, NodeBeat] = {}  # NodeId -> NodeBeat
         # The RM's predicate and virtual heartbeat (set by the ResourceManager when it is given this clock).
         self.needs: Callable[[Any], bool] = lambda node_id: True
         self.virtual: Callable[[Any, Any], None] | None = None
-        # Hands a real heartbeat to the RM without the request's event, when that is exact (shortcuts/_inlinebeats.py;
+        # Hands a real heartbeat to the RM without the request's event, when that is exact (_shortcuts/_inlinebeats.py;
         # set by the embedded Cluster): returns False when the NM must send the request as a message.
         self._inline_set: Callable[[Any], bool] | None = None
         self._inline_call: Callable[[Any], bool] | None = None
-        #: Defers the RUNNING-only heartbeats of dormant nodes (shortcuts/_lazyrunning.py; set by the embedded Cluster).
+        #: Defers the RUNNING-only heartbeats of dormant nodes (_shortcuts/_lazyrunning.py; set by the embedded Cluster).
         self.lazy: Any = None
         self.real = 0
         self.virtual_count = 0
@@ -166,7 +166,7 @@ class HeartbeatClock:
 
     def _arm(self, beat: NodeBeat, t: Any) -> None:
         if beat.lazy is not None:
-            self.lazy.armed(beat, t)  # deferred RUNNING reports: settled, or reported at t (shortcuts/_lazyrunning.py)
+            self.lazy.armed(beat, t)  # deferred RUNNING reports: settled, or reported at t (_shortcuts/_lazyrunning.py)
         beat.armed = True
         beat.due = t
         # Owned by the NM whichever actor armed it (the NM itself, or the RM waking it): what the heartbeat sends has

@@ -25,7 +25,7 @@ so an entry at the heap's head below ``_far_edge`` is the smallest key of all, a
 earliest bucket into the heap whenever the heap is empty or its head is at or above ``_far_edge``: events are
 popped in exactly the key order of one heap. Parking takes the same sequence as queueing and changes no key. Since
 a parked time is ``>= now + FAR_WIDTH``, ``_far_edge > now`` whenever anything is parked: an event at ``now`` is below
-every parked one (shortcuts/_amrounds.py ``run_next`` compares it with the heads of the heap and of the now lane
+every parked one (_shortcuts/_amrounds.py ``run_next`` compares it with the heads of the heap and of the now lane
 only). ``len(_queue)`` counts only the heap's entries.
 
 **The now lane.** An event queued at ``now`` itself (a message without latency, a timer of delay 0: about half of a
@@ -189,12 +189,12 @@ class Kernel:
         #: (every event at ``now`` with a lower or equal priority has run). A run that stopped at ``until`` has run
         #: every event at ``until``: the priority is then ``PASSED``. The NM heartbeat clock relies on it.
         self.priority: int = -1
-        #: ``yarnball.simulation.exact-shortcuts``: False leaves no event out (actors/shortcuts/__init__.py). Read by
+        #: ``yarnball.simulation.exact-shortcuts``: False leaves no event out (actors/_shortcuts/__init__.py). Read by
         #: the shortcuts that have no switch of their own (quiet replies, a firing's allocate run inline).
         self.exact_shortcuts: bool = True
         #: The highest event (heap entry) processed so far at ``now`` (a sentinel key when none has, or when a run
         #: stopped at ``until``): an event that would have been queued at ``now`` with a key below it has run, one
-        #: with a key above it has not (the heap pops in key order; see shortcuts/_amdormancy.py, which relies on it).
+        #: with a key above it has not (the heap pops in key order; see _shortcuts/_amdormancy.py, which relies on it).
         self.high: tuple[Any, ...] = (start, -1, "", -1)
         # (time, priority, origin, origin's sequence, fn, arg, owner); (origin, sequence) is unique, so the
         # comparison never reaches fn.

@@ -39,7 +39,7 @@ from yarnball.actors._nmrpc import NodeCalls
 from yarnball.actors._nmstates import RESUMED_DIAGNOSTICS, NMContainerState, container_status, nm_state
 from yarnball.actors._nodestatusupdater import STOPPED_LIMIT, NodeStatusUpdater, registration
 from yarnball.actors._secretmanagers import NMSecretManagers, Rejections
-from yarnball.actors.shortcuts import ROLES, reply_is_noop
+from yarnball.actors._shortcuts import ROLES, reply_is_noop
 from yarnball.protocols import (
     ApplicationId,
     Configuration,
@@ -240,7 +240,7 @@ class NodeManager(Actor):
     #: None until the NM's first container ends (an idle node costs nothing for it) or such a run sets it.
     status_updater: NodeStatusUpdater | None
     #: The same updater where heartbeats are calls that wait for their answers (such a run), else None: what the
-    #: heartbeat paths (and actors/shortcuts/_quietreplies.py) test, one slot read on the ordinary path.
+    #: heartbeat paths (and actors/_shortcuts/_quietreplies.py) test, one slot read on the ordinary path.
     _hb_call: NodeStatusUpdater | None
     # The NM's memory of repeated AM calls (actors/_nmrpc.py): set only in a run with message faults on the NM's
     # container links (launcher/_faultinjector.py); None keeps the exact ordinary path.
@@ -529,7 +529,7 @@ class NodeManager(Actor):
             else:
                 self.after_call(delay, self._schedule, entry)
             started.append(cid)
-        if failed or not reply_is_noop(self, StartContainersResponse):  # actors/shortcuts/_quietreplies.py
+        if failed or not reply_is_noop(self, StartContainersResponse):  # actors/_shortcuts/_quietreplies.py
             self.reply(
                 StartContainersResponse(successfully_started_containers=tuple(started), failed_requests=tuple(failed))
             )
@@ -551,7 +551,7 @@ class NodeManager(Actor):
                         container_id=cid, diagnostics=f"Container {cid} is not handled by this NodeManager"
                     )
                 )
-        if failed or not reply_is_noop(self, StopContainersResponse):  # actors/shortcuts/_quietreplies.py
+        if failed or not reply_is_noop(self, StopContainersResponse):  # actors/_shortcuts/_quietreplies.py
             self.reply(
                 StopContainersResponse(successfully_stopped_containers=tuple(stopped), failed_requests=tuple(failed))
             )
@@ -747,7 +747,7 @@ class NodeManager(Actor):
         entry.state = _RUNNING
         entry.started_at = self.kernel.now
         container = entry.container
-        # _changed, inline; a dormant clock may leave the report for later (shortcuts/_lazyrunning.py), which keeps the
+        # _changed, inline; a dormant clock may leave the report for later (_shortcuts/_lazyrunning.py), which keeps the
         # container (a frozen record: its status is built from it, as here, only if it is reported after all)
         beat = self._beat
         if beat is not None and not beat.armed:
@@ -893,6 +893,6 @@ _HANDLERS: dict[type, Callable[[NodeManager, Any], None]] = {
     GetContainerStatusesRequest: NodeManager.on_get_container_statuses,
 }
 
-# What the shortcuts compare with and build (actors/shortcuts/_roles.py: they do not import this module).
+# What the shortcuts compare with and build (actors/_shortcuts/_roles.py: they do not import this module).
 ROLES.node_manager = NodeManager
 ROLES.running_status = running_status

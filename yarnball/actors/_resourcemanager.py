@@ -43,7 +43,7 @@ from yarnball.actors._rmappmanager import RMAppManager
 from yarnball.actors._rmrestart import RMRestarts
 from yarnball.actors._schedulerdispatcher import SchedulerEventDispatcher
 from yarnball.actors._secretmanagers import Rejections, RMSecretManagers
-from yarnball.actors.shortcuts import ROLES, DormantAMs
+from yarnball.actors._shortcuts import ROLES, DormantAMs
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import CapacityScheduler
 from yarnball.protocols import (
@@ -186,7 +186,7 @@ class ResourceManager(Actor):
                 f"{keys.DIST_SCHEDULING_ENABLED})"
             )
         self.heartbeats: HeartbeatClock | None = None
-        #: Dormant idle AMs by attempt id (shortcuts/_amdormancy.py); the hooks below wake them when work appears.
+        #: Dormant idle AMs by attempt id (_shortcuts/_amdormancy.py); the hooks below wake them when work appears.
         self.dormant = DormantAMs(self)
         #: AMRMTokens, NMTokens and container tokens (actors/_secretmanagers.py), keyed from the run's seed; and the
         #: requests refused for want of a token or an ACL (``rejections``: summary.json ``security``).
@@ -356,4 +356,4 @@ class ResourceManager(Actor):
         self.application_master_service.on_finish_am(msg)
 
 
-ROLES.resource_manager = ResourceManager  # what the shortcuts compare with (actors/shortcuts/_roles.py)
+ROLES.resource_manager = ResourceManager  # what the shortcuts compare with (actors/_shortcuts/_roles.py)

@@ -25,7 +25,7 @@ from typing import Any
 
 from yarnball.actors._actor import ActorRef
 from yarnball.actors._nodemanager import NodeManager
-from yarnball.actors.shortcuts import ROLES, deliver_heartbeat_response, deliver_plain_heartbeat_response
+from yarnball.actors._shortcuts import ROLES, deliver_heartbeat_response, deliver_plain_heartbeat_response
 from yarnball.protocols import (
     ApplicationId,
     Container,
@@ -249,7 +249,7 @@ class ResourceTrackerService:
 
     def handle_node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any, sender: ActorRef | None) -> None:
         """A heartbeat's processing through the chain, its response delivered to ``sender``; also called directly
-        for a heartbeat delivered inline (actors/shortcuts/_inlinebeats.py: no NodeStatus is built there,
+        for a heartbeat delivered inline (actors/_shortcuts/_inlinebeats.py: no NodeStatus is built there,
         ``status`` is None)."""
         self.settled = False
         response = self.process(node_id, statuses, status)
@@ -404,7 +404,7 @@ class ResourceTrackerService:
         deadline = rm.now - rm.nm_expiry_ms
         clock = rm.heartbeats
         if clock is not None and clock.lazy is not None:
-            clock.lazy.settle_all()  # deferred RUNNING reports' heartbeats (actors/shortcuts/_lazyrunning.py)
+            clock.lazy.settle_all()  # deferred RUNNING reports' heartbeats (actors/_shortcuts/_lazyrunning.py)
         if clock is not None and clock.skip:
             # A dormant NM is alive and heartbeating; its skipped heartbeats count (actors/_heartbeats.py).
             for n in rm.nodes.values():
@@ -420,4 +420,4 @@ class ResourceTrackerService:
             rm.dispatch(NodeRemovedSchedulerEvent(node_id=node.id))
 
 
-ROLES.resource_tracker = ResourceTrackerService  # what the shortcuts compare with (actors/shortcuts/_roles.py)
+ROLES.resource_tracker = ResourceTrackerService  # what the shortcuts compare with (actors/_shortcuts/_roles.py)

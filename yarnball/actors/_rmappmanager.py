@@ -249,7 +249,7 @@ class RMAppManager:
     def check_am_liveness(self) -> None:
         rm = self.rm
         if rm.dormant:
-            rm.dormant.settle_all()  # a dormant AM heartbeats all along (actors/shortcuts/_amdormancy.py)
+            rm.dormant.settle_all()  # a dormant AM heartbeats all along (actors/_shortcuts/_amdormancy.py)
         deadline = rm.now - rm.am_expiry_ms
         # (a recovered attempt is watched from its recovery on: AttemptRecoveredTransition registers it)
         awaiting = self.store.awaiting

@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 from yarnball.actors._rmapp import AttemptState
-from yarnball.actors.shortcuts import OwnMethod
+from yarnball.actors._shortcuts import OwnMethod
 from yarnball.policies.capacity import (
     AppAccepted,
     AppRejected,
@@ -45,7 +45,7 @@ from yarnball.protocols import (
 
 __all__ = ["SchedulerEventDispatcher"]
 
-# Whether the scheduler runs CapacityScheduler's own allocate / handle (shortcuts/_ownmethods.py; tests set
+# Whether the scheduler runs CapacityScheduler's own allocate / handle (_shortcuts/_ownmethods.py; tests set
 # ``_CS_ALLOCATE.func`` to None to take the general path).
 _CS_ALLOCATE = OwnMethod(CapacityScheduler, "allocate")
 _CS_HANDLE = OwnMethod(CapacityScheduler, "handle")
@@ -309,7 +309,7 @@ class SchedulerEventDispatcher:
         rm = self.rm
         clock = rm.heartbeats
         if clock is not None and clock.lazy is not None:
-            clock.lazy.settle_all()  # deferred RUNNING reports leave unlaunched (actors/shortcuts/_lazyrunning.py)
+            clock.lazy.settle_all()  # deferred RUNNING reports leave unlaunched (actors/_shortcuts/_lazyrunning.py)
         deadline = rm.now - rm.alloc_expiry_ms
         for cid, (allocated_at, _node) in list(rm.unlaunched.items()):
             if allocated_at < deadline:

@@ -68,7 +68,7 @@ _Task = SlsTask
 class _TraceAppMaster(ApplicationMaster):
     """Shared machinery: phases of tasks, requests, assignment of containers, reruns, finishing."""
 
-    quiet_when_idle = True  # SLS's AMs act only on allocated and completed containers (shortcuts/_amheartbeats.py)
+    quiet_when_idle = True  # SLS's AMs act only on allocated and completed containers (_shortcuts/_amheartbeats.py)
 
     def __init__(self, *, tasks: Sequence[TaskLike], **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]

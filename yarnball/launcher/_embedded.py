@@ -18,7 +18,7 @@ from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.actors._rmrestart import applications_of
-from yarnball.actors.shortcuts import InlineHeartbeats, LazyRunning, exact_shortcuts
+from yarnball.actors._shortcuts import InlineHeartbeats, LazyRunning, exact_shortcuts
 from yarnball.errors import ConfigurationError, SimulationError
 from yarnball.launcher._clusterconf import DEFAULT_CLUSTER_TIMESTAMP, ConfSource, normalized_conf
 from yarnball.launcher._elastic import Autoscaler, ElasticConfig, attach_autoscaler
@@ -91,7 +91,7 @@ class EmbeddedBackend:
             secret_seed=seed,  # the token master keys (actors/_secretmanagers.py)
         )
         self.kernel.spawn(self.rm, "rm")
-        # Every exact shortcut (actors/shortcuts) off at once when yarnball.simulation.exact-shortcuts is false.
+        # Every exact shortcut (actors/_shortcuts) off at once when yarnball.simulation.exact-shortcuts is false.
         exact = self.kernel.exact_shortcuts = exact_shortcuts(conf) and not self.live
         skip = exact and conf.get_bool(
             keys.SIMULATION_SKIP_IDLE_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS
@@ -108,7 +108,7 @@ class EmbeddedBackend:
             LazyRunning(self.heartbeats, self.rm)  # RUNNING-only heartbeats of dormant nodes settled lazily
         self.rm.dormant.enabled = exact and conf.get_bool(
             keys.SIMULATION_DORMANT_IDLE_AMS, keys.DEFAULT_SIMULATION_DORMANT_IDLE_AMS
-        )  # idle quiet AMs sleep until work appears (actors/shortcuts/_amdormancy.py); needs AM skipping
+        )  # idle quiet AMs sleep until work appears (actors/_shortcuts/_amdormancy.py); needs AM skipping
         self.heartbeat_interval_ms = conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
         self.node_managers: dict[str, NodeManager] = {}
         self.masters: list[ApplicationMaster] = []
@@ -395,7 +395,7 @@ class EmbeddedBackend:
         """Settle what the shortcuts deferred (what :meth:`run` does after its kernel loop)."""
         self.rm.dormant.settle_all()  # dormant AMs' skipped heartbeats, for whoever inspects the cluster now
         if self.heartbeats.lazy is not None:
-            self.heartbeats.lazy.settle_all()  # and deferred RUNNING reports' (actors/shortcuts/_lazyrunning.py)
+            self.heartbeats.lazy.settle_all()  # and deferred RUNNING reports' (actors/_shortcuts/_lazyrunning.py)
 
     # -- inspection -------------------------------------------------------------------------------------------
     @property

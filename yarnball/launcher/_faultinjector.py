@@ -24,7 +24,7 @@ What each kind does, and the Hadoop behaviour it exercises:
 - ``message_*``: actors/_messagefaults.py, with the allocate RPC's retries and response-id rules
   (actors/_amrpc.py), and on the NodeManager's links Hadoop's heartbeat and container-call rules
   (actors/_nmrpc.py). Message faults and every kind but node_lost run with the exact shortcuts' skipping off
-  (every heartbeat and allocate is a real message), which changes no result (actors/shortcuts).
+  (every heartbeat and allocate is a real message), which changes no result (actors/_shortcuts).
 """
 
 from __future__ import annotations
@@ -271,7 +271,7 @@ class FaultInjector:
     def _nm_rules(self, link: str) -> None:
         """Hadoop's rules for the NodeManager's RPCs (actors/_nmrpc.py) on the link's both ends, and every message
         of the NM's links a real one: the exact shortcuts that hand heartbeats inline, store plain responses' ids
-        and leave out quiet replies are off (they change no result: actors/shortcuts)."""
+        and leave out quiet replies are off (they change no result: actors/_shortcuts)."""
         cluster = self.cluster
         messages = self.messages
         assert messages is not None

@@ -168,7 +168,7 @@ class MetricsRecorder:
         rm = self.cluster.rm
         lazy = getattr(rm.heartbeats, "lazy", None)
         if lazy is not None:
-            lazy.settle_all()  # deferred RUNNING reports' heartbeats count in op_counts (shortcuts/_lazyrunning.py)
+            lazy.settle_all()  # deferred RUNNING reports' heartbeats count in op_counts (_shortcuts/_lazyrunning.py)
         scheduler = rm.scheduler
         queues = sorted(scheduler.queue_metrics(), key=lambda q: q.path)
         root = next((q for q in queues if q.path == "root"), None)

@@ -225,7 +225,7 @@ class SchedulerCore:
 
     def mark_launched(self, container_ids: Iterable[ContainerId]) -> None:
         """NODE_UPDATE's first step (``nodeUpdate``'s newly launched containers): mark each one RUNNING, a
-        reservation excepted. Also settles a launched-only NODE_UPDATE after the fact (shortcuts/_lazyrunning.py)."""
+        reservation excepted. Also settles a launched-only NODE_UPDATE after the fact (_shortcuts/_lazyrunning.py)."""
         containers = self._ctx.containers
         for cid in container_ids:
             rmc = containers.get(cid)

@@ -48,19 +48,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from yarnball.actors.shortcuts._amdormancy import DormantAMs, HeartbeatTimer
-from yarnball.actors.shortcuts._amheartbeats import idle_allocate
-from yarnball.actors.shortcuts._amrounds import hold_tell, sleep_after_response
-from yarnball.actors.shortcuts._inlinebeats import InlineHeartbeats
-from yarnball.actors.shortcuts._lazyrunning import LazyRunning
-from yarnball.actors.shortcuts._ownmethods import OwnMethod, is_bound, sealed
-from yarnball.actors.shortcuts._quietreplies import (
+from yarnball.actors._shortcuts._amdormancy import DormantAMs, HeartbeatTimer
+from yarnball.actors._shortcuts._amheartbeats import idle_allocate
+from yarnball.actors._shortcuts._amrounds import hold_tell, sleep_after_response
+from yarnball.actors._shortcuts._inlinebeats import InlineHeartbeats
+from yarnball.actors._shortcuts._lazyrunning import LazyRunning
+from yarnball.actors._shortcuts._ownmethods import OwnMethod, is_bound, sealed
+from yarnball.actors._shortcuts._quietreplies import (
     NOOP_WHEN_ALL_OK,
     deliver_heartbeat_response,
     deliver_plain_heartbeat_response,
     reply_is_noop,
 )
-from yarnball.actors.shortcuts._roles import ROLES, Roles  # first: the modules below read it
+from yarnball.actors._shortcuts._roles import ROLES, Roles  # first: the modules below read it
 from yarnball.protocols import keys
 
 __all__ = [

@@ -3,7 +3,7 @@
 A shortcut replaces a role actor's own method (``ResourceManager.on_allocate``, ``NodeManager.on_heartbeat_response``
 and the like) and must switch off when that method is overridden or replaced; so it compares against the base
 class's. Importing the role modules from here would close an import cycle (they import the shortcuts through the
-seam, actors/shortcuts/__init__.py), so each role module registers its class in :data:`ROLES` as its last
+seam, actors/_shortcuts/__init__.py), so each role module registers its class in :data:`ROLES` as its last
 statement instead, and the shortcuts read them at run time (a role actor exists, so its module has run).
 """
 

@@ -2,8 +2,8 @@
 
 Without this, a quiet AM (``ApplicationMaster.quiet_when_idle``) that has just handled an AllocateResponse and has
 nothing to send still pays one more heartbeat before it sleeps: its timer fires (``F``), the skipped-allocate
-check runs at the RM (``A``, actors/shortcuts/_amheartbeats.py), finds a no-op and only then makes the AM dormant
-(shortcuts/_amdormancy.py). With ``DormantAMs.early`` (on whenever dormancy is) the AM goes dormant at the end of the
+check runs at the RM (``A``, actors/_shortcuts/_amheartbeats.py), finds a no-op and only then makes the AM dormant
+(_shortcuts/_amdormancy.py). With ``DormantAMs.early`` (on whenever dormancy is) the AM goes dormant at the end of the
 response's handling instead, with the Sleeper that no-op ``A`` would have set up one tick later.
 
 **Why this is exact.** Let the response be handled at ``t`` and the AM's next firing be queued at ``t1 = t +
@@ -21,7 +21,7 @@ and every AM event wakes it first (``ApplicationMaster._deliver``). So the dorma
   opportunistic service, and the scheduler would return nothing (``CapacityScheduler.idle_allocate`` would not be
   None, checked now by :func:`scheduler_has_news` without its headroom; its only side effect, dropping preemption
   marks of containers no longer live, is unobservable: such a mark is never sent again). Whatever could change
-  that between now and ``A`` wakes the AM (the RM's hooks, actors/shortcuts/_amdormancy.py): a wake before ``t1``'s
+  that between now and ``A`` wakes the AM (the RM's hooks, actors/_shortcuts/_amdormancy.py): a wake before ``t1``'s
   firing finds no tick run (the suspended ``F`` simply goes live again: nothing changed), a wake between ``F``
   and ``A`` re-queues that ``A`` with its own key, as before.
 
@@ -55,7 +55,7 @@ not called by the loop either, so an inline event is then shown to it exactly wh
 ``ApplicationMaster._deliver`` itself (not replaced on the class or the instance), free (``_busy`` unset) and awake
 (no Sleeper) runs its tick as ``Actor._deliver`` would (``_sender``, the call, ``_failed`` on an exception): nothing
 else happens on that path for a ``_Tick``. The RM's ``_allocate`` with no asks, releases or blacklist changes and
-``CapacityScheduler.allocate`` itself (neither replaced nor overridden: actors/shortcuts/_ownmethods.py) is a pull
+``CapacityScheduler.allocate`` itself (neither replaced nor overridden: actors/_shortcuts/_ownmethods.py) is a pull
 (``CapacityScheduler._pull``): it returns no errors and no notifications and leaves the pending asks unchanged, so
 only its timing is kept. Methods replaced by tests are found through the bound method, never by reading an instance
 ``__dict__`` (see ``_kernel.enter_replaced``).
@@ -68,7 +68,7 @@ from typing import Any
 from yarnball.actors._actor import Actor, ActorRef
 from yarnball.actors._kernel import NORMAL, Kernel, enter_replaced
 from yarnball.actors._rmapp import AttemptState
-from yarnball.actors.shortcuts._roles import ROLES
+from yarnball.actors._shortcuts._roles import ROLES
 from yarnball.policies.capacity import CapacityScheduler
 from yarnball.protocols import AllocateRequest
 

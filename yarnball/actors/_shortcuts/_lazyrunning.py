@@ -55,12 +55,12 @@ The preemption monitor's snapshot reads an RMContainer's state only as RESERVED 
 event at ``p`` (``Kernel.high``/``priority``) only until the next event pops, which is above it, and nothing runs in
 between. The sequences it took are not taken: each origin's later sequences are all one lower, or (a wake that
 without deferral found the clock armed now arms it) one higher, which keeps the order of every origin's own events;
-events of different origins never compare sequences; a dormant AM's sequence arithmetic (shortcuts/_amdormancy.py)
+events of different origins never compare sequences; a dormant AM's sequence arithmetic (_shortcuts/_amdormancy.py)
 starts from the AM's counter when it goes dormant and no NM wake runs as a dormant AM. Only
 ``Kernel.events_processed`` differs, as for the inline heartbeats.
 
 **Where the heartbeat stays.** Deferral needs what makes the fast path exact at ``p`` and the inline hand-over the
-path it takes (actors/shortcuts/_inlinebeats.py): skipping on (so zero latency, an embedded kernel, no opportunistic
+path it takes (actors/_shortcuts/_inlinebeats.py): skipping on (so zero latency, an embedded kernel, no opportunistic
 containers, AMRMProxy, packing or autoscaler: ``Cluster._skipping_proven``, which switches this off with the rest;
 the sharded and Ray backends never enable it), no per-link latency, no ``run_async``, no hooked ``Kernel._enter``,
 the Cluster's inline hand-over, an NM that has had a heartbeat answered and has the RM's interval, resume
@@ -79,8 +79,8 @@ from typing import TYPE_CHECKING, Any
 
 from yarnball.actors._actor import Actor, ActorRef
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
-from yarnball.actors.shortcuts._inlinebeats import InlineHeartbeats
-from yarnball.actors.shortcuts._roles import ROLES
+from yarnball.actors._shortcuts._inlinebeats import InlineHeartbeats
+from yarnball.actors._shortcuts._roles import ROLES
 from yarnball.protocols import NodeHeartbeatRequest, NodeHeartbeatResponse
 
 if TYPE_CHECKING:

@@ -13,12 +13,12 @@ replies, once delivered, do nothing an outside observer could see:
 sequence)`` and compares sequences only within one origin: an event that is not queued takes no sequence, which
 shifts the later sequences of its origin (the NM, the RM) all alike and leaves every comparison unchanged. An event
 whose only effect is nothing does not change the order of the others (the heap pops in key order), and the kernel's
-position marks (``Kernel.high``, ``Kernel.priority``, read by the heartbeat clock and shortcuts/_amdormancy.py) are the
+position marks (``Kernel.high``, ``Kernel.priority``, read by the heartbeat clock and _shortcuts/_amdormancy.py) are the
 same whenever anything else runs (the first event to run after the left-out one has a key above it). What delivery
 would also do is checked before leaving it out: a stopped receiver would log a dead letter (the receiver is alive,
 not decommissioning, under the "resume" supervision policy, and with zero latency the delivery would be at this
 same instant, where nothing stops it), a reply to an ``ask`` resolves a future (only plain actor senders qualify),
-and waking a dormant AM changes nothing observable (dormancy is exact, actors/shortcuts/_amdormancy.py). The heartbeat
+and waking a dormant AM changes nothing observable (dormancy is exact, actors/_shortcuts/_amdormancy.py). The heartbeat
 response id is stored at once: with zero latency the NM runs nothing that reads it before the delivery would have
 (its next heartbeat is at a later phase point).
 """

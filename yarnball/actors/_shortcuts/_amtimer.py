@@ -1,5 +1,5 @@
-"""An AM's heartbeat timer: ``Actor.every`` with the same event keys, that dormancy (shortcuts/_amdormancy.py) can
-suspend and re-arm at an exact key; AM heartbeat skipping (shortcuts/_amheartbeats.py) fires it."""
+"""An AM's heartbeat timer: ``Actor.every`` with the same event keys, that dormancy (_shortcuts/_amdormancy.py) can
+suspend and re-arm at an exact key; AM heartbeat skipping (_shortcuts/_amheartbeats.py) fires it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from heapq import heappush
 from typing import Any
 
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL, TimerHandle
-from yarnball.actors.shortcuts._amrounds import run_next
+from yarnball.actors._shortcuts._amrounds import run_next
 
 __all__ = ["HeartbeatTimer"]
 
@@ -36,7 +36,7 @@ class HeartbeatTimer(TimerHandle):
         self.due = 0.0
         self.seq = -1
         #: True while the firing's tick runs; the allocate it sends to the RM is then ``held`` (an event entry) and
-        #: run at the end of the firing when it is the very next event (actors/shortcuts/_amrounds.py).
+        #: run at the end of the firing when it is the very next event (actors/_shortcuts/_amrounds.py).
         self.firing = False
         self.held: tuple[Any, ...] | None = None
         #: ``self._fire``, bound once (the fn of every firing's entry; a slotted timer's methods cannot be replaced).

@@ -40,7 +40,7 @@ from typing import Any
 
 from yarnball.actors._actor import Actor, ActorRef
 from yarnball.actors._kernel import NORMAL
-from yarnball.actors.shortcuts._roles import ROLES
+from yarnball.actors._shortcuts._roles import ROLES
 from yarnball.protocols import NodeHeartbeatRequest, NodeStatus
 
 __all__ = ["InlineHeartbeats"]

@@ -1,6 +1,6 @@
 """Dormant idle ApplicationMasters: no kernel event at all while a quiet AM has nothing to send or receive.
 
-With AM heartbeat skipping (shortcuts/_amheartbeats.py) an idle quiet AM still costs two events a heartbeat: its timer
+With AM heartbeat skipping (_shortcuts/_amheartbeats.py) an idle quiet AM still costs two events a heartbeat: its timer
 firing (``F``) and the no-op check at the RM (``A``, which has the key the AllocateRequest's delivery would have).
 With ``yarnball.simulation.dormant-idle-ams`` (on by default, and only where AM skipping is on) an AM whose check
 was a no-op and which still has nothing to send goes *dormant*: its timer is suspended and nothing is queued for it.
@@ -43,8 +43,8 @@ from heapq import heappush
 from typing import Any
 
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL
-from yarnball.actors.shortcuts._amheartbeats import _at_rm
-from yarnball.actors.shortcuts._amtimer import HeartbeatTimer
+from yarnball.actors._shortcuts._amheartbeats import _at_rm
+from yarnball.actors._shortcuts._amtimer import HeartbeatTimer
 
 __all__ = ["DormantAMs", "HeartbeatTimer", "Sleeper"]
 
@@ -184,7 +184,7 @@ class DormantAMs(dict):  # type: ignore[type-arg]
         self.rm = rm
         #: Set by the Cluster from ``yarnball.simulation.dormant-idle-ams`` where AM skipping is proven.
         self.enabled = False
-        #: Sleep right after a response that leaves the AM idle, one tick early (actors/shortcuts/_amrounds.py).
+        #: Sleep right after a response that leaves the AM idle, one tick early (actors/_shortcuts/_amrounds.py).
         self.early = True
         #: The last woken Sleeper, reused by the next :meth:`sleep` (Sleeper.wake sets it).
         self.spare: Sleeper | None = None

@@ -18,7 +18,7 @@ and sequence), so everything that runs before the RM would have handled the requ
   skipped, ``ApplicationMaster.on_allocate_response``).
 
 The AM's timer still fires at every phase point (so timing is identical by construction) unless the AM goes
-dormant after a no-op (``yarnball.simulation.dormant-idle-ams``, actors/shortcuts/_amdormancy.py: no events at all until
+dormant after a no-op (``yarnball.simulation.dormant-idle-ams``, actors/_shortcuts/_amdormancy.py: no events at all until
 work appears); what is saved here is the request and response messages, the scheduler's allocate with its
 Allocation and the response handling. Only the
 scheduler's ``allocate`` operation count differs between the two modes (tests/test_am_heartbeat_skipping.py).
@@ -30,9 +30,9 @@ from typing import Any
 
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._rmapp import AttemptState
-from yarnball.actors.shortcuts._amrounds import deliver_allocate
-from yarnball.actors.shortcuts._amtimer import HeartbeatTimer
-from yarnball.actors.shortcuts._roles import ROLES
+from yarnball.actors._shortcuts._amrounds import deliver_allocate
+from yarnball.actors._shortcuts._amtimer import HeartbeatTimer
+from yarnball.actors._shortcuts._roles import ROLES
 from yarnball.protocols import AllocateRequest, ResourceBlacklistRequest
 
 __all__ = ["idle_allocate"]
@@ -115,7 +115,7 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
                 rm.heartbeats.skipped_allocates += 1
                 dormant = rm.dormant
                 if dormant.enabled:
-                    dormant.sleep(am, attempt, progress)  # actors/shortcuts/_amdormancy.py
+                    dormant.sleep(am, attempt, progress)  # actors/_shortcuts/_amdormancy.py
                 return
     request = AllocateRequest(
         application_attempt_id=attempt_id,
