@@ -78,8 +78,8 @@ def test_sleeper_takes_the_am_id_and_its_next_sequence() -> None:
     def sleeping(am: Any, attempt: Any, progress: float) -> None:
         expected = cluster.kernel.sequence(am.id)
         sleep(am, attempt, progress)
-        if am._sleeper is not None:
-            made.append((am._sleeper.origin == am.id, am._sleeper.c == expected))
+        if am.sleeper is not None:
+            made.append((am.sleeper.origin == am.id, am.sleeper.c == expected))
 
     rm.dormant.sleep = sleeping  # type: ignore[method-assign]
     cluster.run(until_ms=300_000)

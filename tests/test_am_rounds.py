@@ -10,7 +10,7 @@ from skipping_helpers import assert_same_except
 from test_am_dormancy import PREEMPTION, QUEUES, PokingAM, _Recorder, _snapshot
 
 from yarnball.actors._kernel import NORMAL
-from yarnball.actors._shortcuts import _amrounds
+from yarnball.actors._shortcuts import _amrounds, _routes
 from yarnball.actors._shortcuts._amheartbeats import _at_rm
 from yarnball.launcher import Cluster, _embedded
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
@@ -209,7 +209,7 @@ class _Marks:
 
 
 def _run_inline(workload: Workload, inline: bool, props: dict[str, object] | None = None, hooked: bool = True) -> dict:
-    _amrounds.inline_allocates = inline
+    _routes.inline_allocates = inline
     try:
         cluster = Cluster(Configuration(dict(props or {})), workload.nodes, seed=3)
         rec = _Everything(cluster) if hooked else _Marks(cluster)
@@ -217,7 +217,7 @@ def _run_inline(workload: Workload, inline: bool, props: dict[str, object] | Non
         with captured_events() as events:
             cluster.run(until_ms=3_600_000)
     finally:
-        _amrounds.inline_allocates = True
+        _routes.inline_allocates = True
     return {
         **_snapshot(cluster),
         "events": events,
@@ -250,14 +250,14 @@ def test_an_allocate_with_an_event_before_it_is_queued() -> None:
     is not the next event, so it is queued, and everything matches queueing it always."""
     runs = {}
     for inline in (True, False):
-        _amrounds.inline_allocates = inline
+        _routes.inline_allocates = inline
         try:
             cluster = Cluster(Configuration({}), WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4).build().nodes)
             rec = _Everything(cluster)
             cluster.submit(PokingAM(name="poker"))
             cluster.run(until_ms=400_000)
         finally:
-            _amrounds.inline_allocates = True
+            _routes.inline_allocates = True
         runs[inline] = (_snapshot(cluster), rec.trace, dict(cluster.kernel._seqs), rec.pushed_allocates)
     on, off = runs[True], runs[False]
     assert 1 <= on[3] < off[3]  # some allocates ran inline, the poked one was queued
@@ -303,10 +303,8 @@ def test_scheduler_news_agrees_with_idle_allocate(monkeypatch: pytest.MonkeyPatc
             answers.append((news, headroom is None, bool(app is not None and app.preempt)))
             return headroom
 
-    # The cluster builds a Checked; the early check reads its state as for a CapacityScheduler (which it is, plus
-    # the recording): otherwise it would ask this idle_allocate, the very answer it is compared with.
+    # The cluster builds a Checked; the early check asks its allocate_has_news (CapacityScheduler's).
     monkeypatch.setattr(_embedded, "CapacityScheduler", Checked)
-    monkeypatch.setattr(_amrounds, "CapacityScheduler", Checked)
     workload = synthetic_workload(40, 20, seed=7, queues=("a", "b"), maps=(5, 30), reduces=(0, 4), load=2.0)
     cluster = Cluster(Configuration(dict(PREEMPTION)), workload.nodes, seed=3)
     assert type(cluster.scheduler) is Checked

@@ -33,7 +33,7 @@ def test_a_reused_sleeper_holds_what_a_new_one_would() -> None:
         expected = (rm, am, attempt, attempt.attempt_id, am.id, timer.interval, timer.due, timer.seq)
         expected += (kernel.sequence(am.id), attempt.response_id, progress, 0)
         sleep(am, attempt, progress)
-        sleeper = am._sleeper
+        sleeper = am.sleeper
         if sleeper is None:
             return
         assert tuple(getattr(sleeper, name) for name in _SLOTS) == expected
@@ -54,4 +54,4 @@ def test_a_woken_sleeper_becomes_the_spare() -> None:
     sleeper = next(iter(dormant.values()))
     am = sleeper.am
     sleeper.wake()
-    assert dormant.spare is sleeper and am._sleeper is None and sleeper.attempt_id not in dormant
+    assert dormant.spare is sleeper and am.sleeper is None and sleeper.attempt_id not in dormant

@@ -8,9 +8,8 @@ from skipping_helpers import TWO_QUEUES, run_state
 
 from yarnball.actors import Actor, Kernel
 from yarnball.actors._containerscheduler import ContainerScheduler
-from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager
-from yarnball.actors._shortcuts._quietreplies import deliver_plain_heartbeat_response
+from yarnball.actors._shortcuts._routes import deliver_heartbeat_response
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.launcher.workloads._model import Workload
@@ -121,7 +120,7 @@ def _nm_and_rm(interval: int = 1000) -> tuple[Kernel, Any, NodeManager, list[Nod
 def test_plain_response_id_is_stored_at_once() -> None:
     """A plain response for a free NM with the RM's interval is not sent: only its response id is stored."""
     kernel, rm, nm, delivered = _nm_and_rm()
-    deliver_plain_heartbeat_response(rm, nm.ref, 7, NodeManager.on_heartbeat_response)
+    deliver_heartbeat_response(rm, nm.ref, NodeHeartbeatResponse(response_id=7, next_heartbeat_interval_ms=1000))
     kernel.run(until=1)
     assert nm.response_id == 7 and delivered == []
 
@@ -129,7 +128,7 @@ def test_plain_response_id_is_stored_at_once() -> None:
 def test_plain_response_with_a_new_interval_is_sent_in_full() -> None:
     """A plain response carrying an interval the NM does not use yet is delivered, equal to the full response."""
     kernel, rm, nm, delivered = _nm_and_rm(interval=3000)
-    deliver_plain_heartbeat_response(rm, nm.ref, 5, NodeManager.on_heartbeat_response)
+    deliver_heartbeat_response(rm, nm.ref, NodeHeartbeatResponse(response_id=5, next_heartbeat_interval_ms=3000))
     assert nm.response_id == 0
     kernel.run(until=1)
     full = NodeHeartbeatResponse(
@@ -139,20 +138,23 @@ def test_plain_response_with_a_new_interval_is_sent_in_full() -> None:
     assert delivered == [full] and nm.response_id == 5 and nm.heartbeat_interval_ms == 3000
 
 
-def test_node_heartbeat_returns_a_full_response_when_there_is_cleanup() -> None:
-    """The RM answers with a response id alone only when there is nothing to clean up on the node."""
+def test_node_heartbeat_returns_a_plain_response_unless_there_is_cleanup() -> None:
+    """The RM's response is plain (NORMAL, nothing to clean up, its interval) when there is nothing to clean up on
+    the node, and carries the cleanup otherwise: always a NodeHeartbeatResponse."""
     workload = _busy()
     cluster = Cluster(Configuration(QUEUES), workload.nodes, seed=4)
     cluster.run(until_ms=5_000)
     rm = cluster.rm
     node_id = next(iter(rm.nodes))
     plain = rm.resource_tracker.node_heartbeat(node_id, ())
-    assert type(plain) is int and plain == rm.nodes[node_id].response_id
+    assert plain == NodeHeartbeatResponse(
+        response_id=rm.nodes[node_id].response_id, next_heartbeat_interval_ms=rm.heartbeat_interval_ms
+    )
     cid = ContainerId(ATTEMPT, 99)
     rm.nodes[node_id].queue_cleanup(cid)
     full = rm.resource_tracker.node_heartbeat(node_id, ())
     assert isinstance(full, NodeHeartbeatResponse) and full.containers_to_cleanup == (cid,)
-    assert full.response_id == plain + 1
+    assert full.response_id == plain.response_id + 1
     assert isinstance(rm.resource_tracker.node_heartbeat(NodeId("nowhere"), ()), NodeHeartbeatResponse)  # RESYNC
 
 
@@ -246,27 +248,6 @@ def test_a_queue_ends_the_quiet_books() -> None:
     node.kit.run(until=1)
     assert not node.nm.container_scheduler.quiet  # not forced: GUARANTEED containers are queued, then started
     assert node.running_since(ContainerId(ATTEMPT, 1)) == 0
-
-
-def test_inline_hook_is_called_as_a_bound_method() -> None:
-    """HeartbeatClock.inline keeps what was set; a callable object is called through its bound __call__."""
-    clock = HeartbeatClock(Kernel())
-
-    class Hook:
-        def __call__(self, nm: Any) -> bool:
-            return True
-
-    hook = Hook()
-    clock.inline = hook
-    assert clock.inline is hook and clock._inline_call == hook.__call__
-    clock.inline = None
-    assert clock.inline is None and clock._inline_call is None
-
-    def fn(nm: Any) -> bool:
-        return False
-
-    clock.inline = fn
-    assert clock._inline_call is fn
 
 
 def test_completed_containers_leave_no_cyclic_garbage() -> None:

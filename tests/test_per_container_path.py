@@ -177,7 +177,7 @@ def test_match_takes_the_request_pick_would_take() -> None:
 def test_heartbeat_response_with_work_is_delivered() -> None:
     """A bookkeeping-only response is stored at once; one carrying cleanup is delivered as a message."""
     from yarnball.actors._nodemanager import NodeManager
-    from yarnball.actors._shortcuts._quietreplies import deliver_heartbeat_response
+    from yarnball.actors._shortcuts._routes import deliver_heartbeat_response
 
     kernel = Kernel()
     delivered: list[int] = []
@@ -199,12 +199,11 @@ def test_heartbeat_response_with_work_is_delivered() -> None:
             delivered.append(entry[5][0].response_id)
 
     kernel._enter = entered  # type: ignore[method-assign]
-    on_response = NodeManager.on_heartbeat_response
     cid = _container("h", 1, ExecutionType.GUARANTEED, 1).id
-    deliver_heartbeat_response(rm, nm.ref, NodeHeartbeatResponse(response_id=3), on_response)
+    deliver_heartbeat_response(rm, nm.ref, NodeHeartbeatResponse(response_id=3))
     assert nm.response_id == 3 and delivered == []
     work = NodeHeartbeatResponse(response_id=4, containers_to_cleanup=(cid,))
-    deliver_heartbeat_response(rm, nm.ref, work, on_response)
+    deliver_heartbeat_response(rm, nm.ref, work)
     assert nm.response_id == 3
     kernel.run(until=1)
     assert delivered == [4] and nm.response_id == 4

@@ -1,16 +1,17 @@
-"""The import structure of the exact shortcuts (actors/_shortcuts/__init__.py): the rest of the package reaches them
-through the seam only, and they import no role actor module at run time (read from the sources' imports)."""
+"""The seam of the exact shortcuts (actors/_shortcuts/__init__.py): the rest of the package reaches them through the
+package only, they import no role actor module at run time (read from the sources' imports), no module patches a
+class it imported, and the roles' answers are typed (no response that is a bare int)."""
 
 from __future__ import annotations
 
 import ast
 import importlib
 import inspect
+import typing
 from pathlib import Path
 
 import yarnball
 from yarnball.actors import Actor
-from yarnball.actors._shortcuts import ROLES
 
 PACKAGE = Path(yarnball.__file__).resolve().parent
 SEAM = "yarnball.actors._shortcuts"
@@ -104,15 +105,47 @@ def test_shortcut_modules_import_no_role_actor_at_run_time() -> None:
     assert offenders == []
 
 
-def test_the_roles_are_registered_by_their_modules() -> None:
-    from yarnball.actors._appmaster import ApplicationMaster
-    from yarnball.actors._nodemanager import NodeManager, running_status
-    from yarnball.actors._resourcemanager import ResourceManager
+def _patches(path: Path) -> list[tuple[str, str]]:
+    """``Name.attr = ...`` (or ``+=``) anywhere in ``path`` where ``Name`` is a name the module imported with
+    ``from m import Name``: a class (or registry) of another module changed from this one."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    imported = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                for alias in node.names}  # fmt: skip
+    found = []
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AugAssign, ast.AnnAssign)) else []  # fmt: skip
+        for target in targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in imported:
+                found.append((target.value.id, target.attr))
+    return found
 
-    assert ROLES.resource_manager is ResourceManager
-    assert ROLES.node_manager is NodeManager
-    assert ROLES.running_status is running_status
-    assert ROLES.application_master is ApplicationMaster
+
+def test_no_module_patches_what_it_imported() -> None:
+    """No class attribute or registry of another module is set at import or run time (the roles are passed to the
+    layer when the cluster is built, or expose what it asks)."""
+    offenders = {_module_name(p): found for p in sorted(PACKAGE.rglob("*.py")) if (found := _patches(p))}
+    assert offenders == {}
+
+
+def test_the_patch_reader_sees_a_class_patched(tmp_path: Path) -> None:
+    """The reader itself: an attribute set on an imported name is found, one set on a local object is not."""
+    source = tmp_path / "_probe.py"
+    source.write_text(
+        "from m import Timer, ROLES\nTimer.deliver = 1\nROLES.am += 1\nclass C: pass\nC.x = 2\n"
+        "def f(obj):\n    obj.y = 3\n"
+    )
+    assert _patches(source) == [("Timer", "deliver"), ("ROLES", "am")]
+
+
+def test_heartbeat_responses_are_typed_responses() -> None:
+    """ResourceTrackerService's heartbeat chain answers with a NodeHeartbeatResponse, never a bare response id."""
+    from yarnball.actors._resourcetracker import ResourceTrackerService
+    from yarnball.protocols import NodeHeartbeatResponse
+
+    for name in ("node_heartbeat", "_respond", "_respond_updated"):
+        hints = typing.get_type_hints(getattr(ResourceTrackerService, name))
+        assert hints["return"] is NodeHeartbeatResponse, name
 
 
 def test_the_checker_sees_function_level_imports_and_skips_type_checking(tmp_path: Path) -> None:
@@ -122,9 +155,9 @@ def test_the_checker_sees_function_level_imports_and_skips_type_checking(tmp_pat
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n    from yarnball.actors._nodemanager import NodeManager\n"
         "def f():\n    from yarnball.actors._resourcemanager import ResourceManager\n"
-        "    from . import _roles\n"
+        "    from . import _routes\n"
     )
     found = _runtime_imports(source, "yarnball.actors._shortcuts._probe")
     assert "yarnball.actors._resourcemanager" in found
     assert "yarnball.actors._nodemanager" not in found
-    assert "yarnball.actors._shortcuts._roles" in found  # (relative, resolved)
+    assert "yarnball.actors._shortcuts._routes" in found  # (relative, resolved)

@@ -128,7 +128,7 @@ class Actor:
         cls._handlers = table
 
     # -- identity and lifecycle --------------------------------------------------------------------------------
-    def _spawned(self, kernel: Kernel, actor_id: str) -> ActorRef:
+    def spawn_on(self, kernel: Kernel, actor_id: str) -> ActorRef:
         """Register on ``kernel`` under ``actor_id`` and schedule ``on_start`` (what ``kernel.spawn`` does)."""
         return _spawn(kernel, self, actor_id)
 
@@ -198,7 +198,7 @@ class Actor:
             _dead_letter((self.ref.id, message, sender))
         if self.kernel.actors.get(self.ref.id) is self:
             del self.kernel.actors[self.ref.id]
-        self.ref._actor = None
+        self.ref.detach()
 
     # -- timers ------------------------------------------------------------------------------------------------
     def every(self, interval: float, what: Any, *, start: float | None = None) -> TimerHandle:
@@ -264,6 +264,48 @@ class Actor:
         task: Task[Any] = Task(self.kernel, coro)
         task.add_done_callback(lambda t: self._task_done(t, _PROCESS, None))
         return task
+
+    # -- delivery in place of an event (for the exact shortcuts, actors/_shortcuts) ---------------------------
+    @property
+    def inbox(self) -> Callable[[tuple[Any, ActorRef | None]], None]:
+        """What a delivery event of this actor calls with ``(message, sender)``: its ``_deliver``, or whatever
+        intercepts it on the instance (message faults, an RM restart's queue, a test's spy)."""
+        return self._deliver
+
+    @property
+    def is_stopped(self) -> bool:
+        return self._stopped
+
+    def is_free(self) -> bool:
+        """Running and not inside a handler: a message delivered now is handled at once."""
+        return not self._stopped and not self._busy
+
+    def is_idle(self) -> bool:
+        """Free, with nothing waiting in the mailbox."""
+        return not self._stopped and not self._busy and not self._mailbox
+
+    def delivers_plainly(self) -> bool:
+        """Whether deliveries run ``Actor._deliver`` itself: neither overridden by the class nor intercepted on the
+        instance."""
+        return getattr(self._deliver, "__func__", None) is Actor._deliver
+
+    def deliver(self, message: Any, sender: ActorRef | None) -> None:
+        """Hand ``message`` from ``sender`` to this actor now, exactly as its delivery event would (a stopped actor
+        makes it a dead letter, a busy one queues it)."""
+        self._deliver((message, sender))
+
+    def timer_tick(self, fn: Callable[[], Any]) -> Any:
+        """The item a timer of this actor delivers (:meth:`deliver`) to run ``fn()`` through the mailbox."""
+        return _Tick(fn)
+
+    def track_timer(self, handle: TimerHandle) -> None:
+        """Cancel ``handle`` when this actor stops or restarts (as the timers of :meth:`every` and :meth:`after`)."""
+        self._track(handle)
+
+    @classmethod
+    def handler_for(cls, mtype: type) -> Callable[..., Any] | None:
+        """The handler this class runs for a message of exactly ``mtype`` (None: none of its own)."""
+        return cls._handlers.get(mtype)
 
     # -- delivery ----------------------------------------------------------------------------------------------
     def _deliver(self, arg: tuple[Any, ActorRef | None]) -> None:

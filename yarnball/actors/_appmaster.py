@@ -30,7 +30,6 @@ container carries its own container token (protocols/_tokens.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from heapq import heappush
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
@@ -47,12 +46,10 @@ from yarnball.actors._amtasks import (
     remove_request,
 )
 from yarnball.actors._asktable import AskSpec, entry_request, take_changed
-from yarnball.actors._kernel import NORMAL
 from yarnball.actors._nmrpc import ContainerCalls
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.actors._shortcuts import (
     NOOP_WHEN_ALL_OK,
-    ROLES,
     HeartbeatTimer,
     hold_tell,
     idle_allocate,
@@ -182,7 +179,8 @@ class ApplicationMaster(Actor):
         self._amrm_id: str | None = None
         self.amrm_token: AMRMToken | None = None  # this attempt's, from the AM container's credentials
         self.nm_tokens: dict[NodeId, NMToken] = {}  # NMTokenCache: the attempt's NMToken per node
-        self._sleeper: Any = None  # set while dormant (actors/_shortcuts/_amdormancy.py)
+        #: The AM's Sleeper while it is dormant (actors/_shortcuts/_amdormancy.py), else None.
+        self.sleeper: Any = None
         self._reset_attempt_state()
 
     def _reset_attempt_state(self) -> None:
@@ -350,16 +348,56 @@ class ApplicationMaster(Actor):
         self.log.warning("request_refused", exception_class=msg.exception, message=msg.message)
 
     def _deliver(self, arg: tuple[Any, Any]) -> None:
-        if self._sleeper is not None:
-            self._sleeper.wake()  # anything the AM runs wakes it first: it may send, and it takes sequences
+        if self.sleeper is not None:
+            self.sleeper.wake()  # anything the AM runs wakes it first: it may send, and it takes sequences
         Actor._deliver(self, arg)
         if type(arg[0]) is AllocateResponse and self.quiet_when_idle and type(self)._allocate is _BASE_ALLOCATE:
             sleep_after_response(self)  # idle after this response: dormant now, not a tick later (_amrounds.py)
 
     def stop(self) -> None:
-        if self._sleeper is not None:
-            self._sleeper.drop()
+        if self.sleeper is not None:
+            self.sleeper.drop()
         super().stop()
+
+    # -- what the exact shortcuts ask of an ApplicationMaster (actors/_shortcuts) ------------------------------
+    @property
+    def heartbeat_timer(self) -> Any:
+        """The allocate heartbeat's timer (a HeartbeatTimer once registered; None before, or once it ended)."""
+        return self._heartbeat
+
+    def has_nothing_to_send(self) -> bool:
+        """Whether its next allocate would carry no changed ask, release or container update."""
+        return not (self._changed or self._release or self._updates)
+
+    def direct_rm(self) -> Any:
+        """The ResourceManager actor its allocates go to, when they go to it directly (no AMRMProxy in between) and
+        it is hosted on this AM's kernel; else None."""
+        if self._amrm_id is not None:
+            return None
+        if type(self).rm is ApplicationMaster.rm:
+            return self.kernel.actors.get(self.rm_id)
+        return self.rm.local_actor()  # a subclass's own rm
+
+    @property
+    def response_id(self) -> int:
+        """The response id of the last AllocateResponse taken (its next allocate sends it)."""
+        return self._response_id
+
+    @response_id.setter
+    def response_id(self, value: int) -> None:
+        self._response_id = value
+
+    @property
+    def progress(self) -> float:
+        """The progress its allocates report: 1.0 once it unregisters, else 0.0."""
+        return 1.0 if self._unregistering else 0.0
+
+    def idle_response(self, response_id: int, headroom: Resource, num_cluster_nodes: int) -> None:
+        """An allocate that carried and returned nothing, taken as :meth:`on_allocate_response` takes its empty
+        response (whose callbacks are all skipped)."""
+        self._response_id = response_id
+        self.headroom = headroom
+        self.num_cluster_nodes = num_cluster_nodes
 
     @handler
     def on_terminated(self, msg: ContainerTerminated) -> None:
@@ -510,11 +548,10 @@ class ApplicationMaster(Actor):
             asks = ()
         release, self._release = tuple(self._release), []
         updates, self._updates = tuple(self._updates), []
-        progress = 1.0 if self._unregistering else 0.0
         request = AllocateRequest(
             application_attempt_id=self.attempt_id,
             response_id=self._response_id,
-            progress=progress,
+            progress=1.0 if self._unregistering else 0.0,
             ask=asks,
             release=release,
             update_requests=updates,
@@ -624,27 +661,9 @@ class ApplicationMaster(Actor):
         nm_id = _NM_IDS.get(host)
         if nm_id is None:
             nm_id = _NM_IDS[host] = nm_actor_id(host)
-        kernel = self.kernel
-        actor = kernel.actors.get(nm_id)
         if self._nm_calls is not None:
             self._nm_calls.sent("start", container, nm_id, request)  # answered, retried or failed (_nmrpc.py)
-        if actor is None or kernel._latency:
-            kernel.lookup(nm_id).tell(request, self.ref)
-            return
-        # kernel.lookup(nm_id).tell(request, self.ref) for an NM hosted here without latency, inline (Kernel.lookup
-        # gives the actor's own ref; ActorRef.tell's common case: the same key, time, NORMAL, origin, sequence).
-        origin = kernel.current
-        seqs = kernel._seqs
-        seq = seqs.get(origin, 0)
-        seqs[origin] = seq + 1
-        now = kernel.now
-        t = now + (kernel.default_latency + 0)
-        heappush(
-            kernel._now if t == now else kernel._queue,
-            (t, NORMAL, origin, seq, actor._deliver, (request, self.ref), actor.ref.id),
-        )
-        if kernel._wakeup is not None:
-            kernel._wakeup.set()
+        self.kernel.lookup(nm_id).tell(request, self.ref)
 
     def stop_container(self, container: Container) -> None:
         """Ask the container's NodeManager to kill it (exit status KILLED_BY_APPMASTER)."""
@@ -711,8 +730,6 @@ class ApplicationMaster(Actor):
 _BASE_ALLOCATE = ApplicationMaster._allocate
 _BASE_MATCH = ApplicationMaster._match
 _BASE_REMOVE = ApplicationMaster.remove_container_request
-HeartbeatTimer.plain_deliver = ApplicationMaster._deliver
-ROLES.application_master = ApplicationMaster  # what the shortcuts compare with (actors/_shortcuts/_roles.py)
 
 
 def _ask_key(entry: list[Any]) -> AskKey:

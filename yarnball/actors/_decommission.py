@@ -172,8 +172,7 @@ class DecommissioningNodes:
         response = self.next_heartbeat(node_id, statuses, status)
         if self._used(node_id)[2] == 0:
             self._finish(node_id, "drained")
-            response_id = response if type(response) is int else response.response_id
-            return self._shutdown(node_id, response_id)
+            return self._shutdown(node_id, response.response_id)
         return response
 
     def _timeout(self, node_id: NodeId) -> None:

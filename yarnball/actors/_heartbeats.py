@@ -33,11 +33,10 @@ attributes, no methods replaced on instances), and times are typed ``Any`` so th
 from __future__ import annotations
 
 from collections.abc import Callable
-from heapq import heappush
-from types import FunctionType, MethodType
 from typing import Any
 
-from yarnball.actors._kernel import FAR_WIDTH, Kernel
+from yarnball.actors._kernel import Kernel
+from yarnball.actors._shortcuts import heartbeat_route
 
 __all__ = ["HEARTBEAT", "HeartbeatClock", "NodeBeat"]
 
@@ -76,11 +75,14 @@ class HeartbeatClock:
         # The RM's predicate and virtual heartbeat (set by the ResourceManager when it is given this clock).
         self.needs: Callable[[Any], bool] = lambda node_id: True
         self.virtual: Callable[[Any, Any], None] | None = None
-        # Hands a real heartbeat to the RM without the request's event, when that is exact (_shortcuts/_inlinebeats.py;
-        # set by the embedded Cluster): returns False when the NM must send the request as a message.
-        self._inline_set: Callable[[Any], bool] | None = None
-        self._inline_call: Callable[[Any], bool] | None = None
-        #: Defers the RUNNING-only heartbeats of dormant nodes (_shortcuts/_lazyrunning.py; set by the embedded Cluster).
+        #: How a phase point's heartbeat goes: nowhere, a virtual heartbeat or the real request (the exact
+        #: shortcuts' one route choice, actors/_shortcuts/_routes.py).
+        self.route: Callable[[HeartbeatClock, Any], None] = heartbeat_route
+        #: Sends a real heartbeat's request, run in place when it is the next event anyway (``send(ref, request,
+        #: sender)``, set by the embedded Cluster's exact shortcuts); None: as a message.
+        self.inline: Callable[[Any, Any, Any], None] | None = None
+        #: Defers the RUNNING-only heartbeats of dormant nodes (_shortcuts/_lazyrunning.py; set by the embedded
+        #: Cluster).
         self.lazy: Any = None
         self.real = 0
         self.virtual_count = 0
@@ -89,21 +91,6 @@ class HeartbeatClock:
         # priorities are global and a heartbeat ties with other events exactly as on one kernel.
         self.indices: dict[str, int] = {}
         self._undefined = 0  # nodes started without define(): indexed after the defined ones, in start order
-
-    @property
-    def inline(self) -> Callable[[Any], bool] | None:
-        return self._inline_set
-
-    @inline.setter
-    def inline(self, value: Callable[[Any], bool] | None) -> None:
-        self._inline_set = value
-        # What _fire calls: a callable object's __call__ as a bound method (calling the object itself goes through
-        # its type's call slot, which costs more at every heartbeat).
-        if value is None or isinstance(value, (FunctionType, MethodType)):
-            self._inline_call = value
-        else:
-            callable_object: Any = value  # (mypy does not see a Callable's __call__ as callable)
-            self._inline_call = callable_object.__call__
 
     def define(self, hostname: str) -> int:
         """Give the node on ``hostname`` the next node index (its heartbeat priority); defining again keeps it."""
@@ -143,11 +130,11 @@ class HeartbeatClock:
         if beat.lazy is not None:
             self.lazy.flush(beat)
         beat.armed = False
-        t = self._next(beat) - beat.interval
+        t = self.next_phase_point(beat) - beat.interval
         beat.died_at = t if t > beat.start else None
 
     # -- scheduling --------------------------------------------------------------------------------------------
-    def _next(self, beat: NodeBeat) -> Any:  # (a time: int or float, see NodeBeat)
+    def next_phase_point(self, beat: NodeBeat) -> Any:  # (a time: int or float, see NodeBeat)
         """The first phase point after the current position (a heartbeat at ``now`` counts if it has not run)."""
         now = self.kernel.now
         interval = beat.interval
@@ -177,41 +164,33 @@ class HeartbeatClock:
         delay = t - now
         if delay < 0:
             raise ValueError(f"cannot schedule into the past (delay={delay})")
-        origin = kernel.current
-        seqs: dict[str, int] = kernel._seqs  # (typed: the compiled build's dict operations are direct)
-        seq = seqs.get(origin, 0)
-        seqs[origin] = seq + 1
-        entry = (now + delay, beat.priority, origin, seq, self._fire_bound, beat, beat.owner)
-        if delay >= FAR_WIDTH:
-            kernel.park(entry)  # (the next phase point, a second ahead: out of the heap until the run nears it)
-        else:
-            heappush(kernel._queue, entry)
-            if kernel._wakeup is not None:
-                kernel._wakeup.set()
+        origin, seq = kernel.next_key()
+        # (the next phase point, a second ahead, is parked: out of the heap until the run nears it)
+        kernel.queue((now + delay, beat.priority, origin, seq, self._fire_bound, beat, beat.owner))
 
     def wake(self, beat: NodeBeat) -> None:
         """Make sure ``beat``'s next phase point is processed (skip mode: something may need it)."""
         if not beat.armed and beat.died_at is None:
-            self._arm(beat, self._next(beat))
+            self._arm(beat, self.next_phase_point(beat))
 
     def wake_node(self, node_id: Any) -> None:
         beat = self.beats.get(node_id)
         if beat is not None and not beat.armed and beat.died_at is None:
-            self._arm(beat, self._next(beat))
+            self._arm(beat, self.next_phase_point(beat))
 
     def wake_needed(self) -> None:
         """Wake every dormant node the RM now needs (pending asks appeared): O(nodes), on that transition only."""
         needs = self.needs
         for node_id, beat in self.beats.items():
             if not beat.armed and beat.died_at is None and needs(node_id):
-                self._arm(beat, self._next(beat))
+                self._arm(beat, self.next_phase_point(beat))
 
     def processed(self, node_id: Any) -> None:
         """The RM finished a heartbeat of ``node_id``: keep the node armed if its next heartbeat may matter."""
         if self.skip:
             beat = self.beats.get(node_id)
             if beat is not None and not beat.armed and beat.died_at is None and self.needs(node_id):
-                self._arm(beat, self._next(beat))
+                self._arm(beat, self.next_phase_point(beat))
 
     def _fire(self, beat: NodeBeat) -> None:
         now = self.kernel.now
@@ -219,22 +198,11 @@ class HeartbeatClock:
             return  # superseded (the interval changed or the NM stopped)
         beat.armed = False
         nm = beat.nm
-        if nm._stopped:
+        if nm.is_stopped:
             return
         if not self.skip:
             self._arm(beat, now + beat.interval)
-            self.real += 1
-            inline = self._inline_call
-            if inline is None or not inline(nm):
-                nm.heartbeat_now()
-        elif nm._changes or nm.response_id == 0:
-            self.real += 1
-            inline = self._inline_call
-            if inline is None or not inline(nm):
-                nm.heartbeat_now()
-        elif self.needs(nm.node_id):
-            self.virtual_count += 1
-            self.virtual(nm.node_id, nm.ref)  # type: ignore[misc]
+        self.route(self, nm)
 
     def last_heartbeat(self, node_id: Any, recorded: Any) -> Any:
         """When the RM last heard from ``node_id``, counting a dormant NM's skipped phase points while it lives."""
@@ -243,7 +211,7 @@ class HeartbeatClock:
             return recorded
         if beat.died_at is not None:
             return max(recorded, beat.died_at)
-        if beat.nm._stopped:
+        if beat.nm.is_stopped:
             return recorded
-        t = self._next(beat) - beat.interval
+        t = self.next_phase_point(beat) - beat.interval
         return max(recorded, t) if t > beat.start else recorded

@@ -25,8 +25,8 @@ so an entry at the heap's head below ``_far_edge`` is the smallest key of all, a
 earliest bucket into the heap whenever the heap is empty or its head is at or above ``_far_edge``: events are
 popped in exactly the key order of one heap. Parking takes the same sequence as queueing and changes no key. Since
 a parked time is ``>= now + FAR_WIDTH``, ``_far_edge > now`` whenever anything is parked: an event at ``now`` is below
-every parked one (_shortcuts/_amrounds.py ``run_next`` compares it with the heads of the heap and of the now lane
-only). ``len(_queue)`` counts only the heap's entries.
+every parked one (:meth:`Kernel.run_if_next` compares it with the heads of the heap and of the now lane only).
+``len(_queue)`` counts only the heap's entries.
 
 **The now lane.** An event queued at ``now`` itself (a message without latency, a timer of delay 0: about half of a
 busy run's events) goes into a second heap, ``_now``, instead of the main one, so that it is not sifted to the top
@@ -219,6 +219,8 @@ class Kernel:
         self._running = False
         self._stop_requested = False
         self._wakeup: asyncio.Event | None = None
+        #: Whether the current run is :meth:`run_async` (an event may then arrive from outside between two events).
+        self.running_async = False
         self.events_processed = 0
         #: The time of the last event processed (``now`` may have moved on to a ``run(until=...)`` bound since).
         self.last_event_time: float = start
@@ -265,6 +267,68 @@ class Kernel:
         seq = self._seqs.get(origin, 0)
         self._seqs[origin] = seq + 1
         return origin, seq
+
+    def send(self, fn: Callable[[Any], None], arg: Any, owner: str, sender: Any, delay: float = 0) -> None:
+        """Queue a message delivery ``fn(arg)`` to ``owner`` after the latency of the link from ``sender`` (an
+        address with an ``id``, or None) plus ``delay`` ms: what :meth:`ActorRef.tell` queues."""
+        if self._latency or delay < 0:
+            latency = self.latency(sender.id if sender is not None else None, owner) + delay
+            self.schedule(latency, fn, arg, owner=owner)
+            return
+        # The common case, schedule's work in line (the same key: time, NORMAL, origin, origin's sequence).
+        origin = self.current
+        seqs = self._seqs
+        seq = seqs.get(origin, 0)
+        seqs[origin] = seq + 1
+        now = self.now
+        t = now + (self.default_latency + delay)
+        heapq.heappush(self._now if t == now else self._queue, (t, NORMAL, origin, seq, fn, arg, owner))
+        if self._wakeup is not None:
+            self._wakeup.set()
+
+    def instant(self) -> bool:
+        """Whether every message arrives at the instant it is sent: no modelled latency on any link."""
+        return not self._latency and not self.default_latency
+
+    def queue(self, entry: tuple[float, int, str, int, Callable[[Any], None], Any, str]) -> None:
+        """Queue ``entry``, whose key was taken with :meth:`next_key` (or :meth:`sequence`) and whose time is not
+        in the past: parked when it is far ahead, else in the heap (or the now lane, for an entry at ``now``)."""
+        t = entry[0]
+        if t - self.now >= FAR_WIDTH:
+            self.park(entry)
+            return
+        heapq.heappush(self._now if t == self.now else self._queue, entry)
+        if self._wakeup is not None:
+            self._wakeup.set()
+
+    def run_if_next(self, entry: tuple[Any, ...]) -> bool:
+        """Run ``entry`` (a queued event's entry, its key taken) now, as the run loop would, when it is the event
+        the loop would pop next: at ``now``, below every queued key, in a :meth:`run` that is not asked to stop
+        (not :meth:`run_async`, where an event may arrive from outside, nor a shard host's window). False (nothing
+        done) otherwise: the caller queues it. The caller's own event must end with this call, so that nothing
+        it does afterwards runs before ``entry``. Only :attr:`events_processed` differs from popping it."""
+        queue = self._queue
+        lane = self._now
+        if (
+            entry[0] != self.now
+            or self.remote is not None
+            or self._wakeup is not None
+            or self._stop_requested
+            or (queue and not entry < queue[0])
+            or (lane and not entry < lane[0])
+        ):
+            return False
+        # (entries parked are at least FAR_WIDTH ahead of now: every one is above an entry at now)
+        if self.enter_hooked and enter_replaced(self):
+            self._enter(entry)  # a test observing every event sees this one as the run loop would show it
+        else:  # _enter's bookkeeping: the entry is at now
+            if entry > self.high:
+                self.high = entry
+                self.priority = entry[1]
+            self.event = entry
+            self.current = entry[6]
+        entry[4](entry[5])
+        return True
 
     def push(
         self, t: float, priority: int, origin: str, seq: int, fn: Callable[[Any], None], arg: Any, owner: str
@@ -348,7 +412,7 @@ class Kernel:
         """Register an :class:`~yarnball.actors.Actor` under ``actor_id`` and schedule its ``on_start``."""
         if actor_id is None:
             actor_id = f"{type(actor).__name__}-{len(self.actors)}"
-        return actor._spawned(self, actor_id)  # (actors/_actor.py: the actor layer sits above this one)
+        return actor.spawn_on(self, actor_id)  # (actors/_actor.py: the actor layer sits above this one)
 
     def lookup(self, actor_id: str) -> Any:
         """The :class:`~yarnball.actors.ActorRef` of ``actor_id`` (messages to an unknown id are dead letters)."""
@@ -533,6 +597,7 @@ class Kernel:
         self._running = True
         self._stop_requested = False
         self._wakeup = asyncio.Event()
+        self.running_async = True
         self.enter_hooked = True  # (every event goes through _enter here)
         token = current_kernel.set(self)
         queue = self._queue
@@ -579,6 +644,7 @@ class Kernel:
                 self.high = (until, PASSED, "", 0)
         finally:
             self._wakeup = None
+            self.running_async = False
             self._running = False
             self.current = ""
             self.event = None

@@ -137,8 +137,6 @@ class NodeHeartbeatRules:
         """The response to a processed heartbeat, acknowledging the completions it reported; kept as the node's last
         response (``RMNodeImpl.setAndUpdateNodeHeartbeatResponse``)."""
         rm = self.rm
-        if type(response) is int:
-            response = NodeHeartbeatResponse(response_id=response, next_heartbeat_interval_ms=rm.heartbeat_interval_ms)
         # Only a processed heartbeat acknowledges: "Node not found resyncing" (a restarted RM, an expired node) is
         # ResourceTrackerService's early answer, before the statuses are looked at; the NM registers with them then.
         acked = tuple(s.container_id for s in statuses or () if s.state is _COMPLETE)

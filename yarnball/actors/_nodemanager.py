@@ -39,7 +39,7 @@ from yarnball.actors._nmrpc import NodeCalls
 from yarnball.actors._nmstates import RESUMED_DIAGNOSTICS, NMContainerState, container_status, nm_state
 from yarnball.actors._nodestatusupdater import STOPPED_LIMIT, NodeStatusUpdater, registration
 from yarnball.actors._secretmanagers import NMSecretManagers, Rejections
-from yarnball.actors._shortcuts import ROLES, reply_is_noop
+from yarnball.actors._shortcuts import reply_is_noop
 from yarnball.protocols import (
     ApplicationId,
     Configuration,
@@ -96,6 +96,7 @@ _SCHEDULED = ContainerState.SCHEDULED
 _RUNNING = ContainerState.RUNNING
 _COMPLETE = ContainerState.COMPLETE
 _SUCCESS = ContainerExitStatus.SUCCESS
+_NORMAL_ACTION = NodeAction.NORMAL
 _ACTOR_DELIVER = Actor._deliver
 # (module constants: reading a member off an Enum class goes through EnumType.__getattr__'s slow attribute hook)
 
@@ -383,12 +384,13 @@ class NodeManager(Actor):
         if self._beat is not None and not self._decommissioned:
             self._heartbeats.stopped(self._beat)  # type: ignore[union-attr]
 
-    def heartbeat_now(self) -> None:
-        """Send a heartbeat now (called by the HeartbeatClock at this node's phase points)."""
+    def heartbeat_now(self, send: Callable[[Any, Any, Any], None] | None = None) -> None:
+        """Send a heartbeat now (called by the HeartbeatClock at this node's phase points), with ``send(rm, request,
+        sender)`` when given (the exact shortcuts' delivery in place, actors/_shortcuts/_routes.py)."""
         if self._busy:
             self.after(0, self._send_heartbeat)
         else:
-            self._send_heartbeat()
+            self._send_heartbeat(send)
 
     def _changed(self, status: ContainerStatus) -> None:
         self._changes.append(status)
@@ -396,7 +398,7 @@ class NodeManager(Actor):
         if beat is not None and not beat.armed:
             self._heartbeats.wake(beat)  # type: ignore[union-attr]
 
-    def _send_heartbeat(self) -> None:
+    def _send_heartbeat(self, send: Callable[[Any, Any, Any], None] | None = None) -> None:
         if self._decommissioned or self._down is not None:
             return  # leaving: a heartbeat after the unregistration would be answered RESYNC
         call = self._hb_call  # a heartbeat is a call that waits for its answer (actors/_nodestatusupdater.py)
@@ -412,7 +414,60 @@ class NodeManager(Actor):
         request = NodeHeartbeatRequest(node_status=status)
         if call is not None:
             call.send(request)
-        self.rm.tell(request, self.ref)
+        if send is None:
+            self.rm.tell(request, self.ref)
+        else:
+            send(self.rm, request, self.ref)
+
+    # -- what the exact shortcuts ask of a NodeManager (actors/_shortcuts) ----------------------------------------
+    def has_news(self) -> bool:
+        """Whether its next heartbeat reports something: container changes, or it has had none answered yet."""
+        return bool(self._changes) or self.response_id == 0
+
+    def take_plain_response(self, response: NodeHeartbeatResponse) -> bool:
+        """Take ``response`` at once when all :meth:`on_heartbeat_response` would do with it is store its response
+        id (NORMAL, nothing to clean up, update or limit, the interval in use; the NM not leaving, no heartbeat call
+        waiting, "resume" supervision and this class's handler); False (nothing done): it must be delivered."""
+        interval = response.next_heartbeat_interval_ms
+        if (
+            response.node_action is _NORMAL_ACTION
+            and not response.containers_to_cleanup
+            and not response.applications_to_cleanup
+            and response.container_queuing_limit is None
+            and not response.containers_to_update
+            and (interval == self.heartbeat_interval_ms or interval <= 0)
+            and self._hb_call is None  # (a heartbeat call that waits: the handler also ends it)
+            and not self._decommissioned
+            and self.supervision == "resume"
+            and type(self).handler_for(NodeHeartbeatResponse) is NodeManager.on_heartbeat_response
+        ):
+            self.response_id = response.response_id
+            return True
+        return False
+
+    def may_defer_running(self, interval: Any) -> bool:
+        """Whether a RUNNING report of this NM may wait for a later heartbeat whose plain response, with the RM's
+        ``interval``, it would take (:meth:`take_plain_response`): answered before, free, not leaving, not reporting
+        its queue, with that interval, "resume" supervision and this class's handler (actors/_shortcuts/
+        _lazyrunning.py)."""
+        return (
+            self.response_id != 0
+            and not self._busy
+            and not self._decommissioned
+            and not self.report_opportunistic
+            and self._hb_call is None
+            and interval == self.heartbeat_interval_ms
+            and self.supervision == "resume"
+            and type(self).handler_for(NodeHeartbeatResponse) is NodeManager.on_heartbeat_response
+        )
+
+    def heartbeat_answered(self, response_id: int) -> None:
+        """A deferred heartbeat's plain response, settled after the fact: its response id is stored."""
+        self.response_id = response_id
+
+    def report_first(self, containers: list[Container]) -> None:
+        """Report ``containers`` (as launched) RUNNING in the next heartbeat, ahead of every change pending."""
+        self._changes[:0] = [running_status(c) for c in containers]
 
     @handler
     def on_heartbeat_response(self, msg: NodeHeartbeatResponse) -> None:
@@ -892,7 +947,3 @@ _HANDLERS: dict[type, Callable[[NodeManager, Any], None]] = {
     ContainerUpdateRequest: NodeManager.on_update_containers,
     GetContainerStatusesRequest: NodeManager.on_get_container_statuses,
 }
-
-# What the shortcuts compare with and build (actors/_shortcuts/_roles.py: they do not import this module).
-ROLES.node_manager = NodeManager
-ROLES.running_status = running_status

@@ -5,11 +5,10 @@ actor only through the ``_deliver`` it was given, and a ref to no actor turns it
 
 from __future__ import annotations
 
-from heapq import heappush
 from typing import TYPE_CHECKING, Any
 
 from yarnball._logs import get_logger
-from yarnball.actors._future import NORMAL, Future, current_kernel
+from yarnball.actors._future import Future, current_kernel
 from yarnball.errors import DeadLetterError
 from yarnball.errors import TimeoutError as AskTimeoutError
 
@@ -43,32 +42,26 @@ class ActorRef:
 
     @property
     def is_alive(self) -> bool:
-        return self._actor is not None and not self._actor._stopped
+        return self._actor is not None and not self._actor.is_stopped
+
+    def local_actor(self) -> Actor | None:
+        """The actor behind this address when it is hosted by this address's kernel, else None (an address of an
+        actor that stopped, of one on another host, or of an ``ask``'s reply)."""
+        return self._actor
+
+    def detach(self) -> None:
+        """The actor stopped: its messages become dead letters from now on."""
+        self._actor = None
 
     def tell(self, message: Any, sender: ActorRef | None = None, *, delay: float = 0) -> None:
         """Deliver ``message`` after the link's latency (plus ``delay`` ms)."""
-        kernel = self.kernel
         actor = self._actor
-        if actor is None or kernel._latency or delay < 0:
+        if actor is None:
+            kernel = self.kernel
             latency = kernel.latency(sender.id if sender is not None else None, self.id) + delay
-            if actor is None:
-                kernel.schedule(latency, _dead_letter, (self.id, message, sender), owner=self.id)
-            else:
-                kernel.schedule(latency, actor._deliver, (message, sender), owner=self.id)
+            kernel.schedule(latency, _dead_letter, (self.id, message, sender), owner=self.id)
             return
-        # The common case, Kernel.schedule inlined (the same key: time, NORMAL, origin, origin's sequence).
-        origin = kernel.current
-        seqs = kernel._seqs
-        seq = seqs.get(origin, 0)
-        seqs[origin] = seq + 1
-        now = kernel.now
-        t = now + (kernel.default_latency + delay)
-        heappush(
-            kernel._now if t == now else kernel._queue,
-            (t, NORMAL, origin, seq, actor._deliver, (message, sender), self.id),
-        )
-        if kernel._wakeup is not None:
-            kernel._wakeup.set()
+        self.kernel.send(actor.inbox, (message, sender), self.id, sender, delay)
 
     def ask(self, message: Any, *, timeout: float | None = None, sender: ActorRef | None = None) -> Future[Any]:
         """Send ``message`` and return a future resolved by the handler's return value.

@@ -43,7 +43,7 @@ from yarnball.actors._rmappmanager import RMAppManager
 from yarnball.actors._rmrestart import RMRestarts
 from yarnball.actors._schedulerdispatcher import SchedulerEventDispatcher
 from yarnball.actors._secretmanagers import Rejections, RMSecretManagers
-from yarnball.actors._shortcuts import ROLES, DormantAMs
+from yarnball.actors._shortcuts import DormantAMs
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import CapacityScheduler
 from yarnball.protocols import (
@@ -290,6 +290,19 @@ class ResourceManager(Actor):
         """The heartbeat clock's question (ResourceTrackerService.needs_heartbeat)."""
         return self.resource_tracker.needs_heartbeat(node_id)  # type: ignore[no-any-return]
 
+    def runs_stock_heartbeats(self) -> bool:
+        """Whether a NodeHeartbeatRequest to this RM takes the stock path: ``Actor._deliver``, this class's
+        ``on_node_heartbeat``, and ResourceTrackerService's own ``node_heartbeat`` and ``handle_node_heartbeat``
+        (none replaced on the instance). The exact shortcuts that settle a heartbeat's effect without it ask
+        (actors/_shortcuts/_lazyrunning.py)."""
+        tracker = self.resource_tracker
+        return (
+            self.delivers_plainly()
+            and type(self).handler_for(NodeHeartbeatRequest) is ResourceManager.on_node_heartbeat
+            and getattr(tracker.node_heartbeat, "__func__", None) is ResourceTrackerService.node_heartbeat
+            and getattr(tracker.handle_node_heartbeat, "__func__", None) is ResourceTrackerService.handle_node_heartbeat
+        )
+
     # -- ClientRMService (actors/_clientrmservice.py) -----------------------------------------------------------
     @handler
     def on_new_application(self, msg: GetNewApplicationRequest) -> None:
@@ -355,5 +368,3 @@ class ResourceManager(Actor):
     def on_finish_am(self, msg: FinishApplicationMasterRequest) -> None:
         self.application_master_service.on_finish_am(msg)
 
-
-ROLES.resource_manager = ResourceManager  # what the shortcuts compare with (actors/_shortcuts/_roles.py)

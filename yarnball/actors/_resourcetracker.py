@@ -24,8 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from yarnball.actors._actor import ActorRef
-from yarnball.actors._nodemanager import NodeManager
-from yarnball.actors._shortcuts import ROLES, deliver_heartbeat_response, deliver_plain_heartbeat_response
+from yarnball.actors._shortcuts import deliver_heartbeat_response
 from yarnball.protocols import (
     ApplicationId,
     Container,
@@ -49,7 +48,6 @@ __all__ = ["RMNode", "ResourceTrackerService"]
 
 _RUNNING = ContainerState.RUNNING
 _COMPLETE = ContainerState.COMPLETE
-_ON_HEARTBEAT_RESPONSE = NodeManager.on_heartbeat_response
 #: ResourceTrackerService.node_heartbeat settles a dispatched heartbeat that leaves its node a no-op (tests turn it
 #: off).
 SETTLE_AFTER_UPDATE = True
@@ -235,7 +233,7 @@ class ResourceTrackerService:
     # -- heartbeats -----------------------------------------------------------------------------------------------
     def _on_node_heartbeat(self, msg: NodeHeartbeatRequest) -> None:
         status = msg.node_status
-        self.handle_node_heartbeat(status.node_id, status.container_statuses, status, self.rm._sender)
+        self.handle_node_heartbeat(status.node_id, status.container_statuses, status, self.rm.sender)
 
     def _on_node_heartbeat_checked(self, msg: NodeHeartbeatRequest) -> None:
         """With NodeHeartbeatRules: a duplicate heartbeat, or one too far behind, is answered without processing."""
@@ -245,20 +243,16 @@ class ResourceTrackerService:
         if old is not None:
             rm.reply(old)
             return
-        self.handle_node_heartbeat(status.node_id, status.container_statuses, status, rm._sender)
+        self.handle_node_heartbeat(status.node_id, status.container_statuses, status, rm.sender)
 
     def handle_node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any, sender: ActorRef | None) -> None:
-        """A heartbeat's processing through the chain, its response delivered to ``sender``; also called directly
-        for a heartbeat delivered inline (actors/_shortcuts/_inlinebeats.py: no NodeStatus is built there,
-        ``status`` is None)."""
+        """A heartbeat's processing through the chain, its response delivered to ``sender`` (the exact shortcuts'
+        response route, actors/_shortcuts/_routes.py)."""
         self.settled = False
         response = self.process(node_id, statuses, status)
         rm = self.rm
         if sender is not None:
-            if type(response) is int:  # deliver_heartbeat_response's first step, inline (a plain response)
-                deliver_plain_heartbeat_response(rm, sender, response, _ON_HEARTBEAT_RESPONSE)
-            else:
-                deliver_heartbeat_response(rm, sender, response, _ON_HEARTBEAT_RESPONSE)
+            deliver_heartbeat_response(rm, sender, response)
         clock = rm.heartbeats
         if clock is not None and not self.settled:
             clock.processed(node_id)
@@ -268,12 +262,11 @@ class ResourceTrackerService:
         same status update as a real one, the response delivered to the NM as usual (see actors/_heartbeats.py)."""
         rm = self.rm
         response = self.node_heartbeat(node_id, ())
-        deliver_heartbeat_response(rm, nm, response, _ON_HEARTBEAT_RESPONSE)
+        deliver_heartbeat_response(rm, nm, response)
         rm.heartbeats.processed(node_id)
 
-    def node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any = None) -> NodeHeartbeatResponse | int:
-        """The node's status update; the response, or only its response id when it is *plain* (NORMAL, nothing to
-        clean up, update or limit, this RM's interval: see deliver_plain_heartbeat_response).
+    def node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any = None) -> NodeHeartbeatResponse:
+        """The node's status update, and its response.
 
         Sets ``settled`` when the heartbeat's NODE_UPDATE went through ``node_update_launched_only`` without
         continuous scheduling or the opportunistic service: that returns True only when ``node_update_is_noop``
@@ -338,10 +331,12 @@ class ResourceTrackerService:
 
     def _respond(
         self, node_id: NodeId, response_id: int, cleanup: Any, app_cleanup: Any, status: Any, completed: Any
-    ) -> NodeHeartbeatResponse | int:
+    ) -> NodeHeartbeatResponse:
         """The response without response updaters."""
         if not cleanup and not app_cleanup:
-            return response_id  # a plain response
+            return NodeHeartbeatResponse(
+                response_id=response_id, next_heartbeat_interval_ms=self.rm.heartbeat_interval_ms
+            )
         return NodeHeartbeatResponse(
             response_id=response_id,
             containers_to_cleanup=tuple(cleanup),
@@ -351,9 +346,9 @@ class ResourceTrackerService:
 
     def _respond_updated(
         self, node_id: NodeId, response_id: int, cleanup: Any, app_cleanup: Any, status: Any, completed: Any
-    ) -> NodeHeartbeatResponse | int:
+    ) -> NodeHeartbeatResponse:
         """The response with the response updaters' parts: each gives a queuing limit (or None) and containers to
-        update, or None when it adds nothing; a response with nothing to clean up and no part is plain."""
+        update, or None when it adds nothing."""
         limit = None
         updates: tuple[Container, ...] = ()
         full = False
@@ -365,7 +360,9 @@ class ResourceTrackerService:
                     limit = part[0]
                 updates = (*updates, *part[1]) if updates else part[1]
         if not full and not cleanup and not app_cleanup:
-            return response_id  # a plain response
+            return NodeHeartbeatResponse(
+                response_id=response_id, next_heartbeat_interval_ms=self.rm.heartbeat_interval_ms
+            )
         return NodeHeartbeatResponse(
             response_id=response_id,
             containers_to_cleanup=tuple(cleanup),
@@ -419,5 +416,3 @@ class ResourceTrackerService:
                 listener(node.id)
             rm.dispatch(NodeRemovedSchedulerEvent(node_id=node.id))
 
-
-ROLES.resource_tracker = ResourceTrackerService  # what the shortcuts compare with (actors/_shortcuts/_roles.py)

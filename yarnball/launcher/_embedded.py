@@ -18,7 +18,7 @@ from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.actors._rmrestart import applications_of
-from yarnball.actors._shortcuts import InlineHeartbeats, LazyRunning, exact_shortcuts
+from yarnball.actors._shortcuts import ShortcutSettings
 from yarnball.errors import ConfigurationError, SimulationError
 from yarnball.launcher._clusterconf import DEFAULT_CLUSTER_TIMESTAMP, ConfSource, normalized_conf
 from yarnball.launcher._elastic import Autoscaler, ElasticConfig, attach_autoscaler
@@ -91,24 +91,11 @@ class EmbeddedBackend:
             secret_seed=seed,  # the token master keys (actors/_secretmanagers.py)
         )
         self.kernel.spawn(self.rm, "rm")
-        # Every exact shortcut (actors/_shortcuts) off at once when yarnball.simulation.exact-shortcuts is false.
-        exact = self.kernel.exact_shortcuts = exact_shortcuts(conf) and not self.live
-        skip = exact and conf.get_bool(
-            keys.SIMULATION_SKIP_IDLE_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS
-        )
         #: NM heartbeat timing for every node (skipping needs atomic heartbeats: zero NM<->RM latency).
-        self.heartbeats = HeartbeatClock(self.kernel, skip=skip)
-        self.heartbeats.skip_am = exact and conf.get_bool(
-            keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_AM_HEARTBEATS
-        )
+        self.heartbeats = HeartbeatClock(self.kernel)
         self.rm.use_heartbeat_clock(self.heartbeats)
-        if exact:
-            self.heartbeats.inline = InlineHeartbeats()  # real heartbeats handed to the RM at once when exact
-        if exact and conf.get_bool(keys.SIMULATION_LAZY_RUNNING_REPORTS, keys.DEFAULT_SIMULATION_LAZY_RUNNING_REPORTS):
-            LazyRunning(self.heartbeats, self.rm)  # RUNNING-only heartbeats of dormant nodes settled lazily
-        self.rm.dormant.enabled = exact and conf.get_bool(
-            keys.SIMULATION_DORMANT_IDLE_AMS, keys.DEFAULT_SIMULATION_DORMANT_IDLE_AMS
-        )  # idle quiet AMs sleep until work appears (actors/_shortcuts/_amdormancy.py); needs AM skipping
+        # The exact shortcuts (actors/_shortcuts), all off when yarnball.simulation.exact-shortcuts is false.
+        ShortcutSettings.from_conf(conf, proven=not self.live).install(self.kernel, self.heartbeats, self.rm)
         self.heartbeat_interval_ms = conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
         self.node_managers: dict[str, NodeManager] = {}
         self.masters: list[ApplicationMaster] = []

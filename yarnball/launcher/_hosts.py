@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from yarnball.actors._failures import HandlerFailures
-from yarnball.actors._shortcuts import exact_shortcuts
+from yarnball.actors._shortcuts import ShortcutSettings
 from yarnball.errors import SimulationError
 from yarnball.launcher._hostgroup import HostGroup, WindowResult
 from yarnball.launcher._shard import ShardHost
@@ -188,20 +188,14 @@ def _skip_like_embedded(host: ShardHost, conf: Configuration) -> None:
     """One host with no modelled latency is one kernel with instant messages, exactly the embedded cluster at
     ``latency_ms=0``: skip idle NM and AM heartbeats when the configuration asks for it and the equality proof
     covers it (the same conditions as ``Cluster._skipping_proven``; a shard host never has an autoscaler)."""
-    exact = host.kernel.exact_shortcuts = exact_shortcuts(conf)  # all shortcuts off when false (actors/_shortcuts)
-    proven = exact and not (
+    settings = ShortcutSettings.from_conf(conf)  # all shortcuts off when yarnball.simulation.exact-shortcuts is false
+    proven = not (
         conf.get_bool(keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED)
         or conf.get_bool(keys.DIST_SCHEDULING_ENABLED)
         or host.rm is None
         or not isinstance(host.rm.scheduler.placement, SpreadPlacement)
     )
-    clock = host.heartbeats
-    clock.skip = proven and conf.get_bool(
-        keys.SIMULATION_SKIP_IDLE_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS
-    )
-    clock.skip_am = proven and conf.get_bool(
-        keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS, keys.DEFAULT_SIMULATION_SKIP_IDLE_AM_HEARTBEATS
-    )
+    settings.install_on_host(host.kernel, host.heartbeats, proven)
 
 
 class InProcessHosts(HostGroup):

@@ -39,10 +39,9 @@ heartbeat times are not integral milliseconds (their phase points are then compu
 
 from __future__ import annotations
 
-from heapq import heappush
 from typing import Any
 
-from yarnball.actors._kernel import FAR_WIDTH, NORMAL
+from yarnball.actors._kernel import NORMAL
 from yarnball.actors._shortcuts._amheartbeats import _at_rm
 from yarnball.actors._shortcuts._amtimer import HeartbeatTimer
 
@@ -68,7 +67,11 @@ class Sleeper:
     )
 
     def __init__(self, rm: Any, am: Any, attempt: Any, progress: float) -> None:
-        timer: HeartbeatTimer = am._heartbeat
+        self.begin(rm, am, attempt, progress)
+
+    def begin(self, rm: Any, am: Any, attempt: Any, progress: float) -> None:
+        """``am`` goes dormant now: its timer is suspended, and where its skipped ticks will stand is noted."""
+        timer: HeartbeatTimer = am.heartbeat_timer
         self.rm = rm
         self.am = am
         self.attempt = attempt
@@ -77,11 +80,12 @@ class Sleeper:
         self.interval = timer.interval
         self.t1 = timer.due  # the first skipped tick's time
         self.sf = timer.seq  # the first skipped F's own sequence (it is queued, suspended)
-        self.c = rm.kernel._seqs.get(origin, 0)  # the first skipped A's sequence (Kernel.sequence, inlined)
+        self.c = rm.kernel.sequence(origin)  # the first skipped A's sequence
         self.r0 = attempt.response_id
         self.progress = progress
         self.settled = 0
         timer.live = False
+        am.sleeper = self
 
     def position(self) -> tuple[int, bool]:
         """(ticks whose A has run, whether the next tick's F has run)."""
@@ -106,7 +110,7 @@ class Sleeper:
         self.settled = n
         rid = self.r0 + n
         self.attempt.response_id = rid
-        self.am._response_id = rid
+        self.am.response_id = rid
         self.attempt.last_heartbeat = self.t1 + (n - 1) * self.interval
         self.rm.heartbeats.skipped_allocates += new
 
@@ -114,63 +118,32 @@ class Sleeper:
         """Settle the ticks that have run and re-queue the tick in progress with its exact keys."""
         rm, am, origin, c = self.rm, self.am, self.origin, self.c
         kernel = rm.kernel
-        # position(), inline (one call less per wake)
-        now, interval, t1 = kernel.now, self.interval, self.t1
-        if now < t1:
-            n, half = 0, False
-        else:
-            m = int((now - t1) // interval)
-            t = t1 + m * interval
-            if t < now:
-                n, half = m + 1, False
-            else:
-                high = kernel.high[:4]
-                if high > (t, NORMAL, origin, c + 2 * m):
-                    n, half = m + 1, False
-                else:
-                    n, half = m, high >= (t, NORMAL, origin, self.sf if m == 0 else c + 2 * m - 1)
-        new = n - self.settled
-        if new > 0:  # settle(n), inlined (one call less per wake)
-            self.settled = n
-            rid = self.r0 + n
-            self.attempt.response_id = rid
-            am._response_id = rid
-            self.attempt.last_heartbeat = t1 + (n - 1) * interval
-            rm.heartbeats.skipped_allocates += new
+        n, half = self.position()
+        self.settle(n)
         dormant = rm.dormant
         del dormant[self.attempt_id]
-        am._sleeper = None
+        am.sleeper = None
         dormant.spare = self  # nothing refers to a woken Sleeper any more: the next sleep reuses it
-        timer: HeartbeatTimer = am._heartbeat
-        t = t1 + n * interval
+        timer: HeartbeatTimer = am.heartbeat_timer
+        t = self.t1 + n * self.interval
         if half:
             arg = (rm, am, self.attempt_id, self.r0 + n, self.progress)
             kernel.push(t, NORMAL, origin, c + 2 * n, _at_rm, arg, rm.ref.id)  # (rm.id without the property call)
-            t += interval
+            t += self.interval
             seq = c + 2 * n + 1
-            kernel._seqs[origin] = seq + 1  # Kernel.set_sequence, inlined
         elif n == 0:
             timer.live = True  # the first skipped F is still queued (it has not run)
             return
         else:
             seq = c + 2 * n - 1
-            kernel._seqs[origin] = seq + 1  # Kernel.set_sequence, inlined
-        # timer.rearm(t, seq, origin), inline (a sleeper's timer is a HeartbeatTimer: DormantAMs.sleep), with
-        # Kernel.push's queueing (t is at or after now: the tick in progress or a later one)
-        timer.due, timer.seq, timer.live = t, seq, True
-        entry = (t, NORMAL, origin, seq, timer.fire, seq, origin)
-        if t - kernel.now >= FAR_WIDTH:
-            kernel.park(entry)
-        else:
-            heappush(kernel._queue, entry)
-            if kernel._wakeup is not None:
-                kernel._wakeup.set()
+        kernel.set_sequence(origin, seq + 1)
+        timer.rearm(t, (origin, seq))  # (t is at or after now: the tick in progress or a later one)
 
     def drop(self) -> None:
         """The AM stops while dormant: settle what has run, forget it."""
         self.settle(self.position()[0])
         del self.rm.dormant[self.attempt_id]
-        self.am._sleeper = None
+        self.am.sleeper = None
 
 
 _new_sleeper = object.__new__
@@ -195,17 +168,13 @@ class DormantAMs(dict):  # type: ignore[type-arg]
 
     def sleep(self, am: Any, attempt: Any, progress: float) -> None:
         """``am``'s allocate at this tick was a no-op: go dormant if nothing can need its next tick."""
-        timer = am._heartbeat
+        timer = am.heartbeat_timer
         if (
             type(timer) is not HeartbeatTimer
             or not timer.live
             or timer.cancelled
-            or am._busy
-            or am._mailbox
-            or am._stopped
-            or am._changed
-            or am._release
-            or am._updates
+            or not am.is_idle()
+            or not am.has_nothing_to_send()
             or am.finished
         ):
             return
@@ -214,29 +183,14 @@ class DormantAMs(dict):  # type: ignore[type-arg]
             return  # (x % 1: not an integral number of ms)
         if am.attempt_id is not attempt.attempt_id and am.attempt_id != attempt.attempt_id:
             return
-        # Sleeper(self.rm, am, attempt, progress), reusing the last woken one when there is one (no allocation and
-        # no __init__ call: an AM sleeps and wakes once per container completion)
+        # a new Sleeper, or the last woken one (an AM sleeps and wakes once per container completion)
         sleeper = self.spare
         if sleeper is None:
             sleeper = _new_sleeper(Sleeper)
         else:
             self.spare = None
-        rm = self.rm
-        sleeper.rm = rm
-        sleeper.am = am
-        sleeper.attempt = attempt
-        sleeper.attempt_id = attempt_id = attempt.attempt_id
-        sleeper.origin = origin = am.ref.id
-        sleeper.interval = interval
-        sleeper.t1 = due
-        sleeper.sf = timer.seq
-        sleeper.c = rm.kernel._seqs.get(origin, 0)
-        sleeper.r0 = attempt.response_id
-        sleeper.progress = progress
-        sleeper.settled = 0
-        timer.live = False
-        am._sleeper = sleeper
-        self[attempt_id] = sleeper
+        sleeper.begin(self.rm, am, attempt, progress)
+        self[attempt.attempt_id] = sleeper
 
     def wake(self, attempt_id: Any) -> None:
         sleeper = self.get(attempt_id)

@@ -11,17 +11,17 @@ and sequence), so everything that runs before the RM would have handled the requ
   preemption (the PreemptionMessage), node updates (actors/_decommission.py), or the attempt is not
   RUNNING/FINISHING (AM_SHUTDOWN), or the opportunistic service is on (it rewrites every response) — the very
   AllocateRequest the AM would have sent is handed to the RM then, and everything proceeds as without skipping;
-* otherwise the call is a no-op for the scheduler (``CapacityScheduler.idle_allocate``: it pulls nothing and only
+* otherwise the call is a no-op for the scheduler (the scheduler's ``idle_allocate``: it pulls nothing and only
   computes headroom) and the RM does what ApplicationMasterService does for it: the attempt's liveness
   (``yarn.am.liveness-monitor.expiry-interval-ms``) is refreshed and the response id advanced; the AM gets the
   response's ids, headroom and cluster size as it would from an empty AllocateResponse (whose callbacks are all
   skipped, ``ApplicationMaster.on_allocate_response``).
 
 The AM's timer still fires at every phase point (so timing is identical by construction) unless the AM goes
-dormant after a no-op (``yarnball.simulation.dormant-idle-ams``, actors/_shortcuts/_amdormancy.py: no events at all until
-work appears); what is saved here is the request and response messages, the scheduler's allocate with its
-Allocation and the response handling. Only the
-scheduler's ``allocate`` operation count differs between the two modes (tests/test_am_heartbeat_skipping.py).
+dormant after a no-op (``yarnball.simulation.dormant-idle-ams``, _amdormancy.py: no events at all until work
+appears); what is saved here is the request and response messages, the scheduler's allocate with its Allocation
+and the response handling. Only the scheduler's ``allocate`` operation count differs between the two modes
+(tests/test_am_heartbeat_skipping.py).
 """
 
 from __future__ import annotations
@@ -30,9 +30,7 @@ from typing import Any
 
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._rmapp import AttemptState
-from yarnball.actors._shortcuts._amrounds import deliver_allocate
 from yarnball.actors._shortcuts._amtimer import HeartbeatTimer
-from yarnball.actors._shortcuts._roles import ROLES
 from yarnball.protocols import AllocateRequest, ResourceBlacklistRequest
 
 __all__ = ["idle_allocate"]
@@ -43,47 +41,24 @@ _LIVE = (AttemptState.RUNNING, AttemptState.FINISHING)  # a constant: Enum class
 
 def idle_allocate(am: Any) -> bool:
     """``am`` has nothing to send: queue the check in place of its AllocateRequest; False if it must send one."""
-    if am._amrm_id is not None:
-        return False  # an AMRMProxy in between (distributed scheduling): every request goes through it
-    kernel = am.kernel
-    if type(am).rm is (_AM_RM[0] if _AM_RM else _am_rm()):
-        # ApplicationMaster.rm (kernel.lookup(rm_id)) and its ref's actor, inline: an actor hosted here is the
-        # actor of its own ref (Actor.stop drops both); an id hosted nowhere here gives a ref without an actor.
-        rm = kernel.actors.get(am.rm_id)
-        if rm is None:
-            return False
-        ref = rm.ref
-    else:  # a subclass's own rm
-        ref = am.rm
-        rm = ref._actor
+    rm = am.direct_rm()
+    if rm is None:
+        return False  # an AMRMProxy in between (distributed scheduling), or no RM hosted here
     clock = getattr(rm, "heartbeats", None)
     if clock is None or not clock.skip_am:
         return False
-    progress = 1.0 if am._unregistering else 0.0
-    arg = (rm, am, am.attempt_id, am._response_id, progress)
+    kernel = am.kernel
+    arg = (rm, am, am.attempt_id, am.response_id, am.progress)
     # ActorRef.tell's key: the same delay, priority, origin and sequence, and the RM as the owner.
-    latency = kernel._latency  # (Kernel.latency, inline; am.id without the property call)
-    delay = latency.get((am.ref.id, ref.id), kernel.default_latency) if latency else kernel.default_latency
-    timer = am._heartbeat
+    owner = rm.ref.id
+    delay = kernel.latency(am.ref.id, owner)
+    timer = am.heartbeat_timer
     if type(timer) is HeartbeatTimer and timer.firing:
-        # the key Kernel.schedule would give it (Kernel.next_key, inline); run by the firing if next
-        origin = kernel.current
-        seqs = kernel._seqs
-        seq = seqs.get(origin, 0)
-        seqs[origin] = seq + 1
-        timer.held = (kernel.now + delay, NORMAL, origin, seq, _at_rm, arg, ref.id)
+        origin, seq = kernel.next_key()  # the key Kernel.schedule would give it; run by the firing if next
+        timer.held = (kernel.now + delay, NORMAL, origin, seq, _at_rm, arg, owner)
     else:
-        kernel.schedule(delay, _at_rm, arg, owner=ref.id)
+        kernel.schedule(delay, _at_rm, arg, owner=owner)
     return True
-
-
-_AM_RM: list[Any] = []
-
-
-def _am_rm() -> Any:
-    if not _AM_RM:
-        _AM_RM.append(ROLES.application_master.rm)  # (registered by actors/_appmaster.py)
-    return _AM_RM[0]
 
 
 def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
@@ -91,8 +66,7 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
     resize = rm.resize  # container resizes: an allocate with updates or errors to hand over is a real one
     decommissioning = rm.decommissioning  # and one with node updates to hand over (actors/_decommission.py)
     if (
-        not rm._stopped
-        and not rm._busy
+        rm.is_free()
         and rm.opportunistic is None
         and (resize is None or not resize.has_news(attempt_id))
         and (decommissioning is None or not decommissioning.has_news(attempt_id.application_id))
@@ -106,16 +80,14 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
             headroom = rm.scheduler.idle_allocate(attempt_id)
             if headroom is not None:
                 # ApplicationMasterService.allocate for a call that carries and returns nothing: liveness and
-                # response id; then the empty AllocateResponse as ApplicationMaster.on_allocate_response takes it.
+                # response id; then the empty AllocateResponse as the AM takes it.
                 attempt.last_heartbeat = rm.kernel.now
                 attempt.response_id = rid = response_id + 1
-                am._response_id = rid
-                am.headroom = headroom
-                am.num_cluster_nodes = len(rm.nodes)
+                am.idle_response(rid, headroom, len(rm.nodes))
                 rm.heartbeats.skipped_allocates += 1
                 dormant = rm.dormant
                 if dormant.enabled:
-                    dormant.sleep(am, attempt, progress)  # actors/_shortcuts/_amdormancy.py
+                    dormant.sleep(am, attempt, progress)  # _amdormancy.py
                 return
     request = AllocateRequest(
         application_attempt_id=attempt_id,
@@ -127,5 +99,5 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
         resource_blacklist_request=_NO_BLACKLIST_CHANGE,
         amrm_token=am.amrm_token,
     )
-    # What the request's delivery event would have called (rm._deliver), its response run next if it is next.
-    deliver_allocate((rm, request, am.ref))
+    # What the request's delivery event would have done.
+    rm.deliver(request, am.ref)

@@ -9,16 +9,16 @@ heartbeat takes the launched-only fast path (``ResourceTrackerService.node_heart
 ``CapacityScheduler.node_update_launched_only``), whose whole effect is: ``HeartbeatClock.real`` + 1; the RMNode's
 ``last_heartbeat = p``; each reported container still in ``rm.unlaunched`` leaves it and its RMContainer (unless
 reserved) becomes RUNNING; ``op_counts["NODE_UPDATE"]`` + 1; the RMNode's response id + 1, stored as the NM's
-(``deliver_plain_heartbeat_response``, inline); nothing is logged, nothing is queued (``_settled``: the clock stays
+(``NodeManager.take_plain_response``); nothing is logged, nothing is queued (``_settled``: the clock stays
 dormant) and no message is sent. In the kernel it is the event ``(p, HEARTBEAT + i, o, s)`` queued when the NM
 woke, and two sequences: ``s`` of the waking origin and the one the inline request takes from the NM's.
 
 **What is done instead.** :meth:`LazyRunning.defer`, called by ``_launch`` for a dormant NM with no other change
 pending, records the status (as the launched container record, the status built from it only when it is put
-back) in a *group* ``(p, statuses)`` on the NodeBeat (``p`` = ``HeartbeatClock._next``, the
+back) in a *group* ``(p, statuses)`` on the NodeBeat (``p`` = ``HeartbeatClock.next_phase_point``, the
 phase point the wake would have armed; several launches before ``p`` share its group, a launch after it starts the
 next one) and leaves the clock dormant. A group is *passed* once the run's position is beyond ``(p, HEARTBEAT + i)``,
-i.e. ``p < _next(beat)``.
+i.e. ``p < next_phase_point(beat)``.
 
 **Why a passed group was a fast-path heartbeat.** ``defer`` checks ``needs_heartbeat`` False at the launch. Every
 change that can make it True wakes the clock (the invariant skipping already rests on: cleanup queued
@@ -32,12 +32,12 @@ op counts), so the same wakes happen with and without deferral. Hence if nothing
 ``p`` the heartbeat would have reported exactly the group (any other status wakes the clock), with
 ``needs_heartbeat`` False: the fast path above.
 
-**Waking.** When anything arms the clock (``HeartbeatClock._arm`` for the phase point ``q = _next(beat)``), every
-passed group is settled first and the group of ``q`` (if any; no group is later than ``q``) is put back in front of
-the NM's ``_changes``: without deferral those statuses were appended there before any status that woke the clock
+**Waking.** When anything arms the clock (``HeartbeatClock._arm`` for the phase point ``q = next_phase_point(beat)``),
+every passed group is settled first and the group of ``q`` (if any; no group is later than ``q``) is put back in front
+of the NM's ``_changes``: without deferral those statuses were appended there before any status that woke the clock
 (deferral needs ``_changes`` empty, and once non-empty the clock is armed), and the heartbeat at ``q`` reports them
-together in that order. ``HeartbeatClock.start`` (a new interval) and ``stopped`` (the NM dies or leaves) settle
-the passed groups and put the rest back in ``_changes`` as they were (``start`` re-arms, ``stopped`` does not).
+together in that order. ``HeartbeatClock.start`` (a new interval) and ``stopped`` (the NM dies or leaves) settle the
+passed groups and put the rest back in ``_changes`` as they were (``start`` re-arms, ``stopped`` does not).
 
 **Settled before anyone looks.** A passed group is settled (the effect above, with ``p`` as the time) before any
 reader of that state runs: the node's own next heartbeat or virtual heartbeat (both need the clock armed), the RM's
@@ -59,15 +59,16 @@ events of different origins never compare sequences; a dormant AM's sequence ari
 starts from the AM's counter when it goes dormant and no NM wake runs as a dormant AM. Only
 ``Kernel.events_processed`` differs, as for the inline heartbeats.
 
-**Where the heartbeat stays.** Deferral needs what makes the fast path exact at ``p`` and the inline hand-over the
-path it takes (actors/_shortcuts/_inlinebeats.py): skipping on (so zero latency, an embedded kernel, no opportunistic
+**Where the heartbeat stays.** Deferral needs what makes the fast path exact at ``p`` and the delivery in place
+the path it takes (_routes.py ``tell_in_place``): skipping on (so zero latency, an embedded kernel, no opportunistic
 containers, AMRMProxy, packing or autoscaler: ``Cluster._skipping_proven``, which switches this off with the rest;
 the sharded and Ray backends never enable it), no per-link latency, no ``run_async``, no hooked ``Kernel._enter``,
-the Cluster's inline hand-over, an NM that has had a heartbeat answered and has the RM's interval, resume
-supervision and the stock response handler, an RM on this kernel that is running, without continuous scheduling
-or the opportunistic service, with the stock heartbeat handlers (a ResourceTrackerService that replaces
-``node_heartbeat`` or ``handle_node_heartbeat`` keeps every heartbeat). Per-link latencies must not be set in the
-middle of a run.
+the Cluster's delivery in place, an NM that would take the heartbeat's plain response
+(``NodeManager.may_defer_running``), an RM on this kernel that is running, without continuous scheduling or the
+opportunistic service, with the stock heartbeat path (``ResourceManager.runs_stock_heartbeats``: a
+ResourceTrackerService that replaces ``node_heartbeat`` or ``handle_node_heartbeat`` keeps every heartbeat), and
+an empty heartbeat the RM does not need (``HeartbeatClock.needs``, the RM's ``needs_heartbeat`` with every check it
+makes). Per-link latencies must not be set in the middle of a run.
 tests/test_lazy_running.py compares busy runs with ``yarnball.simulation.lazy-running-reports`` on and off.
 
 Compiled with mypyc (yarnball/_native.py), with actors/_heartbeats.py: LazyRunning is a native class.
@@ -77,18 +78,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from yarnball.actors._actor import Actor, ActorRef
-from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
-from yarnball.actors._shortcuts._inlinebeats import InlineHeartbeats
-from yarnball.actors._shortcuts._roles import ROLES
-from yarnball.protocols import NodeHeartbeatRequest, NodeHeartbeatResponse
+from yarnball.actors._shortcuts._routes import tell_in_place
 
 if TYPE_CHECKING:
+    from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
     from yarnball.actors._resourcemanager import ResourceManager
 
 __all__ = ["LazyRunning"]
-
-_ACTOR_DELIVER = Actor._deliver
 
 
 class LazyRunning:
@@ -114,46 +110,27 @@ class LazyRunning:
         clock = self.clock
         kernel = clock.kernel
         rm = self.rm
-        tracker = rm.resource_tracker
         if (
             not self.enabled
             or not clock.skip
             or beat.died_at is not None
-            or nm.response_id == 0
-            or nm._decommissioned
-            or nm._busy
-            or nm.report_opportunistic
-            or nm.supervision != "resume"
-            or nm.heartbeat_interval_ms != rm.heartbeat_interval_ms
-            or kernel._latency
-            or kernel.default_latency
-            or kernel._wakeup is not None
+            or clock.inline is not tell_in_place
+            or not kernel.instant()
+            or kernel.running_async
             or kernel.enter_hooked  # (the run loop shows every event to a hooked _enter)
-            or rm._stopped
-            # replaced on the instance (a spy)? read through the bound methods: never through ``__dict__``
-            # (see _kernel.enter_replaced)
-            or getattr(tracker.node_heartbeat, "__func__", None) is not type(tracker).node_heartbeat
-            or getattr(tracker.handle_node_heartbeat, "__func__", None) is not type(tracker).handle_node_heartbeat
-            or type(clock._inline_set) is not InlineHeartbeats
+            or rm.is_stopped
+            or not nm.may_defer_running(rm.heartbeat_interval_ms)
+            or not rm.runs_stock_heartbeats()
         ):
             return False
         if not self.checked:
             if not self._rm_qualifies(nm):
                 return False
             self.checked = True
-        # not rm.needs_heartbeat(node_id), inline, for a node the scheduler knows
         node_id = nm.node_id
-        node = rm.nodes.get(node_id)
-        scheduler = rm.scheduler
-        if (
-            node is None
-            or node.pending_cleanup
-            or node.pending_app_cleanup
-            or node_id not in scheduler.nodes
-            or not scheduler.node_update_is_noop(node_id)
-        ):
+        if node_id not in rm.scheduler.nodes or clock.needs(node_id):
             return False
-        p = clock._next(beat)
+        p = clock.next_phase_point(beat)
         self.deferred += 1
         groups = beat.lazy
         if groups is None:
@@ -166,25 +143,17 @@ class LazyRunning:
         return True
 
     def _rm_qualifies(self, nm: Any) -> bool:
-        """What cannot change about the RM and the NM classes (checked once)."""
-        NodeManager = ROLES.node_manager  # (registered by the role modules: they import this package)
-        ResourceManager = ROLES.resource_manager
+        """What cannot change about the RM (checked once)."""
         rm = self.rm
         ref = nm.rm
-        cls = type(rm)
+        scheduler = rm.scheduler
         return (
-            type(ref) is ActorRef
-            and ref._actor is rm
+            ref.local_actor() is rm
             and ref.kernel is self.clock.kernel
             and rm.heartbeats is self.clock
             and rm.opportunistic is None
-            and not rm.scheduler.continuous_scheduling
-            and cls._deliver is _ACTOR_DELIVER
-            and cls._handlers.get(NodeHeartbeatRequest) is ResourceManager.on_node_heartbeat
-            and type(rm.resource_tracker).node_heartbeat is ROLES.resource_tracker.node_heartbeat
-            and type(rm.resource_tracker).handle_node_heartbeat is ROLES.resource_tracker.handle_node_heartbeat
-            and type(nm)._handlers.get(NodeHeartbeatResponse) is NodeManager.on_heartbeat_response
-            and not rm.scheduler.placement.packs(len(rm.scheduler.nodes))
+            and not scheduler.continuous_scheduling
+            and not scheduler.placement.packs(len(scheduler.nodes))
         )
 
     # -- settling ----------------------------------------------------------------------------------------------
@@ -206,7 +175,7 @@ class LazyRunning:
             rm.scheduler.mark_launched(launched)
         rm.op_counts["NODE_UPDATE"] += 1
         node.response_id += 1
-        nm.response_id = node.response_id
+        nm.heartbeat_answered(node.response_id)
 
     def armed(self, beat: NodeBeat, t: Any) -> None:
         """``beat`` is being armed for its phase point ``t``: settle the passed groups, give ``t``'s back."""
@@ -216,7 +185,7 @@ class LazyRunning:
     def settle(self, beat: NodeBeat) -> None:
         """Settle ``beat``'s passed groups (the run is beyond their phase points)."""
         if beat.lazy is not None:
-            self._settle_before(beat, self.clock._next(beat))
+            self._settle_before(beat, self.clock.next_phase_point(beat))
 
     def flush(self, beat: NodeBeat) -> None:
         """Settle ``beat``'s passed groups and put the rest back in the NM's ``_changes`` (the clock is re-armed or
@@ -248,10 +217,9 @@ class LazyRunning:
         if groups is not None:
             beat.lazy = None
             del self.pending[beat]
-            changes = beat.nm._changes
-            running_status = ROLES.running_status  # (actors/_nodemanager.py's)
+            nm = beat.nm
             for i in range(len(groups) - 1, -1, -1):  # (reversed(groups): mypyc cannot type it here)
-                changes[:0] = [running_status(c) for c in groups[i][1]]
+                nm.report_first(groups[i][1])
 
     def settle_all(self) -> None:
         """Settle every passed group (before the RM's monitors, a metrics sample, the end of a run)."""
@@ -264,5 +232,5 @@ class LazyRunning:
         self.enabled = False
         for beat in list(self.pending):
             self.flush(beat)
-            if beat.nm._changes:
+            if beat.nm.has_news():
                 self.clock.wake(beat)

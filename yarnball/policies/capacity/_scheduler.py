@@ -490,6 +490,13 @@ class CapacityScheduler(EventHandlers):
         hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
         return Resource(hm, hv)
 
+    def allocate_has_news(self, attempt_id: ApplicationAttemptId) -> bool:
+        """Whether :meth:`idle_allocate` would be None, without its headroom or side effect (override both or none)."""
+        app = self.attempts.get(attempt_id)
+        if app is None or app.stopped or app.new_containers or app.completed:
+            return True
+        return any(c in app.live for c in app.preempt)
+
     def _update_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> None:
         """``AppSchedulingInfo.updateResourceRequests``: the latest ask per (key, resource name) replaces the last."""
         ctx = self._ctx
