@@ -17,59 +17,94 @@ from __future__ import annotations
 
 from typing import Any
 
-from yarnball.protocols import RegisterApplicationMasterRequest, RegisterApplicationMasterResponse, RemoteRefusal
+from yarnball.actors._actor import Actor
+from yarnball.actors._amrpc import AllocateCall
+from yarnball.actors._asktable import AskSpec
+from yarnball.protocols import (
+    AMRMToken,
+    ApplicationAttemptId,
+    ContainerId,
+    NMToken,
+    NodeId,
+    RegisterApplicationMasterRequest,
+    RegisterApplicationMasterResponse,
+    RemoteRefusal,
+    Resource,
+)
 
-__all__ = ["NOT_REGISTERED", "resync", "resynced"]
+__all__ = ["NOT_REGISTERED", "AMResync"]
 
 NOT_REGISTERED = "ApplicationMasterNotRegisteredException"
 
 
-def resync(am: Any, refusal: RemoteRefusal) -> bool:
-    """Start the resync for ``refusal`` if it is ApplicationMasterNotRegisteredException; whether it was."""
-    rpc = am._rpc
-    if rpc is None or refusal.exception != NOT_REGISTERED or am.attempt_id is None or am.finished:
-        return False
-    if rpc.resyncing:
-        return True  # (the retried call of a resync under way)
-    am.log.warning(
-        "am_resync",
-        attempt=str(am.attempt_id),
-        diagnostics="ApplicationMaster is out of sync with ResourceManager, hence resyncing.",
-    )
-    pending, finish = list(rpc.pending_release), rpc.finish
-    rpc.reset()
-    rpc.pending_release = dict.fromkeys(pending)
-    rpc.finish = finish
-    # every outstanding ask again (remoteRequestsTable -> ask), the pending releases (pendingRelease -> release)
-    changed = am._changed
-    for table in am._tables.values():
-        for entry in table.values():
-            if entry[0] > 0 and not entry[4]:
-                entry[4] = True
-                changed.append(entry)
-    queued = set(am._release)
-    am._release.extend(cid for cid in pending if cid not in queued)
-    am._response_id = 0
-    rpc.resyncing = True
-    rpc.in_flight = refusal  # (no allocate leaves before the registration is answered)
-    am.amrm.tell(RegisterApplicationMasterRequest(application_attempt_id=am.attempt_id, amrm_token=am.amrm_token),
-                 am.ref)  # fmt: skip
-    return True
+class AMResync(Actor):
+    """The resync of an ApplicationMaster (its base class): the AMRMClient state it reads is the AM's own."""
 
+    _rpc: AllocateCall | None
+    _changed: list[list[Any]]
+    _tables: dict[AskSpec, dict[str, list[Any]]]
+    _release: list[ContainerId]
+    _response_id: int
+    _unregistering: bool
+    attempt_id: ApplicationAttemptId | None
+    finished: bool
+    amrm_token: AMRMToken | None
+    maximum_capability: Resource | None
+    nm_tokens: dict[NodeId, NMToken]
 
-def resynced(am: Any, msg: RegisterApplicationMasterResponse) -> bool:
-    """Finish a resync with its registration's answer: allocate at once (or unregister again); whether it was."""
-    rpc = am._rpc
-    if rpc is None or not rpc.resyncing:
-        return False
-    rpc.resyncing = False
-    rpc.in_flight = None
-    am.maximum_capability = msg.maximum_resource_capability
-    for token in msg.nm_tokens_from_previous_attempts:
-        am.nm_tokens[token.node_id] = token
-    am.log.info("am_resynced", attempt=str(am.attempt_id))
-    if am._unregistering and rpc.finish is not None:
-        am.amrm.tell(rpc.finish, am.ref)
-    else:
-        am._allocate()
-    return True
+    @property
+    def amrm(self) -> Any:
+        """Where ApplicationMasterProtocol goes (the ApplicationMaster's)."""
+        raise NotImplementedError
+
+    def _allocate(self) -> None:
+        raise NotImplementedError
+
+    def _resync(self, refusal: RemoteRefusal) -> bool:
+        """Start the resync for ``refusal`` if it is ApplicationMasterNotRegisteredException; whether it was."""
+        rpc = self._rpc
+        if rpc is None or refusal.exception != NOT_REGISTERED or self.attempt_id is None or self.finished:
+            return False
+        if rpc.resyncing:
+            return True  # (the retried call of a resync under way)
+        self.log.warning(
+            "am_resync",
+            attempt=str(self.attempt_id),
+            diagnostics="ApplicationMaster is out of sync with ResourceManager, hence resyncing.",
+        )
+        pending, finish = list(rpc.pending_release), rpc.finish
+        rpc.reset()
+        rpc.pending_release = dict.fromkeys(pending)
+        rpc.finish = finish
+        # every outstanding ask again (remoteRequestsTable -> ask), the pending releases (pendingRelease -> release)
+        changed = self._changed
+        for table in self._tables.values():
+            for entry in table.values():
+                if entry[0] > 0 and not entry[4]:
+                    entry[4] = True
+                    changed.append(entry)
+        queued = set(self._release)
+        self._release.extend(cid for cid in pending if cid not in queued)
+        self._response_id = 0
+        rpc.resyncing = True
+        rpc.in_flight = refusal  # (no allocate leaves before the registration is answered)
+        request = RegisterApplicationMasterRequest(application_attempt_id=self.attempt_id, amrm_token=self.amrm_token)
+        self.amrm.tell(request, self.ref)
+        return True
+
+    def _resynced(self, msg: RegisterApplicationMasterResponse) -> bool:
+        """Finish a resync with its registration's answer: allocate at once (or unregister again); whether it was."""
+        rpc = self._rpc
+        if rpc is None or not rpc.resyncing:
+            return False
+        rpc.resyncing = False
+        rpc.in_flight = None
+        self.maximum_capability = msg.maximum_resource_capability
+        for token in msg.nm_tokens_from_previous_attempts:
+            self.nm_tokens[token.node_id] = token
+        self.log.info("am_resynced", attempt=str(self.attempt_id))
+        if self._unregistering and rpc.finish is not None:
+            self.amrm.tell(rpc.finish, self.ref)
+        else:
+            self._allocate()
+        return True

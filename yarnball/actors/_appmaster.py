@@ -29,11 +29,11 @@ container carries its own container token (protocols/_tokens.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from yarnball.actors._actor import Actor, handler
-from yarnball.actors._amresync import resync, resynced
+from yarnball.actors._amnmclient import NMClient
+from yarnball.actors._amresync import AMResync
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV
 from yarnball.actors._amrpc import AllocateCall
 from yarnball.actors._amtasks import (
@@ -46,10 +46,8 @@ from yarnball.actors._amtasks import (
     remove_request,
 )
 from yarnball.actors._asktable import AskSpec, entry_request, take_changed
-from yarnball.actors._nmrpc import ContainerCalls
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.actors._shortcuts import (
-    NOOP_WHEN_ALL_OK,
     HeartbeatTimer,
     hold_tell,
     idle_allocate,
@@ -66,11 +64,8 @@ from yarnball.protocols import (
     ContainerExitStatus,
     ContainerId,
     ContainerStatus,
-    ContainerUpdateRequest,
-    ContainerUpdateResponse,
     ContainerUpdateType,
     ExecutionType,
-    FailedContainerRequest,
     FinalApplicationStatus,
     FinishApplicationMasterRequest,
     FinishApplicationMasterResponse,
@@ -87,10 +82,6 @@ from yarnball.protocols import (
     Resource,
     ResourceBlacklistRequest,
     ResourceRequest,
-    StartContainersRequest,
-    StartContainersResponse,
-    StopContainersRequest,
-    StopContainersResponse,
     SubmitApplicationRequest,
     SubmitApplicationResponse,
     UpdateContainerRequest,
@@ -98,7 +89,7 @@ from yarnball.protocols import (
 )
 from yarnball.protocols._amprotocol import UpdateContainerError
 from yarnball.protocols._clientprotocol import ApplicationSubmissionContext
-from yarnball.protocols._containermanagement import ContainerLaunchContext, StartContainerRequest
+from yarnball.protocols._containermanagement import ContainerLaunchContext
 from yarnball.protocols._executor import (
     ATTEMPT_ID_ENV,
     PROCESS_ACTOR_ENV,
@@ -118,11 +109,9 @@ _NO_BLACKLIST_CHANGE = ResourceBlacklistRequest()
 # Enum members and values read per container: an Enum class attribute and ``.value`` are each a slow lookup (a
 # metaclass / descriptor path), a module constant and the member's ``_value_`` attribute are plain ones.
 _AM_SHUTDOWN = AMCommand.AM_SHUTDOWN
-# host -> nm_actor_id(host), for every container started: the same str each time (its hash computed once).
-_NM_IDS: dict[str, str] = {}
 
 
-class ApplicationMaster(Actor):
+class ApplicationMaster(NMClient, AMResync):
     """Base class of every ApplicationMaster, SLS's simulated ones and users' own."""
 
     #: May an allocate with nothing to send that would get nothing back be skipped (_shortcuts/_amheartbeats.py), and
@@ -132,10 +121,6 @@ class ApplicationMaster(Actor):
     #: values of skipped allocates are settled only when it wakes (headroom then being that of its last processed
     #: allocate, not of every skipped one).
     quiet_when_idle = False
-    #: The NMClient's calls in flight, retried and failed as NMProxy does (actors/_nmrpc.py), in a run with message
-    #: faults on the AM -> NM links; None: every call is sent once and its answer taken as it comes.
-    _nm_calls: ContainerCalls | None = None
-
     def __init__(
         self,
         *,
@@ -262,13 +247,6 @@ class ApplicationMaster(Actor):
     def on_update_errors(self, errors: tuple[UpdateContainerError, ...]) -> None:
         """The RM refused container updates (``UpdateContainerError`` reasons as Hadoop's)."""
 
-    def on_start_container_error(self, container_id: ContainerId, diagnostics: str) -> None:
-        """A container could not be started (``NMClientAsync.CallbackHandler.onStartContainerError``): the NM
-        refused it, or the call got no answer within ``yarn.client.nodemanager-connect.max-wait-ms``. By default it
-        is logged and the container kept: the RM reclaims it after ``yarn.resourcemanager.rm.container-allocation
-        .expiry-interval-ms``; release it (:meth:`release`) to give it back at once."""
-        self.log.warning("container_start_failed", container=str(container_id), diagnostics=diagnostics)
-
     # -- submission (the client side) -------------------------------------------------------------------------
     def on_start(self) -> None:
         self.after(self.submit_at_ms, self._get_new_application)
@@ -327,7 +305,7 @@ class ApplicationMaster(Actor):
 
     @handler
     def on_registered_response(self, msg: RegisterApplicationMasterResponse) -> None:
-        if self._rpc is not None and resynced(self, msg):
+        if self._rpc is not None and self._resynced(msg):
             return  # registered again after an RM restart (actors/_amresync.py)
         self.maximum_capability = msg.maximum_resource_capability
         for token in msg.nm_tokens_from_previous_attempts:
@@ -343,7 +321,7 @@ class ApplicationMaster(Actor):
     def on_refusal(self, msg: RemoteRefusal) -> None:
         """A request was refused (a missing or wrong token, an ACL): logged; the AM goes on. A restarted RM's
         ApplicationMasterNotRegisteredException makes the AM register again (actors/_amresync.py)."""
-        if self._rpc is not None and resync(self, msg):
+        if self._rpc is not None and self._resync(msg):
             return
         self.log.warning("request_refused", exception_class=msg.exception, message=msg.message)
 
@@ -501,27 +479,6 @@ class ApplicationMaster(Actor):
             )
         )
 
-    def update_container_on_node(self, container: Container, kind: ContainerUpdateType) -> None:
-        """Send an RM-granted update to the container's NodeManager (``NMClient.updateContainerResource``)."""
-        request = UpdateContainerRequest(
-            container_version=container.version,
-            container_id=container.id,
-            container_update_type=kind,
-            execution_type=container.execution_type,
-            capability=container.resource,
-        )
-        self.kernel.lookup(nm_actor_id(container.node_id.host)).tell(
-            ContainerUpdateRequest(containers_to_update=(request,), nm_token=self.nm_tokens.get(container.node_id)),
-            self.ref,
-        )
-
-    @handler
-    def on_update_response(self, msg: ContainerUpdateResponse) -> None:
-        for failed in msg.failed_requests:
-            self.log.warning(
-                "container_update_failed", container=str(failed.container_id), diagnostics=failed.diagnostics
-            )
-
     def release(self, container_id: ContainerId) -> None:
         """Give a container back to the RM (``releaseAssignedContainer``)."""
         self._release.append(container_id)
@@ -640,62 +597,6 @@ class ApplicationMaster(Actor):
             and getattr(self._match, "__func__", None) is _BASE_MATCH
             and getattr(self.remove_container_request, "__func__", None) is _BASE_REMOVE
         )
-
-    # -- ContainerManagement ----------------------------------------------------------------------------------
-    def start_container(
-        self,
-        container: Container,
-        *,
-        duration_ms: float | None = None,
-        context: ContainerLaunchContext | None = None,
-    ) -> None:
-        """Start ``container`` on its NodeManager; a simulated one ends SUCCESS after ``duration_ms``."""
-        if context is None:
-            context = ContainerLaunchContext(simulated_duration_ms=None if duration_ms is None else int(duration_ms))
-        self.running[container.id] = container
-        request = StartContainersRequest(
-            start_container_requests=(StartContainerRequest(container=container, launch_context=context),),
-            nm_token=self.nm_tokens.get(container.node_id),
-        )
-        host = container.node_id.host
-        nm_id = _NM_IDS.get(host)
-        if nm_id is None:
-            nm_id = _NM_IDS[host] = nm_actor_id(host)
-        if self._nm_calls is not None:
-            self._nm_calls.sent("start", container, nm_id, request)  # answered, retried or failed (_nmrpc.py)
-        self.kernel.lookup(nm_id).tell(request, self.ref)
-
-    def stop_container(self, container: Container) -> None:
-        """Ask the container's NodeManager to kill it (exit status KILLED_BY_APPMASTER)."""
-        request = StopContainersRequest(container_ids=(container.id,), nm_token=self.nm_tokens.get(container.node_id))
-        nm_id = nm_actor_id(container.node_id.host)
-        if self._nm_calls is not None:
-            self._nm_calls.sent("stop", container, nm_id, request)  # answered, retried or failed (_nmrpc.py)
-        self.kernel.lookup(nm_id).tell(request, self.ref)
-
-    @handler
-    def on_start_response(self, msg: StartContainersResponse) -> None:
-        failed: Sequence[FailedContainerRequest] = msg.failed_requests
-        if self._nm_calls is not None:
-            # only the answers to calls in flight (a second answer to one call is dropped: actors/_nmrpc.py)
-            _, failed = self._nm_calls.answered("start", msg.successfully_started_containers, failed)
-        for request in failed:
-            self.on_start_container_error(request.container_id, request.diagnostics)
-
-    @handler
-    def on_stop_response(self, msg: StopContainersResponse) -> None:
-        if self._nm_calls is not None:
-            _, failed = self._nm_calls.answered("stop", msg.successfully_stopped_containers, msg.failed_requests)
-            for request in failed:
-                self.log.warning(
-                    "container_stop_failed", container=str(request.container_id), diagnostics=request.diagnostics
-                )
-
-    # Both do nothing for a response without failed requests: the NM then leaves it out (_shortcuts/_quietreplies.py).
-    # A subclass overriding them with @handler is sent every response. (With NMClient calls tracked, in a run with
-    # faults on the AM -> NM links, they take every answer: every reply is sent there, the exact shortcuts being off.)
-    setattr(on_start_response, NOOP_WHEN_ALL_OK, True)
-    setattr(on_stop_response, NOOP_WHEN_ALL_OK, True)
 
     # -- finishing --------------------------------------------------------------------------------------------
     def finish(self, status: FinalApplicationStatus = FinalApplicationStatus.SUCCEEDED, diagnostics: str = "") -> None:
