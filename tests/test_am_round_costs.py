@@ -1,5 +1,6 @@
-"""Cheaper AM heartbeat rounds: the RM's pull-only allocate without its pending/notification bookkeeping (SchedulerEventDispatcher.allocate) and
-the ask table's stored sort keys give the results of the longer paths, event for event."""
+"""Cheaper AM heartbeat rounds: the RM's pull-only allocate without its pending/notification bookkeeping
+(SchedulerEventDispatcher.allocate) and the ask table's stored sort keys give the results of the longer paths, event
+for event; a failing heartbeat tick is handled as any failing handler."""
 
 from __future__ import annotations
 

@@ -666,13 +666,15 @@ NM_OPPORTUNISTIC_KILL_POLICY = "yarnball.nodemanager.opportunistic-containers-ki
 DEFAULT_NM_OPPORTUNISTIC_KILL_POLICY = "LIFO"
 
 # -- yarnball's own simulation keys (not Hadoop's; "yarnball." prefix, so not in DEFAULTS) -----------------------
-#: All exact shortcuts at once (actors/_shortcuts/__init__.py): false leaves no event out (no skipped, dormant,
-#: deferred or inline heartbeat, no early AM sleep, every reply queued), whatever the keys below say; results equal
-#: a run with it on (tests/test_exact_shortcuts.py). For debugging and the equality tests.
+#: The exact shortcuts, all at once (actors/_shortcuts/__init__.py): false leaves no event out (no skipped, dormant,
+#: deferred or in-place heartbeat, no early AM sleep, every reply queued), whatever its four sub-switches
+#: (``yarnball.simulation.skip-idle-heartbeats``, ``skip-idle-am-heartbeats``, ``dormant-idle-ams``,
+#: ``lazy-running-reports``) say; results equal a run with it on (tests/test_exact_shortcuts.py). For debugging.
 SIMULATION_EXACT_SHORTCUTS = "yarnball.simulation.exact-shortcuts"
 DEFAULT_SIMULATION_EXACT_SHORTCUTS = True
-#: Skip NodeManager heartbeats that provably change nothing (actors/_heartbeats.py); results equal a run that
-#: processes every heartbeat (tests/test_heartbeat_skipping.py). Only the scheduler's NODE_UPDATE count differs.
+#: Sub-switch of ``yarnball.simulation.exact-shortcuts``: skip NodeManager heartbeats that provably change nothing
+#: (actors/_shortcuts/_routes.py); results equal a run that processes every heartbeat
+#: (tests/test_heartbeat_skipping.py). Only the scheduler's NODE_UPDATE count differs.
 SIMULATION_SKIP_IDLE_HEARTBEATS = "yarnball.simulation.skip-idle-heartbeats"
 DEFAULT_SIMULATION_SKIP_IDLE_HEARTBEATS = True
 
@@ -692,23 +694,26 @@ SIMULATION_HUGE_PAGE_ARENAS = "yarnball.simulation.huge-page-arenas"
 DEFAULT_SIMULATION_HUGE_PAGE_ARENAS = True
 
 # -- yarnball: skipping idle ApplicationMaster heartbeats --------------------------------------------------------
-#: Skip AM allocate calls that send nothing and would get nothing back (_shortcuts/_amheartbeats.py); results equal a
-#: run that processes every allocate (tests/test_am_heartbeat_skipping.py). Only the scheduler's allocate count
-#: differs. Switched off under the same conditions as NM skipping (Cluster._skipping_proven, modelled latency).
+#: Sub-switch of ``yarnball.simulation.exact-shortcuts``: skip AM allocate calls that send nothing and would get
+#: nothing back (_shortcuts/_amheartbeats.py); results equal a run that processes every allocate
+#: (tests/test_am_heartbeat_skipping.py). Only the scheduler's allocate count differs. Switched off under the same
+#: conditions as NM skipping (modelled latency, opportunistic containers, packing, autoscaling).
 SIMULATION_SKIP_IDLE_AM_HEARTBEATS = "yarnball.simulation.skip-idle-am-heartbeats"
 DEFAULT_SIMULATION_SKIP_IDLE_AM_HEARTBEATS = True
 
 # -- yarnball: dormant idle ApplicationMasters -------------------------------------------------------------------
-#: Let a quiet AM whose allocates are skipped sleep through its heartbeats, with no kernel event at all, until work
-#: appears for it (actors/_shortcuts/_amdormancy.py); results equal a run that processes every heartbeat
-#: (tests/test_am_dormancy.py). Only effective where AM skipping is on (it builds on it).
+#: Sub-switch of ``yarnball.simulation.exact-shortcuts``: let a quiet AM whose allocates are skipped sleep through
+#: its heartbeats, with no kernel event at all, until work appears for it (actors/_shortcuts/_amdormancy.py);
+#: results equal a run that processes every heartbeat (tests/test_am_dormancy.py). Only effective where AM skipping
+#: is on (it builds on it).
 SIMULATION_DORMANT_IDLE_AMS = "yarnball.simulation.dormant-idle-ams"
 DEFAULT_SIMULATION_DORMANT_IDLE_AMS = True
 
 # -- yarnball: lazily settled RUNNING reports --------------------------------------------------------------------
-#: Leave out the heartbeat of a dormant NodeManager that would only report containers newly RUNNING to a full node,
-#: and settle its effect when anything can observe it (_shortcuts/_lazyrunning.py); results equal a run with it off
-#: (tests/test_lazy_running.py). Only effective where NM skipping is on (it builds on it).
+#: Sub-switch of ``yarnball.simulation.exact-shortcuts``: leave out the heartbeat of a dormant NodeManager that
+#: would only report containers newly RUNNING to a full node, and settle its effect when anything can observe it
+#: (_shortcuts/_lazyrunning.py); results equal a run with it off (tests/test_lazy_running.py). Only effective where
+#: NM skipping is on (it builds on it).
 SIMULATION_LAZY_RUNNING_REPORTS = "yarnball.simulation.lazy-running-reports"
 DEFAULT_SIMULATION_LAZY_RUNNING_REPORTS = True
 
