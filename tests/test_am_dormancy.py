@@ -66,7 +66,7 @@ def _snapshot(cluster: Cluster) -> dict[str, Any]:
         "counters": dict(rm.counters),
         "allocates": rm.op_counts.get("allocate", 0),
         "skipped": cluster.heartbeats.skipped_allocates,
-        "ams": [(am.attempt_id, am._response_id, am.finished) for am in cluster.masters],
+        "ams": [(am.attempt_id, am.response_id, am.finished) for am in cluster.masters],
         "attempts": [(str(a.attempt_id), a.response_id, a.last_heartbeat, a.state) for a in rm.attempts.values()],
     }
 

@@ -55,7 +55,7 @@ def _run(workload: Workload, skip: bool, props: dict[str, object] | None = None,
         "ops": {k: v for k, v in ops.items() if k != "allocate"},
         "allocates": ops.get("allocate", 0),
         "skipped": cluster.heartbeats.skipped_allocates,
-        "ams": [(am.attempt_id, am._response_id, am.headroom, am.num_cluster_nodes) for am in cluster.masters],
+        "ams": [(am.attempt_id, am.response_id, am.headroom, am.num_cluster_nodes) for am in cluster.masters],
         "attempts": [(str(a.attempt_id), a.response_id, a.last_heartbeat, a.state) for a in rm.attempts.values()],
     }
 

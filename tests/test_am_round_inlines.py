@@ -27,7 +27,7 @@ def _state(cluster: Cluster, attempt_id: Any) -> tuple[Any, ...]:
     rm = cluster.rm
     attempt = rm.attempts[attempt_id]
     am = next(am for am in cluster.masters if am.attempt_id == attempt_id)
-    return attempt.response_id, attempt.last_heartbeat, am._response_id, rm.heartbeats.skipped_allocates
+    return attempt.response_id, attempt.last_heartbeat, am.response_id, rm.heartbeats.skipped_allocates
 
 
 def _sleepers_with_ticks(cluster: Cluster) -> list[Any]:

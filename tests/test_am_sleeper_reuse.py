@@ -29,7 +29,7 @@ def test_a_reused_sleeper_holds_what_a_new_one_would() -> None:
     reused: list[bool] = []
 
     def sleeping(am: Any, attempt: Any, progress: float) -> None:
-        spare, timer = dormant.spare, am._heartbeat
+        spare, timer = dormant.spare, am.heartbeat_timer
         expected = (rm, am, attempt, attempt.attempt_id, am.id, timer.interval, timer.due, timer.seq)
         expected += (kernel.sequence(am.id), attempt.response_id, progress, 0)
         sleep(am, attempt, progress)

@@ -60,7 +60,7 @@ def _release_victims(attacker: AttackerAM, victim, token: AMRMToken | None) -> N
     attacker.send_to_rm(
         AllocateRequest(
             application_attempt_id=victim.attempt_id,
-            response_id=victim._response_id,
+            response_id=victim.response_id,
             release=tuple(victim.running),
             amrm_token=token,
         )

@@ -16,7 +16,8 @@ import inspect
 import typing
 from collections import deque
 from collections.abc import Callable, Coroutine
-from typing import Any, ClassVar, Literal, TypeVar, overload
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
 from yarnball._logs import get_logger
 from yarnball.actors._failures import record_failure as _record_failure
@@ -102,6 +103,7 @@ class Actor:
         "_sender",
         "_stopped",
         "_timers",
+        "is_free",
         "kernel",
         "ref",
     )
@@ -138,6 +140,9 @@ class Actor:
         self._mailbox: deque[tuple[Any, ActorRef | None]] | None = None
         self._busy = False
         self._stopped = False
+        #: Running and not inside a handler: a message delivered now is handled at once (kept with the two flags
+        #: above; read by the exact shortcuts, actors/_shortcuts, before a delivery in place of an event).
+        self.is_free = True
         self._sender: ActorRef | None = None
         self._timers: list[TimerHandle] | None = None
         self._log: Any = None
@@ -153,10 +158,19 @@ class Actor:
         """The kernel's current time in ms."""
         return self.kernel.now
 
-    @property
-    def sender(self) -> ActorRef | None:
-        """The sender of the message being handled (valid in a handler; captured per coroutine for async ones)."""
-        return self._sender
+    if TYPE_CHECKING:
+
+        @property
+        def sender(self) -> ActorRef | None:
+            """The sender of the message being handled (valid in a handler; captured per coroutine for async
+            ones)."""
+
+    else:  # (a property read by the C getter: no Python call on the heartbeat path)
+        sender = property(
+            attrgetter("_sender"),
+            doc="The sender of the message being handled (valid in a handler; captured per coroutine for async "
+            "ones).",
+        )
 
     @property
     def log(self) -> Any:
@@ -185,6 +199,7 @@ class Actor:
         if self._stopped:
             return
         self._stopped = True
+        self.is_free = False
         for t in self._timers or ():
             t.cancel()
         self._timers = None
@@ -266,19 +281,23 @@ class Actor:
         return task
 
     # -- delivery in place of an event (for the exact shortcuts, actors/_shortcuts) ---------------------------
-    @property
-    def inbox(self) -> Callable[[tuple[Any, ActorRef | None]], None]:
-        """What a delivery event of this actor calls with ``(message, sender)``: its ``_deliver``, or whatever
-        intercepts it on the instance (message faults, an RM restart's queue, a test's spy)."""
-        return self._deliver
+    if TYPE_CHECKING:
 
-    @property
-    def is_stopped(self) -> bool:
-        return self._stopped
+        @property
+        def inbox(self) -> Callable[[tuple[Any, ActorRef | None]], None]:
+            """What a delivery event of this actor calls with ``(message, sender)``."""
 
-    def is_free(self) -> bool:
-        """Running and not inside a handler: a message delivered now is handled at once."""
-        return not self._stopped and not self._busy
+        @property
+        def is_stopped(self) -> bool:
+            """Whether the actor has stopped."""
+
+    else:  # (properties read by the C getter: no Python call per message)
+        inbox = property(
+            attrgetter("_deliver"),
+            doc="What a delivery event of this actor calls with ``(message, sender)``: its ``_deliver``, or "
+            "whatever intercepts it on the instance (message faults, an RM restart's queue, a test's spy).",
+        )
+        is_stopped = property(attrgetter("_stopped"), doc="Whether the actor has stopped.")
 
     def is_idle(self) -> bool:
         """Free, with nothing waiting in the mailbox."""
@@ -358,6 +377,7 @@ class Actor:
         """A handler returned ``result``: run it on as a task if it is a coroutine, else answer an ``ask``."""
         if result is not None and inspect.iscoroutine(result):
             self._busy = True
+            self.is_free = False
             task = Task(self.kernel, result, on_resume=lambda: setattr(self, "_sender", sender))
             task.add_done_callback(lambda t: self._task_done(t, message, sender))
             return
@@ -369,6 +389,7 @@ class Actor:
         is_handler = message is not _PROCESS
         if is_handler:
             self._busy = False
+            self.is_free = not self._stopped
         if exc is not None:
             self._failed(exc, message, sender)
         elif isinstance(sender, _ReplyRef):
@@ -481,13 +502,16 @@ def _spawn(kernel: Kernel, actor: Actor, actor_id: str) -> ActorRef:
         if actor._stopped:
             return
         actor._busy = True
+        actor.is_free = False
         try:
             actor.on_start()
         except Exception as exc:
             actor._busy = False
+            actor.is_free = not actor._stopped
             actor._failed(exc, _Started(), None)
             return
         actor._busy = False
+        actor.is_free = not actor._stopped
         actor._drain()
 
     kernel.schedule(0, start, priority=URGENT, owner=actor_id)

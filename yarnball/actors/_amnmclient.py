@@ -77,7 +77,8 @@ class NMClient(Actor):
             nm_id = _NM_IDS[host] = nm_actor_id(host)
         if self._nm_calls is not None:
             self._nm_calls.sent("start", container, nm_id, request)  # answered, retried or failed (_nmrpc.py)
-        self.kernel.lookup(nm_id).tell(request, self.ref)
+        actor = self.kernel.actors.get(nm_id)  # (Kernel.lookup's common case: an NM hosted here)
+        (self.kernel.lookup(nm_id) if actor is None else actor.ref).tell(request, self.ref)
 
     def stop_container(self, container: Container) -> None:
         """Ask the container's NodeManager to kill it (exit status KILLED_BY_APPMASTER)."""

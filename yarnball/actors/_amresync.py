@@ -44,7 +44,7 @@ class AMResync(Actor):
     _changed: list[list[Any]]
     _tables: dict[AskSpec, dict[str, list[Any]]]
     _release: list[ContainerId]
-    _response_id: int
+    response_id: int
     _unregistering: bool
     attempt_id: ApplicationAttemptId | None
     finished: bool
@@ -85,7 +85,7 @@ class AMResync(Actor):
                     changed.append(entry)
         queued = set(self._release)
         self._release.extend(cid for cid in pending if cid not in queued)
-        self._response_id = 0
+        self.response_id = 0
         rpc.resyncing = True
         rpc.in_flight = refusal  # (no allocate leaves before the registration is answered)
         request = RegisterApplicationMasterRequest(application_attempt_id=self.attempt_id, amrm_token=self.amrm_token)

@@ -117,7 +117,7 @@ class ApplicationMaster(NMClient, AMResync):
     #: May an allocate with nothing to send that would get nothing back be skipped (_shortcuts/_amheartbeats.py), and
     #: may the AM then sleep through its heartbeats until work appears (_shortcuts/_amdormancy.py)? Only for AMs that
     #: act on nothing but the response's containers, preemption message and node updates: such an AM must not read
-    #: ``headroom``, ``num_cluster_nodes`` or ``_response_id`` between allocates that return something, since the
+    #: ``headroom``, ``num_cluster_nodes`` or ``response_id`` between allocates that return something, since the
     #: values of skipped allocates are settled only when it wakes (headroom then being that of its last processed
     #: allocate, not of every skipped one).
     quiet_when_idle = False
@@ -170,8 +170,10 @@ class ApplicationMaster(NMClient, AMResync):
 
     def _reset_attempt_state(self) -> None:
         self._new_request_state()
-        self._response_id = 0
-        self._heartbeat: Any = None
+        #: The response id of the last AllocateResponse taken (its next allocate sends it).
+        self.response_id = 0
+        #: The allocate heartbeat's timer (a HeartbeatTimer once registered; None before, or once it ended).
+        self.heartbeat_timer: Any = None
         self._unregistering = False
         self.running = {}
         if self._rpc is not None:
@@ -285,9 +287,9 @@ class ApplicationMaster(NMClient, AMResync):
             self.log.warning("am_launched_without_attempt_id", container=str(msg.container.id))
             return
         restarted = self.attempt_id is not None
-        if self._heartbeat is not None:
+        if self.heartbeat_timer is not None:
             # the previous process's heartbeat timer (its exit was not reported to us): one heartbeat per process
-            self._heartbeat.cancel()
+            self.heartbeat_timer.cancel()
         self._reset_attempt_state()
         self.attempt_id = ApplicationAttemptId.parse(attempt)
         self.am_container = msg.container
@@ -315,7 +317,7 @@ class ApplicationMaster(NMClient, AMResync):
             self.running[container.id] = container
         self.on_registered(msg)
         # Actor.every's keys, with a timer a dormant AM can suspend and re-arm exactly (_shortcuts/_amdormancy.py).
-        self._heartbeat = HeartbeatTimer(self, self.heartbeat_interval_ms, self._allocate)
+        self.heartbeat_timer = HeartbeatTimer(self, self.heartbeat_interval_ms, self._allocate)
 
     @handler
     def on_refusal(self, msg: RemoteRefusal) -> None:
@@ -338,11 +340,6 @@ class ApplicationMaster(NMClient, AMResync):
         super().stop()
 
     # -- what the exact shortcuts ask of an ApplicationMaster (actors/_shortcuts) ------------------------------
-    @property
-    def heartbeat_timer(self) -> Any:
-        """The allocate heartbeat's timer (a HeartbeatTimer once registered; None before, or once it ended)."""
-        return self._heartbeat
-
     def has_nothing_to_send(self) -> bool:
         """Whether its next allocate would carry no changed ask, release or container update."""
         return not (self._changed or self._release or self._updates)
@@ -354,16 +351,7 @@ class ApplicationMaster(NMClient, AMResync):
             return None
         if type(self).rm is ApplicationMaster.rm:
             return self.kernel.actors.get(self.rm_id)
-        return self.rm.local_actor()  # a subclass's own rm
-
-    @property
-    def response_id(self) -> int:
-        """The response id of the last AllocateResponse taken (its next allocate sends it)."""
-        return self._response_id
-
-    @response_id.setter
-    def response_id(self, value: int) -> None:
-        self._response_id = value
+        return self.rm.actor  # a subclass's own rm
 
     @property
     def progress(self) -> float:
@@ -373,7 +361,7 @@ class ApplicationMaster(NMClient, AMResync):
     def idle_response(self, response_id: int, headroom: Resource, num_cluster_nodes: int) -> None:
         """An allocate that carried and returned nothing, taken as :meth:`on_allocate_response` takes its empty
         response (whose callbacks are all skipped)."""
-        self._response_id = response_id
+        self.response_id = response_id
         self.headroom = headroom
         self.num_cluster_nodes = num_cluster_nodes
 
@@ -381,9 +369,9 @@ class ApplicationMaster(NMClient, AMResync):
     def on_terminated(self, msg: ContainerTerminated) -> None:
         """Our own AM container was killed: the process is gone; a new attempt may launch us again."""
         if self.am_container is not None and msg.container_id == self.am_container.id:
-            if self._heartbeat is not None:
-                self._heartbeat.cancel()
-            self._heartbeat = None
+            if self.heartbeat_timer is not None:
+                self.heartbeat_timer.cancel()
+            self.heartbeat_timer = None
             if self._rpc is not None:
                 self._rpc.reset()  # the process is gone: no call waits, none is retried
             self.am_container = None
@@ -395,9 +383,9 @@ class ApplicationMaster(NMClient, AMResync):
         container = self.am_container
         if container is None or self.finished or self._unregistering:
             return False
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
-            self._heartbeat = None
+        if self.heartbeat_timer is not None:
+            self.heartbeat_timer.cancel()
+            self.heartbeat_timer = None
         if self._rpc is not None:
             self._rpc.reset()
         if self._nm_calls is not None:
@@ -507,7 +495,7 @@ class ApplicationMaster(NMClient, AMResync):
         updates, self._updates = tuple(self._updates), []
         request = AllocateRequest(
             application_attempt_id=self.attempt_id,
-            response_id=self._response_id,
+            response_id=self.response_id,
             progress=1.0 if self._unregistering else 0.0,
             ask=asks,
             release=release,
@@ -515,7 +503,7 @@ class ApplicationMaster(NMClient, AMResync):
             resource_blacklist_request=_NO_BLACKLIST_CHANGE,
             amrm_token=self.amrm_token,
         )
-        ref, timer = self.amrm, self._heartbeat
+        ref, timer = self.amrm, self.heartbeat_timer
         if self._rpc is not None:
             self._rpc.send(request)  # the call in flight, retried when unanswered (actors/_amrpc.py)
             ref.tell(request, self.ref)
@@ -528,17 +516,17 @@ class ApplicationMaster(NMClient, AMResync):
     @handler
     def on_allocate_response(self, msg: AllocateResponse) -> None:
         rpc = self._rpc
-        if rpc is not None and msg.am_command is not _AM_SHUTDOWN and not rpc.answer(msg, self._response_id):
+        if rpc is not None and msg.am_command is not _AM_SHUTDOWN and not rpc.answer(msg, self.response_id):
             return  # a second answer to one call: Hadoop RPC's client drops it
         if msg.am_command is _AM_SHUTDOWN:
             if rpc is not None:
                 rpc.reset()
-            if self._heartbeat is not None:
-                self._heartbeat.cancel()
-                self._heartbeat = None
+            if self.heartbeat_timer is not None:
+                self.heartbeat_timer.cancel()
+                self.heartbeat_timer = None
             self.on_shutdown_request()
             return
-        self._response_id = msg.response_id
+        self.response_id = msg.response_id
         if msg.nm_tokens:
             for token in msg.nm_tokens:  # NMTokenCache.setNMToken
                 self.nm_tokens[token.node_id] = token
@@ -617,9 +605,9 @@ class ApplicationMaster(NMClient, AMResync):
     @handler
     def on_finish_response(self, msg: FinishApplicationMasterResponse) -> None:
         self.finished = True
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
-            self._heartbeat = None
+        if self.heartbeat_timer is not None:
+            self.heartbeat_timer.cancel()
+            self.heartbeat_timer = None
         self._exited()
         if self.am_container is not None:
             self.kernel.lookup(nm_actor_id(self.am_container.node_id.host)).tell(

@@ -78,9 +78,9 @@ class HeartbeatClock:
         #: How a phase point's heartbeat goes: nowhere, a virtual heartbeat or the real request (the exact
         #: shortcuts' one route choice, actors/_shortcuts/_routes.py).
         self.route: Callable[[HeartbeatClock, Any], None] = heartbeat_route
-        #: Sends a real heartbeat's request, run in place when it is the next event anyway (``send(ref, request,
-        #: sender)``, set by the embedded Cluster's exact shortcuts); None: as a message.
-        self.inline: Callable[[Any, Any, Any], None] | None = None
+        #: Hands a real heartbeat to the RM in place of its request's delivery event (``inline(nm)``, False when the
+        #: NM must send it as a message: actors/_shortcuts/_routes.py, set by the embedded Cluster); None: messages.
+        self.inline: Callable[[Any], bool] | None = None
         #: Defers the RUNNING-only heartbeats of dormant nodes (_shortcuts/_lazyrunning.py; set by the embedded
         #: Cluster).
         self.lazy: Any = None
@@ -158,15 +158,14 @@ class HeartbeatClock:
         beat.due = t
         # Owned by the NM whichever actor armed it (the NM itself, or the RM waking it): what the heartbeat sends has
         # the NM as origin, as with the NM's own timer, on every backend.
-        # Kernel.schedule(t - now, self._fire, beat, priority=beat.priority, owner=beat.nm.id), inline: the same key.
+        # Kernel.schedule(t - now, self._fire, beat, priority=beat.priority, owner=beat.nm.id): the same key.
         kernel = self.kernel
         now = kernel.now
         delay = t - now
         if delay < 0:
             raise ValueError(f"cannot schedule into the past (delay={delay})")
-        origin, seq = kernel.next_key()
         # (the next phase point, a second ahead, is parked: out of the heap until the run nears it)
-        kernel.queue((now + delay, beat.priority, origin, seq, self._fire_bound, beat, beat.owner))
+        kernel.queue_at(now + delay, beat.priority, self._fire_bound, beat, beat.owner)
 
     def wake(self, beat: NodeBeat) -> None:
         """Make sure ``beat``'s next phase point is processed (skip mode: something may need it)."""
@@ -198,7 +197,7 @@ class HeartbeatClock:
             return  # superseded (the interval changed or the NM stopped)
         beat.armed = False
         nm = beat.nm
-        if nm.is_stopped:
+        if not nm.is_free and nm.is_stopped:
             return
         if not self.skip:
             self._arm(beat, now + beat.interval)

@@ -230,8 +230,11 @@ class Kernel:
         self.handler_failures = 0
         #: The first ``MAX_RECORDED_FAILURES`` handler failures (actors/_actor.py ``HandlerFailure``), in event order.
         self.failure_records: list[Any] = []
-        self.default_latency: float = 0
+        self._default_latency: float = 0
         self._latency: dict[tuple[str, str], float] = {}
+        #: Whether every message arrives at the instant it is sent: no modelled latency on any link (kept by
+        #: ``default_latency`` and :meth:`set_latency`).
+        self.instant = True
         #: Resolves an actor id this kernel does not host into a ref (set by a shard host; None in one process).
         self.remote: Callable[[str], Any] | None = None
 
@@ -281,25 +284,39 @@ class Kernel:
         seq = seqs.get(origin, 0)
         seqs[origin] = seq + 1
         now = self.now
-        t = now + (self.default_latency + delay)
+        t = now + (self._default_latency + delay)
         heapq.heappush(self._now if t == now else self._queue, (t, NORMAL, origin, seq, fn, arg, owner))
         if self._wakeup is not None:
             self._wakeup.set()
 
-    def instant(self) -> bool:
-        """Whether every message arrives at the instant it is sent: no modelled latency on any link."""
-        return not self._latency and not self.default_latency
-
-    def queue(self, entry: tuple[float, int, str, int, Callable[[Any], None], Any, str]) -> None:
-        """Queue ``entry``, whose key was taken with :meth:`next_key` (or :meth:`sequence`) and whose time is not
-        in the past: parked when it is far ahead, else in the heap (or the now lane, for an entry at ``now``)."""
-        t = entry[0]
+    def queue_at(self, t: float, priority: int, fn: Callable[[Any], None], arg: Any, owner: str | None = None) -> int:
+        """Call ``fn(arg)`` at time ``t`` (not in the past), with the next key of the current origin, as
+        :meth:`schedule` at ``t - now`` would; the sequence taken is returned (a timer that re-arms at an exact key
+        later keeps it)."""
+        origin = self.current
+        seqs = self._seqs
+        seq = seqs.get(origin, 0)
+        seqs[origin] = seq + 1
+        entry = (t, priority, origin, seq, fn, arg, origin if owner is None else owner)
         if t - self.now >= FAR_WIDTH:
             self.park(entry)
-            return
+            return seq
         heapq.heappush(self._now if t == self.now else self._queue, entry)
         if self._wakeup is not None:
             self._wakeup.set()
+        return seq
+
+    def deliver_in_place(self, fn: Callable[[Any], None], arg: Any, owner: str) -> None:
+        """A delivery ``fn(arg)`` to ``owner`` at ``now`` with the next key of the current origin (what
+        :meth:`send` queues without latency), run at once when it is the next event (:meth:`run_if_next`), else
+        queued. The caller's event must end with this call."""
+        origin = self.current
+        seqs = self._seqs
+        seq = seqs.get(origin, 0)
+        seqs[origin] = seq + 1
+        entry = (self.now + (self._default_latency + 0), NORMAL, origin, seq, fn, arg, owner)
+        if not self.run_if_next(entry):
+            self.push(*entry)
 
     def run_if_next(self, entry: tuple[Any, ...]) -> bool:
         """Run ``entry`` (a queued event's entry, its key taken) now, as the run loop would, when it is the event
@@ -460,16 +477,27 @@ class Kernel:
             self._wakeup.set()
 
     # -- latency between actors --------------------------------------------------------------------------------
+    @property
+    def default_latency(self) -> float:
+        """The delivery latency (ms) of every link without one of its own."""
+        return self._default_latency
+
+    @default_latency.setter
+    def default_latency(self, ms: float) -> None:
+        self._default_latency = ms
+        self.instant = not self._latency and not ms
+
     def set_latency(self, src: str, dst: str, ms: float) -> None:
         """Model a delivery latency on the link ``src -> dst`` (actor ids)."""
         if ms < 0:
             raise ValueError("latency must be >= 0")
         self._latency[(src, dst)] = ms
+        self.instant = False
 
     def latency(self, src: str | None, dst: str) -> float:
         if self._latency and src is not None:
-            return self._latency.get((src, dst), self.default_latency)
-        return self.default_latency
+            return self._latency.get((src, dst), self._default_latency)
+        return self._default_latency
 
     # -- running -----------------------------------------------------------------------------------------------
     def _enter(self, entry: tuple[Any, ...]) -> None:

@@ -97,6 +97,9 @@ _RUNNING = ContainerState.RUNNING
 _COMPLETE = ContainerState.COMPLETE
 _SUCCESS = ContainerExitStatus.SUCCESS
 _NORMAL_ACTION = NodeAction.NORMAL
+#: NodeManager class -> whether its NodeHeartbeatResponse handler is NodeManager's own (an actor's handler table is
+#: fixed when its class is made: see NodeManager._own_response_handler).
+_OWN_RESPONSE_HANDLER: dict[type, bool] = {}
 _ACTOR_DELIVER = Actor._deliver
 # (module constants: reading a member off an Enum class goes through EnumType.__getattr__'s slow attribute hook)
 
@@ -384,13 +387,12 @@ class NodeManager(Actor):
         if self._beat is not None and not self._decommissioned:
             self._heartbeats.stopped(self._beat)  # type: ignore[union-attr]
 
-    def heartbeat_now(self, send: Callable[[Any, Any, Any], None] | None = None) -> None:
-        """Send a heartbeat now (called by the HeartbeatClock at this node's phase points), with ``send(rm, request,
-        sender)`` when given (the exact shortcuts' delivery in place, actors/_shortcuts/_routes.py)."""
+    def heartbeat_now(self) -> None:
+        """Send a heartbeat now (called by the HeartbeatClock at this node's phase points)."""
         if self._busy:
             self.after(0, self._send_heartbeat)
         else:
-            self._send_heartbeat(send)
+            self._send_heartbeat()
 
     def _changed(self, status: ContainerStatus) -> None:
         self._changes.append(status)
@@ -398,13 +400,11 @@ class NodeManager(Actor):
         if beat is not None and not beat.armed:
             self._heartbeats.wake(beat)  # type: ignore[union-attr]
 
-    def _send_heartbeat(self, send: Callable[[Any, Any, Any], None] | None = None) -> None:
-        if self._decommissioned or self._down is not None:
-            return  # leaving: a heartbeat after the unregistration would be answered RESYNC
-        call = self._hb_call  # a heartbeat is a call that waits for its answer (actors/_nodestatusupdater.py)
-        if call is not None and call.in_flight is not None:
-            return  # the status-updater thread still waits in nodeHeartbeat
-        changes, self._changes = self._changes, []
+    def _send_heartbeat(self) -> None:
+        changes = self.heartbeat_changes()
+        if changes is None:
+            return
+        call = self._hb_call
         status = NodeStatus(
             node_id=self.node_id,
             response_id=self.response_id,
@@ -414,10 +414,19 @@ class NodeManager(Actor):
         request = NodeHeartbeatRequest(node_status=status)
         if call is not None:
             call.send(request)
-        if send is None:
-            self.rm.tell(request, self.ref)
-        else:
-            send(self.rm, request, self.ref)
+        self.rm.tell(request, self.ref)
+
+    def heartbeat_changes(self) -> list[ContainerStatus] | None:
+        """The container changes its heartbeat reports now, taken; None when it sends no heartbeat now: leaving (a
+        heartbeat after the unregistration would be answered RESYNC), down, or its heartbeat call still waiting
+        for its answer (the status-updater thread still waits in nodeHeartbeat: actors/_nodestatusupdater.py)."""
+        if self._decommissioned or self._down is not None:
+            return None
+        call = self._hb_call
+        if call is not None and call.in_flight is not None:
+            return None
+        changes, self._changes = self._changes, []
+        return changes
 
     # -- what the exact shortcuts ask of a NodeManager (actors/_shortcuts) ----------------------------------------
     def has_news(self) -> bool:
@@ -439,11 +448,18 @@ class NodeManager(Actor):
             and self._hb_call is None  # (a heartbeat call that waits: the handler also ends it)
             and not self._decommissioned
             and self.supervision == "resume"
-            and type(self).handler_for(NodeHeartbeatResponse) is NodeManager.on_heartbeat_response
+            and (_OWN_RESPONSE_HANDLER.get(type(self)) or self._own_response_handler())
         ):
             self.response_id = response.response_id
             return True
         return False
+
+    def _own_response_handler(self) -> bool:
+        """Whether this class handles NodeHeartbeatResponse with NodeManager's own handler (noted by class)."""
+        own = _OWN_RESPONSE_HANDLER[type(self)] = (
+            type(self).handler_for(NodeHeartbeatResponse) is NodeManager.on_heartbeat_response
+        )
+        return own
 
     def may_defer_running(self, interval: Any) -> bool:
         """Whether a RUNNING report of this NM may wait for a later heartbeat whose plain response, with the RM's
@@ -458,7 +474,7 @@ class NodeManager(Actor):
             and self._hb_call is None
             and interval == self.heartbeat_interval_ms
             and self.supervision == "resume"
-            and type(self).handler_for(NodeHeartbeatResponse) is NodeManager.on_heartbeat_response
+            and (_OWN_RESPONSE_HANDLER.get(type(self)) or self._own_response_handler())
         )
 
     def heartbeat_answered(self, response_id: int) -> None:

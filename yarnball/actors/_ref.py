@@ -24,12 +24,15 @@ log = get_logger(__name__)
 class ActorRef:
     """The address of an actor. ``tell`` never blocks; ``ask`` returns a future of the reply."""
 
-    __slots__ = ("_actor", "id", "kernel")
+    __slots__ = ("actor", "id", "kernel")
 
     def __init__(self, actor_id: str, kernel: Kernel, actor: Actor | None) -> None:
         self.id = actor_id
         self.kernel = kernel
-        self._actor = actor
+        #: The actor behind this address when it is hosted by this address's kernel and running, else None (an
+        #: actor that stopped, one on another host, an ``ask``'s reply): what delivery in place of an event needs
+        #: (actors/_shortcuts).
+        self.actor = actor
 
     def __repr__(self) -> str:
         return f"ActorRef({self.id!r})"
@@ -42,20 +45,15 @@ class ActorRef:
 
     @property
     def is_alive(self) -> bool:
-        return self._actor is not None and not self._actor.is_stopped
-
-    def local_actor(self) -> Actor | None:
-        """The actor behind this address when it is hosted by this address's kernel, else None (an address of an
-        actor that stopped, of one on another host, or of an ``ask``'s reply)."""
-        return self._actor
+        return self.actor is not None and not self.actor.is_stopped
 
     def detach(self) -> None:
         """The actor stopped: its messages become dead letters from now on."""
-        self._actor = None
+        self.actor = None
 
     def tell(self, message: Any, sender: ActorRef | None = None, *, delay: float = 0) -> None:
         """Deliver ``message`` after the link's latency (plus ``delay`` ms)."""
-        actor = self._actor
+        actor = self.actor
         if actor is None:
             kernel = self.kernel
             latency = kernel.latency(sender.id if sender is not None else None, self.id) + delay
@@ -83,8 +81,8 @@ class ActorRef:
         return fut
 
     def stop(self) -> None:
-        if self._actor is not None:
-            self._actor.stop()
+        if self.actor is not None:
+            self.actor.stop()
 
 
 class _ReplyRef(ActorRef):

@@ -63,6 +63,7 @@ from yarnball.protocols import (
     MoveApplicationAcrossQueuesRequest,
     NodeHeartbeatRequest,
     NodeId,
+    NodeStatus,
     RefreshQueuesRequest,
     RegisterApplicationMasterRequest,
     RegisterDistributedSchedulingAMRequest,
@@ -289,6 +290,29 @@ class ResourceManager(Actor):
     def needs_heartbeat(self, node_id: NodeId) -> bool:
         """The heartbeat clock's question (ResourceTrackerService.needs_heartbeat)."""
         return self.resource_tracker.needs_heartbeat(node_id)  # type: ignore[no-any-return]
+
+    def takes_heartbeats_in_place(self) -> bool:
+        """Whether a NodeHeartbeatRequest delivered to this RM would only run the ResourceTrackerService's
+        ``handle_node_heartbeat`` with the request's statuses: ``Actor._deliver`` itself, this class's
+        ``on_node_heartbeat``, no message-fault rules, and no opportunistic service (it reads the NM's queue
+        state). The exact shortcuts then hand a heartbeat over without the request (actors/_shortcuts/_routes.py)."""
+        return (
+            self.delivers_plainly()
+            and type(self).handler_for(NodeHeartbeatRequest) is ResourceManager.on_node_heartbeat
+            and self.node_rules is None
+            and self.opportunistic is None
+        )
+
+    def node_heartbeat_in_place(self, node_id: NodeId, statuses: list[Any], sender: Any, response_id: int) -> None:
+        """The heartbeat of ``sender`` (the NM of ``node_id``, with its response id and changed ``statuses``) handled
+        now as its delivery would handle it (:meth:`takes_heartbeats_in_place` holds, the RM is free): the
+        sender set, and a failure handed to the supervision with the request, built then."""
+        self._sender = sender
+        try:
+            self.resource_tracker.handle_node_heartbeat(node_id, statuses, None, sender)
+        except Exception as exc:
+            status = NodeStatus(node_id=node_id, response_id=response_id, container_statuses=tuple(statuses))
+            self._failed(exc, NodeHeartbeatRequest(node_status=status), sender)
 
     def runs_stock_heartbeats(self) -> bool:
         """Whether a NodeHeartbeatRequest to this RM takes the stock path: ``Actor._deliver``, this class's

@@ -42,13 +42,14 @@ from yarnball.actors._shortcuts._amrounds import hold_tell, sleep_after_response
 from yarnball.actors._shortcuts._lazyrunning import LazyRunning
 from yarnball.actors._shortcuts._ownmethods import OwnMethod, is_bound, sealed
 from yarnball.actors._shortcuts._quietreplies import NOOP_WHEN_ALL_OK, reply_is_noop
-from yarnball.actors._shortcuts._routes import deliver_heartbeat_response, heartbeat_route, tell_in_place
+from yarnball.actors._shortcuts._routes import InPlaceHeartbeats, deliver_heartbeat_response, heartbeat_route
 from yarnball.actors._shortcuts._settings import ShortcutSettings
 
 __all__ = [
     "NOOP_WHEN_ALL_OK",
     "DormantAMs",
     "HeartbeatTimer",
+    "InPlaceHeartbeats",
     "LazyRunning",
     "OwnMethod",
     "ShortcutSettings",
@@ -60,5 +61,4 @@ __all__ = [
     "reply_is_noop",
     "sealed",
     "sleep_after_response",
-    "tell_in_place",
 ]

@@ -66,7 +66,7 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
     resize = rm.resize  # container resizes: an allocate with updates or errors to hand over is a real one
     decommissioning = rm.decommissioning  # and one with node updates to hand over (actors/_decommission.py)
     if (
-        rm.is_free()
+        rm.is_free
         and rm.opportunistic is None
         and (resize is None or not resize.has_news(attempt_id))
         and (decommissioning is None or not decommissioning.has_news(attempt_id.application_id))

@@ -9,7 +9,7 @@ response's handling instead, with the Sleeper that no-op ``A`` would have set up
 **Why this is exact.** Let the response be handled at ``t`` and the AM's next firing be queued at ``t1 = t +
 interval`` with sequence ``sf`` (the timer's ``due`` and ``seq``). Going dormant now, the Sleeper takes ``t1`` and
 ``sf`` as its first skipped tick, ``c`` = the AM's next sequence as the first skipped ``A``'s, and ``r0`` = the
-attempt's response id (the response's: the AM's own ``_response_id``, checked equal). The no-op ``A`` of tick ``t1``
+attempt's response id (the response's: the AM's own ``response_id``, checked equal). The no-op ``A`` of tick ``t1``
 would have taken exactly these: nothing takes the AM's sequences between now and then unless an AM event runs,
 and every AM event wakes it first (``ApplicationMaster._deliver``). So the dormant state is the one the no-op
 ``A`` would have made, except that the first tick is one of the skipped ones, provided that
@@ -71,7 +71,7 @@ def sleep_after_response(am: Any) -> None:
     if dormant is None or not dormant.enabled or not dormant.early:
         return
     clock = rm.heartbeats
-    if clock is None or not clock.skip_am or not rm.is_free() or rm.opportunistic is not None:
+    if clock is None or not clock.skip_am or not rm.is_free or rm.opportunistic is not None:
         return
     attempt = rm.attempts.get(attempt_id)  # (a RUNNING/FINISHING attempt is never done: no is_done check)
     if attempt is None or attempt.state not in _LIVE or attempt.response_id != am.response_id:
@@ -91,8 +91,8 @@ def hold_tell(timer: Any, ref: Any, request: Any, sender: Any) -> None:
     """``ref.tell(request, sender)`` (an AllocateRequest to the RM) from a heartbeat firing: the same entry, held
     for the end of the firing (``HeartbeatTimer._fire``)."""
     kernel = ref.kernel
-    actor = ref.local_actor() if type(ref) is ActorRef else None
-    if actor is None or not kernel.exact_shortcuts or not kernel.instant():
+    actor = ref.actor if type(ref) is ActorRef else None
+    if actor is None or not kernel.exact_shortcuts or not kernel.instant:
         ref.tell(request, sender)
         return
     origin, seq = kernel.next_key()

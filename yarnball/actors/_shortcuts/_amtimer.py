@@ -17,7 +17,7 @@ class HeartbeatTimer(TimerHandle):
     """``Actor.every`` for an AM's heartbeat, with the same event keys, that can be suspended and re-armed at an
     exact key (a dormant AM's timer)."""
 
-    __slots__ = ("actor", "due", "fire", "firing", "held", "interval", "item", "live", "seq")
+    __slots__ = ("actor", "due", "fire", "firing", "held", "interval", "item", "live", "seq", "token")
 
     def __init__(self, actor: Any, interval: float, what: Callable[[], Any]) -> None:
         super().__init__()
@@ -28,7 +28,10 @@ class HeartbeatTimer(TimerHandle):
         self.item = actor.timer_tick(what)
         self.live = False
         self.due = 0.0
+        #: The sequence of the queued firing's event, and the firing's own number (an earlier one still queued
+        #: after a re-arm is superseded: it finds another token).
         self.seq = -1
+        self.token = 0
         #: True while the firing's tick runs; the allocate it sends to the RM is then ``held`` (an event entry) and
         #: run at the end of the firing when it is the very next event (_amrounds.py).
         self.firing = False
@@ -40,17 +43,23 @@ class HeartbeatTimer(TimerHandle):
 
     def rearm(self, t: float, key: tuple[str, int] | None = None) -> None:
         """Queue the next firing at ``t`` with the key ``(t, NORMAL, origin, seq)``: ``key`` = ``(origin, seq)``,
-        by default the next one of the current origin (what ``Kernel.schedule`` would take)."""
+        by default the next one of the current origin (what ``Kernel.schedule`` would take; the owner is the
+        origin: the AM)."""
         kernel = self.actor.kernel
-        origin, seq = kernel.next_key() if key is None else key
-        self.due, self.seq, self.live = t, seq, True
-        kernel.queue((t, NORMAL, origin, seq, self.fire, seq, origin))
+        token = self.token = self.token + 1
+        if key is None:
+            self.seq = kernel.queue_at(t, NORMAL, self.fire, token)
+        else:
+            origin, seq = key
+            self.seq = seq
+            kernel.push(t, NORMAL, origin, seq, self.fire, token, origin)
+        self.due, self.live = t, True
 
     def _fire(self, token: int) -> None:
-        if token != self.seq or not self.live or self.cancelled:
+        if token != self.token or not self.live or self.cancelled:
             return  # suspended (dormant AM) or superseded by a re-armed firing
         actor = self.actor
-        if actor.is_stopped:
+        if not actor.is_free and actor.is_stopped:
             return
         self.firing = True
         try:

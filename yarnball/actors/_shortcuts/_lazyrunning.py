@@ -59,8 +59,8 @@ events of different origins never compare sequences; a dormant AM's sequence ari
 starts from the AM's counter when it goes dormant and no NM wake runs as a dormant AM. Only
 ``Kernel.events_processed`` differs, as for the inline heartbeats.
 
-**Where the heartbeat stays.** Deferral needs what makes the fast path exact at ``p`` and the delivery in place
-the path it takes (_routes.py ``tell_in_place``): skipping on (so zero latency, an embedded kernel, no opportunistic
+**Where the heartbeat stays.** Deferral needs what makes the fast path exact at ``p`` and the in-place hand-over
+the path it takes (_routes.py ``InPlaceHeartbeats``): skipping on (so zero latency, an embedded kernel, no opportunistic
 containers, AMRMProxy, packing or autoscaler: ``Cluster._skipping_proven``, which switches this off with the rest;
 the sharded and Ray backends never enable it), no per-link latency, no ``run_async``, no hooked ``Kernel._enter``,
 the Cluster's delivery in place, an NM that would take the heartbeat's plain response
@@ -78,7 +78,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from yarnball.actors._shortcuts._routes import tell_in_place
+from yarnball.actors._shortcuts._routes import InPlaceHeartbeats
 
 if TYPE_CHECKING:
     from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
@@ -114,8 +114,8 @@ class LazyRunning:
             not self.enabled
             or not clock.skip
             or beat.died_at is not None
-            or clock.inline is not tell_in_place
-            or not kernel.instant()
+            or type(getattr(clock.inline, "__self__", None)) is not InPlaceHeartbeats
+            or not kernel.instant
             or kernel.running_async
             or kernel.enter_hooked  # (the run loop shows every event to a hooked _enter)
             or rm.is_stopped
@@ -148,7 +148,7 @@ class LazyRunning:
         ref = nm.rm
         scheduler = rm.scheduler
         return (
-            ref.local_actor() is rm
+            ref.actor is rm
             and ref.kernel is self.clock.kernel
             and rm.heartbeats is self.clock
             and rm.opportunistic is None

@@ -26,9 +26,17 @@ def reply_is_noop(actor: Any, mtype: type) -> bool:
     change nothing when delivered? (The caller checks that there are no failed requests.)"""
     ref = actor.sender
     kernel = actor.kernel
-    if type(ref) is not ActorRef or ref.kernel is not kernel or not kernel.exact_shortcuts or not kernel.instant():
+    if type(ref) is not ActorRef or ref.kernel is not kernel or not kernel.exact_shortcuts or not kernel.instant:
         return False
-    receiver = ref.local_actor()
-    if receiver is None or not receiver.is_free() or receiver.supervision != "resume":
+    receiver = ref.actor
+    if receiver is None or not receiver.is_free or receiver.supervision != "resume":
         return False
-    return getattr(type(receiver).handler_for(mtype), NOOP_WHEN_ALL_OK, False) is True
+    cls = type(receiver)
+    noop = _NOOP.get((cls, mtype))
+    if noop is None:  # (an actor's handler table is fixed when its class is made: noted once per class)
+        noop = _NOOP[(cls, mtype)] = getattr(cls.handler_for(mtype), NOOP_WHEN_ALL_OK, False) is True
+    return noop
+
+
+#: (receiver class, reply type) -> whether the class's handler of that reply is marked NOOP_WHEN_ALL_OK.
+_NOOP: dict[tuple[type, type], bool] = {}

@@ -1,17 +1,28 @@
-"""The one route choice of a NodeManager heartbeat and of its response, and the in-place delivery they share.
+"""The one route choice of a NodeManager heartbeat and of its response, and the delivery in place of an event.
 
 **A phase point's heartbeat** (:func:`heartbeat_route`, the heartbeat clock's ``route``) goes one of three ways:
 nowhere, a virtual heartbeat, or the real request. With skipping on (``HeartbeatClock.skip``) an NM with nothing
 to report (``NodeManager.has_news``) sends nothing; the RM is asked whether an empty heartbeat could change anything
 (``ResourceTrackerService.needs_heartbeat``): if so it processes a virtual one, the same status update without the
 request, else nothing happens at all (the heartbeat is a no-op, see actors/_heartbeats.py). Everything else is the
-real request, sent by the NM with the clock's ``inline`` (:func:`tell_in_place`) when the exact shortcuts are on.
+real request: handed to the RM in place of its delivery event (:class:`InPlaceHeartbeats`, the clock's ``inline``)
+when that is exact, else sent as a message.
 
-**In place of the next event** (:func:`tell_in_place`, :func:`run_next`). A message whose delivery would be the
-very next event the kernel pops (its time is ``now`` and its key is below every queued one: ``Kernel.run_if_next``)
-is delivered at once, from the end of the event that sends it, with the key it would have had: nothing can run in
-between, so it is the same computation with one event less to pop. The NM's heartbeat is the last thing its clock
-event does; an AM firing's allocate is held until the firing has queued its next one (_amrounds.py).
+**In place of the delivery event.** At a phase point the clock's event ``E = (t, HEARTBEAT + i, o, q)`` of node
+``i`` runs for the NM, whose NodeHeartbeatRequest with zero latency would be delivered by ``R = (t, NORMAL, nm,
+s)``, ``s`` being the NM's next sequence. ``R`` is always the next event: ``E`` was the smallest key in the heap
+when it was popped, ``E`` queues nothing below ``R`` before the request (only the next phase point, later), and
+``R < E`` since NORMAL < HEARTBEAT; the run loop does not stop in between (``R``'s time is ``E``'s, within any
+``until``). So the RM handles the heartbeat at once, and the kernel is left as ``R``'s delivery would leave it:
+``R``'s sequence is taken, ``Kernel.event`` is ``R``'s key and ``Kernel.current`` the RM (the origin of whatever it
+queues); ``now``, ``priority`` and ``high`` stay (``R`` is below ``E``). What the delivery would do is the RM's
+(``ResourceManager.node_heartbeat_in_place``, under ``takes_heartbeats_in_place``: its own delivery and handler, no
+fault rules, no opportunistic service, which is also why the request itself need not be built); the NM's part is
+``NodeManager.heartbeat_changes``. The message path stays with any modelled latency, under ``Kernel.run_async``, for
+a kernel whose ``_enter`` a test observes (``Kernel.enter_hooked``), for a busy NM or RM, an NM that reports its
+queue, and an RM that is not a local actor of this kernel. Only ``Kernel.events_processed`` differs
+(tests/test_inline_heartbeats.py). The same argument, for any entry, is ``Kernel.run_if_next``, which
+:func:`run_next` uses for an AM firing's allocate (_amrounds.py).
 
 **A heartbeat's response** (:func:`deliver_heartbeat_response`) is stored by the NM at once, without an event, when
 all its delivery would do is store its response id (``NodeManager.take_plain_response``: NORMAL, nothing to clean
@@ -27,30 +38,57 @@ from typing import Any
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._ref import ActorRef
 
-__all__ = ["deliver_heartbeat_response", "heartbeat_route", "run_next", "tell_in_place"]
+__all__ = ["InPlaceHeartbeats", "deliver_heartbeat_response", "heartbeat_route", "run_next"]
 
 
 def heartbeat_route(clock: Any, nm: Any) -> None:
     """The heartbeat of ``nm`` at a phase point of ``clock``: nowhere, a virtual heartbeat, or the real request."""
     if not clock.skip or nm.has_news():
         clock.real += 1
-        nm.heartbeat_now(clock.inline)
+        inline = clock.inline
+        if inline is None or not inline(nm):
+            nm.heartbeat_now()
     elif clock.needs(nm.node_id):
         clock.virtual_count += 1
         clock.virtual(nm.node_id, nm.ref)
 
 
-def tell_in_place(ref: Any, message: Any, sender: Any) -> None:
-    """``ref.tell(message, sender)`` as the last thing an event does, delivered at once when it is the next event."""
-    kernel = ref.kernel
-    actor = ref.local_actor() if type(ref) is ActorRef and kernel.exact_shortcuts and kernel.instant() else None
-    if actor is None:
-        ref.tell(message, sender)
-        return
-    origin, seq = kernel.next_key()  # (ActorRef.tell's key: time, NORMAL, origin, origin's sequence)
-    entry = (kernel.now + (kernel.default_latency + 0), NORMAL, origin, seq, actor.inbox, (message, sender), ref.id)
-    if not kernel.run_if_next(entry):
-        kernel.push(*entry)
+class InPlaceHeartbeats:
+    """``HeartbeatClock.inline`` of a cluster on one kernel (its bound ``__call__``): ``self(nm)`` hands ``nm``'s
+    heartbeat to its RM in place of the request's delivery and returns True, or returns False when the NM must send
+    it as a message (module docstring)."""
+
+    __slots__ = ("checked",)
+
+    def __init__(self) -> None:
+        self.checked: Any = None  # the RM last found to qualify (what cannot change about it is checked once)
+
+    def __call__(self, nm: Any) -> bool:
+        kernel = nm.kernel
+        if (
+            not kernel.instant
+            or kernel.running_async
+            or kernel.enter_hooked  # (the run loop shows every event to a hooked _enter)
+            or not nm.is_free
+            or nm.report_opportunistic
+        ):
+            return False
+        ref = nm.rm
+        rm = ref.actor if type(ref) is ActorRef else None
+        if rm is None or not rm.is_free:
+            return False
+        if rm is not self.checked:
+            if ref.kernel is not kernel or not rm.takes_heartbeats_in_place():
+                return False
+            self.checked = rm
+        changes = nm.heartbeat_changes()
+        if changes is None:
+            return True  # it sends none now (as NodeManager._send_heartbeat)
+        origin, seq = kernel.next_key()  # R's key: the NM's next sequence, then R as the current event
+        kernel.event = (kernel.now, NORMAL, origin, seq)
+        kernel.current = ref.id
+        rm.node_heartbeat_in_place(nm.node_id, changes, nm.ref, nm.response_id)
+        return True
 
 
 #: Run a held event in place when it is next (tests switch it off to compare with queueing it).
@@ -67,8 +105,8 @@ def deliver_heartbeat_response(rm: Any, nm_ref: Any, response: Any) -> None:
     """Send ``response`` to the NodeManager at ``nm_ref``, or have it stored at once when that is all its delivery
     would do (module docstring)."""
     kernel = rm.kernel
-    if type(nm_ref) is ActorRef and nm_ref.kernel is kernel and kernel.exact_shortcuts and kernel.instant():
-        nm = nm_ref.local_actor()
-        if nm is not None and nm.is_free() and nm.take_plain_response(response):
+    if type(nm_ref) is ActorRef and nm_ref.kernel is kernel and kernel.exact_shortcuts and kernel.instant:
+        nm = nm_ref.actor
+        if nm is not None and nm.is_free and nm.take_plain_response(response):
             return
     nm_ref.tell(response, rm.ref)

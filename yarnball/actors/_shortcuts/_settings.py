@@ -15,7 +15,7 @@ from typing import Any
 
 from yarnball.actors._shortcuts._amdormancy import DormantAMs
 from yarnball.actors._shortcuts._lazyrunning import LazyRunning
-from yarnball.actors._shortcuts._routes import tell_in_place
+from yarnball.actors._shortcuts._routes import InPlaceHeartbeats
 from yarnball.protocols import keys
 
 __all__ = ["ShortcutSettings"]
@@ -66,7 +66,7 @@ class ShortcutSettings:
         clock.skip = self.skip_idle_heartbeats
         clock.skip_am = self.skip_idle_am_heartbeats
         if self.exact:
-            clock.inline = tell_in_place  # real heartbeats delivered in place when they are the next event
+            clock.inline = InPlaceHeartbeats().__call__  # real heartbeats handed to the RM in place of the event
         if self.lazy_running_reports:
             LazyRunning(clock, rm)  # RUNNING-only heartbeats of dormant nodes settled lazily
         dormant: DormantAMs = rm.dormant
