@@ -120,7 +120,14 @@ class LazyRunning:
             or kernel.enter_hooked  # (the run loop shows every event to a hooked _enter)
             or rm.is_stopped
             or not nm.may_defer_running(rm.heartbeat_interval_ms)
-            or not rm.runs_stock_heartbeats()
+        ):
+            return False
+        # the tracker's heartbeat methods replaced on the instance (a spy)? read through the bound methods
+        tracker = rm.resource_tracker
+        cls = type(tracker)
+        if (
+            getattr(tracker.node_heartbeat, "__func__", None) is not cls.node_heartbeat
+            or getattr(tracker.handle_node_heartbeat, "__func__", None) is not cls.handle_node_heartbeat
         ):
             return False
         if not self.checked:
@@ -154,6 +161,7 @@ class LazyRunning:
             and rm.opportunistic is None
             and not scheduler.continuous_scheduling
             and not scheduler.placement.packs(len(scheduler.nodes))
+            and rm.runs_stock_heartbeats()
         )
 
     # -- settling ----------------------------------------------------------------------------------------------
