@@ -87,7 +87,8 @@ class AMResync(Actor):
         self._release.extend(cid for cid in pending if cid not in queued)
         self.response_id = 0
         rpc.resyncing = True
-        rpc.in_flight = refusal  # (no allocate leaves before the registration is answered)
+        # (no allocate leaves before the registration is answered: any call in flight holds them back)
+        rpc.in_flight = refusal  # type: ignore[assignment]
         request = RegisterApplicationMasterRequest(application_attempt_id=self.attempt_id, amrm_token=self.amrm_token)
         self.amrm.tell(request, self.ref)
         return True

@@ -74,7 +74,7 @@ class InPlaceHeartbeats:
         ):
             return False
         ref = nm.rm
-        rm = ref.actor if type(ref) is ActorRef else None
+        rm: Any = ref.actor if type(ref) is ActorRef else None  # the ResourceManager
         if rm is None or not rm.is_free:
             return False
         if rm is not self.checked:
@@ -106,7 +106,7 @@ def deliver_heartbeat_response(rm: Any, nm_ref: Any, response: Any) -> None:
     would do (module docstring)."""
     kernel = rm.kernel
     if type(nm_ref) is ActorRef and nm_ref.kernel is kernel and kernel.exact_shortcuts and kernel.instant:
-        nm = nm_ref.actor
+        nm: Any = nm_ref.actor  # the NodeManager
         if nm is not None and nm.is_free and nm.take_plain_response(response):
             return
     nm_ref.tell(response, rm.ref)
