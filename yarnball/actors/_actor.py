@@ -284,7 +284,7 @@ class Actor:
     if TYPE_CHECKING:
 
         @property
-        def inbox(self) -> Callable[[tuple[Any, ActorRef | None]], None]:
+        def delivery_entry(self) -> Callable[[tuple[Any, ActorRef | None]], None]:
             """What a delivery event of this actor calls with ``(message, sender)``."""
 
         @property
@@ -292,7 +292,7 @@ class Actor:
             """Whether the actor has stopped."""
 
     else:  # (properties read by the C getter: no Python call per message)
-        inbox = property(
+        delivery_entry = property(
             attrgetter("_deliver"),
             doc="What a delivery event of this actor calls with ``(message, sender)``: its ``_deliver``, or "
             "whatever intercepts it on the instance (message faults, an RM restart's queue, a test's spy).",
@@ -308,13 +308,13 @@ class Actor:
         instance."""
         return getattr(self._deliver, "__func__", None) is Actor._deliver
 
-    def deliver(self, message: Any, sender: ActorRef | None) -> None:
+    def deliver_now(self, message: Any, sender: ActorRef | None) -> None:
         """Hand ``message`` from ``sender`` to this actor now, exactly as its delivery event would (a stopped actor
         makes it a dead letter, a busy one queues it)."""
         self._deliver((message, sender))
 
     def timer_tick(self, fn: Callable[[], Any]) -> Any:
-        """The item a timer of this actor delivers (:meth:`deliver`) to run ``fn()`` through the mailbox."""
+        """The item a timer of this actor delivers (:meth:`deliver_now`) to run ``fn()`` through the mailbox."""
         return _Tick(fn)
 
     def track_timer(self, handle: TimerHandle) -> None:

@@ -190,7 +190,7 @@ class Kernel:
         #: every event at ``until``: the priority is then ``PASSED``. The NM heartbeat clock relies on it.
         self.priority: int = -1
         #: ``yarnball.simulation.exact-shortcuts``: False leaves no event out (actors/_shortcuts/__init__.py). Read by
-        #: the shortcuts that have no switch of their own (quiet replies, a firing's allocate run inline).
+        #: the shortcuts that have no switch of their own (quiet replies, a firing's allocate run in place).
         self.exact_shortcuts: bool = True
         #: The highest event (heap entry) processed so far at ``now`` (a sentinel key when none has, or when a run
         #: stopped at ``until``): an event that would have been queued at ``now`` with a key below it has run, one

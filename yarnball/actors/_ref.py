@@ -59,7 +59,7 @@ class ActorRef:
             latency = kernel.latency(sender.id if sender is not None else None, self.id) + delay
             kernel.schedule(latency, _dead_letter, (self.id, message, sender), owner=self.id)
             return
-        self.kernel.send(actor.inbox, (message, sender), self.id, sender, delay)
+        self.kernel.send(actor.delivery_entry, (message, sender), self.id, sender, delay)
 
     def ask(self, message: Any, *, timeout: float | None = None, sender: ActorRef | None = None) -> Future[Any]:
         """Send ``message`` and return a future resolved by the handler's return value.

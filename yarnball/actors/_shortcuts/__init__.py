@@ -24,11 +24,12 @@ differ. Each module states its own argument beside its code:
 * :mod:`._settings`: ``yarnball.simulation.exact-shortcuts`` and its sub-switches, read here only.
 
 **The seam.** The layer reaches the roles only through their public protocols: the kernel (``next_key``,
-``queue``, ``run_if_next``, ``instant``), actors and refs (``Actor.inbox``/``deliver``/``is_free``, ``ActorRef
-.local_actor``), the heartbeat clock (``route``, ``inline``, ``needs``, ``next_phase_point``), the NodeManager
-(``has_news``, ``take_plain_response``, ``may_defer_running``, ``report_first``), the ResourceManager
-(``runs_stock_heartbeats``, ``dormant``), the ApplicationMaster (``direct_rm``, ``has_nothing_to_send``,
-``idle_response``, ``sleeper``) and the scheduler (``idle_allocate``, ``allocate_has_news``,
+``queue_at``, ``run_if_next``, ``instant``), actors and refs (``Actor.delivery_entry``, ``deliver_now``, ``is_free``,
+``ActorRef.actor``), the heartbeat clock (``route``, ``inline``, ``needs``, ``next_phase_point``), the NodeManager
+(``has_news``, ``heartbeat_changes``, ``take_plain_response``, ``may_defer_running``, ``report_first``), the
+ResourceManager (``takes_heartbeats_in_place``, ``node_heartbeat_in_place``, ``runs_stock_heartbeats``,
+``dormant``), the ApplicationMaster (``direct_rm``, ``has_nothing_to_send``, ``idle_response``, ``response_id``,
+``heartbeat_timer``, ``sleeper``) and the scheduler (``idle_allocate``, ``allocate_has_news``,
 ``node_update_is_noop``). The role modules import the layer from this package only; the layer imports no role
 actor module at run time, and the roles it works with are the objects the cluster hands it
 (tests/test_shortcuts_seam.py).

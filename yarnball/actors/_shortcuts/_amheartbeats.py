@@ -100,4 +100,4 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
         amrm_token=am.amrm_token,
     )
     # What the request's delivery event would have done.
-    rm.deliver(request, am.ref)
+    rm.deliver_now(request, am.ref)

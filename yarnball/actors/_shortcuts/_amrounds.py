@@ -98,4 +98,4 @@ def hold_tell(timer: Any, ref: Any, request: Any, sender: Any) -> None:
     origin, seq = kernel.next_key()
     # ActorRef.tell's key, computed the same way (time, NORMAL, origin, origin's sequence), the receiver as owner
     t = kernel.now + (kernel.default_latency + 0)
-    timer.held = (t, NORMAL, origin, seq, actor.inbox, (request, sender), ref.id)
+    timer.held = (t, NORMAL, origin, seq, actor.delivery_entry, (request, sender), ref.id)

@@ -63,7 +63,7 @@ class HeartbeatTimer(TimerHandle):
             return
         self.firing = True
         try:
-            actor.deliver(self.item, actor.ref)  # through the mailbox, as Actor.every's firing
+            actor.deliver_now(self.item, actor.ref)  # through the mailbox, as Actor.every's firing
         finally:
             self.firing = False
         self.rearm(actor.kernel.now + self.interval)
