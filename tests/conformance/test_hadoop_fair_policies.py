@@ -8,10 +8,10 @@ comparator) and, in the ``...2`` variants, after ``ResourceUtils.resetResourceTy
 
 from __future__ import annotations
 
-import functools
 import itertools
 
 import pytest
+from fair_helpers import assert_total_preorder
 
 from yarnball.errors import ConfigurationError
 from yarnball.policies.fair import (
@@ -63,26 +63,9 @@ def _fair_share_comparator_grid() -> list[FakeSchedulable]:
     ]
 
 
-def assert_total_preorder(items: list[FakeSchedulable], compare: SchedulableComparator) -> None:
-    """``compare`` orders ``items`` as comparing an integer rank would: sort, group the neighbours that compare
-    equal, then every pair must compare as their groups. That holds only for a transitive comparator, and checks
-    every triple Hadoop's depth-first search builds (162^3 of them) with 162^2 comparisons."""
-    ordered = sorted(items, key=functools.cmp_to_key(compare))
-    rank: dict[int, int] = {}
-    group = 0
-    for i, item in enumerate(ordered):
-        if i and compare(ordered[i - 1], item) != 0:
-            group += 1
-        rank[id(item)] = group
-    for a in items:
-        for b in items:
-            expected = (rank[id(a)] > rank[id(b)]) - (rank[id(a)] < rank[id(b)])
-            got = compare(a, b)
-            assert (got > 0) - (got < 0) == expected, (a, b)
-
-
 def test_testFairShareComparatorTransitivity() -> None:
-    """The FairShareComparator is transitive over FairShareComparatorTester's data (a total preorder)."""
+    """The FairShareComparator is transitive over FairShareComparatorTester's data: a total preorder, checked
+    with 162^2 comparisons instead of Hadoop's depth-first search over all 162^3 triples."""
     assert_total_preorder(_fair_share_comparator_grid(), FairSharePolicy().get_comparator(Resource(0, 0)))
 
 
@@ -141,16 +124,13 @@ def test_testPolicyReinitialization() -> None:
 
 def create_comparator(cluster_mem: int, cluster_cpu: int, n: bool) -> SchedulableComparator:
     """The policy's comparator for a cluster of ``<mem, cpu>``; ``n``: with the third resource type ``test``."""
-    return DominantResourceFairnessPolicy().get_comparator(
-        Resource(cluster_mem, cluster_cpu), ("test",) if n else ()
+    return DominantResourceFairnessPolicy().get_comparator(Resource(cluster_mem, cluster_cpu), ("test",) if n else ())
+
+
+def create_schedulable(mem: int, cpu: int, weight: float = 1.0, min_mem: int = 0, min_cpu: int = 0) -> Schedulable:
+    return FakeSchedulable(
+        Resource(min_mem, min_cpu), Resource(INT_MAX, INT_MAX), weight, Resource(0, 0), Resource(mem, cpu), 0
     )
-
-
-def create_schedulable(
-    mem: int, cpu: int, weight: float = 1.0, min_mem: int = 0, min_cpu: int = 0
-) -> Schedulable:
-    return FakeSchedulable(Resource(min_mem, min_cpu), Resource(INT_MAX, INT_MAX), weight, Resource(0, 0),
-                           Resource(mem, cpu), 0)
 
 
 N_AND_2 = pytest.mark.parametrize("n", [pytest.param(True, id="N"), pytest.param(False, id="2")])
@@ -215,8 +195,9 @@ def test_testSortShares() -> None:
 def test_testCalculateClusterAndFairRatios() -> None:
     """Usage ratios 10/100, 5/10 and 2/5 (test); the dominant is vcores."""
     shares = [[0.0, 0.0, 0.0] for _ in range(3)]
-    dominant = DominantResourceFairnessComparatorN.calculate_cluster_and_fair_ratios([10, 5, 2], [100, 10, 5], shares,
-                                                                                   1.0)
+    dominant = DominantResourceFairnessComparatorN.calculate_cluster_and_fair_ratios(
+        [10, 5, 2], [100, 10, 5], shares, 1.0
+    )
     assert shares[0][0] == pytest.approx(0.1, abs=1e-5)
     assert shares[1][0] == pytest.approx(0.5, abs=1e-5)
     assert shares[2][0] == pytest.approx(0.4, abs=1e-5)
