@@ -4,6 +4,8 @@ their caps, nothing left unassigned, the comparators total orders)."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from fair_helpers import assert_total_preorder
 from hypothesis import given, settings
@@ -170,6 +172,46 @@ def test_queue_info_capacities() -> None:
     assert queue_capacity(1000, 0) == 0.0
     assert queue_current_capacity(1500, 1000) == 1.5
     assert queue_current_capacity(1500, 0) == 0.0
+
+
+def test_fair_share_comparator_order() -> None:
+    """FairShareComparator: demand before none; below min share (neediest ratio first); usage / weight, a zero
+    weight after every positive one; then start time, then name."""
+
+    def app(
+        name: str, usage: int, weight: float = 1.0, minimum: int = 0, demand: int = 100, start: int = 0
+    ) -> Schedulable:
+        return FakeSchedulable(
+            Resource(minimum, 0),
+            UNBOUNDED,
+            weight,
+            usage=Resource(usage, 0),
+            start_time=start,
+            name=name,
+            demand=Resource(demand, 0),
+        )
+
+    apps = [
+        app("no-demand", 0, demand=0),
+        app("zero-weight", 0, weight=0.0),
+        app("heavy", 60, weight=3.0),
+        app("light", 30),
+        app("needy-half", 10, minimum=20),
+        app("needy-quarter", 10, minimum=40),
+        app("late", 30, start=5),
+        app("b-tie", 30, start=5),
+    ]
+    ordered = sorted(apps, key=functools.cmp_to_key(parse("fair").get_comparator(Resource(0, 0))))
+    assert [a.name for a in ordered] == [
+        "needy-quarter",
+        "needy-half",
+        "heavy",
+        "light",
+        "b-tie",
+        "late",
+        "zero-weight",
+        "no-demand",
+    ]
 
 
 def test_drf_comparator2_judges_each_schedulable_by_its_own_usage() -> None:
