@@ -10,7 +10,7 @@ judged the second schedulable needy from the *first* one's usage (fixed by YARN-
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from yarnball.policies.capacity._calculator import DominantResourceCalculator, ResourceCalculator
 from yarnball.policies.fair._computefairshares import compute_shares, compute_steady_shares
@@ -255,7 +255,7 @@ class DominantResourceFairnessPolicy(SchedulingPolicy):
         )
 
 
-def _types_in_play(total: Resource, scheds: list[Schedulable], targets: list[Resource]) -> tuple[str, ...]:
+def _types_in_play(total: Resource, scheds: Sequence[Schedulable], targets: list[Resource]) -> tuple[str, ...]:
     """Hadoop computes shares for every known resource type. A type that none of the total, the min and max shares
     and the current shares lists is 0 in all of them, and its computed share would be 0 (max share 0 is a fixed
     share of 0): leaving it out gives the same records."""
