@@ -25,8 +25,6 @@ import msgspec
 from yarnball._logs import get_logger
 from yarnball.actors._containerresize import UPDATE_OUTSTANDING_ERROR, validate_update
 from yarnball.errors import ConfigurationError
-from yarnball.policies.capacity._events import LOST_CONTAINER, RELEASED_CONTAINER, abnormal_status
-from yarnball.policies.capacity._state import ACQUIRED, RUNNING
 from yarnball.policies.opportunistic import (
     CentralizedOpportunisticContainerAllocator,
     LoadComparator,
@@ -37,6 +35,7 @@ from yarnball.policies.opportunistic import (
     normalize,
     partition_asks,
 )
+from yarnball.policies.scheduler import ACQUIRED, LOST_CONTAINER, RELEASED_CONTAINER, RUNNING, abnormal_status
 from yarnball.protocols import (
     ANY,
     AllocateRequest,
