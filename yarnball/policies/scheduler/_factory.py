@@ -61,7 +61,7 @@ _BY_NAME: dict[str, str] = {**_KNOWN, **{name.rsplit(".", 1)[1]: kind for name, 
 #: The scheduler class whose own ``allocate``, ``handle`` and ``idle_allocate`` the exact shortcuts are proven
 #: against (actors/_schedulerdispatcher.py, actors/shortcuts/_amrounds.py): a scheduler of another class, or one that
 #: overrides them, takes the general path.
-PROVEN_SCHEDULER_CLASS: type = CapacityScheduler
+PROVEN_SCHEDULER_CLASS: type[CapacityScheduler] = CapacityScheduler
 
 
 def scheduler_class(conf: Configuration) -> str:
@@ -102,7 +102,9 @@ def validate_scheduler_configuration(conf: Configuration) -> None:
 
 
 def create_scheduler(conf: Configuration, *, cluster_timestamp: int) -> ResourceScheduler:
-    """The scheduler ``conf`` names (see the module docstring), with its configuration."""
+    """The scheduler ``conf`` names (see the module docstring), with its configuration. (The return types here are
+    where mypy checks that the CapacityScheduler implements ``ResourceScheduler`` and its recovering variant
+    ``RecoveringScheduler``.)"""
     scheduler_class(conf)
     return CapacityScheduler(CapacitySchedulerConfiguration(conf), cluster_timestamp=cluster_timestamp)
 
