@@ -12,10 +12,11 @@ from test_am_dormancy import PREEMPTION, QUEUES, PokingAM, _Recorder, _snapshot
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors.shortcuts import _amrounds
 from yarnball.actors.shortcuts._amheartbeats import _at_rm
-from yarnball.launcher import Cluster, _embedded
+from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.launcher.workloads._model import Workload
 from yarnball.policies.capacity import CapacityScheduler
+from yarnball.policies.scheduler import _factory
 from yarnball.protocols import Configuration, ContainerPreemptEvent, keys
 from yarnball.testing import captured_events
 
@@ -305,8 +306,8 @@ def test_scheduler_news_agrees_with_idle_allocate(monkeypatch: pytest.MonkeyPatc
 
     # The cluster builds a Checked; the early check reads its state as for a CapacityScheduler (which it is, plus
     # the recording): otherwise it would ask this idle_allocate, the very answer it is compared with.
-    monkeypatch.setattr(_embedded, "CapacityScheduler", Checked)
-    monkeypatch.setattr(_amrounds, "CapacityScheduler", Checked)
+    monkeypatch.setattr(_factory, "CapacityScheduler", Checked)
+    monkeypatch.setattr(_amrounds, "PROVEN_SCHEDULER_CLASS", Checked)
     workload = synthetic_workload(40, 20, seed=7, queues=("a", "b"), maps=(5, 30), reduces=(0, 4), load=2.0)
     cluster = Cluster(Configuration(dict(PREEMPTION)), workload.nodes, seed=3)
     assert type(cluster.scheduler) is Checked

@@ -44,7 +44,7 @@ from typing import Any
 import msgspec
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._scheduler import RESIZE_REQUEST_ID_BASE
+from yarnball.policies.scheduler import RESIZE_REQUEST_ID_BASE
 from yarnball.protocols import (
     ANY,
     AllocateRequest,

@@ -45,7 +45,7 @@ from yarnball.actors._schedulerdispatcher import SchedulerEventDispatcher
 from yarnball.actors._secretmanagers import Rejections, RMSecretManagers
 from yarnball.actors.shortcuts import ROLES, DormantAMs
 from yarnball.errors import ConfigurationError
-from yarnball.policies.capacity import CapacityScheduler
+from yarnball.policies.scheduler import ResourceScheduler
 from yarnball.protocols import (
     AllocateRequest,
     ApplicationAttemptId,
@@ -141,7 +141,7 @@ class ResourceManager(Actor):
     def __init__(
         self,
         conf: Configuration,
-        scheduler: CapacityScheduler,
+        scheduler: ResourceScheduler,
         *,
         cluster_timestamp: int = 1,
         rng: random.Random | None = None,
@@ -149,7 +149,8 @@ class ResourceManager(Actor):
     ) -> None:
         self.resize = self.decommissioning = self.restarts = self.node_rules = self.queue_deletion_monitor = None
         self.conf = conf
-        self.scheduler = scheduler
+        #: The scheduler, reached only through its interface (policies/scheduler/_interface.py).
+        self.scheduler: ResourceScheduler = scheduler
         self.cluster_timestamp = cluster_timestamp
         self.heartbeat_interval_ms = conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
         self.nm_expiry_ms = conf.get_int(keys.RM_NM_EXPIRY_INTERVAL_MS)
@@ -157,7 +158,7 @@ class ResourceManager(Actor):
         self.am_expiry_ms = conf.get_int(keys.RM_AM_EXPIRY_INTERVAL_MS)
         self.max_attempts = conf.get_int(keys.RM_AM_MAX_ATTEMPTS)
         validate_configs(conf)
-        self.maximum_allocation = scheduler.conf.get_maximum_allocation()
+        self.maximum_allocation = scheduler.get_maximum_allocation()
         self.nodes: dict[NodeId, RMNode] = {}
         self.lost_nodes: set[NodeId] = set()
         self.apps: dict[ApplicationId, RMApp] = {}
@@ -258,7 +259,7 @@ class ResourceManager(Actor):
             self.queue_deletion_monitor = monitor
         spawn_queue_management_monitor(self)  # QueueManagementDynamicEditPolicy, likewise
         if self.scheduler.continuous_scheduling:
-            # FairScheduler's continuous-scheduling thread, as a timer (policies/capacity/_continuous.py).
+            # FairScheduler's continuous-scheduling thread, as a timer (the scheduler's continuous_scheduling_attempt).
             self.every(self.scheduler.continuous_scheduling_sleep_ms, self.dispatcher.continuous_scheduling)
         if self.opportunistic is not None:
             self.opportunistic.start()

@@ -63,7 +63,7 @@ from yarnball.actors._rmstatestore import (
     RMStateStore,
     create_state_store,
 )
-from yarnball.policies.capacity._events import COMPLETED_APPLICATION, LOST_CONTAINER, abnormal_status
+from yarnball.policies.scheduler import COMPLETED_APPLICATION, LOST_CONTAINER, RecoveringScheduler, abnormal_status
 from yarnball.protocols import (
     AllocateRequest,
     AppAddedSchedulerEvent,
@@ -108,7 +108,7 @@ class RMRestarts:
         self.restarts = 0
         self.down = False
         #: Builds the restarted RM's scheduler for an epoch (the launcher's: placement and the cluster's view).
-        self.new_scheduler: Callable[[int], Any] | None = None
+        self.new_scheduler: Callable[[int], RecoveringScheduler] | None = None
         self.awaiting: set[ApplicationAttemptId] = set()  # recovered attempts whose AM has not re-registered
         #: Every application of an RM that restarted without recovery (the new RM does not know them); ``lost``: those
         #: not finished when it stopped.

@@ -27,8 +27,8 @@ from yarnball.launcher._memory import huge_page_arenas
 from yarnball.launcher._settle import settle_containers, tearing_down
 from yarnball.launcher._stall import CHECK_INTERVAL_MS, StallWatch, can_stall_check
 from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob
-from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration, QueueMetrics
 from yarnball.policies.placement import SpreadPlacement, placement_from_conf
+from yarnball.policies.scheduler import QueueMetrics, create_scheduler, validate_scheduler_configuration
 from yarnball.protocols import ApplicationReport, keys
 
 __all__ = ["EmbeddedBackend"]
@@ -37,7 +37,7 @@ log = get_logger(__name__)
 
 
 class EmbeddedBackend:
-    """A ResourceManager with its CapacityScheduler and one NodeManager per node, on one virtual-time kernel in this
+    """A ResourceManager with its scheduler and one NodeManager per node, on one virtual-time kernel in this
     process: ``Cluster(..., backend="embedded")``, the default.
 
     ``clock="wall"`` makes it a live cluster: the kernel is paced by the wall clock (``wall_factor`` simulated ms
@@ -76,13 +76,12 @@ class EmbeddedBackend:
         huge_page_arenas(conf)  # before the cluster's own objects exist (launcher/_memory.py)
         self.seed = seed
         self.rng = random.Random(seed)
-        cs_conf = CapacitySchedulerConfiguration(conf)
-        cs_conf.validate()
+        validate_scheduler_configuration(conf)
         self.kernel = Kernel(WallClock(wall_factor) if self.live else None)
         # One modelled latency for every message between actors (0: instant); the Ray backend needs it > 0 and
         # gives the same results as this kernel for the same latency.
         self.kernel.default_latency = float(latency_ms or 0)
-        self.scheduler = CapacityScheduler(cs_conf, cluster_timestamp=cluster_timestamp)
+        self.scheduler = create_scheduler(conf, cluster_timestamp=cluster_timestamp)
         self.rm = ResourceManager(
             conf,
             self.scheduler,

@@ -39,9 +39,8 @@ from yarnball.actors._nmrpc import ContainerCalls, NodeCalls, NodeHeartbeatRules
 from yarnball.actors._nodestatusupdater import NodeStatusUpdater
 from yarnball.errors import SimulationError
 from yarnball.launcher._faults import MESSAGE_FAULT_KINDS, NM_CONTAINER_LINKS, NM_HEARTBEAT_LINKS, Fault
-from yarnball.policies.capacity import CapacitySchedulerConfiguration
-from yarnball.policies.capacity._recovery import RecoveringCapacityScheduler
 from yarnball.policies.placement import placement_from_conf
+from yarnball.policies.scheduler import RecoveringScheduler, create_recovering_scheduler
 from yarnball.protocols import ApplicationId, ContainerId, ContainerState, NodeId, keys
 from yarnball.protocols._executor import ContainerProcessExited
 
@@ -324,14 +323,12 @@ class FaultInjector:
             if am._rpc is None:
                 am._rpc = AllocateCall(am, self.rpc_retry_ms)
 
-    def _new_scheduler(self, epoch: int) -> Any:
+    def _new_scheduler(self, epoch: int) -> RecoveringScheduler:
         """The restarted RM's scheduler: a new one from the RM's configuration, numbering containers from ``epoch``
         (policies/capacity/_recovery.py), which the cluster then shows."""
         cluster = self.cluster
         rm = cluster.rm
-        scheduler = RecoveringCapacityScheduler(
-            CapacitySchedulerConfiguration(rm.conf), cluster_timestamp=rm.cluster_timestamp, epoch=epoch
-        )
+        scheduler = create_recovering_scheduler(rm.conf, cluster_timestamp=rm.cluster_timestamp, epoch=epoch)
         scheduler.set_placement(placement_from_conf(cluster.conf, seed=cluster.seed))
         cluster.scheduler = scheduler
         return scheduler

@@ -33,7 +33,7 @@ from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.errors import ActorError, ProtocolError, SimulationError
 from yarnball.launcher._memory import huge_page_arenas
-from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration
+from yarnball.policies.scheduler import create_scheduler
 from yarnball.protocols import Configuration, decode_routed, encode_routed, keys
 from yarnball.protocols._codec import Routing
 from yarnball.protocols._messages import Message
@@ -193,7 +193,7 @@ class RemoteRef(ActorRef):
 class ShardHost:
     """One kernel with the actors that :func:`host_of` places on host ``index`` of ``hosts``.
 
-    Host 0 also builds the CapacityScheduler and the ResourceManager. Setup steps carry the driver's sequence
+    Host 0 also builds the scheduler and the ResourceManager. Setup steps carry the driver's sequence
     numbers (``dseq``) so that their events sort as they would on one kernel.
     """
 
@@ -235,8 +235,7 @@ class ShardHost:
         self.on_send: Any = None
         self.live = False
         if index == 0:
-            cs_conf = CapacitySchedulerConfiguration(conf)
-            scheduler = CapacityScheduler(cs_conf, cluster_timestamp=cluster_timestamp)
+            scheduler = create_scheduler(conf, cluster_timestamp=cluster_timestamp)
             self.rm = ResourceManager(conf, scheduler, cluster_timestamp=cluster_timestamp)
             self.rm.use_heartbeat_clock(self.heartbeats)
             self.rm.done_listeners.append(self._on_app_done)

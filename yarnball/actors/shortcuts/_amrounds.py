@@ -69,7 +69,7 @@ from yarnball.actors._actor import Actor, ActorRef
 from yarnball.actors._kernel import NORMAL, Kernel, enter_replaced
 from yarnball.actors._rmapp import AttemptState
 from yarnball.actors.shortcuts._roles import ROLES
-from yarnball.policies.capacity import CapacityScheduler
+from yarnball.policies.scheduler import PROVEN_SCHEDULER_CLASS
 from yarnball.protocols import AllocateRequest
 
 __all__ = ["deliver_allocate", "hold_tell", "run_next", "scheduler_has_news", "sleep_after_response"]
@@ -110,7 +110,7 @@ def scheduler_has_news(scheduler: Any, attempt_id: Any) -> bool:
     """Whether ``scheduler.idle_allocate(attempt_id)`` would be None (an allocate would return something), without
     computing the headroom it returns otherwise: the same conditions, read from the scheduler's state. Its side
     effect, dropping marks of containers no longer live, is left to the next allocate: such marks are never sent."""
-    if type(scheduler).idle_allocate is not CapacityScheduler.idle_allocate:
+    if type(scheduler).idle_allocate is not PROVEN_SCHEDULER_CLASS.idle_allocate:
         return scheduler.idle_allocate(attempt_id) is None  # another scheduler: ask it
     app = scheduler.attempts.get(attempt_id)
     if app is None or app.stopped or app.new_containers or app.completed:

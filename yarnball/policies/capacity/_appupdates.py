@@ -16,9 +16,9 @@ import bisect
 from typing import Any
 
 from yarnball.errors import SchedulingError
-from yarnball.policies.capacity._acl import QueueState
 from yarnball.policies.capacity._allocator import add_pending
 from yarnball.policies.capacity._leaf import LeafQueue
+from yarnball.policies.scheduler._acl import QueueState
 from yarnball.protocols._records import ApplicationId
 
 __all__ = ["move_application", "update_application_priority"]

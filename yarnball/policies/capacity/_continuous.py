@@ -23,9 +23,9 @@ from __future__ import annotations
 from mypy_extensions import mypyc_attr
 
 from yarnball.policies.capacity._core import SchedulerCore
-from yarnball.policies.capacity._notifications import SchedulerNotification
 from yarnball.policies.capacity._state import SchedulerNode
 from yarnball.policies.placement import NodePlacementPolicy
+from yarnball.policies.scheduler._notifications import SchedulerNotification
 
 __all__ = ["ContinuousScheduling"]
 

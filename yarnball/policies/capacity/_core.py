@@ -15,14 +15,12 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._acl import AccessControlList
 from yarnball.policies.capacity._allocator import release_container, unreserve
-from yarnball.policies.capacity._calculator import make_calculator
+from yarnball.policies.capacity._calculator import ResourceCalculator, make_calculator
 from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 from yarnball.policies.capacity._context import CSAssignment, ResourceLimits, SchedulerContext
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._managedparent import has_managed_parents, init_managed_parents
-from yarnball.policies.capacity._notifications import ContainerCompleted
 from yarnball.policies.capacity._queues import CSQueue, ParentQueue
 from yarnball.policies.capacity._state import (
     OFF_SWITCH,
@@ -34,6 +32,8 @@ from yarnball.policies.capacity._state import (
     SchedulerNode,
 )
 from yarnball.policies.placement import NodePlacementPolicy, continuous_scheduling_settings, placement_from_conf
+from yarnball.policies.scheduler._acl import AccessControlList
+from yarnball.policies.scheduler._notifications import ContainerCompleted
 from yarnball.protocols import (
     ApplicationAttemptId,
     ApplicationId,
@@ -125,7 +125,7 @@ class SchedulerCore:
         return Resource(self._ctx.cluster_m, self._ctx.cluster_v)
 
     @property
-    def calculator(self) -> object:
+    def calculator(self) -> ResourceCalculator:
         return self._ctx.rc
 
     @property
@@ -149,6 +149,27 @@ class SchedulerCore:
             return self.attempts.get(app_or_attempt)
         app = self.applications.get(app_or_attempt)
         return app.attempt if app is not None else None
+
+    def get_rm_container(self, container_id: ContainerId) -> RMContainer | None:
+        """``AbstractYarnScheduler.getRMContainer``: the container of that id the scheduler holds (a reservation
+        included), or None."""
+        return self._ctx.containers.get(container_id)
+
+    def get_maximum_allocation(self) -> Resource:
+        """The configured maximum allocation (``yarn.scheduler.maximum-allocation-*``, re-read by a refresh)."""
+        return self.conf.get_maximum_allocation()
+
+    def move_application(self, app_id: ApplicationId, target_queue: str) -> str:
+        """``CapacityScheduler.moveApplication`` (_appupdates.py): the new queue's path."""
+        from yarnball.policies.capacity._appupdates import move_application
+
+        return move_application(self, app_id, target_queue)
+
+    def update_application_priority(self, app_id: ApplicationId, priority: int) -> int:
+        """``CapacityScheduler.updateApplicationPriority`` (_appupdates.py): the priority set."""
+        from yarnball.policies.capacity._appupdates import update_application_priority
+
+        return update_application_priority(self, app_id, priority)
 
     # -- the heartbeat (§2) ------------------------------------------------------------------------------------
     def _allocate_on_node(self, node: SchedulerNode) -> CSAssignment | None:

@@ -3,7 +3,7 @@
 Rejection texts are Hadoop's (``CapacityScheduler.addApplication``, ``AbstractLeafQueue.validateSubmitApplication``);
 queue-level refusals are ``AccessControlException``s in Hadoop and reach the application as ``ace.toString()``, so
 they carry the ``org.apache.hadoop.security.AccessControlException: `` prefix. Container-ending statuses use
-``SchedulerUtils``' diagnostics and exit codes.
+``SchedulerUtils``' diagnostics and exit codes (policies/scheduler/_utils.py).
 """
 
 from __future__ import annotations
@@ -14,18 +14,11 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._acl import QueueACL, QueueState
 from yarnball.policies.capacity._allocator import add_pending, unreserve
 from yarnball.policies.capacity._autoqueues import create_for_submission, touch_submitted
 from yarnball.policies.capacity._continuous import ContinuousScheduling
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._managedparent import create_for_submission as create_legacy_for_submission
-from yarnball.policies.capacity._notifications import (
-    AppAccepted,
-    AppRejected,
-    AttemptAdded,
-    SchedulerNotification,
-)
 from yarnball.policies.capacity._queues import CSQueue
 from yarnball.policies.capacity._state import (
     RESERVED,
@@ -34,41 +27,41 @@ from yarnball.policies.capacity._state import (
     SchedulerApplication,
     SchedulerNode,
 )
-from yarnball.protocols import ContainerExitStatus, ContainerId, ContainerState, ContainerStatus, NodeId
+from yarnball.policies.scheduler._acl import QueueACL, QueueState
+from yarnball.policies.scheduler._notifications import (
+    AppAccepted,
+    AppRejected,
+    AttemptAdded,
+    SchedulerNotification,
+)
+from yarnball.policies.scheduler._utils import (
+    COMPLETED_APPLICATION,
+    EXPIRED_CONTAINER,
+    LOST_CONTAINER,
+    PREEMPTED_CONTAINER,
+    RELEASED_CONTAINER,
+    UNRESERVED_CONTAINER,
+    abnormal_status,
+    preempted_status,
+)
+from yarnball.protocols import ContainerStatus, NodeId
 
-__all__ = ["HANDLERS", "EventHandlers", "abnormal_status"]
+__all__ = [
+    "COMPLETED_APPLICATION",
+    "EXPIRED_CONTAINER",
+    "HANDLERS",
+    "LOST_CONTAINER",
+    "PREEMPTED_CONTAINER",
+    "RELEASED_CONTAINER",
+    "UNRESERVED_CONTAINER",
+    "EventHandlers",
+    "abnormal_status",
+    "preempted_status",
+]
 
 log = get_logger(__name__)
 
-# SchedulerUtils diagnostics
-RELEASED_CONTAINER = "Container released by application"
-LOST_CONTAINER = "Container released on a *lost* node"
-PREEMPTED_CONTAINER = "Container preempted by scheduler"
-COMPLETED_APPLICATION = "Container of a completed application"
-EXPIRED_CONTAINER = "Container expired since it was unused"
-UNRESERVED_CONTAINER = "Container reservation no longer required."
-
 ACE = "org.apache.hadoop.security.AccessControlException: "
-
-
-def abnormal_status(cid: ContainerId, diagnostics: str) -> ContainerStatus:
-    """``SchedulerUtils.createAbnormalContainerStatus``: COMPLETE, exit ABORTED (-100)."""
-    return ContainerStatus(
-        container_id=cid,
-        state=ContainerState.COMPLETE,
-        exit_status=ContainerExitStatus.ABORTED,
-        diagnostics=diagnostics,
-    )
-
-
-def preempted_status(cid: ContainerId) -> ContainerStatus:
-    """``SchedulerUtils.createPreemptedContainerStatus``: COMPLETE, exit PREEMPTED (-102)."""
-    return ContainerStatus(
-        container_id=cid,
-        state=ContainerState.COMPLETE,
-        exit_status=ContainerExitStatus.PREEMPTED,
-        diagnostics=PREEMPTED_CONTAINER,
-    )
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

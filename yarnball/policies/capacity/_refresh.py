@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 
 from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError, YarnballError
-from yarnball.policies.capacity._acl import QueueState
 from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._managedparent import (
@@ -35,6 +34,7 @@ from yarnball.policies.capacity._managedparent import (
     prepare_refresh,
 )
 from yarnball.policies.capacity._queues import CSQueue, ParentQueue
+from yarnball.policies.scheduler._acl import QueueState
 from yarnball.protocols import keys as k
 
 if TYPE_CHECKING:

@@ -14,21 +14,14 @@ is its AM container. Its size is taken for the AM-limit accounting from the atte
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Final
 
 from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._acl import QueueACL
 from yarnball.policies.capacity._allocator import add_pending, release_container, resize_container, retire_key
 from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
-from yarnball.policies.capacity._events import HANDLERS, RELEASED_CONTAINER, EventHandlers, abnormal_status
+from yarnball.policies.capacity._events import HANDLERS, EventHandlers
 from yarnball.policies.capacity._leaf import LeafQueue
-from yarnball.policies.capacity._notifications import (
-    Allocation,
-    QueueMetrics,
-    SchedulerNotification,
-)
 from yarnball.policies.capacity._queues import CSQueue
 from yarnball.policies.capacity._state import (
     ACQUIRED,
@@ -38,10 +31,18 @@ from yarnball.policies.capacity._state import (
     RMContainer,
     SchedulerApp,
 )
+from yarnball.policies.scheduler._acl import QueueACL
+from yarnball.policies.scheduler._notifications import (
+    Allocation,
+    QueueMetrics,
+    SchedulerNotification,
+)
+from yarnball.policies.scheduler._utils import RELEASED_CONTAINER, RESIZE_REQUEST_ID_BASE, abnormal_status
 from yarnball.protocols import (
     ANY,
     ApplicationAttemptId,
     ApplicationId,
+    Configuration,
     Container,
     ContainerId,
     ContainerStatus,
@@ -51,16 +52,11 @@ from yarnball.protocols import (
     ResourceRequest,
 )
 
-__all__ = ["CapacityScheduler"]
+__all__ = ["RESIZE_REQUEST_ID_BASE", "CapacityScheduler"]
 
 log = get_logger(__name__)
 
 _NO_PREEMPT: frozenset[ContainerId] = frozenset()
-
-#: Asks with an allocation request id at or below this are a container increase's (actors/_containerresize.py):
-#: ``ContainerUpdateContext.checkAndAddToOutstandingIncreases`` puts the difference into the placement sets as it
-#: is, without the ApplicationMasterService's normalization.
-RESIZE_REQUEST_ID_BASE: Final = -(2 << 40)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -122,11 +118,14 @@ class CapacityScheduler(EventHandlers):
             return True
         return queue.has_access(acl, user, groups)
 
-    def reinitialize(self, conf: CapacitySchedulerConfiguration) -> None:
-        """``CapacityScheduler.reinitialize`` (``yarn rmadmin -refreshQueues``): the queues of ``conf`` replace the
-        live ones, or ``ConfigurationError("Failed to re-init queues : ...")`` and nothing changes (_refresh.py)."""
+    def reinitialize(self, conf: CapacitySchedulerConfiguration | Configuration) -> None:
+        """``CapacityScheduler.reinitialize`` (``yarn rmadmin -refreshQueues``): the queues of ``conf`` (the
+        capacity-scheduler configuration of a plain Configuration, as ``loadCapacitySchedulerConfiguration``) replace
+        the live ones, or ``ConfigurationError("Failed to re-init queues : ...")`` and nothing changes (_refresh.py)."""
         from yarnball.policies.capacity._refresh import reinitialize
 
+        if isinstance(conf, Configuration):
+            conf = CapacitySchedulerConfiguration(conf)
         reinitialize(self, conf)
 
     def update_cluster_resource(self) -> None:
