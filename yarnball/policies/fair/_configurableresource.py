@@ -147,6 +147,7 @@ def _parse_new_style_resource(value: str, missing: int, types: tuple[str, ...]) 
                     f'The resource values must all be percentages. "{text}" is either not a non-negative number or '
                     "does not include the '%' symbol.",
                 ) from None
+            percentages[_index(value, name, names)] = percentage
         else:
             number = java_integer(text, 10, LONG_BITS)  # Long.parseLong
             if number is None:
@@ -155,19 +156,22 @@ def _parse_new_style_resource(value: str, missing: int, types: tuple[str, ...]) 
                 raise AllocationConfigurationException(
                     f"Invalid value of {name}: {number}, value should not be negative!"
                 )
-        if name not in names:  # ConfigurableResource.setPercentage / Resource.setResourceValue
-            raise _config_exception(
-                value,
-                f'The resource name, "{name}" was not recognized. Please check the value of yarn.resource-types in '
-                "the Resource Manager's configuration files.",
-            )
-        if as_percent:
-            percentages[names.index(name)] = percentage
-        else:
-            amounts[names.index(name)] = number
+            amounts[_index(value, name, names)] = number
     if as_percent:
         return ConfigurableResource(None, tuple(percentages), types)
     return ConfigurableResource(_resource(amounts[0], amounts[1], list(zip(types, amounts[2:]))), None, types)
+
+
+def _index(value: str, name: str, names: tuple[str, ...]) -> int:
+    """The position of resource type ``name`` (ConfigurableResource.setPercentage / Resource.setResourceValue throw
+    ResourceNotFoundException for an unknown one)."""
+    if name not in names:
+        raise _config_exception(
+            value,
+            f'The resource name, "{name}" was not recognized. Please check the value of yarn.resource-types in '
+            "the Resource Manager's configuration files.",
+        )
+    return names.index(name)
 
 
 def _parse_old_style_resource(text: str, types: tuple[str, ...]) -> ConfigurableResource:
