@@ -128,7 +128,7 @@ def test_sls_sample_fair_scheduler_xml(shared_data: Path) -> None:
     assert [conf.get_queue_weight(q) for q in leaves] == [0.25, 0.25, 0.5]
     assert all(conf.get_min_resources(q) == Resource(1024, 1) for q in leaves)
     assert all(conf.get_min_share_preemption_timeout(q) == 2000 for q in leaves)
-    assert all(conf.get_scheduling_policy(q) == "fair" for q in leaves)
+    assert all(conf.get_scheduling_policy(q).name == "fair" for q in leaves)
     assert conf.get_user_max_apps("jenkins") == 1000 and conf.get_user_max_apps("anyone") == 1000
     assert conf.get_min_share_preemption_timeout("root") == 2**63 - 1  # no default in the file: Long.MAX_VALUE
 

@@ -209,10 +209,10 @@ def test_testAllocationFileParsing(tmp_path: Path) -> None:
     assert "root.queueF" in conf.get_configured_queues(PARENT)
     assert "root.queueG" in conf.get_configured_queues(PARENT)
     assert "root.queueG.queueH" in conf.get_configured_queues(LEAF)
-    assert conf.get_scheduling_policy("root") == "DRF"
-    assert conf.get_scheduling_policy("root.queueA") == "DRF"
-    assert conf.get_scheduling_policy("root.queueB") == "fair"
-    assert conf.get_scheduling_policy("root.newqueue") == "DRF"
+    assert conf.get_scheduling_policy("root").name == "DRF"
+    assert conf.get_scheduling_policy("root.queueA").name == "DRF"
+    assert conf.get_scheduling_policy("root.queueB").name == "fair"
+    assert conf.get_scheduling_policy("root.newqueue").name == "DRF"
     # The ACLs the test writes (its assertions on them are in TestFairSchedulerQueueACLs): set, or Hadoop's default.
     acls = conf.get_queue_acls()
     assert acls["root.queueB"][QueueACL.ADMINISTER_QUEUE] == AccessControlList("alice,bob admins")

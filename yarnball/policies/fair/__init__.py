@@ -1,8 +1,39 @@
-"""The FairScheduler as pure policies: its configuration, allocation file and queue placement (fair.md)."""
+"""The FairScheduler's pure parts (Hadoop's ``org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair``)."""
 
 from __future__ import annotations
 
-# -- configuration, allocation file and queue placement (fair.md §1) ---------------------------------------------
+# --- fair shares and scheduling policies (ComputeFairShares, SchedulingPolicy and its three policies) ---
+from yarnball.policies.fair._computefairshares import (
+    COMPUTE_FAIR_SHARES_ITERATIONS,
+    compute_share,
+    compute_shares,
+    compute_steady_shares,
+)
+from yarnball.policies.fair._demand import (
+    app_demand,
+    app_headroom,
+    app_weight,
+    leaf_queue_demand,
+    parent_queue_demand,
+    queue_capacity,
+    queue_current_capacity,
+    queue_max_share,
+)
+from yarnball.policies.fair._dominantresourcefairnesspolicy import (
+    DominantResourceFairnessComparator2,
+    DominantResourceFairnessComparatorN,
+    DominantResourceFairnessPolicy,
+)
+from yarnball.policies.fair._fairsharepolicy import FairShareComparator, FairSharePolicy
+from yarnball.policies.fair._fifopolicy import FifoComparator, FifoPolicy
+from yarnball.policies.fair._policies import DEFAULT_POLICY, POLICY_CLASS_NAMES, get_instance, parse
+from yarnball.policies.fair._schedulable import FakeSchedulable, FSQueueSchedulable, Schedulable
+from yarnball.policies.fair._schedulingpolicy import SchedulableComparator, SchedulingPolicy
+
+# --- end of fair shares and scheduling policies ---
+
+# --- configuration, allocation file and queue placement (fair.md §1) ---
+# isort: split
 from yarnball.policies.fair._allocationconfiguration import (
     ALLOC_RELOAD_INTERVAL_MS,
     ALLOC_RELOAD_WAIT_MS,
@@ -14,7 +45,7 @@ from yarnball.policies.fair._allocationconfiguration import (
     reload_allocations,
     reload_due,
 )
-from yarnball.policies.fair._allocationfile import FSQueueType, ReservationACL, parse_scheduling_policy
+from yarnball.policies.fair._allocationfile import FSQueueType, ReservationACL
 from yarnball.policies.fair._configurableresource import ConfigurableResource, parse_resource_config_value
 from yarnball.policies.fair._fairschedulerconfiguration import FairSchedulerConfiguration
 from yarnball.policies.fair._placement import (
@@ -30,8 +61,43 @@ from yarnball.policies.fair._placement import (
     UserPlacementRule,
 )
 
+# --- end of configuration, allocation file and queue placement ---
+
 __all__ = [
-    # -- configuration, allocation file and queue placement --
+    # --- fair shares and scheduling policies ---
+    "COMPUTE_FAIR_SHARES_ITERATIONS",
+    "DEFAULT_POLICY",
+    "POLICY_CLASS_NAMES",
+    "DominantResourceFairnessComparator2",
+    "DominantResourceFairnessComparatorN",
+    "DominantResourceFairnessPolicy",
+    "FSQueueSchedulable",
+    "FairShareComparator",
+    "FairSharePolicy",
+    "FakeSchedulable",
+    "FifoComparator",
+    "FifoPolicy",
+    "Schedulable",
+    "SchedulableComparator",
+    "SchedulingPolicy",
+    "app_demand",
+    "app_headroom",
+    "app_weight",
+    "compute_share",
+    "compute_shares",
+    "compute_steady_shares",
+    "get_instance",
+    "leaf_queue_demand",
+    "parent_queue_demand",
+    "parse",
+    "queue_capacity",
+    "queue_current_capacity",
+    "queue_max_share",
+    # --- end of fair shares and scheduling policies ---
+]
+
+# --- configuration, allocation file and queue placement ---
+__all__ += [
     "ALLOC_RELOAD_INTERVAL_MS",
     "ALLOC_RELOAD_WAIT_MS",
     "AllocationConfiguration",
@@ -54,7 +120,7 @@ __all__ = [
     "get_allocation_file",
     "max_share",
     "parse_resource_config_value",
-    "parse_scheduling_policy",
     "reload_allocations",
     "reload_due",
 ]
+# --- end of configuration, allocation file and queue placement ---

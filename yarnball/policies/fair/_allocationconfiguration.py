@@ -33,8 +33,10 @@ from yarnball.policies.fair._allocationfile import (
     read_defaults,
 )
 from yarnball.policies.fair._configurableresource import ConfigurableResource, unbounded
+from yarnball.policies.fair._demand import queue_max_share
 from yarnball.policies.fair._fairschedulerconfiguration import FairSchedulerConfiguration
 from yarnball.policies.fair._placement import ExistingQueue, QueuePlacementPolicy
+from yarnball.policies.fair._schedulingpolicy import SchedulingPolicy
 from yarnball.protocols import Configuration, Resource
 
 __all__ = [
@@ -90,7 +92,7 @@ class FSQueueSettings:
     max_am_share: float
     max_child_resources: ConfigurableResource | None
     max_container_allocation: Resource
-    scheduling_policy: str
+    scheduling_policy: SchedulingPolicy
     min_share_preemption_timeout: int
     fair_share_preemption_timeout: int
     fair_share_preemption_threshold: float
@@ -139,8 +141,8 @@ class AllocationConfiguration:
     def get_queue_max_am_share_default(self) -> float:
         return self._settings.queue_max_am_share_default
 
-    def get_default_scheduling_policy(self) -> str:
-        """The policy name (``fair``, ``DRF``) of queues that set none."""
+    def get_default_scheduling_policy(self) -> SchedulingPolicy:
+        """The policy of queues that set none (``fair`` unless the file says ``drf``)."""
         return self._settings.default_scheduling_policy
 
     def get_queue_max_resources_default(self) -> ConfigurableResource:
@@ -179,8 +181,8 @@ class AllocationConfiguration:
     def get_queue_max_am_share(self, queue: str) -> float:
         return self._props.queue_max_am_shares.get(queue, self._settings.queue_max_am_share_default)
 
-    def get_scheduling_policy(self, queue: str) -> str:
-        """The queue's policy name (``fair``, ``DRF``, ``FIFO``), else the default policy."""
+    def get_scheduling_policy(self, queue: str) -> SchedulingPolicy:
+        """The queue's policy, else the default policy."""
         return self._props.queue_policies.get(queue, self._settings.default_scheduling_policy)
 
     def get_min_share_preemption_timeout(self, queue: str) -> int:
@@ -279,12 +281,9 @@ def max_share(settings: FSQueueSettings, cluster: Resource) -> Resource:
     """``FSQueue.getMaxShare``: the max share at ``cluster``'s size, never below the min share (componentwise)."""
     maximum = settings.max_share.get_resource(cluster)
     assert maximum is not None
-    minimum = settings.min_share
-    extended = dict(maximum.extended)
-    others = tuple((name, max(extended.get(name, 0), value)) for name, value in minimum.extended) or maximum.extended
-    result = Resource(max(maximum.memory_mb, minimum.memory_mb), max(maximum.vcores, minimum.vcores), others)
+    result = queue_max_share(maximum, settings.min_share)
     if result != maximum:
-        log.warning(f"Queue {settings.name} has max resources {maximum} less than min resources {minimum}")
+        log.warning(f"Queue {settings.name} has max resources {maximum} less than min resources {settings.min_share}")
     return result
 
 

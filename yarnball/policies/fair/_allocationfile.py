@@ -18,10 +18,13 @@ from xml.parsers import expat
 
 from yarnball._inputs import MAX_NESTING_DEPTH
 from yarnball._logs import get_logger
-from yarnball.errors import AllocationConfigurationException, one_line
+from yarnball.errors import AllocationConfigurationException, ConfigurationError, one_line
 from yarnball.policies.capacity._acl import AccessControlList, QueueACL
 from yarnball.policies.capacity._validation import f32
 from yarnball.policies.fair._configurableresource import ConfigurableResource, parse_resource_config_value
+from yarnball.policies.fair._fifopolicy import FifoPolicy
+from yarnball.policies.fair._policies import DEFAULT_POLICY, parse
+from yarnball.policies.fair._schedulingpolicy import SchedulingPolicy
 from yarnball.protocols import Resource
 from yarnball.protocols._javanumbers import INT_BITS, LONG_BITS, java_float, java_integer, java_trim
 
@@ -33,7 +36,6 @@ __all__ = [
     "XmlElement",
     "parse_allocation_xml",
     "parse_queues",
-    "parse_scheduling_policy",
     "parse_top_level",
     "read_defaults",
     "trim_queue_name",
@@ -42,15 +44,6 @@ __all__ = [
 log = get_logger(__name__)
 
 ROOT: Final = "root"
-#: SchedulingPolicy names (FairSharePolicy.NAME, DominantResourceFairnessPolicy.NAME, FifoPolicy.NAME).
-FAIR: Final = "fair"
-DRF: Final = "DRF"
-FIFO: Final = "FIFO"
-_POLICY_CLASSES: Final = {
-    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.policies.FairSharePolicy": FAIR,
-    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.policies.DominantResourceFairnessPolicy": DRF,
-    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.policies.FifoPolicy": FIFO,
-}
 # FairSchedulerUtilities.WHITESPACE_TABLE
 _WHITESPACE: Final = frozenset(
     "\u2002\u3000\r\u0085\u200a\u2005\u2000\u3000\u2029\u000b\u3000\u2008\u2003\u205f\u3000\u1680"
@@ -84,19 +77,6 @@ def trim_queue_name(name: str) -> str:
     while end >= 0 and name[end] in _WHITESPACE and end > start:
         end -= 1
     return name[start : end + 1]
-
-
-def parse_scheduling_policy(text: str) -> str:
-    """``SchedulingPolicy.parse``: ``fair``, ``drf`` or ``fifo`` in any case, or a policy's class name; returns the
-    policy's NAME (``fair``, ``DRF``, ``FIFO``). Java classes cannot be loaded here, so any other class name is
-    "not found", as Hadoop reports a class missing from its classpath."""
-    lowered = text.lower()
-    for name in (FAIR, FIFO, DRF):
-        if lowered == name.lower():
-            return name
-    if text in _POLICY_CLASSES:
-        return _POLICY_CLASSES[text]
-    raise AllocationConfigurationException(f"{text} SchedulingPolicy class not found!")
 
 
 # -- the document ------------------------------------------------------------------------------------------------
@@ -256,7 +236,7 @@ class TopLevelSettings:
     queue_elements: list[XmlElement] = field(default_factory=list)
     placement_policy: XmlElement | None = None
     user_max_apps: dict[str, int] = field(default_factory=dict)
-    default_scheduling_policy: str = FAIR
+    default_scheduling_policy: SchedulingPolicy = DEFAULT_POLICY
     user_max_apps_default: int = 2**31 - 1
     queue_max_apps_default: int = 2**31 - 1
     queue_max_resources_default: ConfigurableResource | None = None  # None: Resources.unbounded()
@@ -284,7 +264,7 @@ def parse_top_level(root: XmlElement, source: str, resource_types: Sequence[str]
             settings.placement_policy = element
         elif tag in ("defaultQueueSchedulingPolicy", "defaultQueueSchedulingMode"):
             text = reader.text(element, "", "fair or drf")
-            if text.lower() == FIFO.lower():  # extractSchedulingPolicy
+            if text.lower() == FifoPolicy.NAME.lower():  # extractSchedulingPolicy
                 raise reader.error(
                     element,
                     "Bad fair scheduler config file: defaultQueueSchedulingPolicy or defaultQueueSchedulingMode "
@@ -340,10 +320,12 @@ def read_defaults(settings: TopLevelSettings, source: str, resource_types: Seque
             setattr(settings, attribute, reader.text(texts[tag], "", "a class name"))
 
 
-def _policy(reader: _Reader, element: XmlElement, text: str) -> str:
+def _policy(reader: _Reader, element: XmlElement, text: str) -> SchedulingPolicy:
+    """``SchedulingPolicy.parse``; Java classes cannot be loaded here, so a class name other than the three policies'
+    is "not found", as Hadoop reports a class missing from its classpath."""
     try:
-        return parse_scheduling_policy(text)
-    except AllocationConfigurationException as exc:
+        return parse(text)
+    except ConfigurationError as exc:
         raise reader.error(element, str(exc)) from None
 
 
@@ -359,7 +341,7 @@ class QueueProperties:
     queue_max_am_shares: dict[str, float] = field(default_factory=dict)
     queue_max_container_allocation: dict[str, Resource | None] = field(default_factory=dict)
     queue_weights: dict[str, float] = field(default_factory=dict)
-    queue_policies: dict[str, str] = field(default_factory=dict)
+    queue_policies: dict[str, SchedulingPolicy] = field(default_factory=dict)
     min_share_preemption_timeouts: dict[str, int] = field(default_factory=dict)
     fair_share_preemption_timeouts: dict[str, int] = field(default_factory=dict)
     fair_share_preemption_thresholds: dict[str, float] = field(default_factory=dict)
