@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __all__ = [
     "ActorError",
+    "AllocationConfigurationException",
     "CheckpointError",
     "ConfigurationError",
     "ContainerKilled",
@@ -39,6 +40,11 @@ class YarnballError(Exception):
 
 class ConfigurationError(YarnballError):
     """A configuration file or mapping is invalid; the message names the file and the key."""
+
+
+class AllocationConfigurationException(ConfigurationError):
+    """Hadoop's ``AllocationConfigurationException``: the FairScheduler's allocation file (``fair-scheduler.xml``) or a
+    resource value in it is invalid; the message is Hadoop's, prefixed by the file (and line) at fault."""
 
 
 class TraceFormatError(YarnballError):

@@ -31,7 +31,8 @@ HELP_COLUMNS = "100"  # argparse wraps --help to $COLUMNS; the page shows it as 
 if str(ROOT) not in sys.path:  # document the checked-out sources, installed or not
     sys.path.insert(0, str(ROOT))
 
-_KEY = re.compile(r"^(yarn|yarnball|mapreduce)\.[a-z0-9.\-_]*[a-z0-9_]$")
+# (Hadoop's keys may be camelCase: yarn.scheduler.fair.waitTimeBeforeKill)
+_KEY = re.compile(r"^(yarn|yarnball|mapreduce)\.[A-Za-z0-9.\-_]*[A-Za-z0-9_]$")
 
 
 # -- the command line --------------------------------------------------------------------------------------------

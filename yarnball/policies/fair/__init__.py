@@ -32,6 +32,37 @@ from yarnball.policies.fair._schedulingpolicy import SchedulableComparator, Sche
 
 # --- end of fair shares and scheduling policies ---
 
+# --- configuration, allocation file and queue placement (fair.md §1) ---
+# isort: split
+from yarnball.policies.fair._allocationconfiguration import (
+    ALLOC_RELOAD_INTERVAL_MS,
+    ALLOC_RELOAD_WAIT_MS,
+    AllocationConfiguration,
+    FSQueueSettings,
+    ReservationQueueConfiguration,
+    get_allocation_file,
+    max_share,
+    reload_allocations,
+    reload_due,
+)
+from yarnball.policies.fair._allocationfile import FSQueueType, ReservationACL
+from yarnball.policies.fair._configurableresource import ConfigurableResource, parse_resource_config_value
+from yarnball.policies.fair._fairschedulerconfiguration import FairSchedulerConfiguration
+from yarnball.policies.fair._placement import (
+    DefaultPlacementRule,
+    ExistingQueue,
+    FSPlacementRule,
+    Placement,
+    PrimaryGroupPlacementRule,
+    QueuePlacementPolicy,
+    RejectPlacementRule,
+    SecondaryGroupExistingPlacementRule,
+    SpecifiedPlacementRule,
+    UserPlacementRule,
+)
+
+# --- end of configuration, allocation file and queue placement ---
+
 __all__ = [
     # --- fair shares and scheduling policies ---
     "COMPUTE_FAIR_SHARES_ITERATIONS",
@@ -64,3 +95,32 @@ __all__ = [
     "queue_max_share",
     # --- end of fair shares and scheduling policies ---
 ]
+
+# --- configuration, allocation file and queue placement ---
+__all__ += [
+    "ALLOC_RELOAD_INTERVAL_MS",
+    "ALLOC_RELOAD_WAIT_MS",
+    "AllocationConfiguration",
+    "ConfigurableResource",
+    "DefaultPlacementRule",
+    "ExistingQueue",
+    "FSPlacementRule",
+    "FSQueueSettings",
+    "FSQueueType",
+    "FairSchedulerConfiguration",
+    "Placement",
+    "PrimaryGroupPlacementRule",
+    "QueuePlacementPolicy",
+    "RejectPlacementRule",
+    "ReservationACL",
+    "ReservationQueueConfiguration",
+    "SecondaryGroupExistingPlacementRule",
+    "SpecifiedPlacementRule",
+    "UserPlacementRule",
+    "get_allocation_file",
+    "max_share",
+    "parse_resource_config_value",
+    "reload_allocations",
+    "reload_due",
+]
+# --- end of configuration, allocation file and queue placement ---
