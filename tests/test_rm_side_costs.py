@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from skipping_helpers import TWO_QUEUES, run_state
 
-from yarnball.actors import _kernel, _nodemanager
+from yarnball.actors import _kernel
 from yarnball.actors._actor import _Once
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL, Kernel
 from yarnball.actors._nodemanager import NodeManager
@@ -121,9 +121,8 @@ def _long() -> Workload:
 def _run(workload: Workload, monkeypatch: pytest.MonkeyPatch, *, park: bool) -> dict[str, Any]:
     with monkeypatch.context() as m:
         if not park:
-            # no delay is that long: every event is heaped (Kernel.schedule, Kernel.park, the NM's container timers)
+            # no delay is that long: every event is heaped (Kernel.schedule, Kernel.park; the NM's container timers)
             m.setattr(_kernel, "FAR_WIDTH", float("inf"))
-            m.setattr(_nodemanager, "FAR_WIDTH", float("inf"))
         cluster = Cluster(Configuration(TWO_QUEUES), workload.nodes, seed=4)
         cluster.submit_workload(workload)
         with captured_events() as events:
