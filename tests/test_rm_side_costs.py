@@ -188,7 +188,7 @@ def test_a_failing_localization_goes_to_the_supervisor_and_the_node_lives_on(mon
         calls.append(entry)
         raise RuntimeError("localizer down")
 
-    monkeypatch.setattr(NodeManager, "_schedule", broken)
+    monkeypatch.setattr(NodeManager, "schedule_container", broken)
     node.start(1, 5_000)
     node.kit.run(until=100)
     assert len(calls) == 1 and node.kit.kernel.handler_failures == 1 and not node.nm._stopped

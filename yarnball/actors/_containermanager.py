@@ -130,15 +130,15 @@ class _Container:
 
 
 # The two timers of a container (set per container), without after_call's timer object: the event has the same key
-# (``Kernel.schedule``'s), and firing does what ``_fire_once`` does for ``after_call(delay, nm._schedule / nm._finish,
-# entry)`` (``NodeManager._fire``). The
-# localization timer is never cancelled: its argument is the entry. The run timer's is a 1-tuple holding the entry,
-# kept as ``entry.timer`` (its handle) while it is live: cancelling it sets ``entry.timer`` to None (a new run timer
-# replaces it), and a timer that is not its entry's ``timer`` any more is cancelled. Under restart supervision (the
-# actor tracks its timers) and for a negative delay (which raises) both are after_call's, as before.
+# (``Kernel.schedule``'s), and firing does what ``_fire_once`` does for ``after_call(delay, nm.schedule_container /
+# nm._finish, entry)`` (``ContainerManager._fire``). The localization timer is never cancelled: its argument is the
+# entry. The run timer's is a 1-tuple holding the entry, kept as ``entry.timer`` (its handle) while it is live:
+# cancelling it sets ``entry.timer`` to None (a new run timer replaces it), and a timer that is not its entry's
+# ``timer`` any more is cancelled. Under restart supervision (the actor tracks its timers) and for a negative delay
+# (which raises) both are after_call's, as before.
 def _fire_schedule(entry: _Container) -> None:
     nm = entry.nm
-    nm._fire(nm._schedule, entry)
+    nm._fire(nm.schedule_container, entry)
 
 
 def _fire_finish(handle: tuple[_Container]) -> None:
@@ -211,6 +211,12 @@ class ContainerManager(Actor):
         if result is not None:
             self._handled(result, _Tick(_Once(self, fn, entry).call), ref)
 
+    def remember_calls(self) -> None:
+        """Remember the AM's calls, so that a repeated one is answered as Hadoop's NM answers it (a run with message
+        faults on the AM -> NM links: actors/_nmrpc.py)."""
+        if self._calls is None:
+            self._calls = NodeCalls()
+
     def post(self, t: float, origin: str, seq: int, message: Any) -> None:
         """Deliver ``message`` to this NM at time ``t`` under the event key ``(origin, seq)``: news from outside the
         kernel (a real process's exit, actors/executors/_live.py), ordered by its own origin's sequence."""
@@ -223,6 +229,11 @@ class ContainerManager(Actor):
             return False
         down.deferred.append((_HANDLERS[type(msg)], msg, self._sender))
         return True
+
+    def take_changes(self) -> list[ContainerStatus]:
+        """The container statuses changed since the last report, taken: the next report starts from none."""
+        changes, self._changes = self._changes, []
+        return changes
 
     def _changed(self, status: ContainerStatus) -> None:
         self._changes.append(status)
@@ -271,9 +282,9 @@ class ContainerManager(Actor):
             self.used_mb += resource.memory_mb
             self.used_vcores += resource.vcores
             if plain:
-                schedule(delay, _fire_schedule, entry)  # after_call(delay, self._schedule, entry): see _fire_schedule
+                schedule(delay, _fire_schedule, entry)  # after_call(delay, self.schedule_container, entry)
             else:
-                self.after_call(delay, self._schedule, entry)
+                self.after_call(delay, self.schedule_container, entry)
             started.append(cid)
         if failed or not reply_is_noop(self, StartContainersResponse):  # actors/shortcuts/_quietreplies.py
             self.reply(
@@ -414,7 +425,8 @@ class ContainerManager(Actor):
     # entry leaves ``containers`` only when it completes, and no second one with its id is started before that);
     # one that is not (it ended) looks its id up as the timers did when they carried the id: a later container
     # started with the same id is found then.
-    def _schedule(self, entry: _Container) -> None:
+    def schedule_container(self, entry: _Container) -> None:
+        """``entry`` is localized (``ContainerImpl``'s LOCALIZED): the ContainerScheduler starts or queues it."""
         if entry.state is not _SCHEDULED:
             entry = self.containers.get(entry.container.id)  # type: ignore[assignment]
             # (a SCHEDULED phase: localizing again after an NM restart, actors/_nmrecovery.py; not this timer's)
@@ -487,7 +499,7 @@ class ContainerManager(Actor):
 
     # -- the executor ----------------------------------------------------------------------------------------
     def _launch(self, entry: _Container) -> None:
-        # Started by the ContainerScheduler: a SCHEDULED entry is in ``containers`` (see _schedule).
+        # Started by the ContainerScheduler: a SCHEDULED entry is in ``containers`` (see schedule_container).
         if entry.state is not _SCHEDULED:
             return
         entry.state = _RUNNING
@@ -528,7 +540,7 @@ class ContainerManager(Actor):
 
     def _finish(self, entry: _Container) -> None:
         if entry.state is not _RUNNING:
-            entry = self.containers.get(entry.container.id)  # type: ignore[assignment]  # (see _schedule)
+            entry = self.containers.get(entry.container.id)  # type: ignore[assignment]  # (see schedule_container)
             if entry is None or entry.state is not _RUNNING:
                 return
         self._complete(entry, _SUCCESS, "")

@@ -15,7 +15,7 @@ from yarnball.actors._amrmproxy import AMRMProxyService, amrmproxy_actor_id
 from yarnball.actors._containermanager import KILLED_BY_RM, ContainerManager, running_status
 from yarnball.actors._containerscheduler import ContainerScheduler
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
-from yarnball.actors._nmrecovery import NMDowntime, recovery_enabled, shut_down, start_again
+from yarnball.actors._nmrecovery import KILLED_ON_SHUTDOWN, DownScheduler, NMDowntime, recover, recovery_enabled
 from yarnball.actors._nmrpc import NodeCalls
 from yarnball.actors._nodestatusupdater import NodeStatusUpdater, registration
 from yarnball.actors._secretmanagers import NMSecretManagers, Rejections
@@ -163,8 +163,53 @@ class NodeManager(ContainerManager):
         (actors/_nmrecovery.py)."""
         if self._down is not None or self._decommissioned or self._stopped:
             return
-        shut_down(self)
-        self.after(down_ms, lambda: start_again(self))
+        self._shut_down()
+        self.after(down_ms, self._start_again)
+
+    def _shut_down(self) -> None:
+        """The NM process stops: heartbeats end; with recovery its containers run on, otherwise they are killed
+        (``ContainerManagerImpl.cleanUpApplicationsOnNMShutDown``)."""
+        self.log.info("nm_shutdown", node=str(self.node_id), recovery=self.recovery)
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            self._heartbeat = None
+        if self._beat is not None:
+            self._heartbeats.stopped(self._beat)  # type: ignore[union-attr]
+            self._beat = None
+        self.registered = False
+        self._down = NMDowntime(self.container_scheduler)
+        self.container_scheduler = DownScheduler()
+        if not self.recovery:
+            for cid in list(self.containers):
+                self._kill(cid, ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, KILLED_ON_SHUTDOWN)
+            self._changes = []  # no state store: what it knew is gone
+        if self.status_updater is not None:
+            self.status_updater.nm_stopped(keep=self.recovery)  # (nor are the stopped containers in a new NM's context)
+
+    def _start_again(self) -> None:
+        """The NM starts again: recover (or start empty), register with what it has, then serve the waiting calls."""
+        down = self._down
+        assert down is not None
+        recover(self, down)
+        statuses, apps = registration(self)  # with the completions the RM may not have (actors/_nodestatusupdater.py)
+        self._down = None
+        self.log.info("nm_restarted", node=str(self.node_id), containers=len(statuses))
+        self._register(statuses, apps)
+        for serve, message, sender in down.deferred:  # the calls that waited, in their order
+            self._sender = sender
+            serve(self, message)
+
+    @property
+    def decommissioned(self) -> bool:
+        """Whether the NM left the cluster (decommission): it never heartbeats or registers again."""
+        return self._decommissioned
+
+    def wait_for_heartbeat_answers(self, retry_ms: float | None = None) -> None:
+        """Heartbeats become calls that wait for their answers (a run that restarts the RM; with ``retry_ms``, one
+        with message faults on the heartbeat links, under Hadoop's RPC rules: actors/_nodestatusupdater.py)."""
+        updater = NodeStatusUpdater.of(self)
+        updater.wait_for_answers(retry_ms)
+        self._hb_call = updater
 
     @property
     def is_down(self) -> bool:

@@ -239,7 +239,8 @@ class ResourceManager(Actor):
         clock.needs = self.resource_tracker.needs_heartbeat
         clock.virtual = self.resource_tracker.virtual_heartbeat
 
-    def _wake(self, node_id: NodeId) -> None:
+    def wake_node(self, node_id: NodeId) -> None:
+        """A change for ``node_id`` its next heartbeat must see: a skipped heartbeat of it runs after all."""
         clock = self.heartbeats
         if clock is not None and clock.skip:
             clock.wake_node(node_id)
