@@ -268,23 +268,6 @@ class Actor:
         task.add_done_callback(lambda t: self._task_done(t, _PROCESS, None))
         return task
 
-    # -- delivery in place of an event ---------------------------------------------------------------------------
-    @property
-    def inbox(self) -> Callable[[tuple[Any, ActorRef | None]], None]:
-        """What a delivery event of this actor calls with ``(message, sender)``: its ``_deliver``, or whatever
-        intercepts it on the instance (:meth:`intercept`)."""
-        return self._deliver
-
-    def intercept(self, inbox: Callable[[tuple[Any, ActorRef | None]], None]) -> None:
-        """Make ``inbox`` what this actor's delivery events call from now on: an interceptor in front of the actor
-        (an RM restart's down time), which passes what it lets through to the :attr:`inbox` it replaced."""
-        self._deliver = inbox  # type: ignore[method-assign]
-
-    def deliver(self, message: Any, sender: ActorRef | None) -> None:
-        """Hand ``message`` from ``sender`` to this actor now, exactly as its delivery event would (a stopped actor
-        makes it a dead letter, a busy one queues it)."""
-        self._deliver((message, sender))
-
     # -- delivery ----------------------------------------------------------------------------------------------
     def _deliver(self, arg: tuple[Any, ActorRef | None]) -> None:
         if self._stopped:
