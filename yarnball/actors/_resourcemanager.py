@@ -250,7 +250,7 @@ class ResourceManager(Actor):
     def intercept(self, inbox: Callable[[tuple[Any, ActorRef | None]], None]) -> None:
         """Make ``inbox`` what this actor's delivery events call from now on: an interceptor in front of the actor
         (its down time while it restarts), which passes what it lets through to the :attr:`inbox` it replaced."""
-        self._deliver = inbox  # type: ignore[method-assign]
+        self._deliver = inbox  # type: ignore[method-assign, assignment]
 
     def deliver(self, message: Any, sender: ActorRef | None) -> None:
         """Hand ``message`` from ``sender`` to this actor now, exactly as its delivery event would (a stopped actor

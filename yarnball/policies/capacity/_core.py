@@ -250,7 +250,11 @@ class SchedulerCore:
                 offswitch += 1
             assigned += 1
 
-    def _cluster_changed(self) -> None:
+    def update_cluster_resource(self) -> None:
+        """``root.updateClusterResource(clusterResource, ...)`` with the current cluster resource: effective
+        capacities, limits and AM limits derived again (pending applications may activate). Node events, queue
+        creation and removal and refreshes call it; tests and embedders too, after a runtime setter such as
+        ``LeafQueue.set_max_capacity``."""
         ctx = self._ctx
         self.root.update_cluster_resource(ctx, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
 
