@@ -185,6 +185,18 @@ class ApplicationMaster(Actor):
         self._sleeper: Any = None  # set while dormant (actors/shortcuts/_amdormancy.py)
         self._reset_attempt_state()
 
+    def retry_allocate_calls(self, retry_ms: float) -> None:
+        """Allocate calls wait for their answers and are retried after ``retry_ms`` (RMProxy: a run that restarts the
+        RM or has message faults, actors/_amrpc.py); an AM that already retries keeps its client."""
+        if self._rpc is None:
+            self._rpc = AllocateCall(self, retry_ms)
+
+    def retry_container_calls(self, retry_ms: float, max_wait_ms: float) -> None:
+        """NMClient's calls are retried and failed as NMProxy does (a run with message faults on the AM -> NM links,
+        actors/_nmrpc.py); an AM that already retries keeps its client."""
+        if self._nm_calls is None:
+            self._nm_calls = ContainerCalls(self, retry_ms, max_wait_ms)
+
     def _reset_attempt_state(self) -> None:
         self._new_request_state()
         self._response_id = 0

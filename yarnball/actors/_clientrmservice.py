@@ -91,7 +91,7 @@ def wake_nodes(rm: Any) -> None:
     shortcuts cannot foresee (they prove a skipped heartbeat a no-op from the scheduler's state): every node sends
     its next heartbeat for real."""
     for node_id in sorted(rm.nodes, key=str):
-        rm._wake(node_id)
+        rm.wake_node(node_id)
 
 
 def can_modify(rm: Any, user: str, app: Any) -> bool:

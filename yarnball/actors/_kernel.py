@@ -402,12 +402,21 @@ class Kernel:
             raise ValueError("latency must be >= 0")
         self._latency[(src, dst)] = ms
 
+    def instant(self) -> bool:
+        """Whether every message arrives at the instant it is sent: no modelled latency on any link."""
+        return not self._latency and not self.default_latency
+
     def latency(self, src: str | None, dst: str) -> float:
         if self._latency and src is not None:
             return self._latency.get((src, dst), self.default_latency)
         return self.default_latency
 
     # -- running -----------------------------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        """Whether a :meth:`run` or :meth:`run_async` is under way."""
+        return self._running
+
     def _enter(self, entry: tuple[Any, ...]) -> None:
         """Make ``entry`` (just popped) the current event: its time, its owner, and the priority mark."""
         t = entry[0]

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from typing import Any
 
-from yarnball.actors._actor import Actor, handler
+from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._adminservice import refresh_queues
 from yarnball.actors._applicationmasterservice import ApplicationMasterService
 from yarnball.actors._clientrmservice import ClientRMService
@@ -240,7 +241,25 @@ class ResourceManager(Actor):
         clock.needs = self.resource_tracker.needs_heartbeat
         clock.virtual = self.resource_tracker.virtual_heartbeat
 
-    def _wake(self, node_id: NodeId) -> None:
+    # -- the delivery an RM restart intercepts (actors/_rmrestart.py) -------------------------------------------
+    @property
+    def inbox(self) -> Callable[[tuple[Any, ActorRef | None]], None]:
+        """What a delivery event of this actor calls with ``(message, sender)``: its ``_deliver``, or whatever
+        intercepts it on the instance (:meth:`intercept`)."""
+        return self._deliver
+
+    def intercept(self, inbox: Callable[[tuple[Any, ActorRef | None]], None]) -> None:
+        """Make ``inbox`` what this actor's delivery events call from now on: an interceptor in front of the actor
+        (its down time while it restarts), which passes what it lets through to the :attr:`inbox` it replaced."""
+        self._deliver = inbox  # type: ignore[method-assign, assignment]
+
+    def deliver(self, message: Any, sender: ActorRef | None) -> None:
+        """Hand ``message`` from ``sender`` to this actor now, exactly as its delivery event would (a stopped actor
+        makes it a dead letter, a busy one queues it)."""
+        self._deliver((message, sender))
+
+    def wake_node(self, node_id: NodeId) -> None:
+        """A change for ``node_id`` its next heartbeat must see: a skipped heartbeat of it runs after all."""
         clock = self.heartbeats
         if clock is not None and clock.skip:
             clock.wake_node(node_id)

@@ -235,7 +235,7 @@ class ResourceTrackerService:
     # -- heartbeats -----------------------------------------------------------------------------------------------
     def _on_node_heartbeat(self, msg: NodeHeartbeatRequest) -> None:
         status = msg.node_status
-        self.handle_node_heartbeat(status.node_id, status.container_statuses, status, self.rm._sender)
+        self.handle_node_heartbeat(status.node_id, status.container_statuses, status, self.rm.sender)
 
     def _on_node_heartbeat_checked(self, msg: NodeHeartbeatRequest) -> None:
         """With NodeHeartbeatRules: a duplicate heartbeat, or one too far behind, is answered without processing."""
@@ -245,7 +245,7 @@ class ResourceTrackerService:
         if old is not None:
             rm.reply(old)
             return
-        self.handle_node_heartbeat(status.node_id, status.container_statuses, status, rm._sender)
+        self.handle_node_heartbeat(status.node_id, status.container_statuses, status, rm.sender)
 
     def handle_node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any, sender: ActorRef | None) -> None:
         """A heartbeat's processing through the chain, its response delivered to ``sender``; also called directly

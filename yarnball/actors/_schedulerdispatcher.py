@@ -266,7 +266,7 @@ class SchedulerEventDispatcher:
         node = rm.nodes.get(note.node_id)
         if node is not None:
             node.queue_cleanup(note.container_id)
-            rm._wake(note.node_id)
+            rm.wake_node(note.node_id)
 
     def container_done(self, cid: ContainerId, status: ContainerStatus) -> None:
         """A container ended (reported by its NM, ended by the scheduler or the RM): out of the RM's books, counted,

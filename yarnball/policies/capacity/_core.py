@@ -116,9 +116,40 @@ class SchedulerCore:
                 queue.children.append(self._build(f"{path}.{name}", queue))
         else:
             queue = LeafQueue(self.conf, path, parent)
-        self.queues[path] = queue
-        self._short.setdefault(queue.name, []).append(queue)
+        self.store_queue(queue)
         return queue
+
+    # -- the queue store (CSQueueStore): queues by full path and by short name --------------------------------------
+    def store_queue(self, queue: CSQueue) -> None:
+        """``CSQueueStore.add``: ``queue`` by its full path and its short name."""
+        self.queues[queue.path] = queue
+        self._short.setdefault(queue.name, []).append(queue)
+
+    def forget_queue(self, queue: CSQueue) -> None:
+        """``CSQueueStore.remove``: ``queue`` no longer found by its path or its short name."""
+        self.queues.pop(queue.path, None)
+        same = self._short.get(queue.name)
+        if same is not None and queue in same:
+            same.remove(queue)
+            if not same:
+                del self._short[queue.name]
+
+    def store_queues(self, queues: dict[str, CSQueue]) -> None:
+        """The store holds ``queues`` (by full path, a refreshed tree) and nothing else."""
+        short: dict[str, list[CSQueue]] = {}
+        for queue in queues.values():
+            short.setdefault(queue.name, []).append(queue)
+        self.queues = queues
+        self._short = short
+
+    def is_ambiguous(self, name: str) -> bool:
+        """``CSQueueStore.isAmbiguous``: more than one queue has the short name ``name``."""
+        return len(self._short.get(name, ())) > 1
+
+    @property
+    def context(self) -> SchedulerContext:
+        """What the queues and the allocator share: the cluster resource, the calculator, the live containers."""
+        return self._ctx
 
     @property
     def cluster_resource(self) -> Resource:
@@ -240,7 +271,11 @@ class SchedulerCore:
                 offswitch += 1
             assigned += 1
 
-    def _cluster_changed(self) -> None:
+    def update_cluster_resource(self) -> None:
+        """``root.updateClusterResource(clusterResource, ...)`` with the current cluster resource: effective
+        capacities, limits and AM limits derived again (pending applications may activate). Node events, queue
+        creation and removal and refreshes call it; tests and embedders too, after a runtime setter such as
+        ``LeafQueue.set_max_capacity``."""
         ctx = self._ctx
         self.root.update_cluster_resource(ctx, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
 

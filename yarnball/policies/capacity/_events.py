@@ -84,7 +84,7 @@ class EventHandlers(ContinuousScheduling):
         # Adding a node can only raise the largest node: O(1) instead of a scan (a scan per NODE_ADDED is O(n^2)).
         lm, lv = self._largest_node
         self._largest_node = (max(lm, total.memory_mb), max(lv, total.vcores))
-        self._cluster_changed()
+        self.update_cluster_resource()
         log.info("Added node " + str(e.node_id) + " clusterResource: " + str(self.cluster_resource))
 
     def _node_removed(self, e: Any) -> None:
@@ -103,7 +103,7 @@ class EventHandlers(ContinuousScheduling):
         ctx.num_nodes -= 1
         if node.total_m >= self._largest_node[0] or node.total_v >= self._largest_node[1]:
             self._refresh_largest_node()  # only removing a largest node can lower the maximum
-        self._cluster_changed()
+        self.update_cluster_resource()
         log.info("Removed node " + str(e.node_id) + " clusterResource: " + str(self.cluster_resource))
 
     def _node_resource_update(self, e: Any) -> None:
@@ -120,7 +120,7 @@ class EventHandlers(ContinuousScheduling):
         ctx.cluster_m += dm
         ctx.cluster_v += dv
         self._refresh_largest_node()
-        self._cluster_changed()
+        self.update_cluster_resource()
 
     def _refresh_largest_node(self) -> None:
         mm = mv = 0

@@ -128,12 +128,6 @@ class CapacityScheduler(EventHandlers):
             conf = CapacitySchedulerConfiguration(conf)
         reinitialize(self, conf)
 
-    def update_cluster_resource(self) -> None:
-        """``root.updateClusterResource(clusterResource, ...)`` with the current cluster resource: effective
-        capacities, limits and AM limits derived again (pending applications may activate). Test and embedding
-        API, for after a runtime setter such as ``LeafQueue.set_max_capacity``; node events do this themselves."""
-        self._cluster_changed()
-
     def create_queue(self, path: str) -> LeafQueue:
         """``CapacitySchedulerQueueManager.createQueue``: the dynamic leaf ``path`` (full path) and its missing
         dynamic parents, under a parent with auto-queue-creation v2 enabled; ``SchedulerDynamicEditException``
