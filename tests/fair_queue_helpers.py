@@ -17,6 +17,8 @@ from yarnball.policies.fair import (
 from yarnball.policies.fair._allocationfile import QueueProperties, TopLevelSettings
 from yarnball.protocols import Resource
 
+NO_RESOURCE = Resource(0, 0)
+
 
 def alloc_conf(
     leaves: Iterable[str] = (), parents: Iterable[str] = (), *, user_max_apps: dict[str, int] | None = None
@@ -48,7 +50,7 @@ def add_app(
     user: str = "user",
     *,
     start_time: int | None = None,
-    demand: Resource = Resource(0, 0),
+    demand: Resource = NO_RESOURCE,
 ) -> FakeFSApp:
     """An attempt added as ``FairScheduler.addApplicationAttempt`` adds it: runnable if the limits allow."""
     clock = queue.context.clock

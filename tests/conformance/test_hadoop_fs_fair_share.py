@@ -28,12 +28,14 @@ from yarnball.policies.fair import (
 )
 from yarnball.protocols import Configuration, Resource
 
+NO_RESOURCE = Resource(0, 0)
+
 
 def load(path: Path) -> AllocationConfiguration:
     return reload_allocations(Configuration({"yarn.scheduler.fair.allocation.file": str(path)}))
 
 
-def start(path: Path, cluster: Resource = Resource(0, 0)) -> QueueManager:
+def start(path: Path, cluster: Resource = NO_RESOURCE) -> QueueManager:
     """``scheduler.init(conf)``: the tree of the allocation file, then the node."""
     conf = load(path)
     manager = QueueManager(conf)
