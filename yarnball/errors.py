@@ -15,6 +15,7 @@ __all__ = [
     "ConfigurationError",
     "ContainerKilled",
     "DeadLetterError",
+    "InvalidQueueNameException",
     "ProtocolError",
     "RestRequestError",
     "SchedulerDynamicEditException",
@@ -62,6 +63,11 @@ class SchedulingError(YarnballError):
 class SchedulerDynamicEditException(SchedulingError):
     """Hadoop's ``SchedulerDynamicEditException``: a dynamic queue could not be created or removed (auto creation
     not enabled, too deep, too many children, not a parent, a static queue); the message is Hadoop's."""
+
+
+class InvalidQueueNameException(SchedulingError):
+    """Hadoop's ``InvalidQueueNameException``: a FairScheduler queue name with an empty part or a part with leading
+    or trailing whitespace (``Illegal node name at offset <i> for queue name <name>``)."""
 
 
 class ActorError(YarnballError):

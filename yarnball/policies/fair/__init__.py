@@ -63,6 +63,20 @@ from yarnball.policies.fair._placement import (
 
 # --- end of configuration, allocation file and queue placement ---
 
+# --- the queue tree: QueueManager, FSQueue, running-app limits, metrics and REST (fair.md §2-§6) ---
+# isort: split
+from yarnball.policies.fair._fsapp import AppStarvation, FakeFSApp, FSApp
+from yarnball.policies.fair._fsleafqueue import FSLeafQueue, fair_share_starvation
+from yarnball.policies.fair._fsqueue import FSContext, FSParentQueue, FSQueue
+from yarnball.policies.fair._fsqueuemetrics import FSQueueMetrics, fair_scheduler_info, fs_queue_metrics
+from yarnball.policies.fair._maxrunningappsenforcer import (
+    MaxRunningAppsEnforcer,
+    multi_list_start_time_iterator,
+)
+from yarnball.policies.fair._queuemanager import ROOT_QUEUE, QueueManager
+
+# --- end of the queue tree ---
+
 __all__ = [
     # --- fair shares and scheduling policies ---
     "COMPUTE_FAIR_SHARES_ITERATIONS",
@@ -124,3 +138,23 @@ __all__ += [
     "reload_due",
 ]
 # --- end of configuration, allocation file and queue placement ---
+
+# --- the queue tree ---
+__all__ += [
+    "ROOT_QUEUE",
+    "AppStarvation",
+    "FSApp",
+    "FSContext",
+    "FSLeafQueue",
+    "FSParentQueue",
+    "FSQueue",
+    "FSQueueMetrics",
+    "FakeFSApp",
+    "MaxRunningAppsEnforcer",
+    "QueueManager",
+    "fair_scheduler_info",
+    "fair_share_starvation",
+    "fs_queue_metrics",
+    "multi_list_start_time_iterator",
+]
+# --- end of the queue tree ---
