@@ -136,11 +136,15 @@ class FifoScheduler(AbstractYarnScheduler):
         return Resource(mm, mv)
 
     def reinitialize(self, conf: Configuration) -> None:
-        """``FifoScheduler.reinitialize`` (``rmadmin -refreshQueues``): only the allocation limits are read again
-        (``validateConf`` first: a bad pair changes nothing)."""
-        validate_conf(conf)
+        """``FifoScheduler.reinitialize`` (``rmadmin -refreshQueues``): ``setConf`` and
+        ``AbstractYarnScheduler.reinitialize``, which re-reads the maximum allocation only
+        (``refreshMaximumAllocation``); the minimum stays as read at start-up."""
         self.conf = conf
-        self._read_allocation_limits(conf)
+        ctx = self._ctx
+        ctx.max_m = conf.get_int(k.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, k.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_MB)
+        ctx.max_v = conf.get_int(
+            k.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES, k.DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES
+        )
 
     def check_access(self, user: str, acl: QueueACL, queue_name: str, groups: tuple[str, ...] = ()) -> bool:
         """``FifoScheduler.checkAccess``: the default queue grants every ACL to everyone."""
