@@ -161,10 +161,11 @@ def test_priorities_ignored_applications_in_id_order() -> None:
 def test_lower_priority_keys_wait_when_a_key_gets_nothing() -> None:
     """A key that gets no container ends the application's turn: its lower-priority keys are not tried."""
     s = fifo()
-    nid = add_node(s, 0, 3 * GB)
+    add_node(s, 0, 8 * GB)  # (the maximum allocation is capped by the largest node)
+    small = add_node(s, 1, 3 * GB)
     submit(s, 1)
-    s.allocate(attempt(1), [rr(4 * GB, 1, priority=1), rr(GB, 1, priority=2)], [])
-    assert update(s, nid) == []
+    assert not s.allocate(attempt(1), [rr(4 * GB, 1, priority=1), rr(GB, 1, priority=2)], []).errors
+    assert update(s, small) == []
 
 
 def test_no_am_limit_and_any_queue_name() -> None:
