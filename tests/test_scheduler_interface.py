@@ -105,13 +105,25 @@ def test_the_recovering_scheduler_numbers_containers_from_its_epoch() -> None:
     assert isinstance(scheduler, RecoveringCapacityScheduler) and scheduler.epoch == 3
 
 
-@pytest.mark.parametrize("name", [FAIR_SCHEDULER, "FairScheduler", FIFO_SCHEDULER, "FifoScheduler"])
-def test_a_fair_or_fifo_scheduler_is_warned_about_and_the_capacity_scheduler_used(name: str) -> None:
-    """A FairScheduler or FifoScheduler is named in a warning; the CapacityScheduler runs instead."""
+@pytest.mark.parametrize("name", [FAIR_SCHEDULER, "FairScheduler"])
+def test_a_fair_scheduler_is_warned_about_and_the_capacity_scheduler_used(name: str) -> None:
+    """A FairScheduler is named in a warning; the CapacityScheduler runs instead."""
     conf = _conf({keys.RM_SCHEDULER: name})
     warning = check_scheduler_class(conf)
     assert warning is not None and keys.RM_SCHEDULER in warning and name in warning
     assert type(create_scheduler(conf, cluster_timestamp=1)) is CapacityScheduler
+
+
+@pytest.mark.parametrize("name", [FIFO_SCHEDULER, "FifoScheduler"])
+def test_the_factory_builds_the_fifo_scheduler_by_its_full_or_simple_name(name: str) -> None:
+    """A FifoScheduler is built, without a warning, and its REST type is fifoScheduler."""
+    from yarnball.policies.fifo import FifoScheduler
+
+    conf = _conf({keys.RM_SCHEDULER: name})
+    assert check_scheduler_class(conf) is None
+    scheduler = create_scheduler(conf, cluster_timestamp=1)
+    assert type(scheduler) is FifoScheduler
+    assert rest_scheduler_type(scheduler) == "fifoScheduler"
 
 
 def test_an_unknown_scheduler_class_is_refused_naming_the_key_and_the_known_classes() -> None:

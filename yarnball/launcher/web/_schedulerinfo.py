@@ -22,6 +22,8 @@ def scheduler_info(cluster: Any, queues: dict[str, Any], *, preemption: bool) ->
     """``RMWebServices.getSchedulerInfo``: the ``schedulerInfo`` of the cluster's scheduler, by its type."""
     scheduler = cluster.rm.scheduler
     kind = rest_scheduler_type(scheduler)
+    if kind == "fifoScheduler":
+        return {"schedulerInfo": scheduler.fifo_scheduler_info()}  # FifoSchedulerInfo (policies/fifo)
     if kind != "capacityScheduler":
         raise NotImplementedError(f"no schedulerInfo for a {kind}")
     return capacity_scheduler_info(scheduler, queues, preemption=preemption)

@@ -2,8 +2,8 @@
 ``createSchedulerMonitors``).
 
 ``yarn.resourcemanager.scheduler.class`` names Hadoop's scheduler class, in full or by its simple name. yarnball
-simulates the CapacityScheduler; the FairScheduler and the FifoScheduler are warned about when a conf directory is
-read (:func:`check_scheduler_class`), and the CapacityScheduler is used instead; any other class is a
+simulates the CapacityScheduler and the FifoScheduler (policies/fifo); the FairScheduler is warned about when a conf
+directory is read (:func:`check_scheduler_class`), and the CapacityScheduler is used instead; any other class is a
 ``ConfigurationError`` naming the key, the value and the known classes. ``yarn.resourcemanager.scheduler.monitor
 .policies`` names the ``SchedulingEditPolicy`` classes the monitors run (:func:`monitor_policies`).
 
@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration
+from yarnball.policies.fifo import FifoScheduler
+from yarnball.policies.fifo import validate_conf as fifo_validate_conf
 from yarnball.protocols import Configuration, keys
 
 if TYPE_CHECKING:
@@ -82,10 +84,10 @@ def scheduler_class(conf: Configuration) -> str:
 
 
 def check_scheduler_class(conf: Configuration) -> str | None:
-    """The scheduler class checked as a conf directory is read: the warning to give for a FairScheduler or a
-    FifoScheduler (yarnball simulates the CapacityScheduler, which it then uses), None for the CapacityScheduler; an
-    unknown class raises (:func:`scheduler_class`)."""
-    if scheduler_class(conf) == CAPACITY_SCHEDULER:
+    """The scheduler class checked as a conf directory is read: the warning to give for a FairScheduler (yarnball
+    simulates the CapacityScheduler in its place), None for the CapacityScheduler and the FifoScheduler; an unknown
+    class raises (:func:`scheduler_class`)."""
+    if scheduler_class(conf) in (CAPACITY_SCHEDULER, FIFO_SCHEDULER):
         return None
     named = (conf.get(keys.RM_SCHEDULER) or "").strip()
     return (
@@ -95,9 +97,13 @@ def check_scheduler_class(conf: Configuration) -> str | None:
 
 
 def validate_scheduler_configuration(conf: Configuration) -> None:
-    """The scheduler's own configuration checks over ``conf`` (the queue tree of capacity-scheduler.xml), as at
-    start-up and before a refresh: ``ConfigurationError`` naming the file, line and key."""
-    scheduler_class(conf)
+    """The scheduler's own configuration checks over ``conf`` (the queue tree of capacity-scheduler.xml; the
+    FifoScheduler's ``validateConf``), as at start-up and before a refresh: ``ConfigurationError`` naming the file,
+    line and key. The monitor's edit policies are checked against the scheduler too (:func:`monitor_policies`)."""
+    if scheduler_class(conf) == FIFO_SCHEDULER:
+        fifo_validate_conf(conf)
+        monitor_policies(conf)
+        return
     CapacitySchedulerConfiguration(conf).validate()
 
 
@@ -105,7 +111,8 @@ def create_scheduler(conf: Configuration, *, cluster_timestamp: int) -> Resource
     """The scheduler ``conf`` names (see the module docstring), with its configuration. (The return types here are
     where mypy checks that the CapacityScheduler implements ``ResourceScheduler`` and its recovering variant
     ``RecoveringScheduler``.)"""
-    scheduler_class(conf)
+    if scheduler_class(conf) == FIFO_SCHEDULER:
+        return FifoScheduler(conf, cluster_timestamp=cluster_timestamp)
     return CapacityScheduler(CapacitySchedulerConfiguration(conf), cluster_timestamp=cluster_timestamp)
 
 
@@ -114,7 +121,11 @@ def create_recovering_scheduler(conf: Configuration, *, cluster_timestamp: int, 
     ``epoch`` (policies/capacity/_recovery.py)."""
     from yarnball.policies.capacity._recovery import RecoveringCapacityScheduler
 
-    scheduler_class(conf)
+    if scheduler_class(conf) == FIFO_SCHEDULER:
+        raise ConfigurationError(
+            f"{keys.RM_SCHEDULER}: work-preserving recovery is simulated for the CapacityScheduler only, not for "
+            f"{FIFO_SCHEDULER}"
+        )
     return RecoveringCapacityScheduler(
         CapacitySchedulerConfiguration(conf), cluster_timestamp=cluster_timestamp, epoch=epoch
     )
@@ -126,6 +137,8 @@ def rest_scheduler_type(scheduler: object) -> str:
     ``FifoSchedulerInfo`` by the scheduler's class)."""
     if isinstance(scheduler, CapacityScheduler):
         return "capacityScheduler"
+    if isinstance(scheduler, FifoScheduler):
+        return "fifoScheduler"
     raise TypeError(f"no REST scheduler info for {type(scheduler).__name__}")
 
 
@@ -176,7 +189,15 @@ def monitor_policies(conf: Configuration) -> list[str]:
             f"{keys.RM_SCHEDULER_MONITOR_POLICIES}: unsupported scheduling edit policy {unknown[0]!r}; "
             f"yarnball implements {first}, {others[0]} and {others[1]}"
         )
-    return [by_name[p] for p in named]
+    policies = [by_name[p] for p in named]
+    kind = scheduler_class(conf)
+    if policies and kind == FIFO_SCHEDULER:
+        # Each of the three policies' init refuses any other scheduler (ProportionalCapacityPreemptionPolicy.init:
+        # YarnRuntimeException "Class <scheduler> not instance of <CapacityScheduler>"), and the RM fails to start.
+        raise ConfigurationError(
+            f"{keys.RM_SCHEDULER_ENABLE_MONITORS}: {policies[0]}: Class {kind} not instance of {CAPACITY_SCHEDULER}"
+        )
+    return policies
 
 
 def policy_enabled(conf: Configuration, policy: str) -> bool:
