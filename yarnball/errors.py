@@ -14,7 +14,9 @@ __all__ = [
     "CheckpointError",
     "ConfigurationError",
     "ContainerKilled",
+    "ConversionException",
     "DeadLetterError",
+    "PreconditionException",
     "ProtocolError",
     "RestRequestError",
     "SchedulerDynamicEditException",
@@ -22,6 +24,8 @@ __all__ = [
     "SimulationError",
     "TimeoutError",
     "TraceFormatError",
+    "UnsupportedPropertyException",
+    "VerificationException",
     "YarnballError",
     "one_line",
 ]
@@ -103,3 +107,20 @@ class RestRequestError(YarnballError):
         self.exception = exception
         self.java_class = java_class
         self.message = message
+
+
+# -- fs2cs, the FairScheduler-to-CapacityScheduler converter (policies/fair/converter) -----------------------------
+class ConversionException(ConfigurationError):
+    """Hadoop's fs2cs ``ConversionException``: the FairScheduler configuration cannot be converted."""
+
+
+class PreconditionException(ConversionException):
+    """Hadoop's fs2cs ``PreconditionException``: a missing or bad input (an option, a file) before converting."""
+
+
+class UnsupportedPropertyException(ConversionException):
+    """Hadoop's fs2cs ``UnsupportedPropertyException``: a setting whose conversion rule's action is ``abort``."""
+
+
+class VerificationException(ConversionException):
+    """Hadoop's fs2cs ``VerificationException``: the converted configuration does not start a CapacityScheduler."""
