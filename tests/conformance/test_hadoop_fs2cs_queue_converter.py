@@ -65,8 +65,9 @@ def test_testQueueMaxParallelApps() -> None:
 def test_testQueueMaxAllocations() -> None:
     """Only where the limit differs from the parent's: root.admins (4096, 3) and root.users.john (8192, 2)."""
     cs, _ = _convert()
-    assert (cs.get(_key("root.admins", "maximum-allocation-mb")), cs.get(_key("root.admins", "maximum-allocation-vcores"))) == ("4096", "3")  # fmt: skip
-    assert (cs.get(_key("root.users.john", "maximum-allocation-mb")), cs.get(_key("root.users.john", "maximum-allocation-vcores"))) == ("8192", "2")  # fmt: skip
+    for queue, expected in (("root.admins", ("4096", "3")), ("root.users.john", ("8192", "2"))):
+        got = (cs.get(_key(queue, "maximum-allocation-mb")), cs.get(_key(queue, "maximum-allocation-vcores")))
+        assert got == expected
     for queue in ALL_QUEUES - {"root.admins", "root.users.john"}:
         assert _key(queue, "maximum-allocation-mb") not in cs
         assert _key(queue, "maximum-allocation-vcores") not in cs
