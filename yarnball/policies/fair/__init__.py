@@ -124,3 +124,14 @@ __all__ += [
     "reload_due",
 ]
 # --- end of configuration, allocation file and queue placement ---
+
+# --- fs2cs, the FairScheduler-to-CapacityScheduler converter (fair.md §8; the parts in .converter) ---
+# isort: split
+from yarnball.policies.fair.converter import (  # noqa: E402
+    ConvertedConfigValidator,
+    FSConfigToCSConfigConverter,
+    FSConfigToCSConfigConverterParams,
+)
+
+__all__ += ["ConvertedConfigValidator", "FSConfigToCSConfigConverter", "FSConfigToCSConfigConverterParams"]
+# --- end of fs2cs ---
