@@ -14,8 +14,10 @@ __all__ = [
     "CheckpointError",
     "ConfigurationError",
     "ContainerKilled",
+    "ConversionException",
     "DeadLetterError",
     "InvalidQueueNameException",
+    "PreconditionException",
     "ProtocolError",
     "RestRequestError",
     "SchedulerDynamicEditException",
@@ -23,6 +25,8 @@ __all__ = [
     "SimulationError",
     "TimeoutError",
     "TraceFormatError",
+    "UnsupportedPropertyException",
+    "VerificationException",
     "YarnballError",
     "one_line",
 ]
@@ -109,3 +113,20 @@ class RestRequestError(YarnballError):
         self.exception = exception
         self.java_class = java_class
         self.message = message
+
+
+# -- fs2cs, the FairScheduler-to-CapacityScheduler converter (policies/fair/converter) -----------------------------
+class ConversionException(ConfigurationError):
+    """Hadoop's fs2cs ``ConversionException``: the FairScheduler configuration cannot be converted."""
+
+
+class PreconditionException(ConversionException):
+    """Hadoop's fs2cs ``PreconditionException``: a missing or bad input (an option, a file) before converting."""
+
+
+class UnsupportedPropertyException(ConversionException):
+    """Hadoop's fs2cs ``UnsupportedPropertyException``: a setting whose conversion rule's action is ``abort``."""
+
+
+class VerificationException(ConversionException):
+    """Hadoop's fs2cs ``VerificationException``: the converted configuration does not start a CapacityScheduler."""

@@ -158,3 +158,14 @@ __all__ += [
     "multi_list_start_time_iterator",
 ]
 # --- end of the queue tree ---
+
+# --- fs2cs, the FairScheduler-to-CapacityScheduler converter (fair.md §8; the parts in .converter) ---
+# isort: split
+from yarnball.policies.fair.converter import (  # noqa: E402
+    ConvertedConfigValidator,
+    FSConfigToCSConfigConverter,
+    FSConfigToCSConfigConverterParams,
+)
+
+__all__ += ["ConvertedConfigValidator", "FSConfigToCSConfigConverter", "FSConfigToCSConfigConverterParams"]
+# --- end of fs2cs ---

@@ -161,11 +161,21 @@ def _queue_management_policy() -> SchedulingEditPolicy:
     return QueueManagementDynamicEditPolicy()
 
 
+def _queue_auto_refresh_policy() -> SchedulingEditPolicy:
+    from yarnball.policies.capacity._autorefresh import QueueConfigurationAutoRefreshPolicy
+
+    return QueueConfigurationAutoRefreshPolicy()
+
+
 #: The SchedulingEditPolicy classes yarnball implements (Hadoop's class names) -> a new policy of that class.
 EDIT_POLICIES: dict[str, Callable[[], Any]] = {
     keys.DEFAULT_RM_SCHEDULER_MONITOR_POLICIES: _preemption_policy,
     keys.AUTO_CREATED_QUEUE_DELETION_POLICY: _queue_deletion_policy,
     keys.QUEUE_MANAGEMENT_DYNAMIC_EDIT_POLICY: _queue_management_policy,
+    # accepted, never run: a run's configuration files do not change (policies/capacity/_autorefresh.py)
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueConfigurationAutoRefreshPolicy": (
+        _queue_auto_refresh_policy
+    ),
 }
 
 
@@ -184,10 +194,10 @@ def monitor_policies(conf: Configuration) -> list[str]:
     by_name = {name: policy for policy in EDIT_POLICIES for name in _names(policy)}
     unknown = [p for p in named if p not in by_name]
     if unknown:
-        first, *others = EDIT_POLICIES
+        *others, last = EDIT_POLICIES
         raise ConfigurationError(
             f"{keys.RM_SCHEDULER_MONITOR_POLICIES}: unsupported scheduling edit policy {unknown[0]!r}; "
-            f"yarnball implements {first}, {others[0]} and {others[1]}"
+            f"yarnball implements {', '.join(others)} and {last}"
         )
     policies = [by_name[p] for p in named]
     kind = scheduler_class(conf)
