@@ -14,10 +14,11 @@ from test_am_dormancy import QUEUES, _Recorder, _snapshot
 from yarnball.actors import _schedulerdispatcher
 from yarnball.actors._appmaster import ApplicationMaster, AskKey
 from yarnball.actors._kernel import enter_replaced
-from yarnball.launcher import Cluster, _embedded
+from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.launcher.workloads._model import Workload
 from yarnball.policies.capacity import CapacityScheduler
+from yarnball.policies.scheduler import _factory
 from yarnball.protocols import ANY, AllocateRequest, Configuration, Resource
 from yarnball.testing import captured_events
 
@@ -119,7 +120,7 @@ def test_pull_only_allocate_through_an_overridden_scheduler_allocate_keeps_its_b
                 return msgspec.structs.replace(allocation, errors=("pull flagged",))
             return allocation
 
-    monkeypatch.setattr(_embedded, "CapacityScheduler", Erring)  # the cluster builds an Erring
+    monkeypatch.setattr(_factory, "CapacityScheduler", Erring)  # the cluster builds an Erring
     cluster = Cluster(Configuration({}), workload.nodes, seed=1)
     cluster.submit_workload(workload)
     cluster.run(until_ms=600_000)

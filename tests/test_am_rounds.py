@@ -12,10 +12,11 @@ from test_am_dormancy import PREEMPTION, QUEUES, PokingAM, _Recorder, _snapshot
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._shortcuts import _amrounds, _routes
 from yarnball.actors._shortcuts._amheartbeats import _at_rm
-from yarnball.launcher import Cluster, _embedded
+from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.launcher.workloads._model import Workload
 from yarnball.policies.capacity import CapacityScheduler
+from yarnball.policies.scheduler import _factory
 from yarnball.protocols import Configuration, ContainerPreemptEvent, keys
 from yarnball.testing import captured_events
 
@@ -304,7 +305,7 @@ def test_scheduler_news_agrees_with_idle_allocate(monkeypatch: pytest.MonkeyPatc
             return headroom
 
     # The cluster builds a Checked; the early check asks its allocate_has_news (CapacityScheduler's).
-    monkeypatch.setattr(_embedded, "CapacityScheduler", Checked)
+    monkeypatch.setattr(_factory, "CapacityScheduler", Checked)
     workload = synthetic_workload(40, 20, seed=7, queues=("a", "b"), maps=(5, 30), reduces=(0, 4), load=2.0)
     cluster = Cluster(Configuration(dict(PREEMPTION)), workload.nodes, seed=3)
     assert type(cluster.scheduler) is Checked

@@ -151,7 +151,7 @@ def test_configuration_reference_is_keys_py() -> None:
 def test_configuration_reference_marks_keys_the_package_does_not_read() -> None:
     read = {e["key"]: e["read"] for e in _hook().key_entries()}
     assert read["yarn.resourcemanager.scheduler.monitor.enable"] is True
-    assert read["yarn.scheduler.capacity.schedule-asynchronously.enable"] is False
+    assert read["yarn.resourcemanager.scheduler.client.thread-count"] is False
 
 
 # -- every code block runs -----------------------------------------------------------------------------------------

@@ -254,7 +254,7 @@ def test_completed_containers_leave_no_cyclic_garbage() -> None:
     """A completed container's entry and its timer are freed by refcounting: the cyclic GC finds none of them."""
     import gc
 
-    from yarnball.actors._nodemanager import _Container
+    from yarnball.actors._containermanager import _Container
 
     workload = _busy()
     cluster = Cluster(Configuration(QUEUES), workload.nodes, seed=4)

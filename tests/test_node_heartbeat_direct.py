@@ -13,9 +13,10 @@ from test_capacity_fastpaths import DRF, QUEUES, Driver
 from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_scheduler, submit
 
 from yarnball.actors import _resourcetracker, _schedulerdispatcher
-from yarnball.launcher import Cluster, _embedded
+from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.policies.capacity import CapacityScheduler
+from yarnball.policies.scheduler import _factory
 from yarnball.protocols import (
     Configuration,
     ContainerState,
@@ -213,7 +214,7 @@ def test_scheduler_type_without_node_update_override_is_used(monkeypatch: pytest
             return super().handle(event)
 
     workload = synthetic_workload(10, 20, seed=3, maps=(1, 10), reduces=(0, 2), load=1.5)
-    monkeypatch.setattr(_embedded, "CapacityScheduler", Watching)  # the cluster builds a Watching
+    monkeypatch.setattr(_factory, "CapacityScheduler", Watching)  # the cluster builds a Watching
     cluster = Cluster(Configuration({}), workload.nodes, seed=2)
     cluster.submit_workload(workload)
     cluster.run(until_ms=900_000)

@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_scheduler, submit
 
-from yarnball.launcher import Cluster, _embedded
+from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.policies.capacity import CapacityScheduler
+from yarnball.policies.scheduler import _factory
 from yarnball.protocols import ContainerState, ContainerStatus, NodeId, NodeUpdateSchedulerEvent
 from yarnball.testing import captured_events
 
@@ -95,7 +96,7 @@ def _run(fast: bool, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 
     workload = synthetic_workload(30, 30, seed=11, maps=(1, 25), reduces=(0, 5), load=2.0)
     with monkeypatch.context() as m:
-        m.setattr(_embedded, "CapacityScheduler", Counting)  # the cluster builds a Counting
+        m.setattr(_factory, "CapacityScheduler", Counting)  # the cluster builds a Counting
         cluster = Cluster({}, workload.nodes, seed=2)
     scheduler, rm = cluster.scheduler, cluster.rm
     tracker = rm.resource_tracker

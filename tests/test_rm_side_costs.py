@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from skipping_helpers import TWO_QUEUES, run_state
 
-from yarnball.actors import _kernel, _nodemanager
+from yarnball.actors import _kernel
 from yarnball.actors._actor import _Once
 from yarnball.actors._kernel import FAR_WIDTH, NORMAL, Kernel
 from yarnball.actors._nodemanager import NodeManager
@@ -121,9 +121,8 @@ def _long() -> Workload:
 def _run(workload: Workload, monkeypatch: pytest.MonkeyPatch, *, park: bool) -> dict[str, Any]:
     with monkeypatch.context() as m:
         if not park:
-            # no delay is that long: every event is heaped (Kernel.schedule, Kernel.park, the NM's container timers)
+            # no delay is that long: every event is heaped (Kernel.schedule, Kernel.park; the NM's container timers)
             m.setattr(_kernel, "FAR_WIDTH", float("inf"))
-            m.setattr(_nodemanager, "FAR_WIDTH", float("inf"))
         cluster = Cluster(Configuration(TWO_QUEUES), workload.nodes, seed=4)
         cluster.submit_workload(workload)
         with captured_events() as events:
@@ -189,7 +188,7 @@ def test_a_failing_localization_goes_to_the_supervisor_and_the_node_lives_on(mon
         calls.append(entry)
         raise RuntimeError("localizer down")
 
-    monkeypatch.setattr(NodeManager, "_schedule", broken)
+    monkeypatch.setattr(NodeManager, "schedule_container", broken)
     node.start(1, 5_000)
     node.kit.run(until=100)
     assert len(calls) == 1 and node.kit.kernel.handler_failures == 1 and not node.nm._stopped

@@ -88,7 +88,7 @@ def test_only_the_seam_is_imported_from_outside() -> None:
                 offenders.append((_module_name(path), imported))
     assert offenders == []
     # the role actors do use the seam (the check above is not vacuous)
-    for role in ("_resourcemanager", "_nodemanager", "_appmaster"):
+    for role in ("_resourcemanager", "_containermanager", "_appmaster", "_heartbeats"):
         assert SEAM in _runtime_imports(PACKAGE / "actors" / f"{role}.py"), role
 
 

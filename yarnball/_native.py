@@ -21,7 +21,7 @@ import importlib.util
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -29,6 +29,8 @@ from types import ModuleType
 # on instances (mypyc native classes forbid that, and new attributes not declared in the class body: tests override
 # in a Python subclass instead, for classes marked @mypyc_attr(allow_interpreted_subclasses=True)).
 MYPYC_MODULES: tuple[str, ...] = (
+    # AbstractYarnScheduler, the native base of every scheduler (before the CapacityScheduler chain it heads)
+    "yarnball.policies.scheduler._abstract",
     "yarnball.policies.capacity._calculator",
     "yarnball.policies.capacity._state",
     "yarnball.policies.capacity._allocator",
@@ -54,7 +56,7 @@ STALE_SLACK_S = 2.0
 _ROOT = Path(__file__).resolve().parent.parent
 
 
-def pure_requested(environ: os._Environ[str] | dict[str, str] = os.environ) -> bool:
+def pure_requested(environ: Mapping[str, str] = os.environ) -> bool:
     """Whether the environment asks for the Python sources (any value but empty or 0)."""
     return environ.get(PURE_ENV, "") not in ("", "0")
 
@@ -121,7 +123,7 @@ def build_status() -> tuple[bool, str]:
     return False, note
 
 
-def install(environ: os._Environ[str] | dict[str, str] = os.environ) -> str | None:
+def install(environ: Mapping[str, str] = os.environ) -> str | None:
     """Route the listed modules to their sources when asked or when the build is stale; returns the reason, if any."""
     global _SOURCES_REASON
     if any(isinstance(finder, _SourceFinder) for finder in sys.meta_path):

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 __all__ = [
     "ActorError",
+    "AllocationConfigurationException",
     "CheckpointError",
     "ConfigurationError",
     "ContainerKilled",
+    "ConversionException",
     "DeadLetterError",
+    "InvalidQueueNameException",
+    "PreconditionException",
     "ProtocolError",
     "RestRequestError",
     "SchedulerDynamicEditException",
@@ -21,6 +25,8 @@ __all__ = [
     "SimulationError",
     "TimeoutError",
     "TraceFormatError",
+    "UnsupportedPropertyException",
+    "VerificationException",
     "YarnballError",
     "one_line",
 ]
@@ -41,6 +47,11 @@ class ConfigurationError(YarnballError):
     """A configuration file or mapping is invalid; the message names the file and the key."""
 
 
+class AllocationConfigurationException(ConfigurationError):
+    """Hadoop's ``AllocationConfigurationException``: the FairScheduler's allocation file (``fair-scheduler.xml``) or a
+    resource value in it is invalid; the message is Hadoop's, prefixed by the file (and line) at fault."""
+
+
 class TraceFormatError(YarnballError):
     """A workload trace or node file is malformed; the message names the file, the job and the field."""
 
@@ -56,6 +67,11 @@ class SchedulingError(YarnballError):
 class SchedulerDynamicEditException(SchedulingError):
     """Hadoop's ``SchedulerDynamicEditException``: a dynamic queue could not be created or removed (auto creation
     not enabled, too deep, too many children, not a parent, a static queue); the message is Hadoop's."""
+
+
+class InvalidQueueNameException(SchedulingError):
+    """Hadoop's ``InvalidQueueNameException``: a FairScheduler queue name with an empty part or a part with leading
+    or trailing whitespace (``Illegal node name at offset <i> for queue name <name>``)."""
 
 
 class ActorError(YarnballError):
@@ -97,3 +113,20 @@ class RestRequestError(YarnballError):
         self.exception = exception
         self.java_class = java_class
         self.message = message
+
+
+# -- fs2cs, the FairScheduler-to-CapacityScheduler converter (policies/fair/converter) -----------------------------
+class ConversionException(ConfigurationError):
+    """Hadoop's fs2cs ``ConversionException``: the FairScheduler configuration cannot be converted."""
+
+
+class PreconditionException(ConversionException):
+    """Hadoop's fs2cs ``PreconditionException``: a missing or bad input (an option, a file) before converting."""
+
+
+class UnsupportedPropertyException(ConversionException):
+    """Hadoop's fs2cs ``UnsupportedPropertyException``: a setting whose conversion rule's action is ``abort``."""
+
+
+class VerificationException(ConversionException):
+    """Hadoop's fs2cs ``VerificationException``: the converted configuration does not start a CapacityScheduler."""

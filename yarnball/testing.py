@@ -174,7 +174,7 @@ def conservation_violations(cluster: Any) -> list[str]:
     on_nodes = [
         (nm.id, entry)
         for nm in cluster.nodes
-        if not nm._stopped
+        if nm.ref.is_alive
         for entry in nm.containers.values()
     ]
     for nm_id, entry in on_nodes[:_SHOWN]:

@@ -31,19 +31,24 @@ HELP_COLUMNS = "100"  # argparse wraps --help to $COLUMNS; the page shows it as 
 if str(ROOT) not in sys.path:  # document the checked-out sources, installed or not
     sys.path.insert(0, str(ROOT))
 
-_KEY = re.compile(r"^(yarn|yarnball|mapreduce)\.[a-z0-9.\-_]*[a-z0-9_]$")
+# (Hadoop's keys may be camelCase: yarn.scheduler.fair.waitTimeBeforeKill)
+_KEY = re.compile(r"^(yarn|yarnball|mapreduce)\.[A-Za-z0-9.\-_]*[A-Za-z0-9_]$")
 
 
 # -- the command line --------------------------------------------------------------------------------------------
 def parsers() -> list[tuple[str, argparse.ArgumentParser]]:
     """(command, parser) for ``yarnball`` and each of its subcommands, in the order ``yarnball --help`` lists them."""
-    from yarnball.launcher import cli, whatif
+    from yarnball.launcher import cli, fs2cs, whatif
     from yarnball.launcher import sweep as sweep_cli
 
     main = cli.build_parser()
     out = [("yarnball", main)]
     sub = next(a for a in main._actions if isinstance(a, argparse._SubParsersAction))
-    delegated = {"preempt": whatif.build_parser(), "sweep": sweep_cli.build_parser()}
+    delegated = {
+        "preempt": whatif.build_parser(),
+        "sweep": sweep_cli.build_parser(),
+        "fs2cs": fs2cs.build_parser(),
+    }
     for name, parser in sub.choices.items():
         out.append((f"yarnball {name}", delegated.get(name, parser)))
     return out

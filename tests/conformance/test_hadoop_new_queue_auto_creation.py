@@ -678,7 +678,7 @@ def _rounds(cs: CapacityScheduler, policy: AutoCreatedQueueDeletionPolicy, now: 
     assert interval == 1000
     while now[0] + interval <= until_ms:
         now[0] += interval
-        policy.edit_schedule(cs, now[0])
+        policy.edit_queues(cs, now[0])
 
 
 def _finish(cs: CapacityScheduler, attempt: ApplicationAttemptId) -> None:

@@ -115,6 +115,8 @@ class Actor:
     max_restarts: ClassVar[int] = 10
 
     _handlers: ClassVar[dict[type, Callable[..., Any]]] = {}
+    #: Whether the class replaces ``Actor._deliver`` (it sees every message and timer firing): set per class.
+    intercepts_delivery: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -128,6 +130,7 @@ class Actor:
                     table[t] = fn
                 del name
         cls._handlers = table
+        cls.intercepts_delivery = cls._deliver is not Actor._deliver
 
     # -- identity and lifecycle --------------------------------------------------------------------------------
     def spawn_on(self, kernel: Kernel, actor_id: str) -> ActorRef:

@@ -1,9 +1,10 @@
 """The RM's ``AdminService`` (ResourceManagerAdministrationProtocol): ``refreshQueues``.
 
-``AdminService.refreshQueues`` reloads ``capacity-scheduler.xml`` and calls ``CapacityScheduler.reinitialize``
-(policies/capacity/_refresh.py). Here the new properties arrive in the :class:`RefreshQueuesRequest` itself: they
-replace every ``yarn.scheduler.capacity.*`` key of the RM's configuration (the file is replaced as a whole; the rest,
-yarn-site, stays). A refused refresh is logged with Hadoop's message and changes nothing.
+``AdminService.refreshQueues`` reloads ``capacity-scheduler.xml`` and calls ``ResourceScheduler.reinitialize`` (the
+CapacityScheduler's: policies/capacity/_refresh.py). Here the new properties arrive in the
+:class:`RefreshQueuesRequest` itself: they replace every ``yarn.scheduler.capacity.*`` key of the RM's configuration
+(the file is replaced as a whole; the rest, yarn-site, stays). A refused refresh is logged with Hadoop's message and
+changes nothing.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from yarnball.errors import ConfigurationError
-from yarnball.policies.capacity import CapacitySchedulerConfiguration
 from yarnball.protocols import RefreshQueuesRequest, RefreshQueuesResponse, keys
 
 __all__ = ["refresh_queues"]
@@ -26,13 +26,13 @@ def refresh_queues(rm: Any, msg: RefreshQueuesRequest) -> RefreshQueuesResponse:
     for key, value in msg.properties:
         conf.set(key, value)
     try:
-        rm.scheduler.reinitialize(CapacitySchedulerConfiguration(conf))
+        rm.scheduler.reinitialize(conf)
     except ConfigurationError as exc:
         rm.counters["queue_refreshes_refused"] += 1
         rm.log.warning("queues_refresh_refused", source=msg.source, diagnostics=str(exc))
         return RefreshQueuesResponse(accepted=False, diagnostics=str(exc))
     rm.conf = conf
-    rm.maximum_allocation = rm.scheduler.conf.get_maximum_allocation()
+    rm.maximum_allocation = rm.scheduler.get_maximum_allocation()
     rm.counters["queue_refreshes"] += 1
     rm.log.info("queues_refreshed", source=msg.source, queues=sorted(rm.scheduler.queues))
     # Pending applications may have been activated and limits raised: wake whatever the shortcuts put to sleep

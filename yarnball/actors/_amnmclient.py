@@ -47,6 +47,12 @@ class NMClient(Actor):
     #: NMTokenCache: the attempt's NMToken per node (set by the ApplicationMaster).
     nm_tokens: dict[NodeId, NMToken]
 
+    def retry_container_calls(self, retry_ms: float, max_wait_ms: float) -> None:
+        """NMClient's calls are retried and failed as NMProxy does (a run with message faults on the AM -> NM links,
+        actors/_nmrpc.py); an AM that already retries keeps its client."""
+        if self._nm_calls is None:
+            self._nm_calls = ContainerCalls(self, retry_ms, max_wait_ms)
+
     # -- callbacks for subclasses -------------------------------------------------------------------------------
     def on_start_container_error(self, container_id: ContainerId, diagnostics: str) -> None:
         """A container could not be started (``NMClientAsync.CallbackHandler.onStartContainerError``): the NM

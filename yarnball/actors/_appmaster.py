@@ -168,6 +168,12 @@ class ApplicationMaster(NMClient, AMResync):
         self.sleeper: Any = None
         self._reset_attempt_state()
 
+    def retry_allocate_calls(self, retry_ms: float) -> None:
+        """Allocate calls wait for their answers and are retried after ``retry_ms`` (RMProxy: a run that restarts the
+        RM or has message faults, actors/_amrpc.py); an AM that already retries keeps its client."""
+        if self._rpc is None:
+            self._rpc = AllocateCall(self, retry_ms)
+
     def _reset_attempt_state(self) -> None:
         self._new_request_state()
         #: The response id of the last AllocateResponse taken (its next allocate sends it).

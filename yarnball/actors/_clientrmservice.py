@@ -25,8 +25,7 @@ import msgspec
 
 from yarnball.actors._rmapp import RMApp
 from yarnball.errors import SchedulingError
-from yarnball.policies.capacity._acl import QueueACL
-from yarnball.policies.capacity._appupdates import move_application, update_application_priority
+from yarnball.policies.scheduler import QueueACL
 from yarnball.protocols import (
     AppAddedSchedulerEvent,
     ApplicationId,
@@ -92,7 +91,7 @@ def wake_nodes(rm: Any) -> None:
     shortcuts cannot foresee (they prove a skipped heartbeat a no-op from the scheduler's state): every node sends
     its next heartbeat for real."""
     for node_id in sorted(rm.nodes, key=str):
-        rm._wake(node_id)
+        rm.wake_node(node_id)
 
 
 def can_modify(rm: Any, user: str, app: Any) -> bool:
@@ -159,7 +158,7 @@ def kill_diagnostics(msg: KillApplicationRequest, app_id: Any) -> str:
 
 
 def move(rm: Any, msg: MoveApplicationAcrossQueuesRequest) -> Any:
-    """``ClientRMService.moveApplicationAcrossQueues`` then ``CapacityScheduler.moveApplication``."""
+    """``ClientRMService.moveApplicationAcrossQueues`` then ``YarnScheduler.moveApplication``."""
     refusal = caller_refusal(rm, msg.user)
     if refusal is not None:
         return refusal
@@ -186,7 +185,7 @@ def move(rm: Any, msg: MoveApplicationAcrossQueuesRequest) -> Any:
     if app.state in _UNMOVABLE or app.is_done:
         return RemoteRefusal(exception=YARN_EXCEPTION, message=f"App in {app.state.value} state cannot be moved.")
     try:
-        move_application(scheduler, app.id, target)
+        scheduler.move_application(app.id, target)
     except SchedulingError as err:
         return RemoteRefusal(exception=YARN_EXCEPTION, message=str(err))
     rm.log.info("application_moved", application=str(app.id), source=app.queue, target=target, user=msg.user)
@@ -196,7 +195,7 @@ def move(rm: Any, msg: MoveApplicationAcrossQueuesRequest) -> Any:
 
 
 def update_priority(rm: Any, msg: UpdateApplicationPriorityRequest) -> Any:
-    """``ClientRMService.updateApplicationPriority`` then ``CapacityScheduler.updateApplicationPriority``."""
+    """``ClientRMService.updateApplicationPriority`` then ``YarnScheduler.updateApplicationPriority``."""
     refusal = caller_refusal(rm, msg.user)
     if refusal is not None:
         return refusal
@@ -221,7 +220,7 @@ def update_priority(rm: Any, msg: UpdateApplicationPriorityRequest) -> Any:
     )
     wanted = min(msg.application_priority.priority, cap)
     try:
-        update_application_priority(rm.scheduler, app.id, wanted)
+        rm.scheduler.update_application_priority(app.id, wanted)
     except SchedulingError as err:
         return RemoteRefusal(exception=YARN_EXCEPTION, message=str(err))
     new = Priority(wanted)

@@ -44,7 +44,7 @@ from typing import Any
 import msgspec
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._scheduler import RESIZE_REQUEST_ID_BASE
+from yarnball.policies.scheduler import RESIZE_REQUEST_ID_BASE
 from yarnball.protocols import (
     ANY,
     AllocateRequest,
@@ -267,7 +267,7 @@ class ContainerResizeService:
         self._hand_over(attempt_id, DECREASE, decreased)
         self._push(decreased)
         self._check_confirmed(container.id, decreased.resource)
-        self.rm._wake(decreased.node_id)
+        self.rm.wake_node(decreased.node_id)
         log.info("container_decreased", container=str(container.id), resource=str(decreased.resource),
                  version=decreased.version)  # fmt: skip
 
@@ -347,7 +347,7 @@ class ContainerResizeService:
     def _push(self, container: Container) -> None:
         """``RMNodeUpdateContainerEvent``: the NM is told in its next heartbeat response."""
         self.to_update.setdefault(container.node_id, {})[container.id] = container
-        self.rm._wake(container.node_id)
+        self.rm.wake_node(container.node_id)
 
     def _hand_over(self, attempt_id: ApplicationAttemptId, kind: ContainerUpdateType, container: Container) -> None:
         self.updated.setdefault(attempt_id, []).append(UpdatedContainer(update_type=kind, container=container))

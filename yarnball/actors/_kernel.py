@@ -500,6 +500,11 @@ class Kernel:
         return self._default_latency
 
     # -- running -----------------------------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        """Whether a :meth:`run` or :meth:`run_async` is under way."""
+        return self._running
+
     def _enter(self, entry: tuple[Any, ...]) -> None:
         """Make ``entry`` (just popped) the current event: its time, its owner, and the priority mark."""
         t = entry[0]

@@ -26,10 +26,9 @@ from typing import Any
 
 from yarnball.actors._containerscheduler import ContainerScheduler
 from yarnball.actors._nmstates import NMContainerState
-from yarnball.actors._nodestatusupdater import registration
-from yarnball.protocols import ContainerExitStatus, ContainerState, OpportunisticContainersStatus, keys
+from yarnball.protocols import ContainerState, OpportunisticContainersStatus, keys
 
-__all__ = ["KILLED_ON_SHUTDOWN", "NMDowntime", "recovery_enabled", "shut_down", "start_again"]
+__all__ = ["KILLED_ON_SHUTDOWN", "DownScheduler", "NMDowntime", "recover", "recovery_enabled"]
 
 #: ApplicationImpl.AppFinishTransition's kill of each container, for CMgrCompletedAppsEvent.Reason.ON_SHUTDOWN.
 KILLED_ON_SHUTDOWN = "Container killed on application-finish event: Application killed on shutdown"
@@ -50,7 +49,7 @@ class NMDowntime:
         self.scheduler = scheduler
 
 
-class _DownScheduler:
+class DownScheduler:
     """The ContainerScheduler of a stopped NM: nothing is started or reclaimed (the NM process is gone); containers
     that end meanwhile are forgotten by it, and the scheduler is rebuilt on restart."""
 
@@ -81,31 +80,11 @@ class _DownScheduler:
         return OpportunisticContainersStatus()
 
 
-def shut_down(nm: Any) -> None:
-    """The NM process stops: heartbeats end; with recovery its containers run on, otherwise they are killed."""
-    nm.log.info("nm_shutdown", node=str(nm.node_id), recovery=nm.recovery)
-    if nm._heartbeat is not None:
-        nm._heartbeat.cancel()
-        nm._heartbeat = None
-    if nm._beat is not None:
-        nm._heartbeats.stopped(nm._beat)
-        nm._beat = None
-    nm.registered = False
-    nm._down = NMDowntime(nm.container_scheduler)
-    nm.container_scheduler = _DownScheduler()
-    if not nm.recovery:
-        for cid in list(nm.containers):  # ContainerManagerImpl.cleanUpApplicationsOnNMShutDown
-            nm._kill(cid, ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, KILLED_ON_SHUTDOWN)
-        nm._changes = []  # no state store: what it knew is gone
-    if nm.status_updater is not None:
-        nm.status_updater.nm_stopped(keep=nm.recovery)  # (nor are the stopped containers in a new NM's context)
-
-
 def _localize_again(nm: Any, stale: Any) -> None:
     """A container that was localizing when the NM went down (REQUESTED): its localization starts over now and it
     reaches the ContainerScheduler when that ends. The entry is replaced by a fresh one marked SCHEDULED in its
     phase, so the localization timer of before the restart, which still holds the old entry, finds the new one
-    still localizing and leaves it (NodeManager._schedule)."""
+    still localizing and leaves it (ContainerManager.schedule_container)."""
     entry = type(stale)(stale.container, stale.context, nm, stale.seq)
     entry.phase = NMContainerState.SCHEDULED
     nm.containers[entry.container.id] = entry
@@ -119,35 +98,26 @@ def _localized(entry: Any) -> None:
     nm = entry.nm
     if nm.containers.get(entry.container.id) is entry and entry.phase is NMContainerState.SCHEDULED:
         entry.phase = None
-        nm._schedule(entry)
+        nm.schedule_container(entry)
 
 
-def start_again(nm: Any) -> None:
-    """The NM starts again: recover (or start empty), register with what it has, then serve the waiting calls."""
-    down: NMDowntime = nm._down
+def recover(nm: Any, down: NMDowntime) -> None:
+    """``ContainerManagerImpl.recover`` on restart: a new ContainerScheduler with the containers kept (with recovery),
+    as ``ContainerScheduler.recoverActiveContainer`` rebuilds it, and the queued ones started as room allows."""
     scheduler = ContainerScheduler(nm.resource, down.scheduler.settings, owner=nm)
     nm.container_scheduler = scheduler
-    if nm.recovery:
-        for entry in list(nm.containers.values()):  # in arrival order (ContainerManagerImpl.recover)
-            if entry.state is ContainerState.RUNNING and entry.phase in (
-                NMContainerState.PAUSING,
-                NMContainerState.PAUSED,
-            ):
-                entry.phase = NMContainerState.PAUSED  # RecoveredContainerStatus.PAUSED
-                scheduler.recover_active_container(entry, launched=False)
-            elif entry.state is ContainerState.RUNNING:
-                if entry.phase is NMContainerState.RESUMING:
-                    entry.phase = None
-                scheduler.recover_active_container(entry, launched=True)
-            elif down.scheduler.is_queued(entry.container.id):
-                scheduler.recover_active_container(entry, launched=False)  # RecoveredContainerStatus.QUEUED
-            else:
-                _localize_again(nm, entry)  # REQUESTED: recoverActiveContainer leaves it out of every queue
-        scheduler.recovered()  # queued containers start as room allows
-    statuses, apps = registration(nm)  # with the completions the RM may not have (actors/_nodestatusupdater.py)
-    nm._down = None
-    nm.log.info("nm_restarted", node=str(nm.node_id), containers=len(statuses))
-    nm._register(statuses, apps)
-    for handler, message, sender in down.deferred:  # the calls that waited, in their order
-        nm._sender = sender
-        handler(nm, message)
+    if not nm.recovery:
+        return
+    for entry in list(nm.containers.values()):  # in arrival order (ContainerManagerImpl.recover)
+        if entry.state is ContainerState.RUNNING and entry.phase in (NMContainerState.PAUSING, NMContainerState.PAUSED):
+            entry.phase = NMContainerState.PAUSED  # RecoveredContainerStatus.PAUSED
+            scheduler.recover_active_container(entry, launched=False)
+        elif entry.state is ContainerState.RUNNING:
+            if entry.phase is NMContainerState.RESUMING:
+                entry.phase = None
+            scheduler.recover_active_container(entry, launched=True)
+        elif down.scheduler.is_queued(entry.container.id):
+            scheduler.recover_active_container(entry, launched=False)  # RecoveredContainerStatus.QUEUED
+        else:
+            _localize_again(nm, entry)  # REQUESTED: recoverActiveContainer leaves it out of every queue
+    scheduler.recovered()  # queued containers start as room allows

@@ -12,8 +12,8 @@ they stopped (the RM has their completion by then); their ids are forgotten then
 stopped" for ``yarn.nodemanager.duration-to-track-stopped-containers``, yarnball "is not handled by this NodeManager":
 thousands of NMs share one process). While every heartbeat is answered at once and every message arrives once, in
 order, a heartbeat carries only the statuses that changed and waits for nothing; the updater is made at the NM's first
-completed container. Two kinds of run make heartbeats calls that wait for their answer (:meth:`wait_for_answers`,
-``NodeManager._hb_call``):
+completed container. Two kinds of run make heartbeats calls that wait for their answer
+(``NodeManager.wait_for_heartbeat_answers``):
 
 - a run that restarts the RM (actors/_rmrestart.py): while the RM is down the call waits (its RMProxy retries it: the
   RM's down-time delivery) and no other heartbeat leaves; when the RM answers RESYNC the NM registers again with
@@ -80,9 +80,8 @@ class NodeStatusUpdater:
         return updater
 
     def wait_for_answers(self, retry_ms: float | None = None) -> None:
-        """Heartbeats become calls that wait for their answers (``NodeManager._hb_call`` is this updater from now);
-        with ``retry_ms``, under Hadoop's RPC rules."""
-        self.nm._hb_call = self
+        """Heartbeats are calls that wait for their answers (``NodeManager.wait_for_heartbeat_answers`` makes this
+        updater the NM's heartbeat call); with ``retry_ms``, under Hadoop's RPC rules."""
         if retry_ms is not None:
             self.retry_ms = retry_ms
 
@@ -128,7 +127,7 @@ class NodeStatusUpdater:
         self.timer = None
         request = self.in_flight
         nm = self.nm
-        if request is None or nm._stopped or nm._down is not None or nm._decommissioned:
+        if request is None or not nm.ref.is_alive or nm.is_down or nm.decommissioned:
             self.in_flight = None
             return
         nm.log.info("node_heartbeat_retried", node=str(nm.node_id), response_id=request.node_status.response_id)
@@ -183,18 +182,15 @@ class NodeStatusUpdater:
 def registration(nm: Any) -> tuple[tuple[NMContainerStatus, ...], tuple[ApplicationId, ...]]:
     """``NodeStatusUpdaterImpl.getNMContainerStatuses`` and the running applications: every live container, and the
     completions the RM may not have (the pending ones first), reported in the registration, no more in a heartbeat."""
+    changes = nm.take_changes()
     updater: NodeStatusUpdater | None = nm.status_updater
     if updater is not None:
         pending = updater.pending_completed
         if pending:
-            nm._changes = [*pending.values(), *(s for s in nm._changes if s.container_id not in pending)]
+            changes = [*pending.values(), *(s for s in changes if s.container_id not in pending)]
             pending.clear()
         updater.reset()
-    out: list[NMContainerStatus] = []
-    for status in nm._changes:
-        if status.state is _COMPLETE:
-            out.append(_nm_status(status))
-    nm._changes = []
+    out: list[NMContainerStatus] = [_nm_status(s) for s in changes if s.state is _COMPLETE]
     for entry in nm.containers.values():
         c = entry.container
         out.append(

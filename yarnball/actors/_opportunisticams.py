@@ -7,11 +7,12 @@ calls it at a few points: node added/removed, node heartbeat (NM queue status in
 opportunistic containers, their completions and the updated containers to the response), and every guaranteed
 allocation (to catch the ones that satisfy a promotion).
 
-Opportunistic containers are not seen by the CapacityScheduler (as in Hadoop, where they never charge the queues):
-this service keeps them and hands their completions to the AM. A promotion is a GUARANTEED ask on the container's
-node; when the scheduler allocates it, the temporary container is swapped into the promoted one (Hadoop's
-``ContainerUpdateContext.swapContainer``), which leaves this service: the CapacityScheduler holds it from then on, as
-any GUARANTEED container (queue and user usage, resize, demotion, release, preemption). A demoted one comes back.
+Opportunistic containers are not seen by the scheduler (as in Hadoop, where they never charge the queues): this
+service keeps them and hands their completions to the AM. A promotion is a GUARANTEED ask on the container's node;
+when the scheduler allocates it, the temporary container is swapped into the promoted one (Hadoop's
+``ContainerUpdateContext.swapContainer``), which leaves this service: the scheduler holds it from then on, as any
+GUARANTEED container (queue and user usage, resize, demotion, release, preemption). A demoted one comes back. The
+container updates (promotions, demotions, increases and decreases) are in actors/_opportunisticupdates.py.
 """
 
 from __future__ import annotations
@@ -23,10 +24,8 @@ from typing import Any
 import msgspec
 
 from yarnball._logs import get_logger
-from yarnball.actors._containerresize import UPDATE_OUTSTANDING_ERROR, validate_update
+from yarnball.actors._opportunisticupdates import ExecutionTypeUpdates, OppContainer
 from yarnball.errors import ConfigurationError
-from yarnball.policies.capacity._events import LOST_CONTAINER, RELEASED_CONTAINER, abnormal_status
-from yarnball.policies.capacity._state import ACQUIRED, RUNNING
 from yarnball.policies.opportunistic import (
     CentralizedOpportunisticContainerAllocator,
     LoadComparator,
@@ -37,6 +36,7 @@ from yarnball.policies.opportunistic import (
     normalize,
     partition_asks,
 )
+from yarnball.policies.scheduler import ACQUIRED, LOST_CONTAINER, RELEASED_CONTAINER, RUNNING, abnormal_status
 from yarnball.protocols import (
     ANY,
     AllocateRequest,
@@ -48,10 +48,8 @@ from yarnball.protocols import (
     ContainerId,
     ContainerQueuingLimit,
     ContainerStatus,
-    ContainerUpdateType,
     DistributedSchedulingAllocateResponse,
     ExecutionType,
-    ExecutionTypeRequest,
     NodeId,
     NodeStatus,
     OpportunisticContainersStatus,
@@ -59,7 +57,6 @@ from yarnball.protocols import (
     RemoteNode,
     Resource,
     ResourceRequest,
-    UpdateContainerRequest,
     UpdatedContainer,
     keys,
 )
@@ -71,11 +68,6 @@ log = get_logger(__name__)
 
 # RMServerUtils' reasons (INCREASE_RESOURCE / DECREASE_RESOURCE requests are the ContainerResizeService's: the RM
 # takes them out of the allocate before this service sees it, actors/_containerresize.py).
-
-#: Promotion asks use allocation request ids below this, one per promotion, so the scheduler keeps them apart
-#: from the AM's own asks (Hadoop's SchedulerRequestKey carries ``containerToUpdate`` for the same purpose).
-PROMOTION_REQUEST_ID_BASE = -(1 << 40)
-
 
 class OpportunisticSettings:
     """The RM's opportunistic configuration, validated with the offending key named."""
@@ -122,22 +114,7 @@ class OpportunisticSettings:
         self.auto_update = conf.get_bool(keys.RM_AUTO_UPDATE_CONTAINERS)
 
 
-class _OppContainer:
-    __slots__ = ("attempt_id", "container", "promotion_capability", "promotion_rid", "state")
-
-    def __init__(self, attempt_id: ApplicationAttemptId, container: Container, state: str = ACQUIRED) -> None:
-        self.attempt_id = attempt_id
-        self.container = container
-        self.promotion_rid: int | None = None  # an outstanding promotion ask
-        #: the capability of that ask: the container's size for a promotion, the difference for an increase
-        #: (ContainerUpdateContext.getResourceToIncrease); None when the ask is not sent (nothing to increase)
-        self.promotion_capability: Resource | None = None
-        # RMContainerState: ACQUIRED once allocated (OpportunisticAMSProcessor.allocate moves the RMContainer there),
-        # RUNNING once the NM reports it running (RMContainerImpl's LAUNCHED)
-        self.state = state
-
-
-class OpportunisticContainerAllocatorAMService:
+class OpportunisticContainerAllocatorAMService(ExecutionTypeUpdates):
     """Opportunistic allocation for the ResourceManager ``rm``."""
 
     def __init__(self, rm: Any, conf: Configuration, rng: random.Random) -> None:
@@ -147,7 +124,7 @@ class OpportunisticContainerAllocatorAMService:
         self.limits = self.monitor.init_threshold_calculator(s.sigma, s.minimum, s.maximum)
         self.allocator = CentralizedOpportunisticContainerAllocator(self.monitor, s.max_per_heartbeat)
         self.contexts: dict[ApplicationAttemptId, OpportunisticContainerContext] = {}
-        self.containers: dict[ContainerId, _OppContainer] = {}  # live OPPORTUNISTIC containers
+        self.containers: dict[ContainerId, OppContainer] = {}  # live OPPORTUNISTIC containers
         self.completed: dict[ApplicationAttemptId, list[ContainerStatus]] = {}
         self.updated: dict[ApplicationAttemptId, list[UpdatedContainer]] = {}
         self.new: dict[ApplicationAttemptId, list[Container]] = {}
@@ -290,7 +267,7 @@ class OpportunisticContainerAllocatorAMService:
         vc = (report.used.vcores if report is not None else 0) + (o.opport_cores_used if o is not None else 0)
         return node.resource, Resource(mem, vc)
 
-    def _opportunistic_done(self, record: _OppContainer, cs: ContainerStatus) -> None:
+    def _opportunistic_done(self, record: OppContainer, cs: ContainerStatus) -> None:
         if cs.exit_status == ContainerExitStatus.KILLED_BY_CONTAINER_SCHEDULER:
             self.counters["opportunistic_killed"] += 1
         self.metrics.incr_released_opp_containers(1)  # AbstractYarnScheduler.completedContainer
@@ -341,7 +318,7 @@ class OpportunisticContainerAllocatorAMService:
             self._create(attempt_id, placements)
         return guaranteed, release
 
-    def _release(self, record: _OppContainer) -> None:
+    def _release(self, record: OppContainer) -> None:
         """The AM gave an OPPORTUNISTIC container back. ``AbstractYarnScheduler.releaseContainers``: the RM ends it
         at once (``completedContainer`` with ``SchedulerUtils.RELEASED_CONTAINER``, ABORTED, which the AM reads in
         its next allocate) and tells its NM to kill it, started or not; the NM's later report of it is ignored."""
@@ -370,7 +347,7 @@ class OpportunisticContainerAllocatorAMService:
             )
             # Not registered with the allocation expirer (rm.unlaunched): Hadoop registers it on ACQUIRED, but its NM
             # reports queued containers as RUNNING (sub-state SCHEDULED) and yarnball's NM does not (docs: Fidelity).
-            self.containers[container.id] = _OppContainer(attempt_id, container)
+            self.containers[container.id] = OppContainer(attempt_id, container)
             self.rm.live.add(container.id)
             if rm_app is not None:
                 rm_app.nodes.add(p.node_id)
@@ -415,238 +392,6 @@ class OpportunisticContainerAllocatorAMService:
             update_errors=(*response.update_errors, *errors),
         )
 
-    # -- container updates -------------------------------------------------------------------------------------
-    def _container_updates(self, msg: AllocateRequest, release: list[ContainerId]) -> list[ResourceRequest]:
-        """``RMServerUtils.validateAndSplitUpdateResourceRequests``, then promotions as guaranteed asks
-        (``checkAndAddToOutstandingIncreases``) and demotions at once (``handleDecreaseRequests``); a demoted
-        GUARANTEED container's scheduler-side resources are appended to ``release``."""
-        attempt_id = msg.application_attempt_id
-        errors = self._errors.setdefault(attempt_id, [])
-        asks: list[ResourceRequest] = []
-        outstanding: set[ContainerId] = set()  # RMServerUtils' outstandingUpdate: accepted updates only
-        accepted: list[tuple[UpdateContainerRequest, Container]] = []
-        # Every request is validated before any is applied (validateAndSplit, then handle*Requests), so a
-        # demotion granted here does not change the version the next request is checked against.
-        for req in msg.update_requests:
-            container = self._updatable(req.container_id, attempt_id)
-            reason = self._validate_update(req, container, outstanding)
-            if reason is not None:
-                version = container.version if container is not None else -1
-                errors.append(
-                    UpdateContainerError(reason=reason, update_container_request=req, current_container_version=version)
-                )
-                continue
-            assert container is not None  # for the type checker: a None container was refused above
-            original, target = container.execution_type, req.execution_type
-            if target is None or target is original:
-                continue  # same-type (or no) target: silently ignored, as Hadoop
-            outstanding.add(req.container_id)
-            accepted.append((req, container))
-        for req, container in accepted:
-            if req.execution_type is ExecutionType.GUARANTEED:
-                asks.extend(self._promote(req, attempt_id, errors))
-            else:
-                self._demote(req, attempt_id, container, release)
-        if not errors:
-            self._errors.pop(attempt_id, None)
-        return asks
-
-    def _updatable(self, cid: ContainerId, attempt_id: ApplicationAttemptId) -> Container | None:
-        """The container an update names (``scheduler.getRMContainer``): an OPPORTUNISTIC one of this service, or a
-        GUARANTEED one of the scheduler (a promoted one included); None if unknown, completed or another attempt's."""
-        record = self.containers.get(cid)
-        if record is not None:
-            return record.container if record.attempt_id == attempt_id else None
-        if cid not in self.rm.live or cid in self.hidden or cid.application_attempt_id != attempt_id:
-            return None
-        app = self.rm.scheduler.get_application(attempt_id)
-        rmc = app.live.get(cid) if app is not None else None
-        return rmc.container if rmc is not None else None
-
-    def _validate_update(
-        self, req: UpdateContainerRequest, container: Container | None, outstanding: set[ContainerId]
-    ) -> str | None:
-        """``validateContainerIdAndVersion`` (in Hadoop's order)."""
-        return validate_update(req, container, outstanding, self.rm.maximum_allocation)
-
-    def _promote(
-        self, req: UpdateContainerRequest, attempt_id: ApplicationAttemptId, errors: list[UpdateContainerError]
-    ) -> list[ResourceRequest]:
-        record = self.containers[req.container_id]
-        if record.promotion_rid is not None:
-            # checkAndAddToOutstandingIncreases refuses a second promotion still waiting for the scheduler;
-            # UpdateContainerError.newInstance(reason, req) leaves the version at its default, 0.
-            errors.append(UpdateContainerError(reason=UPDATE_OUTSTANDING_ERROR, update_container_request=req))
-            return []
-        return self._outstanding_increase(record, record.container.resource)
-
-    def _outstanding_increase(self, record: _OppContainer, capability: Resource) -> list[ResourceRequest]:
-        """``ContainerUpdateContext.checkAndAddToOutstandingIncreases``: the container is outstanding; a GUARANTEED
-        ask for ``capability`` on its node is made unless it is none (``Resources.isNone(resToIncrease)``)."""
-        self._next_promotion += 1
-        rid = PROMOTION_REQUEST_ID_BASE - self._next_promotion
-        record.promotion_rid = rid
-        self.promotions[rid] = record.container.id
-        if capability.memory_mb == 0 and capability.vcores == 0:
-            record.promotion_capability = None
-            return []
-        record.promotion_capability = capability
-        return self._promotion_request(record, rid, 1)
-
-    def increase(
-        self, attempt_id: ApplicationAttemptId, container: Container, target: Resource
-    ) -> list[ResourceRequest]:
-        """An INCREASE_RESOURCE of an OPPORTUNISTIC container, accepted by ``validateAndSplit`` (which does not look
-        at the execution type). ``checkAndAddToOutstandingIncreases`` asks for the difference
-        (``componentwiseMax(target, current) - current``) as GUARANTEED on the container's node, replacing an
-        outstanding increase of it (``cancelPreviousRequest``; a promotion's key is the same, so the promotion's ask
-        goes too). When the scheduler allocates it, ``addToNewlyAllocatedContainers`` files it as a promotion (the
-        container is not GUARANTEED): the container becomes GUARANTEED at its old size (``swapContainer`` for
-        PROMOTE_EXECUTION_TYPE keeps the existing resource) and the AM gets PROMOTE_EXECUTION_TYPE."""
-        record = self._cancel_previous_request(container.id)
-        current = container.resource
-        delta = Resource(
-            max(target.memory_mb, current.memory_mb) - current.memory_mb,
-            max(target.vcores, current.vcores) - current.vcores,
-        )
-        return self._outstanding_increase(record, delta)
-
-    def _cancel_previous_request(self, container_id: ContainerId) -> _OppContainer:
-        """The container's record, its outstanding increase or promotion withdrawn (``cancelPreviousRequest``)."""
-        record = self.containers[container_id]
-        rid = record.promotion_rid
-        self._withdraw_promotion(record)
-        if rid is not None:
-            self.promotions.pop(rid, None)
-        return record
-
-    def decrease(self, attempt_id: ApplicationAttemptId, container: Container, target: Resource) -> None:
-        """A DECREASE_RESOURCE of an OPPORTUNISTIC container (``handleDecreaseRequests``): it takes effect in this
-        allocate, as a GUARANTEED one's does (``createDecreasedRMContainer`` keeps the execution type, so the
-        container stays OPPORTUNISTIC), version + 1, and its NM is told in its next heartbeat response
-        (``RMNodeUpdateContainerEvent``: a decrease is always automatic). An outstanding increase or promotion of
-        the container is withdrawn (``checkAndAddToOutstandingDecreases``' ``cancelPreviousRequest``)."""
-        record = self._cancel_previous_request(container.id)
-        current = container.resource
-        resource = Resource(min(target.memory_mb, current.memory_mb), min(target.vcores, current.vcores))
-        decreased = msgspec.structs.replace(container, resource=resource, version=container.version + 1)
-        record.container = decreased
-        self.counters["decreased"] += 1
-        self.updated.setdefault(attempt_id, []).append(
-            UpdatedContainer(update_type=ContainerUpdateType.DECREASE_RESOURCE, container=decreased)
-        )
-        if not self.settings.auto_update:  # (with auto-update every pulled update is pushed: after_allocate)
-            self.to_update.setdefault(decreased.node_id, []).append(decreased)
-        log.info("container_decreased", container=str(container.id), resource=str(resource),
-                 version=decreased.version)  # fmt: skip
-
-    def _demote(
-        self,
-        req: UpdateContainerRequest,
-        attempt_id: ApplicationAttemptId,
-        container: Container,
-        release: list[ContainerId],
-    ) -> None:
-        """Demotion is a decrease: it takes effect in this allocate call (version + 1) and the GUARANTEED resources
-        leave the scheduler's books (Hadoop's ``createDemotedRMContainer`` + ``swapContainer``). The container (a
-        promoted one too: the scheduler holds it since its promotion) comes back to this service."""
-        cid = container.id
-        app = self.rm.scheduler.get_application(attempt_id)
-        rmc = app.live.get(cid) if app is not None else None
-        if rmc is None or rmc.is_am:
-            # yarnball keeps an AM container GUARANTEED: releasing it from the scheduler would end the attempt.
-            log.warning("demotion_of_am_container_ignored", container=str(cid))
-            return
-        self.demoting.add(cid)  # the scheduler's release must not end the container (see absorbs_release)
-        self.hidden.add(cid)  # nor reach the AM as a completion (until that status is dropped: after_allocate)
-        self._unhide.add(cid)
-        release.append(cid)
-        state = RUNNING if rmc.state == RUNNING else ACQUIRED
-        record = self.containers[cid] = _OppContainer(attempt_id, container, state)
-        demoted = msgspec.structs.replace(
-            container, execution_type=ExecutionType.OPPORTUNISTIC, version=container.version + 1
-        )
-        record.container = demoted
-        self.counters["demoted"] += 1
-        self.updated.setdefault(attempt_id, []).append(
-            UpdatedContainer(update_type=ContainerUpdateType.DEMOTE_EXECUTION_TYPE, container=demoted)
-        )
-        log.info("container_demoted", container=str(cid), version=demoted.version)
-
-    def absorbs_release(self, cid: ContainerId) -> bool:
-        """True once for a demoted container the scheduler just released: it runs on as OPPORTUNISTIC, so the RM
-        must neither count it ended nor tell its NM to kill it."""
-        if cid in self.demoting:
-            self.demoting.discard(cid)
-            return True
-        return False
-
-    def _promotion_request(self, record: _OppContainer, rid: int, count: int) -> list[ResourceRequest]:
-        c = record.container
-        capability = record.promotion_capability or c.resource
-        node = self.rm.nodes.get(c.node_id)
-        rack = node.rack if node is not None else "/default-rack"
-        g = ExecutionTypeRequest(execution_type=ExecutionType.GUARANTEED)
-
-        def ask(name: str, relax: bool) -> ResourceRequest:
-            return ResourceRequest(
-                priority=c.priority, capability=capability, resource_name=name, num_containers=count,
-                relax_locality=relax, execution_type_request=g, allocation_request_id=rid,
-            )
-
-        # The container's own host only: relaxLocality=false on the rack and ANY entries.
-        return [ask(c.node_id.host, True), ask(rack, False), ask(ANY, False)]
-
-    def _withdraw_promotion(self, record: _OppContainer) -> None:
-        rid = record.promotion_rid
-        record.promotion_rid = None
-        if rid is not None and record.promotion_capability is not None and record.attempt_id in self.rm.attempts:
-            self.rm.dispatcher.update_requests(record.attempt_id, tuple(self._promotion_request(record, rid, 0)), ())
-        record.promotion_capability = None
-
-    def on_guaranteed_allocated(self, attempt_id: ApplicationAttemptId, container: Container) -> bool:
-        """The scheduler allocated a GUARANTEED container; True if it serves a promotion (then the RM must not
-        count it as an ordinary allocation)."""
-        original = self.promotions.pop(container.allocation_request_id, None)
-        if original is None:
-            return False
-        record = self.containers.get(original)
-        # SchedulerApplicationAttempt.addToNewlyAllocatedContainers: the container ended meanwhile (COMPLETED:
-        # tempContainerToKill). Its completion may be in the very heartbeat whose NODE_UPDATE allocated this one,
-        # handed to this service only after it (on_node_heartbeat): the RM no longer counts it live.
-        ended = record is None or original not in self.rm.live
-        misplaced = record is not None and container.node_id != record.container.node_id
-        if ended or misplaced:
-            # Either way the temporary container goes back, unseen by the AM.
-            self.hidden.add(container.id)
-            self.rm.dispatcher.update_requests(attempt_id, (), (container.id,))
-            if record is None:
-                return True
-            rid = record.promotion_rid
-            if ended:
-                record.promotion_rid = None
-            elif rid is not None:
-                # matchContainerToOutstandingIncreaseReq's UNDEFINED: placed on another node; ask again.
-                self.promotions[rid] = original
-                self.rm.dispatcher.update_requests(attempt_id, tuple(self._promotion_request(record, rid, 1)), ())
-            return True
-        assert record is not None  # (ended otherwise)
-        record.promotion_rid = None
-        record.promotion_capability = None
-        promoted = msgspec.structs.replace(
-            record.container, execution_type=ExecutionType.GUARANTEED, version=record.container.version + 1
-        )
-        # swapContainer: the scheduler holds the promoted container from now on (it leaves this service)
-        swapped = self.rm.scheduler.swap_promoted(container.id, promoted, running=record.state == RUNNING)
-        assert swapped, "a promotion's container was allocated on its node just now"
-        del self.containers[original]
-        self.counters["promoted"] += 1
-        self.updated.setdefault(attempt_id, []).append(
-            UpdatedContainer(update_type=ContainerUpdateType.PROMOTE_EXECUTION_TYPE, container=promoted)
-        )
-        log.info("container_promoted", container=str(original), version=promoted.version)
-        return True
-
     # -- DistributedSchedulingAMService ---------------------------------------------------------------------------
     def register_distributed(self, response: Any) -> RegisterDistributedSchedulingAMResponse:
         """The register answer for an NM's DistributedScheduler: allocation parameters and the node list."""
@@ -669,7 +414,7 @@ class OpportunisticContainerAllocatorAMService:
         for c in containers:
             if c.id in self.containers:
                 continue
-            self.containers[c.id] = _OppContainer(attempt_id, c)
+            self.containers[c.id] = OppContainer(attempt_id, c)
             self.rm.live.add(c.id)
             if rm_app is not None:
                 rm_app.nodes.add(c.node_id)

@@ -6,19 +6,18 @@ Hadoop runs the policy when ``yarn.resourcemanager.scheduler.monitor.enable`` is
 ``yarn.scheduler.capacity.auto-queue-creation-v2.queue-expiration-time`` x 1000 ms (300 s by default:
 ``AutoCreatedQueueDeletionPolicy.init``, ``AutoCreatedQueueDeletionPolicy.monitoring_interval_ms``). The actor lives
 next to
-the ResourceManager, like the preemption monitor, and runs the pure policy (policies/capacity/_autodeletion.py) on
-the scheduler; it also gives the scheduler the virtual clock its dynamic queues' submission times are read from.
+the ResourceManager, like the preemption monitor, and runs the policy (policies/capacity/_autodeletion.py, a
+``SchedulingEditPolicy``) on the scheduler; the policy gives the scheduler the monitor's virtual clock, which its
+dynamic queues' submission times are read from.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from yarnball.actors._actor import Actor
-from yarnball.actors._preemption import policy_enabled
+from yarnball.actors._schedulingmonitor import SchedulingMonitor
 from yarnball.errors import ConfigurationError
-from yarnball.policies.capacity import CapacityScheduler
-from yarnball.policies.capacity._autodeletion import AutoCreatedQueueDeletionPolicy
+from yarnball.policies.scheduler import create_edit_policy, policy_enabled
 from yarnball.protocols import Configuration, keys
 
 __all__ = ["QueueDeletionMonitor", "queue_deletion_enabled", "spawn_queue_deletion_monitor"]
@@ -29,40 +28,28 @@ def queue_deletion_enabled(conf: Configuration) -> bool:
     return policy_enabled(conf, keys.AUTO_CREATED_QUEUE_DELETION_POLICY)
 
 
-class QueueDeletionMonitor(Actor):
+class QueueDeletionMonitor(SchedulingMonitor):
     """Runs ``AutoCreatedQueueDeletionPolicy.editSchedule`` every monitoring interval on the RM's scheduler (the
     current one: an RM restart makes a new scheduler, with no dynamic queue and a fresh policy; no round runs while
     the RM is down)."""
 
-    def __init__(self, rm: Any, interval_ms: int) -> None:
-        self.rm = rm
-        self.interval_ms = interval_ms
-        self.policy = AutoCreatedQueueDeletionPolicy()
-        self.removed: list[str] = []
-        self._scheduler: CapacityScheduler | None = None
+    def __init__(self, rm: Any) -> None:
+        super().__init__(create_edit_policy(keys.AUTO_CREATED_QUEUE_DELETION_POLICY), rm.conf, rm.scheduler)
+        self.rm_actor = rm
 
-    def on_start(self) -> None:
-        self._current_scheduler()
-        self.every(self.interval_ms, self.edit_schedule, start=0)  # scheduleAtFixedRate(0, interval)
-
-    def _current_scheduler(self) -> CapacityScheduler:
-        scheduler: CapacityScheduler = self.rm.scheduler
-        if scheduler is not self._scheduler:
-            scheduler.clock = self._now_ms
-            self._scheduler = scheduler
-            self.policy = AutoCreatedQueueDeletionPolicy()
-        return scheduler
-
-    def _now_ms(self) -> int:
-        return int(self.now)
+    @property
+    def removed(self) -> list[str]:
+        """The paths of the queues removed by the current policy, in order."""
+        return self.policy.removed  # type: ignore[attr-defined,no-any-return]
 
     def edit_schedule(self) -> None:
-        restarts = self.rm.restarts
+        rm = self.rm_actor
+        restarts = rm.restarts
         if restarts is not None and restarts.down:
             return
-        for path in self.policy.edit_schedule(self._current_scheduler(), int(self.now)):
-            self.removed.append(path)
-            self.log.info("auto_created_queue_deleted", queue=path)
+        if rm.scheduler is not self.scheduler:
+            self.rebind(rm.scheduler, create_edit_policy(keys.AUTO_CREATED_QUEUE_DELETION_POLICY))
+        self.policy.edit_schedule()
 
 
 def spawn_queue_deletion_monitor(rm: Any) -> QueueDeletionMonitor | None:
@@ -74,13 +61,13 @@ def spawn_queue_deletion_monitor(rm: Any) -> QueueDeletionMonitor | None:
     # read yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval, which is
     # QueueManagementDynamicEditPolicy's key: this policy never reads it). Hadoop's SchedulingMonitor refuses a
     # period <= 0 (scheduleAtFixedRate).
-    interval = AutoCreatedQueueDeletionPolicy.monitoring_interval_ms(conf)
+    monitor = QueueDeletionMonitor(rm)
+    interval = monitor.service_init()
     if interval <= 0:
         raise ConfigurationError(
             f"{conf.location_of(keys.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME)}: "
             f"{keys.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME}: the AutoCreatedQueueDeletionPolicy runs every expiration "
             f"time; expected a positive number of seconds, got {interval // 1000}"
         )
-    monitor = QueueDeletionMonitor(rm, interval)
     rm.kernel.spawn(monitor, f"{rm.id}-queue-deletion-monitor")
     return monitor

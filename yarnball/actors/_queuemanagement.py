@@ -7,17 +7,16 @@ Hadoop runs the policy when ``yarn.resourcemanager.scheduler.monitor.enable`` is
 ``yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval`` ms (1500). Each round asks every
 ManagedParentQueue's GuaranteedOrZeroCapacityOverTimePolicy for its changes and hands them to the scheduler as a
 MANAGE_QUEUE event; here the round applies them to the RM's scheduler directly, in the same virtual instant (the
-pure policy is policies/capacity/_managedparent.py).
+policy is policies/capacity/_managementpolicy.py, a ``SchedulingEditPolicy`` over _managedparent.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from yarnball.actors._actor import Actor
-from yarnball.actors._preemption import policy_enabled
+from yarnball.actors._schedulingmonitor import SchedulingMonitor
 from yarnball.errors import ConfigurationError
-from yarnball.policies.capacity._managedparent import manage_auto_created_leaf_queues
+from yarnball.policies.scheduler import create_edit_policy, policy_enabled
 from yarnball.protocols import Configuration, keys
 
 __all__ = ["QueueManagementMonitor", "queue_management_enabled", "spawn_queue_management_monitor"]
@@ -28,29 +27,26 @@ def queue_management_enabled(conf: Configuration) -> bool:
     return policy_enabled(conf, keys.QUEUE_MANAGEMENT_DYNAMIC_EDIT_POLICY)
 
 
-class QueueManagementMonitor(Actor):
+class QueueManagementMonitor(SchedulingMonitor):
     """Runs ``QueueManagementDynamicEditPolicy.editSchedule`` every monitoring interval on the RM's current
     scheduler (no round while the RM is down)."""
 
-    def __init__(self, rm: Any, interval_ms: int) -> None:
-        self.rm = rm
-        self.interval_ms = interval_ms
-        self.changes = 0
+    def __init__(self, rm: Any) -> None:
+        super().__init__(create_edit_policy(keys.QUEUE_MANAGEMENT_DYNAMIC_EDIT_POLICY), rm.conf, rm.scheduler)
+        self.rm_actor = rm
 
-    def on_start(self) -> None:
-        self.every(self.interval_ms, self.edit_schedule, start=0)  # scheduleAtFixedRate(0, interval)
+    @property
+    def changes(self) -> int:
+        return self.policy.changes  # type: ignore[attr-defined,no-any-return]
 
     def edit_schedule(self) -> None:
-        restarts = self.rm.restarts
+        rm = self.rm_actor
+        restarts = rm.restarts
         if restarts is not None and restarts.down:
             return
-        for change in manage_auto_created_leaf_queues(self.rm.scheduler):
-            self.changes += 1
-            self.log.info(
-                "auto_created_queue_entitlement",
-                queue=change.queue.path,
-                capacity=change.template.capacities.capacity,
-            )
+        if rm.scheduler is not self.scheduler:
+            self.rebind(rm.scheduler, create_edit_policy(keys.QUEUE_MANAGEMENT_DYNAMIC_EDIT_POLICY))
+        self.policy.edit_schedule()
 
 
 def spawn_queue_management_monitor(rm: Any) -> QueueManagementMonitor | None:
@@ -58,14 +54,12 @@ def spawn_queue_management_monitor(rm: Any) -> QueueManagementMonitor | None:
     conf: Configuration = rm.conf
     if not queue_management_enabled(conf):
         return None
-    interval = conf.get_long(
-        keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL, keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL_DEFAULT
-    )
+    monitor = QueueManagementMonitor(rm)
+    interval = monitor.service_init()
     if interval <= 0:
         raise ConfigurationError(
             f"{conf.location_of(keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL)}: "
             f"{keys.QUEUE_MANAGEMENT_MONITORING_INTERVAL}: expected a positive number of ms, got {interval}"
         )
-    monitor = QueueManagementMonitor(rm, interval)
     rm.kernel.spawn(monitor, f"{rm.id}-queue-management-monitor")
     return monitor

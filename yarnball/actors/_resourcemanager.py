@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from typing import Any
 
-from yarnball.actors._actor import Actor, handler
+from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._adminservice import refresh_queues
 from yarnball.actors._applicationmasterservice import ApplicationMasterService
 from yarnball.actors._clientrmservice import ClientRMService
@@ -45,7 +46,7 @@ from yarnball.actors._schedulerdispatcher import SchedulerEventDispatcher
 from yarnball.actors._secretmanagers import Rejections, RMSecretManagers
 from yarnball.actors._shortcuts import DormantAMs
 from yarnball.errors import ConfigurationError
-from yarnball.policies.capacity import CapacityScheduler
+from yarnball.policies.scheduler import ResourceScheduler
 from yarnball.protocols import (
     AllocateRequest,
     ApplicationAttemptId,
@@ -142,7 +143,7 @@ class ResourceManager(Actor):
     def __init__(
         self,
         conf: Configuration,
-        scheduler: CapacityScheduler,
+        scheduler: ResourceScheduler,
         *,
         cluster_timestamp: int = 1,
         rng: random.Random | None = None,
@@ -150,7 +151,8 @@ class ResourceManager(Actor):
     ) -> None:
         self.resize = self.decommissioning = self.restarts = self.node_rules = self.queue_deletion_monitor = None
         self.conf = conf
-        self.scheduler = scheduler
+        #: The scheduler, reached only through its interface (policies/scheduler/_interface.py).
+        self.scheduler: ResourceScheduler = scheduler
         self.cluster_timestamp = cluster_timestamp
         self.heartbeat_interval_ms = conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
         self.nm_expiry_ms = conf.get_int(keys.RM_NM_EXPIRY_INTERVAL_MS)
@@ -158,7 +160,7 @@ class ResourceManager(Actor):
         self.am_expiry_ms = conf.get_int(keys.RM_AM_EXPIRY_INTERVAL_MS)
         self.max_attempts = conf.get_int(keys.RM_AM_MAX_ATTEMPTS)
         validate_configs(conf)
-        self.maximum_allocation = scheduler.conf.get_maximum_allocation()
+        self.maximum_allocation = scheduler.get_maximum_allocation()
         self.nodes: dict[NodeId, RMNode] = {}
         self.lost_nodes: set[NodeId] = set()
         self.apps: dict[ApplicationId, RMApp] = {}
@@ -240,7 +242,25 @@ class ResourceManager(Actor):
         clock.needs = self.resource_tracker.needs_heartbeat
         clock.virtual = self.resource_tracker.virtual_heartbeat
 
-    def _wake(self, node_id: NodeId) -> None:
+    # -- the delivery an RM restart intercepts (actors/_rmrestart.py) -------------------------------------------
+    @property
+    def inbox(self) -> Callable[[tuple[Any, ActorRef | None]], None]:
+        """What a delivery event of this actor calls with ``(message, sender)``: its ``_deliver``, or whatever
+        intercepts it on the instance (:meth:`intercept`)."""
+        return self._deliver
+
+    def intercept(self, inbox: Callable[[tuple[Any, ActorRef | None]], None]) -> None:
+        """Make ``inbox`` what this actor's delivery events call from now on: an interceptor in front of the actor
+        (its down time while it restarts), which passes what it lets through to the :attr:`inbox` it replaced."""
+        self._deliver = inbox  # type: ignore[method-assign, assignment]
+
+    def deliver(self, message: Any, sender: ActorRef | None) -> None:
+        """Hand ``message`` from ``sender`` to this actor now, exactly as its delivery event would (a stopped actor
+        makes it a dead letter, a busy one queues it)."""
+        self._deliver((message, sender))
+
+    def wake_node(self, node_id: NodeId) -> None:
+        """A change for ``node_id`` its next heartbeat must see: a skipped heartbeat of it runs after all."""
         clock = self.heartbeats
         if clock is not None and clock.skip:
             clock.wake_node(node_id)
@@ -259,7 +279,7 @@ class ResourceManager(Actor):
             self.queue_deletion_monitor = monitor
         spawn_queue_management_monitor(self)  # QueueManagementDynamicEditPolicy, likewise
         if self.scheduler.continuous_scheduling:
-            # FairScheduler's continuous-scheduling thread, as a timer (policies/capacity/_continuous.py).
+            # FairScheduler's continuous-scheduling thread, as a timer (the scheduler's continuous_scheduling_attempt).
             self.every(self.scheduler.continuous_scheduling_sleep_ms, self.dispatcher.continuous_scheduling)
         if self.opportunistic is not None:
             self.opportunistic.start()

@@ -143,7 +143,7 @@ class RMAppManager:
             node = rm.nodes.get(node_id)
             if node is not None:
                 node.queue_app_cleanup(app.id)
-                rm._wake(node_id)
+                rm.wake_node(node_id)
         rm.log.info(
             "application_finished",
             application=str(app.id),

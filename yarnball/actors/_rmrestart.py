@@ -63,7 +63,7 @@ from yarnball.actors._rmstatestore import (
     RMStateStore,
     create_state_store,
 )
-from yarnball.policies.capacity._events import COMPLETED_APPLICATION, LOST_CONTAINER, abnormal_status
+from yarnball.policies.scheduler import COMPLETED_APPLICATION, LOST_CONTAINER, RecoveringScheduler, abnormal_status
 from yarnball.protocols import (
     AllocateRequest,
     AppAddedSchedulerEvent,
@@ -108,7 +108,7 @@ class RMRestarts:
         self.restarts = 0
         self.down = False
         #: Builds the restarted RM's scheduler for an epoch (the launcher's: placement and the cluster's view).
-        self.new_scheduler: Callable[[int], Any] | None = None
+        self.new_scheduler: Callable[[int], RecoveringScheduler] | None = None
         self.awaiting: set[ApplicationAttemptId] = set()  # recovered attempts whose AM has not re-registered
         #: Every application of an RM that restarted without recovery (the new RM does not know them); ``lost``: those
         #: not finished when it stopped.
@@ -173,7 +173,7 @@ class RMRestarts:
         self._hooked = True
         rm = self.rm
         rm.done_listeners.insert(0, self.app_done)  # (before the run's, which may stop it)
-        original = rm._deliver
+        original = rm.inbox
 
         def deliver(arg: tuple[Any, Any]) -> None:
             if self.down:
@@ -181,7 +181,7 @@ class RMRestarts:
             else:
                 original(arg)
 
-        rm._deliver = deliver
+        rm.intercept(deliver)
 
     def _while_down(self, arg: tuple[Any, Any]) -> None:
         message, sender = arg
@@ -189,7 +189,7 @@ class RMRestarts:
             return  # the RM's own timers and monitor, an allocate (retried by the AM), an answer to the old RM
         # RMProxy's retry policy: the same call again after the retry interval (a heartbeat thread blocks in it)
         rm = self.rm
-        rm.kernel.schedule(self.retry_ms, lambda _: rm._deliver(arg), owner=sender.id)
+        rm.kernel.schedule(self.retry_ms, lambda _: rm.deliver(message, sender), owner=sender.id)
 
     def stop(self) -> None:
         """The RM process stops: everything it held in memory is gone."""

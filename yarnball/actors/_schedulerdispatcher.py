@@ -2,12 +2,12 @@
 and the ContainerAllocationExpirer.
 
 Every scheduler event goes through :meth:`SchedulerEventDispatcher.dispatch` (``rm.dispatch``), which hands it to
-the CapacityScheduler, records the operation's count and wall-clock cost (SLS's SchedulerMetrics) and acts on what
-the scheduler answers: accepted and rejected applications and added attempts go to the RMAppManager
-(actors/_rmappmanager.py); allocated, reserved and completed containers are entered in the RM's books
-(``rm.live``, ``rm.unlaunched``) here. A node's NODE_UPDATE and an AM's allocate take their own entries
-(:meth:`~SchedulerEventDispatcher.node_update`, :meth:`~SchedulerEventDispatcher.allocate`), which do the same
-work without an event record when nothing can observe it.
+the scheduler (a ``ResourceScheduler``: policies/scheduler/_interface.py), records the operation's count and
+wall-clock cost (SLS's SchedulerMetrics) and acts on what the scheduler answers: accepted and rejected applications
+and added attempts go to the RMAppManager (actors/_rmappmanager.py); allocated, reserved and completed containers
+are entered in the RM's books (``rm.live``, ``rm.unlaunched``) here. A node's NODE_UPDATE and an AM's allocate take
+their own entries (:meth:`~SchedulerEventDispatcher.node_update`, :meth:`~SchedulerEventDispatcher.allocate`), which
+do the same work without an event record when nothing can observe it.
 
 The optional services join as members chosen when the RM is built (:meth:`SchedulerEventDispatcher.build_chain`):
 *claimers* of a GUARANTEED allocation that serves them (a promotion, an increase), *absorbers* of a container the
@@ -23,11 +23,11 @@ from typing import Any
 
 from yarnball.actors._rmapp import AttemptState
 from yarnball.actors._shortcuts import OwnMethod
-from yarnball.policies.capacity import (
+from yarnball.policies.scheduler import (
+    PROVEN_SCHEDULER_CLASS,
     AppAccepted,
     AppRejected,
     AttemptAdded,
-    CapacityScheduler,
     ContainerAllocated,
     ContainerCompleted,
     ContainerReserved,
@@ -45,10 +45,11 @@ from yarnball.protocols import (
 
 __all__ = ["SchedulerEventDispatcher"]
 
-# Whether the scheduler runs CapacityScheduler's own allocate / handle (_shortcuts/_ownmethods.py; tests set
+# Whether the scheduler runs the own allocate / handle of the class the fast paths below are proven against (the
+# CapacityScheduler's: policies/scheduler/_factory.py; actors/_shortcuts/_ownmethods.py; tests set
 # ``_CS_ALLOCATE.func`` to None to take the general path).
-_CS_ALLOCATE = OwnMethod(CapacityScheduler, "allocate")
-_CS_HANDLE = OwnMethod(CapacityScheduler, "handle")
+_CS_ALLOCATE = OwnMethod(PROVEN_SCHEDULER_CLASS, "allocate")
+_CS_HANDLE = OwnMethod(PROVEN_SCHEDULER_CLASS, "handle")
 # (module constants: reading a member off an Enum class goes through EnumType.__getattr__'s slow attribute hook)
 _SUCCESS = ContainerExitStatus.SUCCESS
 _PREEMPTED = ContainerExitStatus.PREEMPTED
@@ -88,7 +89,7 @@ class SchedulerEventDispatcher:
 
     # -- the dispatcher -----------------------------------------------------------------------------------------
     def dispatch(self, event: Any) -> None:
-        """Hand one scheduler event to the CapacityScheduler and act on its notifications."""
+        """Hand one scheduler event to the scheduler and act on its notifications."""
         name = _EVENT_NAMES.get(type(event))
         if name is None:
             name = event.event_type.value
@@ -265,7 +266,7 @@ class SchedulerEventDispatcher:
         node = rm.nodes.get(note.node_id)
         if node is not None:
             node.queue_cleanup(note.container_id)
-            rm._wake(note.node_id)
+            rm.wake_node(note.node_id)
 
     def container_done(self, cid: ContainerId, status: ContainerStatus) -> None:
         """A container ended (reported by its NM, ended by the scheduler or the RM): out of the RM's books, counted,

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from yarnball.actors._appmaster import ApplicationMaster
 from yarnball.actors._failures import HandlerFailures
 from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob
-from yarnball.policies.capacity import QueueMetrics
+from yarnball.policies.scheduler import QueueMetrics
 from yarnball.protocols import ApplicationReport, Configuration
 
 __all__ = ["BACKENDS", "ClusterBackend"]

@@ -25,14 +25,14 @@ from yarnball.launcher._elastic import ElasticConfig
 from yarnball.launcher._embedded import EmbeddedBackend
 from yarnball.launcher._sharded import ShardedBackend
 from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob, Workload
-from yarnball.policies.capacity import QueueMetrics
+from yarnball.policies.scheduler import QueueMetrics
 from yarnball.protocols import ApplicationReport, keys
 
 __all__ = ["DEFAULT_CLUSTER_TIMESTAMP", "DEFAULT_QUEUES", "Cluster", "ConfSource", "normalized_conf"]
 
 
 class Cluster:
-    """A ResourceManager with its CapacityScheduler and one NodeManager per node, run on a backend chosen by
+    """A ResourceManager with its scheduler and one NodeManager per node, run on a backend chosen by
     ``backend``:
 
     - ``"embedded"`` (default): every actor on one virtual-time kernel in this process

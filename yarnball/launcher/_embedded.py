@@ -27,8 +27,8 @@ from yarnball.launcher._memory import huge_page_arenas
 from yarnball.launcher._settle import settle_containers, tearing_down
 from yarnball.launcher._stall import CHECK_INTERVAL_MS, StallWatch, can_stall_check
 from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob
-from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration, QueueMetrics
 from yarnball.policies.placement import SpreadPlacement, placement_from_conf
+from yarnball.policies.scheduler import QueueMetrics, create_scheduler, validate_scheduler_configuration
 from yarnball.protocols import ApplicationReport, keys
 
 __all__ = ["EmbeddedBackend"]
@@ -37,7 +37,7 @@ log = get_logger(__name__)
 
 
 class EmbeddedBackend:
-    """A ResourceManager with its CapacityScheduler and one NodeManager per node, on one virtual-time kernel in this
+    """A ResourceManager with its scheduler and one NodeManager per node, on one virtual-time kernel in this
     process: ``Cluster(..., backend="embedded")``, the default.
 
     ``clock="wall"`` makes it a live cluster: the kernel is paced by the wall clock (``wall_factor`` simulated ms
@@ -76,13 +76,12 @@ class EmbeddedBackend:
         huge_page_arenas(conf)  # before the cluster's own objects exist (launcher/_memory.py)
         self.seed = seed
         self.rng = random.Random(seed)
-        cs_conf = CapacitySchedulerConfiguration(conf)
-        cs_conf.validate()
+        validate_scheduler_configuration(conf)
         self.kernel = Kernel(WallClock(wall_factor) if self.live else None)
         # One modelled latency for every message between actors (0: instant); the Ray backend needs it > 0 and
         # gives the same results as this kernel for the same latency.
         self.kernel.default_latency = float(latency_ms or 0)
-        self.scheduler = CapacityScheduler(cs_conf, cluster_timestamp=cluster_timestamp)
+        self.scheduler = create_scheduler(conf, cluster_timestamp=cluster_timestamp)
         self.rm = ResourceManager(
             conf,
             self.scheduler,
@@ -109,8 +108,8 @@ class EmbeddedBackend:
         # yarnball.elastic.enabled), see launcher/_elastic.py.
         self.scheduler.set_placement(placement_from_conf(conf, seed=seed))
         self.autoscaler: Autoscaler | None = attach_autoscaler(self, elastic)
-        self._node_restarts = False  # restart_node was asked for (see _skipping_proven)
-        self._refresh_until_ms = -math.inf  # the latest queue refresh scheduled (it may change the queue limits)
+        self.node_restarts = False  # restart_node was asked for (see _skipping_proven)
+        self.refresh_until_ms = -math.inf  # the latest queue refresh scheduled (it may change the queue limits)
         #: Why the last run stopped before its applications finished, when none of them could ever progress
         #: (launcher/_stall.py): the ask, the largest node or the queue limit. None otherwise.
         self.stalled: str | None = None
@@ -147,10 +146,8 @@ class EmbeddedBackend:
         self.kernel.spawn(am, f"am-{am.name}-{len(self.masters)}")
         self.masters.append(am)
         faults = self.faults
-        if faults is not None and faults.rpc_retry_ms is not None and am._rpc is None:
-            from yarnball.actors._amrpc import AllocateCall
-
-            am._rpc = AllocateCall(am, faults.rpc_retry_ms)  # a run that restarts the RM (launcher/_faultinjector.py)
+        if faults is not None and faults.rpc_retry_ms is not None:
+            am.retry_allocate_calls(faults.rpc_retry_ms)  # a run that restarts the RM (launcher/_faultinjector.py)
         return am
 
     def every(self, interval_ms: float, callback: Callable[[], Any], *, start_ms: float = 0) -> None:
@@ -177,7 +174,7 @@ class EmbeddedBackend:
             raise SimulationError(f"restart_node: down_ms must not be negative, got {down_ms}")
         nm = self.node_managers[host]
         # Idle-heartbeat skipping is proven for nodes that heartbeat or are gone, not for one that comes back.
-        self._node_restarts = True
+        self.node_restarts = True
         self.kernel.schedule(max(0.0, at_ms - self.kernel.now), lambda _: nm.restart(down_ms), owner=nm.id)
 
     def inject(self, faults: Any) -> None:
@@ -213,7 +210,7 @@ class EmbeddedBackend:
 
         request = refresh_request(self.conf, conf)
         rm = self.rm
-        if at_ms is None and not self.kernel._running:
+        if at_ms is None and not self.kernel.running:
             self.begin_run(self.kernel.now)  # the shortcut settings a run would use, before any event runs
             response = self.kernel.run_until_complete(rm.ref.ask(request))
             self.end_run()  # settle what the shortcuts deferred, as after a run
@@ -221,7 +218,7 @@ class EmbeddedBackend:
                 raise ConfigurationError(response.diagnostics)
             return response
         delay = 0.0 if at_ms is None else max(0.0, at_ms - self.kernel.now)
-        self._refresh_until_ms = max(self._refresh_until_ms, self.kernel.now + delay)
+        self.refresh_until_ms = max(self.refresh_until_ms, self.kernel.now + delay)
         # Owned by the RM, so the message is ordered as the RM's own (the same on every backend).
         self.kernel.schedule(delay, lambda _: rm.ref.tell(request), owner=rm.id)
         return None
@@ -263,7 +260,7 @@ class EmbeddedBackend:
         restarts = self.rm.restarts
         if restarts is None or not restarts.restarted:
             return True
-        return not any(nm.containers for nm in self.node_managers.values() if not nm._stopped)
+        return not any(nm.containers for nm in self.node_managers.values() if nm.ref.is_alive)
 
     def _skipping_proven(self) -> bool:
         """Whether skipping idle heartbeats is proven equal (tests/test_heartbeat_skipping.py) for this setup.
@@ -277,7 +274,7 @@ class EmbeddedBackend:
             or conf.get_bool(keys.DIST_SCHEDULING_ENABLED)
             or not isinstance(self.scheduler.placement, SpreadPlacement)
             or self.autoscaler is not None
-            or self._node_restarts
+            or self.node_restarts
         )
 
     def _all_done(self) -> bool:
@@ -362,7 +359,7 @@ class EmbeddedBackend:
         ``kernel.run(until=...)`` until :meth:`finished`, then :meth:`end_run`."""
         faults = getattr(self, "faults", None)  # (launcher/_faultinjector.py)
         every_event = faults is not None and faults.needs_every_event
-        if self.kernel.default_latency or self.kernel._latency or not self._skipping_proven() or every_event:
+        if not self.kernel.instant or not self._skipping_proven() or every_event:
             self.heartbeats.skip = False  # modelled NM<->RM latency: heartbeats are not atomic, process them all
             self.heartbeats.skip_am = False  # AM skipping is proven under the same conditions only
             self.rm.dormant.disable()  # and dormancy builds on AM skipping

@@ -33,15 +33,12 @@ from collections import Counter
 from typing import Any
 
 from yarnball._logs import get_logger
-from yarnball.actors._amrpc import AllocateCall
 from yarnball.actors._messagefaults import MessageFaultRule, MessageFaults
-from yarnball.actors._nmrpc import ContainerCalls, NodeCalls, NodeHeartbeatRules, nm_client_timing, nm_retry_interval_ms
-from yarnball.actors._nodestatusupdater import NodeStatusUpdater
+from yarnball.actors._nmrpc import NodeHeartbeatRules, nm_client_timing, nm_retry_interval_ms
 from yarnball.errors import SimulationError
 from yarnball.launcher._faults import MESSAGE_FAULT_KINDS, NM_CONTAINER_LINKS, NM_HEARTBEAT_LINKS, Fault
-from yarnball.policies.capacity import CapacitySchedulerConfiguration
-from yarnball.policies.capacity._recovery import RecoveringCapacityScheduler
 from yarnball.policies.placement import placement_from_conf
+from yarnball.policies.scheduler import RecoveringScheduler, create_recovering_scheduler
 from yarnball.protocols import ApplicationId, ContainerId, ContainerState, NodeId, keys
 from yarnball.protocols._executor import ContainerProcessExited
 
@@ -114,7 +111,7 @@ class FaultInjector:
                 if kind == "node_lost":
                     kernel.schedule(delay, lambda _, f=fault, nm=nm: self._node_lost(f, nm), owner=nm.id)
                 else:
-                    cluster._node_restarts = True  # (see Cluster.restart_node)
+                    cluster.node_restarts = True  # (see Cluster.restart_node)
                     kernel.schedule(delay, lambda _, f=fault, nm=nm: self._node_restart(f, nm), owner=nm.id)
             elif kind == "node_decommission" or kind == "container_fail" or (
                 kind == "am_crash" and fault.target.startswith("application_")
@@ -140,14 +137,14 @@ class FaultInjector:
 
     # -- the kinds ------------------------------------------------------------------------------------------------
     def _node_lost(self, fault: Fault, nm: Any) -> None:
-        if nm._stopped:
+        if not nm.ref.is_alive:
             self._record(fault, False, "the NodeManager is not running")
             return
         self._record(fault, True, node=str(nm.node_id))
         nm.fail()
 
     def _node_restart(self, fault: Fault, nm: Any) -> None:
-        if nm._stopped or nm.is_down:
+        if not nm.ref.is_alive or nm.is_down:
             self._record(fault, False, "the NodeManager is not running")
             return
         down_ms = fault.get("down_ms", 0)
@@ -197,7 +194,7 @@ class FaultInjector:
             cid = ContainerId.parse(target)
             for nm in nms.values():
                 entry = nm.containers.get(cid)
-                if entry is not None and not nm._stopped and entry.state is ContainerState.RUNNING:
+                if entry is not None and not not nm.ref.is_alive and entry.state is ContainerState.RUNNING:
                     return nm, entry
             return None
         am = self._master(target)
@@ -207,7 +204,7 @@ class FaultInjector:
         found = [
             (entry.container.id.container_id, nm.id, nm, entry)
             for nm in nms.values()
-            if not nm._stopped
+            if not not nm.ref.is_alive
             for cid, entry in nm.containers.items()
             if cid.application_attempt_id.application_id == am.application_id
             and cid != am_cid
@@ -248,8 +245,7 @@ class FaultInjector:
                 self.messages.install(cluster.rm)
             for am in cluster.masters:
                 self.messages.install(am)
-                if am._rpc is None:
-                    am._rpc = AllocateCall(am, retry_ms)
+                am.retry_allocate_calls(retry_ms)
         if fault.target in NM_HEARTBEAT_LINKS or fault.target in NM_CONTAINER_LINKS:
             self._nm_rules(fault.target)
         source, dest = fault.target.split("->")
@@ -286,15 +282,13 @@ class FaultInjector:
                 cluster.rm.services_changed()  # the heartbeat chain takes the rules
             retry_ms = nm_retry_interval_ms(conf)
             for nm in cluster.node_managers.values():
-                NodeStatusUpdater.of(nm).wait_for_answers(retry_ms)
+                nm.wait_for_heartbeat_answers(retry_ms)
         else:
             retry_ms, max_wait_ms = nm_client_timing(conf)
             for nm in cluster.node_managers.values():
-                if nm._calls is None:
-                    nm._calls = NodeCalls()
+                nm.remember_calls()
             for am in cluster.masters:
-                if am._nm_calls is None:
-                    am._nm_calls = ContainerCalls(am, retry_ms, max_wait_ms)
+                am.retry_container_calls(retry_ms, max_wait_ms)
 
     def _prepare_rm_restart(self, fault: Fault) -> None:
         """What a run that restarts the RM needs from the start: the RM's restart state with the launcher's scheduler
@@ -318,20 +312,17 @@ class FaultInjector:
             restarts.install()
         cluster.heartbeats.inline = None  # every heartbeat through the RM's delivery (its down-time hook sees it)
         for nm in cluster.node_managers.values():
-            NodeStatusUpdater.of(nm).wait_for_answers()
+            nm.wait_for_heartbeat_answers()
         self.rpc_retry_ms = conf.get_int(keys.RM_CONNECT_RETRY_INTERVAL_MS, keys.DEFAULT_RM_CONNECT_RETRY_INTERVAL_MS)
         for am in cluster.masters:
-            if am._rpc is None:
-                am._rpc = AllocateCall(am, self.rpc_retry_ms)
+            am.retry_allocate_calls(self.rpc_retry_ms)
 
-    def _new_scheduler(self, epoch: int) -> Any:
+    def _new_scheduler(self, epoch: int) -> RecoveringScheduler:
         """The restarted RM's scheduler: a new one from the RM's configuration, numbering containers from ``epoch``
         (policies/capacity/_recovery.py), which the cluster then shows."""
         cluster = self.cluster
         rm = cluster.rm
-        scheduler = RecoveringCapacityScheduler(
-            CapacitySchedulerConfiguration(rm.conf), cluster_timestamp=rm.cluster_timestamp, epoch=epoch
-        )
+        scheduler = create_recovering_scheduler(rm.conf, cluster_timestamp=rm.cluster_timestamp, epoch=epoch)
         scheduler.set_placement(placement_from_conf(cluster.conf, seed=cluster.seed))
         cluster.scheduler = scheduler
         return scheduler

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from yarnball.errors import ConfigurationError, one_line
 from yarnball.launcher._clusterconf import normalized_conf
-from yarnball.policies.capacity import CapacitySchedulerConfiguration
+from yarnball.policies.scheduler import validate_scheduler_configuration
 from yarnball.protocols import Configuration, RefreshQueuesRequest, keys
 from yarnball.protocols._configuration import DEFAULT_SOURCE
 
@@ -27,7 +27,7 @@ _LONG_MAX = 2**63 - 1
 
 RefreshSource = Configuration | Mapping[str, object] | str | os.PathLike[str]
 
-#: yarn-site keys a refresh may carry too (CapacityScheduler.reinitialize re-reads the maximum allocation).
+#: yarn-site keys a refresh may carry too (ResourceScheduler.reinitialize re-reads the maximum allocation).
 _ALSO_REFRESHED = (keys.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, keys.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES)
 
 
@@ -64,7 +64,7 @@ def refresh_request(base: Configuration, conf: RefreshSource) -> RefreshQueuesRe
         raw = base.get_raw(key)
         if raw is not None:
             merged.set(key, raw)
-    CapacitySchedulerConfiguration(merged).validate()
+    validate_scheduler_configuration(merged)
     return RefreshQueuesRequest(properties=tuple(properties), source=source)
 
 

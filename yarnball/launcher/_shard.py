@@ -33,7 +33,7 @@ from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.errors import ActorError, ProtocolError, SimulationError
 from yarnball.launcher._memory import huge_page_arenas
-from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration
+from yarnball.policies.scheduler import create_scheduler
 from yarnball.protocols import Configuration, decode_routed, encode_routed, keys
 from yarnball.protocols._codec import Routing
 from yarnball.protocols._messages import Message
@@ -159,7 +159,7 @@ class RemoteRef(ActorRef):
 
     def tell(self, message: Any, sender: ActorRef | None = None, *, delay: float = 0) -> None:
         # ShardHost.send, inlined: this runs once per message leaving the host (~100 per 10 ms window at 10,000
-        # busy nodes), and the call, the keyword defaults and Kernel.next_key cost about as much as the rest.
+        # busy nodes), and its call and keyword defaults cost about as much as the rest.
         host = self._host
         if host.on_send is not None or isinstance(sender, _ReplyRef):
             host.send(self.id, message, sender, delay, self._dst_host)
@@ -167,17 +167,11 @@ class RemoteRef(ActorRef):
         kernel = self.kernel
         dst = self.id
         sender_id = sender.id if sender is not None else None
-        latency = kernel.default_latency
-        if kernel._latency and sender_id is not None:
-            latency = kernel._latency.get((sender_id, dst), latency)
-        t = kernel.now + latency + delay
+        t = kernel.now + kernel.latency(sender_id, dst) + delay
         if t < host.window_end:
             host.send(dst, message, sender, delay, self._dst_host)  # raises the error naming the window
             return
-        origin = kernel.current
-        seqs = kernel._seqs
-        seq = seqs.get(origin, 0)
-        seqs[origin] = seq + 1
+        origin, seq = kernel.next_key()
         box = host.outbox.get(self._dst_host)
         if box is None:
             box = host.outbox[self._dst_host] = []
@@ -193,7 +187,7 @@ class RemoteRef(ActorRef):
 class ShardHost:
     """One kernel with the actors that :func:`host_of` places on host ``index`` of ``hosts``.
 
-    Host 0 also builds the CapacityScheduler and the ResourceManager. Setup steps carry the driver's sequence
+    Host 0 also builds the scheduler and the ResourceManager. Setup steps carry the driver's sequence
     numbers (``dseq``) so that their events sort as they would on one kernel.
     """
 
@@ -235,8 +229,7 @@ class ShardHost:
         self.on_send: Any = None
         self.live = False
         if index == 0:
-            cs_conf = CapacitySchedulerConfiguration(conf)
-            scheduler = CapacityScheduler(cs_conf, cluster_timestamp=cluster_timestamp)
+            scheduler = create_scheduler(conf, cluster_timestamp=cluster_timestamp)
             self.rm = ResourceManager(conf, scheduler, cluster_timestamp=cluster_timestamp)
             self.rm.use_heartbeat_clock(self.heartbeats)
             self.rm.done_listeners.append(self._on_app_done)
@@ -343,11 +336,7 @@ class ShardHost:
             raise ActorError(f"a reply to an ask cannot cross shard hosts (to {dst}); use tell with a sender")
         kernel = self.kernel
         sender_id = sender.id if sender is not None else None
-        # Kernel.latency inlined (this runs once per message leaving the host).
-        latency = kernel.default_latency
-        if kernel._latency and sender_id is not None:
-            latency = kernel._latency.get((sender_id, dst), latency)
-        t = kernel.now + latency + delay
+        t = kernel.now + kernel.latency(sender_id, dst) + delay
         if t < self.window_end:
             raise SimulationError(
                 f"message {type(message).__name__} from {sender_id} to {dst} is due at {t} ms, inside the current "

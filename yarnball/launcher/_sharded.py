@@ -34,7 +34,7 @@ from yarnball.launcher._gc import tuned_gc
 from yarnball.launcher._hosts import HostGroup, HostView, InProcessHosts, WindowResult
 from yarnball.launcher._shard import BalancedPlacement
 from yarnball.launcher.workloads import NodeSpec, SkippedJob
-from yarnball.policies.capacity import CapacitySchedulerConfiguration, QueueMetrics
+from yarnball.policies.scheduler import QueueMetrics, validate_scheduler_configuration
 from yarnball.protocols import ApplicationReport, keys
 
 __all__ = ["HostGroup", "HostView", "InProcessHosts", "ShardedBackend", "WindowResult"]
@@ -82,7 +82,7 @@ class ShardedBackend:
                 "(it is the length of the synchronous window)"
             )
         self.conf = normalized_conf(conf)
-        CapacitySchedulerConfiguration(self.conf).validate()  # fail at build, as the embedded cluster does
+        validate_scheduler_configuration(self.conf)  # fail at build, as the embedded cluster does
         validate_configs(self.conf)  # (what building the RM checks on the embedded backend)
         self.backend = backend
         self.name = backend  # (ClusterBackend)

@@ -66,7 +66,7 @@ class HostActors:
         actors = list(host.kernel.actors.values())
         self.node_managers = {a.node_id.host: a for a in actors if isinstance(a, NodeManager)}
         self.masters = [a for a in actors if isinstance(a, ApplicationMaster)]
-        self._node_restarts = False
+        self.node_restarts = False
 
     def every_event(self) -> None:
         """What Cluster.begin_run does for a schedule that needs every heartbeat and allocate as a message."""

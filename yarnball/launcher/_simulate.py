@@ -31,7 +31,7 @@ def run_scenario(spec: ScenarioSpec) -> RunResult:
     from yarnball.launcher._rundir import SIMULATE_FILES, claim
     from yarnball.launcher._settings import check_explicit_keys
     from yarnball.launcher.workloads import load_workload
-    from yarnball.policies.capacity import CapacitySchedulerConfiguration
+    from yarnball.policies.scheduler import validate_scheduler_configuration
     from yarnball.protocols import keys
 
     spec.check()
@@ -56,7 +56,7 @@ def run_scenario(spec: ScenarioSpec) -> RunResult:
         for key, value in spec.conf:  # GenericOptionsParser's -D: set over every resource file
             conf.set(key, value, source="--conf")
         # Validate the queue tree now, so its warnings (keys of undeclared queues) reach the user's terminal.
-        CapacitySchedulerConfiguration(normalized_conf(conf)).validate()
+        validate_scheduler_configuration(normalized_conf(conf))
         defaults = trace_defaults(conf)
         workload = load_workload(spec.trace_type, spec.trace, spec.nodes, defaults, spec.seed, strict=spec.strict)
     finally:

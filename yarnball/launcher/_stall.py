@@ -68,7 +68,7 @@ class StallWatch:
     def _blocked(self) -> tuple[tuple[Any, ...], str] | None:
         cluster = self.cluster
         rm = cluster.rm
-        if cluster.faults is not None or cluster._node_restarts or cluster.kernel.now < cluster._refresh_until_ms:
+        if cluster.faults is not None or cluster.node_restarts or cluster.kernel.now < cluster.refresh_until_ms:
             return None
         if rm.live or any(nm.containers for nm in cluster.node_managers.values()):
             return None  # something runs (or is allocated, or queued at a node): its end may make room

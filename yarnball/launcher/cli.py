@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="store_true", help="print the version, the build (compiled or pure Python), Python and Ray"
     )
-    sub = parser.add_subparsers(dest="command", metavar="{simulate,report,preempt,sweep}")
+    sub = parser.add_subparsers(dest="command", metavar="{simulate,report,preempt,sweep,fs2cs}")
     sub.required = True
     sim = sub.add_parser(
         "simulate",
@@ -181,6 +181,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a grid of scenarios on Ray Tune into one results table (yarnball sweep --help)",
         add_help=False,
     )
+    sub.add_parser(  # listed for --help only: main() hands the rest to yarnball.launcher.fs2cs.main
+        "fs2cs",
+        help="convert a FairScheduler configuration to a CapacityScheduler one, as `yarn fs2cs` (yarnball fs2cs -h)",
+        add_help=False,
+    )
     return parser
 
 
@@ -195,6 +200,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from yarnball.launcher import sweep
 
         return sweep.main(args_list[1:])
+    if args_list and args_list[0] == "fs2cs":
+        from yarnball.launcher import fs2cs
+
+        return fs2cs.main(args_list[1:])
     parser = build_parser()
     if args_list and args_list[0] == "--version":
         from yarnball.launcher._about import version_text

@@ -84,6 +84,12 @@ DOMAINS: Final[dict[str, Domain]] = {
     k.NM_VMEM_PMEM_RATIO: Domain(0.99, False, "a ratio >= 1.0", "{key} should be at least 1.0"),
     k.CONTINUOUS_SCHEDULING_SLEEP_MS: _PERIOD,
     k.CONTINUOUS_SCHEDULING_PACKED_HIGH_MEMORY_THRESHOLD: _FINITE,
+    # FairSchedulerConfiguration's float keys: Hadoop takes any float; a NaN passes every comparison made with it.
+    k.PREEMPTION_THRESHOLD: _FINITE,
+    k.LOCALITY_THRESHOLD_NODE: _FINITE,
+    k.LOCALITY_THRESHOLD_RACK: _FINITE,
+    k.RESERVABLE_NODES: _FINITE,
+    k.RM_SCHEDULER_RESERVATION_THRESHOLD_INCREMENT_MULTIPLE: _FINITE,
     k.MR_NUM_OPPORTUNISTIC_MAPS_PERCENT: _non_negative("a percentage >= 0"),
     # sls-runner.xml (SLSConfiguration): heartbeats are timer periods, resources sizes.
     k.SLS_NM_HEARTBEAT_INTERVAL_MS: _PERIOD,

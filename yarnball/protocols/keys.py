@@ -326,6 +326,91 @@ CONTINUOUS_SCHEDULING_PACKED_MIN_NODES = "yarn.scheduler.fair.continuous-schedul
 DEFAULT_CONTINUOUS_SCHEDULING_PACKED_MIN_NODES = 5
 
 # ----------------------------------------------------------------------------------------------------
+# FairScheduler (FairSchedulerConfiguration; fair.md §1.1). Read by policies/fair: the allocation file's location,
+# the placement defaults when the file has no queuePlacementPolicy, and the scheduler's own switches.
+# ----------------------------------------------------------------------------------------------------
+#: The FairScheduler's allocation file; a relative path is looked up in the configuration directory (Hadoop's
+#: classpath), and with no such file every queue takes the defaults.
+ALLOCATION_FILE = "yarn.scheduler.fair.allocation.file"
+DEFAULT_ALLOCATION_FILE = "fair-scheduler.xml"
+#: Placement without a queuePlacementPolicy: an application may create the queue it names (or its user's queue).
+ALLOW_UNDECLARED_POOLS = "yarn.scheduler.fair.allow-undeclared-pools"
+DEFAULT_ALLOW_UNDECLARED_POOLS = True
+#: Placement without a queuePlacementPolicy: an application naming no queue goes to root.<user>, not root.default.
+USER_AS_DEFAULT_QUEUE = "yarn.scheduler.fair.user-as-default-queue"
+DEFAULT_USER_AS_DEFAULT_QUEUE = True
+#: FairScheduler: preempt containers for starved applications (FSPreemptionThread).
+PREEMPTION = "yarn.scheduler.fair.preemption"
+DEFAULT_PREEMPTION = False
+#: FairScheduler: preempt only while the cluster's utilization is above this fraction.
+PREEMPTION_THRESHOLD = "yarn.scheduler.fair.preemption.cluster-utilization-threshold"
+DEFAULT_PREEMPTION_THRESHOLD = 0.8
+#: FairScheduler: how long a container marked for preemption may run before it is killed (ms).
+WAIT_TIME_BEFORE_KILL = "yarn.scheduler.fair.waitTimeBeforeKill"
+DEFAULT_WAIT_TIME_BEFORE_KILL = 15000
+#: FairScheduler: the delay before a starved application is checked again after a preemption (ms).
+WAIT_TIME_BEFORE_NEXT_STARVATION_CHECK_MS = "yarn.scheduler.fair.waitTimeBeforeNextStarvationCheck"
+DEFAULT_WAIT_TIME_BEFORE_NEXT_STARVATION_CHECK_MS = 10000
+#: FairScheduler: AM containers may be preempted (yarn.scheduler.fair.am.preemption.<queue> overrides it per leaf).
+AM_PREEMPTION = "yarn.scheduler.fair.am.preemption"
+DEFAULT_AM_PREEMPTION = True
+AM_PREEMPTION_PREFIX = "yarn.scheduler.fair.am.preemption."
+#: FairScheduler: weigh applications by the log of their demand.
+SIZE_BASED_WEIGHT = "yarn.scheduler.fair.sizebasedweight"
+DEFAULT_SIZE_BASED_WEIGHT = False
+#: FairScheduler: assign more than one container per node heartbeat.
+ASSIGN_MULTIPLE = "yarn.scheduler.fair.assignmultiple"
+DEFAULT_ASSIGN_MULTIPLE = False
+#: FairScheduler with assignmultiple: assign up to half the node's unallocated resource per heartbeat.
+DYNAMIC_MAX_ASSIGN = "yarn.scheduler.fair.dynamic.max.assign"
+DEFAULT_DYNAMIC_MAX_ASSIGN = True
+#: FairScheduler with assignmultiple and no dynamic.max.assign: containers per heartbeat (-1: no limit).
+MAX_ASSIGN = "yarn.scheduler.fair.max.assign"
+DEFAULT_MAX_ASSIGN = -1
+#: FairScheduler delay scheduling: missed opportunities, as a fraction of the nodes, before relaxing to the rack.
+LOCALITY_THRESHOLD_NODE = "yarn.scheduler.fair.locality.threshold.node"
+DEFAULT_LOCALITY_THRESHOLD_NODE = -1.0
+#: FairScheduler delay scheduling: missed opportunities, as a fraction of the nodes, before relaxing to any node.
+LOCALITY_THRESHOLD_RACK = "yarn.scheduler.fair.locality.threshold.rack"
+DEFAULT_LOCALITY_THRESHOLD_RACK = -1.0
+#: FairScheduler with continuous scheduling: the delay before relaxing node locality (ms; deprecated).
+LOCALITY_DELAY_NODE_MS = "yarn.scheduler.fair.locality-delay-node-ms"
+DEFAULT_LOCALITY_DELAY_NODE_MS = -1
+#: FairScheduler with continuous scheduling: the delay before relaxing rack locality (ms; deprecated).
+LOCALITY_DELAY_RACK_MS = "yarn.scheduler.fair.locality-delay-rack-ms"
+DEFAULT_LOCALITY_DELAY_RACK_MS = -1
+#: FairScheduler: the period of the fair-share update (ms; < 0 is 500, 0 stops the updates).
+UPDATE_INTERVAL_MS = "yarn.scheduler.fair.update-interval-ms"
+DEFAULT_UPDATE_INTERVAL_MS = 500
+#: FairScheduler: the fraction of the nodes one application may hold reservations on.
+RESERVABLE_NODES = "yarn.scheduler.fair.reservable-nodes"
+DEFAULT_RESERVABLE_NODES = 0.05
+#: FairScheduler: only containers above this multiple of the increment may reserve a node.
+RM_SCHEDULER_RESERVATION_THRESHOLD_INCREMENT_MULTIPLE = "yarn.scheduler.reservation-threshold.increment-multiple"
+DEFAULT_RM_SCHEDULER_RESERVATION_THRESHOLD_INCREMENT_MULTIPLE = 2.0
+#: FairScheduler: requests are rounded up to a multiple of this memory (MB; deprecated for
+#: yarn.resource-types.memory-mb.increment-allocation).
+RM_SCHEDULER_INCREMENT_ALLOCATION_MB = "yarn.scheduler.increment-allocation-mb"
+DEFAULT_RM_SCHEDULER_INCREMENT_ALLOCATION_MB = 1024
+#: FairScheduler: requests are rounded up to a multiple of these vcores (deprecated for
+#: yarn.resource-types.vcores.increment-allocation).
+RM_SCHEDULER_INCREMENT_ALLOCATION_VCORES = "yarn.scheduler.increment-allocation-vcores"
+DEFAULT_RM_SCHEDULER_INCREMENT_ALLOCATION_VCORES = 1
+#: Set by fs2cs: the FairScheduler starts no background threads.
+MIGRATION_MODE = "yarn.scheduler.fair.migration.mode"
+DEFAULT_MIGRATION_MODE = False
+#: In migration mode only: a placement rule after a terminal rule is a warning, not an error.
+NO_TERMINAL_RULE_CHECK = "yarn.scheduler.fair.no-terminal-rule.check"
+DEFAULT_NO_TERMINAL_RULE_CHECK = False
+#: Name scheduler nodes host:port instead of host.
+RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME = "yarn.scheduler.include-port-in-node-name"
+DEFAULT_RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME = False
+#: Resource types beyond memory-mb and vcores (comma-separated); resource values may name them.
+RESOURCE_TYPES = "yarn.resource-types"
+#: yarn.resource-types.<name><INCREMENT_ALLOCATION>: a resource's increment, "value [unit]" (FairScheduler).
+INCREMENT_ALLOCATION = ".increment-allocation"
+
+# ----------------------------------------------------------------------------------------------------
 # SLS (sls-runner.xml, SLSConfiguration; anchors.md §a.3). SLSConfiguration names its defaults X_DEFAULT and
 # clashes with YarnConfiguration's NM_*/AM_* names, so here every name carries an SLS_ prefix.
 # ----------------------------------------------------------------------------------------------------

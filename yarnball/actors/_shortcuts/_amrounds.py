@@ -83,8 +83,12 @@ def sleep_after_response(am: Any) -> None:
 
 def scheduler_has_news(scheduler: Any, attempt_id: Any) -> bool:
     """Whether ``scheduler.idle_allocate(attempt_id)`` would be None (an allocate would return something), asked
-    without computing the headroom it returns otherwise (the scheduler's ``allocate_has_news``)."""
-    return scheduler.allocate_has_news(attempt_id)  # type: ignore[no-any-return]
+    without computing the headroom it returns otherwise (the scheduler's ``allocate_has_news``, where it has one;
+    else its ``idle_allocate`` itself)."""
+    has_news = getattr(scheduler, "allocate_has_news", None)
+    if has_news is None:
+        return scheduler.idle_allocate(attempt_id) is None  # type: ignore[no-any-return]
+    return has_news(attempt_id)  # type: ignore[no-any-return]
 
 
 def hold_tell(timer: Any, ref: Any, request: Any, sender: Any) -> None:

@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from yarnball.actors._kernel import NORMAL, WallClock
+from yarnball.actors._kernel import WallClock
 from yarnball.actors.executors._launch import LAUNCHED_AT_ENV, real_work
 from yarnball.actors.executors._procfs import long2string, scan_groups, tree_dump
 from yarnball.actors.executors._task import run_callable
@@ -364,7 +364,7 @@ class LiveExecutor:
         t = max(clock.now_ms() if isinstance(clock, WallClock) else kernel.now, kernel.now)
         self._seq += 1
         message = ContainerProcessExited(container_id=cid, exit_status=exit_status, diagnostics=diagnostics)
-        kernel.push(t, NORMAL, f"{nm.id}/executor", self._seq, nm._deliver, (message, None), nm.id)
+        nm.post(t, f"{nm.id}/executor", self._seq, message)
 
     # -- ContainersMonitor ------------------------------------------------------------------------------------
     def _monitoring_round(self) -> None:

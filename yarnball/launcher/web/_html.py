@@ -295,12 +295,37 @@ def nodes_table(nodes: Iterable[dict[str, Any]], *, opportunistic: bool = False)
 def queue_tree(info: dict[str, Any]) -> str:
     """``CapacitySchedulerPage``'s "Application Queues": one bar per queue (outer width by absolute max capacity,
     dashed mark at the absolute capacity, filled by the absolute used capacity, orange over capacity), then each
-    leaf's "Queue Status" table."""
+    leaf's "Queue Status" table. A ``fifoScheduler`` info is ``DefaultSchedulerPage``'s box instead
+    (:func:`fifo_queue`)."""
+    if info.get("type") == "fifoScheduler":
+        return fifo_queue(info)
     parts = [f'<div class="queue"><span class="label">Queue: root</span> {info["usedCapacity"]:.1f}% used']
     for q in (info.get("queues") or {}).get("queue", []):
         parts.append(_queue_block(q))
     parts.append("</div>")
     return "".join(parts)
+
+
+def fifo_queue(info: dict[str, Any]) -> str:
+    """``DefaultSchedulerPage``: the "FifoScheduler Queue" bar (filled by ``usedCapacity``, a fraction) and the
+    ``'default' Queue Status`` table of ``FifoSchedulerInfo``'s fields."""
+    used = 100.0 * float(info["usedCapacity"])
+    bar = (
+        f'<div class="bar" style="width:80.0%" title="Capacity: 100.0%">'
+        f'<div class="used" style="width:{min(used, 100.0):.1f}%"></div></div>'
+    )
+    rows = [
+        ("Queue State", info["qstate"]),
+        ("Minimum Queue Memory Capacity", info["minQueueMemoryCapacity"]),
+        ("Maximum Queue Memory Capacity", info["maxQueueMemoryCapacity"]),
+        ("Number of Nodes", info["numNodes"]),
+        ("Used Node Capacity", info["usedNodeCapacity"]),
+        ("Available Node Capacity", info["availNodeCapacity"]),
+        ("Total Node Capacity", info["totalNodeCapacity"]),
+        ("Number of Node Containers", info["numContainers"]),
+    ]
+    status = "<h2>'default' Queue Status</h2>" + table(("", ""), rows, table_id="status-default")
+    return f'<div class="queue"><span class="label">FifoScheduler Queue</span> {used:.1f}% used{bar}</div>' + status
 
 
 def _queue_block(q: dict[str, Any]) -> str:

@@ -1,7 +1,9 @@
-"""``/ws/v1/cluster/scheduler``: the CapacityScheduler's queue tree as ``CapacitySchedulerInfo`` (rest.md §3.3).
+"""``/ws/v1/cluster/scheduler``: the scheduler's ``schedulerInfo`` (rest.md §3.3), by the scheduler's type as
+``RMWebServices.getSchedulerInfo`` chooses it (``rest_scheduler_type``, policies/scheduler/_factory.py).
 
-Parent queues are ``CapacitySchedulerQueueInfo``, leaves ``CapacitySchedulerLeafQueueInfo`` (with ``"type"`` first,
-as JAXB writes it) with their users (``UserInfo``); capacities are percentages, as the REST API prints them.
+The CapacityScheduler's is its queue tree as ``CapacitySchedulerInfo``: parent queues are
+``CapacitySchedulerQueueInfo``, leaves ``CapacitySchedulerLeafQueueInfo`` (with ``"type"`` first, as JAXB writes it)
+with their users (``UserInfo``); capacities are percentages, as the REST API prints them.
 """
 
 from __future__ import annotations
@@ -11,13 +13,24 @@ from typing import Any
 from yarnball.launcher.web._resources import r as _r
 from yarnball.launcher.web._resources import resource_info
 from yarnball.launcher.web._resources import resource_text as _resource_text
+from yarnball.policies.scheduler import rest_scheduler_type
 
-__all__ = ["scheduler_info"]
+__all__ = ["capacity_scheduler_info", "scheduler_info"]
 
 
 def scheduler_info(cluster: Any, queues: dict[str, Any], *, preemption: bool) -> dict[str, Any]:
-    """``CapacitySchedulerInfo`` with the queue tree (``CapacitySchedulerQueueInfo``/``...LeafQueueInfo``)."""
+    """``RMWebServices.getSchedulerInfo``: the ``schedulerInfo`` of the cluster's scheduler, by its type."""
     scheduler = cluster.rm.scheduler
+    kind = rest_scheduler_type(scheduler)
+    if kind == "fifoScheduler":
+        return {"schedulerInfo": scheduler.fifo_scheduler_info()}  # FifoSchedulerInfo (policies/fifo)
+    if kind != "capacityScheduler":
+        raise NotImplementedError(f"no schedulerInfo for a {kind}")
+    return capacity_scheduler_info(scheduler, queues, preemption=preemption)
+
+
+def capacity_scheduler_info(scheduler: Any, queues: dict[str, Any], *, preemption: bool) -> dict[str, Any]:
+    """``CapacitySchedulerInfo`` with the queue tree (``CapacitySchedulerQueueInfo``/``...LeafQueueInfo``)."""
     root = scheduler.root
     rm_root = queues["root"]
     info: dict[str, Any] = {

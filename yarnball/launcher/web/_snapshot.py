@@ -193,7 +193,7 @@ def _node_state(cluster: Any, nm: Any) -> str:
         return "RUNNING"
     if nm.node_id in rm.lost_nodes:
         return "LOST"
-    if getattr(nm, "_decommissioned", False) or (
+    if getattr(nm, "decommissioned", False) or (
         decommissioning is not None and nm.node_id in decommissioning.decommissioned
     ):
         return "DECOMMISSIONED"

@@ -2,7 +2,7 @@
 
 ``/`` redirects to ``/cluster``; ``/cluster`` and ``/cluster/cluster`` are the About page (cluster overview and the
 metrics strip), ``/cluster/apps[/<STATE>]`` the Applications table, ``/cluster/app/<id>`` an application with its
-attempts, ``/cluster/scheduler`` the CapacityScheduler page (queue bars, queue status, active users) and
+attempts, ``/cluster/scheduler`` the scheduler page (the CapacityScheduler's queue bars, queue status, users) and
 ``/cluster/nodes[/<state>]`` the Nodes page (with Hadoop's G/O opportunistic columns when that is on). Tables are
 server-rendered (Hadoop feeds DataTables from inline JS arrays; same cells), times formatted as the RM's, and the
 applications and nodes tables sort, search and page in the browser (launcher/web/_datatable.py). A page reloads
@@ -142,6 +142,15 @@ async def app_page(request: web.Request) -> web.Response:
     return _html(snap, f"Application {escape(a['id'])}", body)
 
 
+#: The scheduler page's title by ``schedulerInfo.type`` (``RmController.scheduler`` picks CapacitySchedulerPage,
+#: FairSchedulerPage or the FIFO DefaultSchedulerPage by the scheduler's type).
+SCHEDULER_PAGE_TITLES = {
+    "capacityScheduler": "Capacity Scheduler",
+    "fairScheduler": "Fair Scheduler",
+    "fifoScheduler": "FIFO Scheduler",
+}
+
+
 async def scheduler(request: web.Request) -> web.Response:
     snap = request.app[SOURCE].latest()
     info = snap.scheduler["schedulerInfo"]
@@ -155,7 +164,7 @@ async def scheduler(request: web.Request) -> web.Response:
         + queue_tree(info)
         + apps_table(unfinished, link=_LINK)
     )
-    return _html(snap, "Capacity Scheduler", body)
+    return _html(snap, SCHEDULER_PAGE_TITLES.get(info.get("type", ""), "Scheduler"), body)
 
 
 async def nodes(request: web.Request) -> web.Response:

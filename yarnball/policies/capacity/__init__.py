@@ -12,7 +12,10 @@ from yarnball.policies.capacity._calculator import (
 from yarnball.policies.capacity._configuration import *  # noqa: F403
 from yarnball.policies.capacity._configuration import __all__ as _configuration_all
 from yarnball.policies.capacity._leaf import LeafQueue
-from yarnball.policies.capacity._notifications import (
+from yarnball.policies.capacity._queues import CSQueue, ParentQueue
+from yarnball.policies.capacity._scheduler import CapacityScheduler
+from yarnball.policies.capacity._state import RMContainer, SchedulerApp, SchedulerApplication, SchedulerNode, User
+from yarnball.policies.scheduler._notifications import (
     Allocation,
     AppAccepted,
     AppRejected,
@@ -23,9 +26,6 @@ from yarnball.policies.capacity._notifications import (
     QueueMetrics,
     SchedulerNotification,
 )
-from yarnball.policies.capacity._queues import CSQueue, ParentQueue
-from yarnball.policies.capacity._scheduler import CapacityScheduler
-from yarnball.policies.capacity._state import RMContainer, SchedulerApp, SchedulerApplication, SchedulerNode, User
 
 __all__ = [
     *_configuration_all,

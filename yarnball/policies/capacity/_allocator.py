@@ -18,7 +18,6 @@ from yarnball.policies.capacity._context import (
     ResourceLimits,
     SchedulerContext,
 )
-from yarnball.policies.capacity._notifications import ContainerAllocated, ContainerReserved
 from yarnball.policies.capacity._state import (
     ALLOCATED,
     LOCALITY_NAMES,
@@ -31,6 +30,7 @@ from yarnball.policies.capacity._state import (
     SchedulerApp,
     SchedulerNode,
 )
+from yarnball.policies.scheduler._notifications import ContainerAllocated, ContainerReserved
 from yarnball.protocols import Container, ContainerId, Resource
 
 if TYPE_CHECKING:

@@ -16,9 +16,9 @@ import bisect
 from typing import Any
 
 from yarnball.errors import SchedulingError
-from yarnball.policies.capacity._acl import QueueState
 from yarnball.policies.capacity._allocator import add_pending
 from yarnball.policies.capacity._leaf import LeafQueue
+from yarnball.policies.scheduler._acl import QueueState
 from yarnball.protocols._records import ApplicationId
 
 __all__ = ["move_application", "update_application_priority"]
@@ -85,7 +85,7 @@ def move_application(cs: Any, app_id: ApplicationId, target_queue: str) -> str:
             f"Cannot move {app_id} from {source.path} to {dest.path}: it holds containers, and yarnball moves only "
             "applications that hold none (LeafQueue.detachContainer/attachContainer are not modelled)"
         )
-    ctx = cs._ctx
+    ctx = cs.context
     pending_m = pending_v = 0
     if attempt is not None:
         had = attempt.has_pending()

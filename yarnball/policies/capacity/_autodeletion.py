@@ -11,7 +11,8 @@ Each round (``editSchedule``) follows Hadoop's two steps:
    submission).
 
 So a queue goes at the earliest two rounds after it became eligible, and its parent (eligible once its last child
-is gone) two rounds later. The policy runs in ``SchedulingMonitor`` rounds (actors/_queuedeletion.py) every
+is gone) two rounds later. The policy is a ``SchedulingEditPolicy`` (policies/scheduler/_editpolicy.py): it runs in
+``SchedulingMonitor`` rounds (actors/_queuedeletion.py) every
 ``queue-expiration-time`` x 1000 ms: ``AutoCreatedQueueDeletionPolicy.init`` sets its ``monitoringInterval`` from
 the expiration time, not from ``yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval`` (that key
 is ``QueueManagementDynamicEditPolicy``'s, for the legacy auto-created leaf queues).
@@ -19,8 +20,9 @@ is ``QueueManagementDynamicEditPolicy``'s, for the legacy auto-created leaf queu
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity._autoqueues import (
     is_eligible_for_auto_deletion,
     is_inactive_dynamic_queue,
@@ -38,11 +40,44 @@ __all__ = ["AutoCreatedQueueDeletionPolicy"]
 class AutoCreatedQueueDeletionPolicy:
     """The marks between rounds (``markedForDeletion``, ``sentForDeletion``) and one round at a time."""
 
-    __slots__ = ("marked", "sent")
+    __slots__ = ("_context", "_cs", "interval_ms", "marked", "removed", "sent")
 
     def __init__(self) -> None:
         self.marked: set[str] = set()
         self.sent: list[str] = []
+        self.removed: list[str] = []  # every queue removed, in order
+        self.interval_ms = 0
+        self._cs: SchedulerCore | None = None
+        self._context: Any = None
+
+    def init(self, conf: Configuration, context: Any, scheduler: object) -> None:
+        """``AutoCreatedQueueDeletionPolicy.init``: the scheduler must be a CapacityScheduler; it reads its dynamic
+        queues' submission times from the monitor's virtual clock from now on."""
+        from yarnball.policies.capacity._core import SchedulerCore
+
+        if not isinstance(scheduler, SchedulerCore):
+            raise ConfigurationError(
+                f"{k.RM_SCHEDULER_MONITOR_POLICIES}: AutoCreatedQueueDeletionPolicy needs the CapacityScheduler, "
+                f"not {type(scheduler).__name__}"
+            )
+        scheduler.clock = context.now_ms
+        self._cs = scheduler
+        self._context = context
+        self.interval_ms = self.monitoring_interval_ms(conf)
+
+    def get_monitoring_interval(self) -> int:
+        return self.interval_ms
+
+    def get_policy_name(self) -> str:
+        return "AutoCreatedQueueDeletionPolicy"
+
+    def edit_schedule(self) -> None:
+        """``editSchedule()``: one round on the scheduler at the monitor's virtual time, each removal logged."""
+        assert self._cs is not None, "init() first"
+        context = self._context
+        for path in self.edit_queues(self._cs, context.now_ms()):
+            self.removed.append(path)
+            context.log.info("auto_created_queue_deleted", queue=path)
 
     @staticmethod
     def monitoring_interval_ms(conf: Configuration) -> int:
@@ -53,8 +88,8 @@ class AutoCreatedQueueDeletionPolicy:
         seconds = conf.get_long(k.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME, k.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME_DEFAULT)
         return seconds * 1000
 
-    def edit_schedule(self, cs: SchedulerCore, now_ms: int) -> list[str]:
-        """One round at virtual time ``now_ms``; returns the paths of the queues removed."""
+    def edit_queues(self, cs: SchedulerCore, now_ms: int) -> list[str]:
+        """One round on ``cs`` at virtual time ``now_ms``; returns the paths of the queues removed."""
         for path, queue in list(cs.queues.items()):
             if is_eligible_for_auto_deletion(cs.conf, queue):
                 if path in self.marked:

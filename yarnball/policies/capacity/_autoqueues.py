@@ -155,7 +155,7 @@ def _private_conf(cs: CapacityScheduler) -> CapacitySchedulerConfiguration:
 
 
 def _is_ambiguous(cs: CapacityScheduler, name: str) -> bool:
-    return name not in cs.queues and len(cs._short.get(name, ())) > 1
+    return name not in cs.queues and cs.is_ambiguous(name)
 
 
 def _determine_missing_parents(cs: CapacityScheduler, path: str) -> tuple[list[str], ParentQueue]:
@@ -254,10 +254,9 @@ def _add_dynamic_child(cs: CapacityScheduler, parent: ParentQueue, path: str, *,
     touch_submitted(cs, queue)
     touch_submitted(cs, parent)  # addDynamicChildQueue: updateLastSubmittedTimeStamp
     parent.children.append(queue)
-    cs.queues[path] = queue
-    cs._short.setdefault(queue.name, []).append(queue)
+    cs.store_queue(queue)
     log.info(f"Created dynamic queue {path}", leaf=is_leaf)
-    cs._cluster_changed()  # updateClusterResource: every sibling's normalized weight changes
+    cs.update_cluster_resource()  # updateClusterResource: every sibling's normalized weight changes
     return queue
 
 
@@ -289,13 +288,8 @@ def remove_child_queue(cs: CapacityScheduler, parent: ParentQueue, queue: CSQueu
             f"Queue {parent.path} can not remove {queue.path} because it has a different parent queue"
         )
     parent.children.remove(queue)
-    cs.queues.pop(queue.path, None)
-    same = cs._short.get(queue.name)
-    if same is not None and queue in same:
-        same.remove(queue)
-        if not same:
-            del cs._short[queue.name]
-    cs._cluster_changed()
+    cs.forget_queue(queue)
+    cs.update_cluster_resource()
 
 
 def remove_queue(cs: CapacityScheduler, queue: CSQueue) -> bool:

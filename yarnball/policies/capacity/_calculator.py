@@ -49,6 +49,10 @@ class ResourceCalculator:
     def compare(self, cm: int, cv: int, am: int, av: int, bm: int, bv: int) -> int:
         raise NotImplementedError
 
+    def divide(self, cm: int, cv: int, am: int, av: int, bm: int, bv: int) -> float:
+        """``ResourceCalculator.divide``: the ratio of ``a`` to ``b`` (against the cluster resource)."""
+        raise NotImplementedError
+
     def greater_than(self, cm: int, cv: int, am: int, av: int, bm: int, bv: int) -> bool:
         return self.compare(cm, cv, am, av, bm, bv) > 0
 

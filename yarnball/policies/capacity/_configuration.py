@@ -17,8 +17,8 @@ import re
 from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError, one_line
 from yarnball.policies.capacity._absolute import parse_resource_vector
-from yarnball.policies.capacity._acl import AccessControlList, QueueACL, QueueState
 from yarnball.policies.capacity._validation import java_float_str, validate_capacity_configuration
+from yarnball.policies.scheduler._acl import AccessControlList, QueueACL, QueueState
 from yarnball.protocols import Configuration, Resource
 from yarnball.protocols import keys as k
 

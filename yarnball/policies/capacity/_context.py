@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from yarnball.policies.capacity._calculator import DefaultResourceCalculator, DominantResourceCalculator
 
 if TYPE_CHECKING:
-    from yarnball.policies.capacity._notifications import SchedulerNotification
     from yarnball.policies.capacity._state import RMContainer
+    from yarnball.policies.scheduler._notifications import SchedulerNotification
 
 __all__ = ["CSAssignment", "ResourceLimits", "SchedulerContext"]
 

@@ -23,9 +23,8 @@ from __future__ import annotations
 from mypy_extensions import mypyc_attr
 
 from yarnball.policies.capacity._core import SchedulerCore
-from yarnball.policies.capacity._notifications import SchedulerNotification
 from yarnball.policies.capacity._state import SchedulerNode
-from yarnball.policies.placement import NodePlacementPolicy
+from yarnball.policies.scheduler._notifications import SchedulerNotification
 
 __all__ = ["ContinuousScheduling"]
 
@@ -34,10 +33,6 @@ __all__ = ["ContinuousScheduling"]
 class ContinuousScheduling(SchedulerCore):
     """Placement-ordered scheduling: a base of :class:`CapacityScheduler` (the policy and the continuous-scheduling
     settings are read in ``SchedulerCore.__init__``)."""
-
-    def set_placement(self, policy: NodePlacementPolicy) -> None:
-        """Use ``policy`` for every later placement decision (the launcher reseeds packing with the run's seed)."""
-        self.placement = policy
 
     @property
     def packing_active(self) -> bool:

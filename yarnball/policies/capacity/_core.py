@@ -9,36 +9,24 @@ inspection). Only ``CapacityScheduler`` is public.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Any
 
 from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._acl import AccessControlList
-from yarnball.policies.capacity._allocator import release_container, unreserve
-from yarnball.policies.capacity._calculator import make_calculator
+from yarnball.policies.capacity._calculator import ResourceCalculator, make_calculator
 from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 from yarnball.policies.capacity._context import CSAssignment, ResourceLimits, SchedulerContext
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._managedparent import has_managed_parents, init_managed_parents
-from yarnball.policies.capacity._notifications import ContainerCompleted
 from yarnball.policies.capacity._queues import CSQueue, ParentQueue
 from yarnball.policies.capacity._state import (
     OFF_SWITCH,
-    RESERVED,
-    RUNNING,
-    RMContainer,
-    SchedulerApp,
-    SchedulerApplication,
     SchedulerNode,
 )
-from yarnball.policies.placement import NodePlacementPolicy, continuous_scheduling_settings, placement_from_conf
+from yarnball.policies.scheduler._abstract import AbstractYarnScheduler
 from yarnball.protocols import (
-    ApplicationAttemptId,
     ApplicationId,
-    ContainerId,
-    ContainerStatus,
     NodeId,
     Resource,
 )
@@ -50,7 +38,7 @@ log = get_logger(__name__)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class SchedulerCore:
+class SchedulerCore(AbstractYarnScheduler):
     """The scheduler's state, the queue tree and the heartbeat's allocation loop (``CapacityScheduler``'s base)."""
 
     def __init__(self, conf: CapacitySchedulerConfiguration, *, cluster_timestamp: int = 0) -> None:
@@ -59,32 +47,19 @@ class SchedulerCore:
         # Whether self.conf is the scheduler's own copy, which dynamic queues may write their entries into
         # (_autoqueues.py); the caller's configuration is never written.
         self.owns_conf = False
-        # The virtual time in ms, for the submission timestamps of dynamic queues (their auto deletion); set by the
-        # actor that runs the AutoCreatedQueueDeletionPolicy, None elsewhere (the timestamps then read 0).
-        self.clock: Callable[[], int] | None = None
-        self.cluster_timestamp = cluster_timestamp
-        ctx = self._ctx = SchedulerContext(make_calculator(conf.get_resource_calculator()))
+        ctx = SchedulerContext(make_calculator(conf.get_resource_calculator()))
         minimum = conf.get_minimum_allocation()
         ctx.min_m, ctx.min_v = minimum.memory_mb, minimum.vcores
+        # Nodes, applications, attempts, containers, ACLs, node placement (policies/scheduler/_abstract.py). The
+        # clock there is the virtual time in ms for the submission timestamps of dynamic queues (their auto
+        # deletion): set by the actor that runs the AutoCreatedQueueDeletionPolicy, None elsewhere (they read 0).
+        AbstractYarnScheduler.__init__(self, ctx, conf.conf, cluster_timestamp=cluster_timestamp)
         self.read_global_settings(conf)
-        self.acl_enabled = conf.conf.get_bool(k.YARN_ACL_ENABLE, k.DEFAULT_YARN_ACL_ENABLE)
-        self.admin_acl = AccessControlList(conf.conf.get(k.YARN_ADMIN_ACL) or k.DEFAULT_YARN_ADMIN_ACL)
         self.queues: dict[str, CSQueue] = {}
         self._short: dict[str, list[CSQueue]] = {}
         # Legacy auto creation (ManagedParentQueue, _managedparent.py): its parents by path.
         self.managed_parents: dict[str, Any] = {}
         self.root: ParentQueue = self._build(k.ROOT, None)  # type: ignore[assignment]
-        self.nodes: dict[NodeId, SchedulerNode] = {}
-        self.applications: dict[ApplicationId, SchedulerApplication] = {}
-        self.attempts: dict[ApplicationAttemptId, SchedulerApp] = {}
-        self._am_hints: dict[ApplicationId, Resource] = {}
-        self._largest_node = (0, 0)
-        self._by_class: dict[type, Callable[[Any, Any], None]] = {}
-        # node placement policy and continuous scheduling (_continuous.py)
-        self.placement: NodePlacementPolicy = placement_from_conf(conf.conf)
-        self.continuous_scheduling: bool
-        self.continuous_scheduling_sleep_ms: int
-        self.continuous_scheduling, self.continuous_scheduling_sleep_ms = continuous_scheduling_settings(conf.conf)
         self.root.update_cluster_resource(ctx, ResourceLimits(0, 0))
         if has_managed_parents(conf):
             init_managed_parents(self)
@@ -116,21 +91,44 @@ class SchedulerCore:
                 queue.children.append(self._build(f"{path}.{name}", queue))
         else:
             queue = LeafQueue(self.conf, path, parent)
-        self.queues[path] = queue
-        self._short.setdefault(queue.name, []).append(queue)
+        self.store_queue(queue)
         return queue
 
-    @property
-    def cluster_resource(self) -> Resource:
-        return Resource(self._ctx.cluster_m, self._ctx.cluster_v)
+    # -- the queue store (CSQueueStore): queues by full path and by short name --------------------------------------
+    def store_queue(self, queue: CSQueue) -> None:
+        """``CSQueueStore.add``: ``queue`` by its full path and its short name."""
+        self.queues[queue.path] = queue
+        self._short.setdefault(queue.name, []).append(queue)
+
+    def forget_queue(self, queue: CSQueue) -> None:
+        """``CSQueueStore.remove``: ``queue`` no longer found by its path or its short name."""
+        self.queues.pop(queue.path, None)
+        same = self._short.get(queue.name)
+        if same is not None and queue in same:
+            same.remove(queue)
+            if not same:
+                del self._short[queue.name]
+
+    def store_queues(self, queues: dict[str, CSQueue]) -> None:
+        """The store holds ``queues`` (by full path, a refreshed tree) and nothing else."""
+        short: dict[str, list[CSQueue]] = {}
+        for queue in queues.values():
+            short.setdefault(queue.name, []).append(queue)
+        self.queues = queues
+        self._short = short
+
+    def is_ambiguous(self, name: str) -> bool:
+        """``CSQueueStore.isAmbiguous``: more than one queue has the short name ``name``."""
+        return len(self._short.get(name, ())) > 1
 
     @property
-    def calculator(self) -> object:
+    def context(self) -> SchedulerContext:
+        """What the queues and the allocator share: the cluster resource, the calculator, the live containers."""
+        return self._ctx
+
+    @property
+    def calculator(self) -> ResourceCalculator:
         return self._ctx.rc
-
-    @property
-    def minimum_allocation(self) -> Resource:
-        return Resource(self._ctx.min_m, self._ctx.min_v)
 
     def get_queue(self, name: str) -> CSQueue | None:
         """A queue by full path (``root.a.b``) or by unambiguous short name (``b``)."""
@@ -143,12 +141,21 @@ class SchedulerCore:
     def leaf_queues(self) -> list[LeafQueue]:
         return [q for q in self.queues.values() if isinstance(q, LeafQueue)]
 
-    def get_application(self, app_or_attempt: ApplicationId | ApplicationAttemptId) -> SchedulerApp | None:
-        """The attempt with this id, or the current attempt of this application."""
-        if isinstance(app_or_attempt, ApplicationAttemptId):
-            return self.attempts.get(app_or_attempt)
-        app = self.applications.get(app_or_attempt)
-        return app.attempt if app is not None else None
+    def get_maximum_allocation(self) -> Resource:
+        """The configured maximum allocation (``yarn.scheduler.maximum-allocation-*``, re-read by a refresh)."""
+        return self.conf.get_maximum_allocation()
+
+    def move_application(self, app_id: ApplicationId, target_queue: str) -> str:
+        """``CapacityScheduler.moveApplication`` (_appupdates.py): the new queue's path."""
+        from yarnball.policies.capacity._appupdates import move_application
+
+        return move_application(self, app_id, target_queue)
+
+    def update_application_priority(self, app_id: ApplicationId, priority: int) -> int:
+        """``CapacityScheduler.updateApplicationPriority`` (_appupdates.py): the priority set."""
+        from yarnball.policies.capacity._appupdates import update_application_priority
+
+        return update_application_priority(self, app_id, priority)
 
     # -- the heartbeat (§2) ------------------------------------------------------------------------------------
     def _allocate_on_node(self, node: SchedulerNode) -> CSAssignment | None:
@@ -220,35 +227,13 @@ class SchedulerCore:
             assigned += 1
 
     def _cluster_changed(self) -> None:
+        """AbstractYarnScheduler's hook for a changed cluster resource: the queue tree follows it."""
+        self.update_cluster_resource()
+
+    def update_cluster_resource(self) -> None:
+        """``root.updateClusterResource(clusterResource, ...)`` with the current cluster resource: effective
+        capacities, limits and AM limits derived again (pending applications may activate). Node events, queue
+        creation and removal and refreshes call it; tests and embedders too, after a runtime setter such as
+        ``LeafQueue.set_max_capacity``."""
         ctx = self._ctx
         self.root.update_cluster_resource(ctx, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
-
-    def mark_launched(self, container_ids: Iterable[ContainerId]) -> None:
-        """NODE_UPDATE's first step (``nodeUpdate``'s newly launched containers): mark each one RUNNING, a
-        reservation excepted. Also settles a launched-only NODE_UPDATE after the fact (_shortcuts/_lazyrunning.py)."""
-        containers = self._ctx.containers
-        for cid in container_ids:
-            rmc = containers.get(cid)
-            if rmc is not None and rmc.state != RESERVED:
-                rmc.state = RUNNING
-
-    # -- containers ending -------------------------------------------------------------------------------------
-    def _complete(self, rmc: RMContainer, status: ContainerStatus, *, notify: bool) -> None:
-        """``completedContainer`` for an allocated container: free it, queue the status for the AM, and (when the
-        scheduler itself ends it) tell the RM so the NodeManager cleans it up."""
-        app = rmc.app
-        release_container(self._ctx, rmc)
-        if not app.stopped:
-            app.completed.append(status)
-        if notify:
-            self._ctx.outbox.append(ContainerCompleted(app.attempt_id, rmc.cid, rmc.node.node_id, status))
-
-    def _end_container(self, cid: ContainerId, status: ContainerStatus) -> None:
-        rmc = self._ctx.containers.get(cid)
-        if rmc is None:
-            log.info("Container " + str(cid) + " of unknown or finished application completed")
-            return
-        if rmc.state == RESERVED:
-            unreserve(self._ctx, rmc)
-            return
-        self._complete(rmc, status, notify=True)

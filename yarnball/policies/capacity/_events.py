@@ -3,180 +3,67 @@
 Rejection texts are Hadoop's (``CapacityScheduler.addApplication``, ``AbstractLeafQueue.validateSubmitApplication``);
 queue-level refusals are ``AccessControlException``s in Hadoop and reach the application as ``ace.toString()``, so
 they carry the ``org.apache.hadoop.security.AccessControlException: `` prefix. Container-ending statuses use
-``SchedulerUtils``' diagnostics and exit codes.
+``SchedulerUtils``' diagnostics and exit codes (policies/scheduler/_utils.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._acl import QueueACL, QueueState
 from yarnball.policies.capacity._allocator import add_pending, unreserve
 from yarnball.policies.capacity._autoqueues import create_for_submission, touch_submitted
 from yarnball.policies.capacity._continuous import ContinuousScheduling
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._managedparent import create_for_submission as create_legacy_for_submission
-from yarnball.policies.capacity._notifications import (
-    AppAccepted,
-    AppRejected,
-    AttemptAdded,
-    SchedulerNotification,
-)
 from yarnball.policies.capacity._queues import CSQueue
 from yarnball.policies.capacity._state import (
-    RESERVED,
     RUNNING,
     SchedulerApp,
     SchedulerApplication,
-    SchedulerNode,
 )
-from yarnball.protocols import ContainerExitStatus, ContainerId, ContainerState, ContainerStatus, NodeId
+from yarnball.policies.scheduler._acl import QueueACL, QueueState
+from yarnball.policies.scheduler._notifications import (
+    AppAccepted,
+    AppRejected,
+    AttemptAdded,
+)
+from yarnball.policies.scheduler._utils import (
+    COMPLETED_APPLICATION,
+    EXPIRED_CONTAINER,
+    LOST_CONTAINER,
+    PREEMPTED_CONTAINER,
+    RELEASED_CONTAINER,
+    UNRESERVED_CONTAINER,
+    abnormal_status,
+    preempted_status,
+)
 
-__all__ = ["HANDLERS", "EventHandlers", "abnormal_status"]
+__all__ = [
+    "COMPLETED_APPLICATION",
+    "EXPIRED_CONTAINER",
+    "HANDLERS",
+    "LOST_CONTAINER",
+    "PREEMPTED_CONTAINER",
+    "RELEASED_CONTAINER",
+    "UNRESERVED_CONTAINER",
+    "EventHandlers",
+    "abnormal_status",
+    "preempted_status",
+]
 
 log = get_logger(__name__)
 
-# SchedulerUtils diagnostics
-RELEASED_CONTAINER = "Container released by application"
-LOST_CONTAINER = "Container released on a *lost* node"
-PREEMPTED_CONTAINER = "Container preempted by scheduler"
-COMPLETED_APPLICATION = "Container of a completed application"
-EXPIRED_CONTAINER = "Container expired since it was unused"
-UNRESERVED_CONTAINER = "Container reservation no longer required."
-
 ACE = "org.apache.hadoop.security.AccessControlException: "
-
-
-def abnormal_status(cid: ContainerId, diagnostics: str) -> ContainerStatus:
-    """``SchedulerUtils.createAbnormalContainerStatus``: COMPLETE, exit ABORTED (-100)."""
-    return ContainerStatus(
-        container_id=cid,
-        state=ContainerState.COMPLETE,
-        exit_status=ContainerExitStatus.ABORTED,
-        diagnostics=diagnostics,
-    )
-
-
-def preempted_status(cid: ContainerId) -> ContainerStatus:
-    """``SchedulerUtils.createPreemptedContainerStatus``: COMPLETE, exit PREEMPTED (-102)."""
-    return ContainerStatus(
-        container_id=cid,
-        state=ContainerState.COMPLETE,
-        exit_status=ContainerExitStatus.PREEMPTED,
-        diagnostics=PREEMPTED_CONTAINER,
-    )
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class EventHandlers(ContinuousScheduling):
     """NODE_*, APP_*, CONTAINER_* handling: a base of :class:`CapacityScheduler` (``handle`` dispatches through
     :data:`HANDLERS`)."""
-
-    # -- nodes -------------------------------------------------------------------------------------------------
-    def _node_added(self, e: Any) -> None:
-        ctx = self._ctx
-        if e.node_id in self.nodes:
-            log.warning("Node already added, ignoring", node=str(e.node_id))
-            return
-        total = e.total_resource
-        node = SchedulerNode(e.node_id, e.rack_name, total.memory_mb, total.vcores, tuple(e.node_labels))
-        self.nodes[e.node_id] = node
-        ctx.cluster_m += total.memory_mb
-        ctx.cluster_v += total.vcores
-        ctx.num_nodes += 1
-        # Adding a node can only raise the largest node: O(1) instead of a scan (a scan per NODE_ADDED is O(n^2)).
-        lm, lv = self._largest_node
-        self._largest_node = (max(lm, total.memory_mb), max(lv, total.vcores))
-        self._cluster_changed()
-        log.info("Added node " + str(e.node_id) + " clusterResource: " + str(self.cluster_resource))
-
-    def _node_removed(self, e: Any) -> None:
-        ctx = self._ctx
-        node = self.nodes.get(e.node_id)
-        if node is None:
-            log.error("Attempting to remove non-existent node " + str(e.node_id))
-            return
-        for rmc in list(node.containers.values()):
-            self._complete(rmc, abnormal_status(rmc.cid, LOST_CONTAINER), notify=True)
-        if node.reserved is not None:
-            unreserve(ctx, node.reserved)
-        del self.nodes[e.node_id]
-        ctx.cluster_m -= node.total_m
-        ctx.cluster_v -= node.total_v
-        ctx.num_nodes -= 1
-        if node.total_m >= self._largest_node[0] or node.total_v >= self._largest_node[1]:
-            self._refresh_largest_node()  # only removing a largest node can lower the maximum
-        self._cluster_changed()
-        log.info("Removed node " + str(e.node_id) + " clusterResource: " + str(self.cluster_resource))
-
-    def _node_resource_update(self, e: Any) -> None:
-        ctx = self._ctx
-        node = self.nodes.get(e.node_id)
-        if node is None:
-            return
-        total = e.total_resource
-        dm, dv = total.memory_mb - node.total_m, total.vcores - node.total_v
-        node.total_m += dm
-        node.total_v += dv
-        node.unalloc_m += dm
-        node.unalloc_v += dv
-        ctx.cluster_m += dm
-        ctx.cluster_v += dv
-        self._refresh_largest_node()
-        self._cluster_changed()
-
-    def _refresh_largest_node(self) -> None:
-        mm = mv = 0
-        for n in self.nodes.values():
-            mm = max(mm, n.total_m)
-            mv = max(mv, n.total_v)
-        self._largest_node = (mm, mv)
-
-    def _node_update(self, e: Any) -> None:
-        self._update_node(e.node_id, e.newly_launched_containers, e.completed_containers)
-
-    def node_update(
-        self,
-        node_id: NodeId,
-        launched: Sequence[ContainerStatus] = (),
-        completed: Sequence[ContainerStatus] = (),
-    ) -> list[SchedulerNotification]:
-        """``handle(NodeUpdateSchedulerEvent(node_id=node_id, newly_launched_containers=tuple(launched),
-        completed_containers=tuple(completed)))`` without the event record: the same work, the same notifications.
-        (NODE_UPDATE reads nothing else of the event; the RM calls this for its node heartbeats.)"""
-        out: list[SchedulerNotification] = []
-        self._ctx.outbox = out
-        self._update_node(node_id, launched, completed)
-        return out
-
-    def _update_node(
-        self,
-        node_id: NodeId,
-        launched: Sequence[ContainerStatus],
-        completed: Sequence[ContainerStatus],
-    ) -> None:
-        """``CapacityScheduler.nodeUpdate``: mark the newly launched containers RUNNING, complete the finished ones
-        (``AbstractYarnScheduler.nodeUpdate``), then schedule on the node."""
-        node = self.nodes.get(node_id)
-        if node is None:
-            return
-        if launched:
-            self.mark_launched([st.container_id for st in launched])
-        containers = self._ctx.containers
-        for st in completed:
-            rmc = containers.get(st.container_id)
-            if rmc is None or rmc.state == RESERVED:
-                continue
-            self._complete(rmc, st, notify=False)
-        self.schedule_on_heartbeat(node, bool(completed))  # placement-aware (_continuous.py)
-
-    def _reject(self, app_id: Any, message: str) -> None:
-        log.info(message)
-        self._ctx.outbox.append(AppRejected(app_id, message))
 
     def _app_added(self, e: Any) -> None:
         app_id, user, queue_name = e.application_id, e.user, e.queue
@@ -351,55 +238,22 @@ class EventHandlers(ContinuousScheduling):
         self.attempts.pop(attempt.attempt_id, None)
         leaf.finish_attempt(ctx, attempt)
 
-    def _container_expired(self, e: Any) -> None:
-        if getattr(e, "increase", False):
-            return  # container increase rollback: resource increases are not modelled
-        self._end_container(e.container_id, abnormal_status(e.container_id, EXPIRED_CONTAINER))
-
-    def _release_container(self, e: Any) -> None:
-        self._end_container(e.container_id, abnormal_status(e.container_id, RELEASED_CONTAINER))
-
-    def _kill_reserved(self, e: Any) -> None:
-        cid = e.container_id if hasattr(e, "container_id") else e.container.id
-        rmc = self._ctx.containers.get(cid)
-        if rmc is not None and rmc.state == RESERVED:
-            unreserve(self._ctx, rmc)
-
-    def _mark_for_preemption(self, e: Any) -> None:
-        attempt = self.attempts.get(e.application_attempt_id)
-        cid = e.container.id
-        if attempt is not None and cid in attempt.live:
-            attempt.preempt.add(cid)
-
-    def _mark_killable(self, e: Any) -> None:
-        # Lazy preemption is not modelled: a killable container is killed at once (PREEMPTED_CONTAINER).
-        cid = e.container.id
-        rmc = self._ctx.containers.get(cid)
-        if rmc is None:
-            return
-        if rmc.state == RESERVED:
-            unreserve(self._ctx, rmc)
-            return
-        self._complete(rmc, preempted_status(cid), notify=True)
-
-    def _mark_nonkillable(self, e: Any) -> None:
-        return  # only meaningful with lazy preemption
 
 
 #: Scheduler event type name -> handler (called as ``handler(scheduler, event)``).
 HANDLERS: dict[str, Callable[[Any, Any], None]] = {
-    "NODE_ADDED": EventHandlers._node_added,
-    "NODE_REMOVED": EventHandlers._node_removed,
-    "NODE_UPDATE": EventHandlers._node_update,
-    "NODE_RESOURCE_UPDATE": EventHandlers._node_resource_update,
+    "NODE_ADDED": EventHandlers.handle_node_added,
+    "NODE_REMOVED": EventHandlers.handle_node_removed,
+    "NODE_UPDATE": EventHandlers.handle_node_update,
+    "NODE_RESOURCE_UPDATE": EventHandlers.handle_node_resource_update,
     "APP_ADDED": EventHandlers._app_added,
     "APP_REMOVED": EventHandlers._app_removed,
     "APP_ATTEMPT_ADDED": EventHandlers._attempt_added,
     "APP_ATTEMPT_REMOVED": EventHandlers._attempt_removed,
-    "CONTAINER_EXPIRED": EventHandlers._container_expired,
-    "RELEASE_CONTAINER": EventHandlers._release_container,
-    "KILL_RESERVED_CONTAINER": EventHandlers._kill_reserved,
-    "MARK_CONTAINER_FOR_PREEMPTION": EventHandlers._mark_for_preemption,
-    "MARK_CONTAINER_FOR_KILLABLE": EventHandlers._mark_killable,
-    "MARK_CONTAINER_FOR_NONKILLABLE": EventHandlers._mark_nonkillable,
+    "CONTAINER_EXPIRED": EventHandlers.handle_container_expired,
+    "RELEASE_CONTAINER": EventHandlers.handle_release_container,
+    "KILL_RESERVED_CONTAINER": EventHandlers.handle_kill_reserved,
+    "MARK_CONTAINER_FOR_PREEMPTION": EventHandlers.handle_mark_for_preemption,
+    "MARK_CONTAINER_FOR_KILLABLE": EventHandlers.handle_mark_killable,
+    "MARK_CONTAINER_FOR_NONKILLABLE": EventHandlers.handle_mark_nonkillable,
 }

@@ -102,7 +102,7 @@ class LeafQueue(CSQueue):
         self.users_version = 0
         self.ul_version = -1
         self.ul_cache: tuple[int, int] = (0, 0)
-        self.ul_static: tuple[int, int, int, int] = (0, 0, 0, 0)  # see _update_ul_static
+        self.ul_static: tuple[int, int, int, int] = (0, 0, 0, 0)  # see update_user_limit_static
         # memory-only user limits by their changing inputs (see computed_user_limit), emptied with ul_static
         self.ul_memo: dict[tuple[int, int, int, float, int, int], tuple[int, int]] = {}
 
@@ -162,7 +162,7 @@ class LeafQueue(CSQueue):
         self.eff_max_norm_m, self.eff_max_norm_v = ctx.rc.round_down(
             self.eff_max_m, self.eff_max_v, ctx.min_m, ctx.min_v
         )
-        self._update_ul_static(ctx)
+        self.update_user_limit_static(ctx)
         self.update_current_limit(ctx, limits)
         self.update_maximum_applications()
         self.users_version += 1
@@ -216,13 +216,13 @@ class LeafQueue(CSQueue):
         """``setUserLimit``: ``UsersManager.setUserLimit`` then ``userLimitNeedsRecompute`` (the cached user limits
         are stale; maximum applications per user keep their value until the next cluster resource update)."""
         self.user_limit = f32(percent)
-        self._update_ul_static(ctx)
+        self.update_user_limit_static(ctx)
         self.users_version += 1
 
     def set_user_limit_factor(self, ctx: SchedulerContext, factor: float) -> None:
         """``setUserLimitFactor``: ``UsersManager.setUserLimitFactor`` then ``userLimitNeedsRecompute``."""
         self.user_limit_factor = factor
-        self._update_ul_static(ctx)
+        self.update_user_limit_static(ctx)
         self.users_version += 1
 
     def set_max_capacity(self, maximum_capacity: float) -> None:
@@ -331,7 +331,7 @@ class LeafQueue(CSQueue):
             ul_v = -(-ul_v // min_v) * min_v
         return ul_m, ul_v
 
-    def _update_ul_static(self, ctx: SchedulerContext) -> None:
+    def update_user_limit_static(self, ctx: SchedulerContext) -> None:
         """The parts of the memory-only user limit that change only with the cluster resource: the queue capacity
         ``max(effectiveMin, minAlloc)`` and the cap ``maxUL`` (§7)."""
         min_m, min_v = ctx.min_m, ctx.min_v

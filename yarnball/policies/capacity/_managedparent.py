@@ -163,7 +163,7 @@ def _update_queue_capacities(
     """``ManagedParentQueue.updateQueueCapacities`` (ABSOLUTE_RESOURCE parent): the template's capacity is its
     configured minimum over the parent's configured minimum, its maximum the smaller of its maximum (or the parent's)
     and the parent's, over the parent's; the absolute values scale the parent's."""
-    ctx = cs._ctx
+    ctx = cs.context
     rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
     template_path = conf.get_auto_created_queue_template_conf_prefix(parent.path)
     caps = template.capacities
@@ -260,7 +260,7 @@ class GuaranteedOrZeroCapacityOverTimePolicy:
             self._active[leaf.path] = False
         parent = managed.queue
         available = f32(f32(parent.abs_cap - self.get_absolute_activated_child_queue_capacity()) + EPSILON)
-        ctx = cs._ctx
+        ctx = cs.context
         empty_cluster = parent.absolute and ctx.cluster_m == 0 and ctx.cluster_v == 0
         if not empty_cluster and available >= self._template_caps().abs_cap:
             caps = self._from_template()
@@ -408,7 +408,7 @@ def merge_capacities(
     caps = entitlement.capacities
     leaf.capacity, leaf.max_capacity = caps.capacity, caps.max_capacity
     leaf.abs_cap, leaf.abs_max = caps.abs_cap, caps.abs_max
-    ctx = cs._ctx
+    ctx = cs.context
     cm, cv = ctx.cluster_m, ctx.cluster_v
     if leaf.absolute and leaf.abs_cap > 0:
         leaf.eff_min_m, leaf.eff_min_v = quotas.min_m, quotas.min_v
@@ -426,9 +426,9 @@ def _refresh_derived(cs: CapacityScheduler, leaf: LeafQueue) -> None:
     """What Hadoop computes on demand from a leaf's capacities (user limit, headroom cap, AM limit and the pending
     applications it admits), which yarnball caches per cluster update: recomputed for a leaf whose entitlement
     changed. Maximum-applications is not (Hadoop recomputes it at the next updateClusterResource only)."""
-    ctx = cs._ctx
+    ctx = cs.context
     leaf.eff_max_norm_m, leaf.eff_max_norm_v = ctx.rc.round_down(leaf.eff_max_m, leaf.eff_max_v, ctx.min_m, ctx.min_v)
-    leaf._update_ul_static(ctx)
+    leaf.update_user_limit_static(ctx)
     leaf.users_version += 1
     leaf.activate_applications(ctx)
 
@@ -525,13 +525,12 @@ def auto_create_leaf_queue(cs: CapacityScheduler, parent_path: str, name: str) -
         _update_queue_capacities(cs, conf, parent, managed.template)  # "avoid NaN capacities" (addChildQueue)
     _update_template_absolute_capacities(managed.template.capacities, parent)
     parent.children.append(leaf)
-    cs.queues[path] = leaf
-    cs._short.setdefault(leaf.name, []).append(leaf)
+    cs.store_queue(leaf)
     initial = managed.policy.get_initial_leaf_queue_configuration(cs, leaf)
     merge_capacities(cs, leaf, initial, managed.template)
     # addChildQueue: "one update cluster resource call to make sure all absolute resources effective resources are
     # updated" (the parent's)
-    ctx = cs._ctx
+    ctx = cs.context
     parent.update_cluster_resource(ctx, ResourceLimits(ctx.cluster_m, ctx.cluster_v))
     log.info(f"Creation of AutoCreatedLeafQueue {path} succeeded")
     return leaf

@@ -19,9 +19,9 @@ import functools
 import struct
 from typing import TYPE_CHECKING
 
-from yarnball.policies.capacity._acl import AccessControlList, QueueACL, QueueState
 from yarnball.policies.capacity._calculator import _round_down
 from yarnball.policies.capacity._context import SKIP_QUEUE_LIMIT, CSAssignment, ResourceLimits, SchedulerContext
+from yarnball.policies.scheduler._acl import AccessControlList, QueueACL, QueueState
 from yarnball.protocols import Resource
 
 if TYPE_CHECKING:

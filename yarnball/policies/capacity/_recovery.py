@@ -23,9 +23,9 @@ from __future__ import annotations
 from typing import Any
 
 from yarnball.policies.capacity._allocator import charge
-from yarnball.policies.capacity._notifications import SchedulerNotification
 from yarnball.policies.capacity._scheduler import CapacityScheduler
 from yarnball.policies.capacity._state import RUNNING, RMContainer, SchedulerNode
+from yarnball.policies.scheduler._notifications import SchedulerNotification
 from yarnball.protocols import Container, ContainerId, NodeId, Priority
 from yarnball.protocols._schedulerevents import SchedulerEventType
 

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 
 from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError, YarnballError
-from yarnball.policies.capacity._acl import QueueState
 from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._managedparent import (
@@ -35,6 +34,7 @@ from yarnball.policies.capacity._managedparent import (
     prepare_refresh,
 )
 from yarnball.policies.capacity._queues import CSQueue, ParentQueue
+from yarnball.policies.scheduler._acl import QueueState
 from yarnball.protocols import keys as k
 
 if TYPE_CHECKING:
@@ -277,7 +277,7 @@ def reinitialize(cs: CapacityScheduler, conf: CapacitySchedulerConfiguration) ->
     if templates is not None:
         # ManagedParentQueue.reinitialize (inside root.reinitialize in Hadoop), then root.updateClusterResource again
         finish_refresh(cs, conf, templates)
-        cs._cluster_changed()
+        cs.update_cluster_resource()
 
 
 def _apply(cs: CapacityScheduler, conf: CapacitySchedulerConfiguration, new: dict[str, CSQueue]) -> None:
@@ -297,17 +297,13 @@ def _apply(cs: CapacityScheduler, conf: CapacitySchedulerConfiguration, new: dic
         queue.children = [live[child.path] for child in parsed.children]
         for child in queue.children:
             child.parent = queue  # type: ignore[assignment]
-    short: dict[str, list[CSQueue]] = {}
-    for queue in live.values():
-        short.setdefault(queue.name, []).append(queue)
-    cs.queues = live
-    cs._short = short
+    cs.store_queues(live)
     cs.conf = conf
     # The scheduler-wide settings CapacityScheduler.reinitialize re-reads (refreshMaximumAllocation and the
     # capacity-scheduler.xml globals).
     cs.read_global_settings(conf)
     # root.updateClusterResource: new capacities, limits, and pending applications activated where they now fit.
-    cs._cluster_changed()
+    cs.update_cluster_resource()
     removed = [path for path in old if path not in live]
     added = [path for path in live if path not in old]
     log.info("Re-initializing queues...", added=added, removed=removed)

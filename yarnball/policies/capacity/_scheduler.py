@@ -14,53 +14,44 @@ is its AM container. Its size is taken for the AM-limit accounting from the atte
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Final
 
 from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._acl import QueueACL
-from yarnball.policies.capacity._allocator import add_pending, release_container, resize_container, retire_key
+from yarnball.policies.capacity._allocator import add_pending, retire_key
 from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
-from yarnball.policies.capacity._events import HANDLERS, RELEASED_CONTAINER, EventHandlers, abnormal_status
+from yarnball.policies.capacity._events import HANDLERS, EventHandlers
 from yarnball.policies.capacity._leaf import LeafQueue
-from yarnball.policies.capacity._notifications import (
+from yarnball.policies.capacity._queues import CSQueue
+from yarnball.policies.capacity._state import (
+    ACQUIRED,
+    KeyAsks,
+    SchedulerApp,
+)
+from yarnball.policies.scheduler._abstract import validate_resource_request
+from yarnball.policies.scheduler._acl import QueueACL
+from yarnball.policies.scheduler._notifications import (
     Allocation,
     QueueMetrics,
     SchedulerNotification,
 )
-from yarnball.policies.capacity._queues import CSQueue
-from yarnball.policies.capacity._state import (
-    ACQUIRED,
-    RESERVED,
-    RUNNING,
-    KeyAsks,
-    RMContainer,
-    SchedulerApp,
-)
+from yarnball.policies.scheduler._utils import RELEASED_CONTAINER, RESIZE_REQUEST_ID_BASE, abnormal_status
 from yarnball.protocols import (
     ANY,
     ApplicationAttemptId,
-    ApplicationId,
-    Container,
+    Configuration,
     ContainerId,
     ContainerStatus,
     NodeId,
-    NodeReport,
     Resource,
     ResourceRequest,
 )
 
-__all__ = ["CapacityScheduler"]
+__all__ = ["RESIZE_REQUEST_ID_BASE", "CapacityScheduler"]
 
 log = get_logger(__name__)
 
 _NO_PREEMPT: frozenset[ContainerId] = frozenset()
-
-#: Asks with an allocation request id at or below this are a container increase's (actors/_containerresize.py):
-#: ``ContainerUpdateContext.checkAndAddToOutstandingIncreases`` puts the difference into the placement sets as it
-#: is, without the ApplicationMasterService's normalization.
-RESIZE_REQUEST_ID_BASE: Final = -(2 << 40)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -72,32 +63,6 @@ class CapacityScheduler(EventHandlers):
     Compiled with mypyc it is a native class that Python code may still subclass (its methods cannot be replaced on
     an instance, though: override them in a subclass)."""
 
-    def node_report(self, node_id: NodeId) -> NodeReport | None:
-        node = self.nodes.get(node_id)
-        if node is None:
-            return None
-        return NodeReport(
-            node_id=node_id,
-            rack_name=node.rack,
-            used=Resource(node.total_m - node.unalloc_m, node.total_v - node.unalloc_v),
-            capability=Resource(node.total_m, node.total_v),
-            num_containers=len(node.containers),
-            node_labels=node.labels,
-        )
-
-    def previous_attempt_containers(self, attempt_id: ApplicationAttemptId) -> tuple[Container, ...]:
-        """The containers ``attempt_id`` took over from earlier attempts (keepContainersAcrossApplicationAttempts):
-        ``AbstractYarnScheduler.getTransferredContainers``, in container id order."""
-        attempt = self.attempts.get(attempt_id)
-        if attempt is None:
-            return ()
-        kept = [
-            rmc.container
-            for rmc in attempt.live.values()
-            if rmc.container is not None and rmc.cid.application_attempt_id != attempt_id and not rmc.is_am
-        ]
-        return tuple(sorted(kept, key=lambda c: c.id.container_id))
-
     def maximum_allocation(self, queue: CSQueue | None = None) -> Resource:
         """``getMaximumResourceCapability(queue)``: the queue's maximum allocation, capped by the largest node."""
         ctx = self._ctx
@@ -105,10 +70,6 @@ class CapacityScheduler(EventHandlers):
         if self.nodes:
             mm, mv = min(mm, self._largest_node[0]), min(mv, self._largest_node[1])
         return Resource(mm, mv)
-
-    def is_admin(self, user: str, groups: tuple[str, ...] = ()) -> bool:
-        """``yarn.admin.acl`` membership."""
-        return self.admin_acl.is_user_allowed(user, groups)
 
     def check_access(self, user: str, acl: QueueACL, queue_name: str, groups: tuple[str, ...] = ()) -> bool:
         """``CapacityScheduler.checkAccess``: always true while ``yarn.acl.enable`` is false; admins may
@@ -122,18 +83,15 @@ class CapacityScheduler(EventHandlers):
             return True
         return queue.has_access(acl, user, groups)
 
-    def reinitialize(self, conf: CapacitySchedulerConfiguration) -> None:
-        """``CapacityScheduler.reinitialize`` (``yarn rmadmin -refreshQueues``): the queues of ``conf`` replace the
-        live ones, or ``ConfigurationError("Failed to re-init queues : ...")`` and nothing changes (_refresh.py)."""
+    def reinitialize(self, conf: CapacitySchedulerConfiguration | Configuration) -> None:
+        """``CapacityScheduler.reinitialize`` (``yarn rmadmin -refreshQueues``): the queues of ``conf`` (the
+        capacity-scheduler configuration of a plain Configuration, as ``loadCapacitySchedulerConfiguration``) replace
+        the live ones, or ``ConfigurationError("Failed to re-init queues : ...")`` and nothing changes (_refresh.py)."""
         from yarnball.policies.capacity._refresh import reinitialize
 
+        if isinstance(conf, Configuration):
+            conf = CapacitySchedulerConfiguration(conf)
         reinitialize(self, conf)
-
-    def update_cluster_resource(self) -> None:
-        """``root.updateClusterResource(clusterResource, ...)`` with the current cluster resource: effective
-        capacities, limits and AM limits derived again (pending applications may activate). Test and embedding
-        API, for after a runtime setter such as ``LeafQueue.set_max_capacity``; node events do this themselves."""
-        self._cluster_changed()
 
     def create_queue(self, path: str) -> LeafQueue:
         """``CapacitySchedulerQueueManager.createQueue``: the dynamic leaf ``path`` (full path) and its missing
@@ -243,7 +201,7 @@ class CapacityScheduler(EventHandlers):
         statuses) when it provably allocates nothing: mark them RUNNING and return True. Return False, having
         changed nothing, when the event must go through :meth:`handle`.
 
-        Exact: ``_node_update`` marks the containers RUNNING, then calls ``schedule_on_heartbeat(node, False)``.
+        Exact: ``handle_node_update`` marks the containers RUNNING, then calls ``schedule_on_heartbeat(node, False)``.
         With continuous scheduling that returns at once (a heartbeat schedules only when it reported completed
         containers); without it and without packing it is ``allocate_containers_to_node``, whose first
         ``_allocate_on_node`` returns None before touching anything exactly when :meth:`node_update_is_noop`
@@ -265,10 +223,6 @@ class CapacityScheduler(EventHandlers):
                 return False
         self.mark_launched([st.container_id for st in launched])
         return True
-
-    def set_am_resource(self, application_id: ApplicationId, resource: Resource) -> None:
-        """Tell the AM container's size before the attempt is added (``ApplicationSubmissionContext``'s AM ask)."""
-        self._am_hints[application_id] = resource
 
     def allocate(
         self,
@@ -293,7 +247,7 @@ class CapacityScheduler(EventHandlers):
         for r in ask:
             cap = r.capability
             if not (0 <= cap.memory_mb <= mm and 0 <= cap.vcores <= mv and r.num_containers >= 0):
-                errors = tuple([e for e in [_validate(r, maximum) for r in ask] if e])  # _validate's checks
+                errors = tuple([e for e in [validate_resource_request(r, maximum) for r in ask] if e])
                 break
         else:
             errors = ()
@@ -380,102 +334,6 @@ class CapacityScheduler(EventHandlers):
             notifications=notifications,
         )
 
-    # -- container resource updates (INCREASE_RESOURCE / DECREASE_RESOURCE; actors/_containerresize.py) ------------
-    def live_container(self, container_id: ContainerId) -> Container | None:
-        """The record of an allocated (not reserved) container, as the RM last handed it out; None if unknown."""
-        rmc = self._ctx.containers.get(container_id)
-        if rmc is None or rmc.state == RESERVED:
-            return None
-        return rmc.container
-
-    def container_state(self, container_id: ContainerId) -> str | None:
-        """``getRMContainer(id).getState()`` for a container the scheduler holds (RESERVED, ALLOCATED, ACQUIRED or
-        RUNNING); None if it holds none of that id."""
-        rmc = self._ctx.containers.get(container_id)
-        return rmc.state if rmc is not None else None
-
-    def absorb_increase(self, temp_id: ContainerId, target_id: ContainerId, version: int) -> Container | None:
-        """``SchedulerApplicationAttempt.pullNewlyUpdatedContainers`` for INCREASE_RESOURCE: the temporary container
-        allocated for the increase is swapped into ``target_id`` (``ContainerUpdateContext.swapContainer``: the target
-        grows by the temporary one's resource, which stays charged; the temporary one leaves the books without a
-        completion) and the target gets ``version``. Returns the updated record, or None (nothing changed) when
-        either is gone or they are on different nodes (the caller releases the temporary one)."""
-        ctx = self._ctx
-        temp = ctx.containers.get(temp_id)
-        target = ctx.containers.get(target_id)
-        if (
-            temp is None or target is None or temp.state == RESERVED or target.state == RESERVED
-            or temp.node is not target.node or target.container is None
-        ):  # fmt: skip
-            return None
-        dm, dv = temp.mem, temp.vc
-        app = temp.app
-        if temp.container is not None and temp.container in app.new_containers:
-            app.new_containers.remove(temp.container)  # never handed to the AM
-        release_container(ctx, temp)
-        resize_container(ctx, target, dm, dv)
-        return self._updated(target, version)
-
-    def swap_promoted(self, temp_id: ContainerId, promoted: Container, *, running: bool) -> bool:
-        """``SchedulerApplicationAttempt.pullNewlyUpdatedContainers`` for PROMOTE_EXECUTION_TYPE: the temporary
-        GUARANTEED container allocated for a promotion becomes ``promoted`` (``ContainerUpdateContext.swapContainer``:
-        the existing RMContainer takes the temporary one's execution type; the temporary one leaves the books as
-        OPPORTUNISTIC, without a completion, so the queue and user keep the charge it made). From then on the
-        scheduler holds the container as any GUARANTEED one (resize, demotion, release, preemption, node loss); its
-        RMContainer is RUNNING if the NM has reported it running, else ACQUIRED (the AM holds it), as Hadoop's
-        opportunistic RMContainer was. Returns False (nothing changed) if the temporary one is gone or on another
-        node than ``promoted``."""
-        ctx = self._ctx
-        rmc = ctx.containers.get(temp_id)
-        if rmc is None or rmc.state == RESERVED or rmc.container is None or rmc.node.node_id != promoted.node_id:
-            return False
-        app = rmc.app
-        node = rmc.node
-        if rmc.container in app.new_containers:
-            app.new_containers.remove(rmc.container)  # never handed to the AM
-        del ctx.containers[temp_id]
-        node.containers.pop(temp_id, None)
-        app.live.pop(temp_id, None)
-        cid = promoted.id
-        rmc.cid = cid
-        rmc.key = (promoted.priority.priority, promoted.allocation_request_id)
-        rmc.priority = promoted.priority
-        rmc.state = RUNNING if running else ACQUIRED
-        rmc.container = promoted
-        ctx.containers[cid] = rmc
-        node.containers[cid] = rmc
-        app.live[cid] = rmc
-        return True
-
-    def decrease_container(self, container_id: ContainerId, resource: Resource, version: int) -> Container | None:
-        """``handleDecreaseRequests`` + ``swapContainer`` for DECREASE_RESOURCE: the container shrinks to
-        ``resource`` (component-wise at most its size) at once, the difference is released, and it gets ``version``.
-        Returns the updated record, or None if the container is not allocated."""
-        ctx = self._ctx
-        rmc = ctx.containers.get(container_id)
-        if rmc is None or rmc.state == RESERVED or rmc.container is None:
-            return None
-        mem = min(resource.memory_mb, rmc.mem)
-        vc = min(resource.vcores, rmc.vc)
-        resize_container(ctx, rmc, mem - rmc.mem, vc - rmc.vc)
-        return self._updated(rmc, version)
-
-    def _updated(self, rmc: RMContainer, version: int) -> Container:
-        old = rmc.container
-        assert old is not None
-        container = Container(
-            id=old.id,
-            node_id=old.node_id,
-            resource=Resource(rmc.mem, rmc.vc, old.resource.extended),
-            priority=old.priority,
-            execution_type=old.execution_type,
-            allocation_request_id=old.allocation_request_id,
-            version=version,
-            node_http_address=old.node_http_address,
-        )
-        rmc.container = container
-        return container
-
     def idle_allocate(self, attempt_id: ApplicationAttemptId) -> Resource | None:
         """The headroom an ``allocate`` with no asks, releases or blacklist changes would return when it would
         return nothing else (no new or completed containers, no live container marked for preemption); None when
@@ -491,7 +349,8 @@ class CapacityScheduler(EventHandlers):
         return Resource(hm, hv)
 
     def allocate_has_news(self, attempt_id: ApplicationAttemptId) -> bool:
-        """Whether :meth:`idle_allocate` would be None, without its headroom or side effect (override both or none)."""
+        """Whether :meth:`idle_allocate` would be None, without its headroom or side effect (actors/_shortcuts/
+        _amrounds.py asks it; a subclass overrides both or neither)."""
         app = self.attempts.get(attempt_id)
         if app is None or app.stopped or app.new_containers or app.completed:
             return True
@@ -588,24 +447,3 @@ def _leaves(q: CSQueue) -> Iterable[LeafQueue]:
         else:
             yield from _leaves(child)
 
-
-def _validate(r: ResourceRequest, maximum: Resource) -> str | None:
-    """``SchedulerUtils.validateResourceRequest``: each resource type within ``[0, maximum]``."""
-    cap = r.capability
-    for name, value, top in (("memory-mb", cap.memory_mb, maximum.memory_mb), ("vcores", cap.vcores, maximum.vcores)):
-        if value < 0:
-            return (
-                "Invalid resource request! Cannot allocate containers as requested resource is less than 0! "
-                f"Requested resource type=[{name}], Requested resource={cap}"
-            )
-        if value > top:
-            return (
-                "Invalid resource request! Cannot allocate containers as requested resource is greater than "
-                f"maximum allowed allocation. Requested resource type=[{name}], Requested resource={cap}, "
-                f"maximum allowed allocation={maximum}, please note that maximum allowed allocation is "
-                "calculated by scheduler based on maximum resource of registered NodeManagers, which might "
-                f"be less than configured maximum allocation={maximum}"
-            )
-    if r.num_containers < 0:
-        return f"Invalid resource request, number of containers is negative: {r.num_containers}"
-    return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from yarnball.policies.scheduler._utils import ACQUIRED, ALLOCATED, RESERVED, RUNNING
 from yarnball.protocols import (
     ApplicationAttemptId,
     ApplicationId,
@@ -24,13 +25,18 @@ from yarnball.protocols import (
 if TYPE_CHECKING:
     from yarnball.policies.capacity._leaf import LeafQueue
 
-__all__ = ["KeyAsks", "RMContainer", "SchedulerApp", "SchedulerApplication", "SchedulerNode", "User"]
-
-# RMContainer states we track (a subset of RMContainerState).
-RESERVED = "RESERVED"
-ALLOCATED = "ALLOCATED"
-ACQUIRED = "ACQUIRED"
-RUNNING = "RUNNING"
+__all__ = [
+    "ACQUIRED",
+    "ALLOCATED",
+    "RESERVED",
+    "RUNNING",
+    "KeyAsks",
+    "RMContainer",
+    "SchedulerApp",
+    "SchedulerApplication",
+    "SchedulerNode",
+    "User",
+]
 
 # Locality of an assignment (NodeType).
 NODE_LOCAL = 0

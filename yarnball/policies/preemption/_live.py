@@ -132,7 +132,7 @@ def snapshot_from_scheduler(
 
 def _pending_considering_user_limit(scheduler: CapacityScheduler, leaf: LeafQueue) -> Resource:
     """``getTotalPendingResourcesConsideringUserLimit(cluster, "", false)`` (LeafQueue's)."""
-    m, v = leaf.total_pending_considering_user_limit(scheduler._ctx)  # read-only: the live cluster numbers
+    m, v = leaf.total_pending_considering_user_limit(scheduler.context)  # read-only: the live cluster numbers
     return Resource(m, v)
 
 

@@ -1,0 +1,449 @@
+"""``AbstractYarnScheduler``: the scheduler-neutral bookkeeping every scheduler shares (Hadoop's
+``AbstractYarnScheduler``), under which a scheduler supplies only its queues and its allocation.
+
+It holds the ``ClusterNodeTracker`` (the registered nodes, the cluster resource, the largest node), the
+``SchedulerApplication`` records and their current attempts, every ``RMContainer`` by id, and the work that reads or
+changes only those: NODE_ADDED/REMOVED/RESOURCE_UPDATE, ``nodeUpdate``'s launched and completed containers,
+``completedContainer``, CONTAINER_EXPIRED/RELEASE_CONTAINER/KILL_RESERVED_CONTAINER and the preemption marks,
+``getTransferredContainers``, ``getNodeReport``, ``getRMContainer`` and the container updates' swaps
+(``ContainerUpdateContext.swapContainer``), ``validateResourceRequest``'s checks and the admin ACL.
+
+The records are ``FiCaSchedulerNode``, ``RMContainer`` and ``FiCaSchedulerApp`` (policies/capacity/_state.py), as in
+Hadoop, where the FifoScheduler schedules over the CapacityScheduler's ``FiCaSchedulerNode`` and its
+``FifoAppAttempt`` extends ``FiCaSchedulerApp``; their queue and user usage go through the ``LeafQueue`` an attempt
+is charged to (the FifoScheduler's one pseudo-queue is such a leaf, used only for accounting).
+
+A subclass supplies:
+- ``_cluster_changed``: the queues' reaction to a change of the cluster resource (CS: ``root.updateClusterResource``);
+- ``schedule_on_heartbeat``: ``nodeUpdate``'s allocation on the node (after the base has processed its containers);
+- its own events (APP_*, APP_ATTEMPT_*), ``handle``, ``allocate`` with the AM's pull and headroom, queue info and
+  metrics.
+
+Compiled by mypyc as a native class (yarnball/_native.py lists it before the CapacityScheduler's chain, which
+extends it); Python subclasses are allowed (the FifoScheduler is one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from mypy_extensions import mypyc_attr
+
+from yarnball._logs import get_logger
+from yarnball.policies.capacity._allocator import release_container, resize_container, unreserve
+from yarnball.policies.capacity._context import SchedulerContext
+from yarnball.policies.capacity._state import (
+    ACQUIRED,
+    RESERVED,
+    RUNNING,
+    RMContainer,
+    SchedulerApp,
+    SchedulerApplication,
+    SchedulerNode,
+)
+from yarnball.policies.placement import NodePlacementPolicy, continuous_scheduling_settings, placement_from_conf
+from yarnball.policies.scheduler._acl import AccessControlList
+from yarnball.policies.scheduler._notifications import AppRejected, ContainerCompleted, SchedulerNotification
+from yarnball.policies.scheduler._utils import (
+    EXPIRED_CONTAINER,
+    LOST_CONTAINER,
+    RELEASED_CONTAINER,
+    abnormal_status,
+    preempted_status,
+)
+from yarnball.protocols import (
+    ApplicationAttemptId,
+    ApplicationId,
+    Configuration,
+    Container,
+    ContainerId,
+    ContainerStatus,
+    NodeId,
+    NodeReport,
+    Resource,
+    ResourceRequest,
+)
+from yarnball.protocols import keys as k
+
+__all__ = ["AbstractYarnScheduler", "validate_resource_request"]
+
+log = get_logger(__name__)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class AbstractYarnScheduler:
+    """Hadoop's ``AbstractYarnScheduler`` (see the module docstring): nodes, applications, attempts and containers."""
+
+    def __init__(self, ctx: SchedulerContext, conf: Configuration, *, cluster_timestamp: int = 0) -> None:
+        self._ctx = ctx
+        self.cluster_timestamp = cluster_timestamp
+        # The virtual time in ms (set by the actor running a time-aware edit policy), None elsewhere.
+        self.clock: Callable[[], int] | None = None
+        self.acl_enabled = conf.get_bool(k.YARN_ACL_ENABLE, k.DEFAULT_YARN_ACL_ENABLE)
+        self.admin_acl = AccessControlList(conf.get(k.YARN_ADMIN_ACL) or k.DEFAULT_YARN_ADMIN_ACL)
+        # ClusterNodeTracker
+        self.nodes: dict[NodeId, SchedulerNode] = {}
+        self._largest_node = (0, 0)
+        # AbstractYarnScheduler.applications: SchedulerApplication by id, each with its current attempt
+        self.applications: dict[ApplicationId, SchedulerApplication] = {}
+        self.attempts: dict[ApplicationAttemptId, SchedulerApp] = {}
+        self._am_hints: dict[ApplicationId, Resource] = {}
+        # event class -> handler (handle's dispatch cache)
+        self._by_class: dict[type, Callable[[Any, Any], None]] = {}
+        # node placement policy and continuous scheduling
+        self.placement: NodePlacementPolicy = placement_from_conf(conf)
+        self.continuous_scheduling: bool
+        self.continuous_scheduling_sleep_ms: int
+        self.continuous_scheduling, self.continuous_scheduling_sleep_ms = continuous_scheduling_settings(conf)
+
+    # -- hooks a scheduler supplies ----------------------------------------------------------------------------
+    def _cluster_changed(self) -> None:
+        """The queues' reaction to a change of the cluster resource (nothing here)."""
+
+    def schedule_on_heartbeat(self, node: SchedulerNode, completed: bool) -> None:
+        """``nodeUpdate``'s allocation on ``node`` (``completed``: the heartbeat reported finished containers)."""
+
+    # -- the cluster -------------------------------------------------------------------------------------------
+    @property
+    def cluster_resource(self) -> Resource:
+        return Resource(self._ctx.cluster_m, self._ctx.cluster_v)
+
+    @property
+    def minimum_allocation(self) -> Resource:
+        return Resource(self._ctx.min_m, self._ctx.min_v)
+
+    def set_placement(self, policy: NodePlacementPolicy) -> None:
+        """Use ``policy`` for every later placement decision (the launcher reseeds packing with the run's seed)."""
+        self.placement = policy
+
+    def is_admin(self, user: str, groups: tuple[str, ...] = ()) -> bool:
+        """``yarn.admin.acl`` membership."""
+        return self.admin_acl.is_user_allowed(user, groups)
+
+    def set_am_resource(self, application_id: ApplicationId, resource: Resource) -> None:
+        """Tell the AM container's size before the attempt is added (``ApplicationSubmissionContext``'s AM ask)."""
+        self._am_hints[application_id] = resource
+
+    def node_report(self, node_id: NodeId) -> NodeReport | None:
+        node = self.nodes.get(node_id)
+        if node is None:
+            return None
+        return NodeReport(
+            node_id=node_id,
+            rack_name=node.rack,
+            used=Resource(node.total_m - node.unalloc_m, node.total_v - node.unalloc_v),
+            capability=Resource(node.total_m, node.total_v),
+            num_containers=len(node.containers),
+            node_labels=node.labels,
+        )
+
+    # -- applications ------------------------------------------------------------------------------------------
+    def get_application(self, app_or_attempt: ApplicationId | ApplicationAttemptId) -> SchedulerApp | None:
+        """The attempt with this id, or the current attempt of this application."""
+        if isinstance(app_or_attempt, ApplicationAttemptId):
+            return self.attempts.get(app_or_attempt)
+        app = self.applications.get(app_or_attempt)
+        return app.attempt if app is not None else None
+
+    def previous_attempt_containers(self, attempt_id: ApplicationAttemptId) -> tuple[Container, ...]:
+        """The containers ``attempt_id`` took over from earlier attempts (keepContainersAcrossApplicationAttempts):
+        ``AbstractYarnScheduler.getTransferredContainers``, in container id order."""
+        attempt = self.attempts.get(attempt_id)
+        if attempt is None:
+            return ()
+        kept = [
+            rmc.container
+            for rmc in attempt.live.values()
+            if rmc.container is not None and rmc.cid.application_attempt_id != attempt_id and not rmc.is_am
+        ]
+        return tuple(sorted(kept, key=lambda c: c.id.container_id))
+
+    def _reject(self, app_id: Any, message: str) -> None:
+        log.info(message)
+        self._ctx.outbox.append(AppRejected(app_id, message))
+
+    # -- nodes (ClusterNodeTracker) ----------------------------------------------------------------------------
+    def handle_node_added(self, e: Any) -> None:
+        ctx = self._ctx
+        if e.node_id in self.nodes:
+            log.warning("Node already added, ignoring", node=str(e.node_id))
+            return
+        total = e.total_resource
+        node = SchedulerNode(e.node_id, e.rack_name, total.memory_mb, total.vcores, tuple(e.node_labels))
+        self.nodes[e.node_id] = node
+        ctx.cluster_m += total.memory_mb
+        ctx.cluster_v += total.vcores
+        ctx.num_nodes += 1
+        # Adding a node can only raise the largest node: O(1) instead of a scan (a scan per NODE_ADDED is O(n^2)).
+        lm, lv = self._largest_node
+        self._largest_node = (max(lm, total.memory_mb), max(lv, total.vcores))
+        self._cluster_changed()
+        log.info("Added node " + str(e.node_id) + " clusterResource: " + str(self.cluster_resource))
+
+    def handle_node_removed(self, e: Any) -> None:
+        ctx = self._ctx
+        node = self.nodes.get(e.node_id)
+        if node is None:
+            log.error("Attempting to remove non-existent node " + str(e.node_id))
+            return
+        for rmc in list(node.containers.values()):
+            self._complete(rmc, abnormal_status(rmc.cid, LOST_CONTAINER), notify=True)
+        if node.reserved is not None:
+            unreserve(ctx, node.reserved)
+        del self.nodes[e.node_id]
+        ctx.cluster_m -= node.total_m
+        ctx.cluster_v -= node.total_v
+        ctx.num_nodes -= 1
+        if node.total_m >= self._largest_node[0] or node.total_v >= self._largest_node[1]:
+            self._refresh_largest_node()  # only removing a largest node can lower the maximum
+        self._cluster_changed()
+        log.info("Removed node " + str(e.node_id) + " clusterResource: " + str(self.cluster_resource))
+
+    def handle_node_resource_update(self, e: Any) -> None:
+        ctx = self._ctx
+        node = self.nodes.get(e.node_id)
+        if node is None:
+            return
+        total = e.total_resource
+        dm, dv = total.memory_mb - node.total_m, total.vcores - node.total_v
+        node.total_m += dm
+        node.total_v += dv
+        node.unalloc_m += dm
+        node.unalloc_v += dv
+        ctx.cluster_m += dm
+        ctx.cluster_v += dv
+        self._refresh_largest_node()
+        self._cluster_changed()
+
+    def _refresh_largest_node(self) -> None:
+        mm = mv = 0
+        for n in self.nodes.values():
+            mm = max(mm, n.total_m)
+            mv = max(mv, n.total_v)
+        self._largest_node = (mm, mv)
+
+    def handle_node_update(self, e: Any) -> None:
+        self._update_node(e.node_id, e.newly_launched_containers, e.completed_containers)
+
+    def node_update(
+        self,
+        node_id: NodeId,
+        launched: Sequence[ContainerStatus] = (),
+        completed: Sequence[ContainerStatus] = (),
+    ) -> list[SchedulerNotification]:
+        """``handle(NodeUpdateSchedulerEvent(node_id=node_id, newly_launched_containers=tuple(launched),
+        completed_containers=tuple(completed)))`` without the event record: the same work, the same notifications.
+        (NODE_UPDATE reads nothing else of the event; the RM calls this for its node heartbeats.)"""
+        out: list[SchedulerNotification] = []
+        self._ctx.outbox = out
+        self._update_node(node_id, launched, completed)
+        return out
+
+    def _update_node(
+        self,
+        node_id: NodeId,
+        launched: Sequence[ContainerStatus],
+        completed: Sequence[ContainerStatus],
+    ) -> None:
+        """``AbstractYarnScheduler.nodeUpdate``: mark the newly launched containers RUNNING, complete the finished
+        ones, then let the scheduler allocate on the node (``schedule_on_heartbeat``)."""
+        node = self.nodes.get(node_id)
+        if node is None:
+            return
+        if launched:
+            self.mark_launched([st.container_id for st in launched])
+        containers = self._ctx.containers
+        for st in completed:
+            rmc = containers.get(st.container_id)
+            if rmc is None or rmc.state == RESERVED:
+                continue
+            self._complete(rmc, st, notify=False)
+        self.schedule_on_heartbeat(node, bool(completed))
+
+    def mark_launched(self, container_ids: Iterable[ContainerId]) -> None:
+        """NODE_UPDATE's first step (``nodeUpdate``'s newly launched containers): mark each one RUNNING, a
+        reservation excepted. Also settles a launched-only NODE_UPDATE after the fact (_shortcuts/_lazyrunning.py)."""
+        containers = self._ctx.containers
+        for cid in container_ids:
+            rmc = containers.get(cid)
+            if rmc is not None and rmc.state != RESERVED:
+                rmc.state = RUNNING
+
+    # -- containers ending (completedContainer) ----------------------------------------------------------------
+    def _complete(self, rmc: RMContainer, status: ContainerStatus, *, notify: bool) -> None:
+        """``completedContainer`` for an allocated container: free it, queue the status for the AM, and (when the
+        scheduler itself ends it) tell the RM so the NodeManager cleans it up."""
+        app = rmc.app
+        release_container(self._ctx, rmc)
+        if not app.stopped:
+            app.completed.append(status)
+        if notify:
+            self._ctx.outbox.append(ContainerCompleted(app.attempt_id, rmc.cid, rmc.node.node_id, status))
+
+    def _end_container(self, cid: ContainerId, status: ContainerStatus) -> None:
+        rmc = self._ctx.containers.get(cid)
+        if rmc is None:
+            log.info("Container " + str(cid) + " of unknown or finished application completed")
+            return
+        if rmc.state == RESERVED:
+            unreserve(self._ctx, rmc)
+            return
+        self._complete(rmc, status, notify=True)
+
+    def handle_container_expired(self, e: Any) -> None:
+        if getattr(e, "increase", False):
+            return  # container increase rollback: resource increases are not modelled
+        self._end_container(e.container_id, abnormal_status(e.container_id, EXPIRED_CONTAINER))
+
+    def handle_release_container(self, e: Any) -> None:
+        self._end_container(e.container_id, abnormal_status(e.container_id, RELEASED_CONTAINER))
+
+    def handle_kill_reserved(self, e: Any) -> None:
+        cid = e.container_id if hasattr(e, "container_id") else e.container.id
+        rmc = self._ctx.containers.get(cid)
+        if rmc is not None and rmc.state == RESERVED:
+            unreserve(self._ctx, rmc)
+
+    def handle_mark_for_preemption(self, e: Any) -> None:
+        attempt = self.attempts.get(e.application_attempt_id)
+        cid = e.container.id
+        if attempt is not None and cid in attempt.live:
+            attempt.preempt.add(cid)
+
+    def handle_mark_killable(self, e: Any) -> None:
+        # Lazy preemption is not modelled: a killable container is killed at once (PREEMPTED_CONTAINER).
+        cid = e.container.id
+        rmc = self._ctx.containers.get(cid)
+        if rmc is None:
+            return
+        if rmc.state == RESERVED:
+            unreserve(self._ctx, rmc)
+            return
+        self._complete(rmc, preempted_status(cid), notify=True)
+
+    def handle_mark_nonkillable(self, e: Any) -> None:
+        return  # only meaningful with lazy preemption
+
+    # -- containers (getRMContainer, ContainerUpdateContext) ---------------------------------------------------
+    def get_rm_container(self, container_id: ContainerId) -> RMContainer | None:
+        """``AbstractYarnScheduler.getRMContainer``: the container of that id the scheduler holds (a reservation
+        included), or None."""
+        return self._ctx.containers.get(container_id)
+
+    def live_container(self, container_id: ContainerId) -> Container | None:
+        """The record of an allocated (not reserved) container, as the RM last handed it out; None if unknown."""
+        rmc = self._ctx.containers.get(container_id)
+        if rmc is None or rmc.state == RESERVED:
+            return None
+        return rmc.container
+
+    def container_state(self, container_id: ContainerId) -> str | None:
+        """``getRMContainer(id).getState()`` for a container the scheduler holds (RESERVED, ALLOCATED, ACQUIRED or
+        RUNNING); None if it holds none of that id."""
+        rmc = self._ctx.containers.get(container_id)
+        return rmc.state if rmc is not None else None
+
+    def absorb_increase(self, temp_id: ContainerId, target_id: ContainerId, version: int) -> Container | None:
+        """``SchedulerApplicationAttempt.pullNewlyUpdatedContainers`` for INCREASE_RESOURCE: the temporary container
+        allocated for the increase is swapped into ``target_id`` (``ContainerUpdateContext.swapContainer``: the target
+        grows by the temporary one's resource, which stays charged; the temporary one leaves the books without a
+        completion) and the target gets ``version``. Returns the updated record, or None (nothing changed) when
+        either is gone or they are on different nodes (the caller releases the temporary one)."""
+        ctx = self._ctx
+        temp = ctx.containers.get(temp_id)
+        target = ctx.containers.get(target_id)
+        if (
+            temp is None or target is None or temp.state == RESERVED or target.state == RESERVED
+            or temp.node is not target.node or target.container is None
+        ):  # fmt: skip
+            return None
+        dm, dv = temp.mem, temp.vc
+        app = temp.app
+        if temp.container is not None and temp.container in app.new_containers:
+            app.new_containers.remove(temp.container)  # never handed to the AM
+        release_container(ctx, temp)
+        resize_container(ctx, target, dm, dv)
+        return self._updated(target, version)
+
+    def swap_promoted(self, temp_id: ContainerId, promoted: Container, *, running: bool) -> bool:
+        """``SchedulerApplicationAttempt.pullNewlyUpdatedContainers`` for PROMOTE_EXECUTION_TYPE: the temporary
+        GUARANTEED container allocated for a promotion becomes ``promoted`` (``ContainerUpdateContext.swapContainer``:
+        the existing RMContainer takes the temporary one's execution type; the temporary one leaves the books as
+        OPPORTUNISTIC, without a completion, so the queue and user keep the charge it made). From then on the
+        scheduler holds the container as any GUARANTEED one (resize, demotion, release, preemption, node loss); its
+        RMContainer is RUNNING if the NM has reported it running, else ACQUIRED (the AM holds it), as Hadoop's
+        opportunistic RMContainer was. Returns False (nothing changed) if the temporary one is gone or on another
+        node than ``promoted``."""
+        ctx = self._ctx
+        rmc = ctx.containers.get(temp_id)
+        if rmc is None or rmc.state == RESERVED or rmc.container is None or rmc.node.node_id != promoted.node_id:
+            return False
+        app = rmc.app
+        node = rmc.node
+        if rmc.container in app.new_containers:
+            app.new_containers.remove(rmc.container)  # never handed to the AM
+        del ctx.containers[temp_id]
+        node.containers.pop(temp_id, None)
+        app.live.pop(temp_id, None)
+        cid = promoted.id
+        rmc.cid = cid
+        rmc.key = (promoted.priority.priority, promoted.allocation_request_id)
+        rmc.priority = promoted.priority
+        rmc.state = RUNNING if running else ACQUIRED
+        rmc.container = promoted
+        ctx.containers[cid] = rmc
+        node.containers[cid] = rmc
+        app.live[cid] = rmc
+        return True
+
+    def decrease_container(self, container_id: ContainerId, resource: Resource, version: int) -> Container | None:
+        """``handleDecreaseRequests`` + ``swapContainer`` for DECREASE_RESOURCE: the container shrinks to
+        ``resource`` (component-wise at most its size) at once, the difference is released, and it gets ``version``.
+        Returns the updated record, or None if the container is not allocated."""
+        ctx = self._ctx
+        rmc = ctx.containers.get(container_id)
+        if rmc is None or rmc.state == RESERVED or rmc.container is None:
+            return None
+        mem = min(resource.memory_mb, rmc.mem)
+        vc = min(resource.vcores, rmc.vc)
+        resize_container(ctx, rmc, mem - rmc.mem, vc - rmc.vc)
+        return self._updated(rmc, version)
+
+    def _updated(self, rmc: RMContainer, version: int) -> Container:
+        old = rmc.container
+        assert old is not None
+        container = Container(
+            id=old.id,
+            node_id=old.node_id,
+            resource=Resource(rmc.mem, rmc.vc, old.resource.extended),
+            priority=old.priority,
+            execution_type=old.execution_type,
+            allocation_request_id=old.allocation_request_id,
+            version=version,
+            node_http_address=old.node_http_address,
+        )
+        rmc.container = container
+        return container
+
+
+def validate_resource_request(r: ResourceRequest, maximum: Resource) -> str | None:
+    """``SchedulerUtils.validateResourceRequest``: each resource type within ``[0, maximum]``."""
+    cap = r.capability
+    for name, value, top in (("memory-mb", cap.memory_mb, maximum.memory_mb), ("vcores", cap.vcores, maximum.vcores)):
+        if value < 0:
+            return (
+                "Invalid resource request! Cannot allocate containers as requested resource is less than 0! "
+                f"Requested resource type=[{name}], Requested resource={cap}"
+            )
+        if value > top:
+            return (
+                "Invalid resource request! Cannot allocate containers as requested resource is greater than "
+                f"maximum allowed allocation. Requested resource type=[{name}], Requested resource={cap}, "
+                f"maximum allowed allocation={maximum}, please note that maximum allowed allocation is "
+                "calculated by scheduler based on maximum resource of registered NodeManagers, which might "
+                f"be less than configured maximum allocation={maximum}"
+            )
+    if r.num_containers < 0:
+        return f"Invalid resource request, number of containers is negative: {r.num_containers}"
+    return None
