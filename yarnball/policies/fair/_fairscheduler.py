@@ -468,9 +468,7 @@ def _zero_resource_asks(asks: Any, max_share: Resource) -> list[str]:
             if asked > 0 and top == 0
         ]
         if bad:
-            out.append(
-                f"MaxResourceValidationResult{{resourceRequest={r}, invalidResources={bad}}}"
-            )
+            out.append(f"MaxResourceValidationResult{{resourceRequest={r}, invalidResources={bad}}}")
     return out
 
 
@@ -483,4 +481,3 @@ def _tree_set_by_memory(nodes: Any) -> list[SchedulerNode]:
         if not kept or kept[-1].unalloc_m != node.unalloc_m:
             kept.append(node)
     return kept
-

@@ -75,9 +75,7 @@ def app_added(s: FairScheduler, e: Any) -> None:
     if app_id in s.applications:
         log.warning("Application already added, ignoring", application=str(app_id))
         return
-    placement = s.alloc_conf.placement_policy.place_application(
-        e.queue, user, (), _existing_queues(s), str(app_id)
-    )
+    placement = s.alloc_conf.placement_policy.place_application(e.queue, user, (), _existing_queues(s), str(app_id))
     queue_name = placement.queue
     recovering = e.is_app_recovering
     if queue_name is None and not recovering:
@@ -327,4 +325,3 @@ def _execute_move(s: FairScheduler, fs_app: FSAppAttempt, old_queue: FSLeafQueue
 def update_application_priority(s: FairScheduler, app_id: ApplicationId, priority: int) -> int:
     """``FairScheduler.updateApplicationPriority``: not supported (Hadoop's ``YarnException``)."""
     raise SchedulingError("Update application priority is not supported in Fair Scheduler")
-
