@@ -48,7 +48,7 @@ def test_rest_scheduler_info_is_fair_scheduler_info(shared_data: Path) -> None:
     conf = Configuration.from_conf_dir(shared_data / "sls" / "sample-conf")
 
     class _Cluster:
-        class rm:  # noqa: N801 - the shape scheduler_info reads
+        class rm:
             scheduler = create_scheduler(conf, cluster_timestamp=1)
 
     info = scheduler_info(_Cluster(), {}, preemption=False)["schedulerInfo"]

@@ -91,7 +91,8 @@ class FairScheduler(AbstractYarnScheduler):
         self.conf_dir = Path(conf_dir) if conf_dir is not None else conf_dir_of(conf)
         self._read_settings(fs)
         self._clock: Callable[[], int] | None = None
-        alloc_conf = reload_allocations(conf, self.conf_dir)
+        # read now (a bad file fails the start), logged when the RM starts (service_start), in virtual time
+        alloc_conf = reload_allocations(conf, self.conf_dir, quiet=True)
         self.queue_manager = QueueManager(alloc_conf, _NONE, self.now)
         self.queue_manager.update_allocation_configuration(alloc_conf)
         self.max_running_enforcer = MaxRunningAppsEnforcer(self.queue_manager)
@@ -133,8 +134,14 @@ class FairScheduler(AbstractYarnScheduler):
 
     # -- clock, configuration and cluster ----------------------------------------------------------------------
     def service_start(self, clock: Callable[[], int]) -> None:
-        """The RM's virtual clock: attempt start times, locality delays by time, starvation times."""
+        """The RM's virtual clock (attempt start times, locality delays by time, starvation times); the allocation
+        file's loading is logged as ``initScheduler`` logs it."""
         self._clock = clock
+        source = self.alloc_conf.source
+        if source is not None:
+            log.info(f"Loading allocation file {source}")
+        else:
+            log.warning(f"{FairSchedulerConfiguration(self.conf).get_allocation_file()} not found on the classpath.")
 
     def now(self) -> int:
         """``getClock().getTime()`` in ms (0 before the RM hands its clock over)."""

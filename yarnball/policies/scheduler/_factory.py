@@ -107,7 +107,7 @@ def validate_scheduler_configuration(conf: Configuration) -> None:
         from yarnball.policies.fair._fairscheduler import conf_dir_of
 
         fair_validate_conf(conf)
-        reload_allocations(conf, conf_dir_of(conf))
+        reload_allocations(conf, conf_dir_of(conf), quiet=True)
         monitor_policies(conf)
         return
     CapacitySchedulerConfiguration(conf).validate()
