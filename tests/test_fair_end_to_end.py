@@ -67,3 +67,21 @@ def test_a_bad_allocation_file_exits_2_naming_the_file(tmp_path: Path, shared_da
     assert _simulate(tmp_path / "out", sls, conf_dir) == 2
     err = capsys.readouterr().err
     assert "fair-scheduler.xml" in err and "shouldn't contain period" in err
+
+
+def test_web_snapshot_of_a_fair_scheduler_run() -> None:
+    """The web layer on a FairScheduler run: FairSchedulerInfo, and a scheduler page that lists the queues."""
+    from web_helpers import build_cluster
+
+    from yarnball.launcher.web._html import queue_tree
+    from yarnball.launcher.web._snapshot import take_snapshot
+    from yarnball.protocols import Configuration, keys
+
+    cluster, _ = build_cluster(Configuration({keys.RM_SCHEDULER: "FairScheduler"}))
+    cluster.run()
+    snap = take_snapshot(cluster, done=True)
+    info = snap.scheduler["schedulerInfo"]
+    assert info["type"] == "fairScheduler" and snap.metrics["appsCompleted"] == 40
+    html = queue_tree(info)
+    assert "FairScheduler Queues" in html
+    assert all(q["queueName"] in html for q in info["rootQueue"]["childQueues"]["queue"])

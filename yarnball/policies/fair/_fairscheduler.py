@@ -19,9 +19,8 @@ ticks.
 
 from __future__ import annotations
 
-import functools
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -479,10 +478,10 @@ def _zero_resource_asks(asks: Any, max_share: Resource) -> list[str]:
     return out
 
 
-def _tree_set_by_memory(nodes: Any) -> list[SchedulerNode]:
+def _tree_set_by_memory(nodes: Iterable[SchedulerNode]) -> list[SchedulerNode]:
     """``TreeSet(NodeAvailableResourceComparator)``: most unallocated memory first; a node comparing equal to one
     already in the set (same unallocated memory) is dropped. Equal nodes keep the first registered."""
-    ordered = sorted(nodes, key=functools.cmp_to_key(lambda a, b: b.unalloc_m - a.unalloc_m))
+    ordered = sorted(nodes, key=lambda n: -n.unalloc_m)  # a stable sort: registration order among equals
     kept: list[SchedulerNode] = []
     for node in ordered:
         if not kept or kept[-1].unalloc_m != node.unalloc_m:
