@@ -105,13 +105,18 @@ def test_the_recovering_scheduler_numbers_containers_from_its_epoch() -> None:
     assert isinstance(scheduler, RecoveringCapacityScheduler) and scheduler.epoch == 3
 
 
-@pytest.mark.parametrize("name", [FAIR_SCHEDULER, "FairScheduler"])
-def test_a_fair_scheduler_is_warned_about_and_the_capacity_scheduler_used(name: str) -> None:
-    """A FairScheduler is named in a warning; the CapacityScheduler runs instead."""
+@pytest.mark.parametrize(
+    "name", [FAIR_SCHEDULER, "FairScheduler", "org.apache.hadoop.yarn.sls.scheduler.SLSFairScheduler"]
+)
+def test_the_factory_builds_the_fair_scheduler_by_its_full_or_simple_name(name: str) -> None:
+    """A FairScheduler (or SLS's wrapper of it) is built, without a warning, and its REST type is fairScheduler."""
+    from yarnball.policies.fair._fairscheduler import FairScheduler
+
     conf = _conf({keys.RM_SCHEDULER: name})
-    warning = check_scheduler_class(conf)
-    assert warning is not None and keys.RM_SCHEDULER in warning and name in warning
-    assert type(create_scheduler(conf, cluster_timestamp=1)) is CapacityScheduler
+    assert check_scheduler_class(conf) is None
+    scheduler = create_scheduler(conf, cluster_timestamp=1)
+    assert type(scheduler) is FairScheduler
+    assert rest_scheduler_type(scheduler) == "fairScheduler"
 
 
 @pytest.mark.parametrize("name", [FIFO_SCHEDULER, "FifoScheduler"])

@@ -278,11 +278,19 @@ class ResourceManager(Actor):
         if monitor is not None:
             self.queue_deletion_monitor = monitor
         spawn_queue_management_monitor(self)  # QueueManagementDynamicEditPolicy, likewise
+        scheduler = self.scheduler
+        scheduler.service_start(lambda: int(self.now))
+        if scheduler.update_interval_ms > 0:
+            # AbstractYarnScheduler.UpdateThread (the FairScheduler's update every update-interval-ms), as a timer
+            self.every(scheduler.update_interval_ms, self._scheduler_update)
         if self.scheduler.continuous_scheduling:
             # FairScheduler's continuous-scheduling thread, as a timer (the scheduler's continuous_scheduling_attempt).
             self.every(self.scheduler.continuous_scheduling_sleep_ms, self.dispatcher.continuous_scheduling)
         if self.opportunistic is not None:
             self.opportunistic.start()
+
+    def _scheduler_update(self) -> None:
+        self.dispatcher.on_notifications(self.scheduler.update())
 
     def on_stop(self) -> None:
         clock = self.heartbeats

@@ -24,6 +24,8 @@ def scheduler_info(cluster: Any, queues: dict[str, Any], *, preemption: bool) ->
     kind = rest_scheduler_type(scheduler)
     if kind == "fifoScheduler":
         return {"schedulerInfo": scheduler.fifo_scheduler_info()}  # FifoSchedulerInfo (policies/fifo)
+    if kind == "fairScheduler":
+        return {"schedulerInfo": scheduler.fair_scheduler_info()}  # FairSchedulerInfo (policies/fair)
     if kind != "capacityScheduler":
         raise NotImplementedError(f"no schedulerInfo for a {kind}")
     return capacity_scheduler_info(scheduler, queues, preemption=preemption)

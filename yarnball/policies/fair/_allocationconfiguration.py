@@ -294,9 +294,11 @@ def _scheme(path: str) -> str | None:
     return path[:colon] if colon != -1 and (slash == -1 or colon < slash) else None
 
 
-def get_allocation_file(conf: Configuration, conf_dir: str | os.PathLike[str] | None = None) -> Path | None:
+def get_allocation_file(
+    conf: Configuration, conf_dir: str | os.PathLike[str] | None = None, *, quiet: bool = False
+) -> Path | None:
     """``getAllocationFile``: the allocation file's path, or None when a relative name is not in ``conf_dir`` (Hadoop's
-    classpath; a warning). Only local files can be read: ``file:`` URIs and plain paths."""
+    classpath; a warning unless ``quiet``). Only local files can be read: ``file:`` URIs and plain paths."""
     name = FairSchedulerConfiguration(conf).get_allocation_file()
     scheme = _scheme(name)
     where = conf.location_of("yarn.scheduler.fair.allocation.file")
@@ -314,7 +316,8 @@ def get_allocation_file(conf: Configuration, conf_dir: str | os.PathLike[str] | 
         return Path(path)
     found = Path(conf_dir) / name if conf_dir is not None else None
     if found is None or not os.path.lexists(found):
-        log.warning(f"{name} not found on the classpath.")
+        if not quiet:
+            log.warning(f"{name} not found on the classpath.")
         return None
     return found
 
@@ -333,18 +336,22 @@ def reload_allocations(
     conf: Configuration,
     conf_dir: str | os.PathLike[str] | None = None,
     previous: AllocationConfiguration | None = None,
+    *,
+    quiet: bool = False,
 ) -> AllocationConfiguration:
     """``reloadAllocations``: a new AllocationConfiguration from the allocation file, or the defaults without one.
 
     ``previous`` is the configuration in force: a ``<queuePlacementPolicy>`` holding no rule keeps its rules (Hadoop
     ignores an empty rule set), or the yarn-site placement when there is none. A bad file raises
-    AllocationConfigurationException naming the file and line (Hadoop's message)."""
-    path = get_allocation_file(conf, conf_dir)
+    AllocationConfigurationException naming the file and line (Hadoop's message). ``quiet``: nothing is logged (a
+    check before the run, or a scheduler that logs its start-up when the RM starts)."""
+    path = get_allocation_file(conf, conf_dir, quiet=quiet)
     if path is None:
         return AllocationConfiguration.defaults(conf)
     fs = FairSchedulerConfiguration(conf)
     source = one_line(os.fspath(path))
-    log.info(f"Loading allocation file {source}")
+    if not quiet:
+        log.info(f"Loading allocation file {source}")
     root = parse_allocation_xml(read_input(path, "allocation file", AllocationConfigurationException), source)
     if root.tag != "allocations":
         raise AllocationConfigurationException(

@@ -10,8 +10,6 @@ are not tried); the loop ends once the node has less than a minimum allocation o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from yarnball.policies.capacity._allocator import retire_key
 from yarnball.policies.capacity._context import SchedulerContext
 from yarnball.policies.capacity._leaf import LeafQueue
@@ -27,10 +25,9 @@ from yarnball.policies.capacity._state import (
     SchedulerNode,
 )
 from yarnball.policies.scheduler._notifications import ContainerAllocated
-from yarnball.policies.scheduler._utils import RESIZE_REQUEST_ID_BASE
-from yarnball.protocols import ANY, Container, ContainerId, Resource, ResourceRequest
+from yarnball.protocols import Container, ContainerId, Resource
 
-__all__ = ["assign_containers", "update_resource_requests"]
+__all__ = ["assign_containers"]
 
 
 def _count(ka: KeyAsks, name: str) -> int:
@@ -148,55 +145,3 @@ def _dec(names: dict[str, list], name: str) -> None:
         entry[0] -= 1
         if entry[0] <= 0:
             del names[name]
-
-
-def update_resource_requests(
-    ctx: SchedulerContext, leaf: LeafQueue, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource
-) -> None:
-    """``AppSchedulingInfo.updateResourceRequests`` after ``normalizeResourceRequests`` (the DefaultResourceCalculator,
-    the minimum allocation as increment): the latest ask per (key, resource name) replaces the last."""
-    rc = ctx.rc
-    had = app.has_pending()
-    dm = dv = 0
-    touched: list[KeyAsks] = []
-    for r in asks:
-        key = (r.priority.priority, r.allocation_request_id)
-        ka = app.keys.get(key)
-        if ka is None:
-            ka = app.idle_keys.pop(key, None) if app.idle_keys else None
-            if ka is None:
-                ka = KeyAsks(key, r.priority, r.allocation_request_id)
-            app.keys[key] = ka
-            app.sorted_keys = None
-        touched.append(ka)
-        name = r.resource_name
-        if name != ANY:
-            if r.num_containers > 0:
-                ka.names[name] = [r.num_containers, r.relax_locality]
-            else:
-                ka.names.pop(name, None)
-            continue
-        cap = r.capability
-        if r.allocation_request_id <= RESIZE_REQUEST_ID_BASE:
-            nm, nv = cap.memory_mb, cap.vcores
-        else:
-            nm, nv = rc.normalize(
-                cap.memory_mb, cap.vcores, ctx.min_m, ctx.min_v, maximum.memory_mb, maximum.vcores, ctx.min_m, ctx.min_v
-            )
-        count = max(r.num_containers, 0)
-        dm += count * nm - ka.any_count * ka.cap_m
-        dv += count * nv - ka.any_count * ka.cap_v
-        if (nm, nv) != (ka.cap_m, ka.cap_v) or ka.resource is None:
-            ka.resource = Resource(nm, nv)
-        ka.cap_m, ka.cap_v = nm, nv
-        ka.any_count = count
-        ka.any_relax = r.relax_locality
-    for ka in touched:
-        if ka.any_count <= 0 and app.keys.get(ka.key) is ka:
-            retire_key(app, ka)
-    if dm or dv:
-        app.pending_m += dm
-        app.pending_v += dv
-        leaf.pending_m += dm
-        leaf.pending_v += dv
-    leaf.app_asks_changed(app, had, app.has_pending())

@@ -16,7 +16,7 @@ The pseudo-queue's usage, pending resource and users are kept on a ``LeafQueue``
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from yarnball._logs import get_logger
@@ -25,18 +25,17 @@ from yarnball.policies.capacity._calculator import DefaultResourceCalculator
 from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 from yarnball.policies.capacity._context import SchedulerContext
 from yarnball.policies.capacity._leaf import LeafQueue
-from yarnball.policies.capacity._state import ACQUIRED, RUNNING, SchedulerApp, SchedulerApplication, SchedulerNode
-from yarnball.policies.fifo._appattempt import assign_containers, update_resource_requests
-from yarnball.policies.scheduler._abstract import AbstractYarnScheduler, validate_resource_request
+from yarnball.policies.capacity._state import RUNNING, SchedulerApp, SchedulerApplication, SchedulerNode
+from yarnball.policies.fifo._appattempt import assign_containers
+from yarnball.policies.scheduler._abstract import AbstractYarnScheduler
 from yarnball.policies.scheduler._acl import QueueACL, QueueState
 from yarnball.policies.scheduler._notifications import (
-    Allocation,
     AppAccepted,
     AttemptAdded,
     QueueMetrics,
     SchedulerNotification,
 )
-from yarnball.policies.scheduler._utils import COMPLETED_APPLICATION, RELEASED_CONTAINER, abnormal_status
+from yarnball.policies.scheduler._utils import COMPLETED_APPLICATION, abnormal_status
 from yarnball.protocols import (
     ApplicationAttemptId,
     ApplicationId,
@@ -45,7 +44,6 @@ from yarnball.protocols import (
     ContainerStatus,
     NodeId,
     Resource,
-    ResourceRequest,
 )
 from yarnball.protocols import keys as k
 
@@ -321,87 +319,18 @@ class FifoScheduler(AbstractYarnScheduler):
         """The FifoScheduler has no continuous scheduling: nothing happens."""
         return []
 
-    # -- the AM's allocate -------------------------------------------------------------------------------------
-    def _headroom_of(self, attempt: SchedulerApp) -> Resource:
+    # -- the AM's allocate (AbstractYarnScheduler.allocate with these hooks) -----------------------------------
+    def headroom_of(self, app: SchedulerApp) -> Resource:
         """``SchedulerApplicationAttempt.getHeadroom``: the last limit set, each component at least 0."""
-        hm, hv = self._headroom.get(attempt.attempt_id, (0, 0))
+        hm, hv = self._headroom.get(app.attempt_id, (0, 0))
         return Resource(max(hm, 0), max(hv, 0))
 
-    def allocate(
-        self,
-        attempt_id: ApplicationAttemptId,
-        ask: Sequence[ResourceRequest],
-        release: Sequence[ContainerId],
-        blacklist_additions: Iterable[str] = (),
-        blacklist_removals: Iterable[str] = (),
-    ) -> Allocation:
-        """``FifoScheduler.allocate``: validate (``ApplicationMasterService``) and normalise the asks, release,
-        update the asks and the blacklist, then pull the new containers with the headroom."""
-        app = self.attempts.get(attempt_id)
-        if app is None or app.stopped:
-            log.error("Calling allocate on removed or non existent application " + str(attempt_id.application_id))
-            return Allocation()
-        maximum = self.maximum_allocation()
-        errors = tuple([e for e in [validate_resource_request(r, maximum) for r in ask] if e])
-        if errors:
-            return Allocation(headroom=self._headroom_of(app), errors=errors)
-        out = self._release_and_ask(app, release, ask, maximum)
-        for name in blacklist_additions:
-            app.blacklist.add(name)
-        for name in blacklist_removals:
-            app.blacklist.discard(name)
-        return self._pull(app, tuple(out))
-
-    def update_requests(
-        self, attempt_id: ApplicationAttemptId, ask: Sequence[ResourceRequest], release: Sequence[ContainerId]
-    ) -> tuple[SchedulerNotification, ...]:
-        app = self.attempts.get(attempt_id)
-        if app is None or app.stopped:
-            return ()
-        return tuple(self._release_and_ask(app, release, ask, self.maximum_allocation()))
-
-    def _release_and_ask(
-        self, app: SchedulerApp, release: Sequence[ContainerId], ask: Sequence[ResourceRequest], maximum: Resource
-    ) -> list[SchedulerNotification]:
-        ctx = self._ctx
-        out: list[SchedulerNotification] = []
-        ctx.outbox = out
-        for cid in release:
-            rmc = ctx.containers.get(cid)
-            if rmc is None or rmc.app is not app or rmc.cid not in app.live:
-                log.info("Trying to release container not owned by app or with invalid id.", container=str(cid))
-                continue
-            self._complete(rmc, abnormal_status(cid, RELEASED_CONTAINER), notify=True)
-        if ask:
-            update_resource_requests(ctx, self.default_queue, app, ask, maximum)
-        return out
-
-    def _pull(self, app: SchedulerApp, notifications: tuple[SchedulerNotification, ...]) -> Allocation:
-        """``pullNewlyAllocatedContainers`` (a container that ended before the pull is not handed over)."""
-        new = app.new_containers
-        containers = tuple(c for c in new if c.id in app.live)
-        new.clear()
-        for c in containers:
-            app.live[c.id].state = ACQUIRED
-        completed = tuple(app.completed)
-        app.completed.clear()
-        return Allocation(
-            containers=containers,
-            completed=completed,
-            headroom=self._headroom_of(app),
-            preempt=_NO_PREEMPT,
-            notifications=notifications,
-        )
-
-    def idle_allocate(self, attempt_id: ApplicationAttemptId) -> Resource | None:
-        app = self.attempts.get(attempt_id)
-        if app is None or app.stopped or app.new_containers or app.completed:
-            return None
-        return self._headroom_of(app)
+    def maximum_allocation_of(self, app: SchedulerApp) -> Resource:
+        return self.maximum_allocation()
 
     def headroom(self, attempt_id: ApplicationAttemptId) -> Resource:
         app = self.attempts.get(attempt_id)
-        return self._headroom_of(app) if app is not None else Resource()
+        return self.headroom_of(app) if app is not None else Resource()
 
     # -- metrics -----------------------------------------------------------------------------------------------
     def queue_metrics(self) -> list[QueueMetrics]:

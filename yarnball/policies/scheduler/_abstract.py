@@ -31,12 +31,13 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._allocator import release_container, resize_container, unreserve
+from yarnball.policies.capacity._allocator import release_container, resize_container, retire_key, unreserve
 from yarnball.policies.capacity._context import SchedulerContext
 from yarnball.policies.capacity._state import (
     ACQUIRED,
     RESERVED,
     RUNNING,
+    KeyAsks,
     RMContainer,
     SchedulerApp,
     SchedulerApplication,
@@ -44,15 +45,22 @@ from yarnball.policies.capacity._state import (
 )
 from yarnball.policies.placement import NodePlacementPolicy, continuous_scheduling_settings, placement_from_conf
 from yarnball.policies.scheduler._acl import AccessControlList
-from yarnball.policies.scheduler._notifications import AppRejected, ContainerCompleted, SchedulerNotification
+from yarnball.policies.scheduler._notifications import (
+    Allocation,
+    AppRejected,
+    ContainerCompleted,
+    SchedulerNotification,
+)
 from yarnball.policies.scheduler._utils import (
     EXPIRED_CONTAINER,
     LOST_CONTAINER,
     RELEASED_CONTAINER,
+    RESIZE_REQUEST_ID_BASE,
     abnormal_status,
     preempted_status,
 )
 from yarnball.protocols import (
+    ANY,
     ApplicationAttemptId,
     ApplicationId,
     Configuration,
@@ -69,6 +77,8 @@ from yarnball.protocols import keys as k
 __all__ = ["AbstractYarnScheduler", "validate_resource_request"]
 
 log = get_logger(__name__)
+
+_NO_PREEMPT: frozenset[ContainerId] = frozenset()
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -96,6 +106,8 @@ class AbstractYarnScheduler:
         self.continuous_scheduling: bool
         self.continuous_scheduling_sleep_ms: int
         self.continuous_scheduling, self.continuous_scheduling_sleep_ms = continuous_scheduling_settings(conf)
+        # UpdateThread: update() every update_interval_ms when positive (the FairScheduler's; -1 elsewhere)
+        self.update_interval_ms = -1
 
     # -- hooks a scheduler supplies ----------------------------------------------------------------------------
     def _cluster_changed(self) -> None:
@@ -103,6 +115,34 @@ class AbstractYarnScheduler:
 
     def schedule_on_heartbeat(self, node: SchedulerNode, completed: bool) -> None:
         """``nodeUpdate``'s allocation on ``node`` (``completed``: the heartbeat reported finished containers)."""
+
+    def update(self) -> list[SchedulerNotification]:
+        """``AbstractYarnScheduler.update``: the update thread's pass, every ``update_interval_ms`` when that is
+        positive (the RM runs it as a timer); nothing here."""
+        return []
+
+    def service_start(self, clock: Callable[[], int]) -> None:
+        """``serviceStart``: the RM hands its virtual clock (ms) to a scheduler that reads the time (nothing here)."""
+
+    def headroom_of(self, app: SchedulerApp) -> Resource:
+        """``SchedulerApplicationAttempt.getHeadroom`` as the scheduler last set it (none here)."""
+        return Resource()
+
+    def maximum_allocation_of(self, app: SchedulerApp) -> Resource:
+        """``getMaximumResourceCapability(queue)``: the largest container ``app`` may ask for."""
+        return Resource(self._ctx.max_m, self._ctx.max_v)
+
+    def normalize_ask(self, cap_m: int, cap_v: int, maximum: Resource) -> tuple[int, int]:
+        """``SchedulerUtils.normalizeRequest``: the DefaultResourceCalculator, the minimum allocation as
+        increment (a scheduler with its own increment or calculator overrides it)."""
+        ctx = self._ctx
+        return ctx.rc.normalize(
+            cap_m, cap_v, ctx.min_m, ctx.min_v, maximum.memory_mb, maximum.vcores, ctx.min_m, ctx.min_v
+        )
+
+    def ask_errors(self, app: SchedulerApp, ask: Sequence[ResourceRequest], maximum: Resource) -> tuple[str, ...]:
+        """Why ``allocate`` refuses the asks (``ApplicationMasterService``'s ``validateResourceRequest``)."""
+        return tuple([e for e in [validate_resource_request(r, maximum) for r in ask] if e])
 
     # -- the cluster -------------------------------------------------------------------------------------------
     @property
@@ -426,6 +466,148 @@ class AbstractYarnScheduler:
         rmc.container = container
         return container
 
+
+    # -- the AM's allocate: the ask table, the release and the pull (the FifoScheduler's and the FairScheduler's;
+    # the CapacityScheduler keeps its own, with its AM sizing and fair-ordering hooks) ----------------------------
+    def allocate(
+        self,
+        attempt_id: ApplicationAttemptId,
+        ask: Sequence[ResourceRequest],
+        release: Sequence[ContainerId],
+        blacklist_additions: Iterable[str] = (),
+        blacklist_removals: Iterable[str] = (),
+    ) -> Allocation:
+        """``YarnScheduler.allocate``: validate (``ApplicationMasterService``) and normalise the asks, release,
+        update the asks and the blacklist, then pull the new containers with the headroom."""
+        app = self.attempts.get(attempt_id)
+        if app is None or app.stopped:
+            log.error("Calling allocate on removed or non existent application " + str(attempt_id.application_id))
+            return Allocation()
+        maximum = self.maximum_allocation_of(app)
+        errors = self.ask_errors(app, ask, maximum)
+        if errors:
+            return Allocation(headroom=self.headroom_of(app), errors=errors)
+        out = self._release_and_ask(app, release, ask, maximum, log_unknown=True)
+        for name in blacklist_additions:
+            app.blacklist.add(name)
+        for name in blacklist_removals:
+            app.blacklist.discard(name)
+        return self._pull(app, tuple(out))
+
+    def update_requests(
+        self, attempt_id: ApplicationAttemptId, ask: Sequence[ResourceRequest], release: Sequence[ContainerId]
+    ) -> tuple[SchedulerNotification, ...]:
+        """The RM's own ask and release changes (container updates), without the AM's pull."""
+        app = self.attempts.get(attempt_id)
+        if app is None or app.stopped:
+            return ()
+        return tuple(self._release_and_ask(app, release, ask, self.maximum_allocation_of(app), log_unknown=False))
+
+    def _release_and_ask(
+        self,
+        app: SchedulerApp,
+        release: Sequence[ContainerId],
+        ask: Sequence[ResourceRequest],
+        maximum: Resource,
+        *,
+        log_unknown: bool,
+    ) -> list[SchedulerNotification]:
+        """Release the app's containers in ``release`` and update its asks; the notifications this makes."""
+        ctx = self._ctx
+        out: list[SchedulerNotification] = []
+        ctx.outbox = out
+        for cid in release:
+            rmc = ctx.containers.get(cid)
+            if rmc is None or rmc.app is not app or rmc.cid not in app.live:
+                if log_unknown:
+                    log.info("Trying to release container not owned by app or with invalid id.", container=str(cid))
+                continue
+            self._complete(rmc, abnormal_status(cid, RELEASED_CONTAINER), notify=True)
+        if ask:
+            self._update_asks(app, ask, maximum)
+        return out
+
+    def _update_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> None:
+        """``AppSchedulingInfo.updateResourceRequests`` after ``normalizeResourceRequests`` (:meth:`normalize_ask`):
+        the latest ask per (key, resource name) replaces the last; the pending resource is kept on the attempt and
+        on the leaf record it is charged to."""
+        leaf = app.queue
+        had = app.has_pending()
+        dm = dv = 0
+        touched: list[KeyAsks] = []
+        for r in asks:
+            key = (r.priority.priority, r.allocation_request_id)
+            ka = app.keys.get(key)
+            if ka is None:
+                ka = app.idle_keys.pop(key, None) if app.idle_keys else None
+                if ka is None:
+                    ka = KeyAsks(key, r.priority, r.allocation_request_id)
+                app.keys[key] = ka
+                app.sorted_keys = None
+            touched.append(ka)
+            name = r.resource_name
+            if name != ANY:
+                if r.num_containers > 0:
+                    ka.names[name] = [r.num_containers, r.relax_locality]
+                else:
+                    ka.names.pop(name, None)
+                continue
+            cap = r.capability
+            if r.allocation_request_id <= RESIZE_REQUEST_ID_BASE:
+                nm, nv = cap.memory_mb, cap.vcores  # an increase's difference, as it is
+            else:
+                nm, nv = self.normalize_ask(cap.memory_mb, cap.vcores, maximum)
+            count = max(r.num_containers, 0)
+            dm += count * nm - ka.any_count * ka.cap_m
+            dv += count * nv - ka.any_count * ka.cap_v
+            if (nm, nv) != (ka.cap_m, ka.cap_v) or ka.resource is None:
+                ka.resource = Resource(nm, nv)
+            ka.cap_m, ka.cap_v = nm, nv
+            ka.any_count = count
+            ka.any_relax = r.relax_locality
+        for ka in touched:
+            if ka.any_count <= 0 and app.keys.get(ka.key) is ka:
+                retire_key(app, ka)
+        if dm or dv:
+            app.pending_m += dm
+            app.pending_v += dv
+            leaf.pending_m += dm
+            leaf.pending_v += dv
+        leaf.app_asks_changed(app, had, app.has_pending())
+
+    def _pull(self, app: SchedulerApp, notifications: tuple[SchedulerNotification, ...]) -> Allocation:
+        """``getAllocation``: the new containers (one that ended before the pull is not handed over), the completed
+        ones, the headroom and the preemption marks (each reaches the AM once)."""
+        new = app.new_containers
+        containers = tuple(c for c in new if c.id in app.live)
+        new.clear()
+        for c in containers:
+            app.live[c.id].state = ACQUIRED
+        completed = tuple(app.completed)
+        app.completed.clear()
+        if app.preempt:
+            preempt = frozenset(c for c in app.preempt if c in app.live)
+            app.preempt.clear()
+        else:
+            preempt = _NO_PREEMPT
+        return Allocation(
+            containers=containers,
+            completed=completed,
+            headroom=self.headroom_of(app),
+            preempt=preempt,
+            notifications=notifications,
+        )
+
+    def idle_allocate(self, attempt_id: ApplicationAttemptId) -> Resource | None:
+        """The headroom of an empty ``allocate`` that would return nothing else; None when it would."""
+        app = self.attempts.get(attempt_id)
+        if app is None or app.stopped or app.new_containers or app.completed:
+            return None
+        if app.preempt:
+            if any(c in app.live for c in app.preempt):
+                return None
+            app.preempt.clear()
+        return self.headroom_of(app)
 
 def validate_resource_request(r: ResourceRequest, maximum: Resource) -> str | None:
     """``SchedulerUtils.validateResourceRequest``: each resource type within ``[0, maximum]``."""

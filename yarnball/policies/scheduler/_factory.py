@@ -2,9 +2,9 @@
 ``createSchedulerMonitors``).
 
 ``yarn.resourcemanager.scheduler.class`` names Hadoop's scheduler class, in full or by its simple name. yarnball
-simulates the CapacityScheduler and the FifoScheduler (policies/fifo); the FairScheduler is warned about when a conf
-directory is read (:func:`check_scheduler_class`), and the CapacityScheduler is used instead; any other class is a
-``ConfigurationError`` naming the key, the value and the known classes. ``yarn.resourcemanager.scheduler.monitor
+simulates the CapacityScheduler, the FifoScheduler (policies/fifo) and the FairScheduler (policies/fair, SLS's
+``SLSFairScheduler`` included); any other class is a ``ConfigurationError`` naming the key, the value and the known
+classes. ``yarn.resourcemanager.scheduler.monitor
 .policies`` names the ``SchedulingEditPolicy`` classes the monitors run (:func:`monitor_policies`).
 
 This is the one module outside the CapacityScheduler's own package (and the policies that require it, as Hadoop's
@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from yarnball.errors import ConfigurationError
 from yarnball.policies.capacity import CapacityScheduler, CapacitySchedulerConfiguration
+from yarnball.policies.fair._fairscheduler import FairScheduler
+from yarnball.policies.fair._fairscheduler import validate_conf as fair_validate_conf
 from yarnball.policies.fifo import FifoScheduler
 from yarnball.policies.fifo import validate_conf as fifo_validate_conf
 from yarnball.protocols import Configuration, keys
@@ -84,24 +86,28 @@ def scheduler_class(conf: Configuration) -> str:
 
 
 def check_scheduler_class(conf: Configuration) -> str | None:
-    """The scheduler class checked as a conf directory is read: the warning to give for a FairScheduler (yarnball
-    simulates the CapacityScheduler in its place), None for the CapacityScheduler and the FifoScheduler; an unknown
-    class raises (:func:`scheduler_class`)."""
-    if scheduler_class(conf) in (CAPACITY_SCHEDULER, FIFO_SCHEDULER):
-        return None
-    named = (conf.get(keys.RM_SCHEDULER) or "").strip()
-    return (
-        f"{conf.source_of(keys.RM_SCHEDULER)}: {keys.RM_SCHEDULER} is {named}; "
-        "yarnball simulates the CapacityScheduler, so it is used instead"
-    )
+    """The scheduler class checked as a conf directory is read: a warning to give, or None (every class yarnball
+    knows is simulated); an unknown class raises (:func:`scheduler_class`)."""
+    scheduler_class(conf)
+    return None
 
 
 def validate_scheduler_configuration(conf: Configuration) -> None:
     """The scheduler's own configuration checks over ``conf`` (the queue tree of capacity-scheduler.xml; the
     FifoScheduler's ``validateConf``), as at start-up and before a refresh: ``ConfigurationError`` naming the file,
     line and key. The monitor's edit policies are checked against the scheduler too (:func:`monitor_policies`)."""
-    if scheduler_class(conf) == FIFO_SCHEDULER:
+    kind = scheduler_class(conf)
+    if kind == FIFO_SCHEDULER:
         fifo_validate_conf(conf)
+        monitor_policies(conf)
+        return
+    if kind == FAIR_SCHEDULER:
+        # FairScheduler.validateConf and initScheduler's reloadAllocations (a bad file names itself)
+        from yarnball.policies.fair import reload_allocations
+        from yarnball.policies.fair._fairscheduler import conf_dir_of
+
+        fair_validate_conf(conf)
+        reload_allocations(conf, conf_dir_of(conf), quiet=True)
         monitor_policies(conf)
         return
     CapacitySchedulerConfiguration(conf).validate()
@@ -111,8 +117,11 @@ def create_scheduler(conf: Configuration, *, cluster_timestamp: int) -> Resource
     """The scheduler ``conf`` names (see the module docstring), with its configuration. (The return types here are
     where mypy checks that the CapacityScheduler implements ``ResourceScheduler`` and its recovering variant
     ``RecoveringScheduler``.)"""
-    if scheduler_class(conf) == FIFO_SCHEDULER:
+    kind = scheduler_class(conf)
+    if kind == FIFO_SCHEDULER:
         return FifoScheduler(conf, cluster_timestamp=cluster_timestamp)
+    if kind == FAIR_SCHEDULER:
+        return FairScheduler(conf, cluster_timestamp=cluster_timestamp)
     return CapacityScheduler(CapacitySchedulerConfiguration(conf), cluster_timestamp=cluster_timestamp)
 
 
@@ -121,10 +130,11 @@ def create_recovering_scheduler(conf: Configuration, *, cluster_timestamp: int, 
     ``epoch`` (policies/capacity/_recovery.py)."""
     from yarnball.policies.capacity._recovery import RecoveringCapacityScheduler
 
-    if scheduler_class(conf) == FIFO_SCHEDULER:
+    kind = scheduler_class(conf)
+    if kind in (FIFO_SCHEDULER, FAIR_SCHEDULER):
         raise ConfigurationError(
             f"{keys.RM_SCHEDULER}: work-preserving recovery is simulated for the CapacityScheduler only, not for "
-            f"{FIFO_SCHEDULER}"
+            f"{kind}"
         )
     return RecoveringCapacityScheduler(
         CapacitySchedulerConfiguration(conf), cluster_timestamp=cluster_timestamp, epoch=epoch
@@ -139,6 +149,8 @@ def rest_scheduler_type(scheduler: object) -> str:
         return "capacityScheduler"
     if isinstance(scheduler, FifoScheduler):
         return "fifoScheduler"
+    if isinstance(scheduler, FairScheduler):
+        return "fairScheduler"
     raise TypeError(f"no REST scheduler info for {type(scheduler).__name__}")
 
 
@@ -201,7 +213,7 @@ def monitor_policies(conf: Configuration) -> list[str]:
         )
     policies = [by_name[p] for p in named]
     kind = scheduler_class(conf)
-    if policies and kind == FIFO_SCHEDULER:
+    if policies and kind in (FIFO_SCHEDULER, FAIR_SCHEDULER):
         # Each of the three policies' init refuses any other scheduler (ProportionalCapacityPreemptionPolicy.init:
         # YarnRuntimeException "Class <scheduler> not instance of <CapacityScheduler>"), and the RM fails to start.
         raise ConfigurationError(

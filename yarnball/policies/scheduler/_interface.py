@@ -10,7 +10,7 @@ seen through the small read-mostly views below, Hadoop's ``SchedulerNode``, ``Sc
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from yarnball.policies.placement import NodePlacementPolicy
@@ -165,6 +165,19 @@ class ResourceScheduler(Protocol):
 
     def continuous_scheduling_attempt(self) -> list[SchedulerNotification]:
         """``FairScheduler.continuousSchedulingAttempt``: one pass over the nodes."""
+        ...
+
+    @property
+    def update_interval_ms(self) -> int:
+        """``AbstractYarnScheduler.getUpdateInterval``: the update thread's period (ms); not positive: no thread."""
+        ...
+
+    def update(self) -> list[SchedulerNotification]:
+        """``AbstractYarnScheduler.update``: the update thread's pass (the FairScheduler's fair shares)."""
+        ...
+
+    def service_start(self, clock: Callable[[], int]) -> None:
+        """``serviceStart``: the RM's clock (virtual ms) for a scheduler that reads the time."""
         ...
 
     @property
