@@ -30,12 +30,18 @@ def is_bound(obj: Any, bound: Any, func: Any) -> bool:
 
     A Python function: the bound method's ``__func__`` and ``__self__``. A compiled method (``func`` a method
     descriptor): a builtin method, which CPython finds equal to ``func`` bound to ``obj`` exactly when both are the
-    same C function on the same object."""
+    same C function on the same object (and an object of another class, whose compiled methods share a base's, is
+    not bound to it)."""
     own = getattr(bound, "__func__", None)
     if own is not None:
         return own is func and getattr(bound, "__self__", None) is obj
     get = getattr(func, "__get__", None)
-    return type(bound) is BuiltinMethodType and get is not None and bound == get(obj)
+    if type(bound) is not BuiltinMethodType or get is None:
+        return False
+    try:
+        return bool(bound == get(obj))
+    except TypeError:  # a compiled method of another class: ``obj`` is not an instance of ``func``'s class
+        return False
 
 
 class OwnMethod:

@@ -71,7 +71,7 @@ class EventHandlers(ContinuousScheduling):
             log.warning("Application already added, ignoring", application=str(app_id))
             return
         if self.root.num_applications >= self.max_system_apps:
-            self._reject(
+            self.reject_application(
                 app_id, f"Maximum system application limit reached,cannot accept submission of application: {app_id}"
             )
             return
@@ -81,7 +81,7 @@ class EventHandlers(ContinuousScheduling):
             queue, failure = create_legacy_for_submission(self, queue_name)
             if failure is not None:
                 # handleQueueCreationError (Hadoop's message, its two spaces included)
-                self._reject(
+                self.reject_application(
                     app_id,
                     f"Application {app_id} submission by user : {user} to  queue : {queue_name} failed : {failure}",
                 )
@@ -92,16 +92,20 @@ class EventHandlers(ContinuousScheduling):
             queue = create_for_submission(self, queue_name)
         if queue is None:
             if len(self._short.get(queue_name, ())) > 1:
-                self._reject(
+                self.reject_application(
                     app_id,
                     f"Application {app_id} submitted by user {user} to ambiguous queue: {queue_name} "
                     "please use full queue path instead.",
                 )
             else:
-                self._reject(app_id, f"Application {app_id} submitted by user {user} to unknown queue: {queue_name}")
+                self.reject_application(
+                    app_id, f"Application {app_id} submitted by user {user} to unknown queue: {queue_name}"
+                )
             return
         if not isinstance(queue, LeafQueue):
-            self._reject(app_id, f"Application {app_id} submitted by user : {user} to non-leaf queue : {queue_name}")
+            self.reject_application(
+                app_id, f"Application {app_id} submitted by user : {user} to non-leaf queue : {queue_name}"
+            )
             return
         refusal = self._validate_submit(queue, app_id, user)
         if refusal is not None and not e.is_app_recovering:
@@ -162,7 +166,7 @@ class EventHandlers(ContinuousScheduling):
             self._remove_attempt(app.attempt, keep=False)
         for rmc in app.kept:
             if rmc.cid in self._ctx.containers:
-                self._complete(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+                self.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
         app.kept.clear()
         q: CSQueue | None = app.queue
         while q is not None:
@@ -170,7 +174,7 @@ class EventHandlers(ContinuousScheduling):
             if q.num_applications == 0 and q.state == QueueState.DRAINING:
                 q.state = QueueState.STOPPED  # AbstractCSQueue.appFinished: a drained queue stops
             q = q.parent
-        self._am_hints.pop(e.application_id, None)
+        self.am_hints.pop(e.application_id, None)
 
     def _attempt_added(self, e: Any) -> None:
         ctx = self._ctx
@@ -182,7 +186,7 @@ class EventHandlers(ContinuousScheduling):
         if app.attempt is not None:
             self._remove_attempt(app.attempt, keep=False)
         leaf = app.queue
-        hint = self._am_hints.get(app.app_id)
+        hint = self.am_hints.get(app.app_id)
         am_m, am_v = (hint.memory_mb, hint.vcores) if hint is not None else (ctx.min_m, ctx.min_v)
         attempt = SchedulerApp(attempt_id, app, leaf.get_user(app.user), am_m, am_v)
         attempt.am_known = hint is not None
@@ -218,7 +222,7 @@ class EventHandlers(ContinuousScheduling):
             if keep and rmc.state == RUNNING and not rmc.is_am:
                 app.kept.append(rmc)
                 continue
-            self._complete(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+            self.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
         for by_node in list(attempt.reserved.values()):
             for rmc in list(by_node.values()):
                 unreserve(ctx, rmc)
@@ -237,7 +241,6 @@ class EventHandlers(ContinuousScheduling):
             app.attempt = None
         self.attempts.pop(attempt.attempt_id, None)
         leaf.finish_attempt(ctx, attempt)
-
 
 
 #: Scheduler event type name -> handler (called as ``handler(scheduler, event)``).

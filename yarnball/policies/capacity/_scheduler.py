@@ -296,7 +296,7 @@ class CapacityScheduler(EventHandlers):
                 if log_unknown:
                     log.info("Trying to release container not owned by app or with invalid id.", container=str(cid))
                 continue
-            self._complete(rmc, abnormal_status(cid, RELEASED_CONTAINER), notify=True)
+            self.complete_container(rmc, abnormal_status(cid, RELEASED_CONTAINER), notify=True)
         if ask:
             self._update_asks(app, ask, maximum)
         return out

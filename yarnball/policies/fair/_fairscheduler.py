@@ -100,7 +100,7 @@ class FairScheduler(AbstractYarnScheduler):
         self.fs_apps: dict[ApplicationAttemptId, FSAppAttempt] = {}
         self.app_queues: dict[ApplicationId, FSLeafQueue] = {}
         self.starved_apps: list[Any] = []  # the last update's starved applications (for the preemption thread)
-        self._handlers: dict[str, Callable[[FairScheduler, Any], None]] = events.handlers()
+        self.event_handlers: dict[str, Callable[[FairScheduler, Any], None]] = events.handlers()
 
     def _read_settings(self, fs: FairSchedulerConfiguration) -> None:
         """``initScheduler``'s settings from yarn-site."""
@@ -245,10 +245,10 @@ class FairScheduler(AbstractYarnScheduler):
         context = self.queue_manager.context
         context.root_available = self.cluster_resource - self.queue_manager.root_queue.resource_usage
 
-    def _complete(self, rmc: RMContainer, status: ContainerStatus, *, notify: bool) -> None:
+    def complete_container(self, rmc: RMContainer, status: ContainerStatus, *, notify: bool) -> None:
         app = self.fs_apps.get(rmc.app.attempt_id)
         mem, vc = rmc.mem, rmc.vc
-        AbstractYarnScheduler._complete(self, rmc, status, notify=notify)
+        AbstractYarnScheduler.complete_container(self, rmc, status, notify=notify)
         if app is not None:
             app.queue.dec_used_resource(Resource(mem, vc))
             self._root_available()

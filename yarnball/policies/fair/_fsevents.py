@@ -53,7 +53,7 @@ def handle(s: FairScheduler, event: object) -> list[SchedulerNotification]:
     out: list[SchedulerNotification] = []
     s.ctx.outbox = out
     name = getattr(getattr(event, "event_type", None), "name", "")
-    handler = s._handlers.get(name)
+    handler = s.event_handlers.get(name)
     if handler is None:
         log.error(f"Unknown event arrived at FairScheduler: {event}")
         return out
@@ -79,18 +79,18 @@ def app_added(s: FairScheduler, e: Any) -> None:
     queue_name = placement.queue
     recovering = e.is_app_recovering
     if queue_name is None and not recovering:
-        s._reject(app_id, placement.diagnostics)
+        s.reject_application(app_id, placement.diagnostics)
         return
     if queue_name is None:
         queue_name = "root.recovery"
     try:
         queue = s.queue_manager.get_leaf_queue(queue_name, True, app_id)
     except InvalidQueueNameException as exc:
-        s._reject(app_id, str(exc))
+        s.reject_application(app_id, str(exc))
         return
     if queue is None:
         if not recovering:
-            s._reject(app_id, f"{queue_name} is not a leaf queue")
+            s.reject_application(app_id, f"{queue_name} is not a leaf queue")
             return
         queue_name = "root.recovery"
         queue = s.queue_manager.get_leaf_queue(queue_name, True, app_id)
@@ -99,10 +99,10 @@ def app_added(s: FairScheduler, e: Any) -> None:
         s.alloc_conf.check_permission(queue.name, QueueACL.SUBMIT_APPLICATIONS, user)
         or s.alloc_conf.check_permission(queue.name, QueueACL.ADMINISTER_QUEUE, user)
     ):
-        s._reject(app_id, f"User {user} does not have permission to submit {app_id} to queue {queue_name}")
+        s.reject_application(app_id, f"User {user} does not have permission to submit {app_id} to queue {queue_name}")
         queue.remove_assigned_app(app_id)
         return
-    hint = s._am_hints.get(app_id)
+    hint = s.am_hints.get(app_id)
     if hint is not None and not recovering:
         max_share = queue.max_share
         invalid = [
@@ -114,7 +114,7 @@ def app_added(s: FairScheduler, e: Any) -> None:
             if asked > 0 and top == 0
         ]
         if invalid:
-            s._reject(
+            s.reject_application(
                 app_id,
                 f"Cannot submit application {app_id} to queue {queue_name} because it has zero amount of resource "
                 f"for a requested resource! Invalid requested AM resources: {invalid}, maximum queue resources: "
@@ -143,13 +143,13 @@ def app_removed(s: FairScheduler, e: Any) -> None:
         _remove_attempt(s, app.attempt, keep=False)
     for rmc in app.kept:
         if rmc.cid in s.ctx.containers:
-            s._complete(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+            s.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
     app.kept.clear()
     queue = s.app_queues.pop(e.application_id, None)
     if queue is not None:
         queue.remove_assigned_app(e.application_id)
     s.accounting_queue.num_applications -= 1
-    s._am_hints.pop(e.application_id, None)
+    s.am_hints.pop(e.application_id, None)
 
 
 def attempt_added(s: FairScheduler, e: Any) -> None:
@@ -164,7 +164,7 @@ def attempt_added(s: FairScheduler, e: Any) -> None:
         return
     if app.attempt is not None:
         _remove_attempt(s, app.attempt, keep=False)
-    hint = s._am_hints.get(app.app_id)
+    hint = s.am_hints.get(app.app_id)
     am_m, am_v = (hint.memory_mb, hint.vcores) if hint is not None else (ctx.min_m, ctx.min_v)
     attempt = SchedulerApp(attempt_id, app, s.accounting_queue.get_user(app.user), am_m, am_v)
     attempt.am_known = hint is not None
@@ -213,7 +213,7 @@ def _remove_attempt(s: FairScheduler, attempt: SchedulerApp, *, keep: bool) -> N
             log.info(f"Skip killing {rmc.cid}")
             app.kept.append(rmc)
             continue
-        s._complete(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+        s.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
     for by_node in list(attempt.reserved.values()):
         for rmc in list(by_node.values()):
             if rmc.state == RESERVED:

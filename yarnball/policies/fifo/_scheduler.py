@@ -199,13 +199,13 @@ class FifoScheduler(AbstractYarnScheduler):
             self._remove_attempt(app.attempt, keep=False)
         for rmc in app.kept:
             if rmc.cid in self._ctx.containers:
-                self._complete(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+                self.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
         app.kept.clear()
         order = (e.application_id.cluster_timestamp, e.application_id.id)
         if self._by_order.pop(order, None) is not None:
             del self._order[bisect.bisect_left(self._order, order)]
         self.default_queue.num_applications -= 1
-        self._am_hints.pop(e.application_id, None)
+        self.am_hints.pop(e.application_id, None)
 
     def _attempt_added(self, e: Any) -> None:
         """``addApplicationAttempt`` (with ``transferStateFromPreviousAttempt``'s kept containers)."""
@@ -217,7 +217,7 @@ class FifoScheduler(AbstractYarnScheduler):
             return
         if app.attempt is not None:
             self._remove_attempt(app.attempt, keep=False)
-        hint = self._am_hints.get(app.app_id)
+        hint = self.am_hints.get(app.app_id)
         am_m, am_v = (hint.memory_mb, hint.vcores) if hint is not None else (ctx.min_m, ctx.min_v)
         attempt = SchedulerApp(attempt_id, app, self.default_queue.get_user(app.user), am_m, am_v)
         attempt.am_known = hint is not None
@@ -254,7 +254,7 @@ class FifoScheduler(AbstractYarnScheduler):
             if keep and rmc.state == RUNNING and not rmc.is_am:
                 app.kept.append(rmc)
                 continue
-            self._complete(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+            self.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
         leaf = self.default_queue
         had = attempt.has_pending()
         if had:

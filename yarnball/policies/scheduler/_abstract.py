@@ -98,7 +98,7 @@ class AbstractYarnScheduler:
         # AbstractYarnScheduler.applications: SchedulerApplication by id, each with its current attempt
         self.applications: dict[ApplicationId, SchedulerApplication] = {}
         self.attempts: dict[ApplicationAttemptId, SchedulerApp] = {}
-        self._am_hints: dict[ApplicationId, Resource] = {}
+        self.am_hints: dict[ApplicationId, Resource] = {}
         # event class -> handler (handle's dispatch cache)
         self._by_class: dict[type, Callable[[Any, Any], None]] = {}
         # node placement policy and continuous scheduling
@@ -163,7 +163,7 @@ class AbstractYarnScheduler:
 
     def set_am_resource(self, application_id: ApplicationId, resource: Resource) -> None:
         """Tell the AM container's size before the attempt is added (``ApplicationSubmissionContext``'s AM ask)."""
-        self._am_hints[application_id] = resource
+        self.am_hints[application_id] = resource
 
     def node_report(self, node_id: NodeId) -> NodeReport | None:
         node = self.nodes.get(node_id)
@@ -199,7 +199,7 @@ class AbstractYarnScheduler:
         ]
         return tuple(sorted(kept, key=lambda c: c.id.container_id))
 
-    def _reject(self, app_id: Any, message: str) -> None:
+    def reject_application(self, app_id: Any, message: str) -> None:
         log.info(message)
         self._ctx.outbox.append(AppRejected(app_id, message))
 
@@ -228,7 +228,7 @@ class AbstractYarnScheduler:
             log.error("Attempting to remove non-existent node " + str(e.node_id))
             return
         for rmc in list(node.containers.values()):
-            self._complete(rmc, abnormal_status(rmc.cid, LOST_CONTAINER), notify=True)
+            self.complete_container(rmc, abnormal_status(rmc.cid, LOST_CONTAINER), notify=True)
         if node.reserved is not None:
             unreserve(ctx, node.reserved)
         del self.nodes[e.node_id]
@@ -298,7 +298,7 @@ class AbstractYarnScheduler:
             rmc = containers.get(st.container_id)
             if rmc is None or rmc.state == RESERVED:
                 continue
-            self._complete(rmc, st, notify=False)
+            self.complete_container(rmc, st, notify=False)
         self.schedule_on_heartbeat(node, bool(completed))
 
     def mark_launched(self, container_ids: Iterable[ContainerId]) -> None:
@@ -311,7 +311,7 @@ class AbstractYarnScheduler:
                 rmc.state = RUNNING
 
     # -- containers ending (completedContainer) ----------------------------------------------------------------
-    def _complete(self, rmc: RMContainer, status: ContainerStatus, *, notify: bool) -> None:
+    def complete_container(self, rmc: RMContainer, status: ContainerStatus, *, notify: bool) -> None:
         """``completedContainer`` for an allocated container: free it, queue the status for the AM, and (when the
         scheduler itself ends it) tell the RM so the NodeManager cleans it up."""
         app = rmc.app
@@ -329,7 +329,7 @@ class AbstractYarnScheduler:
         if rmc.state == RESERVED:
             unreserve(self._ctx, rmc)
             return
-        self._complete(rmc, status, notify=True)
+        self.complete_container(rmc, status, notify=True)
 
     def handle_container_expired(self, e: Any) -> None:
         if getattr(e, "increase", False):
@@ -360,7 +360,7 @@ class AbstractYarnScheduler:
         if rmc.state == RESERVED:
             unreserve(self._ctx, rmc)
             return
-        self._complete(rmc, preempted_status(cid), notify=True)
+        self.complete_container(rmc, preempted_status(cid), notify=True)
 
     def handle_mark_nonkillable(self, e: Any) -> None:
         return  # only meaningful with lazy preemption
@@ -522,7 +522,7 @@ class AbstractYarnScheduler:
                 if log_unknown:
                     log.info("Trying to release container not owned by app or with invalid id.", container=str(cid))
                 continue
-            self._complete(rmc, abnormal_status(cid, RELEASED_CONTAINER), notify=True)
+            self.complete_container(rmc, abnormal_status(cid, RELEASED_CONTAINER), notify=True)
         if ask:
             self._update_asks(app, ask, maximum)
         return out
