@@ -7,8 +7,8 @@
 Runs a busy synthetic cluster (bench_simulation.py's workload, small) with the shipped defaults in pure Python
 (``YARNBALL_PURE_PYTHON=1``, so that every Python-level call is seen) under ``sys.setprofile``. Each kernel event
 is one path: from the kernel's call of the event's callback until it returns. A *file crossing* is a distinct
-edge "file A calls into file B" on that path, the kernel's call of the callback included; the scheduler's
-package (``policies/<scheduler>/``) counts as one file, as it sits behind the scheduler interface, and a loop
+edge "file A calls into file B" on that path, the kernel's call of the callback included; the scheduler
+(everything under ``policies/``) counts as one file, as it sits behind the scheduler interface, and a loop
 that takes the same edge many times (one per allocated container, say) counts it once. Calls into the standard
 library and third-party code are not counted, nor the calls they make back. A *call back* is an edge B -> A
 taken after A -> B on the same path: a callee reaching back into its caller instead of returning to it. The
@@ -43,12 +43,9 @@ KERNEL = PACKAGE + os.path.join("actors", "_kernel.py")
 
 
 def _rel(path: str) -> str:
-    """The file's path in the package, a scheduler's package collapsed into one name."""
+    """The file's path in the package; everything behind the scheduler interface (``policies/``) is one name."""
     rel = path[len(PACKAGE) :].replace(os.sep, "/") if path.startswith(PACKAGE) else path
-    parts = rel.split("/")
-    if parts[0] == "policies" and len(parts) > 2:
-        return "/".join(parts[:2]) + "/"
-    return rel
+    return "policies/" if rel.startswith("policies/") else rel
 
 
 class PathRecorder:
