@@ -20,7 +20,6 @@ from yarnball.policies.scheduler import (
     CAPACITY_SCHEDULER,
     FAIR_SCHEDULER,
     FIFO_SCHEDULER,
-    check_scheduler_class,
     create_edit_policy,
     create_recovering_scheduler,
     create_scheduler,
@@ -88,7 +87,6 @@ def test_the_factory_builds_the_capacity_scheduler_by_its_full_or_simple_name(na
     """yarn.resourcemanager.scheduler.class names the CapacityScheduler in full or by its simple name (trimmed)."""
     conf = _conf({keys.RM_SCHEDULER: name})
     assert scheduler_class(conf) == CAPACITY_SCHEDULER
-    assert check_scheduler_class(conf) is None
     assert type(create_scheduler(conf, cluster_timestamp=7)) is CapacityScheduler
 
 
@@ -113,7 +111,6 @@ def test_the_factory_builds_the_fair_scheduler_by_its_full_or_simple_name(name: 
     from yarnball.policies.fair._fairscheduler import FairScheduler
 
     conf = _conf({keys.RM_SCHEDULER: name})
-    assert check_scheduler_class(conf) is None
     scheduler = create_scheduler(conf, cluster_timestamp=1)
     assert type(scheduler) is FairScheduler
     assert rest_scheduler_type(scheduler) == "fairScheduler"
@@ -125,7 +122,6 @@ def test_the_factory_builds_the_fifo_scheduler_by_its_full_or_simple_name(name: 
     from yarnball.policies.fifo import FifoScheduler
 
     conf = _conf({keys.RM_SCHEDULER: name})
-    assert check_scheduler_class(conf) is None
     scheduler = create_scheduler(conf, cluster_timestamp=1)
     assert type(scheduler) is FifoScheduler
     assert rest_scheduler_type(scheduler) == "fifoScheduler"
@@ -139,7 +135,7 @@ def test_an_unknown_scheduler_class_is_refused_naming_the_key_and_the_known_clas
     text = str(err.value)
     assert keys.RM_SCHEDULER in text and "org.example.MyScheduler" in text and CAPACITY_SCHEDULER in text
     with pytest.raises(ConfigurationError):
-        check_scheduler_class(conf)
+        scheduler_class(conf)
 
 
 def test_an_unknown_scheduler_class_exits_2_naming_the_key(tmp_path: Path, capsys: Any) -> None:

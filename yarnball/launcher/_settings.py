@@ -194,18 +194,15 @@ def check_values(conf: Configuration) -> None:
 def load_conf_dir(path: str | os.PathLike[str]) -> Configuration:
     """A Hadoop conf directory as ``yarnball simulate --conf-dir`` reads it: ``yarn-site.xml``, then
     ``capacity-scheduler.xml``, then ``sls-runner.xml``, each if present. Keys yarnball does not read are summed up
-    in one warning; a FairScheduler or FifoScheduler is warned about (the CapacityScheduler is simulated instead) and an
-    unknown ``yarn.resourcemanager.scheduler.class`` refused (policies/scheduler/_factory.py)."""
+    in one warning; an unknown ``yarn.resourcemanager.scheduler.class`` is refused (policies/scheduler/_factory.py)."""
     conf = Configuration.from_conf_dir(path)
     sls_runner = Path(path) / SLS_RUNNER_FILE
     if os.path.lexists(sls_runner):  # a directory, FIFO or broken link of that name is refused, not skipped
         conf.add_resource(sls_runner)
     _summarise_unread(conf, Path(path))
-    from yarnball.policies.scheduler import check_scheduler_class
+    from yarnball.policies.scheduler import scheduler_class
 
-    warning = check_scheduler_class(conf)  # a Fair/FifoScheduler is warned about, an unknown class refused
-    if warning is not None:
-        log.warning(warning)
+    scheduler_class(conf)  # an unknown class is refused here, before anything runs
     return conf
 
 

@@ -34,7 +34,6 @@ __all__ = [
     "FAIR_SCHEDULER",
     "FIFO_SCHEDULER",
     "PROVEN_SCHEDULER_CLASS",
-    "check_scheduler_class",
     "create_edit_policy",
     "create_recovering_scheduler",
     "create_scheduler",
@@ -83,13 +82,6 @@ def scheduler_class(conf: Configuration) -> str:
             f"expected one of {known} (or its simple name)"
         )
     return kind
-
-
-def check_scheduler_class(conf: Configuration) -> str | None:
-    """The scheduler class checked as a conf directory is read: a warning to give, or None (every class yarnball
-    knows is simulated); an unknown class raises (:func:`scheduler_class`)."""
-    scheduler_class(conf)
-    return None
 
 
 def validate_scheduler_configuration(conf: Configuration) -> None:
