@@ -2,12 +2,12 @@
 FairScheduler with its ``FSPreemptionThread`` (shared/reference/fair.md §5). Method names are Hadoop's, snake-cased;
 the four parametrised modes are Hadoop's (min-share or fair-share preemption, fair or drf).
 
-As in Hadoop's test: unmanaged applications (no AM container, no AM-share limit), two nodes of 4 GB and 12 vcores, ``waitTimeBeforeKill`` 0, the utilisation threshold 0, the
-update run by hand. Hadoop's preemption thread wakes when the update queues a starved application; here the test
-runs the thread after the update and kills what it chose (the RM does both on its clock: actors/_preemption.py).
-``testRelaxLocalityToNotPreemptAM`` is not ported: it asks different capabilities at one priority (node, rack and
-``*``), which yarnball's ask table (one capability per scheduler key, as Hadoop's own ``AppSchedulingInfo`` since
-YARN-6040) does not hold.
+As in Hadoop's test: unmanaged applications (no AM container, no AM-share limit), two nodes of 4 GB and 12 vcores,
+``waitTimeBeforeKill`` 0, the utilisation threshold 0, the update run by hand. Hadoop's preemption thread wakes when
+the update queues a starved application; here the test runs the thread after the update and kills what it chose (the
+RM does both on its clock: actors/_preemption.py). ``testRelaxLocalityToNotPreemptAM`` is not ported: it asks
+different capabilities at one priority (node, rack and ``*``), which yarnball's ask table (one capability per
+scheduler key) does not hold.
 """
 
 from __future__ import annotations
@@ -191,7 +191,11 @@ class Harness:
 
 def rr(mb: int, vcores: int, n: int, name: str = ANY, relax: bool = True) -> ResourceRequest:
     return ResourceRequest(
-        priority=Priority(1), capability=Resource(mb, vcores), resource_name=name, num_containers=n, relax_locality=relax
+        priority=Priority(1),
+        capability=Resource(mb, vcores),
+        resource_name=name,
+        num_containers=n,
+        relax_locality=relax,
     )
 
 

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from test_hadoop_fs_preemption import GB, Harness, rr
 
 
-# -- TestFSAppStarvation ------------------------------------------------------------------------------------------------
+# -- TestFSAppStarvation -----------------------------------------------------------------------------------------------
 def test_preemption_disabled(tmp_path: Path) -> None:
     h = Harness(tmp_path, "FairSharePreemption", **{keys.PREEMPTION: "false"})
     h.take_all_resources("root.preemptable.child-1")
@@ -56,7 +56,7 @@ def test_cluster_utilization_threshold(tmp_path: Path) -> None:
     assert len(h.s.starved_apps) == 0 and len(greedy.attempt.live) == 4
 
 
-# -- FSStarvedApps ------------------------------------------------------------------------------------------------------
+# -- FSStarvedApps -----------------------------------------------------------------------------------------------------
 def _starved(queue: FSLeafQueue, mb: int) -> FakeFSApp:
     app = FakeFSApp(queue)
     app.starvation.fairshare_starvation = Resource(mb, 1)
