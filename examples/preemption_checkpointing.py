@@ -11,12 +11,17 @@ arrives at 60 s and the preemption monitor reclaims Q2's guarantee from App1. Ru
     python examples/preemption_checkpointing.py [--store-dir DIR]
 
 prints, for each run, App1's lost work, how many task attempts were preempted (none counts as a failure) and
-both applications' completion times. ``--store-dir`` keeps the checkpoints as JSON files in DIR.
+both applications' completion times. ``--store-dir`` keeps the checkpoints as JSON files in DIR. ``--fair`` runs
+the same under the FairScheduler (two queues of equal weight; its preemption thread reclaims q2's fair share after
+``fairSharePreemptionTimeout``, with the same PreemptionMessage first and the kill ``waitTimeBeforeKill`` later).
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
+from pathlib import Path
+from typing import Any
 
 from yarnball.actors import (
     CheckpointingMRAppMaster,
@@ -40,9 +45,35 @@ CONF = {
 }
 
 
-def run(am_class: type[PreemptibleAppMaster], store: CheckpointStore | None = None, seed: int = 1) -> dict[str, float]:
+FAIR_ALLOCATIONS = """<?xml version="1.0"?>
+<allocations>
+  <defaultFairSharePreemptionTimeout>5</defaultFairSharePreemptionTimeout>
+  <defaultFairSharePreemptionThreshold>1.0</defaultFairSharePreemptionThreshold>
+  <queue name="q1"/>
+  <queue name="q2"/>
+</allocations>
+"""
+
+
+def fair_conf(directory: str) -> dict[str, str]:
+    """The FairScheduler with preemption over q1 and q2 (allocation file written to ``directory``)."""
+    path = Path(directory) / "fair-scheduler.xml"
+    path.write_text(FAIR_ALLOCATIONS)
+    return {
+        "yarn.resourcemanager.scheduler.class": "FairScheduler",
+        "yarn.scheduler.fair.allocation.file": str(path),
+        "yarn.scheduler.fair.preemption": "true",
+    }
+
+
+def run(
+    am_class: type[PreemptibleAppMaster],
+    store: CheckpointStore | None = None,
+    seed: int = 1,
+    conf: dict[str, Any] | None = None,
+) -> dict[str, float]:
     nodes = WorkloadBuilder().nodes(4, memory_mb=8192, vcores=8).build().nodes
-    cluster = Cluster(CONF, nodes, seed=seed)
+    cluster = Cluster(CONF if conf is None else conf, nodes, seed=seed)
     app1 = am_class(
         name="app1", queue="q1", tasks=mapreduce_tasks(31, 4, map_ms=300_000, reduce_ms=60_000), store=store
     )
@@ -68,12 +99,15 @@ def run(am_class: type[PreemptibleAppMaster], store: CheckpointStore | None = No
 def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store-dir", default=None, help="keep checkpoints as JSON files here (default: memory)")
+    parser.add_argument("--fair", action="store_true", help="run under the FairScheduler with its preemption")
     args = parser.parse_args(argv)
     store = FileSystemCheckpointStore(args.store_dir) if args.store_dir else None
-    results = {
-        "checkpointing": run(CheckpointingMRAppMaster, store),
-        "restarting": run(RestartingMRAppMaster),
-    }
+    with tempfile.TemporaryDirectory() as tmp:
+        conf = fair_conf(tmp) if args.fair else None
+        results = {
+            "checkpointing": run(CheckpointingMRAppMaster, store, conf=conf),
+            "restarting": run(RestartingMRAppMaster, conf=conf),
+        }
     print(
         f"{'App1 AM':14} {'work lost':>10} {'resumed':>9} {'preempted':>9} {'failed':>6} {'killed':>6} "
         f"{'App1 done':>10} {'App2 done':>10}"

@@ -83,3 +83,14 @@ def test_checkpointing_am_loses_less_work_and_finishes_sooner(tmp_path: Path) ->
     assert ckpt["app1_finish_s"] < restart["app1_finish_s"]
     assert restart["killed_by_rm"] > 0 and ckpt["preempted_attempts"] > 0
     assert ckpt["failed_attempts"] == restart["failed_attempts"] == 0
+
+
+def test_checkpointing_am_under_the_fair_scheduler(tmp_path: Path) -> None:
+    """The same under the FairScheduler's preemption: the AM gets the PreemptionMessage before the kill."""
+    module = load("preemption_checkpointing.py")
+    results = module["main"](["--store-dir", str(tmp_path), "--fair"])
+    ckpt, restart = results["checkpointing"], results["restarting"]
+    assert restart["killed_by_rm"] > 0 and ckpt["preempted_attempts"] > 0
+    assert ckpt["work_lost_s"] < restart["work_lost_s"]
+    assert ckpt["app1_finish_s"] < restart["app1_finish_s"]
+    assert ckpt["failed_attempts"] == restart["failed_attempts"] == 0

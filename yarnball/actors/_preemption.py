@@ -13,6 +13,13 @@ Hadoop events:
   and the AM sees the status in its next ``allocate`` response;
 - KILL_RESERVED_CONTAINER: a reservation in the way is cancelled.
 
+The FairScheduler preempts with its own ``FSPreemptionThread`` (policies/fair/_fspreemptionthread.py), not with this
+monitor: :func:`run_fs_preemption` does the thread's work after each update of the scheduler and puts its decisions
+through the same events (MARK_CONTAINER_FOR_PREEMPTION when a container is chosen, MARK_CONTAINER_FOR_KILLABLE
+``yarn.scheduler.fair.waitTimeBeforeKill`` later, for a container still held), so the AM's notice, the kill, the
+counters and the metrics are the same as the CapacityScheduler's. Its AMs get the strict contract alone, as from
+Hadoop's FairScheduler.
+
 Marks (``preemptionCandidates``) live in the policy's :class:`PreemptionState`: a container that is not selected
 again is never killed, its mark ages out after ``2 x max_wait_before_kill`` as in Hadoop, and the policy also
 drops at once the marks of containers that no longer exist (released, finished or killed), which Hadoop only
@@ -22,6 +29,7 @@ forgets when they age out.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from yarnball.actors._schedulingmonitor import SchedulingMonitor
 from yarnball.policies.preemption import PreemptionRound, PreemptionState
@@ -36,12 +44,14 @@ from yarnball.protocols import (
     ANY,
     ApplicationAttemptId,
     Configuration,
+    ContainerPreemptEvent,
     PreemptionContainer,
     PreemptionContract,
     PreemptionMessage,
     PreemptionResourceRequest,
     Priority,
     ResourceRequest,
+    SchedulerEventType,
     StrictPreemptionContract,
     keys,
 )
@@ -53,6 +63,7 @@ __all__ = [
     "monitor_enabled",
     "policy_enabled",
     "preemption_message",
+    "run_fs_preemption",
 ]
 
 #: The preemption policy's Hadoop class name (the simple name is accepted too).
@@ -150,9 +161,49 @@ def preemption_message(
         priority=UNDEFINED_PRIORITY, capability=minimum, resource_name=ANY, num_containers=math.ceil(ratio)
     )
     containers = tuple(PreemptionContainer(id=c) for c in ids)
+    if getattr(scheduler, "preemption_thread", None) is not None:
+        # FairScheduler.allocate: only the strict contract (FSAppAttempt.getPreemptionContainerIds)
+        return PreemptionMessage(strict_contract=StrictPreemptionContract(containers=containers))
     return PreemptionMessage(
         strict_contract=StrictPreemptionContract(containers=containers),
         contract=PreemptionContract(
             resource_request=(PreemptionResourceRequest(resource_request=request),), containers=containers
         ),
     )
+
+
+def run_fs_preemption(rm: Any) -> None:
+    """The FairScheduler's ``FSPreemptionThread`` after an update filled ``FSStarvedApps`` (the RM's update timer):
+    each container it chooses is marked through the RM's dispatcher (MARK_CONTAINER_FOR_PREEMPTION, which the
+    scheduler turns into ``trackContainerForPreemption`` at once, as the thread does), and the kill is set on the RM's
+    clock ``waitTimeBeforeKill`` ms later (Hadoop's ``Preemption Timer``)."""
+    thread = getattr(rm.scheduler, "preemption_thread", None)
+    if thread is None:
+        return
+    dispatcher = rm.dispatcher
+
+    def mark(rmc: Any) -> None:
+        dispatcher.on_container_preempt(
+            ContainerPreemptEvent(application_attempt_id=rmc.app.attempt_id, container=rmc.container)
+        )
+
+    for containers in thread.run(mark):
+        batch = [(rmc.app.attempt_id, rmc.container) for rmc in containers]
+        rm.after_call(thread.wait_time_before_kill, _kill_preempted, (rm, batch))
+
+
+def _kill_preempted(arg: tuple[Any, list[Any]]) -> None:
+    """``PreemptContainersTask``: each container still held is completed with PREEMPTED (MARK_CONTAINER_FOR_KILLABLE,
+    ``Container preempted by scheduler``); one that ended meanwhile is left alone."""
+    rm, batch = arg
+    for attempt_id, container in batch:
+        if rm.scheduler.live_container(container.id) is None:
+            continue
+        rm.log.info(f"Killing container {container.id}")
+        rm.dispatcher.on_container_preempt(
+            ContainerPreemptEvent(
+                application_attempt_id=attempt_id,
+                container=container,
+                event_type=SchedulerEventType.MARK_CONTAINER_FOR_KILLABLE,
+            )
+        )

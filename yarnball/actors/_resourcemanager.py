@@ -35,7 +35,7 @@ from yarnball.actors._decommission import DecommissioningNodes
 from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nmrpc import NodeHeartbeatRules
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
-from yarnball.actors._preemption import create_preemption_monitor
+from yarnball.actors._preemption import create_preemption_monitor, run_fs_preemption
 from yarnball.actors._queuedeletion import QueueDeletionMonitor, spawn_queue_deletion_monitor
 from yarnball.actors._queuemanagement import spawn_queue_management_monitor
 from yarnball.actors._resourcetracker import ResourceTrackerService, RMNode
@@ -291,6 +291,7 @@ class ResourceManager(Actor):
 
     def _scheduler_update(self) -> None:
         self.dispatcher.on_notifications(self.scheduler.update())
+        run_fs_preemption(self)  # the FairScheduler's FSPreemptionThread, on what the update found
 
     def on_stop(self) -> None:
         clock = self.heartbeats

@@ -35,10 +35,13 @@ from yarnball.policies.fair import _fsevents as events
 from yarnball.policies.fair._allocationconfiguration import AllocationConfiguration, reload_allocations
 from yarnball.policies.fair._configurableresource import unbounded
 from yarnball.policies.fair._fairschedulerconfiguration import FairSchedulerConfiguration
-from yarnball.policies.fair._fsappattempt import FSAppAttempt
-from yarnball.policies.fair._fsleafqueue import FSLeafQueue
+from yarnball.policies.fair._fsappattempt import CONTAINER_RESERVED, FSAppAttempt
+from yarnball.policies.fair._fsleafqueue import FSLeafQueue, subtract_non_negative
+from yarnball.policies.fair._fspreemptionthread import FSPreemptionThread
 from yarnball.policies.fair._fsqueue import FSParentQueue, FSQueue
 from yarnball.policies.fair._fsqueuemetrics import fair_scheduler_info, fs_queue_metrics
+from yarnball.policies.fair._fsschedulernode import FSSchedulerNode
+from yarnball.policies.fair._fsstarvedapps import FSStarvedApps
 from yarnball.policies.fair._maxrunningappsenforcer import MaxRunningAppsEnforcer
 from yarnball.policies.fair._queuemanager import QueueManager
 from yarnball.policies.fair._resources import componentwise_min
@@ -46,6 +49,7 @@ from yarnball.policies.scheduler._abstract import AbstractYarnScheduler, validat
 from yarnball.policies.scheduler._acl import QueueACL
 from yarnball.policies.scheduler._notifications import QueueMetrics, SchedulerNotification
 from yarnball.protocols import (
+    ANY,
     ApplicationAttemptId,
     ApplicationId,
     Configuration,
@@ -99,7 +103,11 @@ class FairScheduler(AbstractYarnScheduler):
         self.accounting_queue = LeafQueue(CapacitySchedulerConfiguration(Configuration()), "root", None)
         self.fs_apps: dict[ApplicationAttemptId, FSAppAttempt] = {}
         self.app_queues: dict[ApplicationId, FSLeafQueue] = {}
-        self.starved_apps: list[Any] = []  # the last update's starved applications (for the preemption thread)
+        # FSStarvedApps (filled by the update) and FSPreemptionThread (yarn.scheduler.fair.preemption); the nodes'
+        # preemption bookkeeping (FSSchedulerNode), created when the thread first looks at a node
+        self.starved_apps = FSStarvedApps()
+        self.preemption_thread = FSPreemptionThread(self) if self.preemption_enabled else None
+        self.fs_nodes: dict[NodeId, FSSchedulerNode] = {}
         self.event_handlers: dict[str, Callable[[FairScheduler, Any], None]] = events.handlers()
 
     def _read_settings(self, fs: FairSchedulerConfiguration) -> None:
@@ -185,6 +193,8 @@ class FairScheduler(AbstractYarnScheduler):
         """``addNode``/``removeNode``/``updateNodeResource``: root's steady share is the cluster, the steady shares
         are recomputed, and ``triggerUpdate`` runs the update."""
         self.queue_manager.set_cluster_resource(self.cluster_resource)
+        for node_id in [n for n in self.fs_nodes if n not in self.nodes]:
+            del self.fs_nodes[node_id]  # a removed node's preemption bookkeeping goes with it
         self.update()
 
     def reinitialize(self, conf: Configuration) -> None:
@@ -220,9 +230,34 @@ class FairScheduler(AbstractYarnScheduler):
     # -- the update thread -------------------------------------------------------------------------------------
     def update(self) -> list[SchedulerNotification]:
         """``FairScheduler.update``: demands and fair shares down the tree, the root metrics' available resource,
-        and the starved applications when preemption should be attempted."""
-        self.starved_apps = self.queue_manager.update(self.should_attempt_preemption())
+        and the starved applications (into ``FSStarvedApps``) when preemption should be attempted."""
+        self.queue_manager.update(self.should_attempt_preemption(), self.starved_apps.add_starved_app)
         return []
+
+    # -- preemption (FSPreemptionThread, FSSchedulerNode; fair.md §5.4-§5.5) -----------------------------------------
+    def fs_node(self, node: SchedulerNode) -> FSSchedulerNode:
+        """The node's ``FSSchedulerNode`` preemption bookkeeping (created on first use)."""
+        fs_node = self.fs_nodes.get(node.node_id)
+        if fs_node is None:
+            fs_node = self.fs_nodes[node.node_id] = FSSchedulerNode(node)
+        return fs_node
+
+    def get_nodes_by_resource_name(self, name: str) -> list[SchedulerNode]:
+        """``ClusterNodeTracker.getNodesByResourceName``: every node for ``*``, else the node of that name, else the
+        rack's nodes (registration order)."""
+        if name == ANY:
+            return list(self.nodes.values())
+        by_name = [n for n in self.nodes.values() if n.host == name]
+        return by_name or [n for n in self.nodes.values() if n.rack == name]
+
+    def track_container_for_preemption(self, container_id: ContainerId) -> None:
+        """MARK_CONTAINER_FOR_PREEMPTION: the owner's ``trackContainerForPreemption``."""
+        rmc = self._ctx.containers.get(container_id)
+        if rmc is None:
+            return
+        app = self.fs_apps.get(rmc.app.attempt_id)
+        if app is not None and container_id in app.attempt.live:
+            app.track_container_for_preemption(rmc)
 
     def should_attempt_preemption(self) -> bool:
         """``shouldAttemptPreemption``: preemption on and the cluster's utilisation above the threshold."""
@@ -251,7 +286,13 @@ class FairScheduler(AbstractYarnScheduler):
         AbstractYarnScheduler.complete_container(self, rmc, status, notify=notify)
         if app is not None:
             app.queue.dec_used_resource(Resource(mem, vc))
+            if app.containers_to_be_preempted:
+                app.untrack_container_for_preemption(rmc)  # FSAppAttempt.containerCompleted
             self._root_available()
+        if self.fs_nodes:
+            fs_node = self.fs_nodes.get(rmc.node.node_id)
+            if fs_node is not None:
+                fs_node.release_container(rmc.cid)  # FSSchedulerNode.releaseContainer
 
     def _resized(self, rmc: RMContainer, before: tuple[int, int]) -> None:
         app = self.fs_apps.get(rmc.app.attempt_id)
@@ -334,8 +375,17 @@ class FairScheduler(AbstractYarnScheduler):
         self._root_available()
 
     def assign_preempted_containers(self, node: SchedulerNode) -> None:
-        """``assignPreemptedContainers``: the applications that preempted containers on the node take them first
-        (the preemption thread fills the node's preemption list; it is empty until then)."""
+        """``assignPreemptedContainers``: the applications that preempted containers on the node take them first,
+        in the order they preempted there, each until it got that much, assigns nothing or reserves."""
+        fs_node = self.fs_nodes.get(node.node_id)
+        if fs_node is None or not fs_node.resources_preempted_for_app:
+            return
+        for app, pending in fs_node.get_preemption_list().items():
+            while not app.attempt.stopped and not pending.is_none():
+                assigned = app.assign_container(node)
+                if assigned.is_none() or assigned == CONTAINER_RESERVED:
+                    break  # fail to assign, let's not try further
+                pending = subtract_non_negative(pending, assigned)
 
     def _should_continue_assigning(self, n: int, max_m: int, max_v: int, got_m: int, got_v: int) -> bool:
         """``shouldContinueAssigning``."""

@@ -14,12 +14,21 @@ from typing import TYPE_CHECKING, Final
 
 from yarnball._logs import get_logger
 from yarnball.policies.capacity._allocator import _allocate, _reserve
-from yarnball.policies.capacity._state import NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, KeyAsks, SchedulerApp, SchedulerNode
+from yarnball.policies.capacity._state import (
+    NODE_LOCAL,
+    OFF_SWITCH,
+    RACK_LOCAL,
+    KeyAsks,
+    RMContainer,
+    SchedulerApp,
+    SchedulerNode,
+)
 from yarnball.policies.fair._configurableresource import unbounded
 from yarnball.policies.fair._demand import app_demand, app_headroom, app_weight
+from yarnball.policies.fair._fairschedulerconfiguration import FairSchedulerConfiguration
 from yarnball.policies.fair._fsapp import AppStarvation
-from yarnball.policies.fair._fsleafqueue import FSLeafQueue, _usage_below_share
-from yarnball.protocols import ApplicationId, Priority, Resource
+from yarnball.policies.fair._fsleafqueue import FSLeafQueue, _usage_below_share, subtract_non_negative
+from yarnball.protocols import ANY, ApplicationId, ContainerId, Priority, Resource, ResourceRequest
 
 if TYPE_CHECKING:
     from yarnball.policies.fair._fairscheduler import FairScheduler
@@ -43,10 +52,13 @@ class FSAppAttempt:
         "allowed_locality",
         "am_resource",
         "attempt",
+        "containers_to_be_preempted",
         "diagnostics",
+        "enable_am_preemption",
         "fair_share",
         "last_scheduled",
         "queue",
+        "resources_to_be_preempted",
         "scheduler",
         "start_time",
         "starvation",
@@ -65,6 +77,10 @@ class FSAppAttempt:
         # allowedLocalityLevel and lastScheduledContainer, by scheduler key
         self.allowed_locality: dict[tuple[int, int], int] = {}
         self.last_scheduled: dict[tuple[int, int], int] = {}
+        # containersToBePreempted / resourcesToBePreempted; enableAMPreemption is read once, for the attempt's queue
+        self.containers_to_be_preempted: dict[ContainerId, RMContainer] = {}
+        self.resources_to_be_preempted = _NONE
+        self.enable_am_preemption = FairSchedulerConfiguration(scheduler.conf).get_am_preemption_enabled(queue.name)
 
     # -- Schedulable / FSApp ------------------------------------------------------------------------------------------
     @property
@@ -160,6 +176,104 @@ class FSAppAttempt:
             s.queue_manager.root_queue.resource_usage,
             blacklisted,
         )
+
+    # -- preemption (fair.md §5.4) --------------------------------------------------------------------------------
+    def is_preemptable(self) -> bool:
+        """``isPreemptable``: the queue's (``allowPreemptionFrom``, inherited)."""
+        return self.queue.preemptable
+
+    def track_container_for_preemption(self, rmc: RMContainer) -> None:
+        """``trackContainerForPreemption``: the container is to be preempted (the AM hears of it in its next
+        ``allocate``); its resource no longer counts as the attempt's in ``canContainerBePreempted``."""
+        if rmc.cid not in self.containers_to_be_preempted:
+            self.containers_to_be_preempted[rmc.cid] = rmc
+            self.resources_to_be_preempted = self.resources_to_be_preempted + Resource(rmc.mem, rmc.vc)
+            self.attempt.preempt.add(rmc.cid)
+
+    def untrack_container_for_preemption(self, rmc: RMContainer) -> None:
+        """``untrackContainerForPreemption`` (the container completed)."""
+        if self.containers_to_be_preempted.pop(rmc.cid, None) is not None:
+            self.resources_to_be_preempted = self.resources_to_be_preempted - Resource(rmc.mem, rmc.vc)
+
+    def can_container_be_preempted(self, rmc: RMContainer, already_considering: Resource) -> bool:
+        """``canContainerBePreempted``: the queue is preemptable, an AM container only with AM preemption on for
+        the queue, the container is the attempt's and not already marked, and the attempt's usage without the
+        marked containers, this one and ``already_considering`` stays at or above its fair share."""
+        if not self.is_preemptable():
+            return False
+        if rmc.is_am and not self.enable_am_preemption:
+            return False
+        if rmc.cid not in self.attempt.live:
+            log.error(
+                f"Looking to preempt container {rmc.cid}. Container does not belong to app {self.application_id}"
+            )
+            return False
+        if rmc.cid in self.containers_to_be_preempted:
+            return False  # already under consideration for preemption
+        after = self.resource_usage - self.resources_to_be_preempted - Resource(rmc.mem, rmc.vc) - already_considering
+        queue = self.queue
+        calc = queue.policy.get_resource_calculator()
+        return not _usage_below_share(calc, queue.context.cluster_resource, after, self.fair_share)
+
+    def get_all_resource_requests(self) -> list[ResourceRequest]:
+        """``AppSchedulingInfo.getAllResourceRequests``: per scheduler key (in key order) the ANY ask, then the rack
+        and host asks in the order they were made (Hadoop walks hash maps here: fair.md §9)."""
+        out: list[ResourceRequest] = []
+        for ka in self.attempt.keys_in_order():
+            capability = Resource(ka.cap_m, ka.cap_v)
+            out.append(
+                ResourceRequest(
+                    priority=ka.priority,
+                    capability=capability,
+                    resource_name=ANY,
+                    num_containers=ka.any_count,
+                    relax_locality=ka.any_relax,
+                    allocation_request_id=ka.request_id,
+                )
+            )
+            for name, (count, relax) in ka.names.items():
+                out.append(
+                    ResourceRequest(
+                        priority=ka.priority,
+                        capability=capability,
+                        resource_name=name,
+                        num_containers=count,
+                        relax_locality=relax,
+                        allocation_request_id=ka.request_id,
+                    )
+                )
+        return out
+
+    def get_starved_resource_requests(self) -> list[ResourceRequest]:
+        """``getStarvedResourceRequests``: asks covering the attempt's starvation, one locality level per
+        (priority, capability) (``VisitedResourceRequestTracker``), each cut to the containers that fit in what is
+        still to cover (memory ratio, ``DefaultResourceCalculator``)."""
+        from yarnball.policies.fair._fspreemptionthread import VisitedResourceRequestTracker
+
+        out: list[ResourceRequest] = []
+        visited = VisitedResourceRequestTracker(self.scheduler)
+        pending = self.starvation.get_starvation()
+        for rr in self.get_all_resource_requests():
+            if pending.is_none():
+                break
+            if not visited.visit(rr):
+                continue
+            cap_m = rr.capability.memory_mb
+            # (int) Math.floor(ratio): a zero-memory capability gives Infinity, i.e. Integer.MAX_VALUE
+            fit = math.floor(pending.memory_mb / cap_m) if cap_m else 2**31 - 1
+            if fit == 0:
+                continue
+            if fit < rr.num_containers:
+                rr = ResourceRequest(
+                    priority=rr.priority, capability=rr.capability, resource_name=rr.resource_name, num_containers=fit
+                )
+            out.append(rr)
+            pending = subtract_non_negative(pending, rr.capability * rr.num_containers)
+        return out
+
+    def preemption_triggered(self, delay_before_next_starvation_check: int) -> None:
+        """``preemptionTriggered``: not starved again before ``now + delay``."""
+        self.starvation.preemption_triggered(self.scheduler.now(), delay_before_next_starvation_check)
 
     # -- assignContainer ------------------------------------------------------------------------------------------
     def is_over_am_share_limit(self) -> bool:
@@ -312,13 +426,19 @@ class FSAppAttempt:
             # The reservation becomes the container (its id kept): FSAppAttempt.allocate with reservedContainer.
             _allocate(ctx, s.accounting_queue, attempt, node, ka, locality, reserved_rmc, None)
             s.allocated(self, capability)
+            fs_node = s.fs_nodes.get(node.node_id)
+            if fs_node is not None:
+                fs_node.allocate_container(self, capability)  # FSSchedulerNode.allocateContainer
             if not was_am:
                 self.am_resource = capability
                 self.queue.add_am_resource_usage(capability)
             return capability
+        # reserve only if the attempt does not wait for resource preempted for it on the node
+        fs_node = s.fs_nodes.get(node.node_id)
         if (
             self.is_starved()
             and s.at_least_reservation_threshold(self.queue, capability)
+            and not (fs_node is not None and fs_node.is_preempted_for_app(self))
             and self._reserve(node, ka, locality, reserved_rmc is not None)
         ):
             self._am_diagnostic(capability, " exceeds the available resources of the node and the request is reserved)")

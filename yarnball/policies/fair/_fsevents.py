@@ -43,9 +43,14 @@ def handlers() -> dict[str, Callable[[FairScheduler, Any], None]]:
         "CONTAINER_EXPIRED": AbstractYarnScheduler.handle_container_expired,
         "RELEASE_CONTAINER": AbstractYarnScheduler.handle_release_container,
         "KILL_RESERVED_CONTAINER": AbstractYarnScheduler.handle_kill_reserved,
-        "MARK_CONTAINER_FOR_PREEMPTION": AbstractYarnScheduler.handle_mark_for_preemption,
+        "MARK_CONTAINER_FOR_PREEMPTION": mark_for_preemption,
         "MARK_CONTAINER_FOR_KILLABLE": AbstractYarnScheduler.handle_mark_killable,
     }
+
+
+def mark_for_preemption(s: FairScheduler, e: Any) -> None:
+    """MARK_CONTAINER_FOR_PREEMPTION: ``trackContainerForPreemption`` (the FSPreemptionThread's marks)."""
+    s.track_container_for_preemption(e.container.id)
 
 
 def handle(s: FairScheduler, event: object) -> list[SchedulerNotification]:

@@ -6,7 +6,7 @@ AM-share limit (``canRunAppAM``), and the starvation bookkeeping of fair.md §5.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from yarnball.errors import SchedulingError
 from yarnball.policies.capacity._calculator import DominantResourceCalculator, ResourceCalculator
@@ -238,11 +238,13 @@ class FSLeafQueue(FSQueue):
             starvation = _NONE
         return starvation
 
-    def update_starved_apps(self, now: int) -> list[FSApp]:
+    def update_starved_apps(self, now: int, add: Callable[[FSApp], None] | None = None) -> list[FSApp]:
         """``updateStarvedApps``: the applications found starved at ``now``, in the order Hadoop adds them to
         ``FSStarvedApps`` (each once). Fair-share starvation is computed in the policy's order until the first
         application that is not starved; the min-share starvation not covered by it is then handed out in the same
-        order (fair.md §5.3, with Hadoop's ``a - pending`` when an application's share exceeds what is left)."""
+        order (fair.md §5.3, with Hadoop's ``a - pending`` when an application's share exceeds what is left).
+        ``add`` (``FSStarvedApps.addStarvedApp``) is called where Hadoop calls it, with the starvation as it is
+        then."""
         apps = self.apps_with_demand(False, now)
         starved: dict[str, FSApp] = {}
         total = _NONE
@@ -251,6 +253,8 @@ class FSLeafQueue(FSQueue):
             if fs.is_none():
                 break
             starved.setdefault(app.name, app)
+            if add is not None:
+                add(app)
             total = total + fs
         pending = subtract_non_negative(self.min_share_starvation(now), total)
         calc = self.policy.get_resource_calculator()
@@ -269,6 +273,8 @@ class FSLeafQueue(FSQueue):
                 pending = subtract_non_negative(pending, share)
             app.starvation.minshare_starvation = share
             starved.setdefault(app.name, app)
+            if add is not None:
+                add(app)
         return list(starved.values())
 
     def is_starved_for_min_share(self, now: int) -> bool:

@@ -323,10 +323,11 @@ class QueueManager:
         self.root_queue.recompute_steady_shares()
         self.context.root_available = cluster - self.root_queue.resource_usage
 
-    def update(self, preemption: bool = False) -> list[FSApp]:
+    def update(self, preemption: bool = False, add: Callable[[FSApp], None] | None = None) -> list[FSApp]:
         """``FairScheduler.update``: demands (recursively), then fair shares from root's (the cluster); the root
         metrics' available resource. With ``preemption`` (``shouldAttemptPreemption``) every leaf's starved
-        applications, in Hadoop's order, are returned (``updateStarvedApps``)."""
+        applications, in Hadoop's order, are returned (``updateStarvedApps``), each also handed to ``add``
+        (``FSStarvedApps.addStarvedApp``) as Hadoop adds it."""
         root = self.root_queue
         root.update_demand()
         root.update(self.context.cluster_resource)
@@ -335,5 +336,5 @@ class QueueManager:
         if preemption:
             now = self.context.clock()
             for leaf in self.leaf_queues:
-                starved.extend(leaf.update_starved_apps(now))
+                starved.extend(leaf.update_starved_apps(now, add))
         return starved
