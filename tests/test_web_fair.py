@@ -11,7 +11,7 @@ import pytest
 from web_helpers import build_cluster
 
 from yarnball.launcher.web._fairpage import FAIR_APP_COLUMNS, fair_apps_table
-from yarnball.launcher.web._html import queue_tree
+from yarnball.launcher.web._fairpage import scheduler_queue_tree as queue_tree
 from yarnball.launcher.web._snapshot import take_snapshot
 from yarnball.protocols import Configuration, keys
 

@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
-from yarnball.launcher.web._html import Sorted, table, time_cell
+from yarnball.launcher.web._html import Sorted, queue_tree, table, time_cell
 
-__all__ = ["FAIR_APP_COLUMNS", "app_fair_shares", "fair_apps_table", "fair_queues"]
+__all__ = ["FAIR_APP_COLUMNS", "app_fair_shares", "fair_apps_table", "fair_queues", "scheduler_queue_tree"]
 
 _INT_MAX = 2**31 - 1
 _Q_MAX_WIDTH = 0.8  # FairSchedulerPage.Q_MAX_WIDTH
@@ -146,6 +146,12 @@ def fair_queues(info: dict[str, Any]) -> str:
     )
     children = "".join(_queue_block(c) for c in (root.get("childQueues") or {}).get("queue", []))
     return f'{_CSS}<div id="cs"><ul>{legend}{root_bar}<ul>{children}</ul></li></ul></div>'
+
+
+def scheduler_queue_tree(info: dict[str, Any]) -> str:
+    """The scheduler page's "Application Queues" for any ``schedulerInfo``: ``FairSchedulerPage``'s for the
+    FairScheduler, else ``CapacitySchedulerPage``'s or ``DefaultSchedulerPage``'s (launcher/web/_html.py)."""
+    return fair_queues(info) if info.get("type") == "fairScheduler" else queue_tree(info)
 
 
 # -- FairSchedulerAppsBlock --------------------------------------------------------------------------------------------

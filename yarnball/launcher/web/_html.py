@@ -296,13 +296,10 @@ def queue_tree(info: dict[str, Any]) -> str:
     """``CapacitySchedulerPage``'s "Application Queues": one bar per queue (outer width by absolute max capacity,
     dashed mark at the absolute capacity, filled by the absolute used capacity, orange over capacity), then each
     leaf's "Queue Status" table. A ``fifoScheduler`` info is ``DefaultSchedulerPage``'s box instead
-    (:func:`fifo_queue`), a ``fairScheduler`` one ``FairSchedulerPage``'s (launcher/web/_fairpage.py)."""
+    (:func:`fifo_queue`). A ``fairScheduler`` info is ``FairSchedulerPage``'s (launcher/web/_fairpage.py,
+    ``scheduler_queue_tree`` chooses)."""
     if info.get("type") == "fifoScheduler":
         return fifo_queue(info)
-    if info.get("type") == "fairScheduler":
-        from yarnball.launcher.web._fairpage import fair_queues  # (it builds on this module's tables)
-
-        return fair_queues(info)
     parts = [f'<div class="queue"><span class="label">Queue: root</span> {info["usedCapacity"]:.1f}% used']
     for q in (info.get("queues") or {}).get("queue", []):
         parts.append(_queue_block(q))

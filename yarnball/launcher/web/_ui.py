@@ -19,8 +19,8 @@ from aiohttp import web
 
 from yarnball.errors import RestRequestError
 from yarnball.launcher.web._datatable import hadoop_date
-from yarnball.launcher.web._fairpage import fair_apps_table
-from yarnball.launcher.web._html import apps_table, metrics_strip, nodes_table, page, queue_tree, table, time_cell
+from yarnball.launcher.web._fairpage import fair_apps_table, scheduler_queue_tree
+from yarnball.launcher.web._html import apps_table, metrics_strip, nodes_table, page, table, time_cell
 from yarnball.launcher.web._rest import SOURCE, _app, remote_exception
 from yarnball.launcher.web._snapshot import APP_STATES, NODE_STATES, SnapshotView
 
@@ -167,7 +167,7 @@ async def scheduler(request: web.Request) -> web.Response:
         _status_line(snap)
         + metrics_strip(snap.metrics, link=_LINK)
         + "<h2>Application Queues</h2>"
-        + queue_tree(info)
+        + scheduler_queue_tree(info)
         + listed
     )
     return _html(snap, SCHEDULER_PAGE_TITLES.get(info.get("type", ""), "Scheduler"), body)

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from yarnball.errors import ConfigurationError
-from yarnball.launcher.web._html import apps_table, metrics_strip, nodes_table, page, queue_tree, table
+from yarnball.launcher.web._fairpage import scheduler_queue_tree
+from yarnball.launcher.web._html import apps_table, metrics_strip, nodes_table, page, table
 from yarnball.launcher.web._snapshot import take_snapshot
 
 __all__ = ["REPORT_FILE", "STATE_FILE", "write_report", "write_state"]
@@ -226,7 +227,7 @@ def write_report(out_dir: Path, *, incomplete: bool = False) -> Path:
     ]
     if state is not None:
         parts.insert(0, metrics_strip(state["clusterMetrics"]))
-        parts += ["<h2>Application Queues</h2>", queue_tree(state["scheduler"]["schedulerInfo"])]
+        parts += ["<h2>Application Queues</h2>", scheduler_queue_tree(state["scheduler"]["schedulerInfo"])]
         parts += ["<h2>Applications</h2>", apps_table(state["apps"]["app"])]
         parts += ["<h2>Nodes</h2>", nodes_table(state["nodes"]["node"], opportunistic=state["opportunistic"])]
     else:
