@@ -73,7 +73,7 @@ def test_web_snapshot_of_a_fair_scheduler_run() -> None:
     """The web layer on a FairScheduler run: FairSchedulerInfo, and a scheduler page that lists the queues."""
     from web_helpers import build_cluster
 
-    from yarnball.launcher.web._html import queue_tree
+    from yarnball.launcher.web._fairpage import scheduler_queue_tree as queue_tree
     from yarnball.launcher.web._snapshot import take_snapshot
     from yarnball.protocols import Configuration, keys
 
@@ -83,5 +83,5 @@ def test_web_snapshot_of_a_fair_scheduler_run() -> None:
     info = snap.scheduler["schedulerInfo"]
     assert info["type"] == "fairScheduler" and snap.metrics["appsCompleted"] == 40
     html = queue_tree(info)
-    assert "FairScheduler Queues" in html
-    assert all(q["queueName"] in html for q in info["rootQueue"]["childQueues"]["queue"])
+    assert '<div id="cs">' in html  # FairSchedulerPage's queue box (tests/test_web_fair.py)
+    assert all(f"'{q['queueName']}' Queue Status" in html for q in info["rootQueue"]["childQueues"]["queue"])

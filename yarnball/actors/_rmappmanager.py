@@ -95,9 +95,13 @@ class RMAppManager:
         self.attempt_removed_listeners = (opportunistic.on_attempt_removed,) if opportunistic is not None else ()
 
     # -- RMAppImpl ----------------------------------------------------------------------------------------------
-    def on_accepted(self, app_id: ApplicationId) -> None:
+    def on_accepted(self, app_id: ApplicationId, placed_queue: str = "") -> None:
         rm = self.rm
         app = rm.apps[app_id]
+        if placed_queue:
+            # RMAppManager.copyPlacementQueueToSubmissionContext: the placed queue becomes the application's (its
+            # reports, REST and outputs show it); the scheduler sends it only when it differs from the one named
+            app.queue = placed_queue
         app.state = YarnApplicationState.ACCEPTED
         rm.log.info("application_accepted", application=str(app_id), queue=app.queue)
         self.new_attempt(app)

@@ -212,7 +212,7 @@ class SchedulerEventDispatcher:
             elif kind is ContainerCompleted:
                 self.on_scheduler_completed(note)
             elif kind is AppAccepted:
-                rm.app_manager.on_accepted(note.application_id)
+                rm.app_manager.on_accepted(note.application_id, note.queue)
             elif kind is AppRejected:
                 rm.app_manager.on_rejected(note.application_id, note.diagnostics)
             elif kind is AttemptAdded:

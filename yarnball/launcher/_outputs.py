@@ -37,6 +37,7 @@ from yarnball._logs import get_logger
 from yarnball.actors._failures import HandlerFailures
 from yarnball.actors._rmrestart import applications_of
 from yarnball.launcher._elastic import node_hours
+from yarnball.launcher._fairmetrics import FairQueueSample, fair_queue_summary, fair_samples
 from yarnball.launcher._jobtimes import job_times
 from yarnball.launcher._nodereport import NODE_REPORT_COLUMNS, node_report
 from yarnball.launcher._slsmetrics import write_realtimetrack, write_sls_metric_csvs
@@ -139,6 +140,7 @@ class MetricsRecorder:
         self.track_jobs: tuple[str, ...] = tuple(dict.fromkeys(track_jobs))
         self.cluster_rows: list[ClusterSample] = []
         self.queue_rows: list[QueueSample] = []
+        self.fair_rows: list[FairQueueSample] = []  # FairScheduler runs: each queue's shares (launcher/_fairmetrics.py)
         self.op_rows: list[tuple[int, str, int]] = []  # (time, op, cumulative count)
         # Wall-clock cost, kept apart because it differs from run to run: (time, op, cumulative count, seconds).
         self.timecost_rows: list[tuple[int, str, int, float]] = []
@@ -219,6 +221,7 @@ class MetricsRecorder:
                     apps_pending=q.apps_pending,
                 )
             )
+        self.fair_rows += fair_samples(now, queues, total)
         for op in sorted(rm.op_counts):
             count = rm.op_counts[op]
             self.op_rows.append((now, op, count))
@@ -307,6 +310,9 @@ def write_outputs(
 
         plot_files = [p.name for p in write_plots(out, recorder)]
     summary = build_summary(cluster, recorder, wall_seconds=wall_seconds, seed=seed, workload=workload)
+    fair = fair_queue_summary(recorder.fair_rows)
+    if fair:  # a FairScheduler run: each queue's FSQueueMetrics shares (launcher/_fairmetrics.py)
+        summary["queues"] = fair
     if opportunistic:
         # The whole run's OpportunisticSchedulerMetrics (latency quantiles over every allocation).
         summary["opportunistic_scheduler_metrics"] = cluster.rm.opportunistic.metrics.snapshot()

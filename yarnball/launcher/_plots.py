@@ -18,7 +18,9 @@ _SAVE: dict[str, Any] = {"dpi": 100, "metadata": {"Software": None}}
 
 
 def write_plots(out_dir: Path, recorder: MetricsRecorder) -> list[Path]:
-    """Write ``cluster_utilization.png`` and ``queue_usage.png`` into ``out_dir``; return their paths."""
+    """Write ``cluster_utilization.png`` and ``queue_usage.png`` into ``out_dir``; return their paths. In a
+    FairScheduler run ``queue_usage.png`` also draws each leaf queue's instantaneous fair share (dashed, in the
+    queue's colour) beside its usage."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -51,6 +53,10 @@ def write_plots(out_dir: Path, recorder: MetricsRecorder) -> list[Path]:
     for q in recorder.queue_rows:
         if q.leaf:
             series[q.queue][q.time_ms] = q.allocated_memory_mb / 1024.0
+    fair: dict[str, dict[int, float]] = {}
+    for f in recorder.fair_rows:  # FairScheduler runs only (launcher/_fairmetrics.py)
+        if f.leaf:
+            fair.setdefault(f.queue, {})[f.time_ms] = f.fair_share[0] / 1024.0
     times = [r.time_ms for r in rows]
     columns = min(4, max(1, len(leaves)))
     legend_rows = -(-len(leaves) // columns)
@@ -59,10 +65,17 @@ def write_plots(out_dir: Path, recorder: MetricsRecorder) -> list[Path]:
     try:
         for queue in leaves:
             usage = series[queue]
-            ax.step(seconds, [usage.get(t, 0.0) for t in times], where="post", label=queue)
+            (line,) = ax.step(seconds, [usage.get(t, 0.0) for t in times], where="post", label=queue)
+            share = fair.get(queue)
+            if share is not None:
+                values = [share.get(t, 0.0) for t in times]
+                ax.step(seconds, values, where="post", color=line.get_color(), linestyle="--", linewidth=1)
         ax.set_xlabel("simulated time (s)")
-        ax.set_ylabel("allocated memory (GB)")
-        ax.set_title("Allocated memory per leaf queue")
+        ax.set_ylabel("memory (GB)" if fair else "allocated memory (GB)")
+        ax.set_title(
+            "Allocated memory (solid) and fair share (dashed) per leaf queue" if fair
+            else "Allocated memory per leaf queue"
+        )
         ax.grid(True, alpha=0.3)
         if leaves:
             fig.legend(loc="outside lower center", ncols=columns, fontsize="small", frameon=False)

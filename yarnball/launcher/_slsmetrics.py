@@ -31,6 +31,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from yarnball.launcher._fairmetrics import write_fair_metric_csvs
 from yarnball.protocols._schedulerevents import SchedulerEventType
 
 __all__ = [
@@ -177,6 +178,8 @@ def write_sls_metric_csvs(metrics_dir: Path, recorder: Any) -> list[str]:
       resources at the sample. SLS keeps these as counters that ``SLSSchedulerCommons`` moves by each allocate
       call's asks and grants and each release; they stand for the same quantities, computed here from the
       scheduler's queue metrics.
+    - a FairScheduler run's ``variable.queue.<queue>.{demand,usage,minshare,maxshare,fairshare}.{memory,vcores}``
+      (SLS's ``FairSchedulerMetrics``; launcher/_fairmetrics.py);
     - ``variable.app.<jobId>.live.containers`` for ``--track-jobs`` (SLS also has ``reserved.containers``, which
       yarnball does not track per job).
 
@@ -235,6 +238,9 @@ def write_sls_metric_csvs(metrics_dir: Path, recorder: Any) -> list[str]:
         ):
             series(f"{prefix}.{metric}", "count", [(q.time_ms // 1000, get(q)) for q in rows_q])
 
+    # a FairScheduler run: FairSchedulerMetrics' variable.queue.* gauges (launcher/_fairmetrics.py)
+    fair_files = write_fair_metric_csvs(metrics_dir, recorder.fair_rows, names)
+
     for job in recorder.track_jobs:
         rows_j = [(time_ms // 1000, live) for time_ms, job_id, _app, live in recorder.tracked_rows if job_id == job]
         series(f"variable.app.{job}.live.containers", "value", rows_j)
@@ -249,7 +255,7 @@ def write_sls_metric_csvs(metrics_dir: Path, recorder: Any) -> list[str]:
             for name, f in files.items():
                 sampler = samplers[name]
                 f.write(f"{second},{sampler.count},{sampler.statistics()[1]}\n")
-    return sorted(f"{name}.csv" for name in [*written, *histograms.values()])
+    return sorted([*(f"{name}.csv" for name in [*written, *histograms.values()]), *fair_files])
 
 
 def write_realtimetrack(path: Path, recorder: Any, *, timecosts: bool = False) -> None:

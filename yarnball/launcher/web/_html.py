@@ -296,34 +296,15 @@ def queue_tree(info: dict[str, Any]) -> str:
     """``CapacitySchedulerPage``'s "Application Queues": one bar per queue (outer width by absolute max capacity,
     dashed mark at the absolute capacity, filled by the absolute used capacity, orange over capacity), then each
     leaf's "Queue Status" table. A ``fifoScheduler`` info is ``DefaultSchedulerPage``'s box instead
-    (:func:`fifo_queue`)."""
+    (:func:`fifo_queue`). A ``fairScheduler`` info is ``FairSchedulerPage``'s (launcher/web/_fairpage.py,
+    ``scheduler_queue_tree`` chooses)."""
     if info.get("type") == "fifoScheduler":
         return fifo_queue(info)
-    if info.get("type") == "fairScheduler":
-        return fair_queues(info)
     parts = [f'<div class="queue"><span class="label">Queue: root</span> {info["usedCapacity"]:.1f}% used']
     for q in (info.get("queues") or {}).get("queue", []):
         parts.append(_queue_block(q))
     parts.append("</div>")
     return "".join(parts)
-
-
-def fair_queues(info: dict[str, Any]) -> str:
-    """A plain list of ``FairSchedulerInfo``'s queues (used, fair share, steady fair share and max resources, MB),
-    root first in tree order, until the FairScheduler's own page."""
-    rows: list[str] = []
-
-    def walk(q: dict[str, Any], depth: int) -> None:
-        cells = [q["usedResources"], q["fairResources"], q["steadyFairResources"], q["maxResources"]]
-        mb = "".join(f'<td class="num">{int(c["memory"])}</td>' for c in cells)
-        rows.append(f'<tr><td style="padding-left:{18 * depth}px">{escape(str(q["queueName"]))}</td>{mb}</tr>')
-        for child in (q.get("childQueues") or {}).get("queue", []):
-            walk(child, depth + 1)
-
-    walk(info["rootQueue"], 0)
-    head = "<tr><th>Queue</th><th>Used MB</th><th>Fair share MB</th><th>Steady fair share MB</th><th>Max MB</th></tr>"
-    body = "".join(rows)
-    return f'<div class="queue"><span class="label">FairScheduler Queues</span><table>{head}{body}</table></div>'
 
 
 def fifo_queue(info: dict[str, Any]) -> str:

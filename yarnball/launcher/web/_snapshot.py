@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from yarnball._version import __version__
+from yarnball.launcher.web._fairpage import app_fair_shares
 from yarnball.launcher.web._nmview import node_managers
 from yarnball.launcher.web._resources import r as _r
 from yarnball.launcher.web._resources import resource_info
@@ -95,7 +96,7 @@ class Snapshot:
         self.now_ms = float(cluster.kernel.now)
         self.opportunistic = rm.opportunistic is not None  # the Nodes page shows its (G)/(O) columns
         if not lazy:
-            for name in ("nodes", "apps", "metrics", "scheduler", "cluster_info", "node_managers"):
+            for name in ("nodes", "apps", "metrics", "scheduler", "cluster_info", "node_managers", "app_fair_shares"):
                 self._section(name)
             self._cluster = None  # a complete snapshot keeps nothing of the cluster
 
@@ -122,6 +123,8 @@ class Snapshot:
             cache[name] = _cluster_info(self._ts)
         elif name == "node_managers":
             cache[name] = node_managers(cluster, self._ts, _VERSION, _BUILD)
+        elif name == "app_fair_shares":
+            cache[name] = app_fair_shares(rm.scheduler)
         return cache[name]
 
     def _queues(self) -> dict[str, Any]:
@@ -157,6 +160,12 @@ class Snapshot:
     @property
     def cluster_info(self) -> dict[str, Any]:
         return self._section("cluster_info")  # type: ignore[no-any-return]
+
+    @property
+    def app_fair_shares(self) -> dict[str, int]:
+        """A FairScheduler run's applications held by the scheduler: id -> fair share MB (the scheduler page's
+        Fair Share column, launcher/web/_fairpage.py); empty for another scheduler."""
+        return self._section("app_fair_shares")  # type: ignore[no-any-return]
 
 
 def take_snapshot(cluster: Any, *, generation: int = 0, done: bool = False, lazy: bool = False) -> Snapshot:

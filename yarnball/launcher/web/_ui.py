@@ -2,7 +2,8 @@
 
 ``/`` redirects to ``/cluster``; ``/cluster`` and ``/cluster/cluster`` are the About page (cluster overview and the
 metrics strip), ``/cluster/apps[/<STATE>]`` the Applications table, ``/cluster/app/<id>`` an application with its
-attempts, ``/cluster/scheduler`` the scheduler page (the CapacityScheduler's queue bars, queue status, users) and
+attempts, ``/cluster/scheduler`` the scheduler page (the CapacityScheduler's queue bars, queue status, users;
+the FairScheduler's ``FairSchedulerPage``, launcher/web/_fairpage.py) and
 ``/cluster/nodes[/<state>]`` the Nodes page (with Hadoop's G/O opportunistic columns when that is on). Tables are
 server-rendered (Hadoop feeds DataTables from inline JS arrays; same cells), times formatted as the RM's, and the
 applications and nodes tables sort, search and page in the browser (launcher/web/_datatable.py). A page reloads
@@ -18,7 +19,8 @@ from aiohttp import web
 
 from yarnball.errors import RestRequestError
 from yarnball.launcher.web._datatable import hadoop_date
-from yarnball.launcher.web._html import apps_table, metrics_strip, nodes_table, page, queue_tree, table, time_cell
+from yarnball.launcher.web._fairpage import fair_apps_table, scheduler_queue_tree
+from yarnball.launcher.web._html import apps_table, metrics_strip, nodes_table, page, table, time_cell
 from yarnball.launcher.web._rest import SOURCE, _app, remote_exception
 from yarnball.launcher.web._snapshot import APP_STATES, NODE_STATES, SnapshotView
 
@@ -154,15 +156,19 @@ SCHEDULER_PAGE_TITLES = {
 async def scheduler(request: web.Request) -> web.Response:
     snap = request.app[SOURCE].latest()
     info = snap.scheduler["schedulerInfo"]
-    unfinished = [
-        a for a in snap.apps.values() if a["state"] in ("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING")
-    ]
+    if info.get("type") == "fairScheduler":  # FairSchedulerAppsBlock: the scheduler's applications, fair shares
+        listed = fair_apps_table(snap.apps.values(), getattr(snap, "app_fair_shares", {}), link=_LINK)
+    else:
+        unfinished = [
+            a for a in snap.apps.values() if a["state"] in ("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING")
+        ]
+        listed = apps_table(unfinished, link=_LINK)
     body = (
         _status_line(snap)
         + metrics_strip(snap.metrics, link=_LINK)
         + "<h2>Application Queues</h2>"
-        + queue_tree(info)
-        + apps_table(unfinished, link=_LINK)
+        + scheduler_queue_tree(info)
+        + listed
     )
     return _html(snap, SCHEDULER_PAGE_TITLES.get(info.get("type", ""), "Scheduler"), body)
 

@@ -2,10 +2,11 @@
 
 Everything is inside the file: the stylesheet inline, the run's PNG plots as ``data:`` URIs, an inline SVG chart of
 cluster memory drawn from ``metrics/cluster.csv``; nothing is loaded from the network. It shows the summary, the
-charts, and the queue, application and node tables. ``yarnball simulate --report`` also writes
-``cluster-state.json``, the final answers of the REST API (``/ws/v1/cluster/metrics``, ``/scheduler``, ``/apps``,
-``/nodes``), and the report then shows the web UI's own tables (metrics strip, queue bars, apps, nodes); without it
-the tables come from ``metrics/queues.csv``, ``metrics/applications.csv`` and (opportunistic runs) ``nodes.csv``.
+charts, and the queue, application and node tables (and a FairScheduler run's fair shares per queue, from
+summary.json's ``queues``). ``yarnball simulate --report`` also writes ``cluster-state.json``, the final answers of
+the REST API (``/ws/v1/cluster/metrics``, ``/scheduler``, ``/apps``, ``/nodes``), and the report then shows the web
+UI's own tables (metrics strip, queue bars, apps, nodes); without it the tables come from ``metrics/queues.csv``,
+``metrics/applications.csv`` and (opportunistic runs) ``nodes.csv``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from yarnball.errors import ConfigurationError
-from yarnball.launcher.web._html import apps_table, metrics_strip, nodes_table, page, queue_tree, table
+from yarnball.launcher.web._fairpage import scheduler_queue_tree
+from yarnball.launcher.web._html import apps_table, metrics_strip, nodes_table, page, table
 from yarnball.launcher.web._snapshot import take_snapshot
 
 __all__ = ["REPORT_FILE", "STATE_FILE", "write_report", "write_state"]
@@ -100,6 +102,39 @@ def _job_times_block(times: dict[str, Any] | None) -> str:
     ]
     note = "<p>Simulated seconds; percentiles interpolate linearly between the closest ranks.</p>"
     return "<h2>Job times</h2>" + note + table(("Queue", "Time", *stats), rows, table_id="job-times")
+
+
+def _fair_shares_block(queues: dict[str, Any] | None) -> str:
+    """summary.json's ``queues`` (FairScheduler runs): each queue's mean fair share and usage over the run and its
+    shares at the end, memory in MB (``<memory:MB, vCores:N>`` as the scheduler page prints a resource)."""
+    if not queues:
+        return ""
+
+    def res(r: dict[str, int]) -> str:
+        return f"<memory:{r['memory_mb']}, vCores:{r['vcores']}>"
+
+    rows = [
+        (
+            name,
+            q["fair_share_memory_mb_mean"],
+            q["usage_memory_mb_mean"],
+            res(q["steady_fair_share"]),
+            res(q["fair_share"]),
+            res(q["min_share"]),
+            res(q["max_share"]),
+        )
+        for name, q in queues.items()
+    ]
+    columns = (
+        "Queue",
+        "Mean Fair Share MB",
+        "Mean Used MB",
+        "Steady Fair Share",
+        "Instantaneous Fair Share (end)",
+        "Min Resources",
+        "Max Resources",
+    )
+    return "<h2>Fair shares</h2>" + table(columns, rows, table_id="fair-shares")
 
 
 def _svg_chart(rows: list[dict[str, str]]) -> str:
@@ -185,13 +220,14 @@ def write_report(out_dir: Path, *, incomplete: bool = False) -> Path:
         _INCOMPLETE if incomplete else "",
         _summary_block(summary),
         _job_times_block(summary.get("job_times")),
+        _fair_shares_block(summary.get("queues")),  # FairScheduler runs
         "<h2>Charts</h2>",
         _svg_chart(_read_csv(out / "metrics" / "cluster.csv")),
         _images(out),
     ]
     if state is not None:
         parts.insert(0, metrics_strip(state["clusterMetrics"]))
-        parts += ["<h2>Application Queues</h2>", queue_tree(state["scheduler"]["schedulerInfo"])]
+        parts += ["<h2>Application Queues</h2>", scheduler_queue_tree(state["scheduler"]["schedulerInfo"])]
         parts += ["<h2>Applications</h2>", apps_table(state["apps"]["app"])]
         parts += ["<h2>Nodes</h2>", nodes_table(state["nodes"]["node"], opportunistic=state["opportunistic"])]
     else:

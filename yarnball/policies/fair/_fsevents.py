@@ -135,7 +135,10 @@ def app_added(s: FairScheduler, e: Any) -> None:
         f"{len(s.applications)}"
     )
     if not recovering:
-        s.ctx.outbox.append(AppAccepted(app_id))
+        # RMAppManager.copyPlacementQueueToSubmissionContext: a placed queue that differs from the named one
+        # (ignoring case; "sls_queue_1" is placed as "root.sls_queue_1") becomes the application's queue
+        placed = queue.name if (e.queue or "").lower() != queue.name.lower() else ""
+        s.ctx.outbox.append(AppAccepted(app_id, placed))
 
 
 def app_removed(s: FairScheduler, e: Any) -> None:

@@ -25,8 +25,10 @@ _MAXIMUM_ALLOCATION = Resource(8192, 4)  # yarn.scheduler.maximum-allocation-mb 
 
 class FSQueueMetrics(QueueMetrics, frozen=True, kw_only=True):
     """``FSQueueMetrics``: ``QueueMetrics`` with the FairScheduler's gauges (fair share, steady fair share, min and
-    max share, ``maxApps``, ``maxAMShare`` and the ``SchedulingPolicy`` tag; ``am_used`` is ``amResourceUsage``)."""
+    max share, ``maxApps``, ``maxAMShare`` and the ``SchedulingPolicy`` tag; ``am_used`` is ``amResourceUsage``).
+    ``demand`` is the queue's ``getDemand()``, which SLS's ``FairSchedulerMetrics`` reads beside these gauges."""
 
+    demand: Resource
     fair_share: Resource
     steady_fair_share: Resource
     min_share: Resource
@@ -73,6 +75,7 @@ def fs_queue_metrics(queue: FSQueue) -> FSQueueMetrics:
         apps_running=sum(1 for app in apps if not app.is_pending() and app.queue.is_runnable_app(app)),
         containers_allocated=queue.allocated_containers,
         num_active_users=len({app.user for app in apps if app.queue.is_runnable_app(app)}),
+        demand=queue.demand,
         fair_share=queue.fair_share,
         steady_fair_share=queue.steady_fair_share,
         min_share=queue.min_share,

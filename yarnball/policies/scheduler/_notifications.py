@@ -41,9 +41,12 @@ class _Note(msgspec.Struct, frozen=True):
 
 
 class AppAccepted(_Note, frozen=True):
-    """``APP_ACCEPTED``: the application was admitted to its leaf queue."""
+    """``APP_ACCEPTED``: the application was admitted to its leaf queue. ``queue`` is the queue placement put it
+    in when that is not the one it named (the FairScheduler's placement rules; ``RMAppManager
+    .copyPlacementQueueToSubmissionContext`` sets it as the application's queue), else ``""``."""
 
     application_id: ApplicationId
+    queue: str = ""
 
 
 class AppRejected(_Note, frozen=True):
