@@ -13,7 +13,7 @@ from yarnball.policies.fair._fsqueue import FSQueue
 from yarnball.policies.fair._queuemanager import QueueManager
 from yarnball.policies.fair._resources import componentwise_min
 from yarnball.policies.preemption._java import ratio
-from yarnball.policies.scheduler import QueueMetrics
+from yarnball.policies.scheduler._notifications import QueueMetrics
 from yarnball.protocols import Resource
 
 __all__ = ["FSQueueMetrics", "fair_scheduler_info", "fs_queue_metrics"]

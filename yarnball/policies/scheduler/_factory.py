@@ -95,7 +95,7 @@ def validate_scheduler_configuration(conf: Configuration) -> None:
         return
     if kind == FAIR_SCHEDULER:
         # FairScheduler.validateConf and initScheduler's reloadAllocations (a bad file names itself)
-        from yarnball.policies.fair import reload_allocations
+        from yarnball.policies.fair._allocationconfiguration import reload_allocations
         from yarnball.policies.fair._fairscheduler import conf_dir_of
 
         fair_validate_conf(conf)

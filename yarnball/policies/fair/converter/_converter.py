@@ -292,7 +292,11 @@ class ConvertedConfigValidator:
     """``ConvertedConfigValidator``: the converted directory must start yarnball's CapacityScheduler."""
 
     def validate_converted_config(self, output_dir: str | os.PathLike[str]) -> None:
-        from yarnball.policies.scheduler import create_scheduler, monitor_policies, validate_scheduler_configuration
+        from yarnball.policies.scheduler._factory import (
+            create_scheduler,
+            monitor_policies,
+            validate_scheduler_configuration,
+        )
 
         try:
             conf = Configuration.from_conf_dir(output_dir)
