@@ -144,6 +144,7 @@ def _require_scheduler(conf_dir: Path, expected: str, option: str) -> None:
     """``conf_dir``'s yarn-site.xml must select ``expected``; else a ConfigurationError naming the file."""
     from yarnball.policies.scheduler import CAPACITY_SCHEDULER, FAIR_SCHEDULER, scheduler_class
     from yarnball.protocols import Configuration, keys
+    from yarnball.protocols._configuration import DEFAULT_SOURCE
 
     site = conf_dir / _SITE
     if not conf_dir.is_dir():
@@ -153,8 +154,12 @@ def _require_scheduler(conf_dir: Path, expected: str, option: str) -> None:
     want = FAIR_SCHEDULER if expected == "FairScheduler" else CAPACITY_SCHEDULER
     if kind == want:
         return
-    where = conf.location_of(keys.RM_SCHEDULER) if keys.RM_SCHEDULER in conf and site.is_file() else os.fspath(site)
-    found = "no such file" if not site.is_file() else f"{keys.RM_SCHEDULER} is {kind.rsplit('.', 1)[1]}"
+    from_file = keys.RM_SCHEDULER in conf and conf.source_of(keys.RM_SCHEDULER) != DEFAULT_SOURCE
+    where = conf.location_of(keys.RM_SCHEDULER) if from_file else os.fspath(site)
+    if not site.is_file():
+        found = "no such file"
+    else:
+        found = f"{keys.RM_SCHEDULER} is {kind.rsplit('.', 1)[1]}{'' if from_file else ' (the default)'}"
     raise ConfigurationError(
         f"{where}: {option} {conf_dir} is not a {expected} configuration ({found}; expected "
         f"{keys.RM_SCHEDULER} = {want})"
