@@ -4,6 +4,7 @@ per-queue tables checked against each run's own outputs, determinism, and the us
 from __future__ import annotations
 
 import csv
+import itertools
 import statistics
 from pathlib import Path
 from typing import Any
@@ -116,7 +117,7 @@ def test_queue_shares_are_each_runs_queue_metrics(study: Path) -> None:
         # the mean share column of compare.csv is the time-weighted mean of these samples
         rows = _rows(study / "compare.csv")
         series = [(int(r["time"]), float(r[f"{run}.memory.pct"])) for r in shares if r["queue"] == "root.prod"]
-        area = sum(v * (b[0] - a[0]) for (a, b), v in zip(zip(series, series[1:]), (s[1] for s in series)))
+        area = sum(a[1] * (b[0] - a[0]) for a, b in itertools.pairwise(series))
         mean = area / (series[-1][0] - series[0][0])
         row = next(r for r in rows if r["queue"] == "root.prod" and r["scheduler"] == run)
         assert float(row["memory_share_mean_pct"]) == pytest.approx(mean, abs=1e-2)
