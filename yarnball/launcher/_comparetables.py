@@ -178,9 +178,9 @@ def write_tables(
 
 
 def _markdown(rows: Sequence[QueueRow], warnings: Sequence[str], capacity_conf: str | None) -> str:
-    where = f"`{capacity_conf}`" if capacity_conf is not None else f"fs2cs's conversion (`{CONVERTED}/`)"
+    where = f"of `{capacity_conf}`" if capacity_conf is not None else f"converted by fs2cs (`{CONVERTED}/`)"
     lines = [
-        f"# {SCHEDULER_NAMES[RUNS[0]]} and {SCHEDULER_NAMES[RUNS[1]]} ({where})",
+        f"# {SCHEDULER_NAMES[RUNS[0]]} and {SCHEDULER_NAMES[RUNS[1]]} {where}",
         "",
         "Times in simulated seconds: completion is submission to finish, AM wait submission to the AM's launch. "
         "Memory is the queue's mean share of the cluster's memory over the span of both runs.",
