@@ -151,6 +151,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="at simulated time AT_MS, refresh the queues from CONF_DIR/capacity-scheduler.xml as `yarn rmadmin "
         "-refreshQueues` does (repeatable); a refused refresh is logged (queues_refresh_refused) and changes nothing",
     )
+    sim.add_argument(
+        "--compare",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="CS_CONF_DIR",
+        help="run the trace twice: under the FairScheduler of --conf-dir and under the CapacityScheduler of "
+        "CS_CONF_DIR, or without it of --conf-dir's fs2cs conversion (written to OUTPUT_DIR/fs2cs); the runs go to "
+        "OUTPUT_DIR/fair and OUTPUT_DIR/capacity, and per-queue job times and cluster shares of both to "
+        "OUTPUT_DIR/compare.csv, compare.md, queue_share.csv and compare.png",
+    )
     rep = sub.add_parser(
         "report",
         help="write OUTPUT_DIR/report.html from a finished run's outputs",
@@ -232,6 +243,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 # -- simulate ----------------------------------------------------------------------------------------------------
 def _simulate(args: argparse.Namespace) -> int:
     """``yarnball simulate``: the arguments as a :class:`ScenarioSpec`, run by :func:`run_scenario`."""
+    if args.compare is not None:  # the FairScheduler and its CapacityScheduler conversion (launcher/_compare.py)
+        from yarnball.launcher._compare import run_comparison
+
+        compared = run_comparison(scenario_spec(args), args.compare or None)
+        if compared.reason is not None:
+            _error(compared.reason)
+        return compared.status
     from yarnball.launcher._simulate import run_scenario
 
     result = run_scenario(scenario_spec(args))
