@@ -53,5 +53,5 @@ def test_preemption_run_is_deterministic(runs: dict[str, tuple[Path, dict[str, A
 
 def test_starved_queue_gets_its_share_sooner(runs: dict[str, tuple[Path, dict[str, Any]]]) -> None:
     """batch (weight 1) starts behind default (weight 3): with preemption its jobs wait less for their first task."""
-    wait = {name: runs[name][1]["job_times"]["by_queue"]["batch"]["first_task_wait_s"]["mean"] for name in runs}
+    wait = {name: runs[name][1]["job_times"]["by_queue"]["root.batch"]["first_task_wait_s"]["mean"] for name in runs}
     assert wait["preempt"] < 0.75 * wait["fair"]
