@@ -12,6 +12,7 @@ from am_helpers import ATTEMPT, RES, G, O, container
 
 from yarnball import ApplicationMaster, ContainerRequest
 from yarnball.actors._amtasks import RunQueue, SlsTask, take_tasks
+from yarnball.actors._asktable import take_changed
 from yarnball.actors._slsam import MRAppMaster, _Task
 from yarnball.launcher.workloads import TaskSpec
 from yarnball.protocols import (
@@ -23,6 +24,7 @@ from yarnball.protocols import (
 )
 
 HOSTS = [f"node{i}" for i in range(5)]
+SUCCESS, PREEMPTED = ContainerExitStatus.SUCCESS, ContainerExitStatus.PREEMPTED
 
 
 def spec(hosts: tuple[str, ...], priority: int = 20, task_type: str = "map") -> TaskSpec:
@@ -115,6 +117,12 @@ def test_task_without_host_names_asks_anywhere() -> None:
     assert (named.keys, named.nodes, named.racks) == (((20, "node1"),), ("node1", "node1"), ("/r",))
 
 
+def status(seq: int, exit_status: int) -> ContainerStatus:
+    """The completion of ``ATTEMPT``'s container ``seq`` with ``exit_status``."""
+    cid = ContainerId(ATTEMPT, seq)
+    return ContainerStatus(container_id=cid, state=ContainerState.COMPLETE, exit_status=exit_status)
+
+
 def test_failed_task_is_rerun_by_a_later_container() -> None:
     """A container ending ABORTED puts its task back; the next container of the priority runs it again."""
     am = MRAppMaster(name="m", tasks=(spec(("node0",)),))
@@ -130,6 +138,29 @@ def test_failed_task_is_rerun_by_a_later_container() -> None:
     assert len(am.pending) == 1 and am.failed_task_attempts == 1
     am.on_allocate_response(AllocateResponse(response_id=3, allocated_containers=(container(3, "node4", 20),)))
     assert starts == [2, 3] and am.phases[0][0].attempts == 2 and not am.pending
+
+
+def test_preempted_map_is_asked_again_and_completes_in_a_new_container() -> None:
+    """A map whose container ends PREEMPTED is asked for again at its priority and host (SLS's pendingFailedMaps),
+    counted as preempted, not failed; it completes in the next container and the reduces follow."""
+    am = MRAppMaster(name="m", tasks=(spec(("node0",)), spec((), priority=10, task_type="reduce")))
+    am.attempt_id = ATTEMPT
+    starts: list[int] = []
+    am.start_container = lambda c, *, context: starts.append(c.id.container_id)  # type: ignore[method-assign]
+    am._next_phase()
+    take_changed(am._changed)
+    am._changed = []
+    am.on_allocate_response(AllocateResponse(response_id=1, allocated_containers=(container(2, "node0", 20),)))
+    take_changed(am._changed)
+    am._changed = []
+    am.on_allocate_response(AllocateResponse(response_id=2, completed_container_statuses=(status(2, PREEMPTED),)))
+    asks = {(a.resource_name, a.priority.priority, a.num_containers) for a in take_changed(am._changed)}
+    assert asks == {("node0", 20, 1), ("/r", 20, 1), ("*", 20, 1)}
+    assert (am.preempted_task_attempts, am.failed_task_attempts, len(am.pending)) == (1, 0, 1)
+    am.on_allocate_response(AllocateResponse(response_id=3, allocated_containers=(container(3, "node0", 20),)))
+    am.on_allocate_response(AllocateResponse(response_id=4, completed_container_statuses=(status(3, SUCCESS),)))
+    assert starts == [2, 3] and am.phases[0][0].attempts == 2 and am.completed_tasks == 1
+    assert am.phase == 1 and [t.spec.task_type for t in am.pending] == ["reduce"]
 
 
 def test_container_of_an_unknown_priority_is_released() -> None:

@@ -241,11 +241,14 @@ class _TraceAppMaster(ApplicationMaster):
                 continue
             if status.exit_status == _SUCCESS:
                 self.completed_tasks += 1
-            elif status.exit_status == _PREEMPTED:
+                continue
+            if status.exit_status == _PREEMPTED:
                 self.preempted_task_attempts += 1  # MAPREDUCE-5900: a preempted task is not a failed attempt
             else:
                 self.failed_task_attempts += 1
-                self._request(task)  # rerun from scratch, as SLS's pendingFailedMaps/Reduces
+            # MRAMSimulator.processResponseQueue: every exit status but SUCCESS (preempted, killed, lost, failed)
+            # puts the task in pendingFailedMaps/Reduces, asked again at its priority and hosts: rerun from scratch
+            self._request(task)
         idle = not self.pending and not self.assigned and not self._delayed
         if self.phase < len(self.phases) and idle and not self._unregistering:
             self._next_phase()
