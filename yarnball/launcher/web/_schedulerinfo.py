@@ -44,7 +44,7 @@ def capacity_scheduler_info(scheduler: Any, queues: dict[str, Any], *, preemptio
         "queuePath": "root",
         "weight": -1.0,
         "normalizedWeight": 0.0,
-        "maxParallelApps": 2147483647,
+        "maxParallelApps": int(root.max_parallel_apps),
         "isAbsoluteResource": False,
         "queuePriority": int(rm_root.priority),
         "orderingPolicyInfo": "utilization",
@@ -83,7 +83,7 @@ def _queue(scheduler: Any, q: Any, queues: dict[str, Any], preemption: bool) -> 
             "weight": _r(float(q.weight)),
             "normalizedWeight": _r(float(q.normalized_weight)),
             "numApplications": int(m.apps_pending + m.apps_running),
-            "maxParallelApps": 2147483647,
+            "maxParallelApps": int(q.max_parallel_apps),
             "queueName": m.queue_name,
             "isAbsoluteResource": bool(q.absolute),
             "state": m.state,
@@ -125,7 +125,9 @@ def _queue(scheduler: Any, q: Any, queues: dict[str, Any], preemption: bool) -> 
     out.update(
         {
             "numActiveApplications": int(m.apps_running),
-            "numPendingApplications": int(m.apps_pending),
+            # getNumPendingApplications: the attempts waiting for activation, not those max-parallel-apps holds back
+            # (which numApplications and the queue metrics' appsPending count)
+            "numPendingApplications": int(m.apps_pending) - len(q.non_runnable),
             "numContainers": int(m.containers_allocated),
             "maxApplications": int(q.max_apps),
             "maxApplicationsPerUser": int(q.max_apps_per_user),

@@ -67,7 +67,7 @@ def move_application(cs: Any, app_id: ApplicationId, target_queue: str) -> str:
     # LeafQueue.validateSubmitApplication on the destination (the ACLs were checked by ClientRMService)
     if dest.state != QueueState.RUNNING:
         raise SchedulingError(f"Queue {dest.path} is STOPPED. Cannot accept submission of application: {app_id}")
-    n = len(dest.active) + len(dest.pending)
+    n = len(dest.active) + len(dest.pending) + len(dest.non_runnable)  # getNumApplications
     if n >= dest.max_apps:
         raise SchedulingError(
             f"Queue {dest.path} already has {n} applications, cannot accept submission of application: {app_id}"

@@ -19,6 +19,7 @@ from yarnball.policies.capacity._configuration import CapacitySchedulerConfigura
 from yarnball.policies.capacity._context import CSAssignment, ResourceLimits, SchedulerContext
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._managedparent import has_managed_parents, init_managed_parents
+from yarnball.policies.capacity._maxrunning import CSMaxRunningAppsEnforcer
 from yarnball.policies.capacity._queues import CSQueue, ParentQueue
 from yarnball.policies.capacity._state import (
     OFF_SWITCH,
@@ -55,6 +56,7 @@ class SchedulerCore(AbstractYarnScheduler):
         # deletion): set by the actor that runs the AutoCreatedQueueDeletionPolicy, None elsewhere (they read 0).
         AbstractYarnScheduler.__init__(self, ctx, conf.conf, cluster_timestamp=cluster_timestamp)
         self.read_global_settings(conf)
+        self.max_running = CSMaxRunningAppsEnforcer()  # max-parallel-apps (_maxrunning.py)
         self.queues: dict[str, CSQueue] = {}
         self._short: dict[str, list[CSQueue]] = {}
         # Legacy auto creation (ManagedParentQueue, _managedparent.py): its parents by path.

@@ -131,7 +131,7 @@ class EventHandlers(ContinuousScheduling):
             return f"User {user} cannot submit applications to queue {leaf.path}"
         if leaf.state != QueueState.RUNNING:
             return f"Queue {leaf.path} is STOPPED. Cannot accept submission of application: {app_id}"
-        n = len(leaf.active) + len(leaf.pending)
+        n = len(leaf.active) + len(leaf.pending) + len(leaf.non_runnable)  # getNumApplications
         parent = leaf.parent
         if self.managed_parents and parent is not None and parent.path in self.managed_parents:
             # AbstractLeafQueue.validateSubmitApplication: "!(this instanceof AutoCreatedLeafQueue)" exempts an
@@ -201,6 +201,10 @@ class EventHandlers(ContinuousScheduling):
             app.kept.clear()
         app.attempt = attempt
         self.attempts[attempt_id] = attempt
+        enforcer = self.max_running
+        enforcer.stamp(attempt)
+        enforcer.check_runnability_with_update(self.conf, attempt)
+        enforcer.track_app(attempt)
         leaf.submit_attempt(ctx, attempt)
         log.info("Added Application Attempt " + str(attempt_id) + " to scheduler from user " + app.user)
         if not e.is_attempt_recovering:
@@ -241,6 +245,9 @@ class EventHandlers(ContinuousScheduling):
             app.attempt = None
         self.attempts.pop(attempt.attempt_id, None)
         leaf.finish_attempt(ctx, attempt)
+        self.max_running.untrack_app(attempt)
+        if attempt.runnable:
+            self.max_running.update_runnability_on_app_removal(ctx, self.conf, attempt)
 
 
 #: Scheduler event type name -> handler (called as ``handler(scheduler, event)``).

@@ -61,6 +61,7 @@ class LeafQueue(CSQueue):
         "max_am_percent",
         "max_apps",
         "max_apps_per_user",
+        "non_runnable",
         "pending",
         "schedulable",
         "size_based_weight",
@@ -87,6 +88,8 @@ class LeafQueue(CSQueue):
         self.users: dict[str, User] = {}
         self.active: list[SchedulerApp] = []
         self.pending: list[SchedulerApp] = []
+        # attempts held back by max-parallel-apps (AbstractLeafQueue.nonRunnableApps), oldest first
+        self.non_runnable: list[SchedulerApp] = []
         # FIFO only: active apps with outstanding asks, in `active` order (app.order is unique and never changes).
         self.schedulable: list[SchedulerApp] = []
         self.am_used_m = self.am_used_v = 0
@@ -502,8 +505,17 @@ class LeafQueue(CSQueue):
             self.fair_dirty = True
             log.debug("application activated", attempt=str(app.attempt_id), queue=self.path)
 
+    def num_runnable_apps(self) -> int:
+        """``getNumRunnableApps``: the attempts not held back by max-parallel-apps (pending and active)."""
+        return len(self.active) + len(self.pending)
+
     def submit_attempt(self, ctx: SchedulerContext, app: SchedulerApp) -> None:
-        """``submitApplicationAttempt``: the attempt waits in the pending list, then activation runs."""
+        """``submitApplicationAttempt``: the attempt waits in the pending list, then activation runs; one that is not
+        runnable (max-parallel-apps) waits apart, unknown to its user's counts, until the enforcer submits it again."""
+        if not app.runnable:
+            self.non_runnable.append(app)
+            log.info(f"Application attempt {app.attempt_id} is not runnable, parallel limit reached")
+            return
         app.user.pending_apps += 1
         bisect.insort(self.pending, app, key=_order)
         self.activate_applications(ctx)
@@ -524,6 +536,10 @@ class LeafQueue(CSQueue):
         elif app in self.pending:
             self.pending.remove(app)
             user.pending_apps -= 1
+        elif app in self.non_runnable:
+            # AbstractLeafQueue.removeApplicationAttempt also calls user.finishApplication(false) for it, taking one
+            # from the user's pending applications it was never counted in (the count goes negative); not copied.
+            self.non_runnable.remove(app)
         # LeafQueue.removeApplicationAttempt: a user left without applications is removed (UsersManager.removeUser;
         # TestContainerResizing.testIncreaseContainerUnreservedWhenApplicationCompleted). yarnball also keeps a user
         # whose containers outlive the attempt (kept across attempts), so that its usage is not lost.

@@ -340,8 +340,8 @@ class GuaranteedOrZeroCapacityOverTimePolicy:
 
 
 def _has_pending_apps(leaf: LeafQueue) -> bool:
-    """``hasPendingApps``: ``getNumApplications() > 0`` (pending and active application attempts)."""
-    return bool(leaf.active or leaf.pending)
+    """``hasPendingApps``: ``getNumApplications() > 0`` (pending, active and non-runnable application attempts)."""
+    return bool(leaf.active or leaf.pending or leaf.non_runnable)
 
 
 def _sorted_applications(parent: ParentQueue) -> list:  # type: ignore[type-arg]

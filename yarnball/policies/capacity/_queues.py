@@ -23,6 +23,7 @@ from yarnball.policies.capacity._calculator import _round_down
 from yarnball.policies.capacity._context import SKIP_QUEUE_LIMIT, CSAssignment, ResourceLimits, SchedulerContext
 from yarnball.policies.scheduler._acl import AccessControlList, QueueACL, QueueState
 from yarnball.protocols import Resource
+from yarnball.protocols import keys as k
 
 if TYPE_CHECKING:
     from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
@@ -80,6 +81,7 @@ class CSQueue:
         "max_alloc_m",
         "max_alloc_v",
         "max_capacity",
+        "max_parallel_apps",
         "name",
         "normalized_weight",
         "num_applications",
@@ -91,6 +93,7 @@ class CSQueue:
         "priority",
         "reserved_m",
         "reserved_v",
+        "runnable_apps",
         "state",
         "used_m",
         "used_v",
@@ -155,6 +158,15 @@ class CSQueue:
         # OFF_SWITCH: counted on every allocation, never decremented (incrNodeTypeAggregations, parents included).
         self.allocated_by_locality: list[int] = [0, 0, 0]
         self.num_applications = 0
+        # max-parallel-apps (the queue's, else the global default: not inherited, but every ancestor's limit is
+        # checked too, CSMaxRunningAppsEnforcer), and a parent's count of runnable attempts below it
+        maximum = conf.get_max_parallel_apps(path)
+        self.max_parallel_apps = maximum if maximum is not None else k.DEFAULT_MAX_PARALLEL_APPLICATIONS
+        self.runnable_apps = 0
+
+    def num_runnable_apps(self) -> int:
+        """``getNumRunnableApps``: a parent's count of runnable attempts in its leaves (a leaf counts its own)."""
+        return self.runnable_apps
 
     # -- capacities --------------------------------------------------------------------------------------------
     def update_effective_resources(self, ctx: SchedulerContext) -> None:

@@ -212,6 +212,7 @@ def _take_settings(live: CSQueue, parsed: CSQueue) -> None:
     live.acls = parsed.acls
     live.max_alloc_m, live.max_alloc_v = parsed.max_alloc_m, parsed.max_alloc_v
     live.weight = parsed.weight
+    live.max_parallel_apps = parsed.max_parallel_apps
     live.dynamic = parsed.dynamic  # a dynamic queue now in the file becomes static (AbstractParentQueue.reinitialize)
     state = parsed.state
     if state == QueueState.STOPPED and live.num_applications > 0:
@@ -278,6 +279,8 @@ def reinitialize(cs: CapacityScheduler, conf: CapacitySchedulerConfiguration) ->
         # ManagedParentQueue.reinitialize (inside root.reinitialize in Hadoop), then root.updateClusterResource again
         finish_refresh(cs, conf, templates)
         cs.update_cluster_resource()
+    # CapacityScheduler.reinitialize ends with maxRunningEnforcer.updateRunnabilityOnReload: new max-parallel-apps
+    cs.max_running.update_runnability_on_reload(cs.context, cs.conf, cs.root)
 
 
 def _apply(cs: CapacityScheduler, conf: CapacitySchedulerConfiguration, new: dict[str, CSQueue]) -> None:

@@ -132,7 +132,8 @@ class CapacityScheduler(EventHandlers):
             else:
                 avail = Resource()
             if leaf is not None:
-                pending_apps = len(leaf.pending)
+                # QueueMetrics.appsPending counts an attempt held back by max-parallel-apps (submitAppAttempt)
+                pending_apps = len(leaf.pending) + len(leaf.non_runnable)
                 running = len(leaf.active)
                 am_used = Resource(leaf.am_used_m, leaf.am_used_v)
                 am_limit = Resource(leaf.am_limit_m, leaf.am_limit_v)
@@ -140,7 +141,7 @@ class CapacityScheduler(EventHandlers):
             else:
                 pending_apps = running = users = 0
                 for lq in _leaves(q):
-                    pending_apps += len(lq.pending)
+                    pending_apps += len(lq.pending) + len(lq.non_runnable)
                     running += len(lq.active)
                 am_used = am_limit = Resource()
             out.append(

@@ -201,7 +201,9 @@ class SchedulerApp:
         "reserved",
         "reserved_m",
         "reserved_v",
+        "runnable",
         "sorted_keys",
+        "start_seq",
         "stopped",
         "used_m",
         "used_v",
@@ -245,6 +247,10 @@ class SchedulerApp:
         self.am_v = am_v
         self.is_active = False
         self.stopped = False
+        # CSMaxRunningAppsEnforcer (_maxrunning.py): whether max-parallel-apps let the attempt run, and its place in
+        # the attempts' creation order (what SchedulerApplicationAttempt.getStartTime orders them by)
+        self.runnable = True
+        self.start_seq = 0
         # FIFO order: higher application priority first, then the application id (submission order)
         app_id = app.app_id
         self.order = (-app.priority, app_id.cluster_timestamp, app_id.id, attempt_id.attempt_id)

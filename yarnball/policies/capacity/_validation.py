@@ -476,6 +476,12 @@ def validate_capacity_configuration(cs: CapacitySchedulerConfiguration, cluster:
         cs.get_reservation_continue_look,
     ):
         getter()  # a value that does not parse raises here, naming its file and key
+    user_prefix = k.CS_PREFIX + "user."
+    for key in cs.conf.keys():
+        # user.<name>.max-parallel-apps and user.max-parallel-apps, read when an attempt is added
+        if key.startswith(user_prefix) and key.endswith(k.MAX_PARALLEL_APPLICATIONS):
+            rest = key[len(user_prefix) : -len(k.MAX_PARALLEL_APPLICATIONS)]
+            cs.get_max_parallel_apps_for_user(rest[:-1] if rest.endswith(".") else "")
     # Hadoop range-checks neither maximum-applications nor maximum-am-resource-percent
     # (getMaximumSystemApplications, getMaximumApplicationMasterResourcePercent): a negative maximum-applications
     # loads and makes every submission fail the queue's application limit, as in Hadoop.
