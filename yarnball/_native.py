@@ -37,6 +37,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.policies.capacity._leaf",
     "yarnball.policies.capacity._queues",
     "yarnball.policies.capacity._context",
+    "yarnball.policies.capacity._maxrunning",
     # the CapacityScheduler class chain (native classes; Python code may subclass CapacityScheduler)
     "yarnball.policies.capacity._core",
     "yarnball.policies.capacity._continuous",
