@@ -109,5 +109,7 @@ def move_application(cs: Any, app_id: ApplicationId, target_queue: str) -> str:
         if pending_m > 0 or pending_v > 0:
             add_pending(dest, pending_m, pending_v)
             dest.app_asks_changed(attempt, False, True)
+        # CapacityScheduler.moveApplication leaves the max-parallel-apps enforcer alone: the attempt keeps its
+        # runnability in dest, and the ancestors' runnable counts are not moved
         dest.submit_attempt(ctx, attempt)
     return str(dest.path)
