@@ -50,6 +50,7 @@ from typing import Any
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._ref import ActorRef
 from yarnball.actors._rmapp import AttemptState
+from yarnball.actors._shortcuts._routes import deliver_allocate
 
 __all__ = ["hold_tell", "scheduler_has_news", "sleep_after_response"]
 
@@ -102,4 +103,4 @@ def hold_tell(timer: Any, ref: Any, request: Any, sender: Any) -> None:
     origin, seq = kernel.next_key()
     # ActorRef.tell's key, computed the same way (time, NORMAL, origin, origin's sequence), the receiver as owner
     t = kernel.now + (kernel.default_latency + 0)
-    timer.held = (t, NORMAL, origin, seq, actor.delivery_entry, (request, sender), ref.id)
+    timer.held = (t, NORMAL, origin, seq, deliver_allocate, (actor, actor.delivery_entry, request, sender), ref.id)

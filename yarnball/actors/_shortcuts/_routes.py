@@ -38,7 +38,7 @@ from typing import Any
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._ref import ActorRef
 
-__all__ = ["InPlaceHeartbeats", "deliver_heartbeat_response", "heartbeat_route", "run_next"]
+__all__ = ["InPlaceHeartbeats", "deliver_allocate", "deliver_heartbeat_response", "heartbeat_route", "run_next"]
 
 
 def heartbeat_route(clock: Any, nm: Any) -> None:
@@ -100,6 +100,26 @@ def run_next(kernel: Any, entry: tuple[Any, ...]) -> None:
     """Run ``entry`` (its key taken) now if it is the event the kernel would pop next, else queue it."""
     if not (inline_allocates and kernel.exact_shortcuts and kernel.run_if_next(entry)):
         kernel.push(*entry)
+
+
+def deliver_allocate(arg: tuple[Any, Any, Any, Any]) -> None:
+    """The delivery event of an AllocateRequest ``request`` from ``sender`` to ``rm`` (``deliver``: the RM's delivery
+    entry when the request was sent), with the RM's reply run in place when it is the next event (module
+    docstring); the ordinary delivery otherwise."""
+    rm, deliver, request, sender = arg
+    takes = getattr(rm, "takes_allocates_in_place", None)  # (an actor standing in for the RM in a test)
+    if type(sender) is not ActorRef or not rm.is_free or takes is None or deliver != rm.delivery_entry or not takes():
+        deliver((request, sender))
+        return
+    response = rm.allocate_in_place(request, sender)
+    if response is None:
+        return
+    kernel = rm.kernel
+    target = sender.actor
+    if target is None or sender.kernel is not kernel or not kernel.instant or not inline_allocates:
+        sender.tell(response, rm.ref)  # (ActorRef.tell: Actor.reply's message)
+        return
+    kernel.deliver_in_place(target.delivery_entry, (response, rm.ref), sender.id)
 
 
 def deliver_heartbeat_response(rm: Any, nm_ref: Any, response: Any) -> None:
