@@ -40,7 +40,8 @@ runs, ``HeartbeatTimer.firing`` is set and ``E``'s heap entry is built exactly a
 its time is ``now`` and its key is below every queued one; not under ``run_async`` or in a shard host, and shown
 to a hooked ``Kernel._enter`` as the run loop would show it). Then nothing can run between ``F`` and ``E``, so
 running it inside ``F`` is the same computation; only the kernel's event count differs. Otherwise it is queued as
-before.
+before. Either way ``E`` is the layer's ``deliver_allocate`` (_routes.py), which runs the RM's AllocateResponse in
+place in turn when it is the next event: a firing, its allocate and the AM's handling of the reply are one event.
 """
 
 from __future__ import annotations

@@ -24,6 +24,15 @@ queue, and an RM that is not a local actor of this kernel. Only ``Kernel.events_
 (tests/test_inline_heartbeats.py). The same argument, for any entry, is ``Kernel.run_if_next``, which
 :func:`run_next` uses for an AM firing's allocate (_amrounds.py).
 
+**An allocate's reply** (:func:`deliver_allocate`, the delivery event of a firing's allocate, held or queued, and of
+a skipped allocate that turned out to return something) is run in place too, as the old delivery did. When the RM
+would only run ApplicationMasterService's own ``on_allocate`` (``ResourceManager.takes_allocates_in_place``: its
+own delivery and handler, and the delivery entry the request was sent to is still its own), is free and the sender
+is a plain actor's address, the RM serves the call (``ResourceManager.allocate_in_place``: what its delivery does,
+up to the reply) and the layer sends the reply with the key ``ActorRef.tell`` would take, through
+``Kernel.deliver_in_place``: run at once when it is the next event, since this delivery ends with it, else queued.
+With modelled latency, a sender on another kernel or ``inline_allocates`` off the reply is a message.
+
 **A heartbeat's response** (:func:`deliver_heartbeat_response`) is stored by the NM at once, without an event, when
 all its delivery would do is store its response id (``NodeManager.take_plain_response``: NORMAL, nothing to clean
 up, update or limit, the interval the NM uses, its own handler), to a free local NM under the "resume" policy with
