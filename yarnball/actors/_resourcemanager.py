@@ -415,13 +415,14 @@ class ResourceManager(Actor):
     def on_allocate(self, msg: AllocateRequest) -> None:
         self.application_master_service.on_allocate(msg)
 
-    def takes_allocates_in_place(self) -> bool:
-        """Whether an AllocateRequest delivered to this RM would only run ApplicationMasterService's own
-        ``on_allocate`` (``Actor._deliver`` itself, this class's ``on_allocate``, none replaced on the instance): the
-        exact shortcuts may then have :meth:`allocate_in_place` serve it and route its reply (actors/_shortcuts)."""
+    def takes_allocates_in_place(self, deliver: Callable[[tuple[Any, ActorRef | None]], None]) -> bool:
+        """Whether an AllocateRequest handed to ``deliver`` (this RM's delivery entry when the request was sent)
+        would only run ApplicationMasterService's own ``on_allocate``: ``Actor._deliver`` itself, this class's
+        ``on_allocate``, none replaced on the instance. The exact shortcuts may then have :meth:`allocate_in_place`
+        serve it and route its reply (actors/_shortcuts/_routes.py). One call per allocate: the checks inline."""
         return (
-            self.delivers_plainly()
-            and type(self).handler_for(AllocateRequest) is ResourceManager.on_allocate
+            getattr(deliver, "__func__", None) is Actor._deliver
+            and self._handlers.get(AllocateRequest) is ResourceManager.on_allocate
             and getattr(self.application_master_service.on_allocate, "__func__", None)
             is ApplicationMasterService.on_allocate
         )

@@ -25,11 +25,11 @@ queue, and an RM that is not a local actor of this kernel. Only ``Kernel.events_
 :func:`run_next` uses for an AM firing's allocate (_amrounds.py).
 
 **An allocate's reply** (:func:`deliver_allocate`, the delivery event of a firing's allocate, held or queued, and of
-a skipped allocate that turned out to return something) is run in place too, as the old delivery did. When the RM
-would only run ApplicationMasterService's own ``on_allocate`` (``ResourceManager.takes_allocates_in_place``: its
-own delivery and handler, and the delivery entry the request was sent to is still its own), is free and the sender
-is a plain actor's address, the RM serves the call (``ResourceManager.allocate_in_place``: what its delivery does,
-up to the reply) and the layer sends the reply with the key ``ActorRef.tell`` would take, through
+a skipped allocate that turned out to return something) is run in place too. When the RM would only run
+ApplicationMasterService's own ``on_allocate`` (``ResourceManager.takes_allocates_in_place``: its own delivery and
+handler: the delivery entry the request was sent to is its own ``Actor._deliver``), is free and the sender is a
+plain actor's address, the RM serves the call (``ResourceManager.allocate_in_place``: what its delivery does, up to
+the reply) and the layer sends the reply with the key ``ActorRef.tell`` would take, through
 ``Kernel.deliver_in_place``: run at once when it is the next event, since this delivery ends with it, else queued.
 With modelled latency, a sender on another kernel or ``inline_allocates`` off the reply is a message.
 
@@ -117,7 +117,7 @@ def deliver_allocate(arg: tuple[Any, Any, Any, Any]) -> None:
     docstring); the ordinary delivery otherwise."""
     rm, deliver, request, sender = arg
     takes = getattr(rm, "takes_allocates_in_place", None)  # (an actor standing in for the RM in a test)
-    if type(sender) is not ActorRef or not rm.is_free or takes is None or deliver != rm.delivery_entry or not takes():
+    if type(sender) is not ActorRef or not rm.is_free or takes is None or not takes(deliver):
         deliver((request, sender))
         return
     response = rm.allocate_in_place(request, sender)
