@@ -47,8 +47,6 @@ MYPYC_MODULES: tuple[str, ...] = (
     # actor-side helpers: native classes the actors call into on every heartbeat, never subclassed by users
     "yarnball.actors._heartbeats",
     "yarnball.actors._shortcuts._lazyrunning",
-    # the layer's route choices, called at every phase point, heartbeat response and firing's allocate
-    "yarnball.actors._shortcuts._routes",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"
