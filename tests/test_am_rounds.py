@@ -3,6 +3,7 @@ the results of the longer rounds, event for event."""
 
 from __future__ import annotations
 
+import heapq
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, tas
 from yarnball.launcher.workloads._model import Workload
 from yarnball.policies.capacity import CapacityScheduler
 from yarnball.policies.scheduler import _factory
-from yarnball.protocols import Configuration, ContainerPreemptEvent, keys
+from yarnball.protocols import AllocateResponse, Configuration, ContainerPreemptEvent, keys
 from yarnball.testing import captured_events
 
 
@@ -244,6 +245,39 @@ def test_firing_and_allocate_in_one_event_keeps_the_marks_unobserved() -> None:
     on, off = _run_inline(workload, True, hooked=False), _run_inline(workload, False, hooked=False)
     assert len(off["trace"]) > 300
     assert on == off
+
+
+def _popped_allocate_responses(monkeypatch: pytest.MonkeyPatch, inline: bool) -> tuple[int, dict]:
+    """A busy two-queue run: how many AllocateResponse deliveries the kernel popped, and the run's outputs."""
+    popped = 0
+    pop = heapq.heappop
+
+    def counting(queue: list[Any]) -> Any:
+        nonlocal popped
+        entry = pop(queue)
+        if type(entry) is tuple and type(entry[5]) is tuple and entry[5] and type(entry[5][0]) is AllocateResponse:
+            popped += 1
+        return entry
+
+    workload = synthetic_workload(40, 30, seed=11, queues=("a", "b"), maps=(1, 20), reduces=(0, 5), load=1.5)
+    monkeypatch.setattr(_routes, "inline_allocates", inline)
+    cluster = Cluster(Configuration(dict(QUEUES)), workload.nodes, seed=3)
+    cluster.submit_workload(workload)
+    monkeypatch.setattr(heapq, "heappop", counting)
+    with captured_events() as events:
+        cluster.run(until_ms=3_600_000)
+    monkeypatch.undo()
+    return popped, {**_snapshot(cluster), "events": events}
+
+
+def test_the_reply_to_a_firings_allocate_runs_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The RM's AllocateResponse to the allocate of a firing (a request, or a skipped allocate that turned out to
+    return something) is handled by the AM within the same event when it is the next one: the kernel pops few
+    AllocateResponse deliveries, and everything else equals queueing each reply."""
+    on, on_run = _popped_allocate_responses(monkeypatch, True)
+    off, off_run = _popped_allocate_responses(monkeypatch, False)
+    assert off > 300 and on * 4 < off
+    assert on_run == off_run
 
 
 def test_an_allocate_with_an_event_before_it_is_queued() -> None:

@@ -340,6 +340,28 @@ class ApplicationMaster(NMClient, AMResync):
         if type(arg[0]) is AllocateResponse and self.quiet_when_idle and type(self)._allocate is _BASE_ALLOCATE:
             sleep_after_response(self)  # idle after this response: dormant now, not a tick later (_amrounds.py)
 
+    def heartbeat_tick(self, tick: Any) -> None:
+        """Deliver its heartbeat timer's ``tick`` (``Actor.timer_tick``) now, as the firing's delivery would: a free,
+        awake AM whose deliveries run this class's ``_deliver`` (not intercepted on the instance) runs the tick's call
+        at once, as ``Actor._deliver`` does for a tick (the sender, a failure handed to the supervision); anything
+        else takes the delivery itself (the mailbox of a busy AM, a dormant AM's wake, an interceptor)."""
+        if (
+            self.sleeper is not None
+            or not self.is_free
+            or getattr(self._deliver, "__func__", None) is not ApplicationMaster._deliver
+        ):
+            self._deliver((tick, self.ref))
+            return
+        ref = self.ref
+        self._sender = ref
+        try:
+            result = tick.fn()
+        except Exception as exc:
+            self._failed(exc, tick, ref)
+            return
+        if result is not None:
+            self._handled(result, tick, ref)
+
     def stop(self) -> None:
         if self.sleeper is not None:
             self.sleeper.drop()

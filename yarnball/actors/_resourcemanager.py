@@ -28,6 +28,7 @@ from typing import Any
 
 from yarnball.actors._actor import Actor, ActorRef, handler
 from yarnball.actors._adminservice import refresh_queues
+from yarnball.actors._amrpc import REFUSED
 from yarnball.actors._applicationmasterservice import ApplicationMasterService
 from yarnball.actors._clientrmservice import ClientRMService
 from yarnball.actors._containerresize import ContainerResizeService
@@ -49,6 +50,7 @@ from yarnball.errors import ConfigurationError
 from yarnball.policies.scheduler import ResourceScheduler
 from yarnball.protocols import (
     AllocateRequest,
+    AllocateResponse,
     ApplicationAttemptId,
     ApplicationId,
     Configuration,
@@ -69,6 +71,7 @@ from yarnball.protocols import (
     RegisterApplicationMasterRequest,
     RegisterDistributedSchedulingAMRequest,
     RegisterNodeManagerRequest,
+    RemoteRefusal,
     StartContainersResponse,
     SubmitApplicationRequest,
     UnRegisterNodeManagerRequest,
@@ -412,6 +415,30 @@ class ResourceManager(Actor):
     @handler
     def on_allocate(self, msg: AllocateRequest) -> None:
         self.application_master_service.on_allocate(msg)
+
+    def takes_allocates_in_place(self, deliver: Callable[[tuple[Any, ActorRef | None]], None]) -> bool:
+        """Whether an AllocateRequest handed to ``deliver`` (this RM's delivery entry when the request was sent)
+        would only run ApplicationMasterService's own ``on_allocate``: ``Actor._deliver`` itself, this class's
+        ``on_allocate``, none replaced on the instance. The exact shortcuts may then have :meth:`allocate_in_place`
+        serve it and route its reply (actors/_shortcuts/_routes.py). One call per allocate: the checks inline."""
+        return (
+            getattr(deliver, "__func__", None) is Actor._deliver
+            and self._handlers.get(AllocateRequest) is ResourceManager.on_allocate
+            and getattr(self.application_master_service.on_allocate, "__func__", None)
+            is ApplicationMasterService.on_allocate
+        )
+
+    def allocate_in_place(self, msg: AllocateRequest, sender: ActorRef) -> AllocateResponse | RemoteRefusal | None:
+        """What the delivery of ``msg`` from ``sender`` does now (:meth:`takes_allocates_in_place` holds, the RM is
+        free), up to its reply, which is returned for the caller to send: None when there is none (an old call
+        refused, or a failure, handed to the supervision as the delivery would hand it)."""
+        self._sender = sender
+        try:
+            response = self.application_master_service.serve_allocate(msg)
+        except Exception as exc:
+            self._failed(exc, msg, sender)
+            return None
+        return None if response is REFUSED else response
 
     @handler
     def on_allocate_distributed(self, msg: DistributedSchedulingAllocateRequest) -> None:

@@ -14,8 +14,9 @@ handler, a free local receiver, ...) and keeps the ordinary message path otherwi
 the shortcuts on and off; only the kernel's event count and the scheduler's operation counts of left-out no-ops
 differ. Each module states its own argument beside its code:
 
-* :mod:`._routes`: the one route choice of an NM heartbeat (nowhere, a virtual heartbeat, the real request) and of
-  its response (stored at once or a message), and the delivery in place of the next event;
+* :mod:`._routes`: the one route choice of an NM heartbeat (nowhere, a virtual heartbeat, the real request), of
+  its response (stored at once or a message) and of an allocate's reply, and the delivery in place of the next
+  event;
 * :mod:`._lazyrunning`: RUNNING-only heartbeats of dormant NMs, settled when anything can observe them;
 * :mod:`._amheartbeats`, :mod:`._amdormancy`, :mod:`._amrounds`, :mod:`._amtimer`: idle AM allocates skipped,
   idle AMs dormant, the early sleep after a response and a firing's allocate run in place;
@@ -24,15 +25,15 @@ differ. Each module states its own argument beside its code:
 * :mod:`._settings`: ``yarnball.simulation.exact-shortcuts`` and its sub-switches, read here only.
 
 **The seam.** The layer reaches the roles only through their public protocols: the kernel (``next_key``,
-``queue_at``, ``run_if_next``, ``instant``), actors and refs (``Actor.delivery_entry``, ``deliver_now``, ``is_free``,
-``ActorRef.actor``), the heartbeat clock (``route``, ``inline``, ``needs``, ``next_phase_point``), the NodeManager
-(``has_news``, ``heartbeat_changes``, ``take_plain_response``, ``may_defer_running``, ``report_first``), the
-ResourceManager (``takes_heartbeats_in_place``, ``node_heartbeat_in_place``, ``runs_stock_heartbeats``,
+``queue_at``, ``deliver_in_place``, ``run_if_next``, ``instant``), actors and refs (``Actor.delivery_entry``,
+``deliver_now``, ``is_free``, ``ActorRef.actor``), the heartbeat clock (``route``, ``inline``, ``needs``,
+``next_phase_point``), the NodeManager (``has_news``, ``heartbeat_changes``, ``take_plain_response``,
+``may_defer_running``, ``report_first``), the ResourceManager (``takes_heartbeats_in_place``,
+``node_heartbeat_in_place``, ``runs_stock_heartbeats``, ``takes_allocates_in_place``, ``allocate_in_place``,
 ``dormant``), the ApplicationMaster (``direct_rm``, ``has_nothing_to_send``, ``idle_response``, ``response_id``,
 ``heartbeat_timer``, ``sleeper``) and the scheduler (``idle_allocate``, ``allocate_has_news``,
-``node_update_is_noop``). The role modules import the layer from this package only; the layer imports no role
-actor module at run time, and the roles it works with are the objects the cluster hands it
-(tests/test_shortcuts_seam.py).
+``node_update_is_noop``). The role modules import the layer from this package only; the layer imports no role actor
+module at run time, and the roles it works with are the objects the cluster hands it (tests/test_shortcuts_seam.py).
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from typing import Any
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._rmapp import AttemptState
 from yarnball.actors._shortcuts._amtimer import HeartbeatTimer
+from yarnball.actors._shortcuts._routes import deliver_allocate
 from yarnball.protocols import AllocateRequest, ResourceBlacklistRequest
 
 __all__ = ["idle_allocate"]
@@ -99,5 +100,5 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
         resource_blacklist_request=_NO_BLACKLIST_CHANGE,
         amrm_token=am.amrm_token,
     )
-    # What the request's delivery event would have done.
-    rm.deliver_now(request, am.ref)
+    # What the request's delivery event would have done, its reply run in place when it is next (_routes.py).
+    deliver_allocate((rm, rm.delivery_entry, request, am.ref))

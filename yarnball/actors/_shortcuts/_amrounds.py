@@ -40,7 +40,8 @@ runs, ``HeartbeatTimer.firing`` is set and ``E``'s heap entry is built exactly a
 its time is ``now`` and its key is below every queued one; not under ``run_async`` or in a shard host, and shown
 to a hooked ``Kernel._enter`` as the run loop would show it). Then nothing can run between ``F`` and ``E``, so
 running it inside ``F`` is the same computation; only the kernel's event count differs. Otherwise it is queued as
-before.
+before. Either way ``E`` is the layer's ``deliver_allocate`` (_routes.py), which runs the RM's AllocateResponse in
+place in turn when it is the next event: a firing, its allocate and the AM's handling of the reply are one event.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from typing import Any
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._ref import ActorRef
 from yarnball.actors._rmapp import AttemptState
+from yarnball.actors._shortcuts._routes import deliver_allocate
 
 __all__ = ["hold_tell", "scheduler_has_news", "sleep_after_response"]
 
@@ -102,4 +104,4 @@ def hold_tell(timer: Any, ref: Any, request: Any, sender: Any) -> None:
     origin, seq = kernel.next_key()
     # ActorRef.tell's key, computed the same way (time, NORMAL, origin, origin's sequence), the receiver as owner
     t = kernel.now + (kernel.default_latency + 0)
-    timer.held = (t, NORMAL, origin, seq, actor.delivery_entry, (request, sender), ref.id)
+    timer.held = (t, NORMAL, origin, seq, deliver_allocate, (actor, actor.delivery_entry, request, sender), ref.id)

@@ -63,11 +63,16 @@ class HeartbeatTimer(TimerHandle):
             return
         self.firing = True
         try:
-            actor.deliver_now(self.item, actor.ref)  # through the mailbox, as Actor.every's firing
+            actor.heartbeat_tick(self.item)  # the tick's delivery, as Actor.every's firing (at once when it may)
         finally:
             self.firing = False
-        self.rearm(actor.kernel.now + self.interval)
+        kernel = actor.kernel
+        # self.rearm(now + interval): its default key, inline (once per firing)
+        t = kernel.now + self.interval
+        token = self.token = self.token + 1
+        self.seq = kernel.queue_at(t, NORMAL, self.fire, token)
+        self.due, self.live = t, True
         held = self.held
         if held is not None:
             self.held = None
-            run_next(actor.kernel, held)
+            run_next(kernel, held)

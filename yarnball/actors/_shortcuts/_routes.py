@@ -24,6 +24,15 @@ queue, and an RM that is not a local actor of this kernel. Only ``Kernel.events_
 (tests/test_inline_heartbeats.py). The same argument, for any entry, is ``Kernel.run_if_next``, which
 :func:`run_next` uses for an AM firing's allocate (_amrounds.py).
 
+**An allocate's reply** (:func:`deliver_allocate`, the delivery event of a firing's allocate, held or queued, and of
+a skipped allocate that turned out to return something) is run in place too. When the RM would only run
+ApplicationMasterService's own ``on_allocate`` (``ResourceManager.takes_allocates_in_place``: its own delivery and
+handler: the delivery entry the request was sent to is its own ``Actor._deliver``), is free and the sender is a
+plain actor's address, the RM serves the call (``ResourceManager.allocate_in_place``: what its delivery does, up to
+the reply) and the layer sends the reply with the key ``ActorRef.tell`` would take, through
+``Kernel.deliver_in_place``: run at once when it is the next event, since this delivery ends with it, else queued.
+With modelled latency, a sender on another kernel or ``inline_allocates`` off the reply is a message.
+
 **A heartbeat's response** (:func:`deliver_heartbeat_response`) is stored by the NM at once, without an event, when
 all its delivery would do is store its response id (``NodeManager.take_plain_response``: NORMAL, nothing to clean
 up, update or limit, the interval the NM uses, its own handler), to a free local NM under the "resume" policy with
@@ -38,7 +47,7 @@ from typing import Any
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._ref import ActorRef
 
-__all__ = ["InPlaceHeartbeats", "deliver_heartbeat_response", "heartbeat_route", "run_next"]
+__all__ = ["InPlaceHeartbeats", "deliver_allocate", "deliver_heartbeat_response", "heartbeat_route", "run_next"]
 
 
 def heartbeat_route(clock: Any, nm: Any) -> None:
@@ -100,6 +109,26 @@ def run_next(kernel: Any, entry: tuple[Any, ...]) -> None:
     """Run ``entry`` (its key taken) now if it is the event the kernel would pop next, else queue it."""
     if not (inline_allocates and kernel.exact_shortcuts and kernel.run_if_next(entry)):
         kernel.push(*entry)
+
+
+def deliver_allocate(arg: tuple[Any, Any, Any, Any]) -> None:
+    """The delivery event of an AllocateRequest ``request`` from ``sender`` to ``rm`` (``deliver``: the RM's delivery
+    entry when the request was sent), with the RM's reply run in place when it is the next event (module
+    docstring); the ordinary delivery otherwise."""
+    rm, deliver, request, sender = arg
+    takes = getattr(rm, "takes_allocates_in_place", None)  # (an actor standing in for the RM in a test)
+    if type(sender) is not ActorRef or not rm.is_free or takes is None or not takes(deliver):
+        deliver((request, sender))
+        return
+    response = rm.allocate_in_place(request, sender)
+    if response is None:
+        return
+    kernel = rm.kernel
+    target = sender.actor
+    if target is None or sender.kernel is not kernel or not kernel.instant or not inline_allocates:
+        sender.tell(response, rm.ref)  # (ActorRef.tell: Actor.reply's message)
+        return
+    kernel.deliver_in_place(target.delivery_entry, (response, rm.ref), sender.id)
 
 
 def deliver_heartbeat_response(rm: Any, nm_ref: Any, response: Any) -> None:
