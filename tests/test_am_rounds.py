@@ -341,7 +341,7 @@ def test_scheduler_news_agrees_with_idle_allocate(monkeypatch: pytest.MonkeyPatc
     # The cluster builds a Checked; the early check asks its allocate_has_news (CapacityScheduler's).
     monkeypatch.setattr(_factory, "CapacityScheduler", Checked)
     workload = synthetic_workload(40, 20, seed=7, queues=("a", "b"), maps=(5, 30), reduces=(0, 4), load=2.0)
-    cluster = Cluster(Configuration(dict(PREEMPTION)), workload.nodes, seed=3)
+    cluster = Cluster(Configuration(dict(PREEMPTION)), workload.nodes, seed=4)  # both answers occur in this run
     assert type(cluster.scheduler) is Checked
     cluster.submit_workload(workload)
     cluster.run(until_ms=3_600_000)
