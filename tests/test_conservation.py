@@ -20,6 +20,7 @@ from yarnball import Cluster
 from yarnball.actors import DistributedShellAppMaster
 from yarnball.launcher._simulate import load_configuration as _load_configuration
 from yarnball.launcher.workloads import TraceDefaults, Workload, WorkloadBuilder, load_workload
+from yarnball.policies.scheduler import FAIR_SCHEDULER, scheduler_class
 from yarnball.protocols import (
     Configuration,
     Container,
@@ -50,6 +51,13 @@ PREEMPTION = {
     keys.PREEMPTION_MONITORING_INTERVAL: "1000",
     keys.PREEMPTION_WAIT_TIME_BEFORE_KILL: "2000",
     keys.PREEMPTION_NATURAL_TERMINATION_FACTOR: "1.0",
+}
+#: The FairScheduler's own preemption (FSPreemptionThread), for a configuration directory that selects it: the
+#: CapacityScheduler's monitor refuses any other scheduler, as Hadoop's does. The starvation timeouts are the
+#: allocation file's (SLS's sample: minSharePreemptionTimeout 2 s per queue); marked containers are killed after 2 s.
+FAIR_PREEMPTION = {
+    keys.PREEMPTION: "true",
+    keys.WAIT_TIME_BEFORE_KILL: "2000",
 }
 TWO_QUEUES = {
     "yarn.scheduler.capacity.root.queues": "a,b",
@@ -145,7 +153,10 @@ def _configuration(trace: str, setting: str) -> Configuration:
     if setting == "preemption" and conf_dir is None:
         for key, value in TWO_QUEUES.items():
             conf.set(key, value)
-    for key, value in SETTINGS[setting].items():
+    setting_keys = SETTINGS[setting]
+    if setting == "preemption" and scheduler_class(conf) == FAIR_SCHEDULER:
+        setting_keys = FAIR_PREEMPTION
+    for key, value in setting_keys.items():
         conf.set(key, value)
     return conf
 
