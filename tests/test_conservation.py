@@ -20,14 +20,19 @@ from yarnball import Cluster
 from yarnball.actors import DistributedShellAppMaster
 from yarnball.launcher._simulate import load_configuration as _load_configuration
 from yarnball.launcher.workloads import TraceDefaults, Workload, WorkloadBuilder, load_workload
+from yarnball.policies.scheduler import FAIR_SCHEDULER, scheduler_class
 from yarnball.protocols import (
     Configuration,
     Container,
     ContainerExitStatus,
+    ContainerId,
     ContainerStatus,
     ExecutionType,
     FinalApplicationStatus,
+    NodeId,
+    Priority,
     RegisterApplicationMasterResponse,
+    Resource,
     keys,
 )
 from yarnball.testing import assert_containers_conserved, conservation_violations, container_ledger
@@ -46,6 +51,13 @@ PREEMPTION = {
     keys.PREEMPTION_MONITORING_INTERVAL: "1000",
     keys.PREEMPTION_WAIT_TIME_BEFORE_KILL: "2000",
     keys.PREEMPTION_NATURAL_TERMINATION_FACTOR: "1.0",
+}
+#: The FairScheduler's own preemption (FSPreemptionThread), for a configuration directory that selects it: the
+#: CapacityScheduler's monitor refuses any other scheduler, as Hadoop's does. The starvation timeouts are the
+#: allocation file's (SLS's sample: minSharePreemptionTimeout 2 s per queue); marked containers are killed after 2 s.
+FAIR_PREEMPTION = {
+    keys.PREEMPTION: "true",
+    keys.WAIT_TIME_BEFORE_KILL: "2000",
 }
 TWO_QUEUES = {
     "yarn.scheduler.capacity.root.queues": "a,b",
@@ -90,6 +102,7 @@ class SurplusAppMaster(DistributedShellAppMaster):
         self.speculative: list[Any] = []
         self.given_back: set[Any] = set()
         self.released = 0
+        self.surplus_killed = 0  # speculative ones its node's ContainerScheduler killed before it could give them back
 
     def on_registered(self, response: RegisterApplicationMasterResponse) -> None:
         self.add_container_request(
@@ -112,6 +125,7 @@ class SurplusAppMaster(DistributedShellAppMaster):
         for s in statuses:
             if s.container_id in self.speculative:
                 self.speculative.remove(s.container_id)  # killed by its node's ContainerScheduler
+                self.surplus_killed += 1
             elif s.container_id in self.given_back:
                 pass
             elif s.exit_status == ContainerExitStatus.SUCCESS:
@@ -139,7 +153,10 @@ def _configuration(trace: str, setting: str) -> Configuration:
     if setting == "preemption" and conf_dir is None:
         for key, value in TWO_QUEUES.items():
             conf.set(key, value)
-    for key, value in SETTINGS[setting].items():
+    setting_keys = SETTINGS[setting]
+    if setting == "preemption" and scheduler_class(conf) == FAIR_SCHEDULER:
+        setting_keys = FAIR_PREEMPTION
+    for key, value in setting_keys.items():
         conf.set(key, value)
     return conf
 
@@ -197,7 +214,11 @@ def test_every_allocated_container_ends(trace: str, setting: str) -> None:
         assert ledger.preempted > 0
     if setting.startswith("opportunistic"):
         surplus = [am for am in cluster.masters if isinstance(am, SurplusAppMaster)]
-        assert len(surplus) == 2 and all(am.released > 0 for am in surplus)
+        # Each had its surplus and every surplus container ended: given back, or (a speculative one) killed by its
+        # node's ContainerScheduler first, when GUARANTEED containers fill the nodes (a FairScheduler queue may take
+        # the whole cluster).
+        assert len(surplus) == 2 and all(am.released + am.surplus_killed > 0 for am in surplus)
+        assert any(am.released > 0 for am in surplus)
         assert cluster.rm.opportunistic is not None and cluster.rm.opportunistic.counters["opportunistic_allocated"]
 
 
@@ -241,3 +262,48 @@ def test_the_check_names_a_container_left_running() -> None:
     assert container_ledger(cluster).live == 3  # the AM container and its two tasks
     with pytest.raises(AssertionError, match="containers not conserved"):
         assert_containers_conserved(cluster)
+
+
+def test_an_opportunistic_container_placed_on_a_removed_node_expires() -> None:
+    """A container an NM's DistributedScheduler placed on a node the RM has removed since (its node list is from the
+    last allocate) is never run nor reported by any NM: like Hadoop's ACQUIRED RMContainer it expires unlaunched
+    after the container-allocation expiry interval, and its AM hears of it; nothing is left live."""
+    conf = {
+        **OPPORTUNISTIC,
+        keys.DIST_SCHEDULING_ENABLED: "true",
+        keys.RM_NM_EXPIRY_INTERVAL_MS: "10000",
+        keys.RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS: "30000",
+    }
+    wl = WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4).build()
+    cluster = Cluster(conf, wl.nodes, seed=3)
+    am = SurplusAppMaster(
+        name="s", num_containers=2, extra=0, start_surplus=False,
+        container_type=ExecutionType.OPPORTUNISTIC, duration_ms=100_000,
+    )
+    seen: list[ContainerStatus] = []
+    original = am.on_containers_completed
+
+    def record(statuses: tuple[ContainerStatus, ...]) -> None:
+        seen.extend(statuses)
+        original(statuses)
+
+    am.on_containers_completed = record  # type: ignore[method-assign]
+    cluster.submit(am)
+    cluster.run(until_ms=5_000)
+    attempt = next(iter(cluster.rm.attempts.values()))
+    assert attempt.am_container is not None
+    gone = next(n.hostname for n in wl.nodes if n.hostname != attempt.am_container.node_id.host)
+    cluster.fail_node(gone, 6_000)
+    cluster.run(until_ms=20_000)  # the RM removed it (10 s liveness)
+    assert all(n.host != gone for n in cluster.rm.scheduler.nodes)
+    attempt_id = attempt.attempt_id
+    stranded = Container(
+        id=ContainerId(attempt_id, (1 << 40) - 100), node_id=NodeId(gone, 0), resource=Resource(1024, 1),
+        priority=Priority(0), execution_type=ExecutionType.OPPORTUNISTIC,
+    )
+    cluster.rm.opportunistic.record_remote_allocations(attempt_id, (stranded,))
+    cluster.run(until_ms=600_000)
+    expired = [s for s in seen if s.container_id == stranded.id]
+    assert [s.exit_status for s in expired] == [ContainerExitStatus.ABORTED]
+    assert "expired" in expired[0].diagnostics
+    assert_containers_conserved(cluster)

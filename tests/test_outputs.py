@@ -198,12 +198,15 @@ def test_tracked_jobs_record_live_containers(run: Any) -> None:
     assert max(live) >= 2 and live[-1] == 0
 
 
-def test_applications_csv_maps_jobs_to_application_ids(run: Any) -> None:
-    """metrics/applications.csv gives each job's application id, queue, final state and times."""
+def test_applications_csv_maps_jobs_to_application_ids(run: Any, shared_data: Path) -> None:
+    """metrics/applications.csv gives each job's application id, queue, final state and times. The queue is the
+    application's after placement: sample-conf's FairScheduler places a job in the queue its trace names (its
+    allocation file has no queuePlacementPolicy: the ``specified`` rule, then ``default``), under its full name
+    (``QueuePlacementRule.assignAppToQueue`` prefixes ``root.``), which RMAppManager copies to the RMApp."""
+    trace = [job for _, _, job in iter_json_values(shared_data / "sls" / "inputsls.json")]
     rows = _csv(run[3] / "metrics" / "applications.csv")
     assert [(r["job_id"], r["queue"], r["state"]) for r in rows] == [
-        ("job_1", "sls_queue_1", "FINISHED"),
-        ("job_2", "sls_queue_2", "FINISHED"),
+        (job["job.id"], "root." + job["job.queue.name"], "FINISHED") for job in trace
     ]
     assert rows[0]["application_id"].startswith("application_")
 

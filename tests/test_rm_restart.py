@@ -300,3 +300,43 @@ def test_restart_without_recovery_accounts_every_application_and_container(tmp_p
     ended = sum(e["event"] == "container_finished" for e in events)
     assert containers["allocated"] == ended == sum(containers[k] for k in ("completed", "killed", "preempted", "lost"))
     assert containers["running_at_end"] == 0
+
+
+FAIR = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
+FIFO = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler"
+
+
+@pytest.mark.parametrize("scheduler", [FAIR, FIFO])
+def test_work_preserving_restart_with_the_fair_and_fifo_schedulers(scheduler: str) -> None:
+    """Recovery is scheduler-generic, as Hadoop's (``AbstractYarnScheduler.recoverContainersOnNode``): with the
+    FairScheduler or the FifoScheduler the restarted RM's scheduler is of the same class, adopts the running
+    containers (charged to its queue and freed again when they end), numbers new ones from the epoch, and the job
+    succeeds."""
+    cluster, _ = _one_job({keys.RM_SCHEDULER: scheduler})
+    cluster.inject([{"at_ms": 20_000, "kind": "rm_restart", "target": "rm", "down_ms": 3000}])
+    with captured_events() as events:
+        cluster.run(until_ms=GUARD_MS)
+    assert type(cluster.rm.scheduler).__name__ == "Recovering" + scheduler.rsplit(".", 1)[1]
+    adopted = {e["container"] for e in events if e["event"] == "container_recovered"}
+    ends = {e["container"]: e for e in events if e["event"] == "container_finished"}
+    assert adopted and all(ends[c]["exit_status"] == 0 for c in adopted)
+    new = [e["container"] for e in events if e["event"] == "container_allocated" and e["sim_ms"] > 20_000]
+    assert new and all(c.startswith("container_e01_") for c in new)
+    (app,) = cluster.applications
+    assert (app.state.value, app.final_status.value) == ("FINISHED", "SUCCEEDED")
+    assert_containers_conserved(cluster)
+    queues = cluster.rm.scheduler.queue_metrics()
+    assert all(q.allocated.memory_mb == 0 and q.containers_allocated == 0 for q in queues), queues
+
+
+@pytest.mark.parametrize("scheduler", [FAIR, FIFO])
+def test_restart_without_recovery_with_the_fair_and_fifo_schedulers(scheduler: str) -> None:
+    """Without recovery a restarted RM starts a fresh scheduler of the configured class: the running application is
+    lost, and the run ends by itself."""
+    cluster, _ = _one_job({keys.RM_SCHEDULER: scheduler, keys.RECOVERY_ENABLED: "false"})
+    cluster.inject([{"at_ms": 20_000, "kind": "rm_restart", "target": "rm", "down_ms": 3000}])
+    cluster.run(until_ms=GUARD_MS)
+    assert cluster.finished() and cluster.now < GUARD_MS, "the run did not end by itself"
+    (app,) = cluster.applications
+    assert (app.state.value, app.final_status.value) == ("FAILED", "FAILED") and "is lost" in app.diagnostics
+    assert not [cid for nm in cluster.nodes for cid in nm.containers]

@@ -36,7 +36,14 @@ from yarnball.policies.opportunistic import (
     normalize,
     partition_asks,
 )
-from yarnball.policies.scheduler import ACQUIRED, LOST_CONTAINER, RELEASED_CONTAINER, RUNNING, abnormal_status
+from yarnball.policies.scheduler import (
+    ACQUIRED,
+    EXPIRED_CONTAINER,
+    LOST_CONTAINER,
+    RELEASED_CONTAINER,
+    RUNNING,
+    abnormal_status,
+)
 from yarnball.protocols import (
     ANY,
     AllocateRequest,
@@ -141,6 +148,8 @@ class OpportunisticContainerAllocatorAMService(ExecutionTypeUpdates):
         self._errors: dict[ApplicationAttemptId, list[UpdateContainerError]] = {}
         # The NMs' last OpportunisticContainersStatus, for the Nodes page (RMNode.getOpportunisticContainersStatus).
         self.node_status: dict[NodeId, OpportunisticContainersStatus] = {}
+        # Containers placed on a node the RM had removed, with their allocation time (_watch_if_node_gone).
+        self.stranded: dict[ContainerId, float] = {}
 
     # -- periodic sort -------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -183,11 +192,42 @@ class OpportunisticContainerAllocatorAMService(ExecutionTypeUpdates):
         self.node_status.pop(node_id, None)
         lost = [record for record in self.containers.values() if record.container.node_id == node_id]
         for record in lost:
-            cid = record.container.id
-            del self.containers[cid]
-            status = abnormal_status(cid, LOST_CONTAINER)
-            self.rm.dispatcher.container_done(cid, status)
-            self._opportunistic_done(record, status)
+            self._lose(record)
+
+    def _lose(self, record: OppContainer) -> None:
+        """End an OPPORTUNISTIC container of a lost node with ``SchedulerUtils.LOST_CONTAINER``."""
+        cid = record.container.id
+        del self.containers[cid]
+        status = abnormal_status(cid, LOST_CONTAINER)
+        self.rm.dispatcher.container_done(cid, status)
+        self._opportunistic_done(record, status)
+
+    def _watch_if_node_gone(self, container: Container) -> None:
+        """A container placed on a node the RM removed after handing out its node list (the least-loaded nodes are
+        cached for a sorting interval, and an NM's DistributedScheduler places on the list of its last allocate):
+        no NM will ever run or report it. Hadoop's RMContainer is ACQUIRED at once
+        (``OpportunisticContainerAllocatorAMService.handleNewContainers``), which registers it with the
+        ContainerAllocationExpirer: it expires unlaunched after ``yarn.resourcemanager.rm.container-allocation
+        .expiry-interval-ms``, and its AM hears of it then. (Left live, its AM waited for it for ever and the
+        application never finished.)"""
+        if container.node_id not in self.rm.scheduler.nodes:
+            self.stranded[container.id] = self.rm.now
+
+    def expire(self, now: float) -> None:
+        """The dispatcher's expirer (with the ContainerAllocationExpirer): a container on a removed node that is
+        still allocated ``expiry-interval-ms`` after its allocation ends with ``SchedulerUtils.EXPIRED_CONTAINER``
+        (``AbstractYarnScheduler.completedContainer`` on CONTAINER_EXPIRED)."""
+        if not self.stranded:
+            return
+        deadline = now - self.rm.alloc_expiry_ms
+        for cid, allocated_at in list(self.stranded.items()):
+            if allocated_at < deadline:
+                del self.stranded[cid]
+                record = self.containers.pop(cid, None)
+                if record is not None:  # (not released or ended otherwise meanwhile)
+                    status = abnormal_status(cid, EXPIRED_CONTAINER)
+                    self.rm.dispatcher.container_done(cid, status)
+                    self._opportunistic_done(record, status)
 
     def on_container_running(self, cid: ContainerId) -> None:
         """The NM reported ``cid`` RUNNING (RMNodeImpl's newly launched containers, then the NODE_UPDATE's
@@ -355,6 +395,7 @@ class OpportunisticContainerAllocatorAMService(ExecutionTypeUpdates):
                     rm_app.first_task_time = self.rm.now
                 rm_app.container_allocated(container.id, self.rm.now, container.resource)
             self.counters["opportunistic_allocated"] += 1
+            self._watch_if_node_gone(container)
             # CentralizedOpportunisticContainerAllocator: the loop that placed it (node-local, rack-local, any)
             if p.location == ANY:
                 self.metrics.incr_off_switch_opp_containers()
@@ -422,6 +463,7 @@ class OpportunisticContainerAllocatorAMService(ExecutionTypeUpdates):
                     rm_app.first_task_time = self.rm.now
                 rm_app.container_allocated(c.id, self.rm.now, c.resource)
             self.counters["opportunistic_allocated"] += 1
+            self._watch_if_node_gone(c)
 
     def distributed_allocate_response(self, response: AllocateResponse) -> DistributedSchedulingAllocateResponse:
         return DistributedSchedulingAllocateResponse(

@@ -12,7 +12,8 @@ do the same work without an event record when nothing can observe it.
 The optional services join as members chosen when the RM is built (:meth:`SchedulerEventDispatcher.build_chain`):
 *claimers* of a GUARANTEED allocation that serves them (a promotion, an increase), *absorbers* of a container the
 scheduler released that lives on (a demotion), *done listeners* of a container's end (an increase withdrawn), and
-*expirers* with the ContainerAllocationExpirer (increases the NM never applied). Without them the chains are empty.
+*expirers* with the ContainerAllocationExpirer (increases the NM never applied, OPPORTUNISTIC containers placed on a
+node already removed). Without them the chains are empty.
 """
 
 from __future__ import annotations
@@ -85,7 +86,12 @@ class SchedulerEventDispatcher:
         # a demoted container leaving the scheduler's books runs on as OPPORTUNISTIC
         self.absorbers = (opportunistic.absorbs_release,) if opportunistic is not None else ()
         self.done_listeners = (resize.on_container_done,) if resize is not None else ()
-        self.expirers = (resize.expire,) if resize is not None else ()  # increases the NM never applied
+        expirers: list[Any] = []
+        if opportunistic is not None:
+            expirers.append(opportunistic.expire)  # containers placed on a node already removed
+        if resize is not None:
+            expirers.append(resize.expire)  # increases the NM never applied
+        self.expirers = tuple(expirers)
 
     # -- the dispatcher -----------------------------------------------------------------------------------------
     def dispatch(self, event: Any) -> None:

@@ -324,6 +324,7 @@ class FaultInjector:
         rm = cluster.rm
         scheduler = create_recovering_scheduler(rm.conf, cluster_timestamp=rm.cluster_timestamp, epoch=epoch)
         scheduler.set_placement(placement_from_conf(cluster.conf, seed=cluster.seed))
+        scheduler.service_start(lambda: int(rm.now))  # serviceStart: the FairScheduler reads the RM's clock
         cluster.scheduler = scheduler
         return scheduler
 

@@ -118,16 +118,19 @@ def create_scheduler(conf: Configuration, *, cluster_timestamp: int) -> Resource
 
 
 def create_recovering_scheduler(conf: Configuration, *, cluster_timestamp: int, epoch: int) -> RecoveringScheduler:
-    """A restarted RM's scheduler: it adopts the containers the NodeManagers report and numbers new ones from
-    ``epoch`` (policies/capacity/_recovery.py)."""
+    """A restarted RM's scheduler, of the class ``conf`` names: it adopts the containers the NodeManagers report and
+    numbers new ones from ``epoch`` (policies/scheduler/_recovery.py; Hadoop's recovery is scheduler-generic)."""
+    kind = scheduler_class(conf)
+    if kind == FIFO_SCHEDULER:
+        from yarnball.policies.fifo._recovery import RecoveringFifoScheduler
+
+        return RecoveringFifoScheduler(conf, cluster_timestamp=cluster_timestamp, epoch=epoch)
+    if kind == FAIR_SCHEDULER:
+        from yarnball.policies.fair._recovery import RecoveringFairScheduler
+
+        return RecoveringFairScheduler(conf, cluster_timestamp=cluster_timestamp, epoch=epoch)
     from yarnball.policies.capacity._recovery import RecoveringCapacityScheduler
 
-    kind = scheduler_class(conf)
-    if kind in (FIFO_SCHEDULER, FAIR_SCHEDULER):
-        raise ConfigurationError(
-            f"{keys.RM_SCHEDULER}: work-preserving recovery is simulated for the CapacityScheduler only, not for "
-            f"{kind}"
-        )
     return RecoveringCapacityScheduler(
         CapacitySchedulerConfiguration(conf), cluster_timestamp=cluster_timestamp, epoch=epoch
     )
