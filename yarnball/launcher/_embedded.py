@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from yarnball._logs import get_logger
 from yarnball.actors import Kernel, WallClock
 from yarnball.actors._appmaster import ApplicationMaster
@@ -189,6 +191,9 @@ class EmbeddedBackend:
             am.stop()
             self.kernel.forget(ref.id)
             self.masters.remove(am)
+            job = self.jobs.get(am.name)
+            if job is not None and job.tasks:
+                self.jobs[am.name] = msgspec.structs.replace(job, tasks=())  # (the outputs need its times only)
 
     def every(self, interval_ms: float, callback: Callable[[], Any], *, start_ms: float = 0) -> None:
         """Call ``callback()`` every ``interval_ms`` of simulated time (for samplers and progress)."""
