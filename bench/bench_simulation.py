@@ -33,8 +33,8 @@ import resource
 import sys
 import time
 import tracemalloc
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 # This tree's yarnball, not whichever one is installed (an editable install points at one checkout; the benchmark
@@ -45,7 +45,6 @@ from yarnball.actors import configure_logging
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import JobSpec, NodeSpec, synthetic_jobs, synthetic_nodes
 from yarnball.protocols import Configuration, keys
-
 
 MAPS, REDUCES = (20, 200), (0, 20)
 

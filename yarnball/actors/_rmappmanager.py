@@ -99,7 +99,8 @@ class RMAppManager:
         self.rm = rm
         # RMAppManager's constructor: the state store keeps at most as many finished applications as memory.
         conf = rm.conf
-        self.max_completed = conf.get_int(keys.RM_MAX_COMPLETED_APPLICATIONS, keys.DEFAULT_RM_MAX_COMPLETED_APPLICATIONS)
+        limit = conf.get_int(keys.RM_MAX_COMPLETED_APPLICATIONS, keys.DEFAULT_RM_MAX_COMPLETED_APPLICATIONS)
+        self.max_completed = limit
         in_store = conf.get_int(keys.RM_STATE_STORE_MAX_COMPLETED_APPLICATIONS, self.max_completed)
         self.max_completed_in_store = min(in_store, self.max_completed)
         #: The finished applications still in the RM, oldest first (RMAppManager.completedApps), and how many of

@@ -23,6 +23,7 @@ from yarnball.actors._rmrestart import applications_of
 from yarnball.actors.shortcuts import InlineHeartbeats, LazyRunning, exact_shortcuts
 from yarnball.errors import ConfigurationError, SimulationError
 from yarnball.launcher._clusterconf import DEFAULT_CLUSTER_TIMESTAMP, ConfSource, normalized_conf
+from yarnball.launcher._completed import CompletedApplications
 from yarnball.launcher._elastic import Autoscaler, ElasticConfig, attach_autoscaler
 from yarnball.launcher._gc import tuned_gc
 from yarnball.launcher._jobfeed import JobFeed
@@ -118,6 +119,7 @@ class EmbeddedBackend:
         self.submitted = 0  # every AM submitted so far (the next one's index)
         self.job_feed: JobFeed | None = None  # the jobs of submit_jobs still to come (launcher/_jobfeed.py)
         self.rm.app_manager.removed_listeners.append(self._on_app_removed)
+        self.completed = CompletedApplications(self.rm)  # what the outputs keep of removed applications
         self.jobs: dict[str, JobSpec] = {}
         self.skipped: list[SkippedJob] = []
         self.rm.done_listeners.append(self._on_app_done)
@@ -174,7 +176,7 @@ class EmbeddedBackend:
     def feed(self, jobs: Iterator[JobSpec], make_am: Callable[[JobSpec], ApplicationMaster | None]) -> None:
         """``Cluster.submit_jobs``: each job's AM built by ``make_am`` and spawned shortly before its submit time
         (launcher/_jobfeed.py); at once, one by one, at a time that is not a whole ms or with jobs still to come."""
-        if self.job_feed is not None and self.job_feed.pending or self.kernel.now != int(self.kernel.now):
+        if (self.job_feed is not None and self.job_feed.pending) or self.kernel.now != int(self.kernel.now):
             for job in jobs:
                 am = make_am(job)
                 if am is not None:
@@ -325,7 +327,7 @@ class EmbeddedBackend:
     def _all_done(self) -> bool:
         # The count first: it is O(1) and false until the last application finishes, while the scan is O(jobs) and
         # ran at every application's end (quadratic in the jobs of a run: ~1% of a busy 10,000-node run).
-        if self.rm.apps_done < self.submitted or self.job_feed is not None and self.job_feed.pending:
+        if self.rm.apps_done < self.submitted or (self.job_feed is not None and self.job_feed.pending):
             return False
         return all(am.application_id is not None for am in self.masters)
 
