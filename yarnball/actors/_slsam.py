@@ -123,12 +123,15 @@ class _TraceAppMaster(ApplicationMaster):
 
     def _exited(self) -> None:
         super()._exited()
-        # the AM's own bookkeeping of pending and assigned tasks (empty when every task is done); the tasks stay
+        # the AM's own bookkeeping of pending and assigned tasks (empty when every task is done), and then the task
+        # records themselves (~200 bytes a task): the counts stay
         if not self.pending:
             self.pending = RunQueue()
             self._host_tasks = {}  # (the pending tasks that name hosts)
         if not self.assigned:
             self.assigned = {}
+            if not self.pending:
+                self.phases = []
 
     def _next_phase(self) -> None:
         if not self.phases:

@@ -416,9 +416,10 @@ class EmbeddedBackend:
                 self.heartbeats.lazy.disable()  # and deferred RUNNING reports on NM skipping
         if on_progress is not None:
             self.every(1000, lambda: on_progress(self.kernel.now))
-        if self.submitted and self._all_done():
+        jobs = self.submitted > 0 or self.job_feed is not None and self.job_feed.pending
+        if jobs and self._all_done():
             return False
-        return bool(self.submitted) or until_ms is not None
+        return jobs or until_ms is not None
 
     def finished(self) -> bool:
         """Whether every submitted application has finished (what stops :meth:`run` without ``until_ms``)."""
