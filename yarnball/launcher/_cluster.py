@@ -162,8 +162,9 @@ class Cluster:
             return
         feed(iter(jobs), self._application_master)
 
-    def _application_master(self, job: JobSpec) -> ApplicationMaster | None:
-        """The SLS AM of ``job``'s type, recorded in the cluster's jobs; None (reported) for an unknown type."""
+    def _application_master(self, job: JobSpec, tasks: Any = None) -> ApplicationMaster | None:
+        """The SLS AM of ``job``'s type (with ``tasks`` for the job's own when given), recorded in the cluster's jobs;
+        None (reported) for an unknown type."""
         impl = self._backend
         am_class = SLS_AM_TYPES.get(job.am_type)
         if am_class is None:
@@ -179,7 +180,7 @@ class Cluster:
                 keys.MR_NUM_OPPORTUNISTIC_MAPS_PERCENT, keys.DEFAULT_MR_NUM_OPPORTUNISTIC_MAPS_PERCENT
             )
         am = am_class(
-            tasks=job.tasks,
+            tasks=job.tasks if tasks is None else tasks,
             name=job.job_id,
             queue=job.queue,
             user=job.user,

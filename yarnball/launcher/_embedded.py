@@ -173,16 +173,20 @@ class EmbeddedBackend:
             am.retry_allocate_calls(faults.rpc_retry_ms)  # a run that restarts the RM (launcher/_faultinjector.py)
         return am
 
-    def feed(self, jobs: Iterator[JobSpec], make_am: Callable[[JobSpec], ApplicationMaster | None]) -> None:
+    def feed(self, jobs: Iterator[JobSpec], make_am: Callable[..., ApplicationMaster | None]) -> None:
         """``Cluster.submit_jobs``: each job's AM built by ``make_am`` and spawned shortly before its submit time
         (launcher/_jobfeed.py); at once, one by one, at a time that is not a whole ms or with jobs still to come."""
-        if (self.job_feed is not None and self.job_feed.pending) or self.kernel.now != int(self.kernel.now):
+        if self._jobs_to_come() or self.kernel.now != int(self.kernel.now):
             for job in jobs:
                 am = make_am(job)
                 if am is not None:
                     self.submit(am)
             return
         self.job_feed = JobFeed(self.kernel, jobs, make_am, self.submit)
+
+    def _jobs_to_come(self) -> bool:
+        """Whether jobs of submit_jobs are still to be submitted."""
+        return self.job_feed is not None and self.job_feed.pending
 
     def _on_app_removed(self, app: Any) -> None:
         """The RM removed a finished application (yarn.resourcemanager.max-completed-applications): its AM, gone
@@ -327,7 +331,7 @@ class EmbeddedBackend:
     def _all_done(self) -> bool:
         # The count first: it is O(1) and false until the last application finishes, while the scan is O(jobs) and
         # ran at every application's end (quadratic in the jobs of a run: ~1% of a busy 10,000-node run).
-        if self.rm.apps_done < self.submitted or (self.job_feed is not None and self.job_feed.pending):
+        if self.rm.apps_done < self.submitted or self._jobs_to_come():
             return False
         return all(am.application_id is not None for am in self.masters)
 
@@ -416,7 +420,7 @@ class EmbeddedBackend:
                 self.heartbeats.lazy.disable()  # and deferred RUNNING reports on NM skipping
         if on_progress is not None:
             self.every(1000, lambda: on_progress(self.kernel.now))
-        jobs = self.submitted > 0 or self.job_feed is not None and self.job_feed.pending
+        jobs = self.submitted > 0 or self._jobs_to_come()
         if jobs and self._all_done():
             return False
         return jobs or until_ms is not None
