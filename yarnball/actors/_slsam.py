@@ -96,8 +96,11 @@ class _TraceAppMaster(ApplicationMaster):
         self.completed_tasks = 0
         self.failed_task_attempts = 0
         self.preempted_task_attempts = 0
-        # (what _phases makes, in every subclass)
-        self.total_tasks = tasks.total if deferred else sum(max(spec.count, 0) for spec in self.tasks)  # type: ignore[union-attr]
+        total = tasks.total if deferred else sum(max(spec.count, 0) for spec in self.tasks)  # type: ignore[union-attr]
+        self.total_tasks = total  # (what _phases makes, in every subclass)
+        self._delayed = 0  # DAG: requests still waiting for their container.request.delay
+        self._env_left = -1  # the remaining-task count of _env, the launch environment last built
+        self._env: tuple[tuple[str, str], ...] = ()
 
     @property
     def tasks(self) -> tuple[TaskLike, ...]:
@@ -106,9 +109,6 @@ class _TraceAppMaster(ApplicationMaster):
         if type(tasks) is not tuple:
             tasks = self._tasks = tasks.unpack()  # type: ignore[union-attr]
         return tasks  # type: ignore[return-value]
-        self._delayed = 0  # DAG: requests still waiting for their container.request.delay
-        self._env_left = -1  # the remaining-task count of _env, the launch environment last built
-        self._env: tuple[tuple[str, str], ...] = ()
 
     def _phases(self) -> list[list[_Task]]:
         return [tasks_of(self.tasks)]
