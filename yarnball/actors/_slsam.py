@@ -84,7 +84,7 @@ class _TraceAppMaster(ApplicationMaster):
         # Deferred tasks (a fed trace's, launcher/_jobfeed.py) are unpacked when first read: a job waiting in a queue
         # holds them packed (~1.5 kB instead of ~20 kB for 100 tasks).
         deferred = isinstance(tasks, DeferredTasks)
-        self._tasks: tuple[TaskLike, ...] | DeferredTasks = tasks if deferred else tuple(tasks)  # type: ignore[arg-type]
+        self._tasks: tuple[TaskLike, ...] | DeferredTasks = tasks if deferred else tuple(tasks)  # type: ignore[arg-type,assignment]
         # The task records are made when the first attempt requests its first phase (_next_phase): a trace's later
         # jobs, submitted at their time, hold none until then (~16 kB per job of a long trace's backlog).
         self.phases: list[list[_Task]] = []
