@@ -14,6 +14,13 @@ completes for minutes; a higher load fills it, then keeps a backlog). The cluste
 second and printed, so "busy" is shown, not assumed. ``--compare`` also runs with AM skipping off, then
 with NM and AM skipping off; ``--compare-dormancy`` also runs with dormant idle AMs off (skipping on).
 
+The jobs are made as the run reaches them (``synthetic_jobs`` and ``Cluster.submit_jobs``), so memory follows the
+jobs in the system, not the trace's length; the peak RSS of the process is printed. Hadoop's
+``yarn.scheduler.capacity.maximum-applications`` (10,000 pending or running) is raised to the job count when the
+trace has more jobs (``max_applications``): a short run of a large cluster (``--nodes 100000 --warmup-seconds 30
+--sim-seconds 20``: 17,752 jobs, nearly all still pending or running at the end) would otherwise have thousands
+rejected at submission, and measure rejections instead of scheduling.
+
 Goals (issue 3): >= 500x real time at 1,000 nodes and >= 50x at 10,000 nodes. Also reports peak memory per node
 (tracemalloc, goal <= 2 KB beyond the workload itself) and scheduler allocations per wall second during the run.
 """
@@ -22,9 +29,11 @@ from __future__ import annotations
 
 import argparse
 import gc
+import resource
 import sys
 import time
 import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,21 +43,40 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from yarnball.actors import configure_logging
 from yarnball.launcher import Cluster
-from yarnball.launcher.workloads import synthetic_workload
+from yarnball.launcher.workloads import JobSpec, NodeSpec, synthetic_jobs, synthetic_nodes
 from yarnball.protocols import Configuration, keys
+
+MAPS, REDUCES = (20, 200), (0, 20)
+
+
+def busy_job_count(nodes: int, seconds: int, map_ms: tuple[int, int], reduce_ms: tuple[int, int], load: float) -> int:
+    """How many jobs offer ``load`` x the cluster's container capacity for ``seconds`` simulated s."""
+    mean_work = (sum(MAPS) / 2) * (sum(map_ms) / 2) + (sum(REDUCES) / 2) * (sum(reduce_ms) / 2)
+    slots = nodes * 10  # default NM 10 GB / 10 vcores, 1 GB / 1 vcore containers
+    return max(10, int(seconds * 1000 * slots * load / mean_work) + 1)
 
 
 def busy_workload(
     nodes: int, seconds: int, seed: int, map_ms: tuple[int, int], reduce_ms: tuple[int, int], load: float = 1.5
-) -> Any:
-    """A synthetic MapReduce trace offering ``load`` x the cluster's container capacity for ``seconds`` simulated s."""
-    maps, reduces = (20, 200), (0, 20)
-    mean_work = (sum(maps) / 2) * (sum(map_ms) / 2) + (sum(reduces) / 2) * (sum(reduce_ms) / 2)
-    slots = nodes * 10  # default NM 10 GB / 10 vcores, 1 GB / 1 vcore containers
-    jobs = max(10, int(seconds * 1000 * slots * load / mean_work) + 1)
-    return synthetic_workload(
-        jobs, nodes, seed, maps=maps, reduces=reduces, map_ms=map_ms, reduce_ms=reduce_ms, load=load
+) -> tuple[tuple[NodeSpec, ...], int, Iterator[JobSpec]]:
+    """A synthetic MapReduce trace offering ``load`` x the cluster's container capacity for ``seconds`` simulated s:
+    its nodes, its job count and its jobs, made as the run reaches them (``Cluster.submit_jobs``)."""
+    jobs = busy_job_count(nodes, seconds, map_ms, reduce_ms, load)
+    node_specs = synthetic_nodes(nodes)
+    return node_specs, jobs, synthetic_jobs(
+        jobs, node_specs, seed, maps=MAPS, reduces=REDUCES, map_ms=map_ms, reduce_ms=reduce_ms, load=load
     )
+
+
+def max_applications(jobs: int) -> int:
+    """``yarn.scheduler.capacity.maximum-applications`` for a run of ``jobs``: Hadoop's 10,000, or the job count when
+    larger, so that no job is rejected (nearly all of a short run's jobs are pending or running at its end)."""
+    return max(keys.DEFAULT_MAXIMUM_SYSTEM_APPLICATIONS, jobs)
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set size so far (MB; ru_maxrss is in kB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def run(
@@ -67,7 +95,7 @@ def run(
     huge_pages: bool = True,
     container_tokens: bool = True,
 ) -> dict[str, float]:
-    workload = busy_workload(nodes, warmup_seconds + sim_seconds, seed, map_ms, reduce_ms, load)
+    node_specs, num_jobs, jobs = busy_workload(nodes, warmup_seconds + sim_seconds, seed, map_ms, reduce_ms, load)
     gc.collect()
     if measure_memory:
         tracemalloc.start()
@@ -79,15 +107,16 @@ def run(
         keys.SIMULATION_DORMANT_IDLE_AMS: str(dormant).lower(),
         keys.SIMULATION_HUGE_PAGE_ARENAS: str(huge_pages).lower(),
         keys.SIMULATION_CONTAINER_TOKENS: str(container_tokens).lower(),
+        keys.MAXIMUM_SYSTEM_APPLICATIONS: str(max_applications(num_jobs)),
     })
-    cluster = Cluster(conf, workload.nodes, seed=seed)
+    cluster = Cluster(conf, node_specs, seed=seed)
     per_node = 0.0
     if measure_memory:
         # memory of an idle registered cluster (before any job is submitted): the cost of the nodes themselves
         cluster.run(until_ms=2000)
         per_node = (tracemalloc.get_traced_memory()[0] - base) / nodes
         tracemalloc.stop()
-    cluster.submit_workload(workload)
+    cluster.submit_jobs(jobs)
     cluster.run(until_ms=warmup_seconds * 1000)  # fill the cluster first; the measured period starts busy
     samples: list[float] = []
     scheduler = cluster.scheduler
@@ -121,7 +150,7 @@ def run(
     skipped = cluster.heartbeats.skipped_allocates - skipped0
     return {
         "nodes": nodes,
-        "jobs": len(workload.jobs),
+        "jobs": num_jobs,
         "simulated_s": simulated,
         "wall_s": wall,
         "cpu_s": cpu,
@@ -135,6 +164,7 @@ def run(
         "utilization_min": min(samples, default=0.0),
         "bytes_per_node": per_node,
         "gc_seconds": gc_spent[0],
+        "peak_rss_mb": peak_rss_mb(),
     }
 
 
@@ -193,7 +223,7 @@ def main() -> None:
                 f"memory utilisation mean {r['utilization_mean']:.0%} (min {r['utilization_min']:.0%}); "
                 f"{r['allocations']:,} allocations ({r['allocations_per_wall_s']:,.0f}/wall s); "
                 f"{r['events']:,} kernel events; AM allocates {r['am_allocates']:,} sent, {r['am_skipped']:,} skipped; "
-                f"{r['bytes_per_node']:,.0f} bytes per registered node",
+                f"{r['bytes_per_node']:,.0f} bytes per registered node; peak RSS {r['peak_rss_mb']:,.0f} MB",
                 flush=True,
             )
 

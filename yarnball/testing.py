@@ -25,7 +25,7 @@ from structlog.testing import capture_logs
 
 from yarnball.actors import Actor, ActorRef, Future, Kernel
 from yarnball.actors._actor import _Tick
-from yarnball.actors._rmrestart import applications_of
+from yarnball.launcher._completed import output_applications
 from yarnball.launcher._invariants import assert_invariants, check_invariants, read_event_log
 
 __all__ = [
@@ -153,7 +153,7 @@ def conservation_violations(cluster: Any) -> list[str]:
         raise TypeError("conservation is checked on an embedded Cluster (the sharded backends keep their NMs on hosts)")
     rm = cluster.rm
     problems: list[str] = []
-    apps = applications_of(rm)  # (with those an RM restart without recovery lost)
+    apps = output_applications(cluster)  # (with those the RM removed, and those an RM restart without recovery lost)
     app_states = {app_id: app.state.value for app_id, app in apps.items()}
     for app_id, state in sorted(app_states.items(), key=lambda kv: str(kv[0])):
         if state not in _FINAL_APP_STATES:

@@ -443,6 +443,11 @@ class Kernel:
                 return ref
         return ActorRef(actor_id, self, None)  # its messages become dead letters
 
+    def forget(self, actor_id: str) -> None:
+        """Let go of a stopped actor whose id is never used again: its registry entry and its scheduling sequence."""
+        self.actors.pop(actor_id, None)
+        self._seqs.pop(actor_id, None)
+
     def shutdown(self) -> None:
         """Orderly stop: every actor is stopped, in reverse order of spawning, with its ``on_stop`` called."""
         for actor in reversed(list(self.actors.values())):

@@ -12,6 +12,7 @@ holds them (``rm.apps``, ``rm.attempts``), as Hadoop's RMContext does.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from yarnball.actors._nodemanager import nm_actor_id
@@ -32,6 +33,7 @@ from yarnball.protocols import (
     StartContainersRequest,
     StartContainersResponse,
     YarnApplicationState,
+    keys,
 )
 from yarnball.protocols._containermanagement import ContainerLaunchContext, StartContainerRequest
 from yarnball.protocols._executor import ATTEMPT_ID_ENV
@@ -66,6 +68,9 @@ class _NoStateStore:
     def registered(self, attempt_id: ApplicationAttemptId) -> None:
         pass
 
+    def remove_application(self, app_id: ApplicationId) -> None:
+        pass
+
     def not_registered(self, attempt_id: ApplicationAttemptId) -> None:
         return None
 
@@ -77,10 +82,35 @@ NO_STATE_STORE = _NoStateStore()
 class RMAppManager:
     """The application and attempt lifecycle of the RM ``rm`` (see the module docstring)."""
 
-    __slots__ = ("attempt_removed_listeners", "rm", "store")
+    __slots__ = (
+        "attempt_removed_listeners",
+        "completed",
+        "completed_in_store",
+        "max_completed",
+        "max_completed_in_store",
+        "removed",
+        "removed_from_store",
+        "removed_listeners",
+        "rm",
+        "store",
+    )
 
     def __init__(self, rm: Any) -> None:
         self.rm = rm
+        # RMAppManager's constructor: the state store keeps at most as many finished applications as memory.
+        conf = rm.conf
+        limit = conf.get_int(keys.RM_MAX_COMPLETED_APPLICATIONS, keys.DEFAULT_RM_MAX_COMPLETED_APPLICATIONS)
+        self.max_completed = limit
+        in_store = conf.get_int(keys.RM_STATE_STORE_MAX_COMPLETED_APPLICATIONS, self.max_completed)
+        self.max_completed_in_store = min(in_store, self.max_completed)
+        #: The finished applications still in the RM, oldest first (RMAppManager.completedApps), and how many of
+        #: the newest of them are still in the state store (completedAppsInStateStore).
+        self.completed: deque[ApplicationId] = deque()
+        self.completed_in_store = 0
+        #: Finished applications removed so far, from the RM and from the state store (over the RM's restarts).
+        self.removed = self.removed_from_store = 0
+        #: Told of each finished application the RM removes (what the launcher's outputs keep of it).
+        self.removed_listeners: list[Any] = []
         #: The RM's restarts (actors/_rmrestart.py), or NO_STATE_STORE (chosen by build_chain).
         self.store: Any = NO_STATE_STORE
         #: Told of each removed attempt: the opportunistic service (its containers and context go).
@@ -158,6 +188,42 @@ class RMAppManager:
         rm.apps_done += 1
         for listener in rm.done_listeners:
             listener(app)
+        # RMAppImpl's final transitions send APP_COMPLETED: RMAppManager.finishApplication, then
+        # checkAppNumCompletedLimit.
+        self.completed.append(app.id)
+        self.completed_in_store += 1
+        self.check_completed_limit()
+
+    def forget_completed(self) -> None:
+        """The RM process stops: a new one starts with an empty ``completedApps``."""
+        self.completed.clear()
+        self.completed_in_store = 0
+
+    def recovered_completed(self, app: RMApp) -> None:
+        """A recovered application in a final state (RMAppImpl.RMAppRecoveredTransition sends APP_COMPLETED)."""
+        self.completed.append(app.id)
+        self.completed_in_store += 1
+
+    def check_completed_limit(self) -> None:
+        """``RMAppManager.checkAppNumCompletedLimit``: the oldest finished applications beyond the limits leave the
+        state store, then the RM (its applications and attempts, what the client protocol and REST show)."""
+        rm = self.rm
+        completed = self.completed
+        while self.completed_in_store > self.max_completed_in_store:
+            app_id = completed[len(completed) - self.completed_in_store]
+            self.store.remove_application(app_id)
+            self.completed_in_store -= 1
+            self.removed_from_store += 1
+        while len(completed) > self.max_completed:
+            app = rm.apps.pop(completed.popleft(), None)
+            if app is None:
+                continue
+            self.removed += 1
+            rm.log.debug("application_removed", application=str(app.id), max_completed_applications=self.max_completed)
+            for attempt in app.attempts:
+                rm.attempts.pop(attempt.attempt_id, None)
+            for listener in self.removed_listeners:
+                listener(app)
 
     # -- RMAppAttemptImpl ---------------------------------------------------------------------------------------
     def new_attempt(self, app: RMApp, *, transfer: bool = False) -> None:

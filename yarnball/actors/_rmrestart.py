@@ -158,6 +158,10 @@ class RMRestarts:
             )
             self.app_ended(app, _FINAL_APP_STATES.get(final, YarnApplicationState.FINISHED), final)
 
+    def remove_application(self, app_id: ApplicationId) -> None:
+        if self.store is not None:
+            self.store.remove_application(app_id)
+
     def app_ended(self, app: RMApp, state: YarnApplicationState, final: FinalApplicationStatus) -> None:
         if self.store is not None:
             self.store.update_application(
@@ -220,6 +224,7 @@ class RMRestarts:
         rm.lost_nodes = set()
         rm.apps = {}
         rm.attempts = {}
+        rm.app_manager.forget_completed()
         rm.am_containers = {}
         rm.unlaunched = {}
         rm.live = set()
@@ -255,7 +260,14 @@ class RMRestarts:
             epoch=self.epoch,
             applications_recovered=recovered,
         )
-        rm.apps_done = sum(1 for app in rm.apps.values() if app.is_done) + len(self.forgotten)
+        manager = rm.app_manager
+        for app in rm.apps.values():
+            if app.is_done:
+                manager.recovered_completed(app)
+        manager.check_completed_limit()
+        # (with the finished applications removed from the state store, or from the RM, by their limits)
+        removed = manager.removed_from_store if self.store is not None else manager.removed
+        rm.apps_done = sum(1 for app in rm.apps.values() if app.is_done) + len(self.forgotten) + removed
         newly_lost = [app for app in self.lost.values() if not app.is_done]
         for app in newly_lost:
             app.state = YarnApplicationState.FAILED

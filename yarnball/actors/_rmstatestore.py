@@ -20,6 +20,7 @@ Not stored (as in Hadoop): nodes, containers, queues and asks; they come back fr
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,10 @@ class RMStateStore:
         attempts = [msgspec.structs.replace(a, **fields) if a.attempt_id == attempt_id else a for a in data.attempts]
         self._write(app_id, msgspec.structs.replace(data, attempts=attempts))
 
+    def remove_application(self, app_id: ApplicationId) -> None:
+        """``removeApplication``: the application's record and its attempts' go."""
+        self._remove(app_id)
+
     def get_and_increment_epoch(self) -> int:
         """``getAndIncrementEpoch``: this start's epoch; the next start gets one more."""
         epoch = self.epoch
@@ -137,6 +142,9 @@ class RMStateStore:
         raise NotImplementedError
 
     def _read_all(self) -> list[ApplicationStateData]:
+        raise NotImplementedError
+
+    def _remove(self, app_id: ApplicationId) -> None:
         raise NotImplementedError
 
     def _write_epoch(self, epoch: int) -> None:
@@ -160,6 +168,9 @@ class MemoryRMStateStore(RMStateStore):
 
     def _read_all(self) -> list[ApplicationStateData]:
         return [self._decoder.decode(raw) for raw in self._apps.values()]
+
+    def _remove(self, app_id: ApplicationId) -> None:
+        self._apps.pop(_app_key(app_id), None)
 
 
 class FileSystemRMStateStore(RMStateStore):
@@ -212,6 +223,10 @@ class FileSystemRMStateStore(RMStateStore):
 
     def _write_epoch(self, epoch: int) -> None:
         self._put(self.root / "EpochNode", str(epoch).encode())
+
+    def _remove(self, app_id: ApplicationId) -> None:
+        # FileSystemRMStateStore.removeApplicationStateInternal: the application's directory, recursively.
+        shutil.rmtree(self.app_root / str(app_id), ignore_errors=True)
 
 
 def create_state_store(conf: Configuration) -> RMStateStore:

@@ -10,7 +10,7 @@ A preempted task is counted in ``preempted_task_attempts``, never in ``failed_ta
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from yarnball.actors._amtasks import RunQueue, SlsTask, request_tasks, take_tasks, tasks_of
 from yarnball.actors._appmaster import ApplicationMaster
@@ -29,7 +29,7 @@ from yarnball.protocols import (
 )
 from yarnball.protocols._containermanagement import ContainerLaunchContext
 
-__all__ = ["SLS_AM_TYPES", "DAGAppMaster", "MRAppMaster", "StreamAppMaster", "TaskLike"]
+__all__ = ["SLS_AM_TYPES", "DAGAppMaster", "DeferredTasks", "MRAppMaster", "StreamAppMaster", "TaskLike"]
 
 # Read per completed container: module constants (an Enum class attribute is a slow lookup).
 _SUCCESS = ContainerExitStatus.SUCCESS
@@ -65,14 +65,26 @@ class TaskLike(Protocol):
 _Task = SlsTask
 
 
+@runtime_checkable
+class DeferredTasks(Protocol):
+    """A job's task specs kept packed until its AM needs them: ``total`` containers, ``unpack()`` the specs."""
+
+    total: int
+
+    def unpack(self) -> tuple[TaskLike, ...]: ...
+
+
 class _TraceAppMaster(ApplicationMaster):
     """Shared machinery: phases of tasks, requests, assignment of containers, reruns, finishing."""
 
     quiet_when_idle = True  # SLS's AMs act only on allocated and completed containers (_shortcuts/_amheartbeats.py)
 
-    def __init__(self, *, tasks: Sequence[TaskLike], **kwargs: object) -> None:
+    def __init__(self, *, tasks: Sequence[TaskLike] | DeferredTasks, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.tasks = tuple(tasks)
+        # Deferred tasks (a fed trace's, launcher/_jobfeed.py) are unpacked when first read: a job waiting in a queue
+        # holds them packed (~1.5 kB instead of ~20 kB for 100 tasks).
+        deferred = isinstance(tasks, DeferredTasks)
+        self._tasks: tuple[TaskLike, ...] | DeferredTasks = tasks if deferred else tuple(tasks)  # type: ignore[arg-type,assignment]
         # The task records are made when the first attempt requests its first phase (_next_phase): a trace's later
         # jobs, submitted at their time, hold none until then (~16 kB per job of a long trace's backlog).
         self.phases: list[list[_Task]] = []
@@ -84,10 +96,19 @@ class _TraceAppMaster(ApplicationMaster):
         self.completed_tasks = 0
         self.failed_task_attempts = 0
         self.preempted_task_attempts = 0
-        self.total_tasks = sum(max(spec.count, 0) for spec in self.tasks)  # (what _phases makes, in every subclass)
+        total = tasks.total if deferred else sum(max(spec.count, 0) for spec in self.tasks)  # type: ignore[union-attr]
+        self.total_tasks = total  # (what _phases makes, in every subclass)
         self._delayed = 0  # DAG: requests still waiting for their container.request.delay
         self._env_left = -1  # the remaining-task count of _env, the launch environment last built
         self._env: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def tasks(self) -> tuple[TaskLike, ...]:
+        """The job's task specs (unpacked on first use when deferred)."""
+        tasks = self._tasks
+        if type(tasks) is not tuple:
+            tasks = self._tasks = tasks.unpack()  # type: ignore[union-attr]
+        return tasks  # type: ignore[return-value]
 
     def _phases(self) -> list[list[_Task]]:
         return [tasks_of(self.tasks)]
@@ -123,12 +144,15 @@ class _TraceAppMaster(ApplicationMaster):
 
     def _exited(self) -> None:
         super()._exited()
-        # the AM's own bookkeeping of pending and assigned tasks (empty when every task is done); the tasks stay
+        # the AM's own bookkeeping of pending and assigned tasks (empty when every task is done), and then the task
+        # records themselves (~200 bytes a task): the counts stay
         if not self.pending:
             self.pending = RunQueue()
             self._host_tasks = {}  # (the pending tasks that name hosts)
         if not self.assigned:
             self.assigned = {}
+            if not self.pending:
+                self.phases = []
 
     def _next_phase(self) -> None:
         if not self.phases:

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +148,23 @@ class Cluster:
 
     def submit_job(self, job: JobSpec) -> ApplicationMaster | None:
         """Submit one trace job with the SLS AM of its type; an unknown AM type is skipped and reported."""
+        am = self._application_master(job)
+        return None if am is None else self._backend.submit(am)
+
+    def submit_jobs(self, jobs: Iterable[JobSpec]) -> None:
+        """Submit trace jobs given in submit time order, each built and started shortly before its submit time
+        (embedded; launcher/_jobfeed.py): a long trace read or generated as the run goes is never all in memory.
+        The run is the same as with :meth:`submit_job` for each at once; the other backends do just that."""
+        feed = getattr(self._backend, "feed", None)
+        if feed is None:
+            for job in jobs:
+                self.submit_job(job)
+            return
+        feed(iter(jobs), self._application_master)
+
+    def _application_master(self, job: JobSpec, tasks: Any = None) -> ApplicationMaster | None:
+        """The SLS AM of ``job``'s type (with ``tasks`` for the job's own when given), recorded in the cluster's jobs;
+        None (reported) for an unknown type."""
         impl = self._backend
         am_class = SLS_AM_TYPES.get(job.am_type)
         if am_class is None:
@@ -163,7 +180,7 @@ class Cluster:
                 keys.MR_NUM_OPPORTUNISTIC_MAPS_PERCENT, keys.DEFAULT_MR_NUM_OPPORTUNISTIC_MAPS_PERCENT
             )
         am = am_class(
-            tasks=job.tasks,
+            tasks=job.tasks if tasks is None else tasks,
             name=job.job_id,
             queue=job.queue,
             user=job.user,
@@ -174,7 +191,7 @@ class Cluster:
             **extra,
         )
         impl.jobs[job.job_id] = job
-        return impl.submit(am)
+        return am  # type: ignore[no-any-return]
 
     def submit_workload(self, workload: Workload) -> None:
         """Submit every job of a workload (its nodes are given to the constructor); skipped jobs are kept."""

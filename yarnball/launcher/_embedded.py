@@ -6,9 +6,11 @@ import asyncio
 import math
 import random
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from yarnball._logs import get_logger
 from yarnball.actors import Kernel, WallClock
@@ -21,8 +23,10 @@ from yarnball.actors._rmrestart import applications_of
 from yarnball.actors._shortcuts import ShortcutSettings
 from yarnball.errors import ConfigurationError, SimulationError
 from yarnball.launcher._clusterconf import DEFAULT_CLUSTER_TIMESTAMP, ConfSource, normalized_conf
+from yarnball.launcher._completed import CompletedApplications
 from yarnball.launcher._elastic import Autoscaler, ElasticConfig, attach_autoscaler
 from yarnball.launcher._gc import tuned_gc
+from yarnball.launcher._jobfeed import JobFeed
 from yarnball.launcher._memory import huge_page_arenas
 from yarnball.launcher._settle import settle_containers, tearing_down
 from yarnball.launcher._stall import CHECK_INTERVAL_MS, StallWatch, can_stall_check
@@ -97,7 +101,12 @@ class EmbeddedBackend:
         ShortcutSettings.from_conf(conf, proven=not self.live).install(self.kernel, self.heartbeats, self.rm)
         self.heartbeat_interval_ms = conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
         self.node_managers: dict[str, NodeManager] = {}
+        #: The AMs submitted, but for those released once the RM removed their finished application.
         self.masters: list[ApplicationMaster] = []
+        self.submitted = 0  # every AM submitted so far (the next one's index)
+        self.job_feed: JobFeed | None = None  # the jobs of submit_jobs still to come (launcher/_jobfeed.py)
+        self.rm.app_manager.removed_listeners.append(self._on_app_removed)
+        self.completed = CompletedApplications(self.rm)  # what the outputs keep of removed applications
         self.jobs: dict[str, JobSpec] = {}
         self.skipped: list[SkippedJob] = []
         self.rm.done_listeners.append(self._on_app_done)
@@ -143,12 +152,41 @@ class EmbeddedBackend:
 
     def submit(self, am: ApplicationMaster) -> ApplicationMaster:
         """Start an ApplicationMaster actor; it submits its application at its ``submit_at_ms``."""
-        self.kernel.spawn(am, f"am-{am.name}-{len(self.masters)}")
+        self.kernel.spawn(am, f"am-{am.name}-{self.submitted}")
+        self.submitted += 1
         self.masters.append(am)
         faults = self.faults
         if faults is not None and faults.rpc_retry_ms is not None:
             am.retry_allocate_calls(faults.rpc_retry_ms)  # a run that restarts the RM (launcher/_faultinjector.py)
         return am
+
+    def feed(self, jobs: Iterator[JobSpec], make_am: Callable[..., ApplicationMaster | None]) -> None:
+        """``Cluster.submit_jobs``: each job's AM built by ``make_am`` and spawned shortly before its submit time
+        (launcher/_jobfeed.py); at once, one by one, at a time that is not a whole ms or with jobs still to come."""
+        if self._jobs_to_come() or self.kernel.now != int(self.kernel.now):
+            for job in jobs:
+                am = make_am(job)
+                if am is not None:
+                    self.submit(am)
+            return
+        self.job_feed = JobFeed(self.kernel, jobs, make_am, self.submit)
+
+    def _jobs_to_come(self) -> bool:
+        """Whether jobs of submit_jobs are still to be submitted."""
+        return self.job_feed is not None and self.job_feed.pending
+
+    def _on_app_removed(self, app: Any) -> None:
+        """The RM removed a finished application (yarn.resourcemanager.max-completed-applications): its AM, gone
+        since it unregistered, is released."""
+        ref = app.submitter
+        am = self.kernel.actors.get(ref.id) if ref is not None else None
+        if isinstance(am, ApplicationMaster) and am.finished:
+            am.stop()
+            self.kernel.forget(ref.id)
+            self.masters.remove(am)
+            job = self.jobs.get(am.name)
+            if job is not None and job.tasks:
+                self.jobs[am.name] = msgspec.structs.replace(job, tasks=())  # (the outputs need its times only)
 
     def every(self, interval_ms: float, callback: Callable[[], Any], *, start_ms: float = 0) -> None:
         """Call ``callback()`` every ``interval_ms`` of simulated time (for samplers and progress)."""
@@ -280,7 +318,9 @@ class EmbeddedBackend:
     def _all_done(self) -> bool:
         # The count first: it is O(1) and false until the last application finishes, while the scan is O(jobs) and
         # ran at every application's end (quadratic in the jobs of a run: ~1% of a busy 10,000-node run).
-        return self.rm.apps_done >= len(self.masters) and all(am.application_id is not None for am in self.masters)
+        if self.rm.apps_done < self.submitted or self._jobs_to_come():
+            return False
+        return all(am.application_id is not None for am in self.masters)
 
     def run(self, until_ms: float | None = None, on_progress: Callable[[float], None] | None = None) -> float:
         """Run in virtual time until every submitted application has finished (or ``until_ms``); return the time.
@@ -367,13 +407,14 @@ class EmbeddedBackend:
                 self.heartbeats.lazy.disable()  # and deferred RUNNING reports on NM skipping
         if on_progress is not None:
             self.every(1000, lambda: on_progress(self.kernel.now))
-        if self.masters and self._all_done():
+        jobs = self.submitted > 0 or self._jobs_to_come()
+        if jobs and self._all_done():
             return False
-        return bool(self.masters) or until_ms is not None
+        return jobs or until_ms is not None
 
     def finished(self) -> bool:
         """Whether every submitted application has finished (what stops :meth:`run` without ``until_ms``)."""
-        return bool(self.masters) and self._all_done() and self._settled()
+        return bool(self.submitted) and self._all_done() and self._settled()
 
     def end_run(self) -> None:
         """Settle what the shortcuts deferred (what :meth:`run` does after its kernel loop)."""

@@ -56,6 +56,10 @@ class HostView:
     def rm(self) -> Any:
         return self.host.rm
 
+    @property
+    def completed(self) -> Any:
+        return self.host.completed
+
     def every(self, interval_ms: float, callback: Callable[[], Any], *, start_ms: float = 0) -> None:
         kernel = self.host.kernel
 

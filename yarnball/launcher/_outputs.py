@@ -35,7 +35,7 @@ from typing import Any
 
 from yarnball._logs import get_logger
 from yarnball.actors._failures import HandlerFailures
-from yarnball.actors._rmrestart import applications_of
+from yarnball.launcher._completed import output_applications
 from yarnball.launcher._elastic import node_hours
 from yarnball.launcher._fairmetrics import FairQueueSample, fair_queue_summary, fair_samples
 from yarnball.launcher._jobtimes import job_times
@@ -352,7 +352,7 @@ def write_jobruntime(path: Path, cluster: Any, jobs: dict[str, Any]) -> None:
     application id of every job is in ``metrics/applications.csv``). A trace without an end time gives -1.
     """
     rows = []
-    for app_id, app in applications_of(cluster.rm).items():
+    for app_id, app in output_applications(cluster).items():
         if app.state is not YarnApplicationState.FINISHED or app.finish_time is None:
             continue
         job_id = app.context.application_name or str(app_id)
@@ -380,7 +380,7 @@ APPLICATION_COLUMNS = (
 
 
 def _application_rows(cluster: Any) -> Iterable[tuple[Any, ...]]:
-    for app_id, app in sorted(applications_of(cluster.rm).items(), key=lambda kv: (kv[0].cluster_timestamp, kv[0].id)):
+    for app_id, app in sorted(output_applications(cluster).items(), key=lambda kv: (kv[0].cluster_timestamp, kv[0].id)):
         yield (
             app.context.application_name,
             str(app_id),
@@ -404,7 +404,7 @@ def build_summary(
     c = rm.counters
     now = float(cluster.kernel.now)
     simulated_seconds = now / 1000.0
-    apps = sorted(applications_of(rm).items(), key=lambda kv: (kv[0].cluster_timestamp, kv[0].id))
+    apps = sorted(output_applications(cluster).items(), key=lambda kv: (kv[0].cluster_timestamp, kv[0].id))
     unfinished: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
     seen_jobs: set[str] = set()
@@ -452,7 +452,7 @@ def build_summary(
             "rejected": c["apps_rejected"],
             "unfinished": len(unfinished),
         },
-        "rejected_by_reason": rejections_by_reason(applications_of(rm).values()),
+        "rejected_by_reason": rejections_by_reason(output_applications(cluster).values()),
         # Requests refused for want of a token or an ACL (actors/_secretmanagers.py): the RM's and the NMs'.
         "security": security_summary(cluster),
         "containers": {
@@ -469,7 +469,7 @@ def build_summary(
         "elastic": cluster.autoscaler.report().to_dict(events=False) if getattr(cluster, "autoscaler", None) else None,
         "utilization": recorder.utilization(),
         # Completion and waiting times, overall and per queue (launcher/_jobtimes.py).
-        "job_times": job_times(applications_of(rm).values()),
+        "job_times": job_times(output_applications(cluster).values()),
         "samples": len(recorder.cluster_rows),
         "sample_interval_ms": recorder.interval_ms,
         "skipped_jobs": skipped,

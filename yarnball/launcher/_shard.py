@@ -32,6 +32,7 @@ from yarnball.actors._heartbeats import HeartbeatClock
 from yarnball.actors._nodemanager import NodeManager, nm_actor_id
 from yarnball.actors._resourcemanager import ResourceManager
 from yarnball.errors import ActorError, ProtocolError, SimulationError
+from yarnball.launcher._completed import CompletedApplications
 from yarnball.launcher._memory import huge_page_arenas
 from yarnball.policies.scheduler import create_scheduler
 from yarnball.protocols import Configuration, decode_routed, encode_routed, keys
@@ -222,6 +223,7 @@ class ShardHost:
         self.stop_key: tuple[Any, ...] | None = None
         self.expected_apps = expected_apps
         self.rm: ResourceManager | None = None
+        self.completed: CompletedApplications | None = None
         self.recorder: Any = None
         self.faults: Any = None  # the FaultInjector of the faults this host applies (launcher/_shardfaults.py)
         self.last_event_time = 0.0
@@ -233,6 +235,7 @@ class ShardHost:
             self.rm = ResourceManager(conf, scheduler, cluster_timestamp=cluster_timestamp)
             self.rm.use_heartbeat_clock(self.heartbeats)
             self.rm.done_listeners.append(self._on_app_done)
+            self.completed = CompletedApplications(self.rm)  # what the outputs keep of removed applications
 
     # -- setup --------------------------------------------------------------------------------------------------
     def setup(self, steps: Iterable[tuple[Any, ...]]) -> None:

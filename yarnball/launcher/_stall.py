@@ -72,7 +72,8 @@ class StallWatch:
             return None
         if rm.live or any(nm.containers for nm in cluster.node_managers.values()):
             return None  # something runs (or is allocated, or queued at a node): its end may make room
-        if any(am.application_id is None for am in cluster.masters):
+        feed = getattr(cluster, "job_feed", None)
+        if any(am.application_id is None for am in cluster.masters) or (feed is not None and feed.pending):
             return None  # a job still to be submitted
         unfinished = [app for app in rm.apps.values() if not app.is_done]
         if not unfinished or not cluster.node_managers:

@@ -91,6 +91,10 @@ DOMAINS: Final[dict[str, Domain]] = {
     k.RESERVABLE_NODES: _FINITE,
     k.RM_SCHEDULER_RESERVATION_THRESHOLD_INCREMENT_MULTIPLE: _FINITE,
     k.MR_NUM_OPPORTUNISTIC_MAPS_PERCENT: _non_negative("a percentage >= 0"),
+    # RMAppManager's constructor takes any int, but checkAppNumCompletedLimit then throws at the first finished
+    # application (completedApps.get/remove past the list's end) and the RM's dispatcher exits.
+    k.RM_MAX_COMPLETED_APPLICATIONS: _non_negative("an integer >= 0 (a negative limit stops Hadoop's RM)"),
+    k.RM_STATE_STORE_MAX_COMPLETED_APPLICATIONS: _non_negative("an integer >= 0 (a negative limit stops Hadoop's RM)"),
     # sls-runner.xml (SLSConfiguration): heartbeats are timer periods, resources sizes.
     k.SLS_NM_HEARTBEAT_INTERVAL_MS: _PERIOD,
     k.SLS_AM_HEARTBEAT_INTERVAL_MS: _PERIOD,

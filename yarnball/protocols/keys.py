@@ -59,6 +59,11 @@ DEFAULT_RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES = 4
 #: AM attempts per application before it fails (an application may ask for fewer).
 RM_AM_MAX_ATTEMPTS = "yarn.resourcemanager.am.max-attempts"
 DEFAULT_RM_AM_MAX_ATTEMPTS = 2
+#: Finished applications the RM keeps (RMAppManager.checkAppNumCompletedLimit): the oldest beyond it are removed.
+RM_MAX_COMPLETED_APPLICATIONS = "yarn.resourcemanager.max-completed-applications"
+DEFAULT_RM_MAX_COMPLETED_APPLICATIONS = 1000
+#: Finished applications the state store keeps; unset: max-completed-applications (and never more than it).
+RM_STATE_STORE_MAX_COMPLETED_APPLICATIONS = "yarn.resourcemanager.state-store.max-completed-applications"
 
 # Fault schedules: graceful decommission's default timeout and the RPC clients' retries.
 #: Graceful decommission's timeout when a node_decommission fault gives none (RMAdminCLI -refreshNodes -g without a

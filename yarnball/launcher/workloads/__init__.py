@@ -9,7 +9,7 @@ naming the file, job and field; jobs SLS itself refuses are listed in ``Workload
 
 from __future__ import annotations
 
-from ._builder import WorkloadBuilder, synthetic_workload, task_spec
+from ._builder import WorkloadBuilder, synthetic_jobs, synthetic_nodes, synthetic_workload, task_spec
 from ._defaults import KNOWN_AM_TYPES, SLSKeys, TraceDefaults
 from ._load import TRACE_TYPES, load_workload
 from ._model import DEFAULT_RACK, JobSpec, NodeSpec, SkippedJob, TaskSpec, Workload
@@ -37,6 +37,8 @@ __all__ = [
     "read_sls_trace",
     "read_synth_trace",
     "split_host_path",
+    "synthetic_jobs",
+    "synthetic_nodes",
     "synthetic_workload",
     "task_spec",
 ]

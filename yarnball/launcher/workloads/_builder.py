@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Self
 
 from yarnball.errors import TraceFormatError
@@ -13,7 +13,7 @@ from ._defaults import TraceDefaults
 from ._model import DEFAULT_RACK, JobSpec, NodeSpec, TaskSpec, Workload
 from ._nodes import generate_nodes, split_host_path
 
-__all__ = ["WorkloadBuilder", "synthetic_workload", "task_spec"]
+__all__ = ["WorkloadBuilder", "synthetic_jobs", "synthetic_nodes", "synthetic_workload", "task_spec"]
 
 _SOURCE = "python"
 
@@ -189,6 +189,33 @@ def synthetic_workload(
     *,
     defaults: TraceDefaults | None = None,
     nodes_per_rack: int = 40,
+    **options: Any,
+) -> Workload:
+    """A busy MapReduce-style workload, the same for the same arguments: :func:`synthetic_nodes` and the jobs of
+    :func:`synthetic_jobs` (``options`` are its keyword arguments)."""
+    if num_jobs < 0 or num_nodes < 1:
+        raise _fail("synthetic", f"need num_jobs >= 0 and num_nodes >= 1, got {num_jobs} and {num_nodes}")
+    nodes = synthetic_nodes(num_nodes, defaults=defaults, nodes_per_rack=nodes_per_rack)
+    jobs = tuple(synthetic_jobs(num_jobs, nodes, seed, defaults=defaults, **options))
+    return Workload(jobs, nodes, (), f"synthetic:jobs={num_jobs},nodes={num_nodes},seed={seed}")
+
+
+def synthetic_nodes(
+    num_nodes: int, *, defaults: TraceDefaults | None = None, nodes_per_rack: int = 40
+) -> tuple[NodeSpec, ...]:
+    """The nodes of :func:`synthetic_workload`: ``/rack<i % racks>/node<i>`` with the NM default size."""
+    if num_nodes < 1:
+        raise _fail("synthetic", f"need num_nodes >= 1, got {num_nodes}")
+    d = defaults or TraceDefaults()
+    return generate_nodes(num_nodes, num_nodes // max(nodes_per_rack, 1), d.nm_resource)
+
+
+def synthetic_jobs(
+    num_jobs: int,
+    nodes: Sequence[NodeSpec],
+    seed: int = 0,
+    *,
+    defaults: TraceDefaults | None = None,
     queues: Sequence[str] = ("default",),
     queue_weights: Sequence[float] | None = None,
     users: int = 4,
@@ -199,30 +226,51 @@ def synthetic_workload(
     load: float = 1.5,
     locality: bool = True,
     opportunistic_fraction: float = 0.0,
-) -> Workload:
-    """A busy MapReduce-style workload, the same for the same arguments.
+) -> Iterator[JobSpec]:
+    """The jobs of :func:`synthetic_workload` on ``nodes``, made one at a time as they are asked for, in submit time
+    order (for ``Cluster.submit_jobs``: a long trace is never all in memory). The arguments are checked at once.
 
     Jobs arrive as a Poisson process whose rate offers ``load`` times the cluster's container capacity (so
     ``load > 1`` keeps queues backed up). Map and reduce counts and durations are uniform in the given ranges; each
-    map prefers a random node (``locality``); a fraction of maps may be OPPORTUNISTIC. Nodes are SLS-style
-    ``/rack<i % racks>/node<i>`` with the NM default size; containers have the default container size.
+    map prefers a random node (``locality``); a fraction of maps may be OPPORTUNISTIC. Containers have the default
+    container size.
     """
-    if num_jobs < 0 or num_nodes < 1:
-        raise _fail("synthetic", f"need num_jobs >= 0 and num_nodes >= 1, got {num_jobs} and {num_nodes}")
+    if num_jobs < 0 or not nodes:
+        raise _fail("synthetic", f"need num_jobs >= 0 and num_nodes >= 1, got {num_jobs} and {len(nodes)}")
     if not queues or load <= 0 or maps[0] < 0 or reduces[0] < 0 or maps[1] < maps[0] or reduces[1] < reduces[0]:
         raise _fail("synthetic", "need queues, load > 0 and ranges (lo, hi) with 0 <= lo <= hi")
     if min(map_ms[0], reduce_ms[0]) <= 0 or map_ms[1] < map_ms[0] or reduce_ms[1] < reduce_ms[0]:
         raise _fail("synthetic", "durations must be ranges (lo, hi) with 0 < lo <= hi")
     d = defaults or TraceDefaults()
-    nodes = generate_nodes(num_nodes, num_nodes // max(nodes_per_rack, 1), d.nm_resource)
     container = d.container_resource
     per_node = min(d.nm_memory_mb // max(container.memory_mb, 1), d.nm_vcores // max(container.vcores, 1))
-    slots = max(1, per_node * num_nodes)
+    slots = max(1, per_node * len(nodes))
     mean_work = (sum(maps) / 2) * (sum(map_ms) / 2) + (sum(reduces) / 2) * (sum(reduce_ms) / 2)
     mean_gap_ms = max(mean_work, 1.0) / (slots * load)
-    rng = random.Random(seed)
     weights = list(queue_weights) if queue_weights is not None else [1.0] * len(queues)
-    jobs: list[JobSpec] = []
+    settings = (num_jobs, tuple(nodes), seed, d, list(queues), weights, users, maps, reduces, map_ms, reduce_ms)
+    return _synthetic_jobs(*settings, mean_gap_ms, locality, opportunistic_fraction)
+
+
+def _synthetic_jobs(
+    num_jobs: int,
+    nodes: tuple[NodeSpec, ...],
+    seed: int,
+    d: TraceDefaults,
+    queues: list[str],
+    weights: list[float],
+    users: int,
+    maps: tuple[int, int],
+    reduces: tuple[int, int],
+    map_ms: tuple[int, int],
+    reduce_ms: tuple[int, int],
+    mean_gap_ms: float,
+    locality: bool,
+    opportunistic_fraction: float,
+) -> Iterator[JobSpec]:
+    container = d.container_resource
+    num_nodes = len(nodes)
+    rng = random.Random(seed)
     now = 0.0
     for i in range(num_jobs):
         if i:
@@ -240,9 +288,8 @@ def synthetic_workload(
         if num_reduces:
             # Reduces of one job share a length: one group, requested anywhere (MRAMSimulator's reduce phase).
             tasks.append(TaskSpec(num_reduces, rng.randint(*reduce_ms), 10, "reduce", container))
-        queue = rng.choices(list(queues), weights)[0]
-        jobs.append(JobSpec(
+        queue = rng.choices(queues, weights)[0]
+        yield JobSpec(
             f"synth_{i:06d}", "mapreduce", f"user{rng.randrange(max(users, 1))}", queue, int(now), None,
             d.am_resource, tuple(tasks), name=f"synthetic_{i:06d}",
-        ))  # fmt: skip
-    return Workload(tuple(jobs), nodes, (), f"synthetic:jobs={num_jobs},nodes={num_nodes},seed={seed}")
+        )  # fmt: skip

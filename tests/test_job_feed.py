@@ -1,0 +1,111 @@
+"""Jobs submitted as the run reaches them (Cluster.submit_jobs, launcher/_jobfeed.py; synthetic_jobs): the same
+jobs, ids and run as a workload submitted at once, with the later jobs' AMs not built until shortly before."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from yarnball.actors import configure_logging
+from yarnball.actors._logging import close_logging
+from yarnball.errors import SimulationError
+from yarnball.launcher import Cluster
+from yarnball.launcher._jobfeed import LOOKAHEAD_MS
+from yarnball.launcher.workloads import synthetic_jobs, synthetic_nodes, synthetic_workload
+from yarnball.protocols import keys
+
+OPTIONS = {"maps": (1, 8), "reduces": (0, 3), "map_ms": (1_000, 9_000), "reduce_ms": (1_000, 6_000), "load": 2.0}
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), jobs=st.integers(0, 30), nodes=st.integers(1, 50))
+def test_synthetic_jobs_are_the_workloads_jobs(seed: int, jobs: int, nodes: int) -> None:
+    """synthetic_jobs, made one at a time, gives exactly synthetic_workload's jobs (ids, times, tasks), in order."""
+    workload = synthetic_workload(jobs, nodes, seed, queues=("a", "b"), opportunistic_fraction=0.2, **OPTIONS)
+    assert synthetic_nodes(nodes) == workload.nodes
+    lazy = synthetic_jobs(jobs, workload.nodes, seed, queues=("a", "b"), opportunistic_fraction=0.2, **OPTIONS)
+    assert tuple(lazy) == workload.jobs
+
+
+def _run(tmp_path: Path, name: str, seed: int, lazy: bool, start_ms: int) -> tuple[bytes, list[str], float]:
+    workload = synthetic_workload(40, 8, seed, **OPTIONS)
+    log = tmp_path / f"{name}.jsonl"
+    configure_logging(json_path=log, level="debug")
+    try:
+        cluster = Cluster({}, workload.nodes, seed=seed)
+        if start_ms:
+            cluster.run(until_ms=start_ms)
+        if lazy:
+            cluster.submit_jobs(iter(workload.jobs))
+        else:
+            cluster.submit_workload(workload)
+        cluster.run()
+    finally:
+        close_logging()
+    actors = [am.id for am in cluster.masters]
+    return log.read_bytes(), actors, cluster.now
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(0, 1000), start_ms=st.sampled_from([0, 2_000]))
+def test_a_fed_run_is_the_run_of_the_workload_submitted_at_once(
+    tmp_path_factory: pytest.TempPathFactory, seed: int, start_ms: int
+) -> None:
+    """The same event log (debug level: every submission, allocation and finish), byte for byte, the same AM ids and
+    the same end, whether the jobs were fed as the run went or submitted at once (also after a first run)."""
+    tmp_path = tmp_path_factory.mktemp("feed")
+    eager = _run(tmp_path, "eager", seed, False, start_ms)
+    fed = _run(tmp_path, "fed", seed, True, start_ms)
+    assert fed == eager
+    assert sum(1 for line in eager[0].splitlines() if json.loads(line)["event"] == "application_finished") == 40
+
+
+def test_a_later_jobs_am_is_built_shortly_before_its_submit_time() -> None:
+    """Only the jobs due within the lookahead have an AM; the others come as the clock nears them."""
+    nodes = synthetic_nodes(4)
+    jobs = list(synthetic_jobs(30, nodes, 2, **{**OPTIONS, "load": 0.2}))
+    assert jobs[-1].submit_ms > 3 * LOOKAHEAD_MS  # (the scenario: a trace longer than the lookahead)
+    cluster = Cluster({}, nodes, seed=2)
+    cluster.submit_jobs(iter(jobs))
+    due = [j for j in jobs if j.submit_ms <= LOOKAHEAD_MS]
+    assert [am.name for am in cluster.masters] == [j.job_id for j in due]
+    cluster.run(until_ms=2 * LOOKAHEAD_MS)
+    assert len(cluster.masters) == sum(1 for j in jobs if j.submit_ms <= 3 * LOOKAHEAD_MS)
+    cluster.run()
+    assert cluster.rm.apps_done == 30 and cluster.finished()
+
+
+def test_jobs_out_of_submit_time_order_are_refused() -> None:
+    """A job due before the feed's clock (out of submit time order) is a clear error naming both jobs."""
+    nodes = synthetic_nodes(2)
+    jobs = list(synthetic_jobs(3, nodes, 1, **{**OPTIONS, "load": 0.05}))
+    late, early = jobs[-1], jobs[0]
+    assert late.submit_ms > 2 * LOOKAHEAD_MS
+    cluster = Cluster({}, nodes, seed=1)
+    cluster.submit_jobs(iter([late, early]))
+    with pytest.raises(SimulationError, match=f"job '{early.job_id}' .* comes after job '{late.job_id}'"):
+        cluster.run()
+
+
+def _bench() -> object:
+    path = Path(__file__).resolve().parent.parent / "bench" / "bench_simulation.py"
+    spec = importlib.util.spec_from_file_location("bench_simulation", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_100000_node_benchmark_rejects_no_job() -> None:
+    """bench_simulation.py --nodes 100000 --warmup-seconds 30 --sim-seconds 20 has more jobs than Hadoop's
+    maximum-applications (10,000): its configuration raises the limit to the job count."""
+    bench = _bench()
+    jobs = bench.busy_job_count(100_000, 30 + 20, (5_000, 60_000), (10_000, 120_000), 1.5)  # type: ignore[attr-defined]
+    assert jobs == 17_752 > keys.DEFAULT_MAXIMUM_SYSTEM_APPLICATIONS
+    assert bench.max_applications(jobs) >= jobs  # type: ignore[attr-defined]
+    assert bench.max_applications(100) == keys.DEFAULT_MAXIMUM_SYSTEM_APPLICATIONS  # type: ignore[attr-defined]
