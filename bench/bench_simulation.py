@@ -6,7 +6,7 @@
     python bench/bench_simulation.py --compare --map-ms 300000 900000 --reduce-ms 300000 900000 \
         --load 6 --warmup-seconds 300 --sim-seconds 600   # long tasks, busy: 6x arrivals fill the cluster first
 
-The trace (``busy_workload``): synthetic MapReduce jobs of 20-200 maps and 0-20 reduces, 1 GB / 1 vcore containers
+The trace (``busy_jobs``): synthetic MapReduce jobs of 20-200 maps and 0-20 reduces, 1 GB / 1 vcore containers
 on 10 GB / 10 vcore nodes, arriving as a Poisson process that offers 1.5x the cluster's capacity over warm-up plus
 measured period (``--load``: with long tasks 1.5x never fills the cluster within a short warm-up, since nothing
 completes for minutes; a higher load fills it, then keeps a backlog). The cluster runs ``--warmup-seconds`` first
@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from yarnball.actors import configure_logging
 from yarnball.launcher import Cluster
-from yarnball.launcher.workloads import JobSpec, NodeSpec, synthetic_jobs, synthetic_nodes
+from yarnball.launcher.workloads import JobSpec, NodeSpec, Workload, synthetic_jobs, synthetic_nodes, synthetic_workload
 from yarnball.protocols import Configuration, keys
 
 MAPS, REDUCES = (20, 200), (0, 20)
@@ -56,7 +56,7 @@ def busy_job_count(nodes: int, seconds: int, map_ms: tuple[int, int], reduce_ms:
     return max(10, int(seconds * 1000 * slots * load / mean_work) + 1)
 
 
-def busy_workload(
+def busy_jobs(
     nodes: int, seconds: int, seed: int, map_ms: tuple[int, int], reduce_ms: tuple[int, int], load: float = 1.5
 ) -> tuple[tuple[NodeSpec, ...], int, Iterator[JobSpec]]:
     """A synthetic MapReduce trace offering ``load`` x the cluster's container capacity for ``seconds`` simulated s:
@@ -65,6 +65,17 @@ def busy_workload(
     node_specs = synthetic_nodes(nodes)
     return node_specs, jobs, synthetic_jobs(
         jobs, node_specs, seed, maps=MAPS, reduces=REDUCES, map_ms=map_ms, reduce_ms=reduce_ms, load=load
+    )
+
+
+def busy_workload(
+    nodes: int, seconds: int, seed: int, map_ms: tuple[int, int], reduce_ms: tuple[int, int], load: float = 1.5
+) -> Workload:
+    """The same trace as :func:`busy_jobs`, every job made at once (``Cluster.submit_workload``): what the other
+    benchmark scripts and bench/count_instructions.py run, in every tree they compare."""
+    jobs = busy_job_count(nodes, seconds, map_ms, reduce_ms, load)
+    return synthetic_workload(
+        jobs, nodes, seed, maps=MAPS, reduces=REDUCES, map_ms=map_ms, reduce_ms=reduce_ms, load=load
     )
 
 
@@ -95,7 +106,7 @@ def run(
     huge_pages: bool = True,
     container_tokens: bool = True,
 ) -> dict[str, float]:
-    node_specs, num_jobs, jobs = busy_workload(nodes, warmup_seconds + sim_seconds, seed, map_ms, reduce_ms, load)
+    node_specs, num_jobs, jobs = busy_jobs(nodes, warmup_seconds + sim_seconds, seed, map_ms, reduce_ms, load)
     gc.collect()
     if measure_memory:
         tracemalloc.start()
