@@ -25,7 +25,7 @@ from yarnball.actors._kernel import URGENT, Future, Kernel, Task, TimerHandle
 from yarnball.actors._ref import ActorRef, _dead_letter, _ReplyRef
 from yarnball.errors import ActorError
 
-__all__ = ["Actor", "ActorRef", "SupervisionPolicy", "handler"]
+__all__ = ["PLAIN_DELIVERY", "Actor", "ActorRef", "SupervisionPolicy", "handler"]
 
 log = get_logger(__name__)
 
@@ -542,3 +542,8 @@ def lookup(kernel: Kernel, actor_id: str) -> ActorRef:
         if ref is not None:
             return ref
     return ActorRef(actor_id, kernel, None)
+
+
+#: ``Actor._deliver`` itself: a delivery entry whose ``__func__`` is this runs the stock delivery (neither overridden
+#: by the class nor intercepted on the instance), for the delivery layer's checks made before a message is handled.
+PLAIN_DELIVERY = Actor._deliver

@@ -26,9 +26,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from yarnball.actors._actor import Actor, ActorRef, handler
+from yarnball.actors._actor import ActorRef, handler
 from yarnball.actors._adminservice import refresh_queues
-from yarnball.actors._amrpc import REFUSED
 from yarnball.actors._applicationmasterservice import ApplicationMasterService
 from yarnball.actors._clientrmservice import ClientRMService
 from yarnball.actors._containerresize import ContainerResizeService
@@ -42,6 +41,7 @@ from yarnball.actors._queuemanagement import spawn_queue_management_monitor
 from yarnball.actors._resourcetracker import ResourceTrackerService, RMNode
 from yarnball.actors._rmapp import RMApp, RMAppAttempt
 from yarnball.actors._rmappmanager import RMAppManager
+from yarnball.actors._rmdelivery import RMDeliveryProtocol
 from yarnball.actors._rmrestart import RMRestarts
 from yarnball.actors._schedulerdispatcher import SchedulerEventDispatcher
 from yarnball.actors._secretmanagers import Rejections, RMSecretManagers
@@ -49,8 +49,6 @@ from yarnball.actors._shortcuts import DormantAMs
 from yarnball.errors import ConfigurationError
 from yarnball.policies.scheduler import ResourceScheduler
 from yarnball.protocols import (
-    AllocateRequest,
-    AllocateResponse,
     ApplicationAttemptId,
     ApplicationId,
     Configuration,
@@ -64,14 +62,11 @@ from yarnball.protocols import (
     GetNewApplicationRequest,
     KillApplicationRequest,
     MoveApplicationAcrossQueuesRequest,
-    NodeHeartbeatRequest,
     NodeId,
-    NodeStatus,
     RefreshQueuesRequest,
     RegisterApplicationMasterRequest,
     RegisterDistributedSchedulingAMRequest,
     RegisterNodeManagerRequest,
-    RemoteRefusal,
     StartContainersResponse,
     SubmitApplicationRequest,
     UnRegisterNodeManagerRequest,
@@ -98,7 +93,7 @@ def validate_configs(conf: Configuration) -> None:
         )
 
 
-class ResourceManager(Actor):
+class ResourceManager(RMDeliveryProtocol):
     """The ResourceManager. ``conf`` is the layered yarn-site + capacity-scheduler configuration."""
 
     # The services, and the optional ones (created on first use, None until then). Slots, not instance
@@ -312,52 +307,8 @@ class ResourceManager(Actor):
         self.resource_tracker.on_register_node(msg)
 
     @handler
-    def on_node_heartbeat(self, msg: NodeHeartbeatRequest) -> None:
-        self.resource_tracker.on_node_heartbeat(msg)
-
-    @handler
     def on_unregister_node(self, msg: UnRegisterNodeManagerRequest) -> None:
         self.resource_tracker.on_unregister_node(msg)
-
-    def needs_heartbeat(self, node_id: NodeId) -> bool:
-        """The heartbeat clock's question (ResourceTrackerService.needs_heartbeat)."""
-        return self.resource_tracker.needs_heartbeat(node_id)  # type: ignore[no-any-return]
-
-    def takes_heartbeats_in_place(self) -> bool:
-        """Whether a NodeHeartbeatRequest delivered to this RM would only run the ResourceTrackerService's
-        ``handle_node_heartbeat`` with the request's statuses: ``Actor._deliver`` itself, this class's
-        ``on_node_heartbeat``, no message-fault rules, and no opportunistic service (it reads the NM's queue
-        state). The exact shortcuts then hand a heartbeat over without the request (actors/_shortcuts/_routes.py)."""
-        return (
-            self.delivers_plainly()
-            and type(self).handler_for(NodeHeartbeatRequest) is ResourceManager.on_node_heartbeat
-            and self.node_rules is None
-            and self.opportunistic is None
-        )
-
-    def node_heartbeat_in_place(self, node_id: NodeId, statuses: list[Any], sender: Any, response_id: int) -> None:
-        """The heartbeat of ``sender`` (the NM of ``node_id``, with its response id and changed ``statuses``) handled
-        now as its delivery would handle it (:meth:`takes_heartbeats_in_place` holds, the RM is free): the
-        sender set, and a failure handed to the supervision with the request, built then."""
-        self._sender = sender
-        try:
-            self.resource_tracker.handle_node_heartbeat(node_id, statuses, None, sender)
-        except Exception as exc:
-            status = NodeStatus(node_id=node_id, response_id=response_id, container_statuses=tuple(statuses))
-            self._failed(exc, NodeHeartbeatRequest(node_status=status), sender)
-
-    def runs_stock_heartbeats(self) -> bool:
-        """Whether a NodeHeartbeatRequest to this RM takes the stock path: ``Actor._deliver``, this class's
-        ``on_node_heartbeat``, and ResourceTrackerService's own ``node_heartbeat`` and ``handle_node_heartbeat``
-        (none replaced on the instance). The exact shortcuts that settle a heartbeat's effect without it ask
-        (actors/_shortcuts/_lazyrunning.py)."""
-        tracker = self.resource_tracker
-        return (
-            self.delivers_plainly()
-            and type(self).handler_for(NodeHeartbeatRequest) is ResourceManager.on_node_heartbeat
-            and getattr(tracker.node_heartbeat, "__func__", None) is ResourceTrackerService.node_heartbeat
-            and getattr(tracker.handle_node_heartbeat, "__func__", None) is ResourceTrackerService.handle_node_heartbeat
-        )
 
     # -- ClientRMService (actors/_clientrmservice.py) -----------------------------------------------------------
     @handler
@@ -411,34 +362,6 @@ class ResourceManager(Actor):
     @handler
     def on_register_am_distributed(self, msg: RegisterDistributedSchedulingAMRequest) -> None:
         self.application_master_service.on_register_am_distributed(msg)
-
-    @handler
-    def on_allocate(self, msg: AllocateRequest) -> None:
-        self.application_master_service.on_allocate(msg)
-
-    def takes_allocates_in_place(self, deliver: Callable[[tuple[Any, ActorRef | None]], None]) -> bool:
-        """Whether an AllocateRequest handed to ``deliver`` (this RM's delivery entry when the request was sent)
-        would only run ApplicationMasterService's own ``on_allocate``: ``Actor._deliver`` itself, this class's
-        ``on_allocate``, none replaced on the instance. The exact shortcuts may then have :meth:`allocate_in_place`
-        serve it and route its reply (actors/_shortcuts/_routes.py). One call per allocate: the checks inline."""
-        return (
-            getattr(deliver, "__func__", None) is Actor._deliver
-            and self._handlers.get(AllocateRequest) is ResourceManager.on_allocate
-            and getattr(self.application_master_service.on_allocate, "__func__", None)
-            is ApplicationMasterService.on_allocate
-        )
-
-    def allocate_in_place(self, msg: AllocateRequest, sender: ActorRef) -> AllocateResponse | RemoteRefusal | None:
-        """What the delivery of ``msg`` from ``sender`` does now (:meth:`takes_allocates_in_place` holds, the RM is
-        free), up to its reply, which is returned for the caller to send: None when there is none (an old call
-        refused, or a failure, handed to the supervision as the delivery would hand it)."""
-        self._sender = sender
-        try:
-            response = self.application_master_service.serve_allocate(msg)
-        except Exception as exc:
-            self._failed(exc, msg, sender)
-            return None
-        return None if response is REFUSED else response
 
     @handler
     def on_allocate_distributed(self, msg: DistributedSchedulingAllocateRequest) -> None:
