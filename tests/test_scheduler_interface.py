@@ -162,6 +162,31 @@ def test_an_unknown_scheduler_class_in_a_conf_dir_is_refused(tmp_path: Path) -> 
         load_conf_dir(tmp_path)
 
 
+def test_sls_runner_scheduler_metrics_keys_are_read_and_checked(tmp_path: Path, caplog: Any) -> None:
+    """sls-runner.xml keys SLS's SchedulerMetrics class by each scheduler's class name: known keys (no "not
+    modelled" warning for them), and a metrics class that is not the running scheduler's is refused naming the key."""
+    from yarnball.launcher._settings import load_conf_dir
+    from yarnball.policies.scheduler import validate_scheduler_configuration
+
+    props = "".join(
+        f"<property><name>{name}</name><value>{value}</value></property>"
+        for name, value in (
+            (keys.SLS_CAPACITY_SCHEDULER_METRICS, keys.DEFAULT_SLS_CAPACITY_SCHEDULER_METRICS),
+            (keys.SLS_FAIR_SCHEDULER_METRICS, keys.DEFAULT_SLS_FAIR_SCHEDULER_METRICS),
+            (keys.SLS_FIFO_SCHEDULER_METRICS, keys.DEFAULT_SLS_FIFO_SCHEDULER_METRICS),
+        )
+    )
+    (tmp_path / "sls-runner.xml").write_text(f"<configuration>{props}</configuration>")
+    with caplog.at_level("WARNING"):
+        conf = load_conf_dir(tmp_path)
+    assert "not modelled" not in caplog.text
+    conf = normalized_conf(conf)
+    validate_scheduler_configuration(conf)
+    conf.set(keys.SLS_CAPACITY_SCHEDULER_METRICS, keys.DEFAULT_SLS_FAIR_SCHEDULER_METRICS)
+    with pytest.raises(ConfigurationError, match="CapacitySchedulerMetrics"):
+        validate_scheduler_configuration(conf)
+
+
 # -- the edit policies ---------------------------------------------------------------------------------------------
 def test_the_monitor_keys_name_edit_policies_in_full_or_by_simple_name() -> None:
     """yarn.resourcemanager.scheduler.monitor.policies gives the policies' full class names; an unknown one raises."""

@@ -41,7 +41,8 @@ log = get_logger(__name__)
 
 SLS_RUNNER_FILE: Final = "sls-runner.xml"  # SLSRunner reads it from the configuration directory (the classpath in SLS)
 
-_KEY_PREFIXES: Final = ("yarn.", "yarnball.", "mapreduce.")
+#: (sls-runner.xml keys SLS's SchedulerMetrics class by the scheduler's class name: keys.SLS_*_SCHEDULER_METRICS)
+_KEY_PREFIXES: Final = ("yarn.", "yarnball.", "mapreduce.", "org.apache.hadoop.yarn.server.resourcemanager.scheduler.")
 
 
 def _key_constants() -> dict[str, str]:

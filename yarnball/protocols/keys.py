@@ -468,6 +468,18 @@ DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS = 1000
 SLS_METRICS_OUTPUT_DIR = "yarn.sls.metrics.output"
 #: SLS's scheduler wrapper class (not used).
 SLS_SCHEDULER_CLASS = "yarn.sls.scheduler.class"
+# SLS's SchedulerMetrics class per scheduler (SchedulerMetrics.getSchedulerMetricsClass: the key is the scheduler's
+# class name, as sls-runner.xml sets them); yarnball writes the metrics of the scheduler it runs, and refuses another
+# class for it.
+#: SLS's SchedulerMetrics class for the CapacityScheduler.
+SLS_CAPACITY_SCHEDULER_METRICS = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
+DEFAULT_SLS_CAPACITY_SCHEDULER_METRICS = "org.apache.hadoop.yarn.sls.scheduler.CapacitySchedulerMetrics"
+#: SLS's SchedulerMetrics class for the FairScheduler.
+SLS_FAIR_SCHEDULER_METRICS = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
+DEFAULT_SLS_FAIR_SCHEDULER_METRICS = "org.apache.hadoop.yarn.sls.scheduler.FairSchedulerMetrics"
+#: SLS's SchedulerMetrics class for the FifoScheduler.
+SLS_FIFO_SCHEDULER_METRICS = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler"
+DEFAULT_SLS_FIFO_SCHEDULER_METRICS = "org.apache.hadoop.yarn.sls.scheduler.FifoSchedulerMetrics"
 # yarnball: fill realtimetrack.json's scheduler.*.timecost fields from measured wall time (then the file differs from
 # run to run; off, they are 0 and the file is deterministic). The measured samplers are always in metrics/.
 #: Fill realtimetrack.json's scheduler.*.timecost fields from measured wall time (the file then differs from run to

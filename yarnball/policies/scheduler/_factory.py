@@ -84,11 +84,31 @@ def scheduler_class(conf: Configuration) -> str:
     return kind
 
 
+#: SLS's SchedulerMetrics class for each scheduler (sls-runner.xml keys them by the scheduler's class name).
+_SLS_METRICS: dict[str, str] = {
+    CAPACITY_SCHEDULER: keys.DEFAULT_SLS_CAPACITY_SCHEDULER_METRICS,
+    FAIR_SCHEDULER: keys.DEFAULT_SLS_FAIR_SCHEDULER_METRICS,
+    FIFO_SCHEDULER: keys.DEFAULT_SLS_FIFO_SCHEDULER_METRICS,
+}
+
+
+def _check_sls_metrics_class(conf: Configuration, kind: str) -> None:
+    """SLS's ``SchedulerMetrics.getSchedulerMetricsClass`` reads the metrics class under the scheduler's class name
+    (sls-runner.xml); yarnball writes that scheduler's SLS metrics, so another class for it is refused."""
+    value = conf.get(kind)
+    if value is not None and value.strip() != _SLS_METRICS[kind]:
+        raise ConfigurationError(
+            f"{conf.location_of(kind)}: SLS's metrics class for {kind.rsplit('.', 1)[1]} is {value.strip()}; "
+            f"yarnball writes {_SLS_METRICS[kind]}'s metrics for it"
+        )
+
+
 def validate_scheduler_configuration(conf: Configuration) -> None:
     """The scheduler's own configuration checks over ``conf`` (the queue tree of capacity-scheduler.xml; the
     FifoScheduler's ``validateConf``), as at start-up and before a refresh: ``ConfigurationError`` naming the file,
     line and key. The monitor's edit policies are checked against the scheduler too (:func:`monitor_policies`)."""
     kind = scheduler_class(conf)
+    _check_sls_metrics_class(conf, kind)
     if kind == FIFO_SCHEDULER:
         fifo_validate_conf(conf)
         monitor_policies(conf)
