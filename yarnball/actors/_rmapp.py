@@ -27,6 +27,9 @@ from yarnball.protocols._clientprotocol import ApplicationSubmissionContext
 
 __all__ = ["AttemptState", "RMApp", "RMAppAttempt", "RMAppAttemptMetrics", "RMAppMetrics"]
 
+# (a module constant: reading a member off an Enum class costs a slow class attribute lookup per finished container)
+_PREEMPTED = ContainerExitStatus.PREEMPTED
+
 FINAL_APP_STATES = frozenset({YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED})
 
 # RMAppAttemptImpl.shouldCountTowardsMaxAttemptRetry: these AM exits are not the application's fault.
@@ -81,7 +84,7 @@ class RMAppAttemptMetrics:
         self.is_preempted = False  # its AM container was preempted
         self.charged = self.charged_preempted = False
 
-    def container_finished(self, memory_mb: int, vcores: int, used_ms: int, *, preempted: bool, is_am: bool) -> None:
+    def container_finished(self, memory_mb: int, vcores: int, used_ms: int, preempted: bool, is_am: bool) -> None:
         """``RMContainerImpl.FinishedTransition.updateAttemptMetrics``: ``updateAggregateAppResourceUsage``, and for a
         PREEMPTED exit ``updatePreemptionInfo`` and ``updateAggregatePreemptedAppResourceUsage``. Each resource adds
         ``value * usedMillis / 1000`` in long arithmetic (``updateUsageMap``): per container, rounded down."""
@@ -232,8 +235,8 @@ class RMApp:
             memory_mb,
             vcores,
             int(now) - int(created),  # finishTime - creationTime, in whole ms as the RM's timestamps are
-            preempted=exit_status == ContainerExitStatus.PREEMPTED,
-            is_am=is_am,
+            exit_status == _PREEMPTED,  # preempted
+            is_am,
         )
 
     def app_metrics(self, now: float) -> RMAppMetrics:
