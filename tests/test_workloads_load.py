@@ -58,6 +58,8 @@ def test_public_names_are_pinned() -> None:
             "read_sls_trace",
             "read_synth_trace",
             "split_host_path",
+            "synthetic_jobs",
+            "synthetic_nodes",
             "synthetic_workload",
             "task_spec",
         ]
