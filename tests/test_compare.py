@@ -202,8 +202,8 @@ def test_options_that_cannot_go_with_compare(
 
 
 def test_the_study_page_quotes_what_the_command_gives(study: Path) -> None:
-    """docs/notes/fs-study.md's table is the study's compare.md table, row for row."""
-    page = (ROOT / "docs" / "notes" / "fs-study.md").read_text(encoding="utf-8")
+    """docs/guides/fs2cs.md's table is the study's compare.md table, row for row."""
+    page = (ROOT / "docs" / "guides" / "fs2cs.md").read_text(encoding="utf-8")
     table = [line for line in (study / "compare.md").read_text().splitlines() if line.startswith("| ")]
     assert len(table) == 11
     quoted = [line for line in page.splitlines() if line.startswith("| root.") or line.startswith("| all |")]
