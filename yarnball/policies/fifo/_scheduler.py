@@ -148,6 +148,14 @@ class FifoScheduler(AbstractYarnScheduler):
         """``FifoScheduler.checkAccess``: the default queue grants every ACL to everyone."""
         return True
 
+    def get_apps_in_queue(self, queue_name: str) -> list[ApplicationAttemptId] | None:
+        """``FifoScheduler.getAppsInQueue``: the current attempt of every application in id order for ``default``,
+        None for any other name (an application without an attempt yet is left out where Hadoop's would fail)."""
+        if queue_name != DEFAULT_QUEUE_NAME:
+            return None
+        apps = [self.applications[self._by_order[o]] for o in self._order]
+        return [a.attempt.attempt_id for a in apps if a.attempt is not None]
+
     def move_application(self, app_id: ApplicationId, target_queue: str) -> str:
         """``AbstractYarnScheduler.moveApplication``: ``YarnException("<class> does not support moving apps
         between queues")``."""
