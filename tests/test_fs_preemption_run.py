@@ -1,6 +1,7 @@
 """End to end: the two-queue SLS trace under the FairScheduler with preemption (examples/sweeps/fair-preemption)
-preempts, ends every job, is deterministic, and gets the starved queue its share sooner than without preemption
-(examples/sweeps/fair)."""
+preempts, ends every job, is deterministic, and, as Hadoop's FairScheduler would, makes the starved batch queue wait
+longer than without preemption (examples/sweeps/fair): most preemptions are for applications whose AM the queue's
+maxAMShare does not let start (see the last test)."""
 
 from __future__ import annotations
 
@@ -51,13 +52,24 @@ def test_preemption_run_is_deterministic(runs: dict[str, tuple[Path, dict[str, A
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="since SLS AMs re-run preempted tasks (as MRAMSimulator), this run preempts 181 containers and batch's "
-    "mean first-task wait grows (215 s -> 256 s, completion 493 s -> 613 s): the FairScheduler's preemption may "
-    "over-preempt; to be investigated",
-)
-def test_starved_queue_gets_its_share_sooner(runs: dict[str, tuple[Path, dict[str, Any]]]) -> None:
-    """batch (weight 1) starts behind default (weight 3): with preemption its jobs wait less for their first task."""
-    wait = {name: runs[name][1]["job_times"]["by_queue"]["root.batch"]["first_task_wait_s"]["mean"] for name in runs}
-    assert wait["preempt"] < 0.75 * wait["fair"]
+def test_preemption_for_blocked_ams_makes_the_starved_queue_wait_longer(
+    runs: dict[str, tuple[Path, dict[str, Any]]],
+) -> None:
+    """batch (weight 1) starts behind default (weight 3), yet with preemption its jobs wait longer for their first
+    task (215 s -> 256 s with seed 1), as they would under Hadoop's FairScheduler.
+
+    The jobs wait for their AM (the first-task wait is the AM wait plus the AM's first heartbeat), and the AMs wait
+    for the queue's maxAMShare, not for room: the fair-share policy gives queues a memory-only fair share, so
+    ``FSLeafQueue.computeMaxAMResource`` takes the vcores from the root's available vcores, about none on this busy
+    cluster, and ``canRunAppAM`` refuses. ``FSAppAttempt.fairShareStarvation`` does not consult
+    ``isOverAMShareLimit``: an application waiting so is starved (usage 0, below min(fair share x 0.5, demand)) and
+    the FSPreemptionThread preempts for it every ``waitTimeBeforeKill + 4 heartbeats +
+    waitTimeBeforeNextStarvationCheck`` (29 s); ``FairScheduler.assignPreemptedContainers`` cannot give it the freed
+    room (``assignContainer`` returns none over the AM share), so another application takes it. About 160 of the
+    ~180 preempted containers go that way, most of them taken from batch's running tasks, which SLS's AMs then
+    run again."""
+    summary = {name: runs[name][1]["job_times"]["by_queue"]["root.batch"] for name in runs}
+    wait = {name: times["first_task_wait_s"]["mean"] for name, times in summary.items()}
+    for times in summary.values():
+        assert times["first_task_wait_s"]["mean"] - times["am_wait_s"]["mean"] < 5  # the wait is the AM's
+    assert wait["preempt"] > wait["fair"]
