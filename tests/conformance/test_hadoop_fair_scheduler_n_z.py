@@ -398,6 +398,8 @@ def test_reservation_threshold_with_assign_multiple(tmp_path: Path) -> None:
 
 
 AM_PRIORITY = 0  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
+#: the static leaf root.default that 3.3's QueueManager.initialize creates (trunk's does not, YARN-7769)
+STATIC_DEFAULT = "<queue name='default'/>"
 
 
 def test_request_am_resource_in_zero_fair_share_queue(tmp_path: Path) -> None:
@@ -457,11 +459,11 @@ def test_reservation_threshold_gates_reservations(tmp_path: Path) -> None:
 
 # -- testQ... (first part) and testN... ---------------------------------------------------------------------------
 def test_queueu_name_with_periods(tmp_path: Path) -> None:
-    """TestFairScheduler.testQueueuNameWithPeriods (Hadoop's spelling). The leaf counts are one less than the test's
-    (1, 1, 2): trunk's QueueManager creates no static ``root.default`` (YARN-7769)."""
-    h = Harness(tmp_path)
-    assert len(h.s.queue_manager.leaf_queues) == 0
-    for queue, leaves in ((".A", 0), ("A.", 0), ("A.B", 1)):
+    """TestFairScheduler.testQueueuNameWithPeriods (Hadoop's spelling). The allocation file declares
+    ``root.default``, the static leaf 3.3's ``QueueManager.initialize`` created (trunk does not, YARN-7769)."""
+    h = Harness(tmp_path, STATIC_DEFAULT)
+    assert len(h.s.queue_manager.leaf_queues) == 1
+    for queue, leaves in ((".A", 1), ("A.", 1), ("A.B", 2)):
         aid = h.new_attempt_id()
         h.s.handle(AppAddedSchedulerEvent(application_id=aid.application_id, queue=queue, user="user1"))
         assert len(h.s.queue_manager.leaf_queues) == leaves, queue
@@ -522,3 +524,180 @@ def test_nested_user_queue(tmp_path: Path) -> None:
     )
     h.s.user_groups = simple_groups
     assert h.app(h.add("root.default", "user1")).queue.name == "root.user1group.user1"
+
+
+# -- testS... (second part), testQ..., testU..., testR..., testN... -----------------------------------------------
+def test_steady_fair_share_with_reload_and_node_add_remove(tmp_path: Path) -> None:
+    """TestFairScheduler.testSteadyFairShareWithReloadAndNodeAddRemove (``root.default`` declared, as 3.3 creates
+    it: it takes its steady share beside the children)."""
+    tree = "<defaultQueueSchedulingPolicy>fair</defaultQueueSchedulingPolicy><queue name='root'>"
+    tree += "<schedulingPolicy>drf</schedulingPolicy>" + STATIC_DEFAULT + "{}</queue>"
+    h = Harness(
+        tmp_path,
+        tree.format("<queue name='child1'><weight>1</weight></queue><queue name='child2'><weight>1</weight></queue>"),
+    )
+
+    def steady(name: str) -> int:
+        return h.leaf(name).steady_fair_share.memory_mb
+
+    assert (steady("child1"), steady("child2")) == (0, 0)
+    n1 = h.node(6144, host="127.0.0.1", port=1)
+    assert h.s.cluster_resource.memory_mb == 6144
+    assert (steady("child1"), steady("child2")) == (2048, 2048)
+    h.reinitialize(
+        tree.format(
+            "<queue name='child1'><weight>1</weight></queue><queue name='child2'><weight>2</weight></queue>"
+            "<queue name='child3'><weight>2</weight></queue>"
+        )
+    )
+    assert (steady("child1"), steady("child2"), steady("child3")) == (1024, 2048, 2048)
+    h.remove_node(n1)
+    assert h.s.cluster_resource.memory_mb == 0
+    assert (steady("child1"), steady("child2")) == (0, 0)
+
+
+def test_steady_fair_share_with_queue_created_runtime(tmp_path: Path) -> None:
+    """TestFairScheduler.testSteadyFairShareWithQueueCreatedRuntime (``root.default`` declared, as 3.3 creates it)."""
+    h = Harness(tmp_path, STATIC_DEFAULT, **{keys.USER_AS_DEFAULT_QUEUE: "true"})
+    h.node(6144, host="127.0.0.1", port=1)
+    assert h.s.cluster_resource.memory_mb == 6144
+    assert h.s.queue_manager.root_queue.steady_fair_share.memory_mb == 6144
+    assert h.leaf("default").steady_fair_share.memory_mb == 6144
+    h.with_am(h.new_attempt_id(), "default", "user1", None)
+    assert h.leaf("default").steady_fair_share.memory_mb == 3072
+    assert h.leaf("user1").steady_fair_share.memory_mb == 3072
+
+
+def test_queue_demand_calculation(tmp_path: Path) -> None:
+    """TestFairScheduler.testQueueDemandCalculation. Hadoop's third ask comes from a second attempt of application
+    2 (appattempt 2_2), which its ``addApplicationAttempt`` adds to root.queue2 beside the first; here it is an
+    application of its own (yarnball's attempt replaces the previous one, as the RM's attempts do)."""
+    h = Harness(tmp_path)
+    min_req = 1024  # YarnConfiguration.DEFAULT_RM_SCHEDULER_MINIMUM_ALLOCATION_MB
+    id11 = h.add("root.queue1", "user1")
+    h.ask(id11, rr(min_req * 2, ANY, 1, 1, True))
+    id21 = h.add("root.queue2", "user1")
+    h.ask(id21, rr(2 * min_req, "foo", 1, 1, False), rr(2 * min_req, ANY, 1, 1, False))
+    id22 = h.add("root.queue2", "user1")
+    h.ask(id22, rr(min_req, "bar", 2, 2, True), rr(min_req, ANY, 2, 2, True))
+    h.s.update()
+    assert h.s.queue_manager.get_queue("root.queue1").demand.memory_mb == 2 * min_req  # type: ignore[union-attr]
+    assert h.s.queue_manager.get_queue("root.queue2").demand.memory_mb == 4 * min_req  # type: ignore[union-attr]
+
+
+def test_user_max_running_apps(tmp_path: Path) -> None:
+    """TestFairScheduler.testUserMaxRunningApps."""
+    h = Harness(tmp_path, "<user name='user1'><maxRunningApps>1</maxRunningApps></user>")
+    nid = h.node(8192, 8, host="127.0.0.1", port=1)
+    a1 = h.request(1024, "queue1", "user1", 1)
+    h.s.update()
+    h.heartbeat(nid)
+    assert h.live(a1) == 1
+    a2 = h.request(1024, "queue1", "user1", 1)
+    h.s.update()
+    h.heartbeat(nid)
+    assert h.live(a2) == 0
+    h.ask_existing(a1, 1024, 1)
+    h.s.update()
+    h.heartbeat(nid)
+    assert h.live(a1) == 2
+
+
+def test_reservation_with_multiple_priorities(tmp_path: Path) -> None:
+    """TestFairScheduler.testReservationWithMultiplePriorities."""
+    h = Harness(tmp_path)
+    nid = h.node(2048, 2, host="host1", port=1)
+    a1 = h.request(1024, "queue", "user", 1, 1)
+    h.s.update()
+    h.heartbeat(nid)
+    assert h.live(a1) == 1
+    a2 = h.request(2048, "queue1", "user1", 1, 2, vcores=2)
+    h.s.update()
+    h.heartbeat(nid)
+    assert reservations(h, a2) == 1
+    h.ask_existing(a2, 2048, 1, vcores=2)  # a higher priority
+    [container] = list(h.s.attempts[a1].live)
+    h.s.update_requests(a1, [], [container])
+    h.heartbeat(nid)
+    live = list(h.s.attempts[a2].live.values())
+    assert len(live) == 1
+    assert live[0].priority.priority == 2  # the reservation's (lower) priority
+
+
+def test_not_allow_submit_application(tmp_path: Path) -> None:
+    """TestFairScheduler.testNotAllowSubmitApplication: the scheduler rejects the submission (the RMApp then
+    fails)."""
+    h = Harness(
+        tmp_path,
+        "<queue name='root'><aclSubmitApps> </aclSubmitApps><aclAdministerApps> </aclAdministerApps>"
+        "<queue name='queue1'><aclSubmitApps>userallow</aclSubmitApps>"
+        "<aclAdministerApps>userallow</aclAdministerApps></queue></queue>",
+    )
+    out = h.s.handle(AppAddedSchedulerEvent(application_id=ApplicationId(1, 1), queue="queue1", user="usernotallow"))
+    assert [type(x) for x in out] == [AppRejected]
+    assert ApplicationId(1, 1) not in h.s.applications
+
+
+def test_remove_node_updates_root_queue_metrics(tmp_path: Path) -> None:
+    """TestFairScheduler.testRemoveNodeUpdatesRootQueueMetrics."""
+    h = Harness(tmp_path)
+
+    def available() -> tuple[int, int]:
+        root = h.s.queue_metrics()[0]
+        return root.available.memory_mb, root.available.vcores
+
+    assert available() == (0, 0)
+    nid = h.node(1024, 4, host="127.0.0.1", port=1)
+    assert available() == (1024, 4)
+    h.s.update()
+    assert available() == (1024, 4)
+    h.remove_node(nid)
+    assert available() == (0, 0)
+    h.s.update()
+    assert available() == (0, 0)
+
+
+def test_strict_locality(tmp_path: Path) -> None:
+    """TestFairScheduler.testStrictLocality."""
+    h = Harness(tmp_path)
+    n1 = h.node(1024, host="127.0.0.1", port=1)
+    n2 = h.node(1024, host="127.0.0.2", port=2)
+    aid = h.request(1024, "queue1", "user1", 0)
+    for request in (rr(1024, "127.0.0.1", 1, 1, True), rr(1024, "rack1", 1, 1, False), rr(1024, ANY, 1, 1, False)):
+        h.ask(aid, request)
+        h.s.update()
+    h.s.update()
+    for _ in range(10):
+        h.heartbeat(n2)
+        assert h.live(aid) == 0
+        assert reservations(h, aid) == 0
+    h.heartbeat(n1)
+    assert h.live(aid) == 1
+
+
+def test_reservations_strict_locality(tmp_path: Path) -> None:
+    """TestFairScheduler.testReservationsStrictLocality."""
+    h = Harness(tmp_path)
+    n1 = h.node(1024, 1, host="host1", port=1)
+    h.node(1024, 1, host="host2", port=2)
+    aid = h.request(1024, "queue1", "user1", 0)
+    for request in (rr(1024, "host2", 1, 1, True), rr(1024, "rack1", 1, 1, False), rr(1024, ANY, 1, 1, False)):
+        h.ask(aid, request)
+        h.s.update()
+    h.s.update()
+    h.heartbeat(n1)
+    assert h.live(aid) == 0
+    h.heartbeat(n1)
+    assert reservations(h, aid) == 0
+
+
+def test_no_more_cpu_on_node(tmp_path: Path) -> None:
+    """TestFairScheduler.testNoMoreCpuOnNode."""
+    h = Harness(tmp_path)
+    nid = h.node(2048, 1, host="127.0.0.1", port=1)
+    aid = h.request(1024, "default", "user1", 2)
+    h.s.update()
+    h.heartbeat(nid)
+    assert h.live(aid) == 1
+    h.heartbeat(nid)
+    assert h.live(aid) == 1
