@@ -22,6 +22,7 @@ from yarnball.protocols import (
     ApplicationAttemptId,
     ApplicationId,
     Configuration,
+    ContainerExpiredSchedulerEvent,
     NodeAddedSchedulerEvent,
     NodeId,
     NodeRemovedSchedulerEvent,
@@ -701,3 +702,253 @@ def test_no_more_cpu_on_node(tmp_path: Path) -> None:
     assert h.live(aid) == 1
     h.heartbeat(nid)
     assert h.live(aid) == 1
+
+
+def verify_app_runnable(h: Harness, aid: ApplicationAttemptId, runnable: bool) -> None:
+    app = h.app(aid)
+    assert app.queue.is_runnable_app(app) == runnable
+    assert app.queue.is_non_runnable_app(app) == (not runnable)
+
+
+def verify_queue_num_runnable(h: Harness, name: str, runnable: int, non_runnable: int) -> None:
+    leaf = h.leaf(name)
+    assert (leaf.num_runnable_apps, leaf.num_non_runnable_apps) == (runnable, non_runnable)
+
+
+def test_user_and_queue_max_running_apps(tmp_path: Path) -> None:
+    """TestFairScheduler.testUserAndQueueMaxRunningApps."""
+    h = Harness(
+        tmp_path,
+        "<queue name='queue1'><maxRunningApps>2</maxRunningApps></queue>"
+        "<user name='user1'><maxRunningApps>1</maxRunningApps></user>",
+    )
+    a1 = h.request(1024, "queue1", "user1")
+    verify_app_runnable(h, a1, True)
+    verify_queue_num_runnable(h, "queue1", 1, 0)
+    a2 = h.request(1024, "queue2", "user1")  # exceeds the user's limit
+    verify_app_runnable(h, a2, False)
+    verify_queue_num_runnable(h, "queue2", 0, 1)
+    a3 = h.request(1024, "queue1", "user2")
+    verify_app_runnable(h, a3, True)
+    verify_queue_num_runnable(h, "queue1", 2, 0)
+    a4 = h.request(1024, "queue1", "user2")  # exceeds the queue's limit
+    verify_app_runnable(h, a4, False)
+    verify_queue_num_runnable(h, "queue1", 2, 1)
+    h.remove(a1)
+    verify_app_runnable(h, a2, True)
+    verify_queue_num_runnable(h, "queue2", 1, 0)
+    verify_app_runnable(h, a4, True)
+    verify_queue_num_runnable(h, "queue1", 2, 0)
+    a5 = h.request(1024, "queue1", "user2")
+    verify_app_runnable(h, a5, False)
+    verify_queue_num_runnable(h, "queue1", 2, 1)
+
+
+# -- testQueueMaxAMShare... ------------------------------------------------------------------------------------------
+class AMs:
+    """The managed applications of the AM-share tests: ``createApplicationWithAMResource`` then an AM ask at
+    ``AM_CONTAINER_PRIORITY``; application ids are the test's (1, 2, ...)."""
+
+    def __init__(self, h: Harness) -> None:
+        self.h = h
+        self.ids: dict[int, ApplicationAttemptId] = {}
+
+    def submit(self, n: int, queue: str, am: Resource, user: str = "user1") -> ApplicationAttemptId:
+        aid = self.ids[n] = ApplicationAttemptId(ApplicationId(1, 100 + n), 1)
+        self.h.with_am(aid, queue, user, am)
+        self.h.ask_existing(aid, am.memory_mb, AM_PRIORITY, vcores=am.vcores)
+        self.h.s.update()
+        return aid
+
+    def am_mb(self, n: int) -> int:
+        """``getAMResource().getMemorySize()``."""
+        return self.h.app(self.ids[n]).am_resource.memory_mb
+
+    def live(self, n: int) -> int:
+        return self.h.live(self.ids[n])
+
+    def usage(self, n: int) -> Resource:
+        """``getResourceUsage()`` (none once the attempt is gone)."""
+        app = self.h.s.fs_apps.get(self.ids[n])
+        return app.resource_usage if app is not None else Resource(0, 0)
+
+
+def test_queue_max_am_share(tmp_path: Path) -> None:
+    """TestFairScheduler.testQueueMaxAMShare."""
+    h = Harness(tmp_path, "<queue name='queue1'><maxAMShare>0.2</maxAMShare></queue>")
+    nid = h.node(20480, 20, port=0)
+    h.s.update()
+    queue1 = h.leaf("queue1")
+    assert queue1.fair_share.memory_mb == 0
+    h.request(1 * GB, "root.default", "user1")
+    h.s.update()
+    h.heartbeat(nid)
+    ams = AMs(h)
+    none = Resource(0, 0)
+
+    def check(n: int, am_mb: int, live: int, queue_am_mb: int) -> None:
+        assert (ams.am_mb(n), ams.live(n), queue1.am_resource_usage.memory_mb) == (am_mb, live, queue_am_mb), n
+
+    ams.submit(1, "queue1", Resource(1024, 1))
+    h.heartbeat(nid)
+    check(1, 1024, 1, 1024)
+    ams.submit(2, "queue1", Resource(1024, 1))
+    h.heartbeat(nid)
+    check(2, 1024, 1, 2048)
+    ams.submit(3, "queue1", Resource(1024, 1))  # exceeds the queue's AM share
+    h.heartbeat(nid)
+    check(3, 0, 0, 2048)
+    h.ask_existing(ams.ids[1], 1024, 1)  # a non-AM container still runs
+    h.s.update()
+    h.heartbeat(nid)
+    assert (ams.live(1), queue1.am_resource_usage.memory_mb) == (2, 2048)
+    h.s.update()
+    h.remove(ams.ids[1])  # app3's AM runs in its place
+    h.heartbeat(nid)
+    assert ams.live(1) == 0 and ams.usage(1) == none
+    check(3, 1024, 1, 2048)
+    ams.submit(4, "queue1", Resource(2048, 2))
+    h.heartbeat(nid)
+    check(4, 0, 0, 2048)
+    assert ams.usage(4) == none
+    ams.submit(5, "queue1", Resource(2048, 2))
+    h.heartbeat(nid)
+    check(5, 0, 0, 2048)
+    h.s.handle(AppAttemptRemovedSchedulerEvent(application_attempt_id=ams.ids[4], final_attempt_state="KILLED"))
+    h.s.update()
+    h.heartbeat(nid)
+    assert (ams.live(5), ams.usage(5), queue1.am_resource_usage.memory_mb) == (0, none, 2048)
+    h.remove(ams.ids[2])
+    h.remove(ams.ids[3])
+    h.s.update()
+    h.heartbeat(nid)
+    assert (ams.live(2), ams.usage(2), ams.live(3), ams.usage(3)) == (0, none, 0, none)
+    check(5, 2048, 1, 2048)
+    h.ask_existing(ams.ids[5], 1024, 1)
+    assert ams.live(5) == 1
+    # the AM container ends before the non-AM one is allocated
+    [am_container] = list(h.s.attempts[ams.ids[5]].live)
+    h.s.handle(ContainerExpiredSchedulerEvent(container_id=am_container))
+    assert (ams.live(5), ams.usage(5), queue1.am_resource_usage.memory_mb) == (0, none, 2048)
+    h.s.update()
+    h.heartbeat(nid)
+    # the non-AM container is not refused for the AM share, and does not count in it
+    assert (ams.live(5), queue1.am_resource_usage.memory_mb) == (1, 2048)
+    ams.submit(6, "queue1", Resource(1860, 2))  # normalised to 2048 MB
+    h.heartbeat(nid)
+    assert (ams.live(6), ams.usage(6)) == (0, none)
+    check(6, 0, 0, 2048)
+    h.remove(ams.ids[5])
+    h.remove(ams.ids[6])
+    h.s.update()
+    assert queue1.am_resource_usage.memory_mb == 0
+
+
+def test_queue_max_am_share_default(tmp_path: Path) -> None:
+    """TestFairScheduler.testQueueMaxAMShareDefault."""
+    h = Harness(
+        tmp_path,
+        "<queue name='queue1'></queue><queue name='queue2'><maxAMShare>0.4</maxAMShare></queue>"
+        "<queue name='queue3'><maxResources>10240 mb 4 vcores</maxResources></queue>"
+        "<queue name='queue4'></queue><queue name='queue5'></queue>"
+        "<defaultQueueSchedulingPolicy>fair</defaultQueueSchedulingPolicy>",
+        **{keys.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES: 6},
+    )
+    nid = h.node(8192, 10, port=0)
+    h.s.update()
+    for name in ("queue1", "queue2", "queue3", "queue4", "queue5"):
+        assert h.leaf(name).fair_share.memory_mb == 0, name
+    for queue in ("root.queue3", "root.queue4", "root.queue5"):
+        h.request(1 * GB, queue, "user1")
+        h.s.update()
+        h.heartbeat(nid)
+    ams = AMs(h)
+    # the fair share is 2048 MB and the default maxAMShare 0.5: accepted
+    ams.submit(1, "queue1", Resource(1024, 1), "test1")
+    h.heartbeat(nid)
+    assert (ams.am_mb(1), ams.live(1), h.leaf("queue1").am_resource_usage.memory_mb) == (1024, 1, 1024)
+    # the fair share is 1639 MB and maxAMShare 0.4: refused
+    ams.submit(2, "queue2", Resource(1024, 1), "test1")
+    h.heartbeat(nid)
+    assert (ams.am_mb(2), ams.live(2), h.leaf("queue2").am_resource_usage.memory_mb) == (0, 0, 0)
+    h.remove(ams.ids[2])
+    h.s.update()
+    # 6 vcores: all the available ones
+    aid3 = ApplicationAttemptId(ApplicationId(1, 103), 1)
+    h.with_am(aid3, "queue3", "test1", Resource(1024, 1))
+    h.ask_existing(aid3, 1024, AM_PRIORITY, vcores=6)
+    h.s.update()
+    h.heartbeat(nid)
+    assert (h.app(aid3).am_resource.memory_mb, h.live(aid3), h.leaf("queue3").am_resource_usage.memory_mb) == (0, 0, 0)
+    # 5 vcores: more than the queue's maxResources (4)
+    aid4 = ApplicationAttemptId(ApplicationId(1, 104), 1)
+    h.with_am(aid4, "queue3", "test1", Resource(1024, 1))
+    h.ask_existing(aid4, 1024, AM_PRIORITY, vcores=5)
+    h.s.update()
+    h.heartbeat(nid)
+    assert (h.app(aid4).am_resource.memory_mb, h.live(aid4), h.leaf("queue3").am_resource_usage.memory_mb) == (0, 0, 0)
+
+
+def test_queue_max_am_share_with_container_reservation(tmp_path: Path) -> None:
+    """TestFairScheduler.testQueueMaxAMShareWithContainerReservation (the 16 steps of its comment)."""
+    h = Harness(tmp_path, "<queue name='queue1'><maxAMShare>0.5</maxAMShare></queue>", **{keys.RESERVABLE_NODES: 1})
+    n1 = h.node(10240, 10, host="127.0.0.1", port=1)
+    n2 = h.node(10240, 10, host="127.0.0.2", port=2)
+    n3 = h.node(5120, 5, host="127.0.0.3", port=3)
+    h.s.update()
+    queue1 = h.leaf("queue1")
+    ams = AMs(h)
+
+    def check(n: int, am_mb: int, live: int, queue_am_mb: int) -> None:
+        assert (ams.am_mb(n), ams.live(n), queue1.am_resource_usage.memory_mb) == (am_mb, live, queue_am_mb), n
+
+    ams.submit(1, "queue1", Resource(1024, 1))
+    h.heartbeat(n1)
+    check(1, 1024, 1, 1024)
+    ams.submit(2, "queue1", Resource(1024, 1))
+    h.heartbeat(n2)
+    check(2, 1024, 1, 2048)
+    ams.submit(3, "queue1", Resource(10240, 1))
+    h.heartbeat(n1)  # app3 reserves node1
+    h.heartbeat(n2)  # and node2
+    check(3, 0, 0, 2048)
+    ams.submit(4, "queue1", Resource(5120, 1))
+    h.heartbeat(n1)  # node1 is reserved by app3
+    check(4, 0, 0, 2048)
+    h.s.update()
+    h.heartbeat(n3)
+    check(4, 5120, 1, 7168)
+    h.remove(ams.ids[1])
+    assert queue1.am_resource_usage.memory_mb == 6144
+    ams.submit(5, "queue1", Resource(1024, 1))
+    h.heartbeat(n1)  # app3, over the AM share now, drops its reservation on node1; app5 gets node1
+    check(5, 1024, 1, 7168)
+    h.remove(ams.ids[3])
+    assert queue1.am_resource_usage.memory_mb == 7168
+    ams.submit(6, "queue1", Resource(10240, 1))
+    h.heartbeat(n1)  # app6 cannot reserve: over the AM share
+    check(6, 0, 0, 7168)
+    ams.submit(7, "queue1", Resource(1024, 1))
+    h.heartbeat(n1)
+    check(7, 1024, 1, 8192)
+    h.remove(ams.ids[4])
+    assert queue1.am_resource_usage.memory_mb == 3072
+    h.remove(ams.ids[5])
+    assert queue1.am_resource_usage.memory_mb == 2048
+    h.s.update()
+    h.heartbeat(n1)  # app6 reserves node1
+    h.heartbeat(n2)  # and node2
+    ams.submit(8, "queue1", Resource(1024, 1))
+    h.heartbeat(n1)  # node1 is reserved by app6
+    check(8, 0, 0, 2048)
+    h.s.update()
+    h.heartbeat(n2)  # so is node2
+    check(8, 0, 0, 2048)
+    h.remove(ams.ids[2])
+    assert queue1.am_resource_usage.memory_mb == 1024
+    h.s.update()
+    h.heartbeat(n2)  # app6's reservation on node2 becomes its container
+    check(6, 10240, 1, 11264)
+    h.s.update()
+    h.heartbeat(n1)  # app6 drops its reservation on node1; app8 gets node1
+    check(8, 1024, 1, 12288)
