@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from yarnball.policies.fair import ConfigurableResource, FakeFSApp
 from yarnball.policies.fair._fairscheduler import FairScheduler
 from yarnball.policies.fair._fsappattempt import FSAppAttempt
 from yarnball.policies.fair._fsleafqueue import FSLeafQueue
 from yarnball.policies.fair._fsqueuemetrics import fs_queue_metrics
-from yarnball.policies.scheduler import AppRejected, create_scheduler
+from yarnball.policies.scheduler import AppAccepted, AppRejected, create_scheduler
 from yarnball.protocols import (
     ANY,
     AppAddedSchedulerEvent,
@@ -26,6 +27,7 @@ from yarnball.protocols import (
     NodeAddedSchedulerEvent,
     NodeId,
     NodeRemovedSchedulerEvent,
+    NodeResourceUpdateSchedulerEvent,
     NodeUpdateSchedulerEvent,
     Priority,
     Resource,
@@ -952,3 +954,145 @@ def test_queue_max_am_share_with_container_reservation(tmp_path: Path) -> None:
     h.s.update()
     h.heartbeat(n1)  # app6 drops its reservation on node1; app8 gets node1
     check(8, 1024, 1, 12288)
+
+
+# -- testSchedulingOnRemovedNode ... testUpdateDemand --------------------------------------------------------------
+def test_scheduling_on_removed_node(tmp_path: Path) -> None:
+    """TestFairScheduler.testSchedulingOnRemovedNode: ``attemptScheduling`` on a node removed meanwhile places
+    nothing, and the application is then removed cleanly."""
+    h = Harness(tmp_path)
+    assert not h.s.continuous_scheduling
+    aid = h.add("root.queue1", "user1")
+    h.ask(aid, rr(1024, ANY, 1, 1, True, vcores=8))
+    nid = h.node(8 * 1024, 8, host="127.0.0.1", port=1)
+    node = h.s.nodes[nid]
+    h.remove_node(nid)
+    h.s.attempt_scheduling(node)
+    assert h.live(aid) == 0 and not node.containers
+    h.remove(aid)
+    assert aid not in h.s.attempts
+
+
+def test_resource_usage_by_move_app(tmp_path: Path) -> None:
+    """TestFairScheduler.testResourceUsageByMoveApp."""
+    h = Harness(tmp_path)
+    nid = h.node(1 * GB, 4, host="127.0.0.1", port=1)
+    aid = h.request(1 * GB, "parent1.queue1", "user1", 2, vcores=2)
+    h.s.update()
+    h.heartbeat(nid)
+    qm = h.s.queue_manager
+    parent1 = qm.get_parent_queue("parent1", True)
+    parent2 = qm.get_parent_queue("parent2", True)
+    queue2 = qm.get_leaf_queue("parent2.queue2", True)
+    queue1 = qm.get_leaf_queue("parent1.queue1", True)
+    assert parent1 is not None and parent2 is not None and queue1 is not None and queue2 is not None
+
+    def usage() -> tuple[int, int, int, int]:
+        return tuple(q.resource_usage.memory_mb for q in (parent2, queue2, parent1, queue1))  # type: ignore[return-value]
+
+    assert usage() == (0, 0, 1 * GB, 1 * GB)
+    h.s.move_application(aid.application_id, "parent2.queue2")
+    assert usage() == (1 * GB, 1 * GB, 0, 0)
+
+
+def test_queue_name_with_trailing_space(tmp_path: Path) -> None:
+    """TestFairScheduler.testQueueNameWithTrailingSpace (``root.default`` declared, as 3.3 creates it)."""
+    h = Harness(tmp_path, STATIC_DEFAULT)
+    assert len(h.s.queue_manager.leaf_queues) == 1
+    for queue, accepted, leaves in (("A", True, 2), ("A ", False, 2), ("B.C", True, 3), ("A\u00a0", False, 3)):
+        aid = h.new_attempt_id()
+        h.s.handle(AppAddedSchedulerEvent(application_id=aid.application_id, queue=queue, user="user1"))
+        assert len(h.s.queue_manager.leaf_queues) == leaves, queue
+        assert (aid.application_id in h.s.applications) == accepted, queue
+        if accepted:
+            h.s.handle(AppAttemptAddedSchedulerEvent(application_attempt_id=aid))
+            leaf = h.s.queue_manager.get_leaf_queue(queue, True)
+            assert leaf is not None and leaf.num_runnable_apps == 1
+            assert aid in h.s.fs_apps
+        else:
+            assert aid not in h.s.fs_apps
+
+
+def test_user_as_default_queue_with_leading_trailing_space_user_name(tmp_path: Path) -> None:
+    """TestFairScheduler.testUserAsDefaultQueueWithLeadingTrailingSpaceUserName: the placed queue is the
+    application's (``AppAccepted``'s queue, what RMAppManager copies into the RMApp)."""
+    h = Harness(tmp_path, STATIC_DEFAULT, **{keys.USER_AS_DEFAULT_QUEUE: "true"})
+    for n, user in enumerate(("  user1", "user1  ", "user1"), start=1):
+        aid = h.new_attempt_id()
+        out = h.s.handle(AppAddedSchedulerEvent(application_id=aid.application_id, queue="default", user=user))
+        h.s.handle(AppAttemptAddedSchedulerEvent(application_attempt_id=aid))
+        assert [x.queue for x in out if isinstance(x, AppAccepted)] == ["root.user1"]
+        assert h.leaf("user1").num_runnable_apps == n
+        assert h.leaf("default").num_runnable_apps == 0
+
+
+def test_removed_node_decomissioning_node(tmp_path: Path) -> None:
+    """TestFairScheduler.testRemovedNodeDecomissioningNode (Hadoop's spelling): a heartbeat of a node the scheduler
+    no longer tracks (removed in a race, then DECOMMISSIONING) is ignored."""
+    h = Harness(tmp_path)
+    nid = h.node(8 * GB, 4, host="host_decom", port=1234)
+    h.heartbeat(nid)
+    h.remove_node(nid)
+    assert h.s.handle(NodeUpdateSchedulerEvent(node_id=nid)) == []
+    assert nid not in h.s.nodes
+
+
+def test_resource_update_decommissioning_node(tmp_path: Path) -> None:
+    """TestFairScheduler.testResourceUpdateDecommissioningNode: a DECOMMISSIONING node's total resource becomes
+    what its containers use (nothing here). Hadoop's ``nodeUpdate`` dispatches the RMNodeResourceUpdateEvent; in
+    yarnball the RM sends the NODE_RESOURCE_UPDATE (actors/_decommission.py), which the port sends as the RM does."""
+    h = Harness(tmp_path)
+    nid = h.node(8 * GB, 4, host="host_0", port=1234)
+    h.heartbeat(nid)
+    node = h.s.nodes[nid]
+    used = Resource(node.total_m - node.unalloc_m, node.total_v - node.unalloc_v)
+    h.s.handle(NodeResourceUpdateSchedulerEvent(node_id=nid, total_resource=used))
+    h.heartbeat(nid)
+    assert (node.total_m - node.unalloc_m, node.total_v - node.unalloc_v) == (0, 0)
+    assert (node.total_m, node.total_v) == (0 * GB, 0)
+    assert (node.unalloc_m, node.unalloc_v) == (0, 0)
+
+
+def test_reservation_metrics(tmp_path: Path) -> None:
+    """TestFairScheduler.testReservationMetrics: root's reserved containers, MB and vcores."""
+    h = Harness(tmp_path)
+    nid = h.node(4096, 4, host="127.0.0.1", port=1)
+    aid = h.new_attempt_id()
+    h.with_am(aid, "default", "user1", None)
+    h.s.update()
+    h.heartbeat(nid)
+    h.ask_existing(aid, 1024, 1, vcores=1)
+    h.s.update()
+    h.heartbeat(nid)
+
+    def reserved() -> tuple[int, int, int]:
+        root = h.s.queue_metrics()[0]
+        return h.s.queue_manager.root_queue.reserved_containers, root.reserved.memory_mb, root.reserved.vcores
+
+    assert reserved() == (0, 0, 0)
+    h.ask_existing(aid, 4096, 1, vcores=4)
+    h.s.update()
+    h.heartbeat(nid)
+    assert reserved() == (1, 4096, 4)
+    h.s.handle(AppAttemptRemovedSchedulerEvent(application_attempt_id=aid, final_attempt_state="KILLED"))
+    assert reserved() == (0, 0, 0)
+
+
+def test_update_demand(tmp_path: Path) -> None:
+    """TestFairScheduler.testUpdateDemand: a parent's demand is capped at its max share, its children's are
+    updated. The test's mocked attempts (demand 8 GB, no usage) are ``FakeFSApp``s."""
+    h = Harness(tmp_path)
+    max_resource = Resource(1024 * 8, 1)  # Resources.createResource(8 GB): 1 vcore
+    max_conf = ConfigurableResource(max_resource)
+    qm = h.s.queue_manager
+    queue1 = qm.get_parent_queue("queue1", True)
+    a_queue = qm.get_leaf_queue("queue1.a", True)
+    b_queue = qm.get_leaf_queue("queue1.b", True)
+    assert queue1 is not None and a_queue is not None and b_queue is not None
+    for leaf in (a_queue, b_queue):
+        leaf.raw_max_share = max_conf
+        leaf.add_app(FakeFSApp(leaf, demand=max_resource), True)
+    queue1.raw_max_share = max_conf
+    queue1.update_demand()
+    assert queue1.demand == max_resource
+    assert a_queue.demand == max_resource and b_queue.demand == max_resource
