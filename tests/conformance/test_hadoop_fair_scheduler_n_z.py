@@ -816,6 +816,7 @@ def test_queue_max_am_share(tmp_path: Path) -> None:
     ams.submit(5, "queue1", Resource(2048, 2))
     h.heartbeat(nid)
     check(5, 0, 0, 2048)
+    assert ams.usage(5) == none
     h.s.handle(AppAttemptRemovedSchedulerEvent(application_attempt_id=ams.ids[4], final_attempt_state="KILLED"))
     h.s.update()
     h.heartbeat(nid)
