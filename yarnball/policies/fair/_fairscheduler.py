@@ -109,6 +109,9 @@ class FairScheduler(AbstractYarnScheduler):
         self.preemption_thread = FSPreemptionThread(self) if self.preemption_enabled else None
         self.fs_nodes: dict[NodeId, FSSchedulerNode] = {}
         self.event_handlers: dict[str, Callable[[FairScheduler, Any], None]] = events.handlers()
+        # Groups.getGroups(user) for the placement rules (hadoop.security.group.mapping): the simulated users
+        # belong to no group unless a mapping is set here
+        self.user_groups: Callable[[str], tuple[str, ...]] = _no_groups
 
     def _read_settings(self, fs: FairSchedulerConfiguration) -> None:
         """``initScheduler``'s settings from yarn-site."""
@@ -507,6 +510,10 @@ class FairScheduler(AbstractYarnScheduler):
         """``FairSchedulerInfo`` (``/ws/v1/cluster/scheduler``'s ``schedulerInfo``)."""
         self._refresh_queue_counters()
         return fair_scheduler_info(self.queue_manager, self.cluster_resource, self.get_maximum_allocation())
+
+
+def _no_groups(user: str) -> tuple[str, ...]:
+    return ()
 
 
 def _zero_resource_asks(asks: Any, max_share: Resource) -> list[str]:

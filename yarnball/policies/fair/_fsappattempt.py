@@ -62,6 +62,7 @@ class FSAppAttempt:
         "scheduler",
         "start_time",
         "starvation",
+        "unmanaged_am",
     )
 
     def __init__(self, scheduler: FairScheduler, attempt: SchedulerApp, queue: FSLeafQueue, start_time: int) -> None:
@@ -73,6 +74,10 @@ class FSAppAttempt:
         self.starvation = AppStarvation(start_time)
         self._demand = _NONE
         self.am_resource = _NONE
+        # SchedulerApplicationAttempt.unmanagedAM: read from the RMApp's submission context when the attempt is
+        # created, true when there is none (as for Hadoop's FairSchedulerTestBase.createSchedulingRequest): no AM
+        # share check, no AM resource usage
+        self.unmanaged_am = False
         self.diagnostics = ""
         # allowedLocalityLevel and lastScheduledContainer, by scheduler key
         self.allowed_locality: dict[tuple[int, int], int] = {}
@@ -277,10 +282,10 @@ class FSAppAttempt:
 
     # -- assignContainer ------------------------------------------------------------------------------------------
     def is_over_am_share_limit(self) -> bool:
-        """``isOverAMShareLimit``: the AM is not allocated yet and the first key's ask is 0 or does not fit the
-        queue's AM share."""
+        """``isOverAMShareLimit``: a managed AM is not allocated yet and the first key's ask is 0 or does not fit
+        the queue's AM share."""
         attempt = self.attempt
-        if attempt.am_running:
+        if attempt.am_running or self.unmanaged_am:
             return False
         keys = attempt.keys_in_order()
         if not keys or keys[0].any_count == 0:
@@ -429,7 +434,7 @@ class FSAppAttempt:
             fs_node = s.fs_nodes.get(node.node_id)
             if fs_node is not None:
                 fs_node.allocate_container(self, capability)  # FSSchedulerNode.allocateContainer
-            if not was_am:
+            if not was_am and not self.unmanaged_am:
                 self.am_resource = capability
                 self.queue.add_am_resource_usage(capability)
             return capability

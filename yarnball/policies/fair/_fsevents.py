@@ -80,7 +80,8 @@ def app_added(s: FairScheduler, e: Any) -> None:
     if app_id in s.applications:
         log.warning("Application already added, ignoring", application=str(app_id))
         return
-    placement = s.alloc_conf.placement_policy.place_application(e.queue, user, (), _existing_queues(s), str(app_id))
+    groups = s.user_groups(user)  # Groups.getGroups: the placement rules' groups, primary first
+    placement = s.alloc_conf.placement_policy.place_application(e.queue, user, groups, _existing_queues(s), str(app_id))
     queue_name = placement.queue
     recovering = e.is_app_recovering
     if queue_name is None and not recovering:
