@@ -197,6 +197,10 @@ class Harness:
         attempt = self.s.fs_apps[attempt_id].attempt
         return Resource(attempt.reserved_m, attempt.reserved_v)
 
+    def reserved(self, attempt_id: ApplicationAttemptId) -> int:
+        """``getReservedContainers().size()``."""
+        return sum(len(by_node) for by_node in self.s.fs_apps[attempt_id].attempt.reserved.values())
+
     def leaf(self, name: str) -> FSLeafQueue:
         queue = self.s.queue_manager.get_leaf_queue(name, False)
         assert queue is not None, name

@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 from fair_scheduler_harness import GB, Harness, resource_request
 
-from yarnball.protocols import ANY, keys
+from yarnball.policies.scheduler._utils import COMPLETED_APPLICATION, LOST_CONTAINER, abnormal_status
+from yarnball.protocols import ANY, Resource, keys
+
+AM_PRIORITY = 0  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
 
 
 def test_load_configuration_on_initialize(tmp_path: Path) -> None:
@@ -357,3 +360,42 @@ def test_max_assign_with_zero_memory_containers(tmp_path: Path) -> None:
     h.s.update()
     h.heartbeat(node)
     assert h.live(att) == 8
+
+
+def test_host_port_node_name(tmp_path: Path) -> None:
+    """testHostPortNodeName: with yarn.scheduler.include-port-in-node-name a node is named host:port, and a strict
+    ask for one never lands on the other node of the same host."""
+    h = Harness(tmp_path, **{keys.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME: True})
+    node1 = h.add_node(1024, rack=1, host="127.0.0.1", port=1)
+    node2 = h.add_node(1024, rack=1, host="127.0.0.1", port=2)
+    att = h.create_scheduling_request(1024, "queue1", "user1", 0)
+    for ask in (
+        resource_request(1024, "127.0.0.1:1"),
+        resource_request(1024, "rack1", relax=False),
+        resource_request(1024, ANY, relax=False),
+    ):
+        h.allocate(att, [ask])
+        h.s.update()
+    for _ in range(10):
+        h.heartbeat(node2)
+        assert h.live(att) == 0
+        assert h.reserved(att) == 0
+    h.heartbeat(node1)
+    assert h.live(att) == 1
+
+
+def test_multiple_completed_event(tmp_path: Path) -> None:
+    """testMultipleCompletedEvent: a container completed twice (KILL, then FINISHED) is released once."""
+    h = Harness(tmp_path, "<queue name='queue1'><maxAMShare>0.2</maxAMShare></queue>")
+    node = h.add_node(20480, 20, host="127.0.0.1")
+    h.s.update()
+    att1 = h.next_attempt_id()
+    assert h.create_managed_app(att1, "queue1", "user1", Resource(1024, 1))
+    h.ask(att1, 1024, priority=AM_PRIORITY)
+    h.s.update()
+    h.heartbeat(node)
+    [rmc] = h.app(att1).attempt.live.values()
+    h.s.complete_container(rmc, abnormal_status(rmc.cid, LOST_CONTAINER), notify=True)
+    h.s.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+    assert h.app(att1).resource_usage == Resource(0, 0)
+    assert h.usage("queue1") == Resource(0, 0)

@@ -127,6 +127,7 @@ class FairScheduler(AbstractYarnScheduler):
         self.max_assign = fs.get_max_assign()
         self.size_based_weight = fs.get_size_based_weight()
         self.reservable_nodes = fs.get_reservable_nodes()
+        self.use_port_for_node_name = fs.get_use_port_for_node_name()
         migration = fs.is_migration_mode()
         self.update_interval_ms = fs.get_effective_update_interval()
         self.preemption_enabled = fs.get_preemption_enabled() and not migration
@@ -188,6 +189,15 @@ class FairScheduler(AbstractYarnScheduler):
             if own != unbounded(self.alloc_conf.resource_types):
                 result = componentwise_min(result, own)
         return result
+
+    def handle_node_added(self, e: Any) -> None:
+        """``addNode``: ``new FSSchedulerNode(node, usePortForNodeName)``; with
+        yarn.scheduler.include-port-in-node-name the node's name, which host asks and blacklists name, is
+        ``host:port`` (``SchedulerNode``'s constructor)."""
+        AbstractYarnScheduler.handle_node_added(self, e)
+        node = self.nodes.get(e.node_id)
+        if self.use_port_for_node_name and node is not None:
+            node.host = f"{e.node_id.host}:{e.node_id.port}"
 
     def _cluster_changed(self) -> None:
         """``addNode``/``removeNode``/``updateNodeResource``: root's steady share is the cluster, the steady shares
@@ -281,6 +291,10 @@ class FairScheduler(AbstractYarnScheduler):
         context.root_available = self.cluster_resource - self.queue_manager.root_queue.resource_usage
 
     def complete_container(self, rmc: RMContainer, status: ContainerStatus, *, notify: bool) -> None:
+        if rmc.cid not in rmc.app.live:
+            # FSAppAttempt.containerCompleted: a container no longer live is not released again
+            log.info(f"Additional complete request on completed container {rmc.cid}")
+            return
         app = self.fs_apps.get(rmc.app.attempt_id)
         mem, vc = rmc.mem, rmc.vc
         AbstractYarnScheduler.complete_container(self, rmc, status, notify=notify)
