@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from fair_scheduler_harness import GB, Harness, resource_request
 
+from yarnball.errors import AllocationConfigurationException, SchedulingError
+from yarnball.policies.fair._fsevents import _lowest_common_ancestor
 from yarnball.policies.scheduler._utils import COMPLETED_APPLICATION, LOST_CONTAINER, abnormal_status
-from yarnball.protocols import ANY, Resource, keys
+from yarnball.protocols import ANY, ApplicationAttemptId, Resource, keys
 
 AM_PRIORITY = 0  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
 
@@ -399,3 +401,130 @@ def test_multiple_completed_event(tmp_path: Path) -> None:
     h.s.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
     assert h.app(att1).resource_usage == Resource(0, 0)
     assert h.usage("queue1") == Resource(0, 0)
+
+
+def _verify_app_runnable(h: Harness, attempt_id: ApplicationAttemptId, runnable: bool) -> None:
+    """verifyAppRunnable."""
+    app = h.app(attempt_id)
+    assert app.queue.is_runnable_app(app) == runnable
+    assert app.queue.is_non_runnable_app(app) == (not runnable)
+
+
+def _verify_queue_num_runnable(h: Harness, name: str, runnable: int, non_runnable: int) -> None:
+    """verifyQueueNumRunnable."""
+    leaf = h.leaf(name)
+    assert (leaf.num_runnable_apps, leaf.num_non_runnable_apps) == (runnable, non_runnable)
+
+
+def test_max_running_apps_hierarchical_queues(tmp_path: Path) -> None:
+    """testMaxRunningAppsHierarchicalQueues: the parent's limit and a child's; the earliest waiting application
+    runs when room comes; a removed non-runnable application is forgotten."""
+    h = Harness(
+        tmp_path,
+        "<queue name='queue1'><maxRunningApps>3</maxRunningApps><queue name='sub1'></queue>"
+        "<queue name='sub2'></queue><queue name='sub3'><maxRunningApps>1</maxRunningApps></queue></queue>",
+    )
+    expected = [
+        ("queue1.sub1", True, (1, 0)),
+        ("queue1.sub3", True, (1, 0)),
+        ("queue1.sub2", True, (1, 0)),
+        ("queue1.sub2", False, (1, 1)),  # exceeds queue1's limit
+        ("queue1.sub3", False, (1, 1)),  # exceeds sub3's limit
+    ]
+    attempts = []
+    for queue, runnable, counts in expected:
+        attempt_id = h.create_scheduling_request(1024, queue, "user1")
+        _verify_app_runnable(h, attempt_id, runnable)
+        _verify_queue_num_runnable(h, queue, *counts)
+        attempts.append(attempt_id)
+        h.clock.ms += 10_000
+    _att1, att2, _att3, att4, att5 = attempts
+    # the app from sub2 goes first even though the removed one was in sub3: it came in first
+    h.remove_attempt(att2)
+    _verify_app_runnable(h, att4, True)
+    _verify_queue_num_runnable(h, "queue1.sub2", 2, 0)
+    _verify_app_runnable(h, att5, False)
+    _verify_queue_num_runnable(h, "queue1.sub3", 0, 1)
+    # removing a non-runnable app
+    h.remove_attempt(att5, keep=True)
+    assert len(h.s.max_running_enforcer.users_non_runnable_apps.get("user1", [])) == 0  # a multimap's get
+    _verify_queue_num_runnable(h, "queue1.sub3", 0, 0)
+    # it does not become runnable when there would be room for it
+    h.remove_attempt(att4, keep=True)
+    _verify_queue_num_runnable(h, "queue1.sub2", 1, 0)
+    _verify_queue_num_runnable(h, "queue1.sub3", 0, 0)
+
+
+def test_get_apps_in_queue(tmp_path: Path) -> None:
+    """testGetAppsInQueue: with or without root., the subqueues' applications included."""
+    h = Harness(tmp_path)
+    att1 = h.create_scheduling_request(1024, "queue1.subqueue1", "user1", vcores=1)
+    att2 = h.create_scheduling_request(1024, "queue1.subqueue2", "user1", vcores=1)
+    att3 = h.create_scheduling_request(1024, "default", "user1", vcores=1)
+    assert h.s.get_apps_in_queue("queue1.subqueue1") == [att1]
+    assert h.s.get_apps_in_queue("root.queue1.subqueue1") == [att1]
+    assert h.s.get_apps_in_queue("user1") == [att3]
+    assert h.s.get_apps_in_queue("root.user1") == [att3]
+    apps = h.s.get_apps_in_queue("queue1")
+    assert apps is not None and len(apps) == 2
+    assert set(apps) == {att1, att2}
+
+
+def test_move_would_violate_max_resources_constraints(tmp_path: Path) -> None:
+    """testMoveWouldViolateMaxResourcesConstraints: the target's max share would be exceeded."""
+    h = Harness(tmp_path, "<queue name='queue2'><maxResources>1024mb,1vcores</maxResources></queue>")
+    old_queue = h.s.queue_manager.get_leaf_queue("queue1", True)
+    assert old_queue is not None
+    att = h.create_scheduling_request(1024, "queue1", "user1", 3)
+    node = h.add_node(2048, 2)
+    h.heartbeat(node, 2)
+    assert old_queue.resource_usage == Resource(2048, 2)
+    with pytest.raises(SchedulingError, match=r"would violate queue maxShare constraints on queue root\.queue2$"):
+        h.s.move_application(att.application_id, "queue2")
+
+
+def _lowest_common_ancestor_of(h: Harness, a: str, b: str) -> str:
+    """``findLowestCommonAncestorQueue`` of two leaves (made here; Hadoop's test mocks them by name)."""
+    qa, qb = h.s.queue_manager.get_leaf_queue(a, True), h.s.queue_manager.get_leaf_queue(b, True)
+    assert qa is not None and qb is not None
+    ancestor = _lowest_common_ancestor(qa, qb)
+    assert ancestor is not None
+    return ancestor.name
+
+
+def test_lowest_common_ancestor_for_non_root_parent(tmp_path: Path) -> None:
+    """testLowestCommonAncestorForNonRootParent."""
+    assert _lowest_common_ancestor_of(Harness(tmp_path), "root.queue1.a", "root.queue1.b") == "root.queue1"
+
+
+def test_lowest_common_ancestor_root_parent(tmp_path: Path) -> None:
+    """testLowestCommonAncestorRootParent."""
+    assert _lowest_common_ancestor_of(Harness(tmp_path), "root.a", "root.b") == "root"
+
+
+def test_lowest_common_ancestor_deeper_hierarchy(tmp_path: Path) -> None:
+    """testLowestCommonAncestorDeeperHierarchy."""
+    h = Harness(tmp_path)
+    assert _lowest_common_ancestor_of(h, "root.queue1.a.a1", "root.queue1.b.b1") == "root.queue1"
+
+
+def test_move_after_removal(tmp_path: Path) -> None:
+    """testMoveAfterRemoval: a removed attempt is stopped, out of its queue, and cannot be moved."""
+    h = Harness(tmp_path)
+    attempt_id = h.next_attempt_id()
+    assert h.add_application(attempt_id, "user1", "user1")
+    attempt = h.app(attempt_id)
+    h.remove_attempt(attempt_id)
+    apps = h.s.get_apps_in_queue("user1")
+    assert apps is not None
+    assert attempt_id not in apps
+    assert attempt.attempt.stopped
+    assert attempt.queue.name.endswith("user1")
+    with pytest.raises(SchedulingError, match=r"^Application application_0_0001 is stopped and can't be moved!$"):
+        h.s.move_application(attempt_id.application_id, "default")
+
+
+def test_empty_queue_name_in_config_file(tmp_path: Path) -> None:
+    """testEmptyQueueNameInConfigFile: a queue named "" fails the start (the cause's message, with the file)."""
+    with pytest.raises(AllocationConfigurationException, match=r"test-queues:.*queue name shouldn't be empty"):
+        Harness(tmp_path, "<queue name=''></queue>")
