@@ -130,6 +130,7 @@ class FairScheduler(AbstractYarnScheduler):
         self.max_assign = fs.get_max_assign()
         self.size_based_weight = fs.get_size_based_weight()
         self.reservable_nodes = fs.get_reservable_nodes()
+        self.use_port_for_node_name = fs.get_use_port_for_node_name()
         migration = fs.is_migration_mode()
         self.update_interval_ms = fs.get_effective_update_interval()
         self.preemption_enabled = fs.get_preemption_enabled() and not migration
@@ -192,6 +193,15 @@ class FairScheduler(AbstractYarnScheduler):
                 result = componentwise_min(result, own)
         return result
 
+    def handle_node_added(self, e: Any) -> None:
+        """``addNode``: ``new FSSchedulerNode(node, usePortForNodeName)``; with
+        yarn.scheduler.include-port-in-node-name the node's name, which host asks and blacklists name, is
+        ``host:port`` (``SchedulerNode``'s constructor)."""
+        AbstractYarnScheduler.handle_node_added(self, e)
+        node = self.nodes.get(e.node_id)
+        if self.use_port_for_node_name and node is not None:
+            node.host = f"{e.node_id.host}:{e.node_id.port}"
+
     def _cluster_changed(self) -> None:
         """``addNode``/``removeNode``/``updateNodeResource``: root's steady share is the cluster, the steady shares
         are recomputed, and ``triggerUpdate`` runs the update."""
@@ -211,6 +221,16 @@ class FairScheduler(AbstractYarnScheduler):
         ctx = self._ctx
         maximum = FairSchedulerConfiguration(conf).get_maximum_allocation()
         ctx.max_m, ctx.max_v = maximum.memory_mb, maximum.vcores
+
+    def get_apps_in_queue(self, queue_name: str) -> list[ApplicationAttemptId] | None:
+        """``getAppsInQueue``: the attempts in the queue (``root.`` optional) and the queues below it, runnable ones
+        first per leaf (``collectSchedulerApplications``); None for an unknown queue."""
+        queue = self.queue_manager.get_queue(queue_name)
+        if queue is None:
+            return None
+        apps: list[Any] = []
+        queue.collect_scheduler_applications(apps)
+        return [app.attempt.attempt_id for app in apps]
 
     def check_access(self, user: str, acl: QueueACL, queue_name: str, groups: tuple[str, ...] = ()) -> bool:
         """``FairScheduler.checkAccess``: the queue's (or an ancestor's) ACL; an unknown queue denies."""
@@ -284,6 +304,10 @@ class FairScheduler(AbstractYarnScheduler):
         context.root_available = self.cluster_resource - self.queue_manager.root_queue.resource_usage
 
     def complete_container(self, rmc: RMContainer, status: ContainerStatus, *, notify: bool) -> None:
+        if rmc.cid not in rmc.app.live:
+            # FSAppAttempt.containerCompleted: a container no longer live is not released again
+            log.info(f"Additional complete request on completed container {rmc.cid}")
+            return
         app = self.fs_apps.get(rmc.app.attempt_id)
         mem, vc = rmc.mem, rmc.vc
         AbstractYarnScheduler.complete_container(self, rmc, status, notify=notify)

@@ -32,7 +32,7 @@ log = get_logger(__name__)
 def handlers() -> dict[str, Callable[[FairScheduler, Any], None]]:
     """The events ``FairScheduler.handle`` handles, by type name."""
     return {
-        "NODE_ADDED": AbstractYarnScheduler.handle_node_added,
+        "NODE_ADDED": node_added,
         "NODE_REMOVED": AbstractYarnScheduler.handle_node_removed,
         "NODE_RESOURCE_UPDATE": AbstractYarnScheduler.handle_node_resource_update,
         "NODE_UPDATE": AbstractYarnScheduler.handle_node_update,
@@ -46,6 +46,11 @@ def handlers() -> dict[str, Callable[[FairScheduler, Any], None]]:
         "MARK_CONTAINER_FOR_PREEMPTION": mark_for_preemption,
         "MARK_CONTAINER_FOR_KILLABLE": AbstractYarnScheduler.handle_mark_killable,
     }
+
+
+def node_added(s: FairScheduler, e: Any) -> None:
+    """NODE_ADDED: ``addNode`` (the node named as ``FSSchedulerNode`` names it)."""
+    s.handle_node_added(e)
 
 
 def mark_for_preemption(s: FairScheduler, e: Any) -> None:
