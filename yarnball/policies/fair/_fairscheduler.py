@@ -103,6 +103,8 @@ class FairScheduler(AbstractYarnScheduler):
         self.accounting_queue = LeafQueue(CapacitySchedulerConfiguration(Configuration()), "root", None)
         self.fs_apps: dict[ApplicationAttemptId, FSAppAttempt] = {}
         self.app_queues: dict[ApplicationId, FSLeafQueue] = {}
+        # ApplicationSubmissionContext.getUnmanagedAM of the applications submitted so (set_unmanaged_am)
+        self.unmanaged_apps: set[ApplicationId] = set()
         # FSStarvedApps (filled by the update) and FSPreemptionThread (yarn.scheduler.fair.preemption); the nodes'
         # preemption bookkeeping (FSSchedulerNode), created when the thread first looks at a node
         self.starved_apps = FSStarvedApps()
@@ -208,6 +210,12 @@ class FairScheduler(AbstractYarnScheduler):
         ctx = self._ctx
         maximum = FairSchedulerConfiguration(conf).get_maximum_allocation()
         ctx.max_m, ctx.max_v = maximum.memory_mb, maximum.vcores
+
+    def set_unmanaged_am(self, application_id: ApplicationId) -> None:
+        """The application's AM is unmanaged (``ApplicationSubmissionContext.setUnmanagedAM``): its attempts are not
+        held to the queue's AM share and their first container is not counted as AM usage
+        (``FSAppAttempt.isOverAMShareLimit``, ``FSAppAttempt.assignContainer``)."""
+        self.unmanaged_apps.add(application_id)
 
     def check_access(self, user: str, acl: QueueACL, queue_name: str, groups: tuple[str, ...] = ()) -> bool:
         """``FairScheduler.checkAccess``: the queue's (or an ancestor's) ACL; an unknown queue denies."""

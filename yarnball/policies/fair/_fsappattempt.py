@@ -62,6 +62,7 @@ class FSAppAttempt:
         "scheduler",
         "start_time",
         "starvation",
+        "unmanaged_am",
     )
 
     def __init__(self, scheduler: FairScheduler, attempt: SchedulerApp, queue: FSLeafQueue, start_time: int) -> None:
@@ -81,6 +82,8 @@ class FSAppAttempt:
         self.containers_to_be_preempted: dict[ContainerId, RMContainer] = {}
         self.resources_to_be_preempted = _NONE
         self.enable_am_preemption = FairSchedulerConfiguration(scheduler.conf).get_am_preemption_enabled(queue.name)
+        # SchedulerApplicationAttempt.unmanagedAM, read from the submission context when the attempt is created
+        self.unmanaged_am = attempt.app.app_id in scheduler.unmanaged_apps
 
     # -- Schedulable / FSApp ------------------------------------------------------------------------------------------
     @property
@@ -277,10 +280,10 @@ class FSAppAttempt:
 
     # -- assignContainer ------------------------------------------------------------------------------------------
     def is_over_am_share_limit(self) -> bool:
-        """``isOverAMShareLimit``: the AM is not allocated yet and the first key's ask is 0 or does not fit the
-        queue's AM share."""
+        """``isOverAMShareLimit``: a managed AM is not allocated yet and the first key's ask is 0 or does not fit
+        the queue's AM share."""
         attempt = self.attempt
-        if attempt.am_running:
+        if attempt.am_running or self.unmanaged_am:
             return False
         keys = attempt.keys_in_order()
         if not keys or keys[0].any_count == 0:
@@ -429,7 +432,7 @@ class FSAppAttempt:
             fs_node = s.fs_nodes.get(node.node_id)
             if fs_node is not None:
                 fs_node.allocate_container(self, capability)  # FSSchedulerNode.allocateContainer
-            if not was_am:
+            if not was_am and not self.unmanaged_am:  # an unmanaged AM runs outside the cluster
                 self.am_resource = capability
                 self.queue.add_am_resource_usage(capability)
             return capability
