@@ -150,6 +150,11 @@ class Harness:
         self.s.allocate(att, [rr(mem, 1, priority=priority, vcores=vcores)], [])
         self.s.update()
 
+    def request_existing_ask(self, att: ApplicationAttemptId, ask: ResourceRequest) -> None:
+        """``createSchedulingRequestExistingApplication(request, attId)``."""
+        self.s.allocate(att, [ask], [])
+        self.s.update()
+
     def app(self, att: ApplicationAttemptId) -> FSAppAttempt:
         return self.s.fs_apps[att]
 

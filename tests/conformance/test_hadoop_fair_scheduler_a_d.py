@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance.fs_harness_a_d import AM_PRIORITY, GB, Harness
+from tests.conformance.fs_harness_a_d import AM_PRIORITY, GB, Harness, rr
 from yarnball.errors import ConfigurationError
+from yarnball.policies.fair._dominantresourcefairnesspolicy import DominantResourceFairnessPolicy
 from yarnball.policies.fair._fsleafqueue import multiply_and_round_up
-from yarnball.protocols import Configuration, Resource, keys
+from yarnball.policies.fair._policies import parse as parse_policy
+from yarnball.protocols import ANY, AppAttemptRemovedSchedulerEvent, Configuration, Resource, keys
 
 
 def test_conf_validation() -> None:
@@ -175,3 +177,178 @@ def test_container_reservation_not_exceeding_queue_max(tmp_path: Path) -> None:
     assert h.queue("queue1").resource_usage.memory_mb == 2048
     assert h.reservation(att1) == 0
     assert h.queue("queue2").resource_usage.memory_mb == 1024
+
+
+def test_configure_root_queue(tmp_path: Path) -> None:
+    """testConfigureRootQueue: root's own policy and preemption settings override the defaults."""
+    h = Harness(
+        tmp_path,
+        "<defaultQueueSchedulingPolicy>fair</defaultQueueSchedulingPolicy>"
+        "<defaultFairSharePreemptionTimeout>300</defaultFairSharePreemptionTimeout>"
+        "<defaultMinSharePreemptionTimeout>200</defaultMinSharePreemptionTimeout>"
+        "<defaultFairSharePreemptionThreshold>.6</defaultFairSharePreemptionThreshold>"
+        "<queue name='root'><schedulingPolicy>drf</schedulingPolicy>"
+        "<fairSharePreemptionTimeout>100</fairSharePreemptionTimeout>"
+        "<fairSharePreemptionThreshold>.5</fairSharePreemptionThreshold>"
+        "<minSharePreemptionTimeout>120</minSharePreemptionTimeout>"
+        "<queue name='child1'><minResources>1024mb,1vcores</minResources></queue>"
+        "<queue name='child2'><minResources>1024mb,4vcores</minResources></queue></queue>",
+    )
+    root = h.s.queue_manager.root_queue
+    assert isinstance(root.policy, DominantResourceFairnessPolicy)
+    assert h.s.queue_manager.get_leaf_queue("child1", False) is not None
+    assert h.s.queue_manager.get_leaf_queue("child2", False) is not None
+    assert root.fair_share_preemption_timeout == 100000
+    assert root.min_share_preemption_timeout == 120000
+    assert root.fair_share_preemption_threshold == pytest.approx(0.5, abs=0.01)
+
+
+def _decrease_on_the_fly(tmp_path: Path, before: str, after: str) -> None:
+    """testDecreaseQueueSettingOnTheFlyInternal: a lowered limit stops no running app; waiting apps start only
+    once the running ones are below the new limit."""
+    h = Harness(tmp_path, before)
+    nid = h.add_node(8192, 8)
+    att1 = h.request(1024, "queue1", "user1", 1)
+    h.s.update()
+    h.heartbeat(nid)
+    assert h.live(att1) == 1
+    att2 = h.request(1024, "queue1", "user1", 1)
+    h.s.update()
+    h.heartbeat(nid)
+    att3 = h.request(1024, "queue1", "user1", 1)
+    h.s.update()
+    h.heartbeat(nid)
+    att4 = h.request(1024, "queue1", "user1", 1)
+    h.s.update()
+    h.heartbeat(nid)
+    assert (h.live(att2), h.live(att3), h.live(att4)) == (1, 1, 0)
+    h.write_allocations(after)
+    h.reinitialize()
+    for att, expected in ((att2, 1), (att3, 1), (att4, 0)):
+        h.s.update()
+        h.heartbeat(nid)
+        assert h.live(att) == expected
+    for removed, expected in ((att1, 0), (att2, 0), (att3, 1)):
+        h.s.handle(AppAttemptRemovedSchedulerEvent(application_attempt_id=removed, final_attempt_state="FINISHED"))
+        h.s.update()
+        h.heartbeat(nid)
+        assert h.live(att4) == expected
+
+
+def test_decrease_queue_max_running_apps_on_the_fly(tmp_path: Path) -> None:
+    """testDecreaseQueueMaxRunningAppsOnTheFly: queue1's maxRunningApps 3 -> 1."""
+    _decrease_on_the_fly(
+        tmp_path,
+        "<queue name='root'><queue name='queue1'><maxRunningApps>3</maxRunningApps></queue></queue>",
+        "<queue name='root'><queue name='queue1'><maxRunningApps>1</maxRunningApps></queue></queue>",
+    )
+
+
+def test_decrease_user_max_running_apps_on_the_fly(tmp_path: Path) -> None:
+    """testDecreaseUserMaxRunningAppsOnTheFly: user1's maxRunningApps 3 -> 1."""
+    queue = "<queue name='root'><queue name='queue1'><maxRunningApps>10</maxRunningApps></queue></queue>"
+    _decrease_on_the_fly(
+        tmp_path,
+        queue + "<user name='user1'><maxRunningApps>3</maxRunningApps></user>",
+        queue + "<user name='user1'><maxRunningApps>1</maxRunningApps></user>",
+    )
+
+
+def test_dynamic_max_assign(tmp_path: Path) -> None:
+    """testDynamicMaxAssign: with dynamic max assign, maxAssign is ignored; each heartbeat assigns up to half the
+    node's unallocated resource (plus one)."""
+    h = Harness(tmp_path, **{keys.ASSIGN_MULTIPLE: "true"})
+    nid = h.add_node(8192, 8)
+    att = h.request(1024, "root.default", "user", 12, vcores=1)
+    h.s.max_assign = 2
+    h.s.update()
+    h.heartbeat(nid)
+    assert h.live(att) == 5  # floor(8 / 2) + 1
+    h.s.max_assign = 4
+    h.s.update()
+    h.heartbeat(nid)
+    assert h.live(att) == 7  # floor(3 / 2) + 1 more
+    h.s.update()
+    h.heartbeat(nid)
+    assert h.live(att) == 8
+
+
+def test_assign_container(tmp_path: Path) -> None:
+    """testAssignContainer: a fifo leaf serves its first app first; the fair parent's children share evenly."""
+    h = Harness(tmp_path)
+    n1 = h.add_node(8192, 8, 1, "127.0.0.1")
+    n2 = h.add_node(8192, 8, 2, "127.0.0.2")
+    att1 = h.request(1024, "fifo", "user1", 4)
+    att2 = h.request(1024, "fairParent.fairChild1", "user1", 4)
+    att3 = h.request(1024, "fairParent.fairChild2", "user1", 4)
+    att4 = h.request(1024, "fifo", "user1", 4)
+    h.leaf("fifo", True).set_policy(parse_policy("fifo"))
+    h.s.update()
+    for i in range(8):
+        h.heartbeat(n1)
+        h.heartbeat(n2)
+        if (i + 1) % 2 == 0:
+            if i < 4:
+                assert (h.live(att1), h.live(att4)) == (i + 1, 0), i
+            else:
+                assert (h.live(att1), h.live(att4)) == (4, i - 3), i
+            assert (h.live(att2), h.live(att3)) == ((i + 1) // 2, (i + 1) // 2), i
+
+
+def test_cancel_strict_locality(tmp_path: Path) -> None:
+    """testCancelStrictLocality: a strict node ask never lands elsewhere until the AM relaxes it."""
+    h = Harness(tmp_path)
+    n1 = h.add_node(1024, 1, 1, "127.0.0.1")
+    n2 = h.add_node(1024, 1, 2, "127.0.0.2")
+    att = h.request(1024, "queue1", "user1", 0)
+    h.request_existing_ask(att, rr(1024, 1, n1.host, 1, relax=True))
+    h.request_existing_ask(att, rr(1024, 1, "rack1", 1, relax=False))
+    h.request_existing_ask(att, rr(1024, 1, ANY, 1, relax=False))
+    h.s.update()
+    for _ in range(10):
+        h.heartbeat(n2)
+        assert h.live(att) == 0
+    h.s.allocate(att, [rr(1024, 0, n1.host), rr(1024, 0, "rack1"), rr(1024, 1, ANY)], [])
+    h.heartbeat(n2)
+    assert h.live(att) == 1
+
+
+def _am_strict_locality(tmp_path: Path, node: bool, invalid: bool) -> None:
+    """testAMStrictLocality(node, invalid): an AM asked strictly on node2 or its rack lands there; asked on an
+    unknown host or rack, nowhere."""
+    h = Harness(tmp_path)
+    n1 = h.add_node(1024, 1, 1, "127.0.0.1", rack=1)
+    n2 = h.add_node(1024, 1, 2, "127.0.0.2", rack=2)
+    reqs = [
+        rr(1024, 1, ANY, 1, relax=False),
+        rr(1024, 1, "invalid" if not node and invalid else "rack2", 1, relax=not node),
+    ]
+    if node:
+        reqs.append(rr(1024, 1, "invalid" if invalid else n2.host, 1, relax=True))
+    att = h.request_asks(reqs, "queue1", "user1", update=False)
+    h.s.update()
+    h.heartbeat(n2)
+    expected = 0 if invalid else 1
+    assert h.live(att) == expected
+    assert len(h.s.nodes[n2].containers) == expected
+    assert len(h.s.nodes[n1].containers) == 0
+
+
+def test_am_strict_locality_rack(tmp_path: Path) -> None:
+    """testAMStrictLocalityRack."""
+    _am_strict_locality(tmp_path, False, False)
+
+
+def test_am_strict_locality_node(tmp_path: Path) -> None:
+    """testAMStrictLocalityNode."""
+    _am_strict_locality(tmp_path, True, False)
+
+
+def test_am_strict_locality_rack_invalid(tmp_path: Path) -> None:
+    """testAMStrictLocalityRackInvalid."""
+    _am_strict_locality(tmp_path, False, True)
+
+
+def test_am_strict_locality_node_invalid(tmp_path: Path) -> None:
+    """testAMStrictLocalityNodeInvalid."""
+    _am_strict_locality(tmp_path, True, True)
