@@ -352,3 +352,68 @@ def test_am_strict_locality_rack_invalid(tmp_path: Path) -> None:
 def test_am_strict_locality_node_invalid(tmp_path: Path) -> None:
     """testAMStrictLocalityNodeInvalid."""
     _am_strict_locality(tmp_path, True, True)
+
+
+def test_basic_drf_assignment(tmp_path: Path) -> None:
+    """testBasicDRFAssignment: under DRF the app with the smaller dominant share is served."""
+    h = Harness(tmp_path)
+    nid = h.add_node(8192, 5, 1, "host1")
+    att1 = h.request(2048, "queue1", "user1", 2, vcores=1)
+    att2 = h.request(1024, "queue1", "user1", 2, vcores=2)
+    h.queue("queue1").set_policy(parse_policy("drf"))
+    h.s.update()
+    expected = [(1, 0), (1, 1), (2, 1)]
+    for live in expected:
+        h.heartbeat(nid)
+        assert (h.live(att1), h.live(att2)) == live
+
+
+def test_basic_drf_with_queues(tmp_path: Path) -> None:
+    """testBasicDRFWithQueues: two apps on one queue, one on another, DRF at root and in queue1."""
+    h = Harness(tmp_path)
+    nid = h.add_node(8192, 7)
+    att1 = h.request(3072, "queue1", "user1", 2, vcores=1)
+    att2 = h.request(2048, "queue1", "user1", 2, vcores=2)
+    att3 = h.request(1024, "queue2", "user1", 2, vcores=2)
+    drf = parse_policy("drf")
+    h.queue("root").set_policy(drf)
+    h.queue("queue1").set_policy(drf)
+    h.s.update()
+    h.heartbeat(nid)
+    assert h.live(att1) == 1
+    h.heartbeat(nid)
+    assert h.live(att3) == 1
+    h.heartbeat(nid)
+    assert h.live(att3) == 2
+    h.heartbeat(nid)
+    assert h.live(att2) == 1
+
+
+def test_drf_hierarchical_queues(tmp_path: Path) -> None:
+    """testDRFHierarchicalQueues: DRF at root, queue1 and queue1.subqueue1 (start times 3 ms apart)."""
+    h = Harness(tmp_path)
+    nid = h.add_node(12288, 12)
+    atts = []
+    for mem, vcores, queue in ((3074, 1, "queue1.subqueue1"), (1024, 3, "queue1.subqueue1"),
+                               (2048, 2, "queue1.subqueue2"), (1024, 2, "queue2")):  # fmt: skip
+        atts.append(h.request(mem, queue, "user1", 2, vcores=vcores))
+        h.clock.ms += 3  # Thread.sleep(3): distinct start times
+    att1, att2, att3, att4 = atts
+    drf = parse_policy("drf")
+    for name in ("root", "queue1", "queue1.subqueue1"):
+        h.queue(name).set_policy(drf)
+    h.s.update()
+    h.heartbeat(nid)
+    assert h.live(att1) == 1  # asked first
+    h.heartbeat(nid)
+    assert h.live(att4) == 1  # queue2
+    h.heartbeat(nid)
+    assert h.live(att4) == 2  # queue2's dominant share (memory) still below queue1's (cpu)
+    h.heartbeat(nid)
+    assert h.live(att3) == 1  # queue1.subqueue2 is behind queue1.subqueue1
+    h.heartbeat(nid)
+    assert h.live(att3) == 2
+    h.heartbeat(nid)
+    assert h.live(att2) == 1
+    h.heartbeat(nid)  # the CPU is used up
+    assert [h.live(a) for a in atts] == [1, 1, 2, 2]
