@@ -4,16 +4,31 @@ test_hadoop_fair_scheduler.py, on yarnball's FairScheduler built as ``FairSchedu
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from tests.conformance.fs_harness_a_d import AM_PRIORITY, GB, Harness, rr
+from tests.fair_queue_helpers import FakeFSApp
 from yarnball.errors import ConfigurationError
+from yarnball.policies.fair._configurableresource import ConfigurableResource
 from yarnball.policies.fair._dominantresourcefairnesspolicy import DominantResourceFairnessPolicy
 from yarnball.policies.fair._fsleafqueue import multiply_and_round_up
+from yarnball.policies.fair._fsqueuestate import dump_state
+from yarnball.policies.fair._placement import DefaultPlacementRule
 from yarnball.policies.fair._policies import parse as parse_policy
-from yarnball.protocols import ANY, AppAttemptRemovedSchedulerEvent, Configuration, Resource, keys
+from yarnball.policies.scheduler import COMPLETED_APPLICATION, AppRejected, abnormal_status
+from yarnball.protocols import (
+    ANY,
+    AppAddedSchedulerEvent,
+    AppAttemptRemovedSchedulerEvent,
+    ApplicationId,
+    AppRemovedSchedulerEvent,
+    Configuration,
+    Resource,
+    keys,
+)
 
 
 def test_conf_validation() -> None:
@@ -417,3 +432,170 @@ def test_drf_hierarchical_queues(tmp_path: Path) -> None:
     assert h.live(att2) == 1
     h.heartbeat(nid)  # the CPU is used up
     assert [h.live(a) for a in atts] == [1, 1, 2, 2]
+
+
+def test_default_rule_initializes_properly_when_policy_not_configured(tmp_path: Path) -> None:
+    """testDefaultRuleInitializesProperlyWhenPolicyNotConfigured: without a policy in the file and with undeclared
+    pools refused, the default rule has its queue."""
+    h = Harness(tmp_path, "", **{keys.ALLOW_UNDECLARED_POOLS: "false"})
+    defaults = [r for r in h.s.alloc_conf.placement_policy.rules if isinstance(r, DefaultPlacementRule)]
+    assert defaults
+    for rule in defaults:
+        assert rule.default_queue_name is not None
+
+
+def test_blacklist_nodes(tmp_path: Path) -> None:
+    """testBlacklistNodes: the blacklist changes without asks, and a blacklisted host gets no container."""
+    h = Harness(tmp_path)
+    host = "127.0.0.1"
+    nid = h.add_node(16 * GB, 16, 0, host)
+    att = h.request(GB, "root.default", "user", 1)
+    attempt = h.s.attempts[att]
+    h.s.allocate(att, [], [], [host], [])
+    assert host in attempt.blacklist
+    h.s.allocate(att, [], [], [], [host])
+    assert host not in attempt.blacklist
+    update = [rr(GB, 0, host, 1)]
+    h.s.allocate(att, update, [], [host], [])
+    assert host in attempt.blacklist
+    h.s.update()
+    h.heartbeat(nid)
+    assert h.live(att) == 0
+    h.s.allocate(att, update, [], [], [host])
+    assert host not in attempt.blacklist
+    h.request(GB, "root.default", "user", 1)
+    h.s.update()
+    h.heartbeat(nid)
+    assert h.live(att) == 1
+
+
+def test_add_and_remove_app_from_fair_scheduler(tmp_path: Path) -> None:
+    """testAddAndRemoveAppFromFairScheduler (TestSchedulerUtils.verifyAppAddedAndRemovedFromScheduler)."""
+    h = Harness(tmp_path)
+    app_id = ApplicationId(1, 1)
+    h.s.handle(AppAddedSchedulerEvent(application_id=app_id, queue="default", user="user"))
+    app = h.s.applications.get(app_id)
+    assert app is not None and app.user == "user"
+    h.s.handle(AppRemovedSchedulerEvent(application_id=app_id, final_state="FINISHED"))
+    assert app_id not in h.s.applications
+
+
+def test_double_removal(tmp_path: Path) -> None:
+    """testDoubleRemoval: a second APP_ATTEMPT_REMOVED of a stopped attempt changes nothing."""
+    h = Harness(tmp_path)
+    att, _ = h.add_app("user1", "user1")
+    fs_app = h.app(att)
+    removed = AppAttemptRemovedSchedulerEvent(application_attempt_id=att, final_attempt_state="FINISHED")
+    apps = h.s.get_apps_in_queue("user1")
+    assert apps is not None and att in apps
+    assert not fs_app.attempt.stopped
+    h.s.handle(removed)
+    assert att not in (h.s.get_apps_in_queue("user1") or [])
+    assert fs_app.attempt.stopped
+    h.s.handle(removed)
+    assert fs_app.queue.name.endswith("user1")
+
+
+def test_container_allocation_with_container_id_leap(tmp_path: Path) -> None:
+    """testContainerAllocationWithContainerIdLeap: a reservation takes a container id; the container allocated
+    elsewhere afterwards takes the next one."""
+    h = Harness(tmp_path, **{keys.RESERVABLE_NODES: "0.50"})
+    n1 = h.add_node(3072, 10, 1, "127.0.0.1")
+    n2 = h.add_node(3072, 10, 1, "127.0.0.2")
+    app1 = h.request(2048, "queue1", "user1", 2)
+    h.s.update()
+    h.heartbeat(n1)
+    h.heartbeat(n2)
+    app2 = h.request(2048, "queue1", "user1", 1)
+    h.s.update()
+    h.heartbeat(n1)
+    h.heartbeat(n2)
+    assert h.queue("queue1").resource_usage.memory_mb == 4096
+    reserved1 = h.s.nodes[n1].reserved
+    assert reserved1 is not None
+    assert h.s.nodes[n2].reserved is None
+    for _ in range(10):
+        h.heartbeat(n1)
+        h.heartbeat(n2)
+    h.s.handle(AppAttemptRemovedSchedulerEvent(application_attempt_id=app1, final_attempt_state="KILLED"))
+    assert h.queue("queue1").resource_usage.memory_mb == 0
+    h.heartbeat(n2)
+    live = list(h.s.attempts[app2].live.values())
+    assert len(live) == 1
+    assert all(rmc.node.node_id == n2 for rmc in live)
+    max_id = max(rmc.cid.container_id for rmc in live)
+    assert max_id == reserved1.cid.container_id + 1
+
+
+def test_dump_state(tmp_path: Path) -> None:
+    """testDumpState: FSLeafQueue's and FSParentQueue's dumpState."""
+    h = Harness(tmp_path, "<queue name='parent'><queue name='child1'><weight>1</weight></queue></queue>")
+    child1 = h.leaf("parent.child1")
+    resource = Resource(4 * GB, 4)
+    child1.raw_max_share = ConfigurableResource(resource)
+    app = FakeFSApp(child1, demand=resource, usage=resource, pending=False)
+    child1.add_app(app, True)
+    child1.update_demand()
+    child = (
+        "{Name: root.parent.child1, Weight: 1.0, Policy: fair, FairShare: <memory:0, vCores:0>, "
+        "SteadyFairShare: <memory:0, vCores:0>, MaxShare: <memory:4096, vCores:4>, MinShare: <memory:0, vCores:0>, "
+        "ResourceUsage: <memory:4096, vCores:4>, Demand: <memory:4096, vCores:4>, Runnable: 1, NumPendingApps: 0, "
+        "NonRunnable: 0, MaxAMShare: 0.5, MaxAMResource: <memory:0, vCores:0>, AMResourceUsage: <memory:0, vCores:0>, "
+        f"LastTimeAtMinShare: {h.clock()}}}"
+    )
+    assert dump_state(child1) == child
+    parent = h.queue("parent")
+    parent.raw_max_share = ConfigurableResource(resource)
+    parent.update_demand()
+    parent_line = (
+        "{Name: root.parent, Weight: 1.0, Policy: fair, FairShare: <memory:0, vCores:0>, "
+        "SteadyFairShare: <memory:0, vCores:0>, MaxShare: <memory:4096, vCores:4>, MinShare: <memory:0, vCores:0>, "
+        "ResourceUsage: <memory:4096, vCores:4>, Demand: <memory:4096, vCores:4>, MaxAMShare: 0.5, Runnable: 0}"
+    )
+    assert dump_state(parent) == parent_line + ", " + child
+
+
+def test_completed_container_on_removed_node(tmp_path: Path) -> None:
+    """testCompletedContainerOnRemovedNode: completing a container after its node left does not fail."""
+    h = Harness(tmp_path)
+    nid = h.add_node(2048, 1, 2, "127.0.0.2")
+    att, _ = h.add_app("root.queue1", "user1")
+    h.s.allocate(att, [rr(1024, 1, nid.host), rr(1024, 1, "rack1", relax=False), rr(1024, 1, ANY, relax=False)], [])
+    h.s.update()
+    h.heartbeat(nid)
+    live = list(h.s.attempts[att].live.values())
+    assert len(live) == 1
+    rmc = live[0]
+    assert rmc.node.node_id == nid
+    h.remove_node(nid)
+    h.s.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+
+
+def _app_rejected_zero_capacity(tmp_path: Path, resources: str) -> None:
+    """testAppRejectedToQueueWithZeroCapacityOfResource: an AM asking for a resource the queue has none of is
+    rejected at submission, with Hadoop's message."""
+    h = Harness(
+        tmp_path,
+        f"<queue name='queueA'><minResources>{resources}</minResources><maxResources>{resources}</maxResources>"
+        "<weight>2.0</weight></queue>"
+        "<queue name='queueB'><minResources>1 mb 1 vcores</minResources><weight>0.0</weight></queue>",
+    )
+    _, out = h.add_app("root.queueA", "user1", am=Resource(5 * GB, 3))
+    h.s.update()
+    rejected = [x for x in out if isinstance(x, AppRejected)]
+    assert len(rejected) == 1
+    assert re.fullmatch(
+        r"Cannot submit application application[\d_]+ to queue root.queueA because it has zero amount of resource "
+        r"for a requested resource! Invalid requested AM resources: .+, maximum queue resources: .+",
+        rejected[0].diagnostics,
+    )
+
+
+def test_app_rejected_to_queue_with_zero_capacity_of_vcores(tmp_path: Path) -> None:
+    """testAppRejectedToQueueWithZeroCapacityOfVcores."""
+    _app_rejected_zero_capacity(tmp_path, "10000 mb,0vcores")
+
+
+def test_app_rejected_to_queue_with_zero_capacity_of_memory(tmp_path: Path) -> None:
+    """testAppRejectedToQueueWithZeroCapacityOfMemory."""
+    _app_rejected_zero_capacity(tmp_path, "0 mb,2vcores")

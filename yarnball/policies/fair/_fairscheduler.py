@@ -217,6 +217,16 @@ class FairScheduler(AbstractYarnScheduler):
         (``FSAppAttempt.isOverAMShareLimit``, ``FSAppAttempt.assignContainer``)."""
         self.unmanaged_apps.add(application_id)
 
+    def get_apps_in_queue(self, queue_name: str) -> list[ApplicationAttemptId] | None:
+        """``getAppsInQueue``: the attempts of the queue's subtree (runnable ones first per leaf); None for an
+        unknown queue."""
+        queue = self.queue_manager.get_queue(queue_name)
+        if queue is None:
+            return None
+        apps: list[Any] = []
+        queue.collect_scheduler_applications(apps)
+        return [app.attempt.attempt_id for app in apps]
+
     def check_access(self, user: str, acl: QueueACL, queue_name: str, groups: tuple[str, ...] = ()) -> bool:
         """``FairScheduler.checkAccess``: the queue's (or an ancestor's) ACL; an unknown queue denies."""
         queue = self.queue_manager.get_queue(queue_name)
