@@ -569,6 +569,10 @@ def test_completed_container_on_removed_node(tmp_path: Path) -> None:
     assert rmc.node.node_id == nid
     h.remove_node(nid)
     h.s.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+    # FSAppAttempt.containerCompleted ignores the second completion: no usage goes twice, no second status
+    assert h.queue("root.queue1").resource_usage == Resource(0, 0)
+    assert h.s.queue_manager.root_queue.resource_usage == Resource(0, 0)
+    assert len(h.s.attempts[att].completed) == 1
 
 
 def _app_rejected_zero_capacity(tmp_path: Path, resources: str) -> None:

@@ -299,6 +299,10 @@ class FairScheduler(AbstractYarnScheduler):
         context.root_available = self.cluster_resource - self.queue_manager.root_queue.resource_usage
 
     def complete_container(self, rmc: RMContainer, status: ContainerStatus, *, notify: bool) -> None:
+        if rmc.cid not in rmc.app.live:
+            # FSAppAttempt.containerCompleted: a container already completed (its node removed) is left alone
+            log.info(f"Additional complete request on completed container {rmc.cid}")
+            return
         app = self.fs_apps.get(rmc.app.attempt_id)
         mem, vc = rmc.mem, rmc.vc
         AbstractYarnScheduler.complete_container(self, rmc, status, notify=notify)
