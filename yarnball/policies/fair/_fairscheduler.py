@@ -103,6 +103,8 @@ class FairScheduler(AbstractYarnScheduler):
         self.accounting_queue = LeafQueue(CapacitySchedulerConfiguration(Configuration()), "root", None)
         self.fs_apps: dict[ApplicationAttemptId, FSAppAttempt] = {}
         self.app_queues: dict[ApplicationId, FSLeafQueue] = {}
+        # ApplicationSubmissionContext.getUnmanagedAM of the applications submitted so (set_unmanaged_am)
+        self.unmanaged_apps: set[ApplicationId] = set()
         # FSStarvedApps (filled by the update) and FSPreemptionThread (yarn.scheduler.fair.preemption); the nodes'
         # preemption bookkeeping (FSSchedulerNode), created when the thread first looks at a node
         self.starved_apps = FSStarvedApps()
@@ -222,9 +224,15 @@ class FairScheduler(AbstractYarnScheduler):
         maximum = FairSchedulerConfiguration(conf).get_maximum_allocation()
         ctx.max_m, ctx.max_v = maximum.memory_mb, maximum.vcores
 
+    def set_unmanaged_am(self, application_id: ApplicationId) -> None:
+        """The application's AM is unmanaged (``ApplicationSubmissionContext.setUnmanagedAM``): its attempts are not
+        held to the queue's AM share and their first container is not counted as AM usage
+        (``FSAppAttempt.isOverAMShareLimit``, ``FSAppAttempt.assignContainer``)."""
+        self.unmanaged_apps.add(application_id)
+
     def get_apps_in_queue(self, queue_name: str) -> list[ApplicationAttemptId] | None:
-        """``getAppsInQueue``: the attempts in the queue (``root.`` optional) and the queues below it, runnable ones
-        first per leaf (``collectSchedulerApplications``); None for an unknown queue."""
+        """``getAppsInQueue``: the attempts of the queue's subtree (runnable ones first per leaf); None for an
+        unknown queue."""
         queue = self.queue_manager.get_queue(queue_name)
         if queue is None:
             return None
@@ -305,7 +313,7 @@ class FairScheduler(AbstractYarnScheduler):
 
     def complete_container(self, rmc: RMContainer, status: ContainerStatus, *, notify: bool) -> None:
         if rmc.cid not in rmc.app.live:
-            # FSAppAttempt.containerCompleted: a container no longer live is not released again
+            # FSAppAttempt.containerCompleted: a container already completed (its node removed) is left alone
             log.info(f"Additional complete request on completed container {rmc.cid}")
             return
         app = self.fs_apps.get(rmc.app.attempt_id)

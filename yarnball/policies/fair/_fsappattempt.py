@@ -74,10 +74,6 @@ class FSAppAttempt:
         self.starvation = AppStarvation(start_time)
         self._demand = _NONE
         self.am_resource = _NONE
-        # SchedulerApplicationAttempt.unmanagedAM: read from the RMApp's submission context when the attempt is
-        # created, true when there is none (as for Hadoop's FairSchedulerTestBase.createSchedulingRequest): no AM
-        # share check, no AM resource usage
-        self.unmanaged_am = False
         self.diagnostics = ""
         # allowedLocalityLevel and lastScheduledContainer, by scheduler key
         self.allowed_locality: dict[tuple[int, int], int] = {}
@@ -86,6 +82,9 @@ class FSAppAttempt:
         self.containers_to_be_preempted: dict[ContainerId, RMContainer] = {}
         self.resources_to_be_preempted = _NONE
         self.enable_am_preemption = FairSchedulerConfiguration(scheduler.conf).get_am_preemption_enabled(queue.name)
+        # SchedulerApplicationAttempt.unmanagedAM, read from the submission context when the attempt is created: no AM
+        # share check, no AM resource usage (Hadoop's FairSchedulerTestBase.createSchedulingRequest submits so)
+        self.unmanaged_am = attempt.app.app_id in scheduler.unmanaged_apps
 
     # -- Schedulable / FSApp ------------------------------------------------------------------------------------------
     @property
@@ -434,7 +433,7 @@ class FSAppAttempt:
             fs_node = s.fs_nodes.get(node.node_id)
             if fs_node is not None:
                 fs_node.allocate_container(self, capability)  # FSSchedulerNode.allocateContainer
-            if not was_am and not self.unmanaged_am:
+            if not was_am and not self.unmanaged_am:  # an unmanaged AM runs outside the cluster
                 self.am_resource = capability
                 self.queue.add_am_resource_usage(capability)
             return capability

@@ -164,6 +164,7 @@ def app_removed(s: FairScheduler, e: Any) -> None:
         queue.remove_assigned_app(e.application_id)
     s.accounting_queue.num_applications -= 1
     s.am_hints.pop(e.application_id, None)
+    s.unmanaged_apps.discard(e.application_id)
 
 
 def attempt_added(s: FairScheduler, e: Any) -> None:
