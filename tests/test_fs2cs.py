@@ -1,6 +1,7 @@
 """``yarnball fs2cs``: the SLS sample configuration converted in both modes and the converted directory run by
-``yarnball simulate``; Hadoop's TestFSConfigToCSConfigArgumentHandler and TestFSConfigToCSConfigConverter outcomes
-through the command line; bad inputs exit 2 naming the file."""
+``yarnball simulate``; bad inputs exit 2 naming the file. Hadoop's TestFSConfigToCSConfigConverter and
+TestFSConfigToCSConfigArgumentHandler are ported in tests/conformance/test_hadoop_fs2cs_converter.py and
+test_hadoop_fs2cs_argument_handler.py."""
 
 from __future__ import annotations
 
@@ -11,11 +12,6 @@ from typing import Any
 import pytest
 
 from yarnball.launcher import cli
-from yarnball.policies.fair.converter import (
-    FSConfigToCSConfigConverter,
-    FSConfigToCSConfigConverterParams,
-    PreemptionMode,
-)
 from yarnball.protocols import Configuration
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "fs2cs"
@@ -78,28 +74,7 @@ def test_hadoop_conversion_resource_verifies_in_the_capacity_scheduler(tmp_path:
     assert conf.get("yarn.scheduler.capacity.mapping-rule-format") == "json"
 
 
-# -- TestFSConfigToCSConfigArgumentHandler and TestFSConfigToCSConfigConverter, through the CLI --------------------
-def test_testMissingYarnSiteXmlArgument(tmp_path: Path, capsys: Any) -> None:
-    assert _fs2cs("-o", str(tmp_path)) == 2
-    assert capsys.readouterr().err.strip() == (
-        "yarnball fs2cs: error: Cannot start FS config conversion due to the following precondition error: "
-        "Missing yarn-site.xml parameter (switch: y|yarnsiteconfig)."
-    )
-
-
-def test_testMissingOutputDirArgument(capsys: Any) -> None:
-    assert _fs2cs("-y", str(FIXTURES / "yarn-site-with-allocation-file-ref.xml")) == 2
-    assert "Output directory or console mode was not defined." in capsys.readouterr().err
-
-
-def test_testFairSchedulerXmlIsNotDefinedNeitherDirectlyNorInYarnSiteXml(tmp_path: Path, capsys: Any) -> None:
-    site = tmp_path / "in" / "yarn-site.xml"
-    site.parent.mkdir()
-    site.write_text("<configuration></configuration>")
-    assert _fs2cs("-y", str(site), "-p") == 2
-    assert "fair-scheduler.xml is not defined neither in yarn-site.xml(with property: " in capsys.readouterr().err
-
-
+# -- bad inputs, dry runs and options through the CLI (Hadoop's methods: tests/conformance/test_hadoop_fs2cs_*) --
 def test_missing_file_exits_2_naming_it(tmp_path: Path, capsys: Any) -> None:
     """testEmptyYarnSiteXmlSpecified's check: a path that does not exist is named with the option."""
     missing = tmp_path / "nope.xml"
@@ -107,20 +82,20 @@ def test_missing_file_exits_2_naming_it(tmp_path: Path, capsys: Any) -> None:
     assert f"Specified path {missing} does not exist (As value of parameter yarn-site.xml)" in capsys.readouterr().err
 
 
-def test_testInvalidOutputDir(tmp_path: Path, capsys: Any) -> None:
+def test_missing_output_directory_is_refused(tmp_path: Path, capsys: Any) -> None:
     site = str(FIXTURES / "yarn-site-with-allocation-file-ref.xml")
     assert _fs2cs("-y", site, "-o", str(tmp_path / "nodir")) == 2
     assert "is not a directory (As value of parameter output directory)" in capsys.readouterr().err
 
 
-def test_testInvalidFairSchedulerXml(tmp_path: Path, capsys: Any) -> None:
+def test_malformed_fair_scheduler_xml_exits_2_naming_it(tmp_path: Path, capsys: Any) -> None:
     """Malformed XML: exit 2, the file and line named."""
     site = str(FIXTURES / "yarn-site-with-allocation-file-ref.xml")
     assert _fs2cs("-y", site, "-f", str(FIXTURES / "fair-scheduler-invalid.xml"), "-p") == 2
     assert f"{FIXTURES / 'fair-scheduler-invalid.xml'}:" in capsys.readouterr().err
 
 
-def test_testInvalidYarnSiteXml(capsys: Any) -> None:
+def test_malformed_yarn_site_xml_exits_2_naming_it(capsys: Any) -> None:
     assert _fs2cs("-y", str(FIXTURES / "yarn-site-with-invalid-allocation-file-ref.xml"), "-p") == 2
     assert "yarn-site-with-invalid-allocation-file-ref.xml:" in capsys.readouterr().err
 
@@ -133,24 +108,7 @@ def test_rules_file_with_unknown_action_exits_2(tmp_path: Path, capsys: Any) -> 
     assert f"{rules}:1: Unknown action stop set for rule maxResources.action" in capsys.readouterr().err
 
 
-def test_testConvertFSConfigurationRulesFile(capsys: Any) -> None:
-    """Hadoop's conversion-rules.properties aborts on maxChildCapacity: root.admins' maxChildResources stops it."""
-    site, rules = (
-        str(FIXTURES / "yarn-site-with-allocation-file-ref.xml"),
-        str(FIXTURES / "conversion-rules.properties"),
-    )
-    assert _fs2cs("-y", site, "-r", rules, "-p") == 2
-    assert (
-        capsys.readouterr()
-        .err.strip()
-        .endswith(
-            "Unsupported property/setting encountered during FS config conversion: Setting <maxChildResources> is not "
-            "supported"
-        )
-    )
-
-
-def test_testDryRunWhenUnsupportedPropertyExceptionExceptionOccurs(capsys: Any) -> None:
+def test_dry_run_collects_an_aborting_rule(capsys: Any) -> None:
     """A dry run collects the abort as an error and prints the results."""
     site, rules = (
         str(FIXTURES / "yarn-site-with-allocation-file-ref.xml"),
@@ -162,30 +120,6 @@ def test_testDryRunWhenUnsupportedPropertyExceptionExceptionOccurs(capsys: Any) 
     assert "List of errors:\nSetting <maxChildResources> is not supported" in out
 
 
-@pytest.mark.parametrize(
-    "existing",
-    ["yarn-site.xml", "capacity-scheduler.xml"],
-    ids=["testYarnSiteExistsInOutputFolder", "testCapacitySchedulerXmlExistsInOutputFolder"],
-)
-def test_output_folder_holding_the_outputs_is_refused(tmp_path: Path, capsys: Any, existing: str) -> None:
-    (tmp_path / existing).write_text("")
-    assert _fs2cs("-y", str(FIXTURES / "yarn-site-with-allocation-file-ref.xml"), "-o", str(tmp_path)) == 2
-    assert f"already contains a file or directory named {existing}" in capsys.readouterr().err
-
-
-def test_testYarnSiteOptionInOutputFolder(capsys: Any) -> None:
-    assert _fs2cs("-y", str(FIXTURES / "yarn-site-with-allocation-file-ref.xml"), "-o", str(FIXTURES)) == 2
-    assert "Fatal error during FS config conversion: The output directory (provided with o|output-directory " in (
-        capsys.readouterr().err
-    )
-
-
-def test_testPlacementRulesConversionDisabled(capsys: Any) -> None:
-    """-sp: no mapping rule keys."""
-    assert _fs2cs("-y", str(FIXTURES / "yarn-site-with-allocation-file-ref.xml"), "-p", "-sp") == 0
-    assert "mapping-rule" not in capsys.readouterr().out
-
-
 def test_rules_to_file_writes_mapping_rules_json(tmp_path: Path) -> None:
     """-e: mapping-rules.json beside the XML files, and no mapping-rule-json key."""
     assert _fs2cs("-y", str(FIXTURES / "yarn-site-with-allocation-file-ref.xml"), "-o", str(tmp_path), "-e") == 0
@@ -193,56 +127,6 @@ def test_rules_to_file_writes_mapping_rules_json(tmp_path: Path) -> None:
     assert Configuration.from_conf_dir(tmp_path).get("yarn.scheduler.capacity.mapping-rule-json") is None
 
 
-def test_testEnabledAsyncScheduling(capsys: Any) -> None:
-    assert _fs2cs("-y", str(FIXTURES / "yarn-site-with-allocation-file-ref.xml"), "-p", "-a") == 0
-    assert "<name>yarn.scheduler.capacity.schedule-asynchronously.enable</name><value>true</value>" in (
-        capsys.readouterr().out
-    )
-
-
-def test_testDisablePreemptionIllegalMode(capsys: Any) -> None:
+def test_illegal_disable_preemption_mode_exits_2(capsys: Any) -> None:
     assert _fs2cs("-y", str(FIXTURES / "yarn-site-with-allocation-file-ref.xml"), "-p", "-dp", "x") == 2
     assert "Specified disable-preemption mode is illegal,  use nopolicy or observeonly." in capsys.readouterr().err
-
-
-def test_testSiteDisabledPreemptionWithObserveOnlyConversion() -> None:
-    converter = FSConfigToCSConfigConverter()
-    converter.convert(
-        FSConfigToCSConfigConverterParams(
-            yarn_site_xml_config=str(FIXTURES / "yarn-site-with-allocation-file-ref.xml"),
-            console=True,
-            preemption_mode=PreemptionMode.OBSERVE_ONLY,
-        )
-    )
-    assert converter.cs_config.get("yarn.resourcemanager.monitor.capacity.preemption.observe_only") == "true"
-
-
-def test_testDefaultMaxAMShareDisabled() -> None:
-    """queueMaxAMShareDefault -1: the global AM percent is 1.0 and a queue at -1 writes none."""
-    converter = FSConfigToCSConfigConverter()
-    converter.convert(
-        FSConfigToCSConfigConverterParams(
-            yarn_site_xml_config=str(FIXTURES / "yarn-site-with-allocation-file-ref.xml"),
-            fair_scheduler_xml_config=str(FIXTURES / "fair-scheduler-defaultMaxAmShareDisabled.xml"),
-            console=True,
-        )
-    )
-    assert converter.cs_config.get("yarn.scheduler.capacity.maximum-am-resource-percent") == "1.0"
-    assert converter.cs_config.get("yarn.scheduler.capacity.root.admins.bob.maximum-am-resource-percent") is None
-
-
-def test_testConvertACLs() -> None:
-    converter = FSConfigToCSConfigConverter()
-    converter.convert(
-        FSConfigToCSConfigConverterParams(
-            yarn_site_xml_config=str(FIXTURES / "yarn-site-with-allocation-file-ref.xml"), console=True
-        )
-    )
-    cs = converter.cs_config
-    assert cs.get("yarn.scheduler.capacity.root.acl_submit_applications") == "alice,bob,joe,john hadoop_users"
-    assert cs.get("yarn.scheduler.capacity.root.users.john.acl_administer_queue") == "*"
-    assert cs.get("yarn.scheduler.capacity.root.admins.alice.acl_submit_applications") == "alice "
-    assert cs.get("yarn.scheduler.capacity.root.default.acl_submit_applications") is None
-    assert cs.get("yarn.scheduler.capacity.user.alice.max-parallel-apps") == "30"
-    assert cs.get("yarn.scheduler.capacity.user.max-parallel-apps") == "10"
-    assert cs.get("yarn.scheduler.capacity.max-parallel-apps") == "15"
