@@ -4,7 +4,7 @@
    around the measured period of a simulation. start() wraps the object allocator (PyObject_Malloc and friends:
    objects, strings, dict keys) and the memory allocator (PyMem_Malloc: list and set buffers) with counting
    functions; each malloc or calloc call adds one to its domain's count and, when sites are wanted, one to the site
-   of the Python frame running then (the innermost DEPTH frames' code objects and instruction offsets, as
+   of the Python frame running then (the innermost DEPTH frames' code objects and instruction offsets, read as
    tracemalloc reads them: without materialising frame objects, so the count is not disturbed). stop() puts the
    allocators back and returns the counts. Objects taken from CPython's free lists (small tuples, lists, dicts,
    floats) call no allocator and are not counted: they cost no allocation. */
@@ -21,6 +21,7 @@
 typedef struct {
     PyCodeObject *code[MAX_DEPTH];
     int lasti[MAX_DEPTH];
+    int domain; /* 0: object, 1: memory */
     unsigned long long count;
 } Site;
 
@@ -31,8 +32,8 @@ static unsigned long long obj_allocs = 0, mem_allocs = 0, reallocs = 0, unattrib
 static Site *sites = NULL;
 static size_t sites_cap = 0, sites_len = 0;
 
-static size_t site_hash(PyCodeObject **code, int *lasti) {
-    size_t h = 1469598103934665603ULL;
+static size_t site_hash(PyCodeObject **code, int *lasti, int domain) {
+    size_t h = 1469598103934665603ULL ^ (size_t)domain;
     for (int i = 0; i < depth; i++) {
         h = (h ^ (size_t)code[i]) * 1099511628211ULL;
         h = (h ^ (size_t)(unsigned int)lasti[i]) * 1099511628211ULL;
@@ -40,12 +41,14 @@ static size_t site_hash(PyCodeObject **code, int *lasti) {
     return h ^ (h >> 29);
 }
 
-static Site *site_slot(Site *table, size_t cap, PyCodeObject **code, int *lasti) {
-    size_t i = site_hash(code, lasti) & (cap - 1);
+static Site *site_slot(Site *table, size_t cap, PyCodeObject **code, int *lasti, int domain) {
+    size_t i = site_hash(code, lasti, domain) & (cap - 1);
     for (;;) {
         Site *s = &table[i];
         if (s->count == 0) return s;
-        if (memcmp(s->code, code, sizeof(s->code)) == 0 && memcmp(s->lasti, lasti, sizeof(s->lasti)) == 0) return s;
+        if (s->domain == domain && memcmp(s->code, code, sizeof(s->code)) == 0 &&
+            memcmp(s->lasti, lasti, sizeof(s->lasti)) == 0)
+            return s;
         i = (i + 1) & (cap - 1);
     }
 }
@@ -55,7 +58,7 @@ static int sites_grow(void) {
     Site *table = calloc(cap, sizeof(Site)); /* libc's: never the allocators being counted */
     if (table == NULL) return -1;
     for (size_t i = 0; i < sites_cap; i++) {
-        if (sites[i].count) *site_slot(table, cap, sites[i].code, sites[i].lasti) = sites[i];
+        if (sites[i].count) *site_slot(table, cap, sites[i].code, sites[i].lasti, sites[i].domain) = sites[i];
     }
     free(sites);
     sites = table;
@@ -63,18 +66,18 @@ static int sites_grow(void) {
     return 0;
 }
 
-static void record_site(void) {
+static void record_site(int domain) {
     PyThreadState *tstate = PyGILState_GetThisThreadState();
     _PyInterpreterFrame *frame = (tstate && tstate->cframe) ? tstate->cframe->current_frame : NULL;
     PyCodeObject *code[MAX_DEPTH] = {0};
     int lasti[MAX_DEPTH] = {0};
     int n = 0;
+    /* A frame not started yet (tracemalloc skips it) is charged too: its cells (MAKE_CELL, before RESUME) are
+       the call's own allocations, not its caller's line's. stop() gives it line 0. */
     while (frame != NULL && n < depth) {
-        if (!_PyFrame_IsIncomplete(frame)) {
-            code[n] = frame->f_code;
-            lasti[n] = _PyInterpreterFrame_LASTI(frame);
-            n++;
-        }
+        code[n] = frame->f_code;
+        lasti[n] = _PyFrame_IsIncomplete(frame) ? -1 : _PyInterpreterFrame_LASTI(frame);
+        n++;
         frame = frame->previous;
     }
     if (n == 0) {
@@ -85,8 +88,9 @@ static void record_site(void) {
         unattributed++;
         return;
     }
-    Site *s = site_slot(sites, sites_cap, code, lasti);
+    Site *s = site_slot(sites, sites_cap, code, lasti, domain);
     if (s->count == 0) {
+        s->domain = domain;
         memcpy(s->code, code, sizeof(code));
         memcpy(s->lasti, lasti, sizeof(lasti));
         for (int i = 0; i < n; i++) Py_INCREF(code[i]); /* kept alive until stop() has read them */
@@ -97,13 +101,13 @@ static void record_site(void) {
 
 static void *obj_malloc(void *ctx, size_t size) {
     obj_allocs++;
-    if (depth) record_site();
+    if (depth) record_site(0);
     return saved_obj.malloc(saved_obj.ctx, size);
 }
 
 static void *obj_calloc(void *ctx, size_t nelem, size_t elsize) {
     obj_allocs++;
-    if (depth) record_site();
+    if (depth) record_site(0);
     return saved_obj.calloc(saved_obj.ctx, nelem, elsize);
 }
 
@@ -116,13 +120,13 @@ static void obj_free(void *ctx, void *ptr) { saved_obj.free(saved_obj.ctx, ptr);
 
 static void *mem_malloc(void *ctx, size_t size) {
     mem_allocs++;
-    if (depth) record_site();
+    if (depth) record_site(1);
     return saved_mem.malloc(saved_mem.ctx, size);
 }
 
 static void *mem_calloc(void *ctx, size_t nelem, size_t elsize) {
     mem_allocs++;
-    if (depth) record_site();
+    if (depth) record_site(1);
     return saved_mem.calloc(saved_mem.ctx, nelem, elsize);
 }
 
@@ -158,7 +162,7 @@ static PyObject *start(PyObject *self, PyObject *args) {
 }
 
 /* stop() -> (object allocations, memory allocations, reallocations, unattributed,
-              [(count, ((code, line), ...)), ...]) */
+              [(count, domain, ((code, line, instruction), ...)), ...]) with domain 0 for objects, 1 for buffers */
 static PyObject *stop(PyObject *self, PyObject *unused) {
     if (!installed) {
         PyErr_SetString(PyExc_RuntimeError, "not counting");
@@ -176,15 +180,15 @@ static PyObject *stop(PyObject *self, PyObject *unused) {
         while (n < MAX_DEPTH && s->code[n] != NULL) n++;
         PyObject *frames = PyTuple_New(n);
         for (int j = 0; j < n && frames != NULL; j++) {
-            int line = PyCode_Addr2Line(s->code[j], s->lasti[j] * (int)sizeof(_Py_CODEUNIT));
-            PyObject *frame = Py_BuildValue("(Oi)", (PyObject *)s->code[j], line);
+            int line = s->lasti[j] < 0 ? 0 : PyCode_Addr2Line(s->code[j], s->lasti[j] * (int)sizeof(_Py_CODEUNIT));
+            PyObject *frame = Py_BuildValue("(Oii)", (PyObject *)s->code[j], line, s->lasti[j]);
             if (frame == NULL) {
                 Py_CLEAR(frames);
                 break;
             }
             PyTuple_SET_ITEM(frames, j, frame);
         }
-        PyObject *item = frames ? Py_BuildValue("(KN)", s->count, frames) : NULL;
+        PyObject *item = frames ? Py_BuildValue("(KiN)", s->count, s->domain, frames) : NULL;
         if (item == NULL || PyList_Append(list, item) < 0) {
             Py_XDECREF(item);
             Py_DECREF(list);

@@ -64,17 +64,20 @@ objs, mems, reallocs, unattributed, sites = _alloccount.stop()
 net = sys.getallocatedblocks() - blocks
 prefixes = sorted({os.path.realpath(root) + "/", os.path.realpath(sys.prefix) + "/lib/python3.11/",
                    sys.prefix + "/lib/python3.11/"}, key=len, reverse=True)
-def where(code, line):
+def where(code, line, lasti=0):
     name = code.co_filename
     for p in prefixes:
         if name.startswith(p):
             name = name[len(p):]
             break
+    if line <= 0:  # the call's set-up, before its first line runs: its cells (closures' variables)
+        cells = ", ".join(code.co_cellvars)
+        return name, code.co_qualname, code.co_firstlineno, "(call set-up: cells of " + cells + ")"
     return name, code.co_qualname, line, linecache.getline(code.co_filename, line).strip()
 lines, functions = {}, {}
-for count, frames in sites:
+for count, domain, frames in sites:
     path, qualname, line, text = where(*frames[0])
-    key = " <- ".join("%s:%d" % (where(*f)[0], f[1]) for f in frames)
+    key = " <- ".join("%s:%d" % where(*f)[0:3:2] for f in frames) + (" [buffer]" if domain else "")
     entry = lines.setdefault(key, [0, "%s %s" % (qualname, text)])
     entry[0] += count
     fkey = "%s:%s" % (path, qualname)
@@ -168,6 +171,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25, help="how many functions and lines to list (default 25)")
     parser.add_argument("--depth", type=int, default=1, choices=range(1, 5), help="frames per site (default 1)")
     parser.add_argument("--compiled", action="store_true", help="run the trees' compiled modules where built")
+    parser.add_argument("--json", help="also write every tree's counts, lines and functions to this file")
     args = parser.parse_args()
     params = run_params(args)
     specs = [tree_spec(t) for t in args.trees]
@@ -175,6 +179,8 @@ def main() -> None:
         build_extension(ext_dir)
         runs = [count(path, params, tokens, ext_dir, args.depth, args.compiled) for _, path, tokens in specs]
     names = [name for name, _, _ in specs]
+    if args.json:
+        Path(args.json).write_text(json.dumps(dict(zip(names, runs)), indent=1))
     print_totals(names, runs)
     print_functions(runs, args.top)
     print_lines(names, runs, args.top)
