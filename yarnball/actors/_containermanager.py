@@ -252,7 +252,6 @@ class ContainerManager(Actor):
         node_id = self.node_id
         delay = self.localization_ms
         plain = delay >= 0 and self.supervision != "restart"  # else after_call: raises, or tracks the timer
-        schedule = self.kernel.schedule
         for request in requests:
             container = request.container
             cid = container.id
@@ -281,8 +280,8 @@ class ContainerManager(Actor):
             resource = container.resource
             self.used_mb += resource.memory_mb
             self.used_vcores += resource.vcores
-            if plain:
-                schedule(delay, _fire_schedule, entry)  # after_call(delay, self.schedule_container, entry)
+            if plain:  # (kernel.schedule called, not kept: a start request holds one container, seldom more)
+                self.kernel.schedule(delay, _fire_schedule, entry)  # after_call(delay, self.schedule_container, entry)
             else:
                 self.after_call(delay, self.schedule_container, entry)
             started.append(cid)

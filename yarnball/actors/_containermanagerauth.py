@@ -49,6 +49,12 @@ def _reject(nm: Any, reason: str, message: str, cid: Any, msg: Any) -> FailedCon
     return FailedContainerRequest(container_id=cid, diagnostics=message)
 
 
+def _reject_all(nm: Any, error: str, cids: Any, msg: Any) -> list[FailedContainerRequest]:
+    # (out of the authorize_* functions: a comprehension there would make cells for the variables it shares
+    # on every call, in CPython, the authorized calls that never reach it too)
+    return [_reject(nm, "nm_token_invalid", error, cid, msg) for cid in cids]
+
+
 def _token_error(nm: Any, token: NMToken | None) -> str | None:
     """The call's NMToken, checked once per application and token (``NMTokenSecretManagerInNM`` keeps them)."""
     secrets = nm.secrets
@@ -71,7 +77,7 @@ def authorize_starts(
     token = msg.nm_token
     error = _token_error(nm, token)
     if error is not None:
-        return (), [_reject(nm, "nm_token_invalid", error, r.container.id, msg) for r in requests]
+        return (), _reject_all(nm, error, [r.container.id for r in requests], msg)
     allowed: list[StartContainerRequest] = []
     failed: list[FailedContainerRequest] = []
     for request in requests:
@@ -93,7 +99,7 @@ def authorize_ids(nm: Any, msg: Any, *, stop: bool) -> tuple[tuple[ContainerId, 
     token = msg.nm_token
     error = _token_error(nm, token)
     if error is not None:
-        return (), [_reject(nm, "nm_token_invalid", error, cid, msg) for cid in ids]
+        return (), _reject_all(nm, error, ids, msg)
     allowed: list[ContainerId] = []
     failed: list[FailedContainerRequest] = []
     for cid in ids:
@@ -117,7 +123,7 @@ def authorize_updates(
     token = msg.nm_token
     error = _token_error(nm, token)
     if error is not None:
-        return (), [_reject(nm, "nm_token_invalid", error, u.container_id, msg) for u in updates]
+        return (), _reject_all(nm, error, [u.container_id for u in updates], msg)
     allowed: list[UpdateContainerRequest] = []
     failed: list[FailedContainerRequest] = []
     for update in updates:

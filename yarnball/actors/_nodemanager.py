@@ -45,6 +45,7 @@ from yarnball.protocols._resourcetracker import NMContainerStatus
 __all__ = ["NodeManager", "nm_actor_id"]
 
 _NORMAL_ACTION = NodeAction.NORMAL  # (a module constant: an Enum class attribute is a slow lookup)
+_KILLED_BY_RESOURCEMANAGER = ContainerExitStatus.KILLED_BY_RESOURCEMANAGER
 #: NodeManager class -> whether its NodeHeartbeatResponse handler is NodeManager's own (an actor's handler table is
 #: fixed when its class is made: see NodeManager._own_response_handler).
 _OWN_RESPONSE_HANDLER: dict[type, bool] = {}
@@ -348,32 +349,36 @@ class NodeManager(ContainerManager):
         if call is not None and not call.answer(msg):
             return  # an answer to a call no longer waited for: Hadoop RPC's client drops it
         self.response_id = msg.response_id
-        for cid in msg.containers_to_cleanup:
-            self._kill(cid, ContainerExitStatus.KILLED_BY_RESOURCEMANAGER, KILLED_BY_RM)
-        for app in msg.applications_to_cleanup:
-            self._cleanup_application(app)
+        # (each list tested first: most responses carry none, and iterating an empty tuple still makes an iterator)
+        if msg.containers_to_cleanup:
+            for cid in msg.containers_to_cleanup:
+                self._kill(cid, _KILLED_BY_RESOURCEMANAGER, KILLED_BY_RM)
+        if msg.applications_to_cleanup:
+            for app in msg.applications_to_cleanup:
+                self._cleanup_application(app)
         if msg.container_queuing_limit is not None:
             self.container_scheduler.update_queuing_limit(msg.container_queuing_limit.max_queue_length)
-        for updated in msg.containers_to_update:  # auto-update.containers, and every resource decrease
-            entry = self.containers.get(updated.id)
-            if entry is not None and entry.container.resource != updated.resource:
-                # NodeStatusUpdaterImpl: the RM's containersToUpdate go through updateContainerInternal
-                grows = not _fits_in(updated.resource, entry.container.resource)
-                kind = ContainerUpdateType.INCREASE_RESOURCE if grows else ContainerUpdateType.DECREASE_RESOURCE
-            elif updated.execution_type is ExecutionType.GUARANTEED:
-                kind = ContainerUpdateType.PROMOTE_EXECUTION_TYPE
-            else:
-                kind = ContainerUpdateType.DEMOTE_EXECUTION_TYPE
-            self._update_container(
-                UpdateContainerRequest(
-                    container_version=updated.version,
-                    container_id=updated.id,
-                    container_update_type=kind,
-                    execution_type=updated.execution_type,
-                    capability=updated.resource,
+        if msg.containers_to_update:
+            for updated in msg.containers_to_update:  # auto-update.containers, and every resource decrease
+                entry = self.containers.get(updated.id)
+                if entry is not None and entry.container.resource != updated.resource:
+                    # NodeStatusUpdaterImpl: the RM's containersToUpdate go through updateContainerInternal
+                    grows = not _fits_in(updated.resource, entry.container.resource)
+                    kind = ContainerUpdateType.INCREASE_RESOURCE if grows else ContainerUpdateType.DECREASE_RESOURCE
+                elif updated.execution_type is ExecutionType.GUARANTEED:
+                    kind = ContainerUpdateType.PROMOTE_EXECUTION_TYPE
+                else:
+                    kind = ContainerUpdateType.DEMOTE_EXECUTION_TYPE
+                self._update_container(
+                    UpdateContainerRequest(
+                        container_version=updated.version,
+                        container_id=updated.id,
+                        container_update_type=kind,
+                        execution_type=updated.execution_type,
+                        capability=updated.resource,
+                    )
                 )
-            )
-        if msg.node_action in (NodeAction.SHUTDOWN, NodeAction.RESYNC):
+        if msg.node_action is not _NORMAL_ACTION and msg.node_action in (NodeAction.SHUTDOWN, NodeAction.RESYNC):
             # RESYNC: the RM does not know this node (it expired or the RM restarted): register again.
             if msg.node_action is NodeAction.SHUTDOWN:
                 self.fail()  # (a decommissioned node: its programs end with it)

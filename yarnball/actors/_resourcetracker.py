@@ -295,13 +295,14 @@ class ResourceTrackerService:
                 if state is _RUNNING:
                     if unlaunched.pop(cs.container_id, None) is not None:
                         launched.append(cs)
-                    else:
+                    elif self.running_listeners:
                         for listener in self.running_listeners:
                             listener(cs)
                 elif state is _COMPLETE:
                     completed.append(cs)
-            for cs in completed:
-                rm.dispatcher.container_done(cs.container_id, cs)
+            if completed:
+                for cs in completed:
+                    rm.dispatcher.container_done(cs.container_id, cs)
         scheduler = rm.scheduler
         if not completed and scheduler.node_update_launched_only(node.id, launched):
             # The NODE_UPDATE only marked containers RUNNING and returned no notification (a full node, say):

@@ -207,6 +207,8 @@ class SchedulerEventDispatcher:
 
     # -- the scheduler's notifications ----------------------------------------------------------------------------
     def on_notifications(self, notes: Any) -> None:
+        if not notes:
+            return  # (most heartbeats: no iterator made over nothing)
         rm = self.rm
         dormant = rm.dormant
         if dormant:
@@ -228,9 +230,11 @@ class SchedulerEventDispatcher:
 
     def on_allocated(self, note: ContainerAllocated) -> None:
         container = note.container
-        for claim in self.claimers:
-            if claim(note.attempt_id, container):
-                return  # it serves a promotion or an increase: not a container of its own
+        # (the chains are empty tuples without the optional services: tested first, no iterator made per container)
+        if self.claimers:
+            for claim in self.claimers:
+                if claim(note.attempt_id, container):
+                    return  # it serves a promotion or an increase: not a container of its own
         rm = self.rm
         rm.counters["containers_allocated"] += 1
         cid = container.id
@@ -264,9 +268,10 @@ class SchedulerEventDispatcher:
 
     def on_scheduler_completed(self, note: ContainerCompleted) -> None:
         """The scheduler ended a container itself: the NM must kill it, and an AM container ends its attempt."""
-        for absorbs in self.absorbers:
-            if absorbs(note.container_id):
-                return  # a demoted container leaving the scheduler's books: it runs on as OPPORTUNISTIC
+        if self.absorbers:
+            for absorbs in self.absorbers:
+                if absorbs(note.container_id):
+                    return  # a demoted container leaving the scheduler's books: it runs on as OPPORTUNISTIC
         self.container_done(note.container_id, note.status)
         rm = self.rm
         node = rm.nodes.get(note.node_id)
@@ -288,8 +293,9 @@ class SchedulerEventDispatcher:
         if cid not in live:
             return
         live.discard(cid)
-        for listener in self.done_listeners:
-            listener(cid)
+        if self.done_listeners:
+            for listener in self.done_listeners:
+                listener(cid)
         exit_status = status.exit_status
         log = rm.log
         if log.is_enabled_for(logging.DEBUG):

@@ -116,8 +116,14 @@ def deliver_allocate(arg: tuple[Any, Any, Any, Any]) -> None:
     entry when the request was sent), with the RM's reply run in place when it is the next event (module
     docstring); the ordinary delivery otherwise."""
     rm, deliver, request, sender = arg
-    takes = getattr(rm, "takes_allocates_in_place", None)  # (an actor standing in for the RM in a test)
-    if type(sender) is not ActorRef or not rm.is_free or takes is None or not takes(deliver):
+    if (
+        type(sender) is not ActorRef
+        or not rm.is_free
+        # (an actor standing in for the RM in a test has no such method; its class is asked, and the method called
+        # through the object, so that no bound method is made per allocate)
+        or getattr(type(rm), "takes_allocates_in_place", None) is None
+        or not rm.takes_allocates_in_place(deliver)
+    ):
         deliver((request, sender))
         return
     response = rm.allocate_in_place(request, sender)
@@ -137,8 +143,8 @@ def deliver_heartbeat_response(rm: Any, nm_ref: Any, response: Any) -> None:
     kernel = rm.kernel
     if type(nm_ref) is ActorRef and nm_ref.kernel is kernel and kernel.exact_shortcuts and kernel.instant:
         nm: Any = nm_ref.actor  # the NodeManager (or an actor standing in for it in a test: it gets messages)
-        if nm is not None and nm.is_free:
-            take = getattr(nm, "take_plain_response", None)
-            if take is not None and take(response):
+        # (its class asked, the method called through it: no bound method made per heartbeat)
+        if nm is not None and nm.is_free and getattr(type(nm), "take_plain_response", None) is not None:
+            if nm.take_plain_response(response):
                 return
     nm_ref.tell(response, rm.ref)

@@ -31,6 +31,9 @@ from yarnball.policies.capacity._queues import CSQueue, ParentQueue, f32, java_i
 from yarnball.policies.capacity._state import SchedulerApp, SchedulerNode, User
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from yarnball.policies.capacity._calculator import DefaultResourceCalculator, DominantResourceCalculator
     from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 
 __all__ = ["LeafQueue"]
@@ -274,7 +277,7 @@ class LeafQueue(CSQueue):
         orig_none = self.eff_min_m == 0 and self.eff_min_v == 0
         qm, qv = rc.max(cm, cv, self.eff_min_m, self.eff_min_v, min_m, min_v)
         if rc.dominant:
-            ratio = sum(rc.usage_share(cm, cv, u.used_m, u.used_v) for u in self.users.values())
+            ratio = _users_share(rc, cm, cv, self.users.values())
         else:
             # Sum of the users' memory shares == the queue's used memory share (all usage is some user's).
             ratio = rc.usage_share(cm, cv, self.used_m, 0)
@@ -653,6 +656,14 @@ class LeafQueue(CSQueue):
 
     def user_count_active(self) -> int:
         return self.active_users
+
+
+def _users_share(
+    rc: DefaultResourceCalculator | DominantResourceCalculator, cm: int, cv: int, users: Iterable[User]
+) -> float:
+    # (out of computed_user_limit: a generator expression there would make cells for rc, cm and cv on every
+    # call, in CPython, the memory-only calls that never reach it too)
+    return sum(rc.usage_share(cm, cv, u.used_m, u.used_v) for u in users)
 
 
 def _order(app: SchedulerApp) -> tuple[int, int, int, int]:

@@ -26,6 +26,7 @@ from yarnball.policies.capacity._queues import CSQueue
 from yarnball.policies.capacity._state import (
     ACQUIRED,
     KeyAsks,
+    RMContainer,
     SchedulerApp,
 )
 from yarnball.policies.scheduler._abstract import validate_resource_request
@@ -40,6 +41,7 @@ from yarnball.protocols import (
     ANY,
     ApplicationAttemptId,
     Configuration,
+    Container,
     ContainerId,
     ContainerStatus,
     NodeId,
@@ -248,7 +250,7 @@ class CapacityScheduler(EventHandlers):
         for r in ask:
             cap = r.capability
             if not (0 <= cap.memory_mb <= mm and 0 <= cap.vcores <= mv and r.num_containers >= 0):
-                errors = tuple([e for e in [validate_resource_request(r, maximum) for r in ask] if e])
+                errors = _ask_errors(ask, maximum)
                 break
         else:
             errors = ()
@@ -310,7 +312,7 @@ class CapacityScheduler(EventHandlers):
             # FiCaSchedulerApp.containerCompleted removes a container from newlyAllocatedContainers: one that ended
             # before the AM pulled it (preempted, or its node lost, while the AM's allocate was late) is not handed
             # over; the AM hears only of its completion.
-            containers = tuple(c for c in new if c.id in live)
+            containers = _still_live(new, live)
             new.clear()
             for c in containers:
                 live[c.id].state = ACQUIRED
@@ -323,7 +325,7 @@ class CapacityScheduler(EventHandlers):
             completed = ()
         hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
         if app.preempt:
-            preempt = frozenset(c for c in app.preempt if c in app.live)
+            preempt = _live_marks(app)
             app.preempt.clear()  # FiCaSchedulerApp.getAllocation: each mark reaches the AM once (containersToPreempt)
         else:
             preempt = _NO_PREEMPT
@@ -343,7 +345,7 @@ class CapacityScheduler(EventHandlers):
         if app is None or app.stopped or app.new_containers or app.completed:
             return None
         if app.preempt:
-            if any(c in app.live for c in app.preempt):
+            if _has_live_mark(app):
                 return None
             app.preempt.clear()
         hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
@@ -355,7 +357,7 @@ class CapacityScheduler(EventHandlers):
         app = self.attempts.get(attempt_id)
         if app is None or app.stopped or app.new_containers or app.completed:
             return True
-        return any(c in app.live for c in app.preempt)
+        return bool(app.preempt) and _has_live_mark(app)
 
     def _update_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> None:
         """``AppSchedulingInfo.updateResourceRequests``: the latest ask per (key, resource name) replaces the last."""
@@ -439,6 +441,26 @@ class CapacityScheduler(EventHandlers):
             app.user.am_used_m += dm
             app.user.am_used_v += dv
         app.am_m, app.am_v = mem, vc
+
+
+# The generator expressions of _pull, idle_allocate, allocate_has_news and allocate, out of line: a function with one
+# makes a cell per variable it shares with it on every call (in CPython), the common calls that never reach it too.
+def _still_live(new: list[Container], live: dict[ContainerId, RMContainer]) -> tuple[Container, ...]:
+    return tuple(c for c in new if c.id in live)
+
+
+def _live_marks(app: SchedulerApp) -> frozenset[ContainerId]:
+    live = app.live
+    return frozenset(c for c in app.preempt if c in live)
+
+
+def _has_live_mark(app: SchedulerApp) -> bool:
+    live = app.live
+    return any(c in live for c in app.preempt)
+
+
+def _ask_errors(ask: Sequence[ResourceRequest], maximum: Resource) -> tuple[str, ...]:
+    return tuple([e for e in [validate_resource_request(r, maximum) for r in ask] if e])
 
 
 def _leaves(q: CSQueue) -> Iterable[LeafQueue]:

@@ -36,7 +36,10 @@ __all__ = [
 ]
 
 
-class _Note(msgspec.Struct, frozen=True):
+# gc=False (inherited by every notification), as yarnball.protocols' records and messages: frozen, and every field
+# is a record, a str, a bool or a tuple or frozenset of records (the annotations below), so none can be part of a
+# reference cycle and the cyclic garbage collector need not track the one made per allocated container.
+class _Note(msgspec.Struct, frozen=True, gc=False):
     pass
 
 
@@ -96,7 +99,7 @@ SchedulerNotification = Union[  # noqa: UP007 - a runtime alias, kept readable
 ]
 
 
-class Allocation(msgspec.Struct, frozen=True, kw_only=True):
+class Allocation(msgspec.Struct, frozen=True, kw_only=True, gc=False):  # (gc=False: as _Note, one per AM pull)
     """The answer to an AM's ``allocate`` (``org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation``).
 
     ``containers`` were allocated on node heartbeats since the previous pull; ``completed`` are container statuses

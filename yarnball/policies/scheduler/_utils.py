@@ -47,21 +47,17 @@ RUNNING: Final = "RUNNING"
 RESIZE_REQUEST_ID_BASE: Final = -(2 << 40)
 
 
+# (module constants: reading a member off an Enum class goes through EnumType.__getattr__'s slow attribute hook)
+_COMPLETE: Final = ContainerState.COMPLETE
+_ABORTED: Final = ContainerExitStatus.ABORTED
+_PREEMPTED: Final = ContainerExitStatus.PREEMPTED
+
+
 def abnormal_status(cid: ContainerId, diagnostics: str) -> ContainerStatus:
     """``SchedulerUtils.createAbnormalContainerStatus``: COMPLETE, exit ABORTED (-100)."""
-    return ContainerStatus(
-        container_id=cid,
-        state=ContainerState.COMPLETE,
-        exit_status=ContainerExitStatus.ABORTED,
-        diagnostics=diagnostics,
-    )
+    return ContainerStatus(container_id=cid, state=_COMPLETE, exit_status=_ABORTED, diagnostics=diagnostics)
 
 
 def preempted_status(cid: ContainerId) -> ContainerStatus:
     """``SchedulerUtils.createPreemptedContainerStatus``: COMPLETE, exit PREEMPTED (-102)."""
-    return ContainerStatus(
-        container_id=cid,
-        state=ContainerState.COMPLETE,
-        exit_status=ContainerExitStatus.PREEMPTED,
-        diagnostics=PREEMPTED_CONTAINER,
-    )
+    return ContainerStatus(container_id=cid, state=_COMPLETE, exit_status=_PREEMPTED, diagnostics=PREEMPTED_CONTAINER)
