@@ -40,10 +40,9 @@ class _Recorder:
         self.served: list[tuple[Any, ...]] = []
         self.dormant_max = 0
         kernel, rm = cluster.kernel, cluster.rm
-        enter, serve = kernel._enter, rm.application_master_service.serve_allocate
+        serve = rm.application_master_service.serve_allocate
 
         def entered(entry: tuple[Any, ...]) -> None:
-            enter(entry)
             if not _is_tick(entry[4]):
                 self.trace.append(entry[:4])
             self.dormant_max = max(self.dormant_max, len(rm.dormant))
@@ -53,7 +52,7 @@ class _Recorder:
             self.served.append((kernel.event[:4], str(msg.application_attempt_id), msg.response_id, repr(r)))
             return r
 
-        kernel._enter = entered  # type: ignore[method-assign]
+        kernel.observe_events(entered)
         rm.application_master_service.serve_allocate = served  # type: ignore[method-assign]
 
 

@@ -52,17 +52,16 @@ def test_wake_advances_the_am_sequence_past_the_skipped_ticks() -> None:
     """A wake between events sets the AM's next sequence to c + 2n (+2 once the tick's F has run), either branch."""
     cluster = _dormant_cluster(60_000)
     kernel, dormant = cluster.kernel, cluster.rm.dormant
-    enter, seen = kernel._enter, []
+    seen: list[Any] = []
 
     def entered(entry: tuple[Any, ...]) -> None:
-        enter(entry)
         for sleeper in sorted(dormant.values(), key=lambda s: str(s.attempt_id)):
             n, half = sleeper.position()
             if n > sleeper.settled or half:
                 sleeper.wake()
                 seen.append((half, kernel.sequence(sleeper.origin), sleeper.c + 2 * n + (2 if half else 0)))
 
-    kernel._enter = entered  # type: ignore[method-assign]
+    kernel.observe_events(entered)
     cluster.run(until_ms=90_000)
     assert {half for half, _, _ in seen} == {False, True}
     assert all(actual == expected for _, actual, expected in seen)
@@ -90,17 +89,16 @@ def test_inline_allocates_are_shown_to_a_hooked_enter_as_the_run_loop_shows_even
     """An _enter replaced mid-run sees no event of that run, inline allocates included; from the next run, all."""
     cluster = _dormant_cluster(30_000)
     kernel = cluster.kernel
-    enter, seen = kernel._enter, []
+    seen: list[Any] = []
 
     def entered(entry: tuple[Any, ...]) -> None:
-        enter(entry)
         seen.append(entry[4])
 
     def hook() -> None:
-        kernel._enter = entered  # type: ignore[method-assign]
+        kernel.observe_events(entered)
 
     kernel.call_later(10_000, hook)
     cluster.run(until_ms=60_000)
-    assert kernel._enter is entered and seen == []
+    assert kernel.enter_observer is entered and seen == []
     cluster.run(until_ms=90_000)
     assert _at_rm in seen  # the allocate checks, run inside their firings, go through the hook again

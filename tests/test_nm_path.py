@@ -106,14 +106,12 @@ def _nm_and_rm(interval: int = 1000) -> tuple[Kernel, Any, NodeManager, list[Nod
     kernel.spawn(nm, "nm-h")
     kernel.run(until=0)
     delivered: list[NodeHeartbeatResponse] = []
-    enter = kernel._enter
 
     def entered(entry: tuple[Any, ...]) -> None:
-        enter(entry)
         if isinstance(entry[5], tuple) and isinstance(entry[5][0], NodeHeartbeatResponse):
             delivered.append(entry[5][0])
 
-    kernel._enter = entered  # type: ignore[method-assign]
+    kernel.observe_events(entered)
     return kernel, rm, nm, delivered
 
 

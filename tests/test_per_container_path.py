@@ -31,15 +31,13 @@ def _count_events(cluster: Cluster, until_ms: float = 3_600_000) -> Counter[str]
     """Run ``cluster`` (a simulated hour by default), counting delivered messages by type."""
     counts: Counter[str] = Counter()
     kernel = cluster.kernel
-    enter = kernel._enter
 
     def entered(entry: tuple[Any, ...]) -> None:
-        enter(entry)
         arg = entry[5]
         if isinstance(arg, tuple) and len(arg) == 2:
             counts[type(arg[0]).__name__] += 1
 
-    kernel._enter = entered  # type: ignore[method-assign]
+    kernel.observe_events(entered)
     cluster.run(until_ms=until_ms)
     return counts
 
@@ -191,14 +189,12 @@ def test_heartbeat_response_with_work_is_delivered() -> None:
     nm = NodeManager("h", "/r", Resource(1024, 1), rm.ref)
     kernel.spawn(nm, "nm-h")
     kernel.run(until=0)
-    enter = kernel._enter
 
     def entered(entry: tuple[Any, ...]) -> None:
-        enter(entry)
         if isinstance(entry[5], tuple) and isinstance(entry[5][0], NodeHeartbeatResponse):
             delivered.append(entry[5][0].response_id)
 
-    kernel._enter = entered  # type: ignore[method-assign]
+    kernel.observe_events(entered)
     cid = _container("h", 1, ExecutionType.GUARANTEED, 1).id
     deliver_heartbeat_response(rm, nm.ref, NodeHeartbeatResponse(response_id=3))
     assert nm.response_id == 3 and delivered == []

@@ -215,13 +215,11 @@ def test_enter_hooked_follows_the_hook_at_each_run_start() -> None:
     kernel.run()
     assert not kernel.enter_hooked
     seen: list[Any] = []
-    enter = kernel._enter
 
     def entered(entry: tuple[Any, ...]) -> None:
         seen.append(entry[:4])
-        enter(entry)
 
-    kernel._enter = entered  # type: ignore[method-assign]
+    kernel.observe_events(entered)
     kernel.schedule(5, lambda _: None)
     kernel.run()
     assert kernel.enter_hooked and len(seen) == 1
@@ -233,16 +231,14 @@ def test_a_hooked_run_sees_every_node_heartbeat_as_an_event() -> None:
     cluster = Cluster(Configuration({}), workload.nodes, seed=1)
     cluster.submit_workload(workload)
     kernel = cluster.kernel
-    enter = kernel._enter
     requests: list[Any] = []
 
     def entered(entry: tuple[Any, ...]) -> None:
         arg = entry[5]
         if type(arg) is tuple and len(arg) == 2 and type(arg[0]).__name__ == "NodeHeartbeatRequest":
             requests.append(entry[:4])
-        enter(entry)
 
-    kernel._enter = entered  # type: ignore[method-assign]
+    kernel.observe_events(entered)
     cluster.run(until_ms=600_000)
     assert len(requests) >= cluster.heartbeats.real > 0
 

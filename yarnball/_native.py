@@ -29,6 +29,10 @@ from types import ModuleType
 # on instances (mypyc native classes forbid that, and new attributes not declared in the class body: tests override
 # in a Python subclass instead, for classes marked @mypyc_attr(allow_interpreted_subclasses=True)).
 MYPYC_MODULES: tuple[str, ...] = (
+    # the event kernel and what sits below it: futures and tasks, addresses (ActorRef stays subclassable from Python)
+    "yarnball.actors._future",
+    "yarnball.actors._ref",
+    "yarnball.actors._kernel",
     # AbstractYarnScheduler, the native base of every scheduler (before the CapacityScheduler chain it heads)
     "yarnball.policies.scheduler._abstract",
     "yarnball.policies.capacity._calculator",

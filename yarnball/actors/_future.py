@@ -5,16 +5,23 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable, Coroutine, Generator
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union
+
+from mypy_extensions import mypyc_attr
 
 from yarnball.errors import ActorError
 
 if TYPE_CHECKING:
     from yarnball.actors._kernel import Kernel
 
-__all__ = ["NORMAL", "URGENT", "Future", "Task", "TimerHandle", "current_kernel"]
+__all__ = ["NORMAL", "URGENT", "Future", "Ms", "Task", "TimerHandle", "current_kernel"]
 
 T = TypeVar("T")
+
+#: A simulated time or interval in ms: an int stays an int (``1000`` is written as such in every output) and a float a
+#: float. Spelled as the union, not ``float``, so that compiled code keeps the value as it came instead of converting
+#: it to a C double.
+Ms = Union[int, float]  # noqa: UP007 (a runtime alias)
 
 URGENT = 0  # runs before NORMAL events of the same time (internal bookkeeping, wake-ups)
 NORMAL = 1  # message deliveries and timers
@@ -84,6 +91,7 @@ class Future(Generic[T]):
         return self.result()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TimerHandle:
     """A scheduled callback that can be cancelled (cancelling is O(1): the event is skipped when popped)."""
 

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from yarnball._logs import get_logger
 from yarnball.actors._future import (
     NORMAL,
+    Ms,
     URGENT,
     Future,
     Task,
@@ -107,28 +108,28 @@ class Clock(ABC):
     """How the kernel waits before it processes an event due at simulated time ``t`` (ms)."""
 
     @abstractmethod
-    def start(self, now: float) -> None:
+    def start(self, now: Ms) -> None:
         """Called when a run starts at simulated time ``now``."""
 
     @abstractmethod
-    def wait_until(self, t: float) -> None:
+    def wait_until(self, t: Ms) -> None:
         """Block until it is time to process an event due at ``t``."""
 
     @abstractmethod
-    async def wait_until_async(self, t: float, wakeup: asyncio.Event) -> bool:
+    async def wait_until_async(self, t: Ms, wakeup: asyncio.Event) -> bool:
         """Await the time ``t``; return False early if ``wakeup`` is set (an earlier event may have arrived)."""
 
 
 class VirtualClock(Clock):
     """Jump straight to the next event: simulated time runs as fast as the events can be processed (the default)."""
 
-    def start(self, now: float) -> None:
+    def start(self, now: Ms) -> None:
         pass
 
-    def wait_until(self, t: float) -> None:
+    def wait_until(self, t: Ms) -> None:
         pass
 
-    async def wait_until_async(self, t: float, wakeup: asyncio.Event) -> bool:
+    async def wait_until_async(self, t: Ms, wakeup: asyncio.Event) -> bool:
         return True
 
 
@@ -146,7 +147,7 @@ class WallClock(Clock):
         self._real_start = 0.0
         self._sim_start = 0.0
 
-    def start(self, now: float) -> None:
+    def start(self, now: Ms) -> None:
         self._real_start = time.monotonic()
         self._sim_start = now
 
@@ -159,12 +160,12 @@ class WallClock(Clock):
         due = self._real_start + (t - self._sim_start) / self.factor / 1000.0
         return due - time.monotonic()
 
-    def wait_until(self, t: float) -> None:
+    def wait_until(self, t: Ms) -> None:
         delay = self._delay_s(t)
         if delay > 0:
             time.sleep(delay)
 
-    async def wait_until_async(self, t: float, wakeup: asyncio.Event) -> bool:
+    async def wait_until_async(self, t: Ms, wakeup: asyncio.Event) -> bool:
         delay = self._delay_s(t)
         if delay <= 0:
             return True
@@ -182,9 +183,9 @@ class Kernel:
     time (immediately under the :class:`VirtualClock`, paced under the :class:`WallClock`).
     """
 
-    def __init__(self, clock: Clock | None = None, *, start: float = 0) -> None:
+    def __init__(self, clock: Clock | None = None, *, start: Ms = 0) -> None:
         self.clock: Clock = clock if clock is not None else VirtualClock()
-        self.now: float = start
+        self.now: Ms = start
         #: The highest priority processed so far at ``now``: with ``now``, the position of the run in the event order
         #: (every event at ``now`` with a lower or equal priority has run). A run that stopped at ``until`` has run
         #: every event at ``until``: the priority is then ``PASSED``. The NM heartbeat clock relies on it.
@@ -198,19 +199,22 @@ class Kernel:
         self.high: tuple[Any, ...] = (start, -1, "", -1)
         # (time, priority, origin, origin's sequence, fn, arg, owner); (origin, sequence) is unique, so the
         # comparison never reaches fn.
-        self._queue: list[tuple[float, int, str, int, Callable[[Any], None], Any, str]] = []
+        self._queue: list[tuple[Ms, int, str, int, Callable[[Any], None], Any, str]] = []
         #: The now lane: a second heap for events queued at ``now`` itself (see the module docstring).
-        self._now: list[tuple[float, int, str, int, Callable[[Any], None], Any, str]] = []
+        self._now: list[tuple[Ms, int, str, int, Callable[[Any], None], Any, str]] = []
         self._seqs: dict[str, int] = {}
         # Parked far-future entries (see the module docstring): bucket index -> entries (unsorted), the heap of
         # bucket indices, and the earliest bucket's start (+inf when nothing is parked).
-        self._far: dict[int, list[tuple[float, int, str, int, Callable[[Any], None], Any, str]]] = {}
+        self._far: dict[int, list[tuple[Ms, int, str, int, Callable[[Any], None], Any, str]]] = {}
         self._far_keys: list[int] = []
         self._far_edge: float = _INF
-        #: Whether the current (or last) ``run`` calls ``_enter`` for every event (a test replaced it on the instance
-        #: when the run started: :func:`enter_replaced`; always under ``run_async``). The shortcuts that leave events
-        #: out read this instead of looking at ``_enter`` at every event: they are off exactly when the run loop
-        #: shows every event to the hook. True (off) until a run starts.
+        #: Called with every event's entry as it becomes the current event (after the kernel's own bookkeeping), or
+        #: None: a test observing every event sets it (:meth:`observe_events`).
+        self.enter_observer: Callable[[tuple[Any, ...]], None] | None = None
+        #: Whether the current (or last) ``run`` calls ``_enter`` for every event (an observer was set when the run
+        #: started: :func:`enter_replaced`; always under ``run_async``). The shortcuts that leave events out read
+        #: this instead of looking at the observer at every event: they are off exactly when the run loop shows
+        #: every event to the observer. True (off) until a run starts.
         self.enter_hooked = True
         #: The owner of the event being processed ("" outside any actor's event).
         self.current: str = ""
@@ -223,15 +227,15 @@ class Kernel:
         self.running_async = False
         self.events_processed = 0
         #: The time of the last event processed (``now`` may have moved on to a ``run(until=...)`` bound since).
-        self.last_event_time: float = start
+        self.last_event_time: Ms = start
         # The actor runtime's bookkeeping lives here so that every actor of a process shares it.
         self.actors: dict[str, Any] = {}
         self.dead_letters = 0
         self.handler_failures = 0
         #: The first ``MAX_RECORDED_FAILURES`` handler failures (actors/_actor.py ``HandlerFailure``), in event order.
         self.failure_records: list[Any] = []
-        self._default_latency: float = 0
-        self._latency: dict[tuple[str, str], float] = {}
+        self._default_latency: Ms = 0
+        self._latency: dict[tuple[str, str], Ms] = {}
         #: Whether every message arrives at the instant it is sent: no modelled latency on any link (kept by
         #: ``default_latency`` and :meth:`set_latency`).
         self.instant = True
@@ -241,7 +245,7 @@ class Kernel:
     # -- scheduling ---------------------------------------------------------------------------------------------
     def schedule(
         self,
-        delay: float,
+        delay: Ms,
         fn: Callable[[Any], None],
         arg: Any = None,
         *,
@@ -271,7 +275,7 @@ class Kernel:
         self._seqs[origin] = seq + 1
         return origin, seq
 
-    def send(self, fn: Callable[[Any], None], arg: Any, owner: str, sender: Any, delay: float = 0) -> None:
+    def send(self, fn: Callable[[Any], None], arg: Any, owner: str, sender: Any, delay: Ms = 0) -> None:
         """Queue a message delivery ``fn(arg)`` to ``owner`` after the latency of the link from ``sender`` (an
         address with an ``id``, or None) plus ``delay`` ms: what :meth:`ActorRef.tell` queues."""
         if self._latency or delay < 0:
@@ -289,7 +293,7 @@ class Kernel:
         if self._wakeup is not None:
             self._wakeup.set()
 
-    def queue_at(self, t: float, priority: int, fn: Callable[[Any], None], arg: Any, owner: str | None = None) -> int:
+    def queue_at(self, t: Ms, priority: int, fn: Callable[[Any], None], arg: Any, owner: str | None = None) -> int:
         """Call ``fn(arg)`` at time ``t`` (not in the past), with the next key of the current origin, as
         :meth:`schedule` at ``t - now`` would; the sequence taken is returned (a timer that re-arms at an exact key
         later keeps it)."""
@@ -348,7 +352,7 @@ class Kernel:
         return True
 
     def push(
-        self, t: float, priority: int, origin: str, seq: int, fn: Callable[[Any], None], arg: Any, owner: str
+        self, t: Ms, priority: int, origin: str, seq: int, fn: Callable[[Any], None], arg: Any, owner: str
     ) -> None:
         """Queue an event with an explicit canonical key (a message that arrived from another kernel)."""
         if t < self.now:
@@ -361,7 +365,7 @@ class Kernel:
         if self._wakeup is not None:
             self._wakeup.set()
 
-    def park(self, entry: tuple[float, int, str, int, Callable[[Any], None], Any, str]) -> None:
+    def park(self, entry: tuple[Ms, int, str, int, Callable[[Any], None], Any, str]) -> None:
         """Queue ``entry`` (a :meth:`push` entry with its key already taken) parked when it is at least
         ``FAR_WIDTH`` ms ahead: popped in the same order, kept out of the heap until the run nears it."""
         t = entry[0]
@@ -390,7 +394,7 @@ class Kernel:
             _merge(queue, far.pop(heapq.heappop(keys)))
             self._far_edge = keys[0] * FAR_WIDTH if keys else _INF
 
-    def push_many(self, entries: list[tuple[float, int, str, int, Callable[[Any], None], Any, str]]) -> None:
+    def push_many(self, entries: list[tuple[Ms, int, str, int, Callable[[Any], None], Any, str]]) -> None:
         """Queue many :meth:`push` entries at once (a batch from another kernel). Canonical keys are unique, so
         the pop order is the same whether the heap is rebuilt or pushed into one by one; a large batch is
         cheaper to heapify in one C call."""
@@ -414,7 +418,7 @@ class Kernel:
         """``origin``'s next sequence (what the next event it schedules will take)."""
         return self._seqs.get(origin, 0)
 
-    def call_later(self, delay: float, fn: Callable[[], None]) -> TimerHandle:
+    def call_later(self, delay: Ms, fn: Callable[[], None]) -> TimerHandle:
         """Call ``fn()`` after ``delay`` ms unless the returned handle is cancelled first."""
         handle = TimerHandle()
 
@@ -450,13 +454,14 @@ class Kernel:
 
     def shutdown(self) -> None:
         """Orderly stop: every actor is stopped, in reverse order of spawning, with its ``on_stop`` called."""
-        for actor in reversed(list(self.actors.values())):
+        actors: list[Any] = list(self.actors.values())
+        for actor in actors[::-1]:
             actor.stop()
 
     def create_future(self) -> Future[Any]:
         return Future(self)
 
-    def sleep(self, delay: float) -> Future[None]:
+    def sleep(self, delay: Ms) -> Future[None]:
         """A future resolved ``delay`` ms from now: ``await kernel.sleep(1000)``."""
         fut: Future[None] = Future(self)
         self.schedule(delay, lambda _: fut.set_result(None))
@@ -466,7 +471,7 @@ class Kernel:
         """Run a coroutine on the kernel (it may await kernel futures)."""
         return Task(self, coro)
 
-    def peek(self) -> float | None:
+    def peek(self) -> Ms | None:
         """The time of the next event, or None when the queue is empty."""
         if self._now:
             return self.now
@@ -483,23 +488,23 @@ class Kernel:
 
     # -- latency between actors --------------------------------------------------------------------------------
     @property
-    def default_latency(self) -> float:
+    def default_latency(self) -> Ms:
         """The delivery latency (ms) of every link without one of its own."""
         return self._default_latency
 
     @default_latency.setter
-    def default_latency(self, ms: float) -> None:
+    def default_latency(self, ms: Ms) -> None:
         self._default_latency = ms
         self.instant = not self._latency and not ms
 
-    def set_latency(self, src: str, dst: str, ms: float) -> None:
+    def set_latency(self, src: str, dst: str, ms: Ms) -> None:
         """Model a delivery latency on the link ``src -> dst`` (actor ids)."""
         if ms < 0:
             raise ValueError("latency must be >= 0")
         self._latency[(src, dst)] = ms
         self.instant = False
 
-    def latency(self, src: str | None, dst: str) -> float:
+    def latency(self, src: str | None, dst: str) -> Ms:
         if self._latency and src is not None:
             return self._latency.get((src, dst), self._default_latency)
         return self._default_latency
@@ -523,8 +528,17 @@ class Kernel:
         # else: a same-time event queued (below the mark) after higher ones ran: keep the mark
         self.event = entry
         self.current = entry[6]
+        observer = self.enter_observer
+        if observer is not None:
+            observer(entry)
 
-    def run(self, until: float | None = None) -> float:
+    def observe_events(self, observer: Callable[[tuple[Any, ...]], None] | None) -> None:
+        """Show every event's entry to ``observer`` as it becomes the current event (None: stop). From the next
+        :meth:`run` on, the run loop takes its slow path for every event and the shortcuts that leave events out
+        are off (:attr:`enter_hooked`), so that the observer sees every event the run processes."""
+        self.enter_observer = observer
+
+    def run(self, until: Ms | None = None) -> Ms:
         """Process events until the queue is empty, ``until`` (ms, inclusive) is reached, or ``stop()``.
 
         Returns the simulated time at the end. With ``until``, ``now`` ends exactly at ``until``.
@@ -539,7 +553,7 @@ class Kernel:
         pop = heapq.heappop
         clock = self.clock
         virtual = isinstance(clock, VirtualClock)
-        hooked = self.enter_hooked = enter_replaced(self)  # a test observing every event replaced _enter here
+        hooked = self.enter_hooked = enter_replaced(self)  # a test observes every event
         # One comparison per event decides whether the event needs the slow path: ``t > bound`` holds past
         # ``until`` and, under a pacing clock or a hooked _enter, for every event (-inf); the parked edge is
         # compared on its own.
@@ -604,7 +618,7 @@ class Kernel:
             current_kernel.reset(token)
         return self.now
 
-    def run_until_complete(self, fut: Future[T], *, limit: float | None = None) -> T:
+    def run_until_complete(self, fut: Future[T], *, limit: Ms | None = None) -> T:
         """Run until ``fut`` is resolved and return its result (raise if the queue empties first)."""
         done_flag = []
 
@@ -622,7 +636,7 @@ class Kernel:
             self.run(until=limit)
         return fut.result()
 
-    async def run_async(self, until: float | None = None, *, wait_when_idle: bool = False) -> float:
+    async def run_async(self, until: Ms | None = None, *, wait_when_idle: bool = False) -> Ms:
         """Like :meth:`run`, but awaits the clock instead of blocking, for live runs inside asyncio (and Ray).
 
         While waiting for the next event's wall time, an event scheduled from outside (another asyncio task) wakes
@@ -691,11 +705,5 @@ class Kernel:
 
 
 def enter_replaced(kernel: Kernel) -> bool:
-    """Whether ``kernel._enter`` was replaced on the instance (a test observing every event).
-
-    Read through the attribute, never through ``kernel.__dict__``: reading an instance's ``__dict__`` makes CPython
-    (3.11+) move the attributes it keeps inline into a real dict for good, after which every attribute access of
-    the kernel (``now``, ``_queue``, ``current``, ... several per event) takes the slower dictionary path. The same
-    holds for the scheduler and the actors (an ``Actor``'s ``__dict__`` slot is CPython's managed one): their
-    replaced methods are detected the same way, by the bound method's ``__func__``."""
-    return getattr(kernel._enter, "__func__", None) is not type(kernel)._enter
+    """Whether a test observes every event of ``kernel`` (:meth:`Kernel.observe_events`)."""
+    return kernel.enter_observer is not None

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 from yarnball._logs import get_logger
-from yarnball.actors._future import Future, current_kernel
+from yarnball.actors._future import Future, Ms, current_kernel
 from yarnball.errors import DeadLetterError
 from yarnball.errors import TimeoutError as AskTimeoutError
 
@@ -21,6 +23,7 @@ __all__ = ["ActorRef"]
 log = get_logger(__name__)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ActorRef:
     """The address of an actor. ``tell`` never blocks; ``ask`` returns a future of the reply."""
 
@@ -51,7 +54,7 @@ class ActorRef:
         """The actor stopped: its messages become dead letters from now on."""
         self.actor = None
 
-    def tell(self, message: Any, sender: ActorRef | None = None, *, delay: float = 0) -> None:
+    def tell(self, message: Any, sender: ActorRef | None = None, *, delay: Ms = 0) -> None:
         """Deliver ``message`` after the link's latency (plus ``delay`` ms)."""
         actor = self.actor
         if actor is None:
@@ -61,7 +64,7 @@ class ActorRef:
             return
         self.kernel.send(actor.delivery_entry, (message, sender), self.id, sender, delay)
 
-    def ask(self, message: Any, *, timeout: float | None = None, sender: ActorRef | None = None) -> Future[Any]:
+    def ask(self, message: Any, *, timeout: Ms | None = None, sender: ActorRef | None = None) -> Future[Any]:
         """Send ``message`` and return a future resolved by the handler's return value.
 
         ``timeout`` is in ms of the kernel's clock; on expiry the future fails with
@@ -95,7 +98,7 @@ class _ReplyRef(ActorRef):
         self._future = future
         self._asker = asker
 
-    def tell(self, message: Any, sender: ActorRef | None = None, *, delay: float = 0) -> None:
+    def tell(self, message: Any, sender: ActorRef | None = None, *, delay: Ms = 0) -> None:
         latency = self.kernel.latency(sender.id if sender is not None else None, self.id) + delay
         self.kernel.schedule(latency, _resolve, (self._future, message, None))
 
