@@ -89,7 +89,7 @@ def test_scheduling_rejected_to_queue_with_zero_capacity(tmp_path: Path, resourc
     none of the asks is kept; the application stays in the queue."""
     h = Harness(tmp_path, _zero_resource_queues(resource))
     h.reinitialize(_zero_resource_queues(resource))
-    h.node(2048, 2)
+    h.add_node(2048, 2)
     aid = h.add("queueA", "user1")
     allocation = h.s.allocate(aid, [invalid, rr(0, vcores=0, n=2)], [])  # type: ignore[list-item]
     (error,) = allocation.errors
@@ -114,7 +114,7 @@ def test_scheduling_allowed_to_queue_with_zero_capacity(tmp_path: Path, resource
     missing resource is accepted (Hadoop: no exception; the port also checks the ask is kept)."""
     h = Harness(tmp_path, _zero_resource_queues(resource))
     h.reinitialize(_zero_resource_queues(resource))
-    h.node(2048, 2)
+    h.add_node(2048, 2)
     aid = h.add("queueA", "user1")
     assert not h.s.allocate(aid, [rr(mb, vcores=vcores, priority=2)], []).errors
     assert [r.num_containers for r in h.app(aid).get_all_resource_requests()] == [1]
@@ -180,7 +180,7 @@ def test_fs_op_durations_count_the_operations_where_hadoop_adds_them(tmp_path: P
     sample of its duration on the virtual clock (0 ms: the clock does not move during a call); a snapshot with
     nothing new keeps the count and starts an empty interval (``MutableStat.snapshot``)."""
     h = Harness(tmp_path)
-    nid = h.node(4 * GB, 4)  # addNode runs the update once (triggerUpdate)
+    nid = h.add_node(4 * GB, 4)  # addNode runs the update once (triggerUpdate)
     h.request(GB, "root.queue1", "user1")  # and one update
     h.heartbeat(nid, times=3)
     h.s.continuous_scheduling_attempt()
