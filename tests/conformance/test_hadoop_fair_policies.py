@@ -8,6 +8,7 @@ comparator) and, in the ``...2`` variants, after ``ResourceUtils.resetResourceTy
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import pytest
@@ -255,3 +256,29 @@ def test_testCompareSchedulablesWithClusterResourceChanges(n: bool) -> None:
     s1, s2 = create_schedulable(2000, 1), create_schedulable(1000, 2)
     assert create_comparator(4000, 5, n)(s1, s2) > 0
     assert create_comparator(8000, 6, n)(s1, s2) < 0
+
+
+def test_testModWhileSorting() -> None:
+    """10,000 schedulables sorted with the DRF comparator while 1,000 of them change usage. Hadoop changes them
+    from a second thread during a ``TreeSet.addAll`` and checks only that the sort ends; here the change is made
+    from inside the sort, after its 500th comparison (one thread, deterministic), and the sort must end with every
+    schedulable in place and the changed ones compared by their new usage from then on."""
+    schedulables = [create_schedulable((i % 10) * 100, (i % 3) * 2) for i in range(10000)]
+    comparator = create_comparator(100000, 50000, True)
+    calls = 0
+
+    def compare(a: Schedulable, b: Schedulable) -> int:
+        nonlocal calls
+        calls += 1
+        if calls == 500:  # modificationThread
+            for j in range(1000):
+                changed = schedulables[j * 10]
+                assert isinstance(changed, FakeSchedulable)
+                changed.resource_usage = Resource(20000, j % 10)
+        return comparator(a, b)
+
+    ordered = sorted(schedulables, key=functools.cmp_to_key(compare))
+    assert (
+        calls > 500 and len(ordered) == len(schedulables) and {id(s) for s in ordered} == {id(s) for s in schedulables}
+    )
+    assert ordered[-1].resource_usage.memory_mb == 20000  # the largest dominant share sorts last

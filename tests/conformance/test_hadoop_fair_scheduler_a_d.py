@@ -1,6 +1,6 @@
 """Hadoop's ``TestFairScheduler`` (``scheduler/fair/``), its methods testA... to testD... not ported in
 test_hadoop_fair_scheduler.py, on yarnball's FairScheduler built as ``FairSchedulerTestBase`` builds Hadoop's
-(tests/conformance/fs_harness_a_d.py). Method names are Hadoop's, snake-cased."""
+(tests/conformance/fair_scheduler_harness.py). Method names are Hadoop's, snake-cased."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
+from fair_scheduler_harness import AM_PRIORITY, GB, Harness, rr
 
-from tests.conformance.fs_harness_a_d import AM_PRIORITY, GB, Harness, rr
 from tests.fair_queue_helpers import FakeFSApp
 from yarnball.errors import ConfigurationError
 from yarnball.policies.fair._configurableresource import ConfigurableResource
@@ -50,9 +50,9 @@ def test_conf_validation() -> None:
 def test_aggregate_capacity_tracking(tmp_path: Path) -> None:
     """testAggregateCapacityTracking: the cluster resource follows nodes added and removed."""
     h = Harness(tmp_path)
-    n1 = h.add_node(1024, 1, 1, "127.0.0.1")
+    n1 = h.add_node(1024, 1, host="127.0.0.1")
     assert h.s.cluster_resource.memory_mb == 1024
-    h.add_node(512, 1, 2, "127.0.0.2")
+    h.add_node(512, 1, host="127.0.0.2")
     assert h.s.cluster_resource.memory_mb == 1536
     h.remove_node(n1)
     assert h.s.cluster_resource.memory_mb == 512
@@ -109,8 +109,8 @@ def test_compute_max_am_resource(tmp_path: Path) -> None:
         return next(m for m in h.s.queue_metrics() if m.path == name)
 
     zero_max = h.leaf("queueFSZeroWithMax", True)
-    att1, _ = h.add_app("queueFSZeroWithMax", "user1", am)
-    h.request_existing(att1, GB, 1, AM_PRIORITY)
+    att1, _ = h.add_app("queueFSZeroWithMax", "user1", am=am)
+    h.ask_existing(att1, GB, AM_PRIORITY, vcores=1)
     h.heartbeat(nid)
     assert zero_max.fair_share.memory_mb == 0
     expected = multiply_and_round_up(zero_max.max_share, zero_max.max_am_share)
@@ -119,8 +119,8 @@ def test_compute_max_am_resource(tmp_path: Path) -> None:
     assert m.am_used.memory_mb == am.memory_mb
 
     zero_avl = h.leaf("queueFSZeroWithAVL", True)
-    att2, _ = h.add_app("queueFSZeroWithAVL", "user1", am)
-    h.request_existing(att2, GB, 1, AM_PRIORITY)
+    att2, _ = h.add_app("queueFSZeroWithAVL", "user1", am=am)
+    h.ask_existing(att2, GB, AM_PRIORITY, vcores=1)
     h.heartbeat(nid)
     expected = multiply_and_round_up(
         Resource(mem_capacity - am.memory_mb, cpu_capacity - am.vcores), zero_avl.max_am_share
@@ -131,8 +131,8 @@ def test_compute_max_am_resource(tmp_path: Path) -> None:
     assert m.am_used.memory_mb == am.memory_mb
 
     non_zero = h.leaf("queueFSNonZero", True)
-    att3, _ = h.add_app("queueFSNonZero", "user1", am)
-    h.request_existing(att3, GB, 1, AM_PRIORITY)
+    att3, _ = h.add_app("queueFSNonZero", "user1", am=am)
+    h.ask_existing(att3, GB, AM_PRIORITY, vcores=1)
     h.heartbeat(nid)
     assert non_zero.fair_share.memory_mb != 0
     expected = multiply_and_round_up(non_zero.fair_share, non_zero.max_am_share)
@@ -163,7 +163,7 @@ def test_container_reservation_attempt_exceeding_queue_max(tmp_path: Path) -> No
     att1 = h.request(1024, "queue1", "user1", 1)
     h.s.update()
     h.heartbeat(nid)
-    assert h.reservation(att1) == 0
+    assert h.current_reservation(att1).memory_mb == 0
 
 
 def test_container_reservation_not_exceeding_queue_max(tmp_path: Path) -> None:
@@ -182,15 +182,15 @@ def test_container_reservation_not_exceeding_queue_max(tmp_path: Path) -> None:
     att1 = h.request(1024, "queue1", "user1", 1)
     h.s.update()
     h.heartbeat(nid)
-    assert h.reservation(att1) == 1024
+    assert h.current_reservation(att1).memory_mb == 1024
     h.heartbeat(nid)
-    assert h.reservation(att1) == 1024
+    assert h.current_reservation(att1).memory_mb == 1024
     h.write_allocations(_two_queues("2048mb,10vcores", "2048mb,10vcores"))
     h.reinitialize()
     h.request(1024, "queue2", "user2", 1)
     h.heartbeat(nid)
     assert h.queue("queue1").resource_usage.memory_mb == 2048
-    assert h.reservation(att1) == 0
+    assert h.current_reservation(att1).memory_mb == 0
     assert h.queue("queue2").resource_usage.memory_mb == 1024
 
 
@@ -291,8 +291,8 @@ def test_dynamic_max_assign(tmp_path: Path) -> None:
 def test_assign_container(tmp_path: Path) -> None:
     """testAssignContainer: a fifo leaf serves its first app first; the fair parent's children share evenly."""
     h = Harness(tmp_path)
-    n1 = h.add_node(8192, 8, 1, "127.0.0.1")
-    n2 = h.add_node(8192, 8, 2, "127.0.0.2")
+    n1 = h.add_node(8192, 8, host="127.0.0.1")
+    n2 = h.add_node(8192, 8, host="127.0.0.2")
     att1 = h.request(1024, "fifo", "user1", 4)
     att2 = h.request(1024, "fairParent.fairChild1", "user1", 4)
     att3 = h.request(1024, "fairParent.fairChild2", "user1", 4)
@@ -313,17 +313,17 @@ def test_assign_container(tmp_path: Path) -> None:
 def test_cancel_strict_locality(tmp_path: Path) -> None:
     """testCancelStrictLocality: a strict node ask never lands elsewhere until the AM relaxes it."""
     h = Harness(tmp_path)
-    n1 = h.add_node(1024, 1, 1, "127.0.0.1")
-    n2 = h.add_node(1024, 1, 2, "127.0.0.2")
+    n1 = h.add_node(1024, 1, host="127.0.0.1")
+    n2 = h.add_node(1024, 1, host="127.0.0.2")
     att = h.request(1024, "queue1", "user1", 0)
-    h.request_existing_ask(att, rr(1024, 1, n1.host, 1, relax=True))
-    h.request_existing_ask(att, rr(1024, 1, "rack1", 1, relax=False))
-    h.request_existing_ask(att, rr(1024, 1, ANY, 1, relax=False))
+    h.ask_existing_request(att, rr(1024, n1.host, 1, 1, relax=True))
+    h.ask_existing_request(att, rr(1024, "rack1", 1, 1, relax=False))
+    h.ask_existing_request(att, rr(1024, ANY, 1, 1, relax=False))
     h.s.update()
     for _ in range(10):
         h.heartbeat(n2)
         assert h.live(att) == 0
-    h.s.allocate(att, [rr(1024, 0, n1.host), rr(1024, 0, "rack1"), rr(1024, 1, ANY)], [])
+    h.s.allocate(att, [rr(1024, n1.host, n=0), rr(1024, "rack1", n=0), rr(1024, ANY)], [])
     h.heartbeat(n2)
     assert h.live(att) == 1
 
@@ -332,14 +332,14 @@ def _am_strict_locality(tmp_path: Path, node: bool, invalid: bool) -> None:
     """testAMStrictLocality(node, invalid): an AM asked strictly on node2 or its rack lands there; asked on an
     unknown host or rack, nowhere."""
     h = Harness(tmp_path)
-    n1 = h.add_node(1024, 1, 1, "127.0.0.1", rack=1)
-    n2 = h.add_node(1024, 1, 2, "127.0.0.2", rack=2)
+    n1 = h.add_node(1024, 1, host="127.0.0.1", rack=1)
+    n2 = h.add_node(1024, 1, host="127.0.0.2", rack=2)
     reqs = [
-        rr(1024, 1, ANY, 1, relax=False),
-        rr(1024, 1, "invalid" if not node and invalid else "rack2", 1, relax=not node),
+        rr(1024, ANY, 1, 1, relax=False),
+        rr(1024, "invalid" if not node and invalid else "rack2", 1, 1, relax=not node),
     ]
     if node:
-        reqs.append(rr(1024, 1, "invalid" if invalid else n2.host, 1, relax=True))
+        reqs.append(rr(1024, "invalid" if invalid else n2.host, 1, 1, relax=True))
     att = h.request_asks(reqs, "queue1", "user1", update=False)
     h.s.update()
     h.heartbeat(n2)
@@ -372,7 +372,7 @@ def test_am_strict_locality_node_invalid(tmp_path: Path) -> None:
 def test_basic_drf_assignment(tmp_path: Path) -> None:
     """testBasicDRFAssignment: under DRF the app with the smaller dominant share is served."""
     h = Harness(tmp_path)
-    nid = h.add_node(8192, 5, 1, "host1")
+    nid = h.add_node(8192, 5, host="host1")
     att1 = h.request(2048, "queue1", "user1", 2, vcores=1)
     att2 = h.request(1024, "queue1", "user1", 2, vcores=2)
     h.queue("queue1").set_policy(parse_policy("drf"))
@@ -448,14 +448,14 @@ def test_blacklist_nodes(tmp_path: Path) -> None:
     """testBlacklistNodes: the blacklist changes without asks, and a blacklisted host gets no container."""
     h = Harness(tmp_path)
     host = "127.0.0.1"
-    nid = h.add_node(16 * GB, 16, 0, host)
+    nid = h.add_node(16 * GB, 16, host=host)
     att = h.request(GB, "root.default", "user", 1)
     attempt = h.s.attempts[att]
     h.s.allocate(att, [], [], [host], [])
     assert host in attempt.blacklist
     h.s.allocate(att, [], [], [], [host])
     assert host not in attempt.blacklist
-    update = [rr(GB, 0, host, 1)]
+    update = [rr(GB, host, 1, 0)]
     h.s.allocate(att, update, [], [host], [])
     assert host in attempt.blacklist
     h.s.update()
@@ -500,8 +500,8 @@ def test_container_allocation_with_container_id_leap(tmp_path: Path) -> None:
     """testContainerAllocationWithContainerIdLeap: a reservation takes a container id; the container allocated
     elsewhere afterwards takes the next one."""
     h = Harness(tmp_path, **{keys.RESERVABLE_NODES: "0.50"})
-    n1 = h.add_node(3072, 10, 1, "127.0.0.1")
-    n2 = h.add_node(3072, 10, 1, "127.0.0.2")
+    n1 = h.add_node(3072, 10, host="127.0.0.1")
+    n2 = h.add_node(3072, 10, host="127.0.0.2")
     app1 = h.request(2048, "queue1", "user1", 2)
     h.s.update()
     h.heartbeat(n1)
@@ -558,9 +558,9 @@ def test_dump_state(tmp_path: Path) -> None:
 def test_completed_container_on_removed_node(tmp_path: Path) -> None:
     """testCompletedContainerOnRemovedNode: completing a container after its node left does not fail."""
     h = Harness(tmp_path)
-    nid = h.add_node(2048, 1, 2, "127.0.0.2")
+    nid = h.add_node(2048, 1, host="127.0.0.2")
     att, _ = h.add_app("root.queue1", "user1")
-    h.s.allocate(att, [rr(1024, 1, nid.host), rr(1024, 1, "rack1", relax=False), rr(1024, 1, ANY, relax=False)], [])
+    h.s.allocate(att, [rr(1024, nid.host), rr(1024, "rack1", relax=False), rr(1024, ANY, relax=False)], [])
     h.s.update()
     h.heartbeat(nid)
     live = list(h.s.attempts[att].live.values())

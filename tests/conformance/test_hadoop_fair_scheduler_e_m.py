@@ -1,5 +1,5 @@
 """Hadoop's ``TestFairScheduler`` (``scheduler/fair/``), its methods ``testE...`` to ``testM...`` not ported in
-test_hadoop_fair_scheduler.py, on yarnball's FairScheduler with the test's cluster (fair_scheduler_harness_e_m.py).
+test_hadoop_fair_scheduler.py, on yarnball's FairScheduler with the test's cluster (fair_scheduler_harness.py).
 Method names are Hadoop's, snake-cased, in the order of Hadoop's file."""
 
 from __future__ import annotations
@@ -7,14 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fair_scheduler_harness_e_m import GB, Harness, resource_request
+from fair_scheduler_harness import AM_PRIORITY, GB, Harness, rr
 
 from yarnball.errors import AllocationConfigurationException, SchedulingError
 from yarnball.policies.fair._fsevents import _lowest_common_ancestor
 from yarnball.policies.scheduler._utils import COMPLETED_APPLICATION, LOST_CONTAINER, abnormal_status
 from yarnball.protocols import ANY, ApplicationAttemptId, Resource, keys
-
-AM_PRIORITY = 0  # RMAppAttemptImpl.AM_CONTAINER_PRIORITY
 
 
 def test_load_configuration_on_initialize(tmp_path: Path) -> None:
@@ -76,8 +74,8 @@ def test_fair_share_with_high_max_resources(tmp_path: Path) -> None:
         "<queue name='queueB'><maxResources>1073741824 mb 1000 vcores</maxResources><weight>.75</weight></queue>",
     )
     h.add_node(8 * GB, 8, host="127.0.0.1")
-    h.create_scheduling_request(1 * GB, "queueA", "user1")
-    h.create_scheduling_request(6 * GB, "queueB", "user1")
+    h.request(1 * GB, "queueA", "user1")
+    h.request(6 * GB, "queueB", "user1")
     h.s.update()
     assert h.leaf("queueA").fair_share.memory_mb == 2 * GB
     assert h.leaf("queueB").fair_share.memory_mb == 6 * GB
@@ -91,8 +89,8 @@ def test_fair_share_with_low_max_resources(tmp_path: Path) -> None:
         "<queue name='queueB'><maxResources>3072 mb 3 vcores</maxResources><weight>0.25</weight></queue>",
     )
     node = h.add_node(8 * GB, 8, host="127.0.0.1")
-    att1 = h.create_scheduling_request(1024, "queueA", "user1", 2)
-    att2 = h.create_scheduling_request(1024, "queueB", "user1", 4)
+    att1 = h.request(1024, "queueA", "user1", 2)
+    att2 = h.request(1024, "queueB", "user1", 4)
     h.s.update()
     assert h.leaf("queueA").fair_share.memory_mb == 1 * GB
     assert h.leaf("queueB").fair_share.memory_mb == 3 * GB
@@ -107,8 +105,8 @@ def test_fair_share_with_zero_weight(tmp_path: Path) -> None:
         tmp_path, "<queue name='queueA'><weight>0.0</weight></queue><queue name='queueB'><weight>0.0</weight></queue>"
     )
     h.add_node(8 * GB, 8, host="127.0.0.1")
-    h.create_scheduling_request(2 * GB, "queueA", "user1")
-    h.create_scheduling_request(6 * GB, "queueB", "user1")
+    h.request(2 * GB, "queueA", "user1")
+    h.request(6 * GB, "queueB", "user1")
     h.s.update()
     assert h.leaf("queueA").fair_share.memory_mb == 0
     assert h.leaf("queueB").fair_share.memory_mb == 0
@@ -122,8 +120,8 @@ def test_fair_share_with_zero_weight_none_zero_min_res(tmp_path: Path) -> None:
         "<queue name='queueB'><minResources>1 mb 1 vcores</minResources><weight>0.0</weight></queue>",
     )
     h.add_node(8 * GB, 8, host="127.0.0.1")
-    h.create_scheduling_request(2 * GB, "queueA", "user1")
-    h.create_scheduling_request(6 * GB, "queueB", "user1")
+    h.request(2 * GB, "queueA", "user1")
+    h.request(6 * GB, "queueB", "user1")
     h.s.update()
     assert h.leaf("queueA").fair_share.memory_mb == 1
     assert h.leaf("queueB").fair_share.memory_mb == 1
@@ -137,8 +135,8 @@ def test_fair_share_with_none_zero_weight_none_zero_min_res(tmp_path: Path) -> N
         "<queue name='queueB'><minResources>1024 mb 1 vcores</minResources><weight>0.5</weight></queue>",
     )
     h.add_node(8 * GB, 8, host="127.0.0.1")
-    h.create_scheduling_request(4 * GB, "queueA", "user1")
-    h.create_scheduling_request(4 * GB, "queueB", "user1")
+    h.request(4 * GB, "queueA", "user1")
+    h.request(4 * GB, "queueB", "user1")
     h.s.update()
     assert h.leaf("queueA").fair_share.memory_mb == 4096
     assert h.leaf("queueB").fair_share.memory_mb == 4096
@@ -166,8 +164,8 @@ def test_empty_queue_name(tmp_path: Path) -> None:
     """testEmptyQueueName: an application submitted to "" is rejected and creates no queue."""
     h = Harness(tmp_path)
     assert len(h.s.queue_manager.leaf_queues) == 0  # trunk: no queue by default
-    attempt_id = h.next_attempt_id()
-    assert not h.add_application(attempt_id, "", "user1")
+    attempt_id = h.new_attempt_id()
+    assert not h.with_am(attempt_id, "", "user1")
     assert len(h.s.queue_manager.leaf_queues) == 0
     assert attempt_id not in h.s.fs_apps
     assert attempt_id.application_id not in h.s.applications
@@ -181,8 +179,8 @@ def test_fair_share_with_min_alloc(tmp_path: Path) -> None:
         "<queue name='queueB'><minResources>2048mb,0vcores</minResources></queue>",
     )
     h.add_node(3 * GB, host="127.0.0.1")
-    h.create_scheduling_request(2 * GB, "queueA", "user1")
-    h.create_scheduling_request(2 * GB, "queueB", "user1")
+    h.request(2 * GB, "queueA", "user1")
+    h.request(2 * GB, "queueB", "user1")
     h.s.update()
     assert len(h.s.queue_manager.leaf_queues) == 2  # trunk: no root.default
     assert h.leaf("queueA").fair_share.memory_mb == 1024
@@ -199,9 +197,9 @@ def test_fair_share_and_weights_in_nested_user_queue_rule(tmp_path: Path) -> Non
     )
     capacity = 16 * GB
     h.add_node(capacity, host="127.0.0.1")
-    h.create_scheduling_request(10 * GB, "root.parentq", "user1")
-    h.create_scheduling_request(10 * GB, "root.parentq", "user2")
-    h.create_scheduling_request(10 * GB, "root.default", "user3")
+    h.request(10 * GB, "root.parentq", "user1")
+    h.request(10 * GB, "root.parentq", "user2")
+    h.request(10 * GB, "root.default", "user3")
     h.s.update()
     root = h.s.queue_manager.root_queue
     root.steady_fair_share = h.s.cluster_resource
@@ -235,11 +233,11 @@ def test_multiple_containers_waiting_for_reservation(tmp_path: Path) -> None:
     """testMultipleContainersWaitingForReservation: one of two waiting applications reserves the full node."""
     h = Harness(tmp_path)
     node = h.add_node(1024, host="127.0.0.1")
-    h.create_scheduling_request(1024, "queue1", "user1")
+    h.request(1024, "queue1", "user1")
     h.s.update()
     h.heartbeat(node)
-    att1 = h.create_scheduling_request(1024, "queue2", "user2")
-    att2 = h.create_scheduling_request(1024, "queue3", "user3")
+    att1 = h.request(1024, "queue2", "user2")
+    att2 = h.request(1024, "queue3", "user3")
     h.s.update()
     h.heartbeat(node)
     assert h.current_reservation(att1).memory_mb == 1024
@@ -250,13 +248,13 @@ def _max_running_apps_raised_on_the_fly(tmp_path: Path, before: str, after: str)
     """testIncreaseQueueSettingOnTheFlyInternal."""
     h = Harness(tmp_path, before)
     node = h.add_node(8192, 8, host="127.0.0.1")
-    att1 = h.create_scheduling_request(1024, "queue1", "user1")
+    att1 = h.request(1024, "queue1", "user1")
     h.s.update()
     h.heartbeat(node)
     assert h.live(att1) == 1
     others = []
     for _ in range(3):
-        others.append(h.create_scheduling_request(1024, "queue1", "user1"))
+        others.append(h.request(1024, "queue1", "user1"))
         h.s.update()
         h.heartbeat(node)
     att2, att3, att4 = others
@@ -271,7 +269,7 @@ def _max_running_apps_raised_on_the_fly(tmp_path: Path, before: str, after: str)
     h.s.update()
     h.heartbeat(node)
     assert h.live(att4) == 0
-    h.remove_attempt(att1)
+    h.remove(att1)
     h.s.update()
     h.heartbeat(node)
     assert h.live(att4) == 1
@@ -295,17 +293,17 @@ def test_multiple_nodes_single_rack_request(tmp_path: Path) -> None:
     h = Harness(tmp_path)
     node1 = h.add_node(1024, rack=1, host="127.0.0.1")
     node2 = h.add_node(1024, rack=1, host="127.0.0.2")
-    attempt_id = h.next_attempt_id()
-    assert h.create_managed_app(attempt_id, "queue1", "user1")
+    attempt_id = h.new_attempt_id()
+    assert h.with_am(attempt_id, "queue1", "user1")
     h.allocate(
         attempt_id,
         [
-            resource_request(1024, "127.0.0.1"),
-            resource_request(1024, "127.0.0.2"),
-            resource_request(1024, "127.0.0.3"),
-            resource_request(1024, "rack1"),
-            resource_request(1024, "rack2"),
-            resource_request(1024, ANY, num=2),
+            rr(1024, "127.0.0.1"),
+            rr(1024, "127.0.0.2"),
+            rr(1024, "127.0.0.3"),
+            rr(1024, "rack1"),
+            rr(1024, "rack2"),
+            rr(1024, ANY, n=2),
         ],
     )
     h.s.update()
@@ -320,8 +318,8 @@ def test_fifo_within_queue(tmp_path: Path) -> None:
     """testFifoWithinQueue: under the fifo policy the first application is served first."""
     h = Harness(tmp_path, "<queue name='queue1'><schedulingPolicy>fifo</schedulingPolicy></queue>")
     node = h.add_node(3072, 3, host="127.0.0.1")
-    att1 = h.create_scheduling_request(1024, "queue1", "user1", 2)
-    att2 = h.create_scheduling_request(1024, "queue1", "user1", 2)
+    att1 = h.request(1024, "queue1", "user1", 2)
+    att2 = h.request(1024, "queue1", "user1", 2)
     h.s.update()
     h.heartbeat(node)
     assert (h.live(att1), h.live(att2)) == (1, 0)
@@ -335,7 +333,7 @@ def test_fixed_max_assign(tmp_path: Path) -> None:
     """testFixedMaxAssign: maxAssign 2, then -1 (no limit)."""
     h = Harness(tmp_path, **{keys.ASSIGN_MULTIPLE: True, keys.DYNAMIC_MAX_ASSIGN: False})
     node = h.add_node(16384, 16, host="127.0.0.1")
-    att = h.create_scheduling_request(1024, "root.default", "user", 8)
+    att = h.request(1024, "root.default", "user", 8)
     h.s.max_assign = 2
     h.s.update()
     h.heartbeat(node)
@@ -353,7 +351,7 @@ def test_max_assign_with_zero_memory_containers(tmp_path: Path) -> None:
         **{keys.ASSIGN_MULTIPLE: True, keys.DYNAMIC_MAX_ASSIGN: False, keys.RM_SCHEDULER_MINIMUM_ALLOCATION_MB: 0},
     )
     node = h.add_node(16384, 16, host="127.0.0.1")
-    att = h.create_scheduling_request(0, "root.default", "user", 8)
+    att = h.request(0, "root.default", "user", 8)
     h.s.max_assign = 2
     h.s.update()
     h.heartbeat(node)
@@ -370,18 +368,18 @@ def test_host_port_node_name(tmp_path: Path) -> None:
     h = Harness(tmp_path, **{keys.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME: True})
     node1 = h.add_node(1024, rack=1, host="127.0.0.1", port=1)
     node2 = h.add_node(1024, rack=1, host="127.0.0.1", port=2)
-    att = h.create_scheduling_request(1024, "queue1", "user1", 0)
+    att = h.request(1024, "queue1", "user1", 0)
     for ask in (
-        resource_request(1024, "127.0.0.1:1"),
-        resource_request(1024, "rack1", relax=False),
-        resource_request(1024, ANY, relax=False),
+        rr(1024, "127.0.0.1:1"),
+        rr(1024, "rack1", relax=False),
+        rr(1024, ANY, relax=False),
     ):
         h.allocate(att, [ask])
         h.s.update()
     for _ in range(10):
         h.heartbeat(node2)
         assert h.live(att) == 0
-        assert h.reserved(att) == 0
+        assert h.reservations(att) == 0
     h.heartbeat(node1)
     assert h.live(att) == 1
 
@@ -391,9 +389,9 @@ def test_multiple_completed_event(tmp_path: Path) -> None:
     h = Harness(tmp_path, "<queue name='queue1'><maxAMShare>0.2</maxAMShare></queue>")
     node = h.add_node(20480, 20, host="127.0.0.1")
     h.s.update()
-    att1 = h.next_attempt_id()
-    assert h.create_managed_app(att1, "queue1", "user1", Resource(1024, 1))
-    h.ask(att1, 1024, priority=AM_PRIORITY)
+    att1 = h.new_attempt_id()
+    assert h.with_am(att1, "queue1", "user1", Resource(1024, 1))
+    h.ask_existing(att1, 1024, priority=AM_PRIORITY)
     h.s.update()
     h.heartbeat(node)
     [rmc] = h.app(att1).attempt.live.values()
@@ -433,24 +431,24 @@ def test_max_running_apps_hierarchical_queues(tmp_path: Path) -> None:
     ]
     attempts = []
     for queue, runnable, counts in expected:
-        attempt_id = h.create_scheduling_request(1024, queue, "user1")
+        attempt_id = h.request(1024, queue, "user1")
         _verify_app_runnable(h, attempt_id, runnable)
         _verify_queue_num_runnable(h, queue, *counts)
         attempts.append(attempt_id)
         h.clock.ms += 10_000
     _att1, att2, _att3, att4, att5 = attempts
     # the app from sub2 goes first even though the removed one was in sub3: it came in first
-    h.remove_attempt(att2)
+    h.remove(att2)
     _verify_app_runnable(h, att4, True)
     _verify_queue_num_runnable(h, "queue1.sub2", 2, 0)
     _verify_app_runnable(h, att5, False)
     _verify_queue_num_runnable(h, "queue1.sub3", 0, 1)
     # removing a non-runnable app
-    h.remove_attempt(att5, keep=True)
+    h.remove(att5, keep=True)
     assert len(h.s.max_running_enforcer.users_non_runnable_apps.get("user1", [])) == 0  # a multimap's get
     _verify_queue_num_runnable(h, "queue1.sub3", 0, 0)
     # it does not become runnable when there would be room for it
-    h.remove_attempt(att4, keep=True)
+    h.remove(att4, keep=True)
     _verify_queue_num_runnable(h, "queue1.sub2", 1, 0)
     _verify_queue_num_runnable(h, "queue1.sub3", 0, 0)
 
@@ -458,9 +456,9 @@ def test_max_running_apps_hierarchical_queues(tmp_path: Path) -> None:
 def test_get_apps_in_queue(tmp_path: Path) -> None:
     """testGetAppsInQueue: with or without root., the subqueues' applications included."""
     h = Harness(tmp_path)
-    att1 = h.create_scheduling_request(1024, "queue1.subqueue1", "user1", vcores=1)
-    att2 = h.create_scheduling_request(1024, "queue1.subqueue2", "user1", vcores=1)
-    att3 = h.create_scheduling_request(1024, "default", "user1", vcores=1)
+    att1 = h.request(1024, "queue1.subqueue1", "user1", vcores=1)
+    att2 = h.request(1024, "queue1.subqueue2", "user1", vcores=1)
+    att3 = h.request(1024, "default", "user1", vcores=1)
     assert h.s.get_apps_in_queue("queue1.subqueue1") == [att1]
     assert h.s.get_apps_in_queue("root.queue1.subqueue1") == [att1]
     assert h.s.get_apps_in_queue("user1") == [att3]
@@ -475,7 +473,7 @@ def test_move_would_violate_max_resources_constraints(tmp_path: Path) -> None:
     h = Harness(tmp_path, "<queue name='queue2'><maxResources>1024mb,1vcores</maxResources></queue>")
     old_queue = h.s.queue_manager.get_leaf_queue("queue1", True)
     assert old_queue is not None
-    att = h.create_scheduling_request(1024, "queue1", "user1", 3)
+    att = h.request(1024, "queue1", "user1", 3)
     node = h.add_node(2048, 2)
     h.heartbeat(node, 2)
     assert old_queue.resource_usage == Resource(2048, 2)
@@ -511,10 +509,10 @@ def test_lowest_common_ancestor_deeper_hierarchy(tmp_path: Path) -> None:
 def test_move_after_removal(tmp_path: Path) -> None:
     """testMoveAfterRemoval: a removed attempt is stopped, out of its queue, and cannot be moved."""
     h = Harness(tmp_path)
-    attempt_id = h.next_attempt_id()
-    assert h.add_application(attempt_id, "user1", "user1")
+    attempt_id = h.new_attempt_id()
+    assert h.with_am(attempt_id, "user1", "user1")
     attempt = h.app(attempt_id)
-    h.remove_attempt(attempt_id)
+    h.remove(attempt_id)
     apps = h.s.get_apps_in_queue("user1")
     assert apps is not None
     assert attempt_id not in apps
@@ -526,5 +524,5 @@ def test_move_after_removal(tmp_path: Path) -> None:
 
 def test_empty_queue_name_in_config_file(tmp_path: Path) -> None:
     """testEmptyQueueNameInConfigFile: a queue named "" fails the start (the cause's message, with the file)."""
-    with pytest.raises(AllocationConfigurationException, match=r"test-queues:.*queue name shouldn't be empty"):
+    with pytest.raises(AllocationConfigurationException, match=r"fair-scheduler.xml:.*queue name shouldn't be empty"):
         Harness(tmp_path, "<queue name=''></queue>")

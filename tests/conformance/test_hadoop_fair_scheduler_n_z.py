@@ -11,7 +11,6 @@ from fair_scheduler_harness import (
     GB,
     STATIC_DEFAULT,
     Harness,
-    reservations,
     rr,
 )
 
@@ -45,7 +44,7 @@ def test_non_min_zero_resources_settings(tmp_path: Path) -> None:
 def test_simple_fair_share_calculation(tmp_path: Path) -> None:
     """TestFairScheduler.testSimpleFairShareCalculation."""
     h = Harness(tmp_path)
-    h.node(10 * GB)
+    h.add_node(10 * GB)
     h.request(10 * GB, "queue1", "user1")
     h.request(10 * GB, "queue2", "user1")
     h.request(10 * GB, "root.default", "user1")
@@ -66,7 +65,7 @@ def test_queue_info(tmp_path: Path) -> None:
     h = Harness(
         tmp_path, "<queue name='queueA'><weight>.25</weight></queue><queue name='queueB'><weight>.75</weight></queue>"
     )
-    n1 = h.node(8 * GB, 8)
+    n1 = h.add_node(8 * GB, 8)
     h.request(1 * GB, "queueA", "user1")
     h.request(6 * GB, "queueB", "user1")
     h.s.update()
@@ -87,7 +86,7 @@ def test_simple_hierarchical_fair_share_calculation(tmp_path: Path) -> None:
     """TestFairScheduler.testSimpleHierarchicalFairShareCalculation."""
     h = Harness(tmp_path)
     capacity = 10 * 24
-    h.node(capacity)
+    h.add_node(capacity)
     h.request(10 * GB, "parent.queue2", "user1")
     h.request(10 * GB, "parent.queue3", "user1")
     h.request(10 * GB, "root.default", "user1")
@@ -107,7 +106,7 @@ def test_simple_hierarchical_fair_share_calculation(tmp_path: Path) -> None:
 def test_scheduler_root_queue_metrics(tmp_path: Path) -> None:
     """TestFairScheduler.testSchedulerRootQueueMetrics."""
     h = Harness(tmp_path)
-    n1 = h.node(1024, host="host1", port=1)
+    n1 = h.add_node(1024, host="host1", port=1)
     h.request(1024, "queue1", "user1", 1)
     h.s.update()
     h.heartbeat(n1)
@@ -116,7 +115,7 @@ def test_scheduler_root_queue_metrics(tmp_path: Path) -> None:
     h.heartbeat(n1)
     root = h.s.queue_metrics()[0]
     assert root.reserved.memory_mb == 1024
-    n2 = h.node(1024, host="host2", port=2)
+    n2 = h.add_node(1024, host="host2", port=2)
     h.heartbeat(n2)
     assert h.s.queue_metrics()[0].reserved.memory_mb == 1024
     h.heartbeat(n1)
@@ -126,13 +125,13 @@ def test_scheduler_root_queue_metrics(tmp_path: Path) -> None:
 def test_simple_container_allocation(tmp_path: Path) -> None:
     """TestFairScheduler.testSimpleContainerAllocation."""
     h = Harness(tmp_path)
-    n1 = h.node(1024, 4, "127.0.0.1", 1)
-    n2 = h.node(512, 2, "127.0.0.2", 2)
+    n1 = h.add_node(1024, 4, host="127.0.0.1", port=1)
+    n2 = h.add_node(512, 2, host="127.0.0.2", port=2)
     h.request(512, "queue1", "user1", 2, vcores=2)
     h.s.update()
     h.heartbeat(n1)
     # asked for less than the increment allocation: DEFAULT_RM_SCHEDULER_MINIMUM_ALLOCATION_MB
-    assert h.usage_mb("queue1") == 1024
+    assert h.usage("queue1").memory_mb == 1024
     h.heartbeat(n2)
     queue1 = h.s.queue_manager.get_queue("root.queue1")
     assert queue1 is not None
@@ -147,52 +146,52 @@ def test_simple_container_allocation(tmp_path: Path) -> None:
 def test_simple_container_reservation(tmp_path: Path) -> None:
     """TestFairScheduler.testSimpleContainerReservation."""
     h = Harness(tmp_path)
-    n1 = h.node(1024, host="127.0.0.1", port=1)
+    n1 = h.add_node(1024, host="127.0.0.1", port=1)
     h.request(1024, "queue1", "user1", 1)
     h.s.update()
     h.heartbeat(n1)
-    assert h.usage_mb("queue1") == 1024
+    assert h.usage("queue1").memory_mb == 1024
     aid = h.request(1024, "queue2", "user1", 1)
     h.s.update()
     h.heartbeat(n1)
-    assert h.usage_mb("queue2") == 0
-    assert h.reservation_mb(aid) == 1024
-    n2 = h.node(1024, host="127.0.0.2", port=2)
+    assert h.usage("queue2").memory_mb == 0
+    assert h.current_reservation(aid).memory_mb == 1024
+    n2 = h.add_node(1024, host="127.0.0.2", port=2)
     h.heartbeat(n2)
-    assert h.usage_mb("queue2") == 1024
-    assert h.reservation_mb(aid) == 1024
+    assert h.usage("queue2").memory_mb == 1024
+    assert h.current_reservation(aid).memory_mb == 1024
     h.heartbeat(n1)
-    assert h.reservation_mb(aid) == 0
+    assert h.current_reservation(aid).memory_mb == 0
 
 
 # -- testO... and testR... (first part) -------------------------------------------------------------------------------
 def test_off_switch_app_reservation_threshold(tmp_path: Path) -> None:
     """TestFairScheduler.testOffSwitchAppReservationThreshold."""
     h = Harness(tmp_path, **{keys.RESERVABLE_NODES: 0.5})
-    nodes = [h.node(3072, host=f"127.0.0.{i}", port=1) for i in (1, 2, 3)]
+    nodes = [h.add_node(3072, host=f"127.0.0.{i}", port=1) for i in (1, 2, 3)]
     for nid in nodes:
         h.request(2048, "queue1", "user1", 1)
         h.s.update()
         h.heartbeat(nid)
-    assert h.usage_mb("queue1") == 6144
+    assert h.usage("queue1").memory_mb == 6144
     aid = h.request(2048, "queue1", "user1", 1)
     h.s.update()
     h.heartbeat(nodes[0])
-    assert reservations(h, aid) == 1
+    assert h.reservations(aid) == 1
     h.s.update()
     h.heartbeat(nodes[1])
-    assert reservations(h, aid) == 2
+    assert h.reservations(aid) == 2
     h.s.update()
     h.heartbeat(nodes[2])
-    assert reservations(h, aid) == 2  # ceil(3 x 0.5): no third reservation
-    n4 = h.node(3072, host="127.0.0.4", port=1)
+    assert h.reservations(aid) == 2  # ceil(3 x 0.5): no third reservation
+    n4 = h.add_node(3072, host="127.0.0.4", port=1)
     h.s.update()
     h.heartbeat(n4)
-    assert h.usage_mb("queue1") == 8192
+    assert h.usage("queue1").memory_mb == 8192
     for nid in nodes:
         h.heartbeat(nid)
     h.s.update()
-    assert reservations(h, aid) == 0
+    assert h.reservations(aid) == 0
 
 
 def test_rack_local_app_reservation_threshold(tmp_path: Path) -> None:
@@ -200,48 +199,48 @@ def test_rack_local_app_reservation_threshold(tmp_path: Path) -> None:
     (127.0.0.4:1), which replaces it in the ClusterNodeTracker with an empty node, and then heartbeats "node4": here
     the fifth node has its own id and is the one heartbeating (yarnball ignores a node added twice)."""
     h = Harness(tmp_path, **{keys.RESERVABLE_NODES: 0.5})
-    n1 = h.node(3072, host="127.0.0.1", port=1, rack=1)
-    others = [h.node(3072, host=f"127.0.0.{i}", port=1, rack=2) for i in (2, 3, 4)]
+    n1 = h.add_node(3072, host="127.0.0.1", port=1, rack=1)
+    others = [h.add_node(3072, host=f"127.0.0.{i}", port=1, rack=2) for i in (2, 3, 4)]
     for nid in [n1, *others]:
         h.request(2048, "queue1", "user1", 1)
         h.s.update()
         h.heartbeat(nid)
-    assert h.usage_mb("queue1") == 8192
+    assert h.usage("queue1").memory_mb == 8192
     # an application asking for rack2 only (strict), never served
     rack_only = h.add("queue1", "user1")
     h.ask(rack_only, rr(2048, "rack2", 1, 1, False))
     aid = h.request(2048, "queue1", "user1", 1)
     h.s.update()
     h.heartbeat(n1)
-    assert reservations(h, aid) == 1
+    assert h.reservations(aid) == 1
     h.s.update()
     h.heartbeat(others[0])
-    assert reservations(h, aid) == 2
+    assert h.reservations(aid) == 2
     h.s.update()
     h.heartbeat(others[1])
-    assert reservations(h, aid) == 2
-    n5 = h.node(3072, host="127.0.0.5", port=1, rack=2)
+    assert h.reservations(aid) == 2
+    n5 = h.add_node(3072, host="127.0.0.5", port=1, rack=2)
     h.s.update()
     h.heartbeat(n5)
-    assert h.usage_mb("queue1") == 10240
+    assert h.usage("queue1").memory_mb == 10240
     for nid in [n1, *others]:
         h.heartbeat(nid)
     h.s.update()
-    assert reservations(h, aid) == 0
+    assert h.reservations(aid) == 0
 
 
 def test_reservation_threshold_with_assign_multiple(tmp_path: Path) -> None:
     """TestFairScheduler.testReservationThresholdWithAssignMultiple."""
     h = Harness(tmp_path, **{keys.RESERVABLE_NODES: 0, keys.ASSIGN_MULTIPLE: "true", keys.DYNAMIC_MAX_ASSIGN: "false"})
-    n1 = h.node(4096, 4, host="127.0.0.1", port=1, rack=1)
-    n2 = h.node(4096, 4, host="127.0.0.2", port=1, rack=2)
+    n1 = h.add_node(4096, 4, host="127.0.0.1", port=1, rack=1)
+    n2 = h.add_node(4096, 4, host="127.0.0.2", port=1, rack=2)
     aid = h.request(1024, "queue1", "user1", 10)
     h.s.update()
     h.heartbeat(n1)
     h.s.update()
     h.heartbeat(n2)
-    assert h.usage_mb("queue1") == 8192
-    assert reservations(h, aid) == 0
+    assert h.usage("queue1").memory_mb == 8192
+    assert h.reservations(aid) == 0
 
 
 def test_reservation_threshold_gates_reservations(tmp_path: Path) -> None:
@@ -251,22 +250,22 @@ def test_reservation_threshold_gates_reservations(tmp_path: Path) -> None:
         "<defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>",
         **{keys.RM_SCHEDULER_RESERVATION_THRESHOLD_INCREMENT_MULTIPLE: 2},
     )
-    n1 = h.node(4096, 4, host="127.0.0.1", port=1)
+    n1 = h.add_node(4096, 4, host="127.0.0.1", port=1)
     h.request(4096, "queue1", "user1", 1, 1, vcores=4)
     h.s.update()
     h.heartbeat(n1)
-    assert h.usage_mb("queue1") == 4096
+    assert h.usage("queue1").memory_mb == 4096
     aid = h.request(1024, "queue2", "user1", 1)
     h.s.update()
     h.heartbeat(n1)
-    assert h.usage_mb("queue2") == 0
-    assert reservations(h, aid) == 0
+    assert h.usage("queue2").memory_mb == 0
+    assert h.reservations(aid) == 0
     h.ask_existing(aid, 1024, 1, vcores=3)  # above the threshold in vcores
     h.s.update()
     h.heartbeat(n1)
-    assert h.usage_mb("queue2") == 0
+    assert h.usage("queue2").memory_mb == 0
     assert h.s.attempts[aid].reserved_v == 3
-    n2 = h.node(1024, 4, host="127.0.0.2", port=2)
+    n2 = h.add_node(1024, 4, host="127.0.0.2", port=2)
     h.heartbeat(n2)
     queue2 = h.s.queue_manager.get_queue("root.queue2")
     assert queue2 is not None and queue2.resource_usage.vcores == 3
@@ -286,7 +285,7 @@ def test_queueu_name_with_periods(tmp_path: Path) -> None:
         h.s.handle(AppAddedSchedulerEvent(application_id=aid.application_id, queue=queue, user="user1"))
         assert len(h.s.queue_manager.leaf_queues) == leaves, queue
         assert aid not in h.s.fs_apps
-    assert [ApplicationId(1, 3)] == list(h.s.applications)  # only "A.B" was accepted
+    assert [ApplicationId(0, 3)] == list(h.s.applications)  # only "A.B" was accepted
 
 
 def simple_groups(user: str) -> tuple[str, ...]:
@@ -359,7 +358,7 @@ def test_steady_fair_share_with_reload_and_node_add_remove(tmp_path: Path) -> No
         return h.leaf(name).steady_fair_share.memory_mb
 
     assert (steady("child1"), steady("child2")) == (0, 0)
-    n1 = h.node(6144, host="127.0.0.1", port=1)
+    n1 = h.add_node(6144, host="127.0.0.1", port=1)
     assert h.s.cluster_resource.memory_mb == 6144
     assert (steady("child1"), steady("child2")) == (2048, 2048)
     h.reinitialize(
@@ -377,7 +376,7 @@ def test_steady_fair_share_with_reload_and_node_add_remove(tmp_path: Path) -> No
 def test_steady_fair_share_with_queue_created_runtime(tmp_path: Path) -> None:
     """TestFairScheduler.testSteadyFairShareWithQueueCreatedRuntime (``root.default`` declared, as 3.3 creates it)."""
     h = Harness(tmp_path, STATIC_DEFAULT, **{keys.USER_AS_DEFAULT_QUEUE: "true"})
-    h.node(6144, host="127.0.0.1", port=1)
+    h.add_node(6144, host="127.0.0.1", port=1)
     assert h.s.cluster_resource.memory_mb == 6144
     assert h.s.queue_manager.root_queue.steady_fair_share.memory_mb == 6144
     assert h.leaf("default").steady_fair_share.memory_mb == 6144
@@ -406,7 +405,7 @@ def test_queue_demand_calculation(tmp_path: Path) -> None:
 def test_user_max_running_apps(tmp_path: Path) -> None:
     """TestFairScheduler.testUserMaxRunningApps."""
     h = Harness(tmp_path, "<user name='user1'><maxRunningApps>1</maxRunningApps></user>")
-    nid = h.node(8192, 8, host="127.0.0.1", port=1)
+    nid = h.add_node(8192, 8, host="127.0.0.1", port=1)
     a1 = h.request(1024, "queue1", "user1", 1)
     h.s.update()
     h.heartbeat(nid)
@@ -424,7 +423,7 @@ def test_user_max_running_apps(tmp_path: Path) -> None:
 def test_reservation_with_multiple_priorities(tmp_path: Path) -> None:
     """TestFairScheduler.testReservationWithMultiplePriorities."""
     h = Harness(tmp_path)
-    nid = h.node(2048, 2, host="host1", port=1)
+    nid = h.add_node(2048, 2, host="host1", port=1)
     a1 = h.request(1024, "queue", "user", 1, 1)
     h.s.update()
     h.heartbeat(nid)
@@ -432,7 +431,7 @@ def test_reservation_with_multiple_priorities(tmp_path: Path) -> None:
     a2 = h.request(2048, "queue1", "user1", 1, 2, vcores=2)
     h.s.update()
     h.heartbeat(nid)
-    assert reservations(h, a2) == 1
+    assert h.reservations(a2) == 1
     h.ask_existing(a2, 2048, 1, vcores=2)  # a higher priority
     [container] = list(h.s.attempts[a1].live)
     h.s.update_requests(a1, [], [container])
@@ -465,7 +464,7 @@ def test_remove_node_updates_root_queue_metrics(tmp_path: Path) -> None:
         return root.available.memory_mb, root.available.vcores
 
     assert available() == (0, 0)
-    nid = h.node(1024, 4, host="127.0.0.1", port=1)
+    nid = h.add_node(1024, 4, host="127.0.0.1", port=1)
     assert available() == (1024, 4)
     h.s.update()
     assert available() == (1024, 4)
@@ -478,8 +477,8 @@ def test_remove_node_updates_root_queue_metrics(tmp_path: Path) -> None:
 def test_strict_locality(tmp_path: Path) -> None:
     """TestFairScheduler.testStrictLocality."""
     h = Harness(tmp_path)
-    n1 = h.node(1024, host="127.0.0.1", port=1)
-    n2 = h.node(1024, host="127.0.0.2", port=2)
+    n1 = h.add_node(1024, host="127.0.0.1", port=1)
+    n2 = h.add_node(1024, host="127.0.0.2", port=2)
     aid = h.request(1024, "queue1", "user1", 0)
     for request in (rr(1024, "127.0.0.1", 1, 1, True), rr(1024, "rack1", 1, 1, False), rr(1024, ANY, 1, 1, False)):
         h.ask(aid, request)
@@ -488,7 +487,7 @@ def test_strict_locality(tmp_path: Path) -> None:
     for _ in range(10):
         h.heartbeat(n2)
         assert h.live(aid) == 0
-        assert reservations(h, aid) == 0
+        assert h.reservations(aid) == 0
     h.heartbeat(n1)
     assert h.live(aid) == 1
 
@@ -496,8 +495,8 @@ def test_strict_locality(tmp_path: Path) -> None:
 def test_reservations_strict_locality(tmp_path: Path) -> None:
     """TestFairScheduler.testReservationsStrictLocality."""
     h = Harness(tmp_path)
-    n1 = h.node(1024, 1, host="host1", port=1)
-    h.node(1024, 1, host="host2", port=2)
+    n1 = h.add_node(1024, 1, host="host1", port=1)
+    h.add_node(1024, 1, host="host2", port=2)
     aid = h.request(1024, "queue1", "user1", 0)
     for request in (rr(1024, "host2", 1, 1, True), rr(1024, "rack1", 1, 1, False), rr(1024, ANY, 1, 1, False)):
         h.ask(aid, request)
@@ -506,13 +505,13 @@ def test_reservations_strict_locality(tmp_path: Path) -> None:
     h.heartbeat(n1)
     assert h.live(aid) == 0
     h.heartbeat(n1)
-    assert reservations(h, aid) == 0
+    assert h.reservations(aid) == 0
 
 
 def test_no_more_cpu_on_node(tmp_path: Path) -> None:
     """TestFairScheduler.testNoMoreCpuOnNode."""
     h = Harness(tmp_path)
-    nid = h.node(2048, 1, host="127.0.0.1", port=1)
+    nid = h.add_node(2048, 1, host="127.0.0.1", port=1)
     aid = h.request(1024, "default", "user1", 2)
     h.s.update()
     h.heartbeat(nid)

@@ -42,7 +42,7 @@ def test_request_am_resource_in_zero_fair_share_queue(tmp_path: Path) -> None:
         "<maxAMShare>0.5</maxAMShare></queue>"
         "<queue name='queue2'><weight>2.0</weight></queue><queue name='queue3'><weight>0.000001</weight></queue>",
     )
-    nid = h.node(8192, 20, port=0)
+    nid = h.add_node(8192, 20, port=0)
     h.s.update()
     h.request(1024, "root.queue2", "user2", 1)
     h.s.update()
@@ -101,7 +101,7 @@ def test_user_and_queue_max_running_apps(tmp_path: Path) -> None:
 def test_queue_max_am_share(tmp_path: Path) -> None:
     """TestFairScheduler.testQueueMaxAMShare."""
     h = Harness(tmp_path, "<queue name='queue1'><maxAMShare>0.2</maxAMShare></queue>")
-    nid = h.node(20480, 20, port=0)
+    nid = h.add_node(20480, 20, port=0)
     h.s.update()
     queue1 = h.leaf("queue1")
     assert queue1.fair_share.memory_mb == 0
@@ -180,7 +180,7 @@ def test_queue_max_am_share_default(tmp_path: Path) -> None:
         "<defaultQueueSchedulingPolicy>fair</defaultQueueSchedulingPolicy>",
         **{keys.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES: 6},
     )
-    nid = h.node(8192, 10, port=0)
+    nid = h.add_node(8192, 10, port=0)
     h.s.update()
     for name in ("queue1", "queue2", "queue3", "queue4", "queue5"):
         assert h.leaf(name).fair_share.memory_mb == 0, name
@@ -218,9 +218,9 @@ def test_queue_max_am_share_default(tmp_path: Path) -> None:
 def test_queue_max_am_share_with_container_reservation(tmp_path: Path) -> None:
     """TestFairScheduler.testQueueMaxAMShareWithContainerReservation (the 16 steps of its comment)."""
     h = Harness(tmp_path, "<queue name='queue1'><maxAMShare>0.5</maxAMShare></queue>", **{keys.RESERVABLE_NODES: 1})
-    n1 = h.node(10240, 10, host="127.0.0.1", port=1)
-    n2 = h.node(10240, 10, host="127.0.0.2", port=2)
-    n3 = h.node(5120, 5, host="127.0.0.3", port=3)
+    n1 = h.add_node(10240, 10, host="127.0.0.1", port=1)
+    n2 = h.add_node(10240, 10, host="127.0.0.2", port=2)
+    n3 = h.add_node(5120, 5, host="127.0.0.3", port=3)
     h.s.update()
     queue1 = h.leaf("queue1")
     ams = AMs(h)
@@ -288,7 +288,7 @@ def test_scheduling_on_removed_node(tmp_path: Path) -> None:
     assert not h.s.continuous_scheduling
     aid = h.add("root.queue1", "user1")
     h.ask(aid, rr(1024, ANY, 1, 1, True, vcores=8))
-    nid = h.node(8 * 1024, 8, host="127.0.0.1", port=1)
+    nid = h.add_node(8 * 1024, 8, host="127.0.0.1", port=1)
     node = h.s.nodes[nid]
     h.remove_node(nid)
     h.s.attempt_scheduling(node)
@@ -300,7 +300,7 @@ def test_scheduling_on_removed_node(tmp_path: Path) -> None:
 def test_resource_usage_by_move_app(tmp_path: Path) -> None:
     """TestFairScheduler.testResourceUsageByMoveApp."""
     h = Harness(tmp_path)
-    nid = h.node(1 * GB, 4, host="127.0.0.1", port=1)
+    nid = h.add_node(1 * GB, 4, host="127.0.0.1", port=1)
     aid = h.request(1 * GB, "parent1.queue1", "user1", 2, vcores=2)
     h.s.update()
     h.heartbeat(nid)
@@ -354,7 +354,7 @@ def test_removed_node_decomissioning_node(tmp_path: Path) -> None:
     """TestFairScheduler.testRemovedNodeDecomissioningNode (Hadoop's spelling): a heartbeat of a node the scheduler
     no longer tracks (removed in a race, then DECOMMISSIONING) is ignored."""
     h = Harness(tmp_path)
-    nid = h.node(8 * GB, 4, host="host_decom", port=1234)
+    nid = h.add_node(8 * GB, 4, host="host_decom", port=1234)
     h.heartbeat(nid)
     h.remove_node(nid)
     assert h.s.handle(NodeUpdateSchedulerEvent(node_id=nid)) == []
@@ -366,7 +366,7 @@ def test_resource_update_decommissioning_node(tmp_path: Path) -> None:
     what its containers use (nothing here). Hadoop's ``nodeUpdate`` dispatches the RMNodeResourceUpdateEvent; in
     yarnball the RM sends the NODE_RESOURCE_UPDATE (actors/_decommission.py), which the port sends as the RM does."""
     h = Harness(tmp_path)
-    nid = h.node(8 * GB, 4, host="host_0", port=1234)
+    nid = h.add_node(8 * GB, 4, host="host_0", port=1234)
     h.heartbeat(nid)
     node = h.s.nodes[nid]
     used = Resource(node.total_m - node.unalloc_m, node.total_v - node.unalloc_v)
@@ -380,7 +380,7 @@ def test_resource_update_decommissioning_node(tmp_path: Path) -> None:
 def test_reservation_metrics(tmp_path: Path) -> None:
     """TestFairScheduler.testReservationMetrics: root's reserved containers, MB and vcores."""
     h = Harness(tmp_path)
-    nid = h.node(4096, 4, host="127.0.0.1", port=1)
+    nid = h.add_node(4096, 4, host="127.0.0.1", port=1)
     aid = h.new_attempt_id()
     h.with_am(aid, "default", "user1", None)
     h.s.update()

@@ -5,9 +5,16 @@ the four parametrised modes are Hadoop's (min-share or fair-share preemption, fa
 As in Hadoop's test: unmanaged applications (no AM container, no AM-share limit), two nodes of 4 GB and 12 vcores,
 ``waitTimeBeforeKill`` 0, the utilisation threshold 0, the update run by hand. Hadoop's preemption thread wakes when
 the update queues a starved application; here the test runs the thread after the update and kills what it chose (the
-RM does both on its clock: actors/_preemption.py). ``testRelaxLocalityToNotPreemptAM`` is not ported: it asks
-different capabilities at one priority (node, rack and ``*``), which yarnball's ask table (one capability per
-scheduler key) does not hold.
+RM does both on its clock: actors/_preemption.py).
+
+Not ported: trunk's ``testRelaxLocalityPreemptionWithLessAMInRemainingNodes`` and
+``...WithNoLessAMInRemainingNodes`` (3.x's ``testRelaxLocalityToNotPreemptAM``). They rest on rack and ``*`` asks of
+10 GB that no 4 GB node can meet, so that the NODE_LOCAL ask (1 or 2 GB, same priority) is the one preempted for.
+Two things keep that from holding here: yarnball's ask table keeps one capability per scheduler key (host and rack
+asks take the ``*`` ask's), and the asks are normalised down to the largest node (4 GB) at once, where Hadoop's
+``ClusterNodeTracker.getMaxAllowedAllocation`` keeps the configured 8 GB for the first
+``yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms`` after the RM starts, the window these tests run
+in. With a 4 GB ``*`` ask the starvation is met by the ``*`` ask first and the node-local path is never taken.
 """
 
 from __future__ import annotations

@@ -11,18 +11,29 @@ CapacityScheduler's and the FifoScheduler's runs record nothing here and their o
   as SLS tracks the queue (its name as the trace gives it, here the ``counter.queue.*`` files' name, the leaf name)
   and capped at the cluster's resource, as ``FairSchedulerMetrics.registerQueueMetrics`` names and caps them;
 - :func:`fair_queue_summary`: summary.json's ``queues`` section, each queue's shares at the end of the run and its
-  mean fair share and usage over the samples.
+  mean fair share and usage over the samples;
+- :func:`fs_op_durations_summary`: summary.json's ``fs_op_durations``, the scheduler's ``FSOpDurations`` record as
+  the RM's JMX would show it at the end of the run.
 """
 
 from __future__ import annotations
 
+import copy
 import csv
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FairQueueSample", "fair_queue_summary", "fair_samples", "write_fair_metric_csvs"]
+from yarnball.policies.fair._fairscheduler import FairScheduler
+
+__all__ = [
+    "FairQueueSample",
+    "fair_queue_summary",
+    "fair_samples",
+    "fs_op_durations_summary",
+    "write_fair_metric_csvs",
+]
 
 _DIGITS = 6  # summary floats are rounded, as the rest of summary.json
 
@@ -129,3 +140,13 @@ def fair_queue_summary(rows: Sequence[FairQueueSample]) -> dict[str, Any]:
             "usage_memory_mb_mean": round(sum(s.usage[0] for s in samples) / len(samples), _DIGITS),
         }
     return out
+
+
+def fs_op_durations_summary(scheduler: Any) -> dict[str, Any] | None:
+    """The FairScheduler's ``FSOpDurations`` metrics by their JMX names (``getMetrics(collector, true)`` on a copy,
+    so writing the outputs twice gives the same values); None for another scheduler."""
+    if not isinstance(scheduler, FairScheduler):
+        return None
+    records: list[dict[str, Any]] = []
+    copy.deepcopy(scheduler.fs_op_durations).get_metrics(records, True)
+    return dict(records[0]["metrics"])

@@ -37,7 +37,12 @@ from yarnball._logs import get_logger
 from yarnball.actors._failures import HandlerFailures
 from yarnball.launcher._completed import output_applications
 from yarnball.launcher._elastic import node_hours
-from yarnball.launcher._fairmetrics import FairQueueSample, fair_queue_summary, fair_samples
+from yarnball.launcher._fairmetrics import (
+    FairQueueSample,
+    fair_queue_summary,
+    fair_samples,
+    fs_op_durations_summary,
+)
 from yarnball.launcher._jobtimes import job_times
 from yarnball.launcher._nodereport import NODE_REPORT_COLUMNS, node_report
 from yarnball.launcher._slsmetrics import write_realtimetrack, write_sls_metric_csvs
@@ -313,6 +318,9 @@ def write_outputs(
     fair = fair_queue_summary(recorder.fair_rows)
     if fair:  # a FairScheduler run: each queue's FSQueueMetrics shares (launcher/_fairmetrics.py)
         summary["queues"] = fair
+    durations = fs_op_durations_summary(cluster.rm.scheduler)
+    if durations is not None:  # a FairScheduler run: its FSOpDurations (policies/fair/_fsopdurations.py)
+        summary["fs_op_durations"] = durations
     if opportunistic:
         # The whole run's OpportunisticSchedulerMetrics (latency quantiles over every allocation).
         summary["opportunistic_scheduler_metrics"] = cluster.rm.opportunistic.metrics.snapshot()

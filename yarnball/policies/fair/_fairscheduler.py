@@ -37,6 +37,7 @@ from yarnball.policies.fair._configurableresource import unbounded
 from yarnball.policies.fair._fairschedulerconfiguration import FairSchedulerConfiguration
 from yarnball.policies.fair._fsappattempt import CONTAINER_RESERVED, FSAppAttempt
 from yarnball.policies.fair._fsleafqueue import FSLeafQueue, subtract_non_negative
+from yarnball.policies.fair._fsopdurations import FSOpDurations
 from yarnball.policies.fair._fspreemptionthread import FSPreemptionThread
 from yarnball.policies.fair._fsqueue import FSParentQueue, FSQueue
 from yarnball.policies.fair._fsqueuemetrics import fair_scheduler_info, fs_queue_metrics
@@ -114,6 +115,8 @@ class FairScheduler(AbstractYarnScheduler):
         # Groups.getGroups(user) for the placement rules (hadoop.security.group.mapping): the simulated users
         # belong to no group unless a mapping is set here
         self.user_groups: Callable[[str], tuple[str, ...]] = _no_groups
+        # initScheduler's FSOpDurations.getInstance(true): the operations' durations on the virtual clock
+        self.fs_op_durations = FSOpDurations()
 
     def _read_settings(self, fs: FairSchedulerConfiguration) -> None:
         """``initScheduler``'s settings from yarn-site."""
@@ -261,8 +264,11 @@ class FairScheduler(AbstractYarnScheduler):
     # -- the update thread -------------------------------------------------------------------------------------
     def update(self) -> list[SchedulerNotification]:
         """``FairScheduler.update``: demands and fair shares down the tree, the root metrics' available resource,
-        and the starved applications (into ``FSStarvedApps``) when preemption should be attempted."""
+        and the starved applications (into ``FSStarvedApps``) when preemption should be attempted; its duration
+        goes to ``FSOpDurations.addUpdateThreadRunDuration``."""
+        start = self.now()
         self.queue_manager.update(self.should_attempt_preemption(), self.starved_apps.add_starved_app)
+        self.fs_op_durations.add_update_thread_run_duration(self.now() - start)
         return []
 
     # -- preemption (FSPreemptionThread, FSSchedulerNode; fair.md §5.4-§5.5) -----------------------------------------
@@ -375,6 +381,13 @@ class FairScheduler(AbstractYarnScheduler):
         )
 
     # -- nodeUpdate / attemptScheduling ------------------------------------------------------------------------
+    def _update_node(self, node_id: NodeId, launched: Any, completed: Any) -> None:
+        """``FairScheduler.nodeUpdate``: the base's ``nodeUpdate`` and ``attemptScheduling``, timed into
+        ``FSOpDurations.addNodeUpdateDuration``."""
+        start = self.now()
+        AbstractYarnScheduler._update_node(self, node_id, launched, completed)
+        self.fs_op_durations.add_node_update_duration(self.now() - start)
+
     def schedule_on_heartbeat(self, node: SchedulerNode, completed: bool) -> None:
         """``FairScheduler.nodeUpdate``: ``attemptScheduling`` on the heartbeating node."""
         self.attempt_scheduling(node)
@@ -459,6 +472,7 @@ class FairScheduler(AbstractYarnScheduler):
         out: list[SchedulerNotification] = []
         self._ctx.outbox = out
         ctx = self._ctx
+        start = self.now()
         if self.placement.packs(len(self.nodes)):
             ordered = self.placement.order(self.nodes.values())
         else:
@@ -466,6 +480,7 @@ class FairScheduler(AbstractYarnScheduler):
         for node in ordered:
             if ctx.min_m <= node.unalloc_m and ctx.min_v <= node.unalloc_v:
                 self.attempt_scheduling(node)
+        self.fs_op_durations.add_continuous_scheduling_run_duration(self.now() - start)
         return out
 
     # -- the event-skipping layer: the general path always ---------------------------------------------------------
