@@ -24,6 +24,11 @@ class _OptionalBuildExt(build_ext):
     Python headers on the machine): the modules compute the same outputs either way, only slower, so an install
     must not fail for want of gcc. The failure is reported loudly, once, with the way back."""
 
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if not self.parallel:  # the modules' C files compile on every core (pip passes no -j)
+            self.parallel = os.cpu_count() or 1
+
     def run(self) -> None:
         try:
             super().run()
@@ -115,8 +120,12 @@ def _ext_modules() -> list[object]:
             config = Path(tmp) / "mypyc.ini"
             config.write_text(MYPYC_CONFIG, encoding="utf-8")
             compiled = list(
-                mypycify([f"--config-file={config}", *paths], opt_level="3", group_name="yarnball._native")
+                mypycify([f"--config-file={config}", *paths], opt_level="3", group_name="yarnball._native", multi_file=True)
             )
+        # multi_file: one C file per module, so that the parallel build (setup.cfg [build_ext] parallel) compiles them
+        # on every core; their shared header lands in build/yarnball/ with the group's name.
+        for ext in compiled:
+            ext.include_dirs.append(str(Path("build") / "yarnball"))
         # Huge-page arenas for pymalloc (yarnball/_hugearena.c, launcher/_memory.py): plain C, no dependency.
         return [*compiled, Extension("yarnball._hugearena", ["yarnball/_hugearena.c"])]
     except (Exception, SystemExit) as error:
