@@ -152,6 +152,7 @@ class FairScheduler(AbstractYarnScheduler):
     def service_start(self, clock: Callable[[], int]) -> None:
         """The RM's virtual clock (attempt start times, locality delays by time, starvation times); the allocation
         file's loading is logged as ``initScheduler`` logs it."""
+        AbstractYarnScheduler.service_start(self, clock)
         self._clock = clock
         source = self.alloc_conf.source
         if source is not None:
@@ -186,12 +187,10 @@ class FairScheduler(AbstractYarnScheduler):
         return Resource(self._ctx.max_m, self._ctx.max_v)
 
     def maximum_allocation(self, queue: FSQueue | None = None) -> Resource:
-        """``getMaximumResourceCapability(queue)``: the configured maximum capped by the largest node once nodes
-        registered, then by the queue's ``maxContainerAllocation`` unless unbounded (fair.md §4.8)."""
-        mm, mv = self._ctx.max_m, self._ctx.max_v
-        if self.nodes:
-            mm, mv = min(mm, self._largest_node[0]), min(mv, self._largest_node[1])
-        result = Resource(mm, mv)
+        """``getMaximumResourceCapability(queue)``: ``ClusterNodeTracker.getMaxAllowedAllocation``
+        (:meth:`max_allowed_allocation`), then capped by the queue's ``maxContainerAllocation`` unless unbounded
+        (fair.md §4.8)."""
+        result = self.max_allowed_allocation()
         if queue is not None:
             own = queue.maximum_container_allocation()
             if own != unbounded(self.alloc_conf.resource_types):
