@@ -20,7 +20,7 @@ ticks.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,7 @@ from yarnball.protocols import (
     ContainerStatus,
     NodeId,
     Resource,
+    ResourceRequest,
 )
 
 __all__ = ["FairScheduler", "validate_conf"]
@@ -505,6 +506,13 @@ class FairScheduler(AbstractYarnScheduler):
     def maximum_allocation_of(self, app: SchedulerApp) -> Resource:
         fs_app = self.fs_apps.get(app.attempt_id)
         return self.maximum_allocation(fs_app.queue if fs_app is not None else None)
+
+    def _update_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> None:
+        """The base's ask table, then each host and rack ask's own size (``FSAppAttempt.record_name_capabilities``)."""
+        AbstractYarnScheduler._update_asks(self, app, asks, maximum)
+        fs_app = self.fs_apps.get(app.attempt_id)
+        if fs_app is not None:
+            fs_app.record_name_capabilities(asks, self.normalize_ask, maximum)
 
     def normalize_ask(self, cap_m: int, cap_v: int, maximum: Resource) -> tuple[int, int]:
         """``getNormalizedResource``: the DominantResourceCalculator with the increment allocation."""
