@@ -7,14 +7,12 @@ As in Hadoop's test: unmanaged applications (no AM container, no AM-share limit)
 the update queues a starved application; here the test runs the thread after the update and kills what it chose (the
 RM does both on its clock: actors/_preemption.py).
 
-Not ported: trunk's ``testRelaxLocalityPreemptionWithLessAMInRemainingNodes`` and
-``...WithNoLessAMInRemainingNodes`` (3.x's ``testRelaxLocalityToNotPreemptAM``). They rest on rack and ``*`` asks of
-10 GB that no 4 GB node can meet, so that the NODE_LOCAL ask (1 or 2 GB, same priority) is the one preempted for.
-Two things keep that from holding here: yarnball's ask table keeps one capability per scheduler key (host and rack
-asks take the ``*`` ask's), and the asks are normalised down to the largest node (4 GB) at once, where Hadoop's
-``ClusterNodeTracker.getMaxAllowedAllocation`` keeps the configured 8 GB for the first
-``yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms`` after the RM starts, the window these tests run
-in. With a 4 GB ``*`` ask the starvation is met by the ``*`` ask first and the node-local path is never taken.
+Trunk's two relax-locality methods ask on the starved application's priority for 1 or 2 GB on one host and 10 GB on its
+rack and ``*``: no 4 GB node can take the rack or ``*`` ask, so the host ask is the one preempted for. They hold as
+in Hadoop because each host and rack ask keeps its own size (``FSAppAttempt.record_name_capabilities``) and the test
+runs within ``yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms`` of the scheduler's start, where
+``ClusterNodeTracker.getMaxAllowedAllocation`` keeps the configured maximum (10 GB in ``createConfiguration``)
+rather than the largest node's 4 GB.
 """
 
 from __future__ import annotations
@@ -22,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fair_scheduler_harness import TEST_BASE
 
 from yarnball.policies.capacity._state import RMContainer
 from yarnball.policies.fair._fairscheduler import FairScheduler
@@ -91,7 +90,7 @@ class Harness:
         path.write_text(f"<?xml version='1.0'?><allocations>{alloc_file(self.fairshare, 'DRF' in mode)}</allocations>")
         conf = Configuration(
             {
-                keys.RM_SCHEDULER: FAIR,
+                **TEST_BASE,  # createConfiguration
                 "yarn.scheduler.fair.allocation.file": str(path),
                 keys.PREEMPTION: "true",
                 keys.PREEMPTION_THRESHOLD: "0",
@@ -189,6 +188,35 @@ class Harness:
         for rmc in self.greedy.attempt.live.values():
             rmc.is_am = False  # an unmanaged application (Hadoop's test): none of its containers is an AM
 
+    def set_num_am_containers_on_node(self, n: int, nid: NodeId) -> None:
+        """``setNumAMContainersOnNode``: the node's first ``n`` running containers become AM containers."""
+        for rmc in list(self.s.nodes[nid].containers.values())[:n]:
+            rmc.is_am = True
+
+    def greedy_app_attempt_id_on_node(self, nid: NodeId) -> ApplicationAttemptId:
+        """``getGreedyAppAttemptIdOnNode``: the attempt of the node's first running container."""
+        return next(iter(self.s.nodes[nid].containers.values())).app.attempt_id
+
+    def update_relax_locality_request_schedule(self, nid: NodeId, node_memory: int, num_node_containers: int) -> None:
+        """``updateRelaxLocalityRequestSchedule``: the starving application asks for ``num_node_containers`` of
+        ``node_memory`` on ``nid`` and for one of 10 GB on its rack and anywhere (too big for any node, so the
+        NODE_LOCAL ask is the one considered for preemption); then starvation is identified."""
+        rack = self.s.nodes[nid].rack
+        requests = [rr(node_memory, 1, num_node_containers, nid.host), rr(10 * GB, 1, 1, rack), rr(10 * GB, 1, 1)]
+        self.starving = self.create_scheduling_request("root.preemptable.child-2", requests)
+        self.clock.ms += 1000  # move the clock enough to identify starvation
+        self.update_and_preempt()
+
+    def verify_relax_locality_preemption(
+        self, not_preempted: NodeId, greedy_attempt_id: ApplicationAttemptId, num_greedy_app_containers: int
+    ) -> None:
+        """``verifyRelaxLocalityPreemption``: the greedy application lost containers, none on ``not_preempted``
+        (every container there is still its AM container), and the starving one got none (YARN-7655)."""
+        self.verify_preemption(0, num_greedy_app_containers)
+        for rmc in self.s.nodes[not_preempted].containers.values():
+            assert rmc.is_am
+            assert rmc.app.attempt_id == greedy_attempt_id
+
     def set_num_am_containers_per_node(self, n: int) -> None:
         """``setNumAMContainersPerNode``: the first ``n`` containers of each node become AM containers."""
         for nid in self.nodes:
@@ -197,6 +225,7 @@ class Harness:
 
 
 def rr(mb: int, vcores: int, n: int, name: str = ANY, relax: bool = True) -> ResourceRequest:
+    """``createResourceRequest`` at priority 1."""
     return ResourceRequest(
         priority=Priority(1),
         capability=Resource(mb, vcores),
@@ -283,3 +312,25 @@ def test_preemption_between_sibling_queues_with_parent_at_fair_share(h: Harness)
     h.verify_preemption(2, 4)
     h.preempt_half_resources("root.preemptable.child-2")
     h.verify_preemption(1, 2)
+
+
+def test_relax_locality_preemption_with_less_am_in_remaining_nodes(h: Harness) -> None:
+    """The host asked for is all AM containers: the 4 GB the NODE_LOCAL ask covers are preempted on the other node."""
+    h.take_all_resources("root.preemptable.child-1")
+    node1 = h.nodes[0]
+    h.set_num_am_containers_on_node(2**31 - 1, node1)
+    greedy_attempt_id = h.greedy_app_attempt_id_on_node(node1)
+    h.update_relax_locality_request_schedule(node1, GB, 4)
+    h.verify_relax_locality_preemption(node1, greedy_attempt_id, 4)
+
+
+def test_relax_locality_preemption_with_no_less_am_in_remaining_nodes(h: Harness) -> None:
+    """The other node holds only AM containers: the 2 GB are preempted on the host asked for, one AM container
+    included, and the all-AM node is left alone."""
+    h.take_all_resources("root.preemptable.child-1")
+    node1, node2 = h.nodes
+    h.set_num_am_containers_on_node(3, node1)
+    h.set_num_am_containers_on_node(2**31 - 1, node2)
+    greedy_attempt_id = h.greedy_app_attempt_id_on_node(node2)
+    h.update_relax_locality_request_schedule(node1, 2 * GB, 1)
+    h.verify_relax_locality_preemption(node2, greedy_attempt_id, 6)

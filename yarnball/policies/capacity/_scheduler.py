@@ -66,12 +66,12 @@ class CapacityScheduler(EventHandlers):
     an instance, though: override them in a subclass)."""
 
     def maximum_allocation(self, queue: CSQueue | None = None) -> Resource:
-        """``getMaximumResourceCapability(queue)``: the queue's maximum allocation, capped by the largest node."""
-        ctx = self._ctx
-        mm, mv = (queue.max_alloc_m, queue.max_alloc_v) if queue is not None else (ctx.max_m, ctx.max_v)
-        if self.nodes:
-            mm, mv = min(mm, self._largest_node[0]), min(mv, self._largest_node[1])
-        return Resource(mm, mv)
+        """``getMaximumResourceCapability(queue)``: the queue's maximum allocation, component-wise capped by the
+        scheduler's (:meth:`max_allowed_allocation`: the largest node, or the configured maximum as the RM starts)."""
+        allowed = self.max_allowed_allocation()
+        if queue is None:
+            return allowed
+        return Resource(min(queue.max_alloc_m, allowed.memory_mb), min(queue.max_alloc_v, allowed.vcores))
 
     def check_access(self, user: str, acl: QueueACL, queue_name: str, groups: tuple[str, ...] = ()) -> bool:
         """``CapacityScheduler.checkAccess``: always true while ``yarn.acl.enable`` is false; admins may

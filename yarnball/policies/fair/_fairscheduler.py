@@ -20,7 +20,7 @@ ticks.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,7 @@ from yarnball.protocols import (
     ContainerStatus,
     NodeId,
     Resource,
+    ResourceRequest,
 )
 
 __all__ = ["FairScheduler", "validate_conf"]
@@ -152,6 +153,7 @@ class FairScheduler(AbstractYarnScheduler):
     def service_start(self, clock: Callable[[], int]) -> None:
         """The RM's virtual clock (attempt start times, locality delays by time, starvation times); the allocation
         file's loading is logged as ``initScheduler`` logs it."""
+        AbstractYarnScheduler.service_start(self, clock)
         self._clock = clock
         source = self.alloc_conf.source
         if source is not None:
@@ -186,12 +188,10 @@ class FairScheduler(AbstractYarnScheduler):
         return Resource(self._ctx.max_m, self._ctx.max_v)
 
     def maximum_allocation(self, queue: FSQueue | None = None) -> Resource:
-        """``getMaximumResourceCapability(queue)``: the configured maximum capped by the largest node once nodes
-        registered, then by the queue's ``maxContainerAllocation`` unless unbounded (fair.md §4.8)."""
-        mm, mv = self._ctx.max_m, self._ctx.max_v
-        if self.nodes:
-            mm, mv = min(mm, self._largest_node[0]), min(mv, self._largest_node[1])
-        result = Resource(mm, mv)
+        """``getMaximumResourceCapability(queue)``: ``ClusterNodeTracker.getMaxAllowedAllocation``
+        (:meth:`max_allowed_allocation`), then capped by the queue's ``maxContainerAllocation`` unless unbounded
+        (fair.md §4.8)."""
+        result = self.max_allowed_allocation()
         if queue is not None:
             own = queue.maximum_container_allocation()
             if own != unbounded(self.alloc_conf.resource_types):
@@ -506,6 +506,13 @@ class FairScheduler(AbstractYarnScheduler):
     def maximum_allocation_of(self, app: SchedulerApp) -> Resource:
         fs_app = self.fs_apps.get(app.attempt_id)
         return self.maximum_allocation(fs_app.queue if fs_app is not None else None)
+
+    def _update_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> None:
+        """The base's ask table, then each host and rack ask's own size (``FSAppAttempt.record_name_capabilities``)."""
+        AbstractYarnScheduler._update_asks(self, app, asks, maximum)
+        fs_app = self.fs_apps.get(app.attempt_id)
+        if fs_app is not None:
+            fs_app.record_name_capabilities(asks, self.normalize_ask, maximum)
 
     def normalize_ask(self, cap_m: int, cap_v: int, maximum: Resource) -> tuple[int, int]:
         """``getNormalizedResource``: the DominantResourceCalculator with the increment allocation."""

@@ -10,6 +10,7 @@ AM-share limit; the headroom.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
 from yarnball._logs import get_logger
@@ -57,6 +58,7 @@ class FSAppAttempt:
         "enable_am_preemption",
         "fair_share",
         "last_scheduled",
+        "name_capabilities",
         "queue",
         "resources_to_be_preempted",
         "scheduler",
@@ -78,6 +80,9 @@ class FSAppAttempt:
         # allowedLocalityLevel and lastScheduledContainer, by scheduler key
         self.allowed_locality: dict[tuple[int, int], int] = {}
         self.last_scheduled: dict[tuple[int, int], int] = {}
+        # (scheduler key, host or rack) -> that ask's normalised capability: LocalityAppPlacementAllocator keeps one
+        # ResourceRequest per resource name, each with its own size (the base's ask table keeps the ANY ask's)
+        self.name_capabilities: dict[tuple[tuple[int, int], str], Resource] = {}
         # containersToBePreempted / resourcesToBePreempted; enableAMPreemption is read once, for the attempt's queue
         self.containers_to_be_preempted: dict[ContainerId, RMContainer] = {}
         self.resources_to_be_preempted = _NONE
@@ -221,10 +226,12 @@ class FSAppAttempt:
 
     def get_all_resource_requests(self) -> list[ResourceRequest]:
         """``AppSchedulingInfo.getAllResourceRequests``: per scheduler key (in key order) the ANY ask, then the rack
-        and host asks in the order they were made (Hadoop walks hash maps here: fair.md §9)."""
+        and host asks in the order they were made (Hadoop walks hash maps here: fair.md §9), each with its own
+        size (:meth:`record_name_capabilities`)."""
         out: list[ResourceRequest] = []
         for ka in self.attempt.keys_in_order():
             capability = Resource(ka.cap_m, ka.cap_v)
+            sizes = self.name_capabilities
             out.append(
                 ResourceRequest(
                     priority=ka.priority,
@@ -239,7 +246,7 @@ class FSAppAttempt:
                 out.append(
                     ResourceRequest(
                         priority=ka.priority,
-                        capability=capability,
+                        capability=sizes.get((ka.key, name), capability),
                         resource_name=name,
                         num_containers=count,
                         relax_locality=relax,
@@ -247,6 +254,23 @@ class FSAppAttempt:
                     )
                 )
         return out
+
+    def record_name_capabilities(
+        self,
+        asks: Sequence[ResourceRequest],
+        normalize: Callable[[int, int, Resource], tuple[int, int]],
+        maximum: Resource,
+    ) -> None:
+        """Keep each host and rack ask's own normalised size (``normalizeResourceRequests`` normalises every
+        ResourceRequest; ``LocalityAppPlacementAllocator`` keeps one per resource name), for
+        :meth:`get_all_resource_requests`. Allocation still sizes a container by the ANY ask."""
+        sizes = self.name_capabilities
+        for r in asks:
+            if r.resource_name != ANY:
+                cap = r.capability
+                sizes[((r.priority.priority, r.allocation_request_id), r.resource_name)] = Resource(
+                    *normalize(cap.memory_mb, cap.vcores, maximum)
+                )
 
     def get_starved_resource_requests(self) -> list[ResourceRequest]:
         """``getStarvedResourceRequests``: asks covering the attempt's starvation, one locality level per

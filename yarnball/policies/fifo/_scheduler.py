@@ -126,12 +126,9 @@ class FifoScheduler(AbstractYarnScheduler):
         return Resource(self._ctx.max_m, self._ctx.max_v)
 
     def maximum_allocation(self, queue: object = None) -> Resource:
-        """``getMaximumResourceCapability``: the configured maximum, capped by the largest node once nodes
-        registered (``ClusterNodeTracker.getMaxAllowedAllocation``)."""
-        mm, mv = self._ctx.max_m, self._ctx.max_v
-        if self.nodes:
-            mm, mv = min(mm, self._largest_node[0]), min(mv, self._largest_node[1])
-        return Resource(mm, mv)
+        """``getMaximumResourceCapability``: ``ClusterNodeTracker.getMaxAllowedAllocation``
+        (:meth:`max_allowed_allocation`)."""
+        return self.max_allowed_allocation()
 
     def reinitialize(self, conf: Configuration) -> None:
         """``FifoScheduler.reinitialize`` (``rmadmin -refreshQueues``): ``setConf`` and

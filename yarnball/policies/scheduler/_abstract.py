@@ -95,6 +95,14 @@ class AbstractYarnScheduler:
         # ClusterNodeTracker
         self.nodes: dict[NodeId, SchedulerNode] = {}
         self._largest_node = (0, 0)
+        # forceConfiguredMaxAllocation: the configured maximum holds until this long after service_start (serviceInit
+        # reads the wait); without a clock (a scheduler never started) the largest node caps at once
+        self._max_alloc_wait_ms = conf.get_long(
+            k.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS, k.DEFAULT_RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS
+        )
+        self._force_configured_max = False
+        self._start_clock: Callable[[], int] | None = None
+        self._start_ms = 0
         # AbstractYarnScheduler.applications: SchedulerApplication by id, each with its current attempt
         self.applications: dict[ApplicationId, SchedulerApplication] = {}
         self.attempts: dict[ApplicationAttemptId, SchedulerApp] = {}
@@ -122,7 +130,12 @@ class AbstractYarnScheduler:
         return []
 
     def service_start(self, clock: Callable[[], int]) -> None:
-        """``serviceStart``: the RM hands its virtual clock (ms) to a scheduler that reads the time (nothing here)."""
+        """``serviceStart``: the RM hands its virtual clock (ms); its reading now is the RM's start
+        (``ResourceManager.getClusterTimeStamp``), which opens the configured-maximum window
+        (:meth:`max_allowed_allocation`). A scheduler that overrides this calls it."""
+        self._start_clock = clock
+        self._start_ms = clock()
+        self._force_configured_max = True
 
     def headroom_of(self, app: SchedulerApp) -> Resource:
         """``SchedulerApplicationAttempt.getHeadroom`` as the scheduler last set it (none here)."""
@@ -130,7 +143,7 @@ class AbstractYarnScheduler:
 
     def maximum_allocation_of(self, app: SchedulerApp) -> Resource:
         """``getMaximumResourceCapability(queue)``: the largest container ``app`` may ask for."""
-        return Resource(self._ctx.max_m, self._ctx.max_v)
+        return self.max_allowed_allocation()
 
     def normalize_ask(self, cap_m: int, cap_v: int, maximum: Resource) -> tuple[int, int]:
         """``SchedulerUtils.normalizeRequest``: the DefaultResourceCalculator, the minimum allocation as
@@ -255,6 +268,27 @@ class AbstractYarnScheduler:
         ctx.cluster_v += dv
         self._refresh_largest_node()
         self._cluster_changed()
+
+    def max_allowed_allocation(self) -> Resource:
+        """``ClusterNodeTracker.getMaxAllowedAllocation`` (``AbstractYarnScheduler.getMaximumResourceCapability()``):
+        the configured maximum (``yarn.scheduler.maximum-allocation-*``) while ``forceConfiguredMaxAllocation`` holds,
+        i.e. until ``yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms`` after the RM started (on the
+        scheduler's virtual clock; Hadoop compares the wall clock with ``getClusterTimeStamp``, and once past it the
+        flag stays false), or while no node registered; after that, capped component-wise by the largest node."""
+        mm, mv = self._ctx.max_m, self._ctx.max_v
+        if self._force_configured_max:
+            clock = self._start_clock
+            if clock is not None and clock() - self._start_ms > self._max_alloc_wait_ms:
+                self._force_configured_max = False
+            else:
+                return Resource(mm, mv)
+        if self.nodes:
+            mm, mv = min(mm, self._largest_node[0]), min(mv, self._largest_node[1])
+        return Resource(mm, mv)
+
+    def set_force_configured_max_allocation(self, flag: bool) -> None:
+        """``ClusterNodeTracker.setForceConfiguredMaxAllocation`` (Hadoop's tests end the window with it)."""
+        self._force_configured_max = flag
 
     def _refresh_largest_node(self) -> None:
         mm = mv = 0
@@ -465,7 +499,6 @@ class AbstractYarnScheduler:
         )
         rmc.container = container
         return container
-
 
     # -- the AM's allocate: the ask table, the release and the pull (the FifoScheduler's and the FairScheduler's;
     # the CapacityScheduler keeps its own, with its AM sizing and fair-ordering hooks) ----------------------------
