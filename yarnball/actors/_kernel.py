@@ -54,9 +54,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from yarnball._logs import get_logger
 from yarnball.actors._future import (
     NORMAL,
-    Ms,
     URGENT,
     Future,
+    Ms,
     Task,
     TimerHandle,
     current_kernel,
