@@ -69,6 +69,7 @@ from yarnball.policies.fair._fsapp import AppStarvation, FakeFSApp, FSApp
 from yarnball.policies.fair._fsleafqueue import FSLeafQueue, fair_share_starvation
 from yarnball.policies.fair._fsqueue import FSContext, FSParentQueue, FSQueue
 from yarnball.policies.fair._fsqueuemetrics import FSQueueMetrics, fair_scheduler_info, fs_queue_metrics
+from yarnball.policies.fair._fsqueuestate import dump_state
 from yarnball.policies.fair._maxrunningappsenforcer import (
     MaxRunningAppsEnforcer,
     multi_list_start_time_iterator,
@@ -152,6 +153,7 @@ __all__ += [
     "FakeFSApp",
     "MaxRunningAppsEnforcer",
     "QueueManager",
+    "dump_state",
     "fair_scheduler_info",
     "fair_share_starvation",
     "fs_queue_metrics",
