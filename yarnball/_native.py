@@ -32,6 +32,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     # the event kernel and what sits below it: futures and tasks, addresses (ActorRef stays subclassable from Python)
     "yarnball.actors._future",
     "yarnball.actors._ref",
+    "yarnball.actors._eventqueue",
     "yarnball.actors._kernel",
     # AbstractYarnScheduler, the native base of every scheduler (before the CapacityScheduler chain it heads)
     "yarnball.policies.scheduler._abstract",
