@@ -34,7 +34,9 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.actors._ref",
     "yarnball.actors._eventqueue",
     "yarnball.actors._kernel",
-    # AbstractYarnScheduler, the native base of every scheduler (before the CapacityScheduler chain it heads)
+    # AbstractYarnScheduler, the native base of every scheduler (before the CapacityScheduler chain it heads), and
+    # the container updates it makes in the books (ContainerUpdateContext)
+    "yarnball.policies.scheduler._updatecontext",
     "yarnball.policies.scheduler._abstract",
     "yarnball.policies.capacity._calculator",
     "yarnball.policies.capacity._state",
