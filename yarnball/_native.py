@@ -41,6 +41,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.policies.capacity._calculator",
     "yarnball.policies.capacity._state",
     "yarnball.policies.capacity._allocator",
+    "yarnball.policies.capacity._usersmanager",
     "yarnball.policies.capacity._leaf",
     "yarnball.policies.capacity._queues",
     "yarnball.policies.capacity._context",
