@@ -252,7 +252,7 @@ def test_completed_containers_leave_no_cyclic_garbage() -> None:
     """A completed container's entry and its timer are freed by refcounting: the cyclic GC finds none of them."""
     import gc
 
-    from yarnball.actors._containermanager import _Container
+    from yarnball.actors._containerimpl import ContainerImpl
 
     workload = _busy()
     cluster = Cluster(Configuration(QUEUES), workload.nodes, seed=4)
@@ -264,7 +264,7 @@ def test_completed_containers_leave_no_cyclic_garbage() -> None:
         assert cluster.rm.counters["containers_completed"] > 50
         gc.set_debug(gc.DEBUG_SAVEALL)
         gc.collect()
-        leaked = [o for o in gc.garbage if type(o) is _Container]
+        leaked = [o for o in gc.garbage if type(o) is ContainerImpl]
     finally:
         gc.set_debug(0)
         gc.garbage.clear()

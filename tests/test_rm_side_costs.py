@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from skipping_helpers import TWO_QUEUES, run_state
 
-from yarnball.actors import _kernel
+from yarnball.actors import _eventqueue
 from yarnball.actors._actor import _Once
-from yarnball.actors._kernel import FAR_WIDTH, NORMAL, Kernel
+from yarnball.actors._eventqueue import FAR_WIDTH
+from yarnball.actors._kernel import NORMAL, Kernel
 from yarnball.actors._nodemanager import NodeManager
 from yarnball.errors import ActorError
 from yarnball.launcher import Cluster
@@ -122,7 +123,7 @@ def _run(workload: Workload, monkeypatch: pytest.MonkeyPatch, *, park: bool) -> 
     with monkeypatch.context() as m:
         if not park:
             # no delay is that long: every event is heaped (Kernel.schedule, Kernel.park; the NM's container timers)
-            m.setattr(_kernel, "FAR_WIDTH", float("inf"))
+            m.setattr(_eventqueue, "FAR_WIDTH", float("inf"))
         cluster = Cluster(Configuration(TWO_QUEUES), workload.nodes, seed=4)
         cluster.submit_workload(workload)
         with captured_events() as events:

@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from yarnball.actors import _containermanagerauth
-from yarnball.policies.capacity import _leaf, _scheduler
+from yarnball.policies.capacity import _scheduler, _usersmanager
 from yarnball.policies.scheduler import (
     Allocation,
     AppAccepted,
@@ -95,7 +95,7 @@ def test_untracked_structs_hold_nothing_that_could_close_a_cycle(cls: type[msgsp
 ON_THE_PATH = [
     _containermanagerauth.authorize_starts,
     _containermanagerauth.authorize_ids,
-    _leaf.LeafQueue.computed_user_limit,
+    _usersmanager.computed_user_limit,
     _scheduler.CapacityScheduler.allocate,
     _scheduler.CapacityScheduler.idle_allocate,
     _scheduler.CapacityScheduler.allocate_has_news,

@@ -32,12 +32,16 @@ MYPYC_MODULES: tuple[str, ...] = (
     # the event kernel and what sits below it: futures and tasks, addresses (ActorRef stays subclassable from Python)
     "yarnball.actors._future",
     "yarnball.actors._ref",
+    "yarnball.actors._eventqueue",
     "yarnball.actors._kernel",
-    # AbstractYarnScheduler, the native base of every scheduler (before the CapacityScheduler chain it heads)
+    # AbstractYarnScheduler, the native base of every scheduler (before the CapacityScheduler chain it heads), and
+    # the container updates it makes in the books (ContainerUpdateContext)
+    "yarnball.policies.scheduler._updatecontext",
     "yarnball.policies.scheduler._abstract",
     "yarnball.policies.capacity._calculator",
     "yarnball.policies.capacity._state",
     "yarnball.policies.capacity._allocator",
+    "yarnball.policies.capacity._usersmanager",
     "yarnball.policies.capacity._leaf",
     "yarnball.policies.capacity._queues",
     "yarnball.policies.capacity._context",

@@ -1,4 +1,5 @@
-"""The ApplicationMaster base class: submission, an AMRMClient-like API and callbacks.
+"""The ApplicationMaster base class: submission, registration, the allocate heartbeat and callbacks; its
+AMRMClient-like request API is its base :class:`~yarnball.actors._amrmclient.AMRMClient` (actors/_amrmclient.py).
 
 Subclass :class:`ApplicationMaster` and override the callbacks::
 
@@ -34,18 +35,14 @@ from typing import Any
 from yarnball.actors._actor import Actor, handler
 from yarnball.actors._amnmclient import NMClient
 from yarnball.actors._amresync import AMResync
+from yarnball.actors._amrmclient import AMRMClient, AskKey
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV
 from yarnball.actors._amrpc import AllocateCall
 from yarnball.actors._amtasks import (
     ContainerRequest,
-    RunQueue,
-    add_request,
-    choose_request,
     match_containers,
-    pick,
-    remove_request,
 )
-from yarnball.actors._asktable import AskSpec, entry_request, take_changed
+from yarnball.actors._asktable import take_changed
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.actors._shortcuts import (
     HeartbeatTimer,
@@ -65,7 +62,6 @@ from yarnball.protocols import (
     ContainerId,
     ContainerStatus,
     ContainerUpdateType,
-    ExecutionType,
     FinalApplicationStatus,
     FinishApplicationMasterRequest,
     FinishApplicationMasterResponse,
@@ -81,10 +77,8 @@ from yarnball.protocols import (
     RemoteRefusal,
     Resource,
     ResourceBlacklistRequest,
-    ResourceRequest,
     SubmitApplicationRequest,
     SubmitApplicationResponse,
-    UpdateContainerRequest,
     UpdatedContainer,
 )
 from yarnball.protocols._amprotocol import UpdateContainerError
@@ -98,12 +92,9 @@ from yarnball.protocols._executor import (
     ContainerTerminated,
 )
 
-__all__ = ["ApplicationMaster", "ContainerRequest"]
+__all__ = ["ApplicationMaster", "AskKey", "ContainerRequest"]
 
 DEFAULT_AM_RESOURCE = Resource(1024, 1)
-# priority, resource name, execution type's value, memory, vcores, request id. The type's value (a str, whose hash
-# is cached) rather than the member: an Enum member's __hash__ is a Python call.
-AskKey = tuple[int, str, str, int, int, int]
 # Records are frozen: one shared instance of this small one (sent with every allocate).
 _NO_BLACKLIST_CHANGE = ResourceBlacklistRequest()
 # Enum members and values read per container: an Enum class attribute and ``.value`` are each a slow lookup (a
@@ -111,7 +102,7 @@ _NO_BLACKLIST_CHANGE = ResourceBlacklistRequest()
 _AM_SHUTDOWN = AMCommand.AM_SHUTDOWN
 
 
-class ApplicationMaster(NMClient, AMResync):
+class ApplicationMaster(AMRMClient, NMClient, AMResync):
     """Base class of every ApplicationMaster, SLS's simulated ones and users' own."""
 
     #: May an allocate with nothing to send that would get nothing back be skipped (_shortcuts/_amheartbeats.py), and
@@ -186,21 +177,6 @@ class ApplicationMaster(NMClient, AMResync):
             self._rpc.reset()
         if self._nm_calls is not None:
             self._nm_calls.reset()
-
-    def _new_request_state(self) -> None:
-        """AMRMClient's requests, empty (a new attempt, or the process gone: :meth:`_exited`)."""
-        # AMRMClientImpl's remoteRequestsTable as plain data: AskSpec -> name -> entry (see AskSpec); entries are
-        # never removed (a withdrawn ask is sent with count 0, as Hadoop's).
-        self._tables: dict[AskSpec, dict[str, list[Any]]] = {}
-        self._changed: list[list[Any]] = []  # the entries changed since the last allocate, each once
-        self._outstanding: dict[int, RunQueue] = {}  # priority -> requests, oldest first (actors/_amtasks.py)
-        # Outstanding requests that name nodes, by priority, and by (priority, node) (see _match): the requests
-        # naming the node, in the order of ``_outstanding`` (a request repeated as often as it is outstanding).
-        # Lists, not deques: they are short (a deque allocates a 0.5 kB block each).
-        self._noded: dict[int, int] = {}
-        self._node_requests: dict[tuple[int, str], list[ContainerRequest]] = {}
-        self._release: list[ContainerId] = []
-        self._updates: list[UpdateContainerRequest] = []
 
     def _exited(self) -> None:
         """The AM process exits once its unregistration is answered: what it kept in memory for its requests and
@@ -427,85 +403,7 @@ class ApplicationMaster(NMClient, AMResync):
         )
         return True
 
-    # -- AMRMClient -------------------------------------------------------------------------------------------
-    def add_container_request(
-        self,
-        capability: Resource,
-        priority: int,
-        *,
-        nodes: tuple[str, ...] = (),
-        racks: tuple[str, ...] = (),
-        relax_locality: bool = True,
-        execution_type: ExecutionType = ExecutionType.GUARANTEED,
-        request_id: int = -1,
-        count: int = 1,
-    ) -> None:
-        """Ask for ``count`` containers of ``capability`` at ``priority`` (lower number = more important)."""
-        if count <= 0:
-            return
-        request = ContainerRequest(capability, priority, nodes, racks, relax_locality, execution_type, request_id)
-        # queued, indexed and asked in one compiled call (actors/_amtasks.py)
-        add_request(self._outstanding, self._noded, self._node_requests, self._tables, self._changed, request, count)
-
-    def remove_container_request(self, request: ContainerRequest) -> None:
-        """Withdraw one outstanding request (after it was satisfied, or when it is no longer wanted)."""
-        remove_request(self._outstanding, self._noded, self._node_requests, self._tables, self._changed, request)
-
-    @property
-    def _asks(self) -> dict[AskKey, list[Any]]:
-        """The ask table flattened, AskKey -> entry (for tests and inspection)."""
-        return {_ask_key(entry): entry for table in self._tables.values() for entry in table.values()}
-
-    def _ask_request(self, key: AskKey) -> ResourceRequest:
-        """The ResourceRequest of one ask-table entry."""
-        return entry_request(self._tables[(key[0], key[2], key[3], key[4], key[5])][key[1]])
-
-    def update_execution_type(self, container: Container, target: ExecutionType) -> None:
-        """Ask the RM to promote (to GUARANTEED) or demote (to OPPORTUNISTIC) ``container`` on the next heartbeat
-        (``AMRMClient.requestContainerUpdate``)."""
-        kind = (
-            ContainerUpdateType.PROMOTE_EXECUTION_TYPE
-            if target is ExecutionType.GUARANTEED
-            else ContainerUpdateType.DEMOTE_EXECUTION_TYPE
-        )
-        self._updates.append(
-            UpdateContainerRequest(
-                container_version=container.version,
-                container_id=container.id,
-                container_update_type=kind,
-                execution_type=target,
-            )
-        )
-
-    def update_container_resource(self, container: Container, capability: Resource) -> None:
-        """Ask the RM to resize ``container`` to ``capability`` on the next heartbeat (``AMRMClient
-        .requestContainerUpdate`` with INCREASE_RESOURCE when it grows in any dimension, else DECREASE_RESOURCE).
-        An increase is granted when the scheduler finds the room on the container's node (``on_containers_updated``,
-        which tells the NM); a decrease in the answer to the same heartbeat (the RM tells the NM itself)."""
-        current = container.resource
-        grows = capability.memory_mb > current.memory_mb or capability.vcores > current.vcores
-        self._updates.append(
-            UpdateContainerRequest(
-                container_version=container.version,
-                container_id=container.id,
-                container_update_type=(
-                    ContainerUpdateType.INCREASE_RESOURCE if grows else ContainerUpdateType.DECREASE_RESOURCE
-                ),
-                capability=capability,
-            )
-        )
-
-    def release(self, container_id: ContainerId) -> None:
-        """Give a container back to the RM (``releaseAssignedContainer``)."""
-        self._release.append(container_id)
-        self.running.pop(container_id, None)
-        if self._rpc is not None:
-            self._rpc.pending_release[container_id] = None  # AMRMClientImpl.pendingRelease
-
-    @property
-    def pending_requests(self) -> int:
-        return sum(len(q) for q in self._outstanding.values())
-
+    # -- the allocate heartbeat ---------------------------------------------------------------------------------------
     def _allocate(self) -> None:
         if self.attempt_id is None or self.finished:
             return
@@ -587,33 +485,6 @@ class ApplicationMaster(NMClient, AMResync):
         if msg.update_errors:
             self.on_update_errors(msg.update_errors)
 
-    def _match(self, container: Container) -> None:
-        """Decrement the oldest outstanding request this container satisfies (node, then rack, then any).
-
-        Only requests of the container's execution type qualify, as ``AMRMClient.getMatchingRequests`` (keyed by
-        execution type): decrementing a GUARANTEED request for an OPPORTUNISTIC container (or the reverse) leaves
-        the AM's ask table one above the RM's for the other type, unsent because unchanged, and the task waiting
-        for it waits forever."""
-        chosen = choose_request(self._outstanding, self._noded, self._node_requests, container)
-        if chosen is not None:
-            self.remove_container_request(chosen)
-
-    #: The first request (of ``etype``, or any) naming ``host``, else the first without nodes, else the first.
-    _pick = staticmethod(pick)
-
-    def _plain_match(self) -> bool:
-        """Whether ``_match``, ``_pick`` and ``remove_container_request`` are the base class's (not overridden by a
-        subclass, nor replaced on the instance): then match_containers does exactly what calling them per container
-        does."""
-        cls = type(self)
-        return (
-            cls._match is _BASE_MATCH
-            and self._pick is pick
-            and cls.remove_container_request is _BASE_REMOVE
-            and getattr(self._match, "__func__", None) is _BASE_MATCH
-            and getattr(self.remove_container_request, "__func__", None) is _BASE_REMOVE
-        )
-
     # -- finishing --------------------------------------------------------------------------------------------
     def finish(self, status: FinalApplicationStatus = FinalApplicationStatus.SUCCEEDED, diagnostics: str = "") -> None:
         """Unregister (``finishApplicationMaster``); the AM process then exits and its container completes."""
@@ -645,11 +516,3 @@ class ApplicationMaster(NMClient, AMResync):
 
 
 _BASE_ALLOCATE = ApplicationMaster._allocate
-_BASE_MATCH = ApplicationMaster._match
-_BASE_REMOVE = ApplicationMaster.remove_container_request
-
-
-def _ask_key(entry: list[Any]) -> AskKey:
-    """The AskKey of an entry (from its sort key)."""
-    priority, rid, _, name, etype, mem, vcores = entry[3]
-    return (priority, name, etype, mem, vcores, rid)

@@ -17,13 +17,14 @@ import msgspec
 
 from yarnball.actors._actor import Actor, _Once, _Tick, handler
 from yarnball.actors._amrmproxy import AMRMPROXY_ENV, AMRMProxyService
+from yarnball.actors._containerimpl import ContainerImpl, running_status
 from yarnball.actors._containermanagerauth import (
     authorize_ids,
     authorize_starts,
     authorize_updates,
     process_exit_refused,
 )
-from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV, PAUSED_FOR_GUARANTEED_DIAGNOSTICS
+from yarnball.actors._containerscheduler import PAUSED_FOR_GUARANTEED_DIAGNOSTICS
 from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
 from yarnball.actors._kernel import NORMAL
 from yarnball.actors._nmrecovery import NMDowntime
@@ -34,7 +35,6 @@ from yarnball.actors._secretmanagers import NMSecretManagers
 from yarnball.actors._shortcuts import reply_is_noop
 from yarnball.protocols import (
     ApplicationId,
-    Container,
     ContainerExitStatus,
     ContainerId,
     ContainerState,
@@ -54,7 +54,6 @@ from yarnball.protocols import (
     UpdateContainerRequest,
 )
 from yarnball.protocols._containermanagement import (
-    ContainerLaunchContext,
     FailedContainerRequest,
 )
 from yarnball.protocols._executor import (
@@ -79,56 +78,6 @@ _SUCCESS = ContainerExitStatus.SUCCESS
 # (module constants: reading a member off an Enum class goes through EnumType.__getattr__'s slow attribute hook)
 
 
-def running_status(container: Container) -> ContainerStatus:
-    """The status reporting ``container`` newly RUNNING."""
-    return ContainerStatus(
-        container_id=container.id,
-        state=_RUNNING,
-        execution_type=container.execution_type,
-        capability=container.resource,
-    )
-
-
-class _Container:
-    __slots__ = (
-        "container", "context", "diagnostics", "nm", "paused", "phase", "process", "remaining", "seq", "start_seq",
-        "started_at", "state", "timer",
-    )
-
-    def __init__(self, container: Container, context: ContainerLaunchContext, nm: ContainerManager, seq: int) -> None:
-        self.container = container
-        self.context = context
-        self.state = _SCHEDULED
-        self.timer: Any = None
-        self.process: str | None = None
-        # For the ContainerScheduler: arrival order, start order, pause state and the run time still to go.
-        self.nm = nm
-        self.seq = seq
-        self.start_seq = 0
-        self.paused = False
-        # The pause states (actors/_nmstates.py): None, or PAUSING / PAUSED / RESUMING (SCHEDULED: localizing again
-        # after an NM restart, actors/_nmrecovery.py); and the diagnostics the container gathered on the way
-        # (ContainerImpl.addDiagnostics), "" until it is paused.
-        self.phase: NMContainerState | None = None
-        self.diagnostics = ""
-        self.started_at = 0.0
-        self.remaining: float | None = context.simulated_duration_ms
-
-    def expected_ms(self) -> float | None:
-        return self.remaining
-
-    def remaining_ms(self) -> float | None:
-        if self.remaining is None or self.paused or self.state is not _RUNNING:
-            return self.remaining
-        return max(0.0, self.remaining - (self.nm.now - self.started_at))
-
-    def app_remaining_tasks(self) -> int | None:
-        for key, value in self.context.environment:
-            if key == APP_REMAINING_TASKS_ENV:
-                return int(value) if value.isdigit() else None
-        return None
-
-
 # The two timers of a container (set per container), without after_call's timer object: the event has the same key
 # (``Kernel.schedule``'s), and firing does what ``_fire_once`` does for ``after_call(delay, nm.schedule_container /
 # nm._finish, entry)`` (``ContainerManager._fire``). The localization timer is never cancelled: its argument is the
@@ -136,12 +85,12 @@ class _Container:
 # cancelling it sets ``entry.timer`` to None (a new run timer replaces it), and a timer that is not its entry's
 # ``timer`` any more is cancelled. Under restart supervision (the actor tracks its timers) and for a negative delay
 # (which raises) both are after_call's, as before.
-def _fire_schedule(entry: _Container) -> None:
+def _fire_schedule(entry: ContainerImpl) -> None:
     nm = entry.nm
     nm._fire(nm.schedule_container, entry)
 
 
-def _fire_finish(handle: tuple[_Container]) -> None:
+def _fire_finish(handle: tuple[ContainerImpl]) -> None:
     entry = handle[0]
     if entry.timer is not handle:
         return  # cancelled
@@ -149,7 +98,7 @@ def _fire_finish(handle: tuple[_Container]) -> None:
     nm._fire(nm._finish, entry)
 
 
-def _run_timer(nm: ContainerManager, delay: float, entry: _Container) -> Any:
+def _run_timer(nm: ContainerManager, delay: float, entry: ContainerImpl) -> Any:
     """``nm.after_call(delay, nm._finish, entry)``: the same event; returns the handle for ``entry.timer``."""
     if delay < 0 or nm.supervision == "restart":
         return nm.after_call(delay, nm._finish, entry)  # raises, or tracks the timer for a restart
@@ -158,7 +107,7 @@ def _run_timer(nm: ContainerManager, delay: float, entry: _Container) -> Any:
     return handle
 
 
-def _cancel(entry: _Container) -> None:
+def _cancel(entry: ContainerImpl) -> None:
     """Cancel ``entry``'s run timer (it has one)."""
     timer = entry.timer
     if type(timer) is _Once:
@@ -175,7 +124,7 @@ class ContainerManager(Actor):
 
     node_id: NodeId
     localization_ms: float
-    containers: dict[ContainerId, _Container]
+    containers: dict[ContainerId, ContainerImpl]
     used_mb: int
     used_vcores: int
     response_id: int
@@ -193,7 +142,7 @@ class ContainerManager(Actor):
     _down: NMDowntime | None
     _seq: int
 
-    def _fire(self, fn: Callable[[_Container], Any], entry: _Container) -> None:
+    def _fire(self, fn: Callable[[ContainerImpl], Any], entry: ContainerImpl) -> None:
         """``_fire_once`` of the timer ``_Once(self, fn, entry)``, which is built only where it is seen (a mailbox, a
         failure)."""
         if self._stopped:
@@ -268,7 +217,7 @@ class ContainerManager(Actor):
                     continue
             # (the entry takes the next arrival number only if it is added: making it changes nothing else)
             seq = self._seq + 1
-            entry = _Container(container, request.launch_context, self, seq)
+            entry = ContainerImpl(container, request.launch_context, self, seq)
             if containers.setdefault(cid, entry) is not entry:
                 failed.append(
                     FailedContainerRequest(
@@ -399,7 +348,7 @@ class ContainerManager(Actor):
         self.log.info("container_updated", container=str(cid), execution_type=wanted.value)
         return None
 
-    def _update_resource(self, entry: _Container, request: UpdateContainerRequest) -> str | None:
+    def _update_resource(self, entry: ContainerImpl, request: UpdateContainerRequest) -> str | None:
         """The resource half of ``updateContainerInternal``: the container takes the token's resource and version,
         the ContainerScheduler's utilisation follows (``onUpdateContainer``), and a RUNNING one is reported at its
         new size in the next heartbeat (the RM's confirmation of an increase)."""
@@ -424,7 +373,7 @@ class ContainerManager(Actor):
     # entry leaves ``containers`` only when it completes, and no second one with its id is started before that);
     # one that is not (it ended) looks its id up as the timers did when they carried the id: a later container
     # started with the same id is found then.
-    def schedule_container(self, entry: _Container) -> None:
+    def schedule_container(self, entry: ContainerImpl) -> None:
         """``entry`` is localized (``ContainerImpl``'s LOCALIZED): the ContainerScheduler starts or queues it."""
         if entry.state is not _SCHEDULED:
             entry = self.containers.get(entry.container.id)  # type: ignore[assignment]
@@ -434,7 +383,7 @@ class ContainerManager(Actor):
         if self.container_scheduler.start_now(entry):
             self._launch(entry)  # _start_entry for a container that is not paused
 
-    def _start_entry(self, entry: _Container) -> None:
+    def _start_entry(self, entry: ContainerImpl) -> None:
         if not entry.paused:
             self._launch(entry)
             return
@@ -449,21 +398,21 @@ class ContainerManager(Actor):
         self.log.info("container_resuming", container=str(entry.container.id))
         self.after(0, lambda: self._resumed(entry))
 
-    def _resumed(self, entry: _Container) -> None:
+    def _resumed(self, entry: ContainerImpl) -> None:
         """RESUMING --CONTAINER_RESUMED--> RUNNING."""
         if entry.phase is NMContainerState.RESUMING and entry.state is _RUNNING:
             entry.phase = None
             self.log.info("container_resumed", container=str(entry.container.id))
 
-    def _scheduler_kill(self, entry: _Container, exit_status: int, diagnostics: str) -> None:
+    def _scheduler_kill(self, entry: ContainerImpl, exit_status: int, diagnostics: str) -> None:
         # Hadoop sends a kill event (asynchronous): the container ends in the next dispatch, not inside the scheduler.
         cid = entry.container.id
         self.after(0, lambda: self._kill(cid, exit_status, diagnostics))
 
-    def _scheduler_pause(self, entry: _Container) -> None:
+    def _scheduler_pause(self, entry: ContainerImpl) -> None:
         self.after(0, lambda: self._pause(entry))
 
-    def _pause(self, entry: _Container) -> None:
+    def _pause(self, entry: ContainerImpl) -> None:
         """RUNNING --PAUSE_CONTAINER--> PAUSING (ContainerImpl.PauseContainerTransition): the launcher pauses the
         process (its run stops counting) and the pause event's diagnostics are added; CONTAINER_PAUSED follows."""
         if entry.phase is NMContainerState.RESUMING and entry.state is _RUNNING:
@@ -487,7 +436,7 @@ class ContainerManager(Actor):
         self.log.info("container_pausing", container=str(entry.container.id))
         self.after(0, lambda: self._paused(entry))
 
-    def _paused(self, entry: _Container) -> None:
+    def _paused(self, entry: ContainerImpl) -> None:
         """PAUSING --CONTAINER_PAUSED--> PAUSED (PausedContainerTransition): the ContainerScheduler reclaims its
         resources (ContainerScheduler.onContainerPaused -> onResourcesReclaimed) and queues it to resume."""
         if entry.phase is not NMContainerState.PAUSING or entry.state is not _RUNNING:
@@ -497,7 +446,7 @@ class ContainerManager(Actor):
         self.container_scheduler.on_resources_reclaimed(entry, paused=True)
 
     # -- the executor ----------------------------------------------------------------------------------------
-    def _launch(self, entry: _Container) -> None:
+    def _launch(self, entry: ContainerImpl) -> None:
         # Started by the ContainerScheduler: a SCHEDULED entry is in ``containers`` (see schedule_container).
         if entry.state is not _SCHEDULED:
             return
@@ -537,7 +486,7 @@ class ContainerManager(Actor):
                 entry.timer = handle = (entry,)
                 self.kernel.schedule(duration, _fire_finish, handle)
 
-    def _finish(self, entry: _Container) -> None:
+    def _finish(self, entry: ContainerImpl) -> None:
         if entry.state is not _RUNNING:
             entry = self.containers.get(entry.container.id)  # type: ignore[assignment]  # (see schedule_container)
             if entry is None or entry.state is not _RUNNING:
@@ -564,7 +513,7 @@ class ContainerManager(Actor):
         for cid in [c for c in self.containers if c.application_attempt_id.application_id == app]:
             self._kill(cid, ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, KILLED_AFTER_APP)
 
-    def _complete(self, entry: _Container, exit_status: int, diagnostics: str) -> None:
+    def _complete(self, entry: ContainerImpl, exit_status: int, diagnostics: str) -> None:
         if entry.timer is not None:
             # The timer holds the entry (its argument): dropping it cancels it (_fire_finish) and breaks the cycle,
             # so that refcounting frees both at once instead of leaving cyclic garbage per container for the GC.

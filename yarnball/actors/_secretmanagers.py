@@ -20,7 +20,7 @@ run), so each secret manager keeps, per master key, a hash state that has absorb
 MACs an identifier with a copy of it (:func:`_mac`): the key is not looked up or hashed again per token.
 
 :class:`Rejections` counts and logs every refused request of a role (``request_rejected`` events); summary.json adds
-them up under ``security`` (launcher/_outputs.py).
+them up under ``security`` (launcher/_summary.py).
 """
 
 from __future__ import annotations

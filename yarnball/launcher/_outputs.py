@@ -12,7 +12,7 @@ samples and the ResourceManager's final state into:
 - ``metrics/scheduler_timecost.csv``: wall-clock cost of scheduler calls;
 - ``metrics/<metric name>.csv``: SLS's per-metric CSV files (its Dropwizard CsvReporter layout,
   ``launcher/_slsmetrics.py``), the ``sampler.scheduler.operation.*.timecost.csv`` ones measured in wall-clock time;
-- ``summary.json`` (counts, utilisation, job completion and waiting times: ``launcher/_jobtimes.py``) and the PNG
+- ``summary.json`` (counts, utilisation, job completion and waiting times: ``launcher/_summary.py``) and the PNG
   plots.
 
 Everything except ``summary.json``'s ``wall_seconds``/``speedup``, ``scheduler_timecost.csv`` and the ``sampler.*``
@@ -26,35 +26,35 @@ from __future__ import annotations
 import csv
 import json
 import os
-import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from yarnball._logs import get_logger
-from yarnball.actors._failures import HandlerFailures
 from yarnball.launcher._completed import output_applications
-from yarnball.launcher._elastic import node_hours
 from yarnball.launcher._fairmetrics import (
     FairQueueSample,
     fair_queue_summary,
     fair_samples,
     fs_op_durations_summary,
 )
-from yarnball.launcher._jobtimes import job_times
 from yarnball.launcher._nodereport import NODE_REPORT_COLUMNS, node_report
 from yarnball.launcher._slsmetrics import write_realtimetrack, write_sls_metric_csvs
+from yarnball.launcher._summary import build_summary, jobs_by_id, ms_field, round_float, security_summary
 from yarnball.policies.opportunistic import OpportunisticSchedulerMetrics
 from yarnball.protocols import YarnApplicationState, keys
 
-__all__ = ["ClusterSample", "MetricsRecorder", "QueueSample", "write_outputs"]
+__all__ = [
+    "ClusterSample",
+    "MetricsRecorder",
+    "QueueSample",
+    "build_summary",  # (launcher/_summary.py)
+    "security_summary",  # (launcher/_summary.py)
+    "write_outputs",
+]
 
 log = get_logger(__name__)
-
-_FINAL_STATES = frozenset({YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED})
-_FLOAT_DIGITS = 6  # summary floats are rounded so that they print the same on every platform
 
 
 @dataclass(slots=True, frozen=True)
@@ -256,10 +256,10 @@ class MetricsRecorder:
         mem = [r.allocated_memory_mb / r.total_memory_mb for r in self.cluster_rows if r.total_memory_mb > 0]
         vc = [r.allocated_vcores / r.total_vcores for r in self.cluster_rows if r.total_vcores > 0]
         return {
-            "memory_mean": _round(sum(mem) / len(mem)) if mem else 0.0,
-            "vcores_mean": _round(sum(vc) / len(vc)) if vc else 0.0,
-            "memory_peak": _round(max(mem)) if mem else 0.0,
-            "vcores_peak": _round(max(vc)) if vc else 0.0,
+            "memory_mean": round_float(sum(mem) / len(mem)) if mem else 0.0,
+            "vcores_mean": round_float(sum(vc) / len(vc)) if vc else 0.0,
+            "memory_peak": round_float(max(mem)) if mem else 0.0,
+            "vcores_peak": round_float(max(vc)) if vc else 0.0,
         }
 
     def leaf_queues(self) -> list[str]:
@@ -284,7 +284,7 @@ def write_outputs(
     metrics.mkdir(parents=True, exist_ok=True)
     timecosts = _realtimetrack_timecosts(cluster)
     write_realtimetrack(out / "realtimetrack.json", recorder, timecosts=timecosts)
-    jobs = _jobs_by_id(cluster, workload)
+    jobs = jobs_by_id(cluster, workload)
     write_jobruntime(out / "jobruntime.csv", cluster, jobs)
     _write_csv(metrics / "cluster.csv", CLUSTER_COLUMNS, (_cluster_row(r) for r in recorder.cluster_rows))
     _write_csv(metrics / "queues.csv", QUEUE_COLUMNS, (_queue_row(r) for r in recorder.queue_rows))
@@ -396,136 +396,12 @@ def _application_rows(cluster: Any) -> Iterable[tuple[Any, ...]]:
             app.user,
             app.state.value,
             app.final_status.value,
-            _ms(app.submit_time),
-            _ms(app.launch_time),
-            _ms(app.finish_time),
+            ms_field(app.submit_time),
+            ms_field(app.launch_time),
+            ms_field(app.finish_time),
             len(app.attempts),
             app.diagnostics,
         )
-
-
-def build_summary(
-    cluster: Any, recorder: MetricsRecorder, *, wall_seconds: float, seed: int, workload: Any | None = None
-) -> dict[str, Any]:
-    """The run's summary: counts from the RM's counters, utilisation from the samples, what did not finish and why."""
-    rm = cluster.rm
-    c = rm.counters
-    now = float(cluster.kernel.now)
-    simulated_seconds = now / 1000.0
-    apps = sorted(output_applications(cluster).items(), key=lambda kv: (kv[0].cluster_timestamp, kv[0].id))
-    unfinished: list[dict[str, Any]] = []
-    failed: list[dict[str, Any]] = []
-    seen_jobs: set[str] = set()
-    for app_id, app in apps:
-        seen_jobs.add(app.context.application_name)
-        entry = {"job_id": app.context.application_name, "application_id": str(app_id), "state": app.state.value}
-        if app.state not in _FINAL_STATES:
-            unfinished.append({**entry, "reason": f"still {app.state.value} when the run stopped"})
-        elif app.state is not YarnApplicationState.FINISHED:
-            failed.append({**entry, "final_status": app.final_status.value, "diagnostics": app.diagnostics})
-    # Jobs handed to the cluster whose submit time the run never reached (``--until-ms``).
-    for job_id, job in sorted(_jobs_by_id(cluster, workload).items(), key=lambda kv: (kv[1].submit_ms, kv[0])):
-        if job_id not in seen_jobs and job_id in getattr(cluster, "jobs", {}):
-            unfinished.append(
-                {
-                    "job_id": job_id,
-                    "application_id": None,
-                    "state": "NOT_SUBMITTED",
-                    "reason": f"the run stopped at {_ms(now)} ms, before the job's submit time {job.submit_ms} ms",
-                }
-            )
-    # The cluster's list holds the workload's refused jobs plus those it could not start (unknown AM type).
-    refused = getattr(cluster, "skipped", None)
-    if refused is None:
-        refused = workload.skipped if workload is not None else ()
-    skipped = [{"job_id": s.job_id, "reason": s.reason} for s in refused]
-    total = rm.scheduler.cluster_resource
-    failures = getattr(cluster, "handler_failures", None) or HandlerFailures()
-    return {
-        "simulated_seconds": _round(simulated_seconds),
-        "wall_seconds": _round(wall_seconds),
-        "speedup": _round(simulated_seconds / wall_seconds) if wall_seconds > 0 else None,
-        "seed": seed,
-        "source": getattr(workload, "source", "") if workload is not None else "",
-        "cluster": {"nodes": len(rm.nodes), "memory_mb": total.memory_mb, "vcores": total.vcores},
-        "jobs": {
-            "in_trace": len(workload.jobs) if workload is not None else len(getattr(cluster, "jobs", {})),
-            "skipped": len(skipped),
-        },
-        "applications": {
-            "submitted": c["apps_submitted"],
-            "finished": c["apps_finished"],
-            "failed": c["apps_failed"],
-            "killed": c["apps_killed"],
-            "rejected": c["apps_rejected"],
-            "unfinished": len(unfinished),
-        },
-        "rejected_by_reason": rejections_by_reason(output_applications(cluster).values()),
-        # Requests refused for want of a token or an ACL (actors/_secretmanagers.py): the RM's and the NMs'.
-        "security": security_summary(cluster),
-        "containers": {
-            "allocated": c["containers_allocated"],
-            "completed": c["containers_completed"],
-            "killed": c["containers_killed"],
-            "preempted": c["containers_preempted"],
-            "lost": c["containers_lost"],
-            "running_at_end": len(rm.live),
-            **_opportunistic_counts(rm),
-        },
-        "scheduler_operations": {op: rm.op_counts[op] for op in sorted(rm.op_counts)},
-        "node_hours": _round(node_hours(cluster)),  # billed node time (launcher/_elastic.py)
-        "elastic": cluster.autoscaler.report().to_dict(events=False) if getattr(cluster, "autoscaler", None) else None,
-        "utilization": recorder.utilization(),
-        # Completion and waiting times, overall and per queue (launcher/_jobtimes.py).
-        "job_times": job_times(output_applications(cluster).values()),
-        "samples": len(recorder.cluster_rows),
-        "sample_interval_ms": recorder.interval_ms,
-        "skipped_jobs": skipped,
-        "failed_jobs": failed,
-        "unfinished": unfinished,
-        # What went wrong in the run itself (actor handlers that raised: a bug or a bad input): `yarnball simulate`
-        # exits 3 when there is any.
-        "errors": {
-            "handler_failures": failures.to_dict(),
-            # a run no application could ever progress in, stopped (launcher/_stall.py): what blocks it
-            **({"stalled": cluster.stalled} if getattr(cluster, "stalled", None) else {}),
-        },
-    }
-
-
-_USER = re.compile(r"\b([Uu]ser\s*:?\s*)([^\s,]+)")
-
-
-def security_summary(cluster: Any) -> dict[str, Any]:
-    """``{"rejected": n, "rejected_by_reason": {reason: count}}`` over the RM and the NodeManagers (a sharded run's
-    driver sees the NMs of its own host only), most frequent first (then by reason)."""
-    counts: Counter[str] = Counter()
-    roles = [cluster.rm, *getattr(cluster, "node_managers", {}).values()]
-    if not hasattr(cluster, "node_managers"):
-        roles += [a for a in cluster.kernel.actors.values() if a is not cluster.rm]
-    for role in roles:
-        rejections = getattr(role, "rejections", None)
-        if rejections:
-            counts.update(rejections.by_reason)
-    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return {"rejected": sum(counts.values()), "rejected_by_reason": dict(ordered)}
-
-
-def rejection_reason(app: Any) -> str:
-    """A rejected application's diagnostics with its own id and user taken out, so that applications refused for
-    the same reason (an unknown queue, a stopped queue, an ACL) count together."""
-    text: str = app.diagnostics.replace(str(app.id), "<application>")
-    return _USER.sub(r"\1<user>", text)
-
-
-def rejections_by_reason(apps: Iterable[Any]) -> dict[str, int]:
-    """How many applications were rejected for each reason, most frequent first (then by reason)."""
-    counts: dict[str, int] = {}
-    for app in apps:
-        if getattr(app, "rejected", False):
-            reason = rejection_reason(app)
-            counts[reason] = counts.get(reason, 0) + 1
-    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 # -- helpers -----------------------------------------------------------------------------------------------------
@@ -535,27 +411,6 @@ def _realtimetrack_timecosts(cluster: Any) -> bool:
     if conf is None:
         return False
     return conf.get_bool(keys.YARNBALL_SLS_REALTIMETRACK_TIMECOST, keys.DEFAULT_YARNBALL_SLS_REALTIMETRACK_TIMECOST)
-
-
-def _opportunistic_counts(rm: Any) -> dict[str, int]:
-    """OPPORTUNISTIC containers allocated by the RM, killed by NM ContainerSchedulers (-108) and promoted."""
-    opp = getattr(rm, "opportunistic", None)
-    c = opp.counters if opp is not None else {}
-    return {
-        "opportunistic_allocated": c.get("opportunistic_allocated", 0),
-        "opportunistic_killed": c.get("opportunistic_killed", 0),
-        "promoted": c.get("promoted", 0),
-    }
-
-
-def _jobs_by_id(cluster: Any, workload: Any | None) -> dict[str, Any]:
-    jobs: dict[str, Any] = {}
-    if workload is not None:
-        for job in workload.jobs:
-            jobs[job.job_id] = job  # SLS tracks the last job of a repeated id
-    for job_id, job in getattr(cluster, "jobs", {}).items():
-        jobs.setdefault(job_id, job)
-    return jobs
 
 
 def _cluster_row(r: ClusterSample) -> tuple[int, ...]:
@@ -600,13 +455,3 @@ def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]])
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(header)
         writer.writerows(rows)
-
-
-def _ms(value: float | None) -> int | float | str:
-    if value is None:
-        return ""
-    return int(value) if value == int(value) else value
-
-
-def _round(value: float) -> float:
-    return round(float(value), _FLOAT_DIGITS)

@@ -8,7 +8,8 @@
   of every active app gives the same decisions without an O(apps) scan per heartbeat (about 930 running apps at
   10,000 nodes, most of them with every container already allocated).
 * The user limit (§7) is recomputed only when the users' state version changes (any user usage change or
-  activation), exactly like ``UsersManager``'s cache, and the sums it needs are maintained incrementally.
+  activation), exactly like ``UsersManager``'s cache, and the sums it needs are maintained incrementally; the
+  computations themselves are in _usersmanager.py.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
+from yarnball.policies.capacity import _usersmanager
 from yarnball.policies.capacity._allocator import assign_app, assign_reserved
 from yarnball.policies.capacity._context import (
     SKIP_OTHER,
@@ -31,9 +33,6 @@ from yarnball.policies.capacity._queues import CSQueue, ParentQueue, f32, java_i
 from yarnball.policies.capacity._state import SchedulerApp, SchedulerNode, User
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
-    from yarnball.policies.capacity._calculator import DefaultResourceCalculator, DominantResourceCalculator
     from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 
 __all__ = ["LeafQueue"]
@@ -245,186 +244,30 @@ class LeafQueue(CSQueue):
         self.max_capacity = f32(maximum_capacity)
         self.abs_max = absolute_max
 
-    # -- user limit (§7) ---------------------------------------------------------------------------------------
+    # -- user limit (§7, UsersManager: _usersmanager.py) ------------------------------------------------------
     def computed_user_limit(self, ctx: SchedulerContext) -> tuple[int, int]:
         """``getComputedResourceLimitForActiveUsers`` (before the per-user weight), cached per users' version."""
-        if self.ul_version == self.users_version:
-            return self.ul_cache
-        if not ctx.rc.dominant:
-            # Every input of _computed_user_limit_memory but the constant ones (minimum allocation, user-limit
-            # percent) and ul_static (the memo is emptied when it changes). A busy queue's usage moves back and
-            # forth between a few values (a container ends, the next one starts), so most versions repeat inputs.
-            key = (
-                ctx.cluster_m,
-                ctx.cluster_v,
-                self.used_m,
-                self.active_weights,
-                self.active_used_m,
-                self.active_used_v,
-            )
-            memo = self.ul_memo
-            result = memo.get(key)
-            if result is None:
-                result = self._computed_user_limit_memory(ctx)
-                if len(memo) >= 256:
-                    memo.clear()  # bounded: a queue whose usage keeps growing never repeats inputs
-                memo[key] = result
-            self.ul_cache = result
-            self.ul_version = self.users_version
-            return result
-        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
-        min_m, min_v = ctx.min_m, ctx.min_v
-        orig_none = self.eff_min_m == 0 and self.eff_min_v == 0
-        qm, qv = rc.max(cm, cv, self.eff_min_m, self.eff_min_v, min_m, min_v)
-        if rc.dominant:
-            ratio = _users_share(rc, cm, cv, self.users.values())
-        else:
-            # Sum of the users' memory shares == the queue's used memory share (all usage is some user's).
-            ratio = rc.usage_share(cm, cv, self.used_m, 0)
-        con_m, con_v = rc.multiply_and_normalize_up(cm, cv, ratio, min_m, min_v)
-        if rc.compare(cm, cv, con_m, con_v, qm, qv) < 0:
-            cur_m, cur_v = qm, qv
-        else:
-            cur_m, cur_v = con_m + min_m, con_v + min_v
-        weights = self.active_weights
-        am_, av_ = rc.divide_and_ceil(self.active_used_m + min_m, self.active_used_v + min_v, weights)
-        ulp = self.user_limit
-        bm, bv = rc.divide_and_ceil(int(cur_m * ulp), int(cur_v * ulp), 100.0)
-        ul_m, ul_v = rc.max(cm, cv, am_, av_, bm, bv)
-        if self.user_limit_factor == -1 or orig_none:
-            mx_m, mx_v = rc.round_down(self.eff_max_m, self.eff_max_v, min_m, min_v)
-        else:
-            f = self.user_limit_factor
-            mx_m, mx_v = int(qm * f), int(qv * f)
-        ul_m, ul_v = rc.min(cm, cv, ul_m, ul_v, mx_m, mx_v)
-        result = rc.round_up(ul_m, ul_v, min_m, min_v)
-        self.ul_cache = result
-        self.ul_version = self.users_version
-        return result
-
-    def _computed_user_limit_memory(self, ctx: SchedulerContext) -> tuple[int, int]:
-        """The same computation specialised for the DefaultResourceCalculator (memory decides every comparison;
-        vcores follow the same arithmetic), written with plain ints because it runs after every allocation."""
-        cm = ctx.cluster_m
-        min_m, min_v = ctx.min_m, ctx.min_v
-        qm, qv, mx_m, mx_v = self.ul_static
-        ratio = self.used_m / cm if cm else 0.0
-        con_m = int(cm * ratio + 0.5)
-        con_m = -(-con_m // min_m) * min_m if min_m > 0 and con_m >= 0 else con_m
-        if con_m < qm:
-            cur_m, cur_v = qm, qv
-        else:
-            cur_v = int(ctx.cluster_v * ratio + 0.5)
-            cur_v = -(-cur_v // min_v) * min_v if min_v > 0 else cur_v
-            cur_m, cur_v = con_m + min_m, cur_v + min_v
-        w = self.active_weights
-        if w:
-            am_ = math.ceil((self.active_used_m + min_m) / w)
-            av_ = math.ceil((self.active_used_v + min_v) / w)
-        else:
-            am_ = av_ = 0
-        ulp = self.user_limit
-        # divideAndCeil(multiplyAndRoundDown(currentCapacity, userLimit), 100): the product truncated first (a no-op
-        # for a whole-number user limit)
-        bm = math.ceil(int(cur_m * ulp) / 100.0)
-        bv = math.ceil(int(cur_v * ulp) / 100.0)
-        ul_m, ul_v = (am_, av_) if am_ >= bm else (bm, bv)
-        if mx_m < ul_m:
-            ul_m, ul_v = mx_m, mx_v
-        if min_m > 0:
-            ul_m = -(-ul_m // min_m) * min_m
-        if min_v > 0:
-            ul_v = -(-ul_v // min_v) * min_v
-        return ul_m, ul_v
+        return _usersmanager.computed_user_limit(self, ctx)
 
     def update_user_limit_static(self, ctx: SchedulerContext) -> None:
-        """The parts of the memory-only user limit that change only with the cluster resource: the queue capacity
-        ``max(effectiveMin, minAlloc)`` and the cap ``maxUL`` (§7)."""
-        min_m, min_v = ctx.min_m, ctx.min_v
-        eff_m, eff_v = self.eff_min_m, self.eff_min_v
-        qm, qv = (eff_m, eff_v) if eff_m >= min_m else (min_m, min_v)
-        if self.user_limit_factor == -1 or (eff_m == 0 and eff_v == 0):
-            mx_m = (self.eff_max_m // min_m) * min_m if min_m > 0 else self.eff_max_m
-            mx_v = (self.eff_max_v // min_v) * min_v if min_v > 0 else self.eff_max_v
-        else:
-            f = self.user_limit_factor
-            mx_m, mx_v = int(qm * f), int(qv * f)
-        self.ul_static = (qm, qv, mx_m, mx_v)
-        self.ul_memo = {}
+        """The parts of the memory-only user limit that change only with the cluster resource."""
+        _usersmanager.update_user_limit_static(self, ctx)
 
     def usage_ratio(self, ctx: SchedulerContext) -> float:
-        """``UsersManager.getUsageRatio("")``: the sum of the users' usage shares of the cluster (``rc.ratio(used,
-        cluster)``: the dominant share under the DominantResourceCalculator), as of the current cluster resource."""
-        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
-        return sum([rc.usage_share(cm, cv, u.used_m, u.used_v) for u in self.users.values()])
+        """``UsersManager.getUsageRatio("")``: the sum of the users' usage shares of the cluster."""
+        return _usersmanager.usage_ratio(self, ctx)
 
     def user_limit_for(self, ctx: SchedulerContext, user: User) -> tuple[int, int]:
         """The per-user limit: ``multiplyAndNormalizeDown(UL, weight(user), minimumAllocation)``."""
-        ul_m, ul_v = self.computed_user_limit(ctx)
-        if user.weight == 1.0:
-            return ul_m, ul_v
-        return ctx.rc.multiply_and_normalize_down(ul_m, ul_v, user.weight, ctx.min_m, ctx.min_v)
+        return _usersmanager.user_limit_for(self, ctx, user)
 
     def headroom(self, ctx: SchedulerContext, user: User, root: CSQueue) -> tuple[int, int]:
         """``getHeadroom`` (§7.1), computed on demand with the current user limit."""
-        rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
-        if not rc.dominant:
-            # The same, memory only and inline (it runs on every AM allocate, skipped ones included).
-            free_m, free_v = cm - root.used_m, cv - root.used_v
-            if free_m <= 0:
-                # A full cluster: the queue/user headroom below is never negative, so Resources.min picks the free
-                # resource whatever the user limit is (which need not be computed).
-                return 0, (free_v if free_v > 0 else 0)
-            if self.ul_version == self.users_version:
-                ul_m, ul_v = self.ul_cache
-            else:
-                ul_m, ul_v = self.computed_user_limit(ctx)
-            if user.weight != 1.0:
-                ul_m, ul_v = rc.multiply_and_normalize_down(ul_m, ul_v, user.weight, ctx.min_m, ctx.min_v)
-            hm = ul_m - user.used_m
-            qm = self.cur_limit_m - self.used_m
-            if qm < hm:
-                hm = qm
-            hv = ul_v - user.used_v
-            qv = self.cur_limit_v - self.used_v
-            if qv < hv:
-                hv = qv
-            # round_down of max(h, 0): floor division is exact for non-negative values
-            min_m, min_v = ctx.min_m, ctx.min_v
-            hm = 0 if hm <= 0 else ((hm // min_m) * min_m if min_m > 0 else hm)
-            hv = 0 if hv <= 0 else ((hv // min_v) * min_v if min_v > 0 else hv)
-            if free_m <= hm:
-                hm, hv = free_m, free_v
-            if free_v < hv:
-                hv = free_v
-            return hm, (hv if hv > 0 else 0)
-        ul_m, ul_v = self.user_limit_for(ctx, user)
-        hm = min(max(ul_m - user.used_m, 0), max(self.cur_limit_m - self.used_m, 0))
-        hv = min(max(ul_v - user.used_v, 0), max(self.cur_limit_v - self.used_v, 0))
-        hm, hv = rc.round_down(hm, hv, ctx.min_m, ctx.min_v)
-        free_m, free_v = cm - root.used_m, cv - root.used_v
-        hm, hv = rc.min(cm, cv, free_m, free_v, hm, hv)
-        return max(hm, 0), max(min(hv, free_v), 0)
+        return _usersmanager.headroom(self, ctx, user, root)
 
     def total_pending_considering_user_limit(self, ctx: SchedulerContext) -> tuple[int, int]:
-        """``getTotalPendingResourcesConsideringUserLimit(cluster, "", false)``: for each active application in
-        order, ``min(app pending, what is left of its user's headroom)`` (headroom = the user limit minus the user's
-        usage, componentwise non-negative, shared by the user's applications); the sum."""
-        headroom: dict[str, list[int]] = {}
-        total_m = total_v = 0
-        for app in self.active:
-            user = app.user
-            room = headroom.get(user.name)
-            if room is None:
-                ul_m, ul_v = self.user_limit_for(ctx, user)
-                room = headroom[user.name] = [max(ul_m - user.used_m, 0), max(ul_v - user.used_v, 0)]
-            pm, pv = max(app.pending_m, 0), max(app.pending_v, 0)
-            take_m, take_v = min(room[0], pm), min(room[1], pv)
-            total_m += take_m
-            total_v += take_v
-            room[0] -= take_m
-            room[1] -= take_v
-        return total_m, total_v
+        """``getTotalPendingResourcesConsideringUserLimit(cluster, "", false)``."""
+        return _usersmanager.total_pending_considering_user_limit(self, ctx)
 
     # -- AM limits and activation (§6.3) -----------------------------------------------------------------------
     def compute_am_limit(self, ctx: SchedulerContext) -> tuple[int, int]:
@@ -566,7 +409,7 @@ class LeafQueue(CSQueue):
     # -- the leaf walk (§5) ------------------------------------------------------------------------------------
     def can_assign_to_user(self, ctx: SchedulerContext, app: SchedulerApp, limits: ResourceLimits) -> bool:
         """``canAssignToUser``: strict ``used > limit`` refuses (the current ask is not added)."""
-        ul_m, ul_v = self.user_limit_for(ctx, app.user)
+        ul_m, ul_v = _usersmanager.user_limit_for(self, ctx, app.user)
         return self.can_assign_to_user_within(ctx, app, ul_m, ul_v, limits)
 
     def can_assign_to_user_within(
@@ -630,7 +473,7 @@ class LeafQueue(CSQueue):
                 if self.ul_version == self.users_version:
                     ul_m, ul_v = self.ul_cache
                 else:
-                    ul_m, ul_v = self.computed_user_limit(ctx)
+                    ul_m, ul_v = _usersmanager.computed_user_limit(self, ctx)
                 if user.weight != 1.0:
                     ul_m, ul_v = rc.multiply_and_normalize_down(ul_m, ul_v, user.weight, ctx.min_m, ctx.min_v)
                 limits.unres_m = limits.unres_v = 0
@@ -656,14 +499,6 @@ class LeafQueue(CSQueue):
 
     def user_count_active(self) -> int:
         return self.active_users
-
-
-def _users_share(
-    rc: DefaultResourceCalculator | DominantResourceCalculator, cm: int, cv: int, users: Iterable[User]
-) -> float:
-    # (out of computed_user_limit: a generator expression there would make cells for rc, cm and cv on every
-    # call, in CPython, the memory-only calls that never reach it too)
-    return sum(rc.usage_share(cm, cv, u.used_m, u.used_v) for u in users)
 
 
 def _order(app: SchedulerApp) -> tuple[int, int, int, int]:

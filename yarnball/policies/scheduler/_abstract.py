@@ -31,7 +31,7 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._allocator import release_container, resize_container, retire_key, unreserve
+from yarnball.policies.capacity._allocator import release_container, retire_key, unreserve
 from yarnball.policies.capacity._context import SchedulerContext
 from yarnball.policies.capacity._state import (
     ACQUIRED,
@@ -44,6 +44,7 @@ from yarnball.policies.capacity._state import (
     SchedulerNode,
 )
 from yarnball.policies.placement import NodePlacementPolicy, continuous_scheduling_settings, placement_from_conf
+from yarnball.policies.scheduler import _updatecontext
 from yarnball.policies.scheduler._acl import AccessControlList
 from yarnball.policies.scheduler._notifications import (
     Allocation,
@@ -419,86 +420,16 @@ class AbstractYarnScheduler:
         return rmc.state if rmc is not None else None
 
     def absorb_increase(self, temp_id: ContainerId, target_id: ContainerId, version: int) -> Container | None:
-        """``SchedulerApplicationAttempt.pullNewlyUpdatedContainers`` for INCREASE_RESOURCE: the temporary container
-        allocated for the increase is swapped into ``target_id`` (``ContainerUpdateContext.swapContainer``: the target
-        grows by the temporary one's resource, which stays charged; the temporary one leaves the books without a
-        completion) and the target gets ``version``. Returns the updated record, or None (nothing changed) when
-        either is gone or they are on different nodes (the caller releases the temporary one)."""
-        ctx = self._ctx
-        temp = ctx.containers.get(temp_id)
-        target = ctx.containers.get(target_id)
-        if (
-            temp is None or target is None or temp.state == RESERVED or target.state == RESERVED
-            or temp.node is not target.node or target.container is None
-        ):  # fmt: skip
-            return None
-        dm, dv = temp.mem, temp.vc
-        app = temp.app
-        if temp.container is not None and temp.container in app.new_containers:
-            app.new_containers.remove(temp.container)  # never handed to the AM
-        release_container(ctx, temp)
-        resize_container(ctx, target, dm, dv)
-        return self._updated(target, version)
+        """INCREASE_RESOURCE: the temporary container swapped into ``target_id`` (_updatecontext.py)."""
+        return _updatecontext.absorb_increase(self._ctx, temp_id, target_id, version)
 
     def swap_promoted(self, temp_id: ContainerId, promoted: Container, *, running: bool) -> bool:
-        """``SchedulerApplicationAttempt.pullNewlyUpdatedContainers`` for PROMOTE_EXECUTION_TYPE: the temporary
-        GUARANTEED container allocated for a promotion becomes ``promoted`` (``ContainerUpdateContext.swapContainer``:
-        the existing RMContainer takes the temporary one's execution type; the temporary one leaves the books as
-        OPPORTUNISTIC, without a completion, so the queue and user keep the charge it made). From then on the
-        scheduler holds the container as any GUARANTEED one (resize, demotion, release, preemption, node loss); its
-        RMContainer is RUNNING if the NM has reported it running, else ACQUIRED (the AM holds it), as Hadoop's
-        opportunistic RMContainer was. Returns False (nothing changed) if the temporary one is gone or on another
-        node than ``promoted``."""
-        ctx = self._ctx
-        rmc = ctx.containers.get(temp_id)
-        if rmc is None or rmc.state == RESERVED or rmc.container is None or rmc.node.node_id != promoted.node_id:
-            return False
-        app = rmc.app
-        node = rmc.node
-        if rmc.container in app.new_containers:
-            app.new_containers.remove(rmc.container)  # never handed to the AM
-        del ctx.containers[temp_id]
-        node.containers.pop(temp_id, None)
-        app.live.pop(temp_id, None)
-        cid = promoted.id
-        rmc.cid = cid
-        rmc.key = (promoted.priority.priority, promoted.allocation_request_id)
-        rmc.priority = promoted.priority
-        rmc.state = RUNNING if running else ACQUIRED
-        rmc.container = promoted
-        ctx.containers[cid] = rmc
-        node.containers[cid] = rmc
-        app.live[cid] = rmc
-        return True
+        """PROMOTE_EXECUTION_TYPE: the temporary GUARANTEED container becomes ``promoted`` (_updatecontext.py)."""
+        return _updatecontext.swap_promoted(self._ctx, temp_id, promoted, running=running)
 
     def decrease_container(self, container_id: ContainerId, resource: Resource, version: int) -> Container | None:
-        """``handleDecreaseRequests`` + ``swapContainer`` for DECREASE_RESOURCE: the container shrinks to
-        ``resource`` (component-wise at most its size) at once, the difference is released, and it gets ``version``.
-        Returns the updated record, or None if the container is not allocated."""
-        ctx = self._ctx
-        rmc = ctx.containers.get(container_id)
-        if rmc is None or rmc.state == RESERVED or rmc.container is None:
-            return None
-        mem = min(resource.memory_mb, rmc.mem)
-        vc = min(resource.vcores, rmc.vc)
-        resize_container(ctx, rmc, mem - rmc.mem, vc - rmc.vc)
-        return self._updated(rmc, version)
-
-    def _updated(self, rmc: RMContainer, version: int) -> Container:
-        old = rmc.container
-        assert old is not None
-        container = Container(
-            id=old.id,
-            node_id=old.node_id,
-            resource=Resource(rmc.mem, rmc.vc, old.resource.extended),
-            priority=old.priority,
-            execution_type=old.execution_type,
-            allocation_request_id=old.allocation_request_id,
-            version=version,
-            node_http_address=old.node_http_address,
-        )
-        rmc.container = container
-        return container
+        """DECREASE_RESOURCE: the container shrinks to ``resource`` at once (_updatecontext.py)."""
+        return _updatecontext.decrease_container(self._ctx, container_id, resource, version)
 
     # -- the AM's allocate: the ask table, the release and the pull (the FifoScheduler's and the FairScheduler's;
     # the CapacityScheduler keeps its own, with its AM sizing and fair-ordering hooks) ----------------------------
