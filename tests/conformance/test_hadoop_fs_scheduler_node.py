@@ -86,8 +86,7 @@ class NodeUnderTest:
 
     def saturate_cluster(self) -> None:
         """``saturateCluster``: default containers until the node has nothing unallocated."""
-        n = (self.node.unalloc_m // GB) if self.node.unalloc_m >= 0 else 0
-        self.create_default_containers(n)
+        self.create_default_containers(self.node.unalloc_m // GB)
         while not self.unallocated().is_none():
             self.allocate_container()
         assert self.allocated() == Resource(DEFAULT.memory_mb * len(self.containers), len(self.containers))
@@ -251,8 +250,9 @@ def test_preemption_to_completed_app(tmp_path: Path) -> None:
 def test_partial_reserved_preemption(tmp_path: Path) -> None:
     """Preempt a bigger container than the preemption request."""
     # The mock application stops being starved once it got its request. A real one is starved while its usage is
-    # below its fair share (FSAppAttempt.isStarved), which is not capped at its demand: the queue's maximum of
-    # 512 MB makes its fair share its request.
+    # below its fair share (FSAppAttempt.isStarved), which is not capped at its demand, and its starvation is not
+    # recomputed once it has no pending demand (FSLeafQueue.updateStarvedApps): the queue's maximum of 512 MB makes
+    # its fair share its request.
     t = NodeUnderTest(tmp_path, starving_max="512 mb, 8 vcores")
     t.saturate_cluster()
     starving_app = t.create_starving_app(Resource(512, 1))
