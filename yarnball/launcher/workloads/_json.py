@@ -98,14 +98,15 @@ def iter_json_values(
 STREAM_CHUNK_BYTES = 1 << 20
 
 
-def stream_json_values(path: str | os.PathLike[str], chunk: int = STREAM_CHUNK_BYTES) -> Iterator[tuple[int, int, Any]]:
-    """:func:`iter_json_values` of a file that already read cleanly with it, read ``chunk`` bytes at a time: what is
-    held is the chunk at hand, not the file, and the elements of a root-level array are decoded one at a time. The
-    file is opened for each chunk, not held open.
+def stream_json_values(path: str | os.PathLike[str], chunk: int | None = None) -> Iterator[tuple[int, int, Any]]:
+    """:func:`iter_json_values` of a file that already read cleanly with it, read ``chunk`` bytes at a time (default
+    :data:`STREAM_CHUNK_BYTES`): what is held is the chunk at hand, not the file, and the elements of a root-level
+    array are decoded one at a time. The file is opened for each chunk, not held open.
 
     For a trace's second reading (a run fed as it goes, workloads/_stream.py): a value that does not decode is
     taken for one the chunk cuts, and one the file's end cuts for a file changed since its first reading."""
     name = os.fspath(path)
+    chunk = chunk or STREAM_CHUNK_BYTES
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset = 0  # bytes of the file read so far
     buf, pos, eof = "", 0, False
