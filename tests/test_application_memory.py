@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import tracemalloc
 from collections.abc import Iterator
+from typing import Any
 
 import msgspec
 import pytest
@@ -17,7 +18,9 @@ from yarnball.launcher import Cluster
 from yarnball.launcher._jobfeed import PackedTasks, TaskValues
 from yarnball.launcher.workloads import JobSpec, synthetic_jobs, synthetic_nodes
 
-OPTIONS = {"maps": (5, 10), "reduces": (0, 2), "map_ms": (1_000, 9_000), "reduce_ms": (1_000, 6_000), "load": 1.0}
+OPTIONS: dict[str, Any] = {
+    "maps": (5, 10), "reduces": (0, 2), "map_ms": (1_000, 9_000), "reduce_ms": (1_000, 6_000), "load": 1.0
+}
 
 
 @pytest.fixture(autouse=True)

@@ -30,7 +30,7 @@ def run_scenario(spec: ScenarioSpec) -> RunResult:
     from yarnball.launcher._outputs import MetricsRecorder, write_outputs
     from yarnball.launcher._rundir import SIMULATE_FILES, claim
     from yarnball.launcher._settings import check_explicit_keys
-    from yarnball.launcher.workloads import load_workload, scan_workload
+    from yarnball.launcher.workloads import StreamedWorkload, load_workload, scan_workload
     from yarnball.policies.scheduler import validate_scheduler_configuration
     from yarnball.protocols import keys
 
@@ -88,7 +88,7 @@ def run_scenario(spec: ScenarioSpec) -> RunResult:
             from yarnball.launcher._shardfaults import check_sharded
 
             check_sharded(faults, spec.backend, spec.faults)  # a kind no shard host can apply: refused before the run
-        elif faults:
+        elif faults and isinstance(workload, StreamedWorkload):
             # Faults find their AMs among those spawned when they are applied: every job's AM from the start.
             workload = workload.load()
     interval_ms = conf.get_int(keys.SLS_METRICS_RECORD_INTERVAL_MS, keys.DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS)

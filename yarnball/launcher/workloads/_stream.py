@@ -143,18 +143,18 @@ def scan_workload(
         counter, baseline = JobCounter(), RumenBaseline()
         for f in files:
             found: list[NodeSpec] = []
-            items = (
+            file_items = (
                 iter_sls_trace(f, d, counter=counter, strict=strict)
                 if kind == "SLS"
                 else iter_rumen_trace(f, d, baseline=baseline, strict=strict)
             )
-            for item in items:
-                if isinstance(item, JobSpec):
-                    keep(item)
-                elif isinstance(item, SkippedJob):
-                    skipped.append(item)
+            for read_item in file_items:
+                if isinstance(read_item, JobSpec):
+                    keep(read_item)
+                elif isinstance(read_item, SkippedJob):
+                    skipped.append(read_item)
                 else:
-                    found.append(item)
+                    found.append(read_item)
             nodes.extend(dedupe_nodes(found, os.fspath(f)))  # (as read_sls_trace and read_rumen_trace do)
         cluster = file_nodes if file_nodes is not None else dedupe_nodes(nodes, source)
 
