@@ -23,7 +23,6 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from yarnball._logs import get_logger
 from yarnball.protocols import ExecutionType
 
 from ._defaults import TraceDefaults
@@ -35,7 +34,6 @@ from ._sls import BAD_DURATION, DEFAULT_AM_TYPE, DEFAULT_USER
 
 __all__ = ["RumenBaseline", "iter_rumen_trace", "read_rumen_trace"]
 
-log = get_logger(__name__)
 
 MAP_PRIORITY = 20  # AMDefinitionRumen.DEFAULT_MAPPER_PRIORITY
 REDUCE_PRIORITY = 10  # AMDefinitionRumen.DEFAULT_REDUCER_PRIORITY

@@ -19,7 +19,6 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from yarnball._logs import get_logger
 from yarnball.protocols import ExecutionType, Resource
 
 from ._defaults import TraceDefaults
@@ -30,7 +29,6 @@ from ._nodes import dedupe_nodes, generate_nodes, split_host_path
 
 __all__ = ["JobCounter", "iter_sls_trace", "nodes_from_sls_trace", "read_sls_trace"]
 
-log = get_logger(__name__)
 
 NO_TASK = "No task for the job!"
 BAD_DURATION = "Duration of a task shouldn't be less or equal to 0!"
