@@ -85,6 +85,7 @@ class _TraceAppMaster(ApplicationMaster):
         # holds them packed (~1.5 kB instead of ~20 kB for 100 tasks).
         deferred = isinstance(tasks, DeferredTasks)
         self._tasks: tuple[TaskLike, ...] | DeferredTasks = tasks if deferred else tuple(tasks)  # type: ignore[arg-type,assignment]
+        self._packed: DeferredTasks | None = tasks if deferred else None  # type: ignore[assignment]
         # The task records are made when the first attempt requests its first phase (_next_phase): a trace's later
         # jobs, submitted at their time, hold none until then (~16 kB per job of a long trace's backlog).
         self.phases: list[list[_Task]] = []
@@ -153,6 +154,8 @@ class _TraceAppMaster(ApplicationMaster):
             self.assigned = {}
             if not self.pending:
                 self.phases = []
+                if self._packed is not None:
+                    self._tasks = self._packed  # the unpacked specs too (unpacked again if ever read)
 
     def _next_phase(self) -> None:
         if not self.phases:

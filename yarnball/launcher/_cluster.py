@@ -24,7 +24,7 @@ from yarnball.launcher._clusterconf import DEFAULT_CLUSTER_TIMESTAMP, DEFAULT_QU
 from yarnball.launcher._elastic import ElasticConfig
 from yarnball.launcher._embedded import EmbeddedBackend
 from yarnball.launcher._sharded import ShardedBackend
-from yarnball.launcher.workloads import JobSpec, NodeSpec, SkippedJob, Workload
+from yarnball.launcher.workloads import JobOutline, JobSpec, NodeSpec, SkippedJob, StreamedWorkload, Workload
 from yarnball.policies.scheduler import QueueMetrics
 from yarnball.protocols import ApplicationReport, keys
 
@@ -168,9 +168,7 @@ class Cluster:
         impl = self._backend
         am_class = SLS_AM_TYPES.get(job.am_type)
         if am_class is None:
-            impl.skipped.append(
-                SkippedJob(job.job_id, f"unknown AM type {job.am_type!r}; known: {sorted(SLS_AM_TYPES)}")
-            )
+            impl.skipped.append(_unknown_am_type(job))
             return None
         conf = impl.conf
         heartbeat = conf.get_int(keys.SLS_AM_HEARTBEAT_INTERVAL_MS, keys.DEFAULT_SLS_AM_HEARTBEAT_INTERVAL_MS)
@@ -193,10 +191,27 @@ class Cluster:
         impl.jobs[job.job_id] = job
         return am  # type: ignore[no-any-return]
 
-    def submit_workload(self, workload: Workload) -> None:
-        """Submit every job of a workload (its nodes are given to the constructor); skipped jobs are kept."""
-        self._backend.skipped.extend(workload.skipped)
-        for job in workload.jobs:
+    def submit_workload(self, workload: Workload | StreamedWorkload) -> None:
+        """Submit every job of a workload (its nodes are given to the constructor); skipped jobs are kept. A trace
+        read as the run goes (``scan_workload``) has its jobs fed as the run reaches them (:meth:`submit_jobs`; the
+        embedded backend) when their submit times are in order, else submitted as they are read again, at once."""
+        impl = self._backend
+        impl.skipped.extend(workload.skipped)
+        if isinstance(workload, StreamedWorkload):
+            if workload.in_order and getattr(impl, "feed", None) is not None:
+                # What submitting every job at once records at once: the jobs of a known AM type (their outlines
+                # until their AMs are built), the others as skipped; only the former are fed.
+                for outline in workload.jobs:
+                    if outline.am_type in SLS_AM_TYPES:
+                        impl.jobs[outline.job_id] = outline
+                    else:
+                        impl.skipped.append(_unknown_am_type(outline))
+                self.submit_jobs(job for job in workload.stream() if job.am_type in SLS_AM_TYPES)
+                return
+            jobs: Iterable[JobSpec] = workload.stream()
+        else:
+            jobs = workload.jobs
+        for job in jobs:
             self.submit_job(job)
 
     def every(self, interval_ms: float, callback: Callable[[], Any], *, start_ms: float = 0) -> None:
@@ -318,3 +333,7 @@ class Cluster:
         """Every actor handler that raised so far (a bug or a bad input): the count and the first few, each with its
         actor, message type and exception. Supervision kept the actors running; the CLI exits 3 when any."""
         return self._backend.handler_failures
+
+
+def _unknown_am_type(job: JobSpec | JobOutline) -> SkippedJob:
+    return SkippedJob(job.job_id, f"unknown AM type {job.am_type!r}; known: {sorted(SLS_AM_TYPES)}")

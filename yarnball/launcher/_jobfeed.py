@@ -18,7 +18,7 @@ import msgspec
 from yarnball.errors import SimulationError
 from yarnball.launcher.workloads import JobSpec, TaskSpec
 
-__all__ = ["LOOKAHEAD_MS", "JobFeed", "PackedTasks"]
+__all__ = ["LOOKAHEAD_MS", "JobFeed", "PackedTasks", "TaskValues"]
 
 #: How long before its submit time a job's AM is spawned (simulated ms).
 LOOKAHEAD_MS = 10_000
@@ -27,22 +27,68 @@ LOOKAHEAD_MS = 10_000
 FEED_OWNER = "job-feed"
 
 
+class TaskValues:
+    """The distinct non-numeric values of a feed's tasks (types, resources, host tuples, racks, execution types),
+    each kept once: a packed job refers to them by number, so that the tasks its AM unpacks share them (a task spec
+    then costs ~140 bytes, against ~500 with its own decoded strings, resource and tuple). As many as the trace has
+    distinct values: its hosts, racks and container sizes."""
+
+    __slots__ = ("_numbers", "values")
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self._numbers: dict[Any, int] = {}
+
+    def number(self, value: Any) -> int:
+        """``value``'s number, given it when first seen."""
+        n = self._numbers.get(value)
+        if n is None:
+            n = self._numbers[value] = len(self.values)
+            self.values.append(value)
+        return n
+
+
 class PackedTasks:
-    """A job's task specs as compressed MessagePack (~1.5 kB for 100 tasks, against ~20 kB of objects), unpacked
-    by its AM when it first needs them (actors/_slsam.py DeferredTasks)."""
+    """A job's task specs as compressed MessagePack rows of integers (~1.5 kB for 100 tasks, against ~20 kB of
+    objects), their values numbered in the feed's :class:`TaskValues`; unpacked by its AM when it first needs them
+    (actors/_slsam.py DeferredTasks), and again should it need them after letting them go."""
 
-    __slots__ = ("_data", "total")
+    __slots__ = ("_data", "_values", "total")
 
-    def __init__(self, tasks: tuple[TaskSpec, ...]) -> None:
-        self._data = zlib.compress(_ENCODER.encode(tasks), 1)
+    def __init__(self, tasks: tuple[TaskSpec, ...], values: TaskValues | None = None) -> None:
+        values = TaskValues() if values is None else values
+        n = values.number
+        rows = [
+            (
+                t.count,
+                t.duration_ms,
+                t.priority,
+                n(t.task_type),
+                n(t.resource),
+                n(t.hosts),
+                n(t.rack),
+                n(t.execution_type),
+                t.allocation_request_id,
+                t.request_delay_ms,
+            )
+            for t in tasks
+        ]
+        self._data = zlib.compress(_ENCODER.encode(rows), 1)
+        self._values = values
         self.total = sum(max(t.count, 0) for t in tasks)
 
     def unpack(self) -> tuple[TaskSpec, ...]:
-        return _DECODER.decode(zlib.decompress(self._data))
+        v = self._values.values
+        return tuple(
+            TaskSpec(count, duration, priority, v[kind], v[resource], v[hosts], v[rack], v[etype], rid, delay)
+            for count, duration, priority, kind, resource, hosts, rack, etype, rid, delay in _DECODER.decode(
+                zlib.decompress(self._data)
+            )
+        )
 
 
 _ENCODER = msgspec.msgpack.Encoder()
-_DECODER = msgspec.msgpack.Decoder(tuple[TaskSpec, ...])
+_DECODER = msgspec.msgpack.Decoder(list[tuple[int, int, int, int, int, int, int, int, int, int]])
 
 
 class JobFeed:
@@ -52,7 +98,7 @@ class JobFeed:
     it; ``base`` is the time the jobs' ``submit_ms`` count from (the kernel's time when they were handed over).
     """
 
-    __slots__ = ("_base", "_jobs", "_kernel", "_last", "_make_am", "_next", "_submit")
+    __slots__ = ("_base", "_jobs", "_kernel", "_last", "_make_am", "_next", "_submit", "_values")
 
     def __init__(
         self,
@@ -66,6 +112,7 @@ class JobFeed:
         self._make_am = make_am
         self._submit = submit
         self._base = kernel.now
+        self._values = TaskValues()  # (the values of every job's packed tasks)
         self._last: JobSpec | None = None
         self._next: JobSpec | None = next(jobs, None)
         self._step(None)  # the jobs due within the lookahead: now, as if spawned all at once
@@ -97,7 +144,7 @@ class JobFeed:
         self._last = job
         # The job's tasks packed until its AM registers (a job may wait long in its queue); the cluster's record of
         # the job keeps its times.
-        am = self._make_am(msgspec.structs.replace(job, tasks=()), PackedTasks(job.tasks))
+        am = self._make_am(msgspec.structs.replace(job, tasks=()), PackedTasks(job.tasks, self._values))
         if am is None:
             return
         # The AM's timer counts from its start: the job's submit time from here, the same instant as from the base.

@@ -30,7 +30,7 @@ def run_scenario(spec: ScenarioSpec) -> RunResult:
     from yarnball.launcher._outputs import MetricsRecorder, write_outputs
     from yarnball.launcher._rundir import SIMULATE_FILES, claim
     from yarnball.launcher._settings import check_explicit_keys
-    from yarnball.launcher.workloads import load_workload
+    from yarnball.launcher.workloads import StreamedWorkload, load_workload, scan_workload
     from yarnball.policies.scheduler import validate_scheduler_configuration
     from yarnball.protocols import keys
 
@@ -58,7 +58,10 @@ def run_scenario(spec: ScenarioSpec) -> RunResult:
         # Validate the queue tree now, so its warnings (keys of undeclared queues) reach the user's terminal.
         validate_scheduler_configuration(normalized_conf(conf))
         defaults = trace_defaults(conf)
-        workload = load_workload(spec.trace_type, spec.trace, spec.nodes, defaults, spec.seed, strict=spec.strict)
+        # The embedded backend reads the jobs again as the run reaches them (workloads/_stream.py); the Ray
+        # backend ships the whole workload to its hosts.
+        read = scan_workload if spec.backend == "embedded" else load_workload
+        workload = read(spec.trace_type, spec.trace, spec.nodes, defaults, spec.seed, strict=spec.strict)
     finally:
         close_logging()
     refreshes = _refresh_arguments(conf, spec.refreshes)
@@ -85,6 +88,9 @@ def run_scenario(spec: ScenarioSpec) -> RunResult:
             from yarnball.launcher._shardfaults import check_sharded
 
             check_sharded(faults, spec.backend, spec.faults)  # a kind no shard host can apply: refused before the run
+        elif faults and isinstance(workload, StreamedWorkload):
+            # Faults find their AMs among those spawned when they are applied: every job's AM from the start.
+            workload = workload.load()
     interval_ms = conf.get_int(keys.SLS_METRICS_RECORD_INTERVAL_MS, keys.DEFAULT_SLS_METRICS_RECORD_INTERVAL_MS)
     if interval_ms <= 0:
         raise ConfigurationError(

@@ -55,6 +55,15 @@ class HeartbeatTimer(TimerHandle):
             kernel.push(t, NORMAL, origin, seq, self.fire, token, origin)
         self.due, self.live = t, True
 
+    def cancel(self) -> None:
+        """Cancelled for good (the AM's process exited or the AM stopped): a queued firing finds it cancelled. The
+        bound ``fire`` referred to the timer itself and ``item`` to the AM: that cycle kept the timer, its AM and all
+        the AM holds (its tasks) alive until a full collection, which a run's tuned collector (launcher/_gc.py) does
+        not make, and never for what was frozen when the run started; without it, reference counting frees them."""
+        self.cancelled = True
+        self.fire = _cancelled
+        self.item = None
+
     def _fire(self, token: int) -> None:
         if token != self.token or not self.live or self.cancelled:
             return  # suspended (dormant AM) or superseded by a re-armed firing
@@ -76,3 +85,7 @@ class HeartbeatTimer(TimerHandle):
         if held is not None:
             self.held = None
             run_next(kernel, held)
+
+
+def _cancelled(token: int) -> None:
+    """A cancelled timer's ``fire``."""

@@ -16,16 +16,19 @@ from ._model import DEFAULT_RACK, JobSpec, NodeSpec, SkippedJob, TaskSpec, Workl
 from ._nodes import generate_nodes, read_nodes_file, split_host_path
 from ._rumen import read_rumen_trace
 from ._sls import read_sls_trace
+from ._stream import JobOutline, StreamedWorkload, scan_workload
 from ._synth import read_synth_trace
 
 __all__ = [
     "DEFAULT_RACK",
     "KNOWN_AM_TYPES",
     "TRACE_TYPES",
+    "JobOutline",
     "JobSpec",
     "NodeSpec",
     "SLSKeys",
     "SkippedJob",
+    "StreamedWorkload",
     "TaskSpec",
     "TraceDefaults",
     "Workload",
@@ -36,6 +39,7 @@ __all__ = [
     "read_rumen_trace",
     "read_sls_trace",
     "read_synth_trace",
+    "scan_workload",
     "split_host_path",
     "synthetic_jobs",
     "synthetic_nodes",

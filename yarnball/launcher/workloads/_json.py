@@ -8,6 +8,7 @@ does (an integer or a string holding one) and raise :class:`TraceFormatError` na
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import json
 import os
@@ -21,7 +22,17 @@ from yarnball._inputs import check_nesting, read_input_text
 from yarnball._logs import get_logger
 from yarnball.errors import TraceFormatError
 
-__all__ = ["INT_MAX", "LONG_MAX", "MAX_EXPANSION", "KeyPolicy", "Where", "clean", "iter_json_values", "read_text"]
+__all__ = [
+    "INT_MAX",
+    "LONG_MAX",
+    "MAX_EXPANSION",
+    "KeyPolicy",
+    "Where",
+    "clean",
+    "iter_json_values",
+    "read_text",
+    "stream_json_values",
+]
 
 log = get_logger(__name__)
 
@@ -83,6 +94,81 @@ def iter_json_values(
         pos = _WS.match(text, end).end()  # type: ignore[union-attr]
 
 
+#: How much of a trace :func:`stream_json_values` reads at a time (doubled while a value does not fit).
+STREAM_CHUNK_BYTES = 1 << 20
+
+
+def stream_json_values(path: str | os.PathLike[str], chunk: int | None = None) -> Iterator[tuple[int, int, Any]]:
+    """:func:`iter_json_values` of a file that already read cleanly with it, read ``chunk`` bytes at a time (default
+    :data:`STREAM_CHUNK_BYTES`): what is held is the chunk at hand, not the file, and the elements of a root-level
+    array are decoded one at a time. The file is opened for each chunk, not held open.
+
+    For a trace's second reading (a run fed as it goes, workloads/_stream.py): a value that does not decode is
+    taken for one the chunk cuts, and one the file's end cuts for a file changed since its first reading."""
+    name = os.fspath(path)
+    chunk = chunk or STREAM_CHUNK_BYTES
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset = 0  # bytes of the file read so far
+    buf, pos, eof = "", 0, False
+    line, counted = 1, 0  # the line of buf[counted]
+    index, array_line = 0, 0  # array_line: inside a root-level array, the line it starts on
+
+    def more(size: int) -> bool:
+        nonlocal buf, pos, offset, eof, line, counted
+        if eof:
+            return False
+        with open(name, "rb") as f:
+            f.seek(offset)
+            data = f.read(size)
+        offset += len(data)
+        eof = len(data) < size
+        line += buf.count("\n", counted, pos)
+        buf = buf[pos:] + decoder.decode(data, final=eof)
+        pos = counted = 0
+        return True
+
+    def skip() -> str:
+        """Skip white space; the next character ("" at the end of the file)."""
+        nonlocal pos
+        while True:
+            pos = _WS.match(buf, pos).end()  # type: ignore[union-attr]
+            if pos < len(buf) or not more(chunk):
+                return buf[pos] if pos < len(buf) else ""
+
+    while True:
+        c = skip()
+        if array_line:
+            if c == "]":
+                pos += 1
+                array_line = 0
+                continue
+            if c == ",":
+                pos += 1
+                c = skip()
+        if c == "":
+            return
+        line += buf.count("\n", counted, pos)
+        counted = pos
+        if c == "[" and not array_line:
+            pos += 1
+            array_line = line
+            continue
+        size = chunk
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(buf, pos)
+                break
+            except ValueError:
+                size *= 2
+                if not more(size):
+                    raise TraceFormatError(
+                        f"{name}: the trace changed since it was first read (a value at line {line} is cut short)"
+                    ) from None
+        pos = end
+        yield index, array_line or line, value
+        index += 1
+
+
 def clean(text: str) -> str:
     """``text`` safe to print: a lone surrogate (JSON ``"\\ud800"``) is shown as its escape."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
@@ -97,6 +183,8 @@ class KeyPolicy:
 
     strict: bool = False
     seen: set[str] = field(default_factory=set)
+    #: Nothing logged: a trace read again, after a first reading reported its warnings (workloads/_stream.py).
+    quiet: bool = False
 
 
 @dataclass(slots=True)
@@ -129,10 +217,15 @@ class Where:
             if self.policy.strict:
                 self.fail(name, f"unknown key{hint}")
             pattern = _INDEX.sub("[]", name)
-            if pattern in self.policy.seen:
+            if pattern in self.policy.seen or self.policy.quiet:
                 continue
             self.policy.seen.add(pattern)
             log.warning(f"{clean(self.path)}: {clean(self.what)}: {clean(name)}: unknown key{clean(hint)}")
+
+    def warning(self, event: str, **fields: Any) -> None:
+        """Log a warning about the trace, unless its key policy is quiet."""
+        if not self.policy.quiet:
+            log.warning(event, **fields)
 
     def obj(self, value: Any, field: str) -> dict[str, Any]:
         if not isinstance(value, dict):

@@ -16,7 +16,7 @@ from ._rumen import RumenBaseline, read_rumen_trace
 from ._sls import JobCounter, read_sls_trace
 from ._synth import read_synth_trace
 
-__all__ = ["TRACE_TYPES", "load_workload"]
+__all__ = ["TRACE_TYPES", "check_cluster", "load_workload", "trace_arguments"]
 
 log = get_logger(__name__)
 
@@ -45,29 +45,8 @@ def load_workload(
     Every problem raises :class:`TraceFormatError` naming the file, job and field; keys the formats do not know
     are warnings (logged while reading, with the closest known key), or errors with ``strict=True``.
     """
+    kind, files, names, source, file_nodes, no_node = trace_arguments(trace_type, paths, nodes_file, defaults, strict)
     defaults = defaults or TraceDefaults()
-    kind = trace_type.strip().upper() if isinstance(trace_type, str) else ""
-    if kind not in TRACE_TYPES:
-        raise TraceFormatError(
-            f"unknown trace type {trace_type!r}: Input configuration not recognized, trace type should be SLS, "
-            "RUMEN, or SYNTH"
-        )
-    if isinstance(paths, str):
-        files: list[PathArg] = [p for p in paths.split(",") if p.strip()]
-    elif isinstance(paths, os.PathLike):
-        files = [paths]
-    else:
-        files = list(paths)
-    if not files:
-        raise TraceFormatError(f"{kind} trace: no trace file given")
-    names = [os.fspath(p) for p in files]
-    source = f"{kind}:{','.join(names)}"
-    file_nodes = read_nodes_file(nodes_file, defaults, strict=strict) if nodes_file is not None else None
-    # "No node!" is about the file the nodes come from: the nodes file when there is one.
-    if nodes_file is not None:
-        no_node = f"{os.fspath(nodes_file)}: No node! Please configure nodes (the nodes file lists none)."
-    else:
-        no_node = f"{','.join(names)}: No node! Please configure nodes (the trace names none; or give --nodes)."
 
     if kind == "SYNTH":
         if len(files) > 1:
@@ -91,17 +70,57 @@ def load_workload(
     return _finish(jobs, cluster, skipped, source, no_node)
 
 
+def trace_arguments(
+    trace_type: str,
+    paths: Sequence[PathArg] | PathArg,
+    nodes_file: PathArg | None,
+    defaults: TraceDefaults | None,
+    strict: bool,
+) -> tuple[str, list[PathArg], list[str], str, tuple[NodeSpec, ...] | None, str]:
+    """:func:`load_workload`'s arguments checked: the trace type, files and their names, the workload's source, the
+    nodes file's nodes (None without one) and the error for a cluster without nodes."""
+    defaults = defaults or TraceDefaults()
+    kind = trace_type.strip().upper() if isinstance(trace_type, str) else ""
+    if kind not in TRACE_TYPES:
+        raise TraceFormatError(
+            f"unknown trace type {trace_type!r}: Input configuration not recognized, trace type should be SLS, "
+            "RUMEN, or SYNTH"
+        )
+    if isinstance(paths, str):
+        files: list[PathArg] = [p for p in paths.split(",") if p.strip()]
+    elif isinstance(paths, os.PathLike):
+        files = [paths]
+    else:
+        files = list(paths)
+    if not files:
+        raise TraceFormatError(f"{kind} trace: no trace file given")
+    names = [os.fspath(p) for p in files]
+    source = f"{kind}:{','.join(names)}"
+    file_nodes = read_nodes_file(nodes_file, defaults, strict=strict) if nodes_file is not None else None
+    # "No node!" is about the file the nodes come from: the nodes file when there is one.
+    if nodes_file is not None:
+        no_node = f"{os.fspath(nodes_file)}: No node! Please configure nodes (the nodes file lists none)."
+    else:
+        no_node = f"{','.join(names)}: No node! Please configure nodes (the trace names none; or give --nodes)."
+    return kind, files, names, source, file_nodes, no_node
+
+
 def _finish(
     jobs: Sequence[JobSpec], nodes: Sequence[NodeSpec], skipped: Sequence[SkippedJob], source: str, no_node: str
 ) -> Workload:
+    check_cluster(nodes, {h for j in jobs for t in j.tasks for h in t.hosts}, [j.job_id for j in jobs], no_node)
+    return Workload(tuple(jobs), tuple(nodes), tuple(skipped), source)
+
+
+def check_cluster(nodes: Sequence[NodeSpec], hosts: set[str], job_ids: Sequence[str], no_node: str) -> None:
+    """A trace's cluster has nodes; noted: the hosts its tasks prefer that it lacks, job ids that repeat."""
     if not nodes:
         raise TraceFormatError(no_node)
     known = {n.hostname for n in nodes}
-    unknown = sorted({h for j in jobs for t in j.tasks for h in t.hosts if h not in known})
+    unknown = sorted(h for h in hosts if h not in known)
     if unknown:
         # Such requests can only be met off-switch (relaxed locality), as in SLS.
         log.info("tasks prefer hosts that are not in the cluster", count=len(unknown), first=unknown[:5])
-    dupes = sorted(job_id for job_id, n in Counter(j.job_id for j in jobs).items() if n > 1)
+    dupes = sorted(job_id for job_id, n in Counter(job_ids).items() if n > 1)
     if dupes:
         log.warning("job ids repeat across the traces; SLS tracks only the last of each", ids=dupes[:5])
-    return Workload(tuple(jobs), tuple(nodes), tuple(skipped), source)

@@ -20,21 +20,20 @@ known name (an error when ``strict``).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
-from yarnball._logs import get_logger
 from yarnball.protocols import ExecutionType
 
 from ._defaults import TraceDefaults
-from ._json import LONG_MAX, KeyPolicy, Where, iter_json_values
+from ._json import LONG_MAX, KeyPolicy, Where, iter_json_values, stream_json_values
 from ._keys import RUMEN_ATTEMPT, RUMEN_JOB, RUMEN_TASK, check_format
 from ._model import JobSpec, NodeSpec, SkippedJob, TaskSpec, Workload
 from ._nodes import dedupe_nodes, split_host_path
 from ._sls import BAD_DURATION, DEFAULT_AM_TYPE, DEFAULT_USER
 
-__all__ = ["RumenBaseline", "read_rumen_trace"]
+__all__ = ["RumenBaseline", "iter_rumen_trace", "read_rumen_trace"]
 
-log = get_logger(__name__)
 
 MAP_PRIORITY = 20  # AMDefinitionRumen.DEFAULT_MAPPER_PRIORITY
 REDUCE_PRIORITY = 10  # AMDefinitionRumen.DEFAULT_REDUCER_PRIORITY
@@ -65,13 +64,35 @@ def read_rumen_trace(
     ``strict`` turns the unknown-key warnings into errors.
     """
     name = os.fspath(path)
-    policy = KeyPolicy(strict)
-    defaults = defaults or TraceDefaults()
-    baseline = baseline or RumenBaseline()
     jobs: list[JobSpec] = []
     skipped: list[SkippedJob] = []
     nodes: list[NodeSpec] = []
-    for index, line, raw in iter_json_values(path, what="Rumen trace"):
+    for item in iter_rumen_trace(path, defaults, baseline=baseline, strict=strict):
+        if isinstance(item, JobSpec):
+            jobs.append(item)
+        elif isinstance(item, SkippedJob):
+            skipped.append(item)
+        else:
+            nodes.append(item)
+    return Workload(tuple(jobs), dedupe_nodes(nodes, name), tuple(skipped), f"RUMEN:{name}")
+
+
+def iter_rumen_trace(
+    path: str | os.PathLike[str],
+    defaults: TraceDefaults | None = None,
+    *,
+    baseline: RumenBaseline | None = None,
+    strict: bool = False,
+    again: bool = False,
+) -> Iterator[JobSpec | SkippedJob | NodeSpec]:
+    """The jobs, refused jobs and nodes of one Rumen trace, in the trace's order, as they are read (a job's nodes
+    before it). ``again``: read once already; read a chunk at a time, saying nothing (workloads/_stream.py)."""
+    name = os.fspath(path)
+    policy = KeyPolicy(strict, quiet=again)
+    defaults = defaults or TraceDefaults()
+    baseline = baseline or RumenBaseline()
+    values = stream_json_values(path) if again else iter_json_values(path, what="Rumen trace")
+    for index, line, raw in values:
         if index == 0:
             check_format(path, raw, "Rumen trace")
         where = Where(name, f"job #{index} (line {line})", policy)
@@ -119,7 +140,7 @@ def read_rumen_trace(
                 attempt = where.obj(attempts[last], afield)
                 placed = _host(attempt, where, afield)
                 if placed is not None:  # parseNodesFromRumenTrace also skips tasks without attempts
-                    nodes.append(NodeSpec(placed[1], placed[0], defaults.nm_resource))
+                    yield NodeSpec(placed[1], placed[0], defaults.nm_resource)
                 # LoggedTaskAttempt's times: epoch ms, or -1 when not logged.
                 start = where.long(attempt.get("startTime", -1), f"{afield}.startTime", minimum=-1)
                 end = where.long(attempt.get("finishTime", -1), f"{afield}.finishTime", minimum=-1)
@@ -144,30 +165,27 @@ def read_rumen_trace(
         if reason is None and DEFAULT_AM_TYPE not in defaults.am_types:
             reason = f"AM type '{DEFAULT_AM_TYPE}' is not registered (no yarn.sls.am.type.{DEFAULT_AM_TYPE})"
         if reason is not None:
-            log.warning("SLS would not create this AM", file=name, job=job_id, reason=reason)
-            skipped.append(SkippedJob(job_id, reason))
+            where.warning("SLS would not create this AM", file=name, job=job_id, reason=reason)
+            yield SkippedJob(job_id, reason)
             continue
         # AMDefinitionFactory.adjustTimeValuesToBaselineTime
         start_ms = submit - baseline.ms
         end_ms = None if finish is None else finish - baseline.ms
         if start_ms < 0:
-            log.warning("Warning: reset job start time to 0.", file=name, job=job_id)
+            where.warning("Warning: reset job start time to 0.", file=name, job=job_id)
             end_ms = None if end_ms is None else end_ms - start_ms
             start_ms = 0
-        jobs.append(
-            JobSpec(
-                job_id,
-                DEFAULT_AM_TYPE,
-                user,
-                queue,
-                start_ms,
-                end_ms,
-                defaults.am_resource,
-                tuple(tasks),
-                name=job_name,
-            )
+        yield JobSpec(
+            job_id,
+            DEFAULT_AM_TYPE,
+            user,
+            queue,
+            start_ms,
+            end_ms,
+            defaults.am_resource,
+            tuple(tasks),
+            name=job_name,
         )
-    return Workload(tuple(jobs), dedupe_nodes(nodes, name), tuple(skipped), f"RUMEN:{name}")
 
 
 def _host(attempt: dict[str, Any], where: Where, field: str) -> tuple[str, str] | None:

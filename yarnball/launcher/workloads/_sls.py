@@ -19,18 +19,16 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from yarnball._logs import get_logger
 from yarnball.protocols import ExecutionType, Resource
 
 from ._defaults import TraceDefaults
-from ._json import INT_MAX, MAX_EXPANSION, KeyPolicy, Where, iter_json_values
+from ._json import INT_MAX, MAX_EXPANSION, KeyPolicy, Where, iter_json_values, stream_json_values
 from ._keys import SLS_JOB, SLS_TASK, check_format, resource_keys
 from ._model import JobSpec, NodeSpec, SkippedJob, TaskSpec, Workload
 from ._nodes import dedupe_nodes, generate_nodes, split_host_path
 
-__all__ = ["JobCounter", "nodes_from_sls_trace", "read_sls_trace"]
+__all__ = ["JobCounter", "iter_sls_trace", "nodes_from_sls_trace", "read_sls_trace"]
 
-log = get_logger(__name__)
 
 NO_TASK = "No task for the job!"
 BAD_DURATION = "Duration of a task shouldn't be less or equal to 0!"
@@ -61,14 +59,39 @@ def read_sls_trace(
     ``strict`` turns the unknown-key warnings into errors.
     """
     name = os.fspath(path)
-    defaults = defaults or TraceDefaults()
-    counter = counter or JobCounter()
-    policy = KeyPolicy(strict)
-    job_keys = SLS_JOB | resource_keys("am.", defaults.resource_types)
     jobs: list[JobSpec] = []
     skipped: list[SkippedJob] = []
     nodes: list[NodeSpec] = []
-    for index, line, raw in iter_json_values(path, what="SLS trace"):
+    for item in iter_sls_trace(path, defaults, counter=counter, strict=strict):
+        if isinstance(item, JobSpec):
+            jobs.append(item)
+        elif isinstance(item, SkippedJob):
+            skipped.append(item)
+        else:
+            nodes.append(item)
+    return Workload(tuple(jobs), dedupe_nodes(nodes, name), tuple(skipped), f"SLS:{name}")
+
+
+def iter_sls_trace(
+    path: str | os.PathLike[str],
+    defaults: TraceDefaults | None = None,
+    *,
+    counter: JobCounter | None = None,
+    strict: bool = False,
+    again: bool = False,
+) -> Iterator[JobSpec | SkippedJob | NodeSpec]:
+    """The jobs, refused jobs and nodes of one SLS JSON trace, in the trace's order, as they are read.
+
+    ``again``: the trace was read once already (its warnings given, its errors raised): it is read a chunk at a time
+    and says nothing (workloads/_stream.py).
+    """
+    name = os.fspath(path)
+    defaults = defaults or TraceDefaults()
+    counter = counter or JobCounter()
+    policy = KeyPolicy(strict, quiet=again)
+    job_keys = SLS_JOB | resource_keys("am.", defaults.resource_types)
+    values = stream_json_values(path) if again else iter_json_values(path, what="SLS trace")
+    for index, line, raw in values:
         if index == 0:
             check_format(path, raw, "SLS trace")
         where = Where(name, f"job #{index} (line {line})", policy)
@@ -78,15 +101,10 @@ def read_sls_trace(
             where = where.at(f"job '{job_id}' (#{index}, line {line})")
         where.check_keys(entry, job_keys)
         if "job.tasks" not in entry and "num.nodes" in entry:
-            nodes.extend(_entry_nodes(entry, where, defaults))
+            yield from _entry_nodes(entry, where, defaults)
             continue  # a cluster header, not a job
-        for outcome in _jobs_from_entry(entry, where, f"#{index}", defaults, counter):
-            if isinstance(outcome, JobSpec):
-                jobs.append(outcome)
-            else:
-                skipped.append(outcome)
-        nodes.extend(_entry_nodes(entry, where, defaults))
-    return Workload(tuple(jobs), dedupe_nodes(nodes, name), tuple(skipped), f"SLS:{name}")
+        yield from _jobs_from_entry(entry, where, f"#{index}", defaults, counter)
+        yield from _entry_nodes(entry, where, defaults)
 
 
 def _jobs_from_entry(
@@ -104,7 +122,7 @@ def _jobs_from_entry(
         am_type = where.string(entry[AM_TYPE_KEY], AM_TYPE_KEY)
     elif entry.get("am.type") is not None and where.text(entry["am.type"], "am.type") != DEFAULT_AM_TYPE:
         # Docs and SLS's inputsls.json write "am.type", which SLS's code does not read.
-        log.warning(
+        where.warning(
             "'am.type' is not read by SLS; use 'yarn.sls.am.type'",
             file=where.path,
             job=job_id,
@@ -147,7 +165,7 @@ def _jobs_from_entry(
     if reason is None and am_type not in defaults.am_types:
         reason = f"AM type '{am_type}' is not registered (no yarn.sls.am.type.{am_type})"
     if reason is not None:
-        log.warning("SLS would not create this AM", file=where.path, job=job_id or ref, reason=reason)
+        where.warning("SLS would not create this AM", file=where.path, job=job_id or ref, reason=reason)
         yield SkippedJob(job_id if job_id is not None else ref, reason)
         return
     for _ in range(job_count):

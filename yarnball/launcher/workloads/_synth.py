@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import os
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +46,7 @@ from ._nodes import generate_nodes
 from ._sls import BAD_DURATION, DEFAULT_USER
 from ._synth_sample import Sample, bounded, check_weights, weighted
 
-__all__ = ["read_synth_trace", "synth_trace_nodes"]
+__all__ = ["iter_synth_trace", "read_synth_trace", "synth_trace_nodes"]
 
 log = get_logger(__name__)
 
@@ -251,12 +252,12 @@ def _workload(where: Where, path: str, raw: Any) -> _WorkloadDef:
     return _WorkloadDef(weight, where.text(d["queue_name"], f"{path}.queue_name"), classes, times, time_weights)
 
 
-def _load(path: str | os.PathLike[str], strict: bool = False) -> tuple[Where, dict[str, Any]]:
+def _load(path: str | os.PathLike[str], strict: bool = False, quiet: bool = False) -> tuple[Where, dict[str, Any]]:
     name = os.fspath(path)
     values = list(iter_json_values(path, what="SYNTH trace"))
     if values:
         check_format(path, values[0][2], "SYNTH trace")
-    where = Where(name, "SYNTH trace", KeyPolicy(strict))
+    where = Where(name, "SYNTH trace", KeyPolicy(strict, quiet=quiet))
     if len(values) != 1:
         where.fail("<root>", f"expected one JSON object, found {len(values)} values")
     d = where.obj(values[0][2], "<root>")
@@ -292,8 +293,31 @@ def read_synth_trace(
     ``nodes`` are the cluster the tasks' preferred hosts are drawn from (default: the trace's generated nodes).
     ``strict`` turns the unknown-key warnings into errors.
     """
+    cluster, items = iter_synth_trace(path, defaults, seed, nodes=nodes, strict=strict)
+    jobs: list[JobSpec] = []
+    skipped: list[SkippedJob] = []
+    for item in items:
+        if isinstance(item, SkippedJob):
+            skipped.append(item)
+        else:
+            jobs.append(item)
+    return Workload(tuple(jobs), cluster, tuple(skipped), f"SYNTH:{os.fspath(path)}")
+
+
+def iter_synth_trace(
+    path: str | os.PathLike[str],
+    defaults: TraceDefaults | None = None,
+    seed: int | None = None,
+    *,
+    nodes: tuple[NodeSpec, ...] | None = None,
+    strict: bool = False,
+    again: bool = False,
+) -> tuple[tuple[NodeSpec, ...], Iterator[JobSpec | SkippedJob]]:
+    """:func:`read_synth_trace`'s nodes, and its jobs and refused jobs generated one at a time, in submit time order
+    (the trace is read, and each job's class and submit time drawn, at once). ``again``: read once already (its
+    warnings given, its errors raised): nothing is said (workloads/_stream.py)."""
     defaults = defaults or TraceDefaults()
-    where, d = _load(path, strict)
+    where, d = _load(path, strict, again)
     if seed is None:
         raw_seed = d.get("rand_seed", 0)  # Jackson leaves a missing long at 0 and truncates a float
         seed = (
@@ -332,20 +356,28 @@ def read_synth_trace(
             )
         )
     story.sort(key=lambda s: (s[0], s[1]))  # the PriorityQueue by submit time; ties kept in generation order
+    return nodes, _expand(story, master, seed, nodes, defaults, again)
 
-    jobs: list[JobSpec] = []
-    skipped: list[SkippedJob] = []
+
+def _expand(
+    story: list[tuple[int, int, str, _JobDef]],
+    master: random.Random,
+    seed: int,
+    nodes: tuple[NodeSpec, ...],
+    defaults: TraceDefaults,
+    quiet: bool,
+) -> Iterator[JobSpec | SkippedJob]:
+    """The jobs of the sorted story, each expanded as it is asked for (SynthJob's constructor, in order)."""
     baseline: int | None = None
     budget = _Budget()
     for seq, (submit_s, _, queue, jd) in enumerate(story):
-        job = _synth_job(seq, submit_s, queue, jd, master, seed, nodes, defaults, budget)
+        job = _synth_job(seq, submit_s, queue, jd, master, seed, nodes, defaults, budget, quiet)
         if isinstance(job, SkippedJob):
-            skipped.append(job)
+            yield job
             continue
         if baseline is None:
             baseline = job.submit_ms
-        jobs.append(_rebase(job, baseline))
-    return Workload(tuple(jobs), nodes, tuple(skipped), f"SYNTH:{os.fspath(path)}")
+        yield _rebase(job, baseline)
 
 
 def _rng(seed: int) -> random.Random:
@@ -386,6 +418,7 @@ def _synth_job(
     nodes: tuple[NodeSpec, ...],
     defaults: TraceDefaults,
     budget: _Budget,
+    quiet: bool = False,
 ) -> JobSpec | SkippedJob:
     # A NORM duration can be drawn negative; SLS would record a job that ends before it starts: take it as 0.
     duration_ms = max(jd.duration.get_long(-LONG_MAX // 1000, LONG_MAX // 1000 - 2**32), 0) * 1000
@@ -435,7 +468,8 @@ def _synth_job(
     elif jd.type not in defaults.am_types:
         reason = f"AM type '{jd.type}' is not registered (no yarn.sls.am.type.{jd.type})"
     if reason is not None:
-        log.warning("SLS would not create this AM", job=job_id, reason=reason)
+        if not quiet:
+            log.warning("SLS would not create this AM", job=job_id, reason=reason)
         return SkippedJob(job_id, reason)
     return JobSpec(
         job_id,
