@@ -57,6 +57,7 @@ class FSAppAttempt:
         "enable_am_preemption",
         "fair_share",
         "last_scheduled",
+        "name",
         "queue",
         "resources_to_be_preempted",
         "scheduler",
@@ -70,6 +71,8 @@ class FSAppAttempt:
         self.attempt = attempt
         self.queue = queue
         self.start_time = start_time
+        # getName: the application id's text, read by the policies' comparators (their last tie-break)
+        self.name = str(attempt.app.app_id)
         self.fair_share = _NONE
         self.starvation = AppStarvation(start_time)
         self._demand = _NONE
@@ -87,11 +90,6 @@ class FSAppAttempt:
         self.unmanaged_am = attempt.app.app_id in scheduler.unmanaged_apps
 
     # -- Schedulable / FSApp ------------------------------------------------------------------------------------------
-    @property
-    def name(self) -> str:
-        """``getName``: the application id's text."""
-        return str(self.attempt.app.app_id)
-
     @property
     def application_id(self) -> ApplicationId:
         return self.attempt.app.app_id
