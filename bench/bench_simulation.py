@@ -21,6 +21,15 @@ trace has more jobs (``max_applications``): a short run of a large cluster (``--
 --sim-seconds 20``: 17,752 jobs, nearly all still pending or running at the end) would otherwise have thousands
 rejected at submission, and measure rejections instead of scheduling.
 
+``--scheduler {capacity,fair,fifo}`` names the scheduler through ``yarn.resourcemanager.scheduler.class``, as a user
+would (``scheduler_conf``). The queues and the workload stay the same: the CapacityScheduler's default setup is one
+queue, ``root.default``, at 100%, with ``maximum-am-resource-percent`` 0.1; the FairScheduler is given an allocation
+file that says the same (``FAIR_ALLOCATIONS``: ``root.default`` with ``maxAMShare`` 0.1, every job placed there),
+written for the run into a temporary directory; the FifoScheduler has its one ``default`` queue. Each scheduler keeps
+its own defaults otherwise (the FairScheduler's ``assignmultiple`` is off, so a node gets one container per
+heartbeat). Utilisation is read from the scheduler's root ``QueueMetrics`` (``root_queue_metrics``: allocated plus
+reserved memory), for every scheduler the same way.
+
 Goals (issue 3): >= 500x real time at 1,000 nodes and >= 50x at 10,000 nodes. Also reports peak memory per node
 (tracemalloc, goal <= 2 KB beyond the workload itself) and scheduler allocations per wall second during the run.
 """
@@ -31,6 +40,7 @@ import argparse
 import gc
 import resource
 import sys
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Iterator
@@ -44,9 +54,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from yarnball.actors import configure_logging
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import JobSpec, NodeSpec, Workload, synthetic_jobs, synthetic_nodes, synthetic_workload
+from yarnball.policies.scheduler import CAPACITY_SCHEDULER, FAIR_SCHEDULER, FIFO_SCHEDULER, ResourceScheduler
 from yarnball.protocols import Configuration, keys
 
 MAPS, REDUCES = (20, 200), (0, 20)
+
+#: ``--scheduler``: the class ``yarn.resourcemanager.scheduler.class`` names for each choice.
+SCHEDULERS = {"capacity": CAPACITY_SCHEDULER, "fair": FAIR_SCHEDULER, "fifo": FIFO_SCHEDULER}
+
+#: The FairScheduler's allocation file equivalent to the CapacityScheduler's default queues: one leaf root.default
+#: taking every job (``specified`` skips the name ``default``, then the ``default`` rule places it), whose
+#: application masters may use a tenth of its share, as ``yarn.scheduler.capacity.maximum-am-resource-percent``'s
+#: default 0.1 lets them use of root.default's capacity.
+FAIR_ALLOCATIONS = """<?xml version="1.0"?>
+<allocations>
+  <queue name="default">
+    <maxAMShare>0.1</maxAMShare>
+  </queue>
+  <queuePlacementPolicy>
+    <rule name="specified" create="false"/>
+    <rule name="default" queue="default"/>
+  </queuePlacementPolicy>
+</allocations>
+"""
 
 
 def busy_job_count(nodes: int, seconds: int, map_ms: tuple[int, int], reduce_ms: tuple[int, int], load: float) -> int:
@@ -85,6 +115,23 @@ def max_applications(jobs: int) -> int:
     return max(keys.DEFAULT_MAXIMUM_SYSTEM_APPLICATIONS, jobs)
 
 
+def scheduler_conf(scheduler: str, conf_dir: Path) -> dict[str, str]:
+    """The keys selecting ``scheduler`` (a :data:`SCHEDULERS` choice): its class, and for the FairScheduler the
+    allocation file :data:`FAIR_ALLOCATIONS`, written into ``conf_dir``."""
+    conf = {keys.RM_SCHEDULER: SCHEDULERS[scheduler]}
+    if scheduler == "fair":
+        allocations = conf_dir / "fair-scheduler.xml"
+        allocations.write_text(FAIR_ALLOCATIONS, encoding="utf-8")
+        conf[keys.ALLOCATION_FILE] = str(allocations)
+    return conf
+
+
+def memory_utilisation(scheduler: ResourceScheduler) -> float:
+    """The root queue's allocated plus reserved memory over the cluster's (``getRootQueueMetrics``)."""
+    root = scheduler.root_queue_metrics()
+    return (root.allocated.memory_mb + root.reserved.memory_mb) / max(scheduler.cluster_resource.memory_mb, 1)
+
+
 def peak_rss_mb() -> float:
     """This process's peak resident set size so far (MB; ru_maxrss is in kB on Linux)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -105,22 +152,26 @@ def run(
     dormant: bool = True,
     huge_pages: bool = True,
     container_tokens: bool = True,
+    scheduler: str = "capacity",
 ) -> dict[str, float]:
     node_specs, num_jobs, jobs = busy_jobs(nodes, warmup_seconds + sim_seconds, seed, map_ms, reduce_ms, load)
-    gc.collect()
-    if measure_memory:
-        tracemalloc.start()
-        base = tracemalloc.get_traced_memory()[0]
-    am = skip if skip_am is None else skip_am  # AM heartbeat skipping follows NM skipping unless given
-    conf = Configuration({
-        keys.SIMULATION_SKIP_IDLE_HEARTBEATS: str(skip).lower(),
-        keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS: str(am).lower(),
-        keys.SIMULATION_DORMANT_IDLE_AMS: str(dormant).lower(),
-        keys.SIMULATION_HUGE_PAGE_ARENAS: str(huge_pages).lower(),
-        keys.SIMULATION_CONTAINER_TOKENS: str(container_tokens).lower(),
-        keys.MAXIMUM_SYSTEM_APPLICATIONS: str(max_applications(num_jobs)),
-    })
-    cluster = Cluster(conf, node_specs, seed=seed)
+    with tempfile.TemporaryDirectory(prefix="bench-simulation-") as conf_dir:
+        scheduler_keys = scheduler_conf(scheduler, Path(conf_dir))
+        gc.collect()
+        if measure_memory:
+            tracemalloc.start()
+            base = tracemalloc.get_traced_memory()[0]
+        am = skip if skip_am is None else skip_am  # AM heartbeat skipping follows NM skipping unless given
+        conf = Configuration({
+            keys.SIMULATION_SKIP_IDLE_HEARTBEATS: str(skip).lower(),
+            keys.SIMULATION_SKIP_IDLE_AM_HEARTBEATS: str(am).lower(),
+            keys.SIMULATION_DORMANT_IDLE_AMS: str(dormant).lower(),
+            keys.SIMULATION_HUGE_PAGE_ARENAS: str(huge_pages).lower(),
+            keys.SIMULATION_CONTAINER_TOKENS: str(container_tokens).lower(),
+            keys.MAXIMUM_SYSTEM_APPLICATIONS: str(max_applications(num_jobs)),
+            **scheduler_keys,
+        })
+        cluster = Cluster(conf, node_specs, seed=seed)  # (the FairScheduler reads its allocation file here)
     per_node = 0.0
     if measure_memory:
         # memory of an idle registered cluster (before any job is submitted): the cost of the nodes themselves
@@ -130,8 +181,8 @@ def run(
     cluster.submit_jobs(jobs)
     cluster.run(until_ms=warmup_seconds * 1000)  # fill the cluster first; the measured period starts busy
     samples: list[float] = []
-    scheduler = cluster.scheduler
-    cluster.every(1000, lambda: samples.append(scheduler.root.used_m / max(scheduler.cluster_resource.memory_mb, 1)))
+    rs = cluster.scheduler
+    cluster.every(1000, lambda: samples.append(memory_utilisation(rs)))
     allocated0 = cluster.rm.counters["containers_allocated"]
     events0 = cluster.kernel.events_processed
     allocates0, skipped0 = cluster.rm.op_counts["allocate"], cluster.heartbeats.skipped_allocates
@@ -203,8 +254,15 @@ def main() -> None:
         default="on",
         help="yarnball.simulation.container-tokens (off: no container token or NMToken made or checked, as in SLS)",
     )
+    parser.add_argument(
+        "--scheduler",
+        choices=tuple(SCHEDULERS),
+        default="capacity",
+        help="the scheduler (yarn.resourcemanager.scheduler.class), with the same queues: one root.default",
+    )
     args = parser.parse_args()
     configure_logging(level="warning")  # the event log is measured separately; console lines would dominate
+    label = "" if args.scheduler == "capacity" else f" ({args.scheduler})"
     for n in args.nodes:
         modes = [(True, True, True)]
         if args.compare_dormancy:
@@ -224,9 +282,10 @@ def main() -> None:
                 dormant=dormant,
                 huge_pages=args.huge_page_arenas == "on",
                 container_tokens=args.container_tokens == "on",
+                scheduler=args.scheduler,
             )
             print(
-                f"{n:>6} nodes, skip NM={'on ' if skip else 'off'} AM={'on ' if skip_am else 'off'} "
+                f"{n:>6} nodes{label}, skip NM={'on ' if skip else 'off'} AM={'on ' if skip_am else 'off'} "
                 f"dormant={'on ' if dormant else 'off'}{'' if args.container_tokens == 'on' else ' tokens=off'}: "
                 f"{r['jobs']:,} jobs; "
                 f"{r['simulated_s']:.0f} simulated s in {r['wall_s']:.2f} wall s = {r['speedup']:.1f}x real time "

@@ -1,6 +1,7 @@
 """Profile the measured period of bench_simulation.py's busy workload (after its warm-up), not the setup.
 
     python bench/profile_busy.py --nodes 2000                     # cProfile, top functions by own time
+    python bench/profile_busy.py --nodes 2000 --scheduler fair    # the same under the FairScheduler (bench_simulation)
     python bench/profile_busy.py --nodes 10000 --py-spy out.raw   # py-spy (if installed) attached to this process:
                                                                   # compiled (mypyc) frames too, collapsed stacks
 
@@ -19,12 +20,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_simulation import busy_workload
+from bench_simulation import SCHEDULERS, busy_workload, scheduler_conf
 
 from yarnball.actors import configure_logging
 from yarnball.launcher import Cluster
@@ -38,12 +40,14 @@ def main() -> None:
     parser.add_argument("--sim-seconds", type=int, default=60, help="simulated seconds profiled")
     parser.add_argument("--py-spy", metavar="OUT", help="record with py-spy --native into OUT (raw collapsed stacks)")
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--scheduler", choices=tuple(SCHEDULERS), default="capacity", help="as bench_simulation.py's")
     args = parser.parse_args()
     configure_logging(level="warning")
     workload = busy_workload(
         args.nodes, args.warmup_seconds + args.sim_seconds, 1, (5_000, 60_000), (10_000, 120_000), 1.5
     )
-    cluster = Cluster(Configuration({}), workload.nodes, seed=1)
+    with tempfile.TemporaryDirectory(prefix="profile-busy-") as conf_dir:
+        cluster = Cluster(Configuration(scheduler_conf(args.scheduler, Path(conf_dir))), workload.nodes, seed=1)
     cluster.submit_workload(workload)
     cluster.run(until_ms=args.warmup_seconds * 1000)
     gc.collect()

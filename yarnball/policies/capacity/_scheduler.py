@@ -117,8 +117,8 @@ class CapacityScheduler(EventHandlers):
         hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
         return Resource(hm, hv)
 
-    def queue_metrics(self) -> list[QueueMetrics]:
-        """One snapshot per queue, root first, in configuration (pre-)order."""
+    def queue_metrics(self, *, root_only: bool = False) -> list[QueueMetrics]:
+        """One snapshot per queue, root first, in configuration (pre-)order (the root's alone with ``root_only``)."""
         ctx = self._ctx
         out: list[QueueMetrics] = []
         rc, cm, cv = ctx.rc, ctx.cluster_m, ctx.cluster_v
@@ -176,11 +176,15 @@ class CapacityScheduler(EventHandlers):
                     aggregate_off_switch_containers_allocated=q.allocated_by_locality[2],
                 )
             )
-            for child in q.children:
+            for child in () if root_only else q.children:
                 visit(child)
 
         visit(self.root)
         return out
+
+    def root_queue_metrics(self) -> QueueMetrics:
+        """``getRootQueueMetrics``: the root queue's snapshot."""
+        return self.queue_metrics(root_only=True)[0]
 
     def handle(self, event: object) -> list[SchedulerNotification]:
         """Apply one scheduler event (``CapacityScheduler.handle``) and return what the RM must act on."""

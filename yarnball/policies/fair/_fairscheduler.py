@@ -560,6 +560,11 @@ class FairScheduler(AbstractYarnScheduler):
         self._refresh_queue_counters()
         return [fs_queue_metrics(q) for q in self.queue_manager.queues.values()]
 
+    def root_queue_metrics(self) -> QueueMetrics:
+        """``getRootQueueMetrics``: the root queue's ``FSQueueMetrics``."""
+        self._refresh_queue_counters()
+        return fs_queue_metrics(self.queue_manager.root_queue)
+
     def fair_scheduler_info(self) -> dict[str, Any]:
         """``FairSchedulerInfo`` (``/ws/v1/cluster/scheduler``'s ``schedulerInfo``)."""
         self._refresh_queue_counters()

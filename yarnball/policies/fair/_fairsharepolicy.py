@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from yarnball._logs import get_logger
 from yarnball.policies.capacity._calculator import DefaultResourceCalculator, ResourceCalculator
@@ -10,7 +11,13 @@ from yarnball.policies.fair._computefairshares import compute_shares, compute_st
 from yarnball.policies.fair._dominantresourcefairnesspolicy import DominantResourceFairnessPolicy
 from yarnball.policies.fair._resources import MEMORY, java_compare_strings, long_signum_diff, signum_diff
 from yarnball.policies.fair._schedulable import FSQueueSchedulable, Schedulable
-from yarnball.policies.fair._schedulingpolicy import SchedulableComparator, SchedulingPolicy
+from yarnball.policies.fair._schedulingpolicy import (
+    KeyedComparator,
+    SchedulableComparator,
+    SchedulingPolicy,
+    name_keys,
+    start_time_keys,
+)
 from yarnball.protocols import Resource
 
 __all__ = ["FairShareComparator", "FairSharePolicy"]
@@ -20,12 +27,36 @@ log = get_logger(__name__)
 _CALCULATOR = DefaultResourceCalculator()
 
 
-class FairShareComparator:
+class FairShareComparator(KeyedComparator):
     """``FairSharePolicy.FairShareComparator``, on memory only: schedulables with demand before those without;
     then those below their min share (capped by demand), by how far below as a ratio; then usage / weight (a weight
     of 0 goes last); then start time, then name."""
 
     __slots__ = ()
+
+    def sort_keys(self, items: Sequence[Schedulable]) -> list[tuple[Any, ...]] | None:
+        """``(no demand, not needy, needy ratio, zero weight, usage ratio, start time, name)``, each part computed as
+        the comparison above computes it; None for a negative demand or a negative or NaN weight (the comparison is
+        no total order there)."""
+        times = start_time_keys(items)
+        if times is None:
+            return None
+        keys: list[tuple[Any, ...]] = []
+        for s, start, name in zip(items, times, name_keys(items), strict=True):
+            demand, usage, weight = s.demand.memory_mb, s.resource_usage.memory_mb, s.weight
+            if demand < 0 or not weight >= 0.0:
+                return None
+            min_share = min(s.min_share.memory_mb, demand)
+            needy = usage < min_share
+            ratio = float(usage)
+            if needy and min_share > 1:
+                ratio /= min_share
+            if weight > 0.0:
+                share = (False, usage / weight)
+            else:
+                share = (True, float(usage))
+            keys.append((demand == 0, not needy, ratio if needy else 0.0, *share, start, name))
+        return keys
 
     def __call__(self, s1: Schedulable, s2: Schedulable) -> int:
         res = self.compare_demand(s1, s2)

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from yarnball._logs import get_logger
 from yarnball.policies.capacity._calculator import DefaultResourceCalculator, ResourceCalculator
 from yarnball.policies.fair._fairsharepolicy import memory_headroom
 from yarnball.policies.fair._resources import java_compare_strings, long_signum_diff
 from yarnball.policies.fair._schedulable import FSQueueSchedulable, Schedulable
-from yarnball.policies.fair._schedulingpolicy import SchedulableComparator, SchedulingPolicy
+from yarnball.policies.fair._schedulingpolicy import (
+    KeyedComparator,
+    SchedulableComparator,
+    SchedulingPolicy,
+    name_keys,
+    start_time_keys,
+)
 from yarnball.protocols import Resource
 
 __all__ = ["FifoComparator", "FifoPolicy"]
@@ -25,11 +32,20 @@ def _int_signum_diff(a: int, b: int) -> int:
     return (d > 0) - (d < 0)
 
 
-class FifoComparator:
+class FifoComparator(KeyedComparator):
     """``FifoPolicy.FifoComparator``: priority (``Priority.compareTo``: the larger number first), then start time,
     then name. FairScheduler queues and attempts all have priority 1, so it is start time, then name."""
 
     __slots__ = ()
+
+    def sort_keys(self, items: Sequence[Schedulable]) -> list[tuple[Any, ...]] | None:
+        """``(-priority, start time, name)``; None when two priorities are so far apart that the int subtraction
+        wraps, or two start times (the comparison is no total order there)."""
+        times = start_time_keys(items)
+        priorities = [s.priority.priority for s in items]
+        if times is None or (priorities and max(priorities) - min(priorities) >= 2**31):
+            return None
+        return [(-p, t, n) for p, t, n in zip(priorities, times, name_keys(items), strict=True)]
 
     def __call__(self, s1: Schedulable, s2: Schedulable) -> int:
         res = _int_signum_diff(s2.priority.priority, s1.priority.priority)

@@ -98,6 +98,15 @@ def pending_demand(app: FSApp) -> Resource:
     return app.demand - app.resource_usage
 
 
+def has_pending_demand(app: FSApp) -> bool:
+    """``!Resources.isNone(getPendingDemand())`` without making the difference (``fetchAppsWithDemand`` asks it of
+    every runnable application on every node heartbeat)."""
+    demand, usage = app.demand, app.resource_usage
+    if demand.extended or usage.extended:
+        return not (demand - usage).is_none()
+    return demand.memory_mb != usage.memory_mb or demand.vcores != usage.vcores
+
+
 class FakeFSApp:
     """A test double of :class:`FSApp`: fixed demand and usage (set them directly), a start time, a user; the queue
     must be given. Its application id counts from 1 per process unless given; ``diagnostics`` records the AM

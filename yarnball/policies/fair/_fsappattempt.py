@@ -58,6 +58,7 @@ class FSAppAttempt:
         "enable_am_preemption",
         "fair_share",
         "last_scheduled",
+        "name",
         "name_capabilities",
         "queue",
         "resources_to_be_preempted",
@@ -72,6 +73,8 @@ class FSAppAttempt:
         self.attempt = attempt
         self.queue = queue
         self.start_time = start_time
+        # getName: the application id's text, read by the policies' comparators (their last tie-break)
+        self.name = str(attempt.app.app_id)
         self.fair_share = _NONE
         self.starvation = AppStarvation(start_time)
         self._demand = _NONE
@@ -92,11 +95,6 @@ class FSAppAttempt:
         self.unmanaged_am = attempt.app.app_id in scheduler.unmanaged_apps
 
     # -- Schedulable / FSApp ------------------------------------------------------------------------------------------
-    @property
-    def name(self) -> str:
-        """``getName``: the application id's text."""
-        return str(self.attempt.app.app_id)
-
     @property
     def application_id(self) -> ApplicationId:
         return self.attempt.app.app_id

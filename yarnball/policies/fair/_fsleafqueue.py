@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from yarnball.errors import SchedulingError
 from yarnball.policies.capacity._calculator import DominantResourceCalculator, ResourceCalculator
 from yarnball.policies.fair._demand import leaf_queue_demand
-from yarnball.policies.fair._fsapp import FSApp, pending_demand
+from yarnball.policies.fair._fsapp import FSApp, has_pending_demand, pending_demand
 from yarnball.policies.fair._fsqueue import FSContext, FSParentQueue, FSQueue, tree_set
 from yarnball.policies.fair._resources import componentwise_min
 from yarnball.policies.preemption._java import java_long
@@ -195,7 +195,7 @@ class FSLeafQueue(FSQueue):
         apps = [
             app
             for app in self.runnable_apps
-            if not pending_demand(app).is_none() and (assignment or app.starvation.should_check_for_starvation(now))
+            if has_pending_demand(app) and (assignment or app.starvation.should_check_for_starvation(now))
         ]
         return tree_set(apps, comparator)
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from yarnball._logs import get_logger
 from yarnball.policies.fair._allocationconfiguration import AllocationConfiguration, FSQueueSettings
 from yarnball.policies.fair._configurableresource import ConfigurableResource, unbounded
 from yarnball.policies.fair._demand import parent_queue_demand, queue_max_share
 from yarnball.policies.fair._schedulable import Schedulable
-from yarnball.policies.fair._schedulingpolicy import SchedulableComparator, SchedulingPolicy
+from yarnball.policies.fair._schedulingpolicy import KeyedComparator, SchedulableComparator, SchedulingPolicy
 from yarnball.policies.preemption._java import f32
 from yarnball.protocols import Priority, Resource
 
@@ -62,12 +62,30 @@ class FSContext:
 
 def tree_set(items: Iterable[S], comparator: SchedulableComparator) -> list[S]:
     """``new TreeSet<>(comparator)`` filled with ``items``: sorted, and an item the comparator finds equal to one
-    already added is dropped (names make queues and applications distinct)."""
+    already added is dropped (names make queues and applications distinct). A :class:`KeyedComparator` sorts by
+    its keys when it gives them (equal keys are the comparator's 0)."""
+    if isinstance(comparator, KeyedComparator):
+        listed = list(items)
+        keys = comparator.sort_keys(listed)
+        if keys is not None:
+            return _distinct_by_key(listed, keys)
+        items = listed
     ordered = sorted(items, key=functools.cmp_to_key(comparator))
     kept: list[S] = []
     for item in ordered:
         if not kept or comparator(kept[-1], item) != 0:
             kept.append(item)
+    return kept
+
+
+def _distinct_by_key(items: list[S], keys: list[tuple[Any, ...]]) -> list[S]:
+    """``items`` sorted (stably) by their ``keys``, the later of two equal keys dropped."""
+    kept: list[S] = []
+    previous: tuple[Any, ...] | None = None
+    for i in sorted(range(len(items)), key=keys.__getitem__):
+        if previous is None or keys[i] != previous:
+            kept.append(items[i])
+            previous = keys[i]
     return kept
 
 

@@ -9,17 +9,55 @@ schedulers can share one process.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import ClassVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar
 
 from yarnball.policies.capacity._calculator import ResourceCalculator
 from yarnball.policies.fair._schedulable import FSQueueSchedulable, Schedulable
 from yarnball.protocols import Resource
 
-__all__ = ["SchedulableComparator", "SchedulingPolicy"]
+__all__ = ["KeyedComparator", "SchedulableComparator", "SchedulingPolicy", "name_keys", "start_time_keys"]
 
 SchedulableComparator = Callable[[Schedulable, Schedulable], int]
 """A ``Comparator<Schedulable>``: negative when the first is served before the second."""
+
+_LONG_SPAN = 2**63  # two Java longs this far apart or more: their subtraction wraps around
+
+
+class KeyedComparator:
+    """A comparator that can also give each schedulable a sort key, computed once per schedulable: for the values
+    where the comparator is a total order, ``comparator(a, b)`` has the sign of ``key(a) <=> key(b)``. Sorting by
+    the keys then gives what sorting by the comparator gives (both sorts are stable), with O(n) reads of each
+    schedulable's state instead of O(n log n) comparisons each reading both sides' (a ``TreeSet`` is refilled with
+    every runnable application on every node heartbeat: ``FSLeafQueue.fetchAppsWithDemand``)."""
+
+    __slots__ = ()
+
+    def __call__(self, s1: Schedulable, s2: Schedulable) -> int:
+        raise NotImplementedError
+
+    def sort_keys(self, items: Sequence[Schedulable]) -> list[tuple[Any, ...]] | None:
+        """One key per item, or None when some value falls outside what the keys order exactly (the comparator
+        decides then)."""
+        raise NotImplementedError
+
+
+def start_time_keys(items: Sequence[Schedulable]) -> list[int] | None:
+    """The start times, which order as ``(int) Math.signum(t1 - t2)`` does unless two are so far apart that the
+    long subtraction wraps (None then)."""
+    times = [s.start_time for s in items]
+    if times and max(times) - min(times) >= _LONG_SPAN:
+        return None
+    return times
+
+
+def name_keys(items: Sequence[Schedulable]) -> list[str] | list[bytes]:
+    """The names, ordered as ``String.compareTo`` orders them: by UTF-16 code units (the names themselves when all
+    are ASCII)."""
+    names = [s.name for s in items]
+    if all(name.isascii() for name in names):
+        return names
+    return [name.encode("utf-16-be", "surrogatepass") for name in names]
 
 
 class SchedulingPolicy:

@@ -375,6 +375,10 @@ class FifoScheduler(AbstractYarnScheduler):
             )
         ]
 
+    def root_queue_metrics(self) -> QueueMetrics:
+        """``getRootQueueMetrics``: the ``default`` queue's (``FifoScheduler``'s root metrics are that queue's)."""
+        return self.queue_metrics()[0]
+
     def fifo_scheduler_info(self) -> dict[str, Any]:
         """``FifoSchedulerInfo`` (``/ws/v1/cluster/scheduler``'s ``schedulerInfo``): ``usedCapacity`` is the default
         queue's ``usedMB / clusterMB`` (0 on an empty cluster); min/max are the allocation limits in MB; the node

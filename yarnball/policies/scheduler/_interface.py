@@ -277,6 +277,11 @@ class ResourceScheduler(Protocol):
         """Each queue's ``QueueMetrics`` (root first, in configuration order)."""
         ...
 
+    def root_queue_metrics(self) -> QueueMetrics:
+        """``YarnScheduler.getRootQueueMetrics``: the root queue's ``QueueMetrics`` (the FifoScheduler's one queue's),
+        without the other queues'."""
+        ...
+
     @property
     def cluster_resource(self) -> Resource:
         """``getClusterResource``."""
