@@ -292,6 +292,12 @@ class ResourceScheduler(Protocol):
         ``reinitialize``), which the RM hands out as ``maximumResourceCapability``."""
         ...
 
+    def maximum_allocation_of(self, app: Any) -> Resource:
+        """``getMaximumResourceCapability(queue)`` for the application attempt ``app`` (one of :attr:`attempts`):
+        the largest container it may ask for now, which ``registerApplicationMaster`` hands out as
+        ``maximumResourceCapability`` and ``allocate`` checks the asks against."""
+        ...
+
     @property
     def calculator(self) -> ResourceCalculatorView:
         """``getResourceCalculator``."""
