@@ -132,13 +132,15 @@ class StallWatch:
                 blocked += 1
                 if first is None:
                     first = mine
-            elif holder or not holders:
+            elif not holders:
                 return None  # it may get what it asks for
             else:
-                # it waits for room that only the blocked applications' AM containers could free (they never end)
+                # it fits, but nothing runs that could end and make room but the AM containers of the applications
+                # that wait for ever, and nothing was given for a whole slice: it waits behind them (the AM room
+                # they hold, a user limit their asks exhaust)
                 waiting += 1
         if first is None:
-            return None
+            return None  # no application blocked for ever: those waiting wait for something else
         if len(first) == 3:
             app, queue, error = first
             detail = f"{app.id} (queue {queue.path}) had its ask refused: {error}"
@@ -154,7 +156,7 @@ class StallWatch:
         others = blocked - 1
         notes = [f"{others} other application{'s' if others != 1 else ''} blocked alike"] if others else []
         if waiting:
-            notes.append(f"{waiting} waiting for the room their AM containers hold")
+            notes.append(f"{waiting} waiting behind them")
         if holders:
             lead = (
                 "no application can progress: all that runs is the AM containers of applications whose every "
