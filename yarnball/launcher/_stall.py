@@ -6,13 +6,24 @@ ticks, nothing happens. ``Cluster.run()`` without ``until_ms`` runs the kernel i
 between two slices, at whether the run is stuck:
 
 - nothing is running or allocated (the RM's live containers), and no NodeManager holds a container (queued or
-  running): no release can make room;
+  running): no release can make room; or all that is live is the AM containers of registered attempts that are
+  blocked for ever (below), each holding nothing else;
 - every submitted application has been submitted (a job waiting for its submit time is progress to come);
 - every unfinished application has an attempt whose every pending ask is larger than the largest node of the
   cluster (every node ever defined, registered or not, labels ignored), or than its leaf queue could ever hold
   (``abs_max`` of the whole cluster; memory always, vcores under the DominantResourceCalculator);
-- and the asks, the applications and the state above were the same at the check one slice earlier (an AM that
-  changes its asks, a message in flight, is progress).
+- an attempt whose AM runs and that has no pending ask is blocked when the RM refused its last asks (larger than
+  the maximum allocation: the dispatcher's ``refused_asks``) and it has asked nothing since; any other attempt
+  without a pending ask has something on its way;
+- when AM containers are live, an unfinished application whose asks would fit is waiting behind the blocked ones
+  (the AM room they hold, a user limit their asks exhaust), provided one at least is blocked and nothing was
+  allocated in the slice;
+- and the asks, the applications, the live AM containers, the count of allocated containers and the state above
+  were the same at the check one slice earlier (an AM that changes its asks, a message in flight, is progress).
+
+An AM with a timer of its own that would withdraw an impossible ask much later than a slice cannot be told from
+one that never will: SLS's AMs and Hadoop's MapReduce AM never do (yarnball's SLS AMs refuse such a job when they
+register, actors/_slsam.py).
 
 Runs that may add capacity or change limits later are never judged: a live cluster, an autoscaler, scheduled
 faults or node restarts, a queue refresh still to come. The check reads a few dictionaries once per slice, never
