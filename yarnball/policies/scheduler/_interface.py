@@ -289,7 +289,8 @@ class ResourceScheduler(Protocol):
 
     def get_maximum_allocation(self) -> Resource:
         """The configured maximum allocation (``ClusterNodeTracker.configuredMaxAllocation``, re-read by
-        ``reinitialize``), which the RM hands out as ``maximumResourceCapability``."""
+        ``reinitialize``), which the RM hands out as ``maximumResourceCapability`` to GetNewApplication and checks an
+        AM container's size against at submission (a registering AM gets :meth:`maximum_allocation_of`)."""
         ...
 
     def maximum_allocation_of(self, app: Any) -> Resource:
