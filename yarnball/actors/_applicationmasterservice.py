@@ -128,17 +128,22 @@ class ApplicationMasterService:
         app = rm.apps[msg.application_attempt_id.application_id]
         app.state = YarnApplicationState.RUNNING
         rm.log.info("am_registered", attempt=str(attempt.attempt_id))
+        # ApplicationMasterService.registerApplicationMaster: getMaximumResourceCapability(app.getQueue()), the
+        # largest container the attempt may ask for now (capped by the largest node once the RM's first
+        # scheduling-wait-ms are over), not the configured maximum
+        sched_app = rm.scheduler.attempts.get(attempt.attempt_id)
+        maximum = rm.scheduler.maximum_allocation_of(sched_app) if sched_app is not None else rm.maximum_allocation
         if app.context.keep_containers_across_application_attempts and attempt.attempt_id.attempt_id > 1:
             # ApplicationMasterService.registerApplicationMaster: getContainersFromPreviousAttempts, and an NMToken for
             # each of their nodes (NMTokenSecretManagerInRM.createAndGetNMToken) so the new AM can stop or query them
             kept = rm.scheduler.previous_attempt_containers(attempt.attempt_id)
             return RegisterApplicationMasterResponse(
-                maximum_resource_capability=rm.maximum_allocation,
+                maximum_resource_capability=maximum,
                 queue=app.queue,
                 containers_from_previous_attempts=kept,
                 nm_tokens_from_previous_attempts=rm.secrets.nm_tokens_for(attempt.attempt_id, kept, app.context.user),
             )
-        return RegisterApplicationMasterResponse(maximum_resource_capability=rm.maximum_allocation, queue=app.queue)
+        return RegisterApplicationMasterResponse(maximum_resource_capability=maximum, queue=app.queue)
 
     def _register_distributed_disabled(self, msg: RegisterDistributedSchedulingAMRequest) -> None:
         attempt_id = msg.register_request.application_attempt_id

@@ -71,6 +71,9 @@ class SchedulerEventDispatcher:
         self.absorbers: tuple[Any, ...] = ()
         self.done_listeners: tuple[Any, ...] = ()
         self.expirers: tuple[Any, ...] = ()
+        #: The first refusal of each attempt whose last allocate with asks was refused (InvalidResourceRequest):
+        #: the stall check reads it (launcher/_stall.py); an allocate whose asks are taken clears it.
+        self.refused_asks: dict[ApplicationAttemptId, str] = {}
         self.build_chain()
 
     def build_chain(self) -> None:
@@ -189,6 +192,10 @@ class SchedulerEventDispatcher:
         for error in allocation.errors:
             rm.counters["invalid_resource_requests"] += 1
             rm.log.warning("invalid_resource_request", attempt=str(attempt_id), error=error)
+        if allocation.errors:
+            self.refused_asks[attempt_id] = allocation.errors[0]
+        elif ask and self.refused_asks:
+            self.refused_asks.pop(attempt_id, None)
         self.on_notifications(allocation.notifications)
         if not had_pending and rm.scheduler.has_pending():
             clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again

@@ -115,21 +115,22 @@ class _TraceAppMaster(ApplicationMaster):
         return [tasks_of(self.tasks)]
 
     def on_registered(self, response: RegisterApplicationMasterResponse) -> None:
+        # MapReduce's AM refuses a job whose task is larger than the register response's maximumResourceCapability
+        # (RMContainerAllocator.handleMapContainerRequest / handleReduceContainerRequest: a JobDiagnosticsUpdateEvent
+        # and JOB_KILL; the job ends KILLED and RMCommunicator.unregister sends FinalApplicationStatus.KILLED with
+        # the job's diagnostics, each followed by a newline, JobImpl's JOB_KILLED_DIAG last). SLS's MRAMSimulator
+        # ignores the register response and sends the asks anyway, which the RM refuses or which never fit (the
+        # job waits for ever): yarnball follows the MR AM here, for every SLS AM type (stream and DAG too). As
+        # MRAMSimulator, each task keeps its own size (the MR AM gives every map the first map's size), so each
+        # size is checked; maps first, as JobImpl schedules them, then reduces.
         maximum = response.maximum_resource_capability
         fitting: set[Resource] = set()  # sizes already checked (traces repeat a few sizes over many task specs)
-        for spec in self.tasks:
+        for spec in sorted(self.tasks, key=lambda s: s.task_type == "reduce"):
             resource = spec.resource
             if resource in fitting:
                 continue
             if not resource.fits_in(maximum):
-                # MRAppMaster refuses such a job up front ("... capability required is more than the supported max
-                # container capability in the cluster. Killing the Job.").
-                self.finish(
-                    FinalApplicationStatus.FAILED,
-                    f"{spec.task_type.upper()} capability required is more than the supported max container "
-                    f"capability in the cluster. Killing the Job. {spec.task_type}ResourceRequest: {spec.resource} "
-                    f"maxContainerCapability:{maximum}",
-                )
+                self.finish(FinalApplicationStatus.KILLED, too_big_diagnostics(spec.task_type, resource, maximum))
                 return
             fitting.add(resource)
         self.phase = -1
@@ -349,6 +350,26 @@ class DAGAppMaster(_TraceAppMaster):
 
 
 _BASE_TAKE_TASK = _TraceAppMaster._take_task
+
+#: JobImpl.JOB_KILLED_DIAG, the diagnostic a job killed while RUNNING adds.
+JOB_KILLED_DIAG = "Job received Kill while in RUNNING state."
+
+
+def too_big_diagnostics(task_type: str, resource: Resource, maximum: Resource) -> str:
+    """The diagnostics a MapReduce AM unregisters with when a task of ``task_type`` needs more than ``maximum``:
+    RMContainerAllocator's message (a reduce's and a map's are worded differently), then JOB_KILLED_DIAG, each line
+    ended as RMCommunicator.unregister ends them."""
+    if task_type == "reduce":
+        first = (
+            "REDUCE capability required is more than the supported max container capability in the cluster. "
+            f"Killing the Job. reduceResourceRequest: {resource} maxContainerCapability:{maximum}"
+        )
+    else:
+        first = (
+            f"The required {task_type.upper()} capability is more than the supported max container capability in "
+            f"the cluster. Killing the Job. {task_type}ResourceRequest: {resource} maxContainerCapability:{maximum}"
+        )
+    return f"{first}\n{JOB_KILLED_DIAG}\n"
 
 #: ``yarn.sls.am.type.<name>`` -> AM class (sls-runner.xml registers mapreduce, stream and dag).
 SLS_AM_TYPES: dict[str, type[_TraceAppMaster]] = {

@@ -6,13 +6,24 @@ ticks, nothing happens. ``Cluster.run()`` without ``until_ms`` runs the kernel i
 between two slices, at whether the run is stuck:
 
 - nothing is running or allocated (the RM's live containers), and no NodeManager holds a container (queued or
-  running): no release can make room;
+  running): no release can make room; or all that is live is the AM containers of registered attempts that are
+  blocked for ever (below), each holding nothing else;
 - every submitted application has been submitted (a job waiting for its submit time is progress to come);
 - every unfinished application has an attempt whose every pending ask is larger than the largest node of the
   cluster (every node ever defined, registered or not, labels ignored), or than its leaf queue could ever hold
   (``abs_max`` of the whole cluster; memory always, vcores under the DominantResourceCalculator);
-- and the asks, the applications and the state above were the same at the check one slice earlier (an AM that
-  changes its asks, a message in flight, is progress).
+- an attempt whose AM runs and that has no pending ask is blocked when the RM refused its last asks (larger than
+  the maximum allocation: the dispatcher's ``refused_asks``) and it has asked nothing since; any other attempt
+  without a pending ask has something on its way;
+- when AM containers are live, an unfinished application whose asks would fit is waiting behind the blocked ones
+  (the AM room they hold, a user limit their asks exhaust), provided one at least is blocked and nothing was
+  allocated in the slice;
+- and the asks, the applications, the live AM containers, the count of allocated containers and the state above
+  were the same at the check one slice earlier (an AM that changes its asks, a message in flight, is progress).
+
+An AM with a timer of its own that would withdraw an impossible ask much later than a slice cannot be told from
+one that never will: SLS's AMs and Hadoop's MapReduce AM never do (yarnball's SLS AMs refuse such a job when they
+register, actors/_slsam.py).
 
 Runs that may add capacity or change limits later are never judged: a live cluster, an autoscaler, scheduled
 faults or node restarts, a queue refresh still to come. The check reads a few dictionaries once per slice, never
@@ -24,6 +35,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from yarnball.actors._rmapp import AttemptState
 from yarnball.protocols import keys
 
 __all__ = ["CHECK_INTERVAL_MS", "StallWatch", "can_stall_check"]
@@ -70,27 +82,31 @@ class StallWatch:
         rm = cluster.rm
         if cluster.faults is not None or cluster.node_restarts or cluster.kernel.now < cluster.refresh_until_ms:
             return None
-        if rm.live or any(nm.containers for nm in cluster.node_managers.values()):
-            return None  # something runs (or is allocated, or queued at a node): its end may make room
         feed = getattr(cluster, "job_feed", None)
         if any(am.application_id is None for am in cluster.masters) or (feed is not None and feed.pending):
             return None  # a job still to be submitted
         unfinished = [app for app in rm.apps.values() if not app.is_done]
         if not unfinished or not cluster.node_managers:
             return None
+        holders = _am_holders(cluster)
+        if holders is None:
+            return None  # something runs (or is allocated, or queued at a node) that may end and make room
+        refused = rm.dispatcher.refused_asks
         specs = [nm.resource for nm in cluster.node_managers.values()]
         largest = max(specs, key=lambda r: (r.memory_mb, r.vcores))
         total_m = sum(r.memory_mb for r in specs)
         total_v = sum(r.vcores for r in specs)
         labelled = any(nm.labels for nm in cluster.node_managers.values())
         node_m, node_v = max(r.memory_mb for r in specs), max(r.vcores for r in specs)
-        state: list[Any] = []
+        state: list[Any] = [tuple(sorted(map(str, holders))), rm.counters["containers_allocated"]]
         first: tuple[Any, ...] | None = None
+        blocked = waiting = 0
         for app in unfinished:
             sched_app = cluster.scheduler.applications.get(app.id)
             attempt = sched_app.attempt if sched_app is not None else None
             if attempt is None:
                 return None  # an attempt on its way
+            holder = attempt.attempt_id in holders
             asks = [
                 (ka.cap_m, ka.cap_v, ka.any_count, f"at priority {ka.priority.priority}", ka.key)
                 for ka in attempt.keys.values()
@@ -100,31 +116,85 @@ class StallWatch:
                 # the AM container, whose ask the scheduler refused (an invalid_resource_request warning)
                 asks = [(attempt.am_m, attempt.am_v, 1, "for its AM container", None)]
             if not asks:
-                return None  # no pending ask: something is on its way (an allocate)
+                error = refused.get(attempt.attempt_id) if holder else None
+                if error is None:
+                    return None  # no pending ask: something is on its way (an allocate)
+                # its AM runs, and the RM refused what it asked (larger than the maximum allocation): an AM that
+                # does not ask again differently (the state below would change) waits for ever
+                state.append((attempt.attempt_id, error))
+                blocked += 1
+                if first is None:
+                    first = (app, attempt.queue, error)
+                continue
             queue = attempt.queue
             queue_m = max(int(queue.abs_max * total_m), queue.eff_max_m)
             queue_v = max(int(queue.abs_max * total_v), queue.eff_max_v)
+            fits = False
+            mine: tuple[Any, ...] | None = None
             for memory, vcores, count, what, key in asks:
                 too_big_for_node = memory > node_m or (self.drf and vcores > node_v)
                 too_big_for_queue = not labelled and (memory > queue_m or (self.drf and vcores > queue_v))
-                if not (too_big_for_node or too_big_for_queue):
-                    return None  # it fits somewhere, some day
                 state.append((attempt.attempt_id, key, memory, vcores, count))
+                if not (too_big_for_node or too_big_for_queue):
+                    fits = True  # it fits somewhere, some day
+                elif mine is None:
+                    mine = (app, memory, vcores, count, what, queue, queue_m, queue_v, too_big_for_node)
+            if not fits:
+                blocked += 1
                 if first is None:
-                    first = (app, memory, vcores, count, what, queue, queue_m, queue_v, too_big_for_node)
-        assert first is not None
-        app, memory, vcores, count, what, queue, queue_m, queue_v, node_bound = first
-        host = next(h for h, nm in cluster.node_managers.items() if nm.resource is largest)
-        limit = (
-            f"the largest node, {host}, has {_resource(largest.memory_mb, largest.vcores)}"
-            if node_bound
-            else f"queue {queue.path} may hold at most {_resource(queue_m, queue_v)}"
-        )
-        others = len(unfinished) - 1
-        reason = (
-            f"no application can progress: nothing runs or is queued at a node, and every pending ask is larger than "
-            f"any node or queue can ever give; {app.id} (queue {queue.path}) asks for {count} x "
-            f"{_resource(memory, vcores)} {what}, but {limit}"
-            + (f" ({others} other application{'s' if others != 1 else ''} blocked alike)" if others else "")
-        )
+                    first = mine
+            elif not holders:
+                return None  # it may get what it asks for
+            else:
+                # it fits, but nothing runs that could end and make room but the AM containers of the applications
+                # that wait for ever, and nothing was given for a whole slice: it waits behind them (the AM room
+                # they hold, a user limit their asks exhaust)
+                waiting += 1
+        if first is None:
+            return None  # no application blocked for ever: those waiting wait for something else
+        if len(first) == 3:
+            app, queue, error = first
+            detail = f"{app.id} (queue {queue.path}) had its ask refused: {error}"
+        else:
+            app, memory, vcores, count, what, queue, queue_m, queue_v, node_bound = first
+            host = next(h for h, nm in cluster.node_managers.items() if nm.resource is largest)
+            limit = (
+                f"the largest node, {host}, has {_resource(largest.memory_mb, largest.vcores)}"
+                if node_bound
+                else f"queue {queue.path} may hold at most {_resource(queue_m, queue_v)}"
+            )
+            detail = f"{app.id} (queue {queue.path}) asks for {count} x {_resource(memory, vcores)} {what}, but {limit}"
+        others = blocked - 1
+        notes = [f"{others} other application{'s' if others != 1 else ''} blocked alike"] if others else []
+        if waiting:
+            notes.append(f"{waiting} waiting behind them")
+        if holders:
+            lead = (
+                "no application can progress: all that runs is the AM containers of applications whose every "
+                "pending ask is larger than any node or queue can ever give, or was refused; "
+            )
+        else:
+            lead = (
+                "no application can progress: nothing runs or is queued at a node, and every pending ask is larger "
+                "than any node or queue can ever give; "
+            )
+        reason = lead + detail + (f" ({', '.join(notes)})" if notes else "")
         return tuple(state), reason
+
+
+def _am_holders(cluster: Any) -> set[Any] | None:
+    """The attempts whose AM container, registered and running, is all that runs of them, when nothing else runs,
+    is allocated or is queued at a node; else None."""
+    rm = cluster.rm
+    holders: set[Any] = set()
+    for cid in rm.live:
+        attempt = rm.attempts.get(cid.application_attempt_id)
+        container = attempt.am_container if attempt is not None else None
+        if container is None or container.id != cid or attempt.state is not AttemptState.RUNNING:
+            return None
+        holders.add(attempt.attempt_id)
+    for nm in cluster.node_managers.values():
+        for cid in nm.containers:
+            if cid not in rm.live:
+                return None  # a container the RM no longer counts, still at its node
+    return holders

@@ -73,6 +73,10 @@ class CapacityScheduler(EventHandlers):
             return allowed
         return Resource(min(queue.max_alloc_m, allowed.memory_mb), min(queue.max_alloc_v, allowed.vcores))
 
+    def maximum_allocation_of(self, app: SchedulerApp) -> Resource:
+        """``getMaximumResourceCapability(app.getQueue())``: :meth:`maximum_allocation` of the application's queue."""
+        return self.maximum_allocation(app.queue)
+
     def check_access(self, user: str, acl: QueueACL, queue_name: str, groups: tuple[str, ...] = ()) -> bool:
         """``CapacityScheduler.checkAccess``: always true while ``yarn.acl.enable`` is false; admins may
         administer every queue."""

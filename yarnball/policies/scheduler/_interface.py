@@ -294,7 +294,14 @@ class ResourceScheduler(Protocol):
 
     def get_maximum_allocation(self) -> Resource:
         """The configured maximum allocation (``ClusterNodeTracker.configuredMaxAllocation``, re-read by
-        ``reinitialize``), which the RM hands out as ``maximumResourceCapability``."""
+        ``reinitialize``), which the RM hands out as ``maximumResourceCapability`` to GetNewApplication and checks an
+        AM container's size against at submission (a registering AM gets :meth:`maximum_allocation_of`)."""
+        ...
+
+    def maximum_allocation_of(self, app: Any) -> Resource:
+        """``getMaximumResourceCapability(queue)`` for the application attempt ``app`` (one of :attr:`attempts`):
+        the largest container it may ask for now, which ``registerApplicationMaster`` hands out as
+        ``maximumResourceCapability`` and ``allocate`` checks the asks against."""
         ...
 
     @property
