@@ -32,14 +32,18 @@ from yarnball.protocols import (
 
 GB = 1024
 #: the configured maximum (8 GB) applies: the scheduler is started at 0 and its clock stays there
-SETTINGS = {"yarn.scheduler.maximum-allocation-mb": "8192", "yarn.scheduler.capacity.maximum-am-resource-percent": "1.0"}
+SETTINGS = {
+    keys.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB: "8192",
+    "yarn.scheduler.capacity.maximum-am-resource-percent": "1.0",
+}
 
 
 class Placed:
     """A started scheduler with ``nodes`` 3 GB nodes; what its heartbeats allocate and reserve."""
 
     def __init__(self, scheduler_class: str, nodes: int) -> None:
-        self.s: Any = create_scheduler(normalized_conf({keys.RM_SCHEDULER: scheduler_class, **SETTINGS}), cluster_timestamp=1)
+        conf = normalized_conf({keys.RM_SCHEDULER: scheduler_class, **SETTINGS})
+        self.s: Any = create_scheduler(conf, cluster_timestamp=1)
         self.s.service_start(lambda: 0)
         self.nodes = [NodeId(f"h{i}", 1) for i in range(nodes)]
         for n in self.nodes:
@@ -63,7 +67,8 @@ class Placed:
         attempt = ApplicationAttemptId(ApplicationId(1, n), 1)
         self.s.handle(AppAddedSchedulerEvent(application_id=attempt.application_id, queue="default", user="u"))
         self.s.handle(AppAttemptAddedSchedulerEvent(application_attempt_id=attempt))
-        self.s.allocate(attempt, [ResourceRequest(priority=Priority(0), capability=Resource(GB, 1), resource_name=ANY)], [])
+        am = ResourceRequest(priority=Priority(0), capability=Resource(GB, 1), resource_name=ANY)
+        self.s.allocate(attempt, [am], [])
         self.heartbeats()
         assert self.s.allocate(attempt, [], []).containers
         ask = ResourceRequest(priority=Priority(1), capability=Resource(mb, 1), resource_name=ANY, num_containers=count)
