@@ -164,10 +164,7 @@ class EventHandlers(ContinuousScheduling):
             return
         if app.attempt is not None:
             self._remove_attempt(app.attempt, keep=False)
-        for rmc in app.kept:
-            if rmc.cid in self._ctx.containers:
-                self.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
-        app.kept.clear()
+        self.complete_kept(app)
         q: CSQueue | None = app.queue
         while q is not None:
             q.num_applications -= 1
@@ -186,19 +183,7 @@ class EventHandlers(ContinuousScheduling):
         if app.attempt is not None:
             self._remove_attempt(app.attempt, keep=False)
         leaf = app.queue
-        hint = self.am_hints.get(app.app_id)
-        am_m, am_v = (hint.memory_mb, hint.vcores) if hint is not None else (ctx.min_m, ctx.min_v)
-        attempt = SchedulerApp(attempt_id, app, leaf.get_user(app.user), am_m, am_v)
-        attempt.am_known = hint is not None
-        if e.transfer_state_from_previous_attempt:
-            attempt.next_seq = app.last_seq + 1
-            for rmc in app.kept:
-                if rmc.cid in ctx.containers:
-                    rmc.app = attempt
-                    attempt.live[rmc.cid] = rmc
-                    attempt.used_m += rmc.mem
-                    attempt.used_v += rmc.vc
-            app.kept.clear()
+        attempt = self.create_attempt(attempt_id, app, leaf.get_user(app.user), e.transfer_state_from_previous_attempt)
         app.attempt = attempt
         self.attempts[attempt_id] = attempt
         enforcer = self.max_running

@@ -155,10 +155,7 @@ def app_removed(s: FairScheduler, e: Any) -> None:
         return
     if app.attempt is not None:
         _remove_attempt(s, app.attempt, keep=False)
-    for rmc in app.kept:
-        if rmc.cid in s.ctx.containers:
-            s.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
-    app.kept.clear()
+    s.complete_kept(app)
     queue = s.app_queues.pop(e.application_id, None)
     if queue is not None:
         queue.remove_assigned_app(e.application_id)
@@ -179,19 +176,8 @@ def attempt_added(s: FairScheduler, e: Any) -> None:
         return
     if app.attempt is not None:
         _remove_attempt(s, app.attempt, keep=False)
-    hint = s.am_hints.get(app.app_id)
-    am_m, am_v = (hint.memory_mb, hint.vcores) if hint is not None else (ctx.min_m, ctx.min_v)
-    attempt = SchedulerApp(attempt_id, app, s.accounting_queue.get_user(app.user), am_m, am_v)
-    attempt.am_known = hint is not None
-    if e.transfer_state_from_previous_attempt:
-        attempt.next_seq = app.last_seq + 1
-        for rmc in app.kept:
-            if rmc.cid in ctx.containers:
-                rmc.app = attempt
-                attempt.live[rmc.cid] = rmc
-                attempt.used_m += rmc.mem
-                attempt.used_v += rmc.vc
-        app.kept.clear()
+    user = s.accounting_queue.get_user(app.user)
+    attempt = s.create_attempt(attempt_id, app, user, e.transfer_state_from_previous_attempt)
     app.attempt = attempt
     s.attempts[attempt_id] = attempt
     fs_app = FSAppAttempt(s, attempt, queue, s.now())

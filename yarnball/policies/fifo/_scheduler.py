@@ -202,10 +202,7 @@ class FifoScheduler(AbstractYarnScheduler):
             return
         if app.attempt is not None:
             self._remove_attempt(app.attempt, keep=False)
-        for rmc in app.kept:
-            if rmc.cid in self._ctx.containers:
-                self.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
-        app.kept.clear()
+        self.complete_kept(app)
         order = (e.application_id.cluster_timestamp, e.application_id.id)
         if self._by_order.pop(order, None) is not None:
             del self._order[bisect.bisect_left(self._order, order)]
@@ -222,19 +219,8 @@ class FifoScheduler(AbstractYarnScheduler):
             return
         if app.attempt is not None:
             self._remove_attempt(app.attempt, keep=False)
-        hint = self.am_hints.get(app.app_id)
-        am_m, am_v = (hint.memory_mb, hint.vcores) if hint is not None else (ctx.min_m, ctx.min_v)
-        attempt = SchedulerApp(attempt_id, app, self.default_queue.get_user(app.user), am_m, am_v)
-        attempt.am_known = hint is not None
-        if e.transfer_state_from_previous_attempt:
-            attempt.next_seq = app.last_seq + 1
-            for rmc in app.kept:
-                if rmc.cid in ctx.containers:
-                    rmc.app = attempt
-                    attempt.live[rmc.cid] = rmc
-                    attempt.used_m += rmc.mem
-                    attempt.used_v += rmc.vc
-            app.kept.clear()
+        user = self.default_queue.get_user(app.user)
+        attempt = self.create_attempt(attempt_id, app, user, e.transfer_state_from_previous_attempt)
         app.attempt = attempt
         self.attempts[attempt_id] = attempt
         log.info("Added Application Attempt " + str(attempt_id) + " to scheduler from user " + app.user)

@@ -42,6 +42,7 @@ from yarnball.policies.capacity._state import (
     SchedulerApp,
     SchedulerApplication,
     SchedulerNode,
+    User,
 )
 from yarnball.policies.placement import NodePlacementPolicy, continuous_scheduling_settings, placement_from_conf
 from yarnball.policies.scheduler import _updatecontext
@@ -53,6 +54,7 @@ from yarnball.policies.scheduler._notifications import (
     SchedulerNotification,
 )
 from yarnball.policies.scheduler._utils import (
+    COMPLETED_APPLICATION,
     EXPIRED_CONTAINER,
     LOST_CONTAINER,
     RELEASED_CONTAINER,
@@ -212,6 +214,37 @@ class AbstractYarnScheduler:
             if rmc.container is not None and rmc.cid.application_attempt_id != attempt_id and not rmc.is_am
         ]
         return tuple(sorted(kept, key=lambda c: c.id.container_id))
+
+    def create_attempt(
+        self, attempt_id: ApplicationAttemptId, app: SchedulerApplication, user: User, transfer: bool
+    ) -> SchedulerApp:
+        """``addApplicationAttempt``'s new attempt, charged to ``user``: sized for its AM by the submission's AM ask
+        (the minimum allocation when none was told) and, when ``transfer``
+        (``SchedulerApplicationAttempt.transferStateFromPreviousAttempt``), holding the containers the previous
+        attempt kept (those still allocated) and continuing its container id sequence."""
+        ctx = self._ctx
+        hint = self.am_hints.get(app.app_id)
+        am_m, am_v = (hint.memory_mb, hint.vcores) if hint is not None else (ctx.min_m, ctx.min_v)
+        attempt = SchedulerApp(attempt_id, app, user, am_m, am_v)
+        attempt.am_known = hint is not None
+        if transfer:
+            attempt.next_seq = app.last_seq + 1
+            for rmc in app.kept:
+                if rmc.cid in ctx.containers:
+                    rmc.app = attempt
+                    attempt.live[rmc.cid] = rmc
+                    attempt.used_m += rmc.mem
+                    attempt.used_v += rmc.vc
+            app.kept.clear()
+        return attempt
+
+    def complete_kept(self, app: SchedulerApplication) -> None:
+        """``doneApplication``: the containers an attempt kept for a next one that never came end with the
+        application (COMPLETED_APPLICATION)."""
+        for rmc in app.kept:
+            if rmc.cid in self._ctx.containers:
+                self.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+        app.kept.clear()
 
     def reject_application(self, app_id: Any, message: str) -> None:
         log.info(message)
