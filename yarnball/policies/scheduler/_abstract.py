@@ -465,7 +465,8 @@ class AbstractYarnScheduler:
         return _updatecontext.decrease_container(self._ctx, container_id, resource, version)
 
     # -- the AM's allocate: the ask table, the release and the pull (the FifoScheduler's and the FairScheduler's;
-    # the CapacityScheduler keeps its own, with its AM sizing and fair-ordering hooks) ----------------------------
+    # the CapacityScheduler keeps its own allocate, pull and queue charge, with its AM sizing and fair-ordering hooks,
+    # over the release and the ask-table update here) -------------------------------------------------------------
     def allocate(
         self,
         attempt_id: ApplicationAttemptId,
@@ -485,16 +486,17 @@ class AbstractYarnScheduler:
         if errors:
             return Allocation(headroom=self.headroom_of(app), errors=errors)
         out = self._release_and_ask(app, release, ask, maximum, log_unknown=True)
-        for name in blacklist_additions:
-            app.blacklist.add(name)
-        for name in blacklist_removals:
-            app.blacklist.discard(name)
+        app.update_blacklist(blacklist_additions, blacklist_removals)
         return self._pull(app, tuple(out))
 
     def update_requests(
         self, attempt_id: ApplicationAttemptId, ask: Sequence[ResourceRequest], release: Sequence[ContainerId]
     ) -> tuple[SchedulerNotification, ...]:
-        """The RM's own ask and release changes (container updates), without the AM's pull."""
+        """The RM's own changes to an attempt's requests, made outside the AM's allocate: the asks and temporary
+        containers of container updates (``ContainerUpdateContext`` adds and cancels them in ``AppSchedulingInfo``,
+        ``SchedulerApplicationAttempt`` kills the temporary ones). :meth:`allocate`'s release and ask update without
+        its pull: what the AM has not pulled yet (new and completed containers, preemption marks) waits for its next
+        allocate. The asks are the RM's own, valid by construction."""
         app = self.attempts.get(attempt_id)
         if app is None or app.stopped:
             return ()
@@ -509,7 +511,9 @@ class AbstractYarnScheduler:
         *,
         log_unknown: bool,
     ) -> list[SchedulerNotification]:
-        """Release the app's containers in ``release`` and update its asks; the notifications this makes."""
+        """Release the app's containers in ``release`` and update its asks (both validated by the caller); the
+        notifications this makes. A release of a container the app does not hold is skipped, logged as
+        ``allocate`` does when ``log_unknown`` (the RM's own releases may name a temporary container gone since)."""
         ctx = self._ctx
         out: list[SchedulerNotification] = []
         ctx.outbox = out
@@ -525,23 +529,41 @@ class AbstractYarnScheduler:
         return out
 
     def _update_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> None:
-        """``AppSchedulingInfo.updateResourceRequests`` after ``normalizeResourceRequests`` (:meth:`normalize_ask`):
-        the latest ask per (key, resource name) replaces the last; the pending resource is kept on the attempt and
-        on the leaf record it is charged to."""
+        """``AppSchedulingInfo.updateResourceRequests`` (:meth:`_apply_asks`); the change of the pending resource is
+        also charged to the leaf record the attempt is charged to."""
         leaf = app.queue
         had = app.has_pending()
+        dm, dv = self._apply_asks(app, asks, maximum)
+        if dm or dv:
+            leaf.pending_m += dm
+            leaf.pending_v += dv
+        leaf.app_asks_changed(app, had, app.has_pending())
+
+    def _apply_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> tuple[int, int]:
+        """``AppSchedulingInfo.updateResourceRequests`` after ``normalizeResourceRequests`` (:meth:`normalize_ask`):
+        the latest ask per (key, resource name) replaces the last, a key whose ANY count reaches 0 retires; the
+        attempt's pending resource changes by the returned (memory, vcores), which the caller charges to its queues."""
         dm = dv = 0
         touched: list[KeyAsks] = []
+        keys = app.keys
+        last_pri = last_rid = None
+        ka = None
         for r in asks:
-            key = (r.priority.priority, r.allocation_request_id)
-            ka = app.keys.get(key)
-            if ka is None:
-                ka = app.idle_keys.pop(key, None) if app.idle_keys else None
+            pri, rid = r.priority.priority, r.allocation_request_id
+            if pri != last_pri or rid != last_rid or ka is None:
+                # An AM sends the asks of one key together: look the key up only when it changes (keys are not
+                # deleted inside this loop, so the same key always finds the same KeyAsks).
+                key = (pri, rid)
+                ka = keys.get(key)
                 if ka is None:
-                    ka = KeyAsks(key, r.priority, r.allocation_request_id)
-                app.keys[key] = ka
-                app.sorted_keys = None
-            touched.append(ka)
+                    # A key whose ANY reached 0 keeps its host and rack asks (SchedulerApp.idle_keys).
+                    ka = app.idle_keys.pop(key, None) if app.idle_keys else None
+                    if ka is None:
+                        ka = KeyAsks(key, r.priority, rid)
+                    keys[key] = ka
+                    app.sorted_keys = None
+                touched.append(ka)
+                last_pri, last_rid = pri, rid
             name = r.resource_name
             if name != ANY:
                 if r.num_containers > 0:
@@ -550,7 +572,7 @@ class AbstractYarnScheduler:
                     ka.names.pop(name, None)
                 continue
             cap = r.capability
-            if r.allocation_request_id <= RESIZE_REQUEST_ID_BASE:
+            if rid <= RESIZE_REQUEST_ID_BASE:
                 nm, nv = cap.memory_mb, cap.vcores  # an increase's difference, as it is
             else:
                 nm, nv = self.normalize_ask(cap.memory_mb, cap.vcores, maximum)
@@ -568,9 +590,7 @@ class AbstractYarnScheduler:
         if dm or dv:
             app.pending_m += dm
             app.pending_v += dv
-            leaf.pending_m += dm
-            leaf.pending_v += dv
-        leaf.app_asks_changed(app, had, app.has_pending())
+        return dm, dv
 
     def _pull(self, app: SchedulerApp, notifications: tuple[SchedulerNotification, ...]) -> Allocation:
         """``getAllocation``: the new containers (one that ended before the pull is not handed over), the completed
