@@ -288,6 +288,11 @@ class AMs:
     def live(self, n: int) -> int:
         return self.h.live(self.ids[n])
 
+    def state(self, n: int, queue: FSLeafQueue) -> tuple[int, int, int]:
+        """What the AM-share methods check after each step: application ``n``'s AM size (MB) and live containers,
+        and ``queue``'s AM usage (MB)."""
+        return self.am_mb(n), self.live(n), queue.am_resource_usage.memory_mb
+
     def usage(self, n: int) -> Resource:
         """``getResourceUsage()`` (none once the attempt is gone)."""
         app = self.h.s.fs_apps.get(self.ids[n])
