@@ -24,11 +24,9 @@ from yarnball.policies.capacity._events import HANDLERS, EventHandlers
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._queues import CSQueue
 from yarnball.policies.capacity._state import (
-    ACQUIRED,
-    RMContainer,
     SchedulerApp,
 )
-from yarnball.policies.scheduler._abstract import validate_resource_request
+from yarnball.policies.scheduler._abstract import has_live_mark
 from yarnball.policies.scheduler._acl import QueueACL
 from yarnball.policies.scheduler._notifications import (
     Allocation,
@@ -39,7 +37,6 @@ from yarnball.policies.scheduler._utils import RESIZE_REQUEST_ID_BASE
 from yarnball.protocols import (
     ApplicationAttemptId,
     Configuration,
-    Container,
     ContainerId,
     ContainerStatus,
     NodeId,
@@ -50,9 +47,6 @@ from yarnball.protocols import (
 __all__ = ["RESIZE_REQUEST_ID_BASE", "CapacityScheduler"]
 
 log = get_logger(__name__)
-
-_NO_PREEMPT: frozenset[ContainerId] = frozenset()
-
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class CapacityScheduler(EventHandlers):
@@ -70,6 +64,11 @@ class CapacityScheduler(EventHandlers):
         if queue is None:
             return allowed
         return Resource(min(queue.max_alloc_m, allowed.memory_mb), min(queue.max_alloc_v, allowed.vcores))
+
+    def headroom_of(self, app: SchedulerApp) -> Resource:
+        """``getHeadroom`` as ``LeafQueue.getHeadroom`` computes it for the attempt's user now."""
+        hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
+        return Resource(hm, hv)
 
     def maximum_allocation_of(self, app: SchedulerApp) -> Resource:
         """``getMaximumResourceCapability(app.getQueue())``: :meth:`maximum_allocation` of the application's queue."""
@@ -114,10 +113,7 @@ class CapacityScheduler(EventHandlers):
 
     def headroom(self, attempt_id: ApplicationAttemptId) -> Resource:
         app = self.attempts.get(attempt_id)
-        if app is None:
-            return Resource()
-        hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
-        return Resource(hm, hv)
+        return self.headroom_of(app) if app is not None else Resource()
 
     def queue_metrics(self, *, root_only: bool = False) -> list[QueueMetrics]:
         """One snapshot per queue, root first, in configuration (pre-)order (the root's alone with ``root_only``)."""
@@ -249,71 +245,22 @@ class CapacityScheduler(EventHandlers):
         if not (ask or release or blacklist_additions or blacklist_removals):
             # A pull only (most AM heartbeats): nothing to validate, release or update, no notifications.
             return self._pull(app, ())
-        ctx = self._ctx
         leaf = app.queue
         maximum = self.maximum_allocation(leaf)
         mm, mv = maximum.memory_mb, maximum.vcores
         for r in ask:
             cap = r.capability
             if not (0 <= cap.memory_mb <= mm and 0 <= cap.vcores <= mv and r.num_containers >= 0):
-                errors = _ask_errors(ask, maximum)
+                errors = self.ask_errors(app, ask, maximum)
                 break
         else:
             errors = ()
         if errors:
             # ApplicationMasterService throws InvalidResourceRequestException: nothing of the call is applied.
-            hm, hv = leaf.headroom(ctx, app.user, self.root)
-            return Allocation(headroom=Resource(hm, hv), errors=errors)
+            return Allocation(headroom=self.headroom_of(app), errors=errors)
         out = self._release_and_ask(app, release, ask, maximum, log_unknown=True)
         app.update_blacklist(blacklist_additions, blacklist_removals)
         return self._pull(app, tuple(out))
-
-    def _pull(self, app: SchedulerApp, notifications: tuple[SchedulerNotification, ...]) -> Allocation:
-        """``getAllocation``: hand over the new and completed containers, the headroom and the preemption marks."""
-        new = app.new_containers
-        if new:
-            live = app.live
-            # FiCaSchedulerApp.containerCompleted removes a container from newlyAllocatedContainers: one that ended
-            # before the AM pulled it (preempted, or its node lost, while the AM's allocate was late) is not handed
-            # over; the AM hears only of its completion.
-            containers = _still_live(new, live)
-            new.clear()
-            for c in containers:
-                live[c.id].state = ACQUIRED
-        else:
-            containers = ()
-        if app.completed:
-            completed = tuple(app.completed)
-            app.completed.clear()
-        else:
-            completed = ()
-        hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
-        if app.preempt:
-            preempt = _live_marks(app)
-            app.preempt.clear()  # FiCaSchedulerApp.getAllocation: each mark reaches the AM once (containersToPreempt)
-        else:
-            preempt = _NO_PREEMPT
-        return Allocation(
-            containers=containers,
-            completed=completed,
-            headroom=Resource(hm, hv),
-            preempt=preempt,
-            notifications=notifications,
-        )
-
-    def idle_allocate(self, attempt_id: ApplicationAttemptId) -> Resource | None:
-        """The headroom an ``allocate`` with no asks, releases or blacklist changes would return when it would
-        return nothing else (no new or completed containers, no live container marked for preemption); None when
-        it would return something. Such a call changes nothing but dropping dead preemption marks, done here too."""
-        app = self.attempts.get(attempt_id)
-        if app is None or app.stopped or app.new_containers or app.completed:
-            return None
-        if app.preempt:
-            if _has_live_mark(app):
-                return None
-            app.preempt.clear()
-        hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
-        return Resource(hm, hv)
 
     def allocate_has_news(self, attempt_id: ApplicationAttemptId) -> bool:
         """Whether :meth:`idle_allocate` would be None, without its headroom or side effect (actors/_shortcuts/
@@ -321,7 +268,7 @@ class CapacityScheduler(EventHandlers):
         app = self.attempts.get(attempt_id)
         if app is None or app.stopped or app.new_containers or app.completed:
             return True
-        return bool(app.preempt) and _has_live_mark(app)
+        return bool(app.preempt) and has_live_mark(app)
 
     def _update_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> None:
         """``AppSchedulingInfo.updateResourceRequests`` (:meth:`_apply_asks`), the change of the pending resource
@@ -350,26 +297,6 @@ class CapacityScheduler(EventHandlers):
             app.user.am_used_m += dm
             app.user.am_used_v += dv
         app.am_m, app.am_v = mem, vc
-
-
-# The generator expressions of _pull, idle_allocate, allocate_has_news and allocate, out of line: a function with one
-# makes a cell per variable it shares with it on every call (in CPython), the common calls that never reach it too.
-def _still_live(new: list[Container], live: dict[ContainerId, RMContainer]) -> tuple[Container, ...]:
-    return tuple(c for c in new if c.id in live)
-
-
-def _live_marks(app: SchedulerApp) -> frozenset[ContainerId]:
-    live = app.live
-    return frozenset(c for c in app.preempt if c in live)
-
-
-def _has_live_mark(app: SchedulerApp) -> bool:
-    live = app.live
-    return any(c in live for c in app.preempt)
-
-
-def _ask_errors(ask: Sequence[ResourceRequest], maximum: Resource) -> tuple[str, ...]:
-    return tuple([e for e in [validate_resource_request(r, maximum) for r in ask] if e])
 
 
 def _leaves(q: CSQueue) -> Iterable[LeafQueue]:

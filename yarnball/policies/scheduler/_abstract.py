@@ -464,9 +464,8 @@ class AbstractYarnScheduler:
         """DECREASE_RESOURCE: the container shrinks to ``resource`` at once (_updatecontext.py)."""
         return _updatecontext.decrease_container(self._ctx, container_id, resource, version)
 
-    # -- the AM's allocate: the ask table, the release and the pull (the FifoScheduler's and the FairScheduler's;
-    # the CapacityScheduler keeps its own allocate, pull and queue charge, with its AM sizing and fair-ordering hooks,
-    # over the release and the ask-table update here) -------------------------------------------------------------
+    # -- the AM's allocate: the ask table, the release and the pull (the CapacityScheduler keeps its own allocate and
+    # queue charge of the asks, with its AM sizing and fair-ordering hooks, over the rest here) ----------------------
     def allocate(
         self,
         attempt_id: ApplicationAttemptId,
@@ -593,18 +592,28 @@ class AbstractYarnScheduler:
         return dm, dv
 
     def _pull(self, app: SchedulerApp, notifications: tuple[SchedulerNotification, ...]) -> Allocation:
-        """``getAllocation``: the new containers (one that ended before the pull is not handed over), the completed
-        ones, the headroom and the preemption marks (each reaches the AM once)."""
+        """``getAllocation``: hand over the new and completed containers, the headroom (:meth:`headroom_of`) and the
+        preemption marks."""
         new = app.new_containers
-        containers = tuple(c for c in new if c.id in app.live)
-        new.clear()
-        for c in containers:
-            app.live[c.id].state = ACQUIRED
-        completed = tuple(app.completed)
-        app.completed.clear()
+        if new:
+            live = app.live
+            # FiCaSchedulerApp.containerCompleted removes a container from newlyAllocatedContainers: one that ended
+            # before the AM pulled it (preempted, or its node lost, while the AM's allocate was late) is not handed
+            # over; the AM hears only of its completion.
+            containers = _still_live(new, live)
+            new.clear()
+            for c in containers:
+                live[c.id].state = ACQUIRED
+        else:
+            containers = ()
+        if app.completed:
+            completed = tuple(app.completed)
+            app.completed.clear()
+        else:
+            completed = ()
         if app.preempt:
-            preempt = frozenset(c for c in app.preempt if c in app.live)
-            app.preempt.clear()
+            preempt = _live_marks(app)
+            app.preempt.clear()  # FiCaSchedulerApp.getAllocation: each mark reaches the AM once (containersToPreempt)
         else:
             preempt = _NO_PREEMPT
         return Allocation(
@@ -616,15 +625,36 @@ class AbstractYarnScheduler:
         )
 
     def idle_allocate(self, attempt_id: ApplicationAttemptId) -> Resource | None:
-        """The headroom of an empty ``allocate`` that would return nothing else; None when it would."""
+        """The headroom an ``allocate`` with no asks, releases or blacklist changes would return when it would
+        return nothing else (no new or completed containers, no live container marked for preemption); None when
+        it would return something. Such a call changes nothing but dropping dead preemption marks, done here too."""
         app = self.attempts.get(attempt_id)
         if app is None or app.stopped or app.new_containers or app.completed:
             return None
         if app.preempt:
-            if any(c in app.live for c in app.preempt):
+            if has_live_mark(app):
                 return None
             app.preempt.clear()
         return self.headroom_of(app)
+
+
+# The generator expressions of _pull and idle_allocate (and the CapacityScheduler's allocate_has_news), out of line: a
+# function with one makes a cell per variable it shares with it on every call (in CPython), the common calls that
+# never reach it too.
+def _still_live(new: list[Container], live: dict[ContainerId, RMContainer]) -> tuple[Container, ...]:
+    return tuple(c for c in new if c.id in live)
+
+
+def _live_marks(app: SchedulerApp) -> frozenset[ContainerId]:
+    live = app.live
+    return frozenset(c for c in app.preempt if c in live)
+
+
+def has_live_mark(app: SchedulerApp) -> bool:
+    """Whether a container of ``app`` marked for preemption is still live."""
+    live = app.live
+    return any(c in live for c in app.preempt)
+
 
 def validate_resource_request(r: ResourceRequest, maximum: Resource) -> str | None:
     """``SchedulerUtils.validateResourceRequest``: each resource type within ``[0, maximum]``."""
