@@ -26,8 +26,8 @@ from yarnball.policies.capacity._queues import CSQueue
 from yarnball.policies.capacity._state import (
     SchedulerApp,
 )
-from yarnball.policies.scheduler._abstract import has_live_mark
 from yarnball.policies.scheduler._acl import QueueACL
+from yarnball.policies.scheduler._appscheduling import has_live_mark
 from yarnball.policies.scheduler._notifications import (
     Allocation,
     QueueMetrics,

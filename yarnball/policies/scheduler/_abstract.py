@@ -31,13 +31,11 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._allocator import release_container, retire_key, unreserve
+from yarnball.policies.capacity._allocator import release_container, unreserve
 from yarnball.policies.capacity._context import SchedulerContext
 from yarnball.policies.capacity._state import (
-    ACQUIRED,
     RESERVED,
     RUNNING,
-    KeyAsks,
     RMContainer,
     SchedulerApp,
     SchedulerApplication,
@@ -45,7 +43,7 @@ from yarnball.policies.capacity._state import (
     User,
 )
 from yarnball.policies.placement import NodePlacementPolicy, continuous_scheduling_settings, placement_from_conf
-from yarnball.policies.scheduler import _updatecontext
+from yarnball.policies.scheduler import _appscheduling, _updatecontext
 from yarnball.policies.scheduler._acl import AccessControlList
 from yarnball.policies.scheduler._notifications import (
     Allocation,
@@ -58,12 +56,10 @@ from yarnball.policies.scheduler._utils import (
     EXPIRED_CONTAINER,
     LOST_CONTAINER,
     RELEASED_CONTAINER,
-    RESIZE_REQUEST_ID_BASE,
     abnormal_status,
     preempted_status,
 )
 from yarnball.protocols import (
-    ANY,
     ApplicationAttemptId,
     ApplicationId,
     Configuration,
@@ -80,9 +76,6 @@ from yarnball.protocols import keys as k
 __all__ = ["AbstractYarnScheduler", "validate_resource_request"]
 
 log = get_logger(__name__)
-
-_NO_PREEMPT: frozenset[ContainerId] = frozenset()
-
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class AbstractYarnScheduler:
@@ -539,90 +532,13 @@ class AbstractYarnScheduler:
         leaf.app_asks_changed(app, had, app.has_pending())
 
     def _apply_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> tuple[int, int]:
-        """``AppSchedulingInfo.updateResourceRequests`` after ``normalizeResourceRequests`` (:meth:`normalize_ask`):
-        the latest ask per (key, resource name) replaces the last, a key whose ANY count reaches 0 retires; the
-        attempt's pending resource changes by the returned (memory, vcores), which the caller charges to its queues."""
-        dm = dv = 0
-        touched: list[KeyAsks] = []
-        keys = app.keys
-        last_pri = last_rid = None
-        ka = None
-        for r in asks:
-            pri, rid = r.priority.priority, r.allocation_request_id
-            if pri != last_pri or rid != last_rid or ka is None:
-                # An AM sends the asks of one key together: look the key up only when it changes (keys are not
-                # deleted inside this loop, so the same key always finds the same KeyAsks).
-                key = (pri, rid)
-                ka = keys.get(key)
-                if ka is None:
-                    # A key whose ANY reached 0 keeps its host and rack asks (SchedulerApp.idle_keys).
-                    ka = app.idle_keys.pop(key, None) if app.idle_keys else None
-                    if ka is None:
-                        ka = KeyAsks(key, r.priority, rid)
-                    keys[key] = ka
-                    app.sorted_keys = None
-                touched.append(ka)
-                last_pri, last_rid = pri, rid
-            name = r.resource_name
-            if name != ANY:
-                if r.num_containers > 0:
-                    ka.names[name] = [r.num_containers, r.relax_locality]
-                else:
-                    ka.names.pop(name, None)
-                continue
-            cap = r.capability
-            if rid <= RESIZE_REQUEST_ID_BASE:
-                nm, nv = cap.memory_mb, cap.vcores  # an increase's difference, as it is
-            else:
-                nm, nv = self.normalize_ask(cap.memory_mb, cap.vcores, maximum)
-            count = max(r.num_containers, 0)
-            dm += count * nm - ka.any_count * ka.cap_m
-            dv += count * nv - ka.any_count * ka.cap_v
-            if (nm, nv) != (ka.cap_m, ka.cap_v) or ka.resource is None:
-                ka.resource = Resource(nm, nv)
-            ka.cap_m, ka.cap_v = nm, nv
-            ka.any_count = count
-            ka.any_relax = r.relax_locality
-        for ka in touched:
-            if ka.any_count <= 0 and app.keys.get(ka.key) is ka:
-                retire_key(app, ka)
-        if dm or dv:
-            app.pending_m += dm
-            app.pending_v += dv
-        return dm, dv
+        """``AppSchedulingInfo.updateResourceRequests`` (_appscheduling.py): the attempt's pending resource changes by
+        the returned (memory, vcores), which the caller charges to its queues."""
+        return _appscheduling.apply_asks(self, app, asks, maximum)
 
     def _pull(self, app: SchedulerApp, notifications: tuple[SchedulerNotification, ...]) -> Allocation:
-        """``getAllocation``: hand over the new and completed containers, the headroom (:meth:`headroom_of`) and the
-        preemption marks."""
-        new = app.new_containers
-        if new:
-            live = app.live
-            # FiCaSchedulerApp.containerCompleted removes a container from newlyAllocatedContainers: one that ended
-            # before the AM pulled it (preempted, or its node lost, while the AM's allocate was late) is not handed
-            # over; the AM hears only of its completion.
-            containers = _still_live(new, live)
-            new.clear()
-            for c in containers:
-                live[c.id].state = ACQUIRED
-        else:
-            containers = ()
-        if app.completed:
-            completed = tuple(app.completed)
-            app.completed.clear()
-        else:
-            completed = ()
-        if app.preempt:
-            preempt = _live_marks(app)
-            app.preempt.clear()  # FiCaSchedulerApp.getAllocation: each mark reaches the AM once (containersToPreempt)
-        else:
-            preempt = _NO_PREEMPT
-        return Allocation(
-            containers=containers,
-            completed=completed,
-            headroom=self.headroom_of(app),
-            preempt=preempt,
-            notifications=notifications,
-        )
+        """``getAllocation`` with the headroom of :meth:`headroom_of` (_appscheduling.py)."""
+        return _appscheduling.pull(self, app, notifications)
 
     def idle_allocate(self, attempt_id: ApplicationAttemptId) -> Resource | None:
         """The headroom an ``allocate`` with no asks, releases or blacklist changes would return when it would
@@ -632,28 +548,10 @@ class AbstractYarnScheduler:
         if app is None or app.stopped or app.new_containers or app.completed:
             return None
         if app.preempt:
-            if has_live_mark(app):
+            if _appscheduling.has_live_mark(app):
                 return None
             app.preempt.clear()
         return self.headroom_of(app)
-
-
-# The generator expressions of _pull and idle_allocate (and the CapacityScheduler's allocate_has_news), out of line: a
-# function with one makes a cell per variable it shares with it on every call (in CPython), the common calls that
-# never reach it too.
-def _still_live(new: list[Container], live: dict[ContainerId, RMContainer]) -> tuple[Container, ...]:
-    return tuple(c for c in new if c.id in live)
-
-
-def _live_marks(app: SchedulerApp) -> frozenset[ContainerId]:
-    live = app.live
-    return frozenset(c for c in app.preempt if c in live)
-
-
-def has_live_mark(app: SchedulerApp) -> bool:
-    """Whether a container of ``app`` marked for preemption is still live."""
-    live = app.live
-    return any(c in live for c in app.preempt)
 
 
 def validate_resource_request(r: ResourceRequest, maximum: Resource) -> str | None:
