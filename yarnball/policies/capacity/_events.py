@@ -14,17 +14,17 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._allocator import add_pending, unreserve
+from yarnball.policies.capacity._allocator import unreserve
 from yarnball.policies.capacity._autoqueues import create_for_submission, touch_submitted
 from yarnball.policies.capacity._continuous import ContinuousScheduling
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._managedparent import create_for_submission as create_legacy_for_submission
 from yarnball.policies.capacity._queues import CSQueue
 from yarnball.policies.capacity._state import (
-    RUNNING,
     SchedulerApp,
     SchedulerApplication,
 )
+from yarnball.policies.scheduler import _appscheduling
 from yarnball.policies.scheduler._acl import QueueACL, QueueState
 from yarnball.policies.scheduler._notifications import (
     AppAccepted,
@@ -184,8 +184,6 @@ class EventHandlers(ContinuousScheduling):
             self._remove_attempt(app.attempt, keep=False)
         leaf = app.queue
         attempt = self.create_attempt(attempt_id, app, leaf.get_user(app.user), e.transfer_state_from_previous_attempt)
-        app.attempt = attempt
-        self.attempts[attempt_id] = attempt
         enforcer = self.max_running
         enforcer.stamp(attempt)
         enforcer.check_runnability_with_update(self.conf, attempt)
@@ -206,29 +204,12 @@ class EventHandlers(ContinuousScheduling):
         """``doneApplicationAttempt``: kill live containers (RUNNING ones survive with keep-containers), drop
         reservations and asks, and let the leaf re-run activation."""
         ctx = self._ctx
-        app = attempt.app
-        for rmc in list(attempt.live.values()):
-            if keep and rmc.state == RUNNING and not rmc.is_am:
-                app.kept.append(rmc)
-                continue
-            self.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+        _appscheduling.complete_live_containers(self, attempt, keep)
         for by_node in list(attempt.reserved.values()):
             for rmc in list(by_node.values()):
                 unreserve(ctx, rmc)
+        _appscheduling.stop_attempt(self, attempt)
         leaf = attempt.queue
-        had = attempt.has_pending()
-        if had:
-            add_pending(leaf, -attempt.pending_m, -attempt.pending_v)
-            attempt.pending_m = attempt.pending_v = 0
-        attempt.keys.clear()
-        attempt.idle_keys.clear()
-        attempt.sorted_keys = None
-        leaf.app_asks_changed(attempt, had, False)
-        attempt.stopped = True
-        app.last_seq = attempt.next_seq - 1
-        if app.attempt is attempt:
-            app.attempt = None
-        self.attempts.pop(attempt.attempt_id, None)
         leaf.finish_attempt(ctx, attempt)
         self.max_running.untrack_app(attempt)
         if attempt.runnable:

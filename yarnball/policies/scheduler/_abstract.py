@@ -211,8 +211,8 @@ class AbstractYarnScheduler:
     def create_attempt(
         self, attempt_id: ApplicationAttemptId, app: SchedulerApplication, user: User, transfer: bool
     ) -> SchedulerApp:
-        """``addApplicationAttempt``'s new attempt, charged to ``user``: sized for its AM by the submission's AM ask
-        (the minimum allocation when none was told) and, when ``transfer``
+        """``addApplicationAttempt``'s new attempt, charged to ``user``, now the application's current attempt: sized
+        for its AM by the submission's AM ask (the minimum allocation when none was told) and, when ``transfer``
         (``SchedulerApplicationAttempt.transferStateFromPreviousAttempt``), holding the containers the previous
         attempt kept (those still allocated) and continuing its container id sequence."""
         ctx = self._ctx
@@ -229,6 +229,8 @@ class AbstractYarnScheduler:
                     attempt.used_m += rmc.mem
                     attempt.used_v += rmc.vc
             app.kept.clear()
+        app.attempt = attempt
+        self.attempts[attempt_id] = attempt
         return attempt
 
     def complete_kept(self, app: SchedulerApplication) -> None:

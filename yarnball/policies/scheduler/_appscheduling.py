@@ -3,7 +3,8 @@
 one ``KeyAsks`` per scheduler key, its ANY ask and its host and rack asks) and
 ``SchedulerApplicationAttempt.getAllocation`` (the new and completed containers, the headroom and the preemption marks
 an AM's ``allocate`` takes). ``AbstractYarnScheduler`` offers them as its ``_apply_asks`` and ``_pull``; the
-scheduler's hooks (``normalize_ask``, ``headroom_of``) are called where Hadoop calls them.
+scheduler's hooks (``normalize_ask``, ``headroom_of``) are called where Hadoop calls them. And the end of an attempt
+the three schedulers' ``doneApplicationAttempt`` share: its live containers completed or kept, then ``stop``.
 """
 
 from __future__ import annotations
@@ -11,16 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from yarnball.policies.capacity._allocator import retire_key
-from yarnball.policies.capacity._state import ACQUIRED, KeyAsks, RMContainer, SchedulerApp
+from yarnball.policies.capacity._allocator import add_pending, retire_key
+from yarnball.policies.capacity._state import ACQUIRED, RUNNING, KeyAsks, RMContainer, SchedulerApp
 from yarnball.policies.scheduler._notifications import Allocation, SchedulerNotification
-from yarnball.policies.scheduler._utils import RESIZE_REQUEST_ID_BASE
+from yarnball.policies.scheduler._utils import COMPLETED_APPLICATION, RESIZE_REQUEST_ID_BASE, abnormal_status
 from yarnball.protocols import ANY, Container, ContainerId, Resource, ResourceRequest
 
 if TYPE_CHECKING:
     from yarnball.policies.scheduler._abstract import AbstractYarnScheduler
 
-__all__ = ["apply_asks", "has_live_mark", "pull"]
+__all__ = ["apply_asks", "complete_live_containers", "has_live_mark", "pull", "stop_attempt"]
 
 _NO_PREEMPT: frozenset[ContainerId] = frozenset()
 
@@ -116,6 +117,42 @@ def pull(
         preempt=preempt,
         notifications=notifications,
     )
+
+
+def complete_live_containers(scheduler: AbstractYarnScheduler, attempt: SchedulerApp, keep: bool) -> list[RMContainer]:
+    """``doneApplicationAttempt``'s loop over the attempt's live containers: each one completes (COMPLETED_APPLICATION)
+    but, with ``keep`` (keepContainersAcrossApplicationAttempts), a RUNNING one that is not the AM's, which the
+    application keeps for its next attempt (Hadoop's "Skip killing"); the ones kept."""
+    app = attempt.app
+    kept: list[RMContainer] = []
+    for rmc in list(attempt.live.values()):
+        if keep and rmc.state == RUNNING and not rmc.is_am:
+            kept.append(rmc)
+            app.kept.append(rmc)
+            continue
+        scheduler.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+    return kept
+
+
+def stop_attempt(scheduler: AbstractYarnScheduler, attempt: SchedulerApp) -> None:
+    """``SchedulerApplicationAttempt.stop`` (``AppSchedulingInfo.stop``) once its containers are settled: its asks
+    and pending resource go (from its queues too), it is stopped, and it is no longer its application's current
+    attempt nor known by id; its application continues the container id sequence in a next attempt."""
+    app = attempt.app
+    leaf = attempt.queue
+    had = attempt.has_pending()
+    if had:
+        add_pending(leaf, -attempt.pending_m, -attempt.pending_v)
+        attempt.pending_m = attempt.pending_v = 0
+    attempt.keys.clear()
+    attempt.idle_keys.clear()
+    attempt.sorted_keys = None
+    leaf.app_asks_changed(attempt, had, False)
+    attempt.stopped = True
+    app.last_seq = attempt.next_seq - 1
+    if app.attempt is attempt:
+        app.attempt = None
+    scheduler.attempts.pop(attempt.attempt_id, None)
 
 
 # The generator expressions of pull and of idle_allocate and allocate_has_news (has_live_mark), out of line: a
