@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
-from yarnball.launcher.web._html import app_id_cell, app_run_cells, queue_tree, table, tracking_cell
+from yarnball.launcher.web._html import APP_RUN_COLUMNS, app_id_cell, app_run_cells, queue_tree, table, tracking_cell
 
 __all__ = ["FAIR_APP_COLUMNS", "app_fair_shares", "fair_apps_table", "fair_queues", "scheduler_queue_tree"]
 
@@ -162,16 +162,7 @@ FAIR_APP_COLUMNS: tuple[str, ...] = (
     "Application Type",
     "Queue",
     "Fair Share",
-    "StartTime",
-    "LaunchTime",
-    "FinishTime",
-    "State",
-    "FinalStatus",
-    "Running Containers",
-    "Allocated CPU VCores",
-    "Allocated Memory MB",
-    "Reserved CPU VCores",
-    "Reserved Memory MB",
+    *APP_RUN_COLUMNS,
     "Progress",
     "Tracking UI",
 )

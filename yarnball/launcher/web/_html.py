@@ -18,6 +18,7 @@ from yarnball.launcher.web._datatable import PAGE_LENGTHS, TABLE_JS, hadoop_date
 
 __all__ = [
     "APP_COLUMNS",
+    "APP_RUN_COLUMNS",
     "CSS",
     "NODE_COLUMNS",
     "NODE_COLUMNS_OPPORTUNISTIC",
@@ -50,14 +51,8 @@ img{max-width:100%}
 td[data-sort]{white-space:nowrap}
 """
 
-APP_COLUMNS: tuple[str, ...] = (
-    "ID",
-    "User",
-    "Name",
-    "Application Type",
-    "Application Tags",
-    "Queue",
-    "Application Priority",
+#: The headers of :func:`app_run_cells`, which both applications tables show.
+APP_RUN_COLUMNS: tuple[str, ...] = (
     "StartTime",
     "LaunchTime",
     "FinishTime",
@@ -68,6 +63,16 @@ APP_COLUMNS: tuple[str, ...] = (
     "Allocated Memory MB",
     "Reserved CPU VCores",
     "Reserved Memory MB",
+)
+APP_COLUMNS: tuple[str, ...] = (
+    "ID",
+    "User",
+    "Name",
+    "Application Type",
+    "Application Tags",
+    "Queue",
+    "Application Priority",
+    *APP_RUN_COLUMNS,
     "% of Queue",
     "% of Cluster",
     "Progress",
