@@ -48,6 +48,7 @@ __all__ = ["RESIZE_REQUEST_ID_BASE", "CapacityScheduler"]
 
 log = get_logger(__name__)
 
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class CapacityScheduler(EventHandlers):
     """Hadoop's CapacityScheduler (synchronous scheduling, default partition) over plain records.
@@ -305,4 +306,3 @@ def _leaves(q: CSQueue) -> Iterable[LeafQueue]:
             yield child
         else:
             yield from _leaves(child)
-
