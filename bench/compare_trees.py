@@ -37,6 +37,29 @@ print(json.dumps({"wall_s": r["wall_s"], "allocations": r["allocations"], "event
 """
 
 
+# The set-up bench/count_instructions.py's and bench/count_objects.py's children share, once the tree is first on
+# sys.path (json, sys and gc imported; argv[2] run_params' JSON, argv[3] "off" for container tokens off): the tree's
+# bench_simulation.py busy workload, run up to the measured period. It leaves ``cluster``, ``end`` (the run's last
+# simulated second) and the period's starting counts ``events`` and ``allocated``.
+BUSY_RUN_UNTIL_MEASURED = """\
+import bench_simulation as b
+from yarnball.actors import configure_logging
+from yarnball.launcher import Cluster
+from yarnball.protocols import Configuration
+configure_logging(level="warning")
+a = json.loads(sys.argv[2])
+end = a["warmup_seconds"] + a["sim_seconds"]
+w = b.busy_workload(a["nodes"], end, 1, tuple(a["map_ms"]), tuple(a["reduce_ms"]), a["load"])
+off = {"yarnball.simulation.container-tokens": "false"} if sys.argv[3] == "off" else {}
+cluster = Cluster(Configuration(off), w.nodes, seed=1)
+cluster.submit_workload(w)
+cluster.run(until_ms=a["warmup_seconds"] * 1000)
+gc.collect()
+events = cluster.kernel.events_processed
+allocated = cluster.rm.counters["containers_allocated"]
+"""
+
+
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The trees and the run's arguments (defaults: the long-task benchmark); bench/count_instructions.py's too."""
     parser.add_argument(

@@ -27,27 +27,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from compare_trees import add_run_arguments, run_params, tree_spec
+from compare_trees import BUSY_RUN_UNTIL_MEASURED, add_run_arguments, run_params, tree_spec
 
 CHILD = """
 import gc, json, os, subprocess, sys
 root = sys.argv[1]
 sys.path[:0] = [root, root + "/bench"]
-import bench_simulation as b
-from yarnball.actors import configure_logging
-from yarnball.launcher import Cluster
-from yarnball.protocols import Configuration
-configure_logging(level="warning")
-a = json.loads(sys.argv[2])
-end = a["warmup_seconds"] + a["sim_seconds"]
-w = b.busy_workload(a["nodes"], end, 1, tuple(a["map_ms"]), tuple(a["reduce_ms"]), a["load"])
-off = {"yarnball.simulation.container-tokens": "false"} if sys.argv[3] == "off" else {}
-cluster = Cluster(Configuration(off), w.nodes, seed=1)
-cluster.submit_workload(w)
-cluster.run(until_ms=a["warmup_seconds"] * 1000)
-gc.collect()
-events = cluster.kernel.events_processed
-allocated = cluster.rm.counters["containers_allocated"]
+"""
+CHILD += BUSY_RUN_UNTIL_MEASURED
+CHILD += """\
 toggle = lambda state: subprocess.run(["callgrind_control", "--instr=" + state, str(os.getpid())], check=True,
                                       capture_output=True)
 toggle("on")

@@ -222,17 +222,13 @@ def test_every_allocated_container_ends(trace: str, setting: str) -> None:
         assert cluster.rm.opportunistic is not None and cluster.rm.opportunistic.counters["opportunistic_allocated"]
 
 
-@pytest.mark.parametrize("distributed", [False, True])
-@pytest.mark.parametrize("start_surplus", [False, True])
-def test_released_opportunistic_containers_end_and_reach_the_am(distributed: bool, start_surplus: bool) -> None:
-    """An AM's release of OPPORTUNISTIC containers (started or not) ends them at once, ABORTED, as Hadoop's
-    releaseContainers does, and kills the started ones on their nodes; nothing is left RUNNING."""
-    conf = {**OPPORTUNISTIC, keys.DIST_SCHEDULING_ENABLED: str(distributed).lower()}
-    wl = WorkloadBuilder().nodes(4, memory_mb=4096, vcores=4).build()
-    cluster = Cluster(conf, wl.nodes, seed=3)
+def _recording_opportunistic_am(
+    *, num_containers: int, extra: int, start_surplus: bool, duration_ms: int
+) -> tuple[SurplusAppMaster, list[ContainerStatus]]:
+    """A SurplusAppMaster of OPPORTUNISTIC containers, and the list its completed containers' statuses go to."""
     am = SurplusAppMaster(
-        name="s", num_containers=4, extra=3, start_surplus=start_surplus,
-        container_type=ExecutionType.OPPORTUNISTIC, duration_ms=5_000,
+        name="s", num_containers=num_containers, extra=extra, start_surplus=start_surplus,
+        container_type=ExecutionType.OPPORTUNISTIC, duration_ms=duration_ms,
     )
     seen: list[ContainerStatus] = []
     original = am.on_containers_completed
@@ -242,6 +238,18 @@ def test_released_opportunistic_containers_end_and_reach_the_am(distributed: boo
         original(statuses)
 
     am.on_containers_completed = record  # type: ignore[method-assign]
+    return am, seen
+
+
+@pytest.mark.parametrize("distributed", [False, True])
+@pytest.mark.parametrize("start_surplus", [False, True])
+def test_released_opportunistic_containers_end_and_reach_the_am(distributed: bool, start_surplus: bool) -> None:
+    """An AM's release of OPPORTUNISTIC containers (started or not) ends them at once, ABORTED, as Hadoop's
+    releaseContainers does, and kills the started ones on their nodes; nothing is left RUNNING."""
+    conf = {**OPPORTUNISTIC, keys.DIST_SCHEDULING_ENABLED: str(distributed).lower()}
+    wl = WorkloadBuilder().nodes(4, memory_mb=4096, vcores=4).build()
+    cluster = Cluster(conf, wl.nodes, seed=3)
+    am, seen = _recording_opportunistic_am(num_containers=4, extra=3, start_surplus=start_surplus, duration_ms=5_000)
     cluster.submit(am)
     cluster.run(until_ms=600_000)
     assert am.released == 3 and not cluster.handler_failures
@@ -276,18 +284,7 @@ def test_an_opportunistic_container_placed_on_a_removed_node_expires() -> None:
     }
     wl = WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4).build()
     cluster = Cluster(conf, wl.nodes, seed=3)
-    am = SurplusAppMaster(
-        name="s", num_containers=2, extra=0, start_surplus=False,
-        container_type=ExecutionType.OPPORTUNISTIC, duration_ms=100_000,
-    )
-    seen: list[ContainerStatus] = []
-    original = am.on_containers_completed
-
-    def record(statuses: tuple[ContainerStatus, ...]) -> None:
-        seen.extend(statuses)
-        original(statuses)
-
-    am.on_containers_completed = record  # type: ignore[method-assign]
+    am, seen = _recording_opportunistic_am(num_containers=2, extra=0, start_surplus=False, duration_ms=100_000)
     cluster.submit(am)
     cluster.run(until_ms=5_000)
     attempt = next(iter(cluster.rm.attempts.values()))

@@ -21,6 +21,7 @@ from yarnball.policies.scheduler import (
     ContainerAllocated,
     ContainerCompleted,
     ContainerReserved,
+    _appscheduling,
 )
 from yarnball.policies.scheduler._utils import abnormal_status, preempted_status
 from yarnball.protocols import (
@@ -99,7 +100,7 @@ ON_THE_PATH = [
     _scheduler.CapacityScheduler.allocate,
     _scheduler.CapacityScheduler.idle_allocate,
     _scheduler.CapacityScheduler.allocate_has_news,
-    _scheduler.CapacityScheduler._pull,
+    _appscheduling.pull,
 ]
 
 

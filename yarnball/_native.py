@@ -34,9 +34,10 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.actors._ref",
     "yarnball.actors._eventqueue",
     "yarnball.actors._kernel",
-    # AbstractYarnScheduler, the native base of every scheduler (before the CapacityScheduler chain it heads), and
-    # the container updates it makes in the books (ContainerUpdateContext)
+    # AbstractYarnScheduler, the native base of every scheduler (before the CapacityScheduler chain it heads), the
+    # container updates it makes in the books (ContainerUpdateContext), and an attempt's asks and pull
     "yarnball.policies.scheduler._updatecontext",
+    "yarnball.policies.scheduler._appscheduling",
     "yarnball.policies.scheduler._abstract",
     "yarnball.policies.capacity._calculator",
     "yarnball.policies.capacity._state",

@@ -206,6 +206,12 @@ class Harness:
         self.allocate(aid, [request])
         self.s.update()
 
+    def ask_strictly_on(self, aid: ApplicationAttemptId, host: str, rack: str = "rack1", mb: int = 1024) -> None:
+        """The strict-locality methods' asks, each by ``createSchedulingRequestExistingApplication``: one ``mb``
+        container on ``host`` (``relaxLocality`` true), its rack's and ANY's asks not relaxed."""
+        for request in (rr(mb, host), rr(mb, rack, relax=False), rr(mb, ANY, relax=False)):
+            self.ask_existing_request(aid, request)
+
     def allocate(
         self, aid: ApplicationAttemptId, asks: list[ResourceRequest], release: list[ContainerId] | None = None
     ) -> None:
@@ -281,6 +287,11 @@ class AMs:
 
     def live(self, n: int) -> int:
         return self.h.live(self.ids[n])
+
+    def state(self, n: int, queue: FSLeafQueue) -> tuple[int, int, int]:
+        """What the AM-share methods check after each step: application ``n``'s AM size (MB) and live containers,
+        and ``queue``'s AM usage (MB)."""
+        return self.am_mb(n), self.live(n), queue.am_resource_usage.memory_mb
 
     def usage(self, n: int) -> Resource:
         """``getResourceUsage()`` (none once the attempt is gone)."""

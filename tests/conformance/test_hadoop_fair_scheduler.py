@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fair_scheduler_harness import FAIR, GB, Clock
 
 from yarnball.errors import AllocationConfigurationException, ConfigurationError, SchedulingError
 from yarnball.policies.capacity._state import NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
@@ -37,17 +38,6 @@ from yarnball.protocols import (
     ResourceRequest,
     keys,
 )
-
-GB = 1024
-FAIR = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.ms = 0
-
-    def __call__(self) -> int:
-        return self.ms
 
 
 def scheduler(tmp_path: Path, allocations: str = "", **settings: object) -> tuple[FairScheduler, Clock]:

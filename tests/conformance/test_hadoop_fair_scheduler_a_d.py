@@ -23,9 +23,11 @@ from yarnball.protocols import (
     ANY,
     AppAddedSchedulerEvent,
     AppAttemptRemovedSchedulerEvent,
+    ApplicationAttemptId,
     ApplicationId,
     AppRemovedSchedulerEvent,
     Configuration,
+    NodeId,
     Resource,
     keys,
 )
@@ -148,9 +150,10 @@ def _two_queues(max1: str, max2: str) -> str:
     )
 
 
-def test_container_reservation_attempt_exceeding_queue_max(tmp_path: Path) -> None:
-    """testContainerReservationAttemptExceedingQueueMax: no reservation for an app whose queue is at its max."""
-    h = Harness(tmp_path, _two_queues("2048mb,5vcores", "2048mb,10vcores"))
+def _full_node_then_queue1_asks(h: Harness) -> tuple[NodeId, ApplicationAttemptId]:
+    """The two methods' common start: on a node of 3 GB, an application of queue1 gets 2 GB and one of queue2 the
+    last 1 GB, then another application of queue1 asks 1 GB (each an update and a heartbeat); the node and that
+    application."""
     nid = h.add_node(3072, 5)
     h.request(2048, "queue1", "user1", 1)
     h.s.update()
@@ -163,6 +166,13 @@ def test_container_reservation_attempt_exceeding_queue_max(tmp_path: Path) -> No
     att1 = h.request(1024, "queue1", "user1", 1)
     h.s.update()
     h.heartbeat(nid)
+    return nid, att1
+
+
+def test_container_reservation_attempt_exceeding_queue_max(tmp_path: Path) -> None:
+    """testContainerReservationAttemptExceedingQueueMax: no reservation for an app whose queue is at its max."""
+    h = Harness(tmp_path, _two_queues("2048mb,5vcores", "2048mb,10vcores"))
+    _, att1 = _full_node_then_queue1_asks(h)
     assert h.current_reservation(att1).memory_mb == 0
 
 
@@ -170,18 +180,7 @@ def test_container_reservation_not_exceeding_queue_max(tmp_path: Path) -> None:
     """testContainerReservationNotExceedingQueueMax: a reservation within the queue's max stays; once a reload
     lowers the max below it, the reservation is released and the node serves another queue."""
     h = Harness(tmp_path, _two_queues("3072mb,10vcores", "2048mb,10vcores"))
-    nid = h.add_node(3072, 5)
-    h.request(2048, "queue1", "user1", 1)
-    h.s.update()
-    h.heartbeat(nid)
-    assert h.queue("queue1").resource_usage.memory_mb == 2048
-    h.request(1024, "queue2", "user2", 1)
-    h.s.update()
-    h.heartbeat(nid)
-    assert h.queue("queue2").resource_usage.memory_mb == 1024
-    att1 = h.request(1024, "queue1", "user1", 1)
-    h.s.update()
-    h.heartbeat(nid)
+    nid, att1 = _full_node_then_queue1_asks(h)
     assert h.current_reservation(att1).memory_mb == 1024
     h.heartbeat(nid)
     assert h.current_reservation(att1).memory_mb == 1024
@@ -316,9 +315,7 @@ def test_cancel_strict_locality(tmp_path: Path) -> None:
     n1 = h.add_node(1024, 1, host="127.0.0.1")
     n2 = h.add_node(1024, 1, host="127.0.0.2")
     att = h.request(1024, "queue1", "user1", 0)
-    h.ask_existing_request(att, rr(1024, n1.host, 1, 1, relax=True))
-    h.ask_existing_request(att, rr(1024, "rack1", 1, 1, relax=False))
-    h.ask_existing_request(att, rr(1024, ANY, 1, 1, relax=False))
+    h.ask_strictly_on(att, n1.host)
     h.s.update()
     for _ in range(10):
         h.heartbeat(n2)

@@ -66,6 +66,17 @@ def test_min_zero_resources_settings(tmp_path: Path) -> None:
     assert (h.s.increment.memory_mb, h.s.increment.vcores) == (512, 2)
 
 
+def _fair_shares_of_two_apps(h: Harness, mb_a: int, mb_b: int) -> tuple[int, int]:
+    """The fair-share methods' common body: a node of 8 GB and 8 vcores (127.0.0.1), an application of user1 asking
+    one ``mb_a`` container in queueA and one asking ``mb_b`` in queueB, an update; queueA's and queueB's fair shares
+    (MB)."""
+    h.add_node(8 * GB, 8, host="127.0.0.1")
+    h.request(mb_a, "queueA", "user1")
+    h.request(mb_b, "queueB", "user1")
+    h.s.update()
+    return h.leaf("queueA").fair_share.memory_mb, h.leaf("queueB").fair_share.memory_mb
+
+
 def test_fair_share_with_high_max_resources(tmp_path: Path) -> None:
     """testFairShareWithHighMaxResources: max shares above the cluster leave the weighted shares alone."""
     h = Harness(
@@ -73,12 +84,7 @@ def test_fair_share_with_high_max_resources(tmp_path: Path) -> None:
         "<queue name='queueA'><maxResources>1073741824 mb 1000 vcores</maxResources><weight>.25</weight></queue>"
         "<queue name='queueB'><maxResources>1073741824 mb 1000 vcores</maxResources><weight>.75</weight></queue>",
     )
-    h.add_node(8 * GB, 8, host="127.0.0.1")
-    h.request(1 * GB, "queueA", "user1")
-    h.request(6 * GB, "queueB", "user1")
-    h.s.update()
-    assert h.leaf("queueA").fair_share.memory_mb == 2 * GB
-    assert h.leaf("queueB").fair_share.memory_mb == 6 * GB
+    assert _fair_shares_of_two_apps(h, 1 * GB, 6 * GB) == (2 * GB, 6 * GB)
 
 
 def test_fair_share_with_low_max_resources(tmp_path: Path) -> None:
@@ -104,12 +110,7 @@ def test_fair_share_with_zero_weight(tmp_path: Path) -> None:
     h = Harness(
         tmp_path, "<queue name='queueA'><weight>0.0</weight></queue><queue name='queueB'><weight>0.0</weight></queue>"
     )
-    h.add_node(8 * GB, 8, host="127.0.0.1")
-    h.request(2 * GB, "queueA", "user1")
-    h.request(6 * GB, "queueB", "user1")
-    h.s.update()
-    assert h.leaf("queueA").fair_share.memory_mb == 0
-    assert h.leaf("queueB").fair_share.memory_mb == 0
+    assert _fair_shares_of_two_apps(h, 2 * GB, 6 * GB) == (0, 0)
 
 
 def test_fair_share_with_zero_weight_none_zero_min_res(tmp_path: Path) -> None:
@@ -119,12 +120,7 @@ def test_fair_share_with_zero_weight_none_zero_min_res(tmp_path: Path) -> None:
         "<queue name='queueA'><minResources>1 mb 1 vcores</minResources><weight>0.0</weight></queue>"
         "<queue name='queueB'><minResources>1 mb 1 vcores</minResources><weight>0.0</weight></queue>",
     )
-    h.add_node(8 * GB, 8, host="127.0.0.1")
-    h.request(2 * GB, "queueA", "user1")
-    h.request(6 * GB, "queueB", "user1")
-    h.s.update()
-    assert h.leaf("queueA").fair_share.memory_mb == 1
-    assert h.leaf("queueB").fair_share.memory_mb == 1
+    assert _fair_shares_of_two_apps(h, 2 * GB, 6 * GB) == (1, 1)
 
 
 def test_fair_share_with_none_zero_weight_none_zero_min_res(tmp_path: Path) -> None:
@@ -134,12 +130,7 @@ def test_fair_share_with_none_zero_weight_none_zero_min_res(tmp_path: Path) -> N
         "<queue name='queueA'><minResources>1024 mb 1 vcores</minResources><weight>0.5</weight></queue>"
         "<queue name='queueB'><minResources>1024 mb 1 vcores</minResources><weight>0.5</weight></queue>",
     )
-    h.add_node(8 * GB, 8, host="127.0.0.1")
-    h.request(4 * GB, "queueA", "user1")
-    h.request(4 * GB, "queueB", "user1")
-    h.s.update()
-    assert h.leaf("queueA").fair_share.memory_mb == 4096
-    assert h.leaf("queueB").fair_share.memory_mb == 4096
+    assert _fair_shares_of_two_apps(h, 4 * GB, 4 * GB) == (4096, 4096)
 
 
 def test_hierarchical_queues_similar_parents(tmp_path: Path) -> None:
@@ -369,13 +360,7 @@ def test_host_port_node_name(tmp_path: Path) -> None:
     node1 = h.add_node(1024, rack=1, host="127.0.0.1", port=1)
     node2 = h.add_node(1024, rack=1, host="127.0.0.1", port=2)
     att = h.request(1024, "queue1", "user1", 0)
-    for ask in (
-        rr(1024, "127.0.0.1:1"),
-        rr(1024, "rack1", relax=False),
-        rr(1024, ANY, relax=False),
-    ):
-        h.allocate(att, [ask])
-        h.s.update()
+    h.ask_strictly_on(att, "127.0.0.1:1")
     for _ in range(10):
         h.heartbeat(node2)
         assert h.live(att) == 0

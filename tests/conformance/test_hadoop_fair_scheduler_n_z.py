@@ -480,9 +480,7 @@ def test_strict_locality(tmp_path: Path) -> None:
     n1 = h.add_node(1024, host="127.0.0.1", port=1)
     n2 = h.add_node(1024, host="127.0.0.2", port=2)
     aid = h.request(1024, "queue1", "user1", 0)
-    for request in (rr(1024, "127.0.0.1", 1, 1, True), rr(1024, "rack1", 1, 1, False), rr(1024, ANY, 1, 1, False)):
-        h.ask(aid, request)
-        h.s.update()
+    h.ask_strictly_on(aid, "127.0.0.1")
     h.s.update()
     for _ in range(10):
         h.heartbeat(n2)
@@ -498,9 +496,7 @@ def test_reservations_strict_locality(tmp_path: Path) -> None:
     n1 = h.add_node(1024, 1, host="host1", port=1)
     h.add_node(1024, 1, host="host2", port=2)
     aid = h.request(1024, "queue1", "user1", 0)
-    for request in (rr(1024, "host2", 1, 1, True), rr(1024, "rack1", 1, 1, False), rr(1024, ANY, 1, 1, False)):
-        h.ask(aid, request)
-        h.s.update()
+    h.ask_strictly_on(aid, "host2")
     h.s.update()
     h.heartbeat(n1)
     assert h.live(aid) == 0

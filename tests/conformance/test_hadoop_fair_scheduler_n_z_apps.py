@@ -111,18 +111,15 @@ def test_queue_max_am_share(tmp_path: Path) -> None:
     ams = AMs(h)
     none = Resource(0, 0)
 
-    def check(n: int, am_mb: int, live: int, queue_am_mb: int) -> None:
-        assert (ams.am_mb(n), ams.live(n), queue1.am_resource_usage.memory_mb) == (am_mb, live, queue_am_mb), n
-
     ams.submit(1, "queue1", Resource(1024, 1))
     h.heartbeat(nid)
-    check(1, 1024, 1, 1024)
+    assert ams.state(1, queue1) == (1024, 1, 1024)
     ams.submit(2, "queue1", Resource(1024, 1))
     h.heartbeat(nid)
-    check(2, 1024, 1, 2048)
+    assert ams.state(2, queue1) == (1024, 1, 2048)
     ams.submit(3, "queue1", Resource(1024, 1))  # exceeds the queue's AM share
     h.heartbeat(nid)
-    check(3, 0, 0, 2048)
+    assert ams.state(3, queue1) == (0, 0, 2048)
     h.ask_existing(ams.ids[1], 1024, 1)  # a non-AM container still runs
     h.s.update()
     h.heartbeat(nid)
@@ -131,14 +128,14 @@ def test_queue_max_am_share(tmp_path: Path) -> None:
     h.remove(ams.ids[1])  # app3's AM runs in its place
     h.heartbeat(nid)
     assert ams.live(1) == 0 and ams.usage(1) == none
-    check(3, 1024, 1, 2048)
+    assert ams.state(3, queue1) == (1024, 1, 2048)
     ams.submit(4, "queue1", Resource(2048, 2))
     h.heartbeat(nid)
-    check(4, 0, 0, 2048)
+    assert ams.state(4, queue1) == (0, 0, 2048)
     assert ams.usage(4) == none
     ams.submit(5, "queue1", Resource(2048, 2))
     h.heartbeat(nid)
-    check(5, 0, 0, 2048)
+    assert ams.state(5, queue1) == (0, 0, 2048)
     assert ams.usage(5) == none
     h.s.handle(AppAttemptRemovedSchedulerEvent(application_attempt_id=ams.ids[4], final_attempt_state="KILLED"))
     h.s.update()
@@ -149,7 +146,7 @@ def test_queue_max_am_share(tmp_path: Path) -> None:
     h.s.update()
     h.heartbeat(nid)
     assert (ams.live(2), ams.usage(2), ams.live(3), ams.usage(3)) == (0, none, 0, none)
-    check(5, 2048, 1, 2048)
+    assert ams.state(5, queue1) == (2048, 1, 2048)
     h.ask_existing(ams.ids[5], 1024, 1)
     assert ams.live(5) == 1
     # the AM container ends before the non-AM one is allocated
@@ -163,7 +160,7 @@ def test_queue_max_am_share(tmp_path: Path) -> None:
     ams.submit(6, "queue1", Resource(1860, 2))  # normalised to 2048 MB
     h.heartbeat(nid)
     assert (ams.live(6), ams.usage(6)) == (0, none)
-    check(6, 0, 0, 2048)
+    assert ams.state(6, queue1) == (0, 0, 2048)
     h.remove(ams.ids[5])
     h.remove(ams.ids[6])
     h.s.update()
@@ -225,38 +222,35 @@ def test_queue_max_am_share_with_container_reservation(tmp_path: Path) -> None:
     queue1 = h.leaf("queue1")
     ams = AMs(h)
 
-    def check(n: int, am_mb: int, live: int, queue_am_mb: int) -> None:
-        assert (ams.am_mb(n), ams.live(n), queue1.am_resource_usage.memory_mb) == (am_mb, live, queue_am_mb), n
-
     ams.submit(1, "queue1", Resource(1024, 1))
     h.heartbeat(n1)
-    check(1, 1024, 1, 1024)
+    assert ams.state(1, queue1) == (1024, 1, 1024)
     ams.submit(2, "queue1", Resource(1024, 1))
     h.heartbeat(n2)
-    check(2, 1024, 1, 2048)
+    assert ams.state(2, queue1) == (1024, 1, 2048)
     ams.submit(3, "queue1", Resource(10240, 1))
     h.heartbeat(n1)  # app3 reserves node1
     h.heartbeat(n2)  # and node2
-    check(3, 0, 0, 2048)
+    assert ams.state(3, queue1) == (0, 0, 2048)
     ams.submit(4, "queue1", Resource(5120, 1))
     h.heartbeat(n1)  # node1 is reserved by app3
-    check(4, 0, 0, 2048)
+    assert ams.state(4, queue1) == (0, 0, 2048)
     h.s.update()
     h.heartbeat(n3)
-    check(4, 5120, 1, 7168)
+    assert ams.state(4, queue1) == (5120, 1, 7168)
     h.remove(ams.ids[1])
     assert queue1.am_resource_usage.memory_mb == 6144
     ams.submit(5, "queue1", Resource(1024, 1))
     h.heartbeat(n1)  # app3, over the AM share now, drops its reservation on node1; app5 gets node1
-    check(5, 1024, 1, 7168)
+    assert ams.state(5, queue1) == (1024, 1, 7168)
     h.remove(ams.ids[3])
     assert queue1.am_resource_usage.memory_mb == 7168
     ams.submit(6, "queue1", Resource(10240, 1))
     h.heartbeat(n1)  # app6 cannot reserve: over the AM share
-    check(6, 0, 0, 7168)
+    assert ams.state(6, queue1) == (0, 0, 7168)
     ams.submit(7, "queue1", Resource(1024, 1))
     h.heartbeat(n1)
-    check(7, 1024, 1, 8192)
+    assert ams.state(7, queue1) == (1024, 1, 8192)
     h.remove(ams.ids[4])
     assert queue1.am_resource_usage.memory_mb == 3072
     h.remove(ams.ids[5])
@@ -266,18 +260,18 @@ def test_queue_max_am_share_with_container_reservation(tmp_path: Path) -> None:
     h.heartbeat(n2)  # and node2
     ams.submit(8, "queue1", Resource(1024, 1))
     h.heartbeat(n1)  # node1 is reserved by app6
-    check(8, 0, 0, 2048)
+    assert ams.state(8, queue1) == (0, 0, 2048)
     h.s.update()
     h.heartbeat(n2)  # so is node2
-    check(8, 0, 0, 2048)
+    assert ams.state(8, queue1) == (0, 0, 2048)
     h.remove(ams.ids[2])
     assert queue1.am_resource_usage.memory_mb == 1024
     h.s.update()
     h.heartbeat(n2)  # app6's reservation on node2 becomes its container
-    check(6, 10240, 1, 11264)
+    assert ams.state(6, queue1) == (10240, 1, 11264)
     h.s.update()
     h.heartbeat(n1)  # app6 drops its reservation on node1; app8 gets node1
-    check(8, 1024, 1, 12288)
+    assert ams.state(8, queue1) == (1024, 1, 12288)
 
 
 # -- testSchedulingOnRemovedNode ... testUpdateDemand --------------------------------------------------------------

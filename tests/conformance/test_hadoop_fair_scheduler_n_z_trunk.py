@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fair_scheduler_harness import GB, Harness, rr
+from fair_scheduler_harness import FAIR, GB, Harness, rr
 
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import WorkloadBuilder, task_spec
@@ -204,9 +204,6 @@ def test_fs_op_durations_count_the_operations_where_hadoop_adds_them(tmp_path: P
     assert isinstance(metrics, dict)
     assert (metrics["NodeUpdateCallNumOps"], metrics["NodeUpdateCallINumOps"]) == (3, 0)
     assert metrics["NodeUpdateCallIMinTime"] == 3.4028234663852886e38  # SampleStat.MinMax's Float.MAX_VALUE
-
-
-FAIR = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
 
 
 def test_refresh_queues_when_rmha(tmp_path: Path) -> None:

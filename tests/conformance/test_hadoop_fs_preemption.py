@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fair_scheduler_harness import TEST_BASE
+from fair_scheduler_harness import GB, TEST_BASE, Clock
 
 from yarnball.policies.capacity._state import RMContainer
 from yarnball.policies.fair._fairscheduler import FairScheduler
@@ -45,18 +45,8 @@ from yarnball.protocols import (
     keys,
 )
 
-GB = 1024
 NODE_CAPACITY_MULTIPLE = 4
-FAIR = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
 MODES = ["MinSharePreemption", "MinSharePreemptionWithDRF", "FairSharePreemption", "FairSharePreemptionWithDRF"]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.ms = 0
-
-    def __call__(self) -> int:
-        return self.ms
 
 
 def alloc_file(fairshare: bool, drf: bool) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
-from yarnball.launcher.web._html import Sorted, queue_tree, table, time_cell
+from yarnball.launcher.web._html import APP_RUN_COLUMNS, app_id_cell, app_run_cells, queue_tree, table, tracking_cell
 
 __all__ = ["FAIR_APP_COLUMNS", "app_fair_shares", "fair_apps_table", "fair_queues", "scheduler_queue_tree"]
 
@@ -162,16 +162,7 @@ FAIR_APP_COLUMNS: tuple[str, ...] = (
     "Application Type",
     "Queue",
     "Fair Share",
-    "StartTime",
-    "LaunchTime",
-    "FinishTime",
-    "State",
-    "FinalStatus",
-    "Running Containers",
-    "Allocated CPU VCores",
-    "Allocated Memory MB",
-    "Reserved CPU VCores",
-    "Reserved Memory MB",
+    *APP_RUN_COLUMNS,
     "Progress",
     "Tracking UI",
 )
@@ -187,10 +178,6 @@ def app_fair_shares(scheduler: Any) -> dict[str, int]:
     return {fs_app.name: int(fs_app.fair_share.memory_mb) for fs_app in fs_apps.values()}
 
 
-def _na(value: int) -> Any:
-    return Sorted("N/A", -1) if value == -1 else value
-
-
 def fair_apps_table(apps: Iterable[dict[str, Any]], fair_shares: Mapping[str, int], *, link: str = "") -> str:
     """``FairSchedulerAppsBlock``'s ``#apps`` table: the applications past SUBMITTED that the scheduler holds
     (``getAppFairShare`` is ``INVALID_FAIR_SHARE`` for the others, which are skipped), with their fair share."""
@@ -199,27 +186,17 @@ def fair_apps_table(apps: Iterable[dict[str, Any]], fair_shares: Mapping[str, in
         share = fair_shares.get(a["id"])
         if a["state"] in _NOT_YET_SCHEDULED or share is None:
             continue
-        ident = ("link", f'<a href="{escape(link)}app/{escape(a["id"])}">{escape(a["id"])}</a>') if link else a["id"]
         rows.append(
             (
-                ident,
+                app_id_cell(a, link),
                 a["user"],
                 a["name"],
                 a["applicationType"],
                 a["queue"],
                 share,
-                time_cell(a["startedTime"]),
-                time_cell(a["launchTime"]),
-                time_cell(a["finishedTime"]),
-                a["state"],
-                a["finalStatus"],
-                _na(a["runningContainers"]),
-                _na(a["allocatedVCores"]),
-                _na(a["allocatedMB"]),
-                _na(a["reservedVCores"]),
-                _na(a["reservedMB"]),
+                *app_run_cells(a),
                 f"{a['progress']:.1f}%",
-                {"UNASSIGNED": "Unassigned"}.get(a["trackingUI"], a["trackingUI"]),
+                tracking_cell(a),
             )
         )
     return table(FAIR_APP_COLUMNS, rows, table_id="apps", data_table="0.desc")

@@ -18,10 +18,13 @@ from yarnball.launcher.web._datatable import PAGE_LENGTHS, TABLE_JS, hadoop_date
 
 __all__ = [
     "APP_COLUMNS",
+    "APP_RUN_COLUMNS",
     "CSS",
     "NODE_COLUMNS",
     "NODE_COLUMNS_OPPORTUNISTIC",
     "Sorted",
+    "app_id_cell",
+    "app_run_cells",
     "apps_table",
     "metrics_strip",
     "nodes_table",
@@ -29,6 +32,7 @@ __all__ = [
     "queue_tree",
     "table",
     "time_cell",
+    "tracking_cell",
 ]
 
 CSS = """
@@ -47,14 +51,8 @@ img{max-width:100%}
 td[data-sort]{white-space:nowrap}
 """
 
-APP_COLUMNS: tuple[str, ...] = (
-    "ID",
-    "User",
-    "Name",
-    "Application Type",
-    "Application Tags",
-    "Queue",
-    "Application Priority",
+#: The headers of :func:`app_run_cells`, which both applications tables show.
+APP_RUN_COLUMNS: tuple[str, ...] = (
     "StartTime",
     "LaunchTime",
     "FinishTime",
@@ -65,6 +63,16 @@ APP_COLUMNS: tuple[str, ...] = (
     "Allocated Memory MB",
     "Reserved CPU VCores",
     "Reserved Memory MB",
+)
+APP_COLUMNS: tuple[str, ...] = (
+    "ID",
+    "User",
+    "Name",
+    "Application Type",
+    "Application Tags",
+    "Queue",
+    "Application Priority",
+    *APP_RUN_COLUMNS,
     "% of Queue",
     "% of Cluster",
     "Progress",
@@ -219,35 +227,51 @@ def _na(value: int) -> Any:
     return Sorted("N/A", -1) if value == -1 else value
 
 
+def app_id_cell(a: dict[str, Any], link: str) -> Any:
+    """An applications table's ID cell: a link to the application's page under ``link`` (none when empty)."""
+    return ("link", f'<a href="{escape(link)}app/{escape(a["id"])}">{escape(a["id"])}</a>') if link else a["id"]
+
+
+def app_run_cells(a: dict[str, Any]) -> tuple[Any, ...]:
+    """The cells the RM's applications tables share (``RMAppsBlock``, ``FairSchedulerAppsBlock``), from StartTime to
+    Reserved Memory MB: the times, the states, and the containers and resources (N/A for -1)."""
+    return (
+        time_cell(a["startedTime"]),
+        time_cell(a["launchTime"]),
+        time_cell(a["finishedTime"]),
+        a["state"],
+        a["finalStatus"],
+        _na(a["runningContainers"]),
+        _na(a["allocatedVCores"]),
+        _na(a["allocatedMB"]),
+        _na(a["reservedVCores"]),
+        _na(a["reservedMB"]),
+    )
+
+
+def tracking_cell(a: dict[str, Any]) -> str:
+    """The Tracking UI cell (``UNASSIGNED`` shows as ``Unassigned``)."""
+    return {"UNASSIGNED": "Unassigned"}.get(a["trackingUI"], a["trackingUI"])
+
+
 def apps_table(apps: Iterable[dict[str, Any]], *, link: str = "") -> str:
     """``RMAppsBlock``'s ``#apps`` table."""
     rows = []
     for a in apps:
-        ident = ("link", f'<a href="{escape(link)}app/{escape(a["id"])}">{escape(a["id"])}</a>') if link else a["id"]
-        tracking = {"UNASSIGNED": "Unassigned"}.get(a["trackingUI"], a["trackingUI"])
         rows.append(
             (
-                ident,
+                app_id_cell(a, link),
                 a["user"],
                 a["name"],
                 a["applicationType"],
                 a["applicationTags"],
                 a["queue"],
                 a["priority"],
-                time_cell(a["startedTime"]),
-                time_cell(a["launchTime"]),
-                time_cell(a["finishedTime"]),
-                a["state"],
-                a["finalStatus"],
-                _na(a["runningContainers"]),
-                _na(a["allocatedVCores"]),
-                _na(a["allocatedMB"]),
-                _na(a["reservedVCores"]),
-                _na(a["reservedMB"]),
+                *app_run_cells(a),
                 f"{a['queueUsagePercentage']:.1f}",
                 f"{a['clusterUsagePercentage']:.1f}",
                 f"{a['progress']:.1f}%",
-                tracking,
+                tracking_cell(a),
             )
         )
     return table(APP_COLUMNS, rows, table_id="apps", data_table="0.desc")  # appsTableInit: aaSorting [[0, 'desc']]

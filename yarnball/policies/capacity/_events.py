@@ -14,17 +14,17 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._allocator import add_pending, unreserve
+from yarnball.policies.capacity._allocator import unreserve
 from yarnball.policies.capacity._autoqueues import create_for_submission, touch_submitted
 from yarnball.policies.capacity._continuous import ContinuousScheduling
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._managedparent import create_for_submission as create_legacy_for_submission
 from yarnball.policies.capacity._queues import CSQueue
 from yarnball.policies.capacity._state import (
-    RUNNING,
     SchedulerApp,
     SchedulerApplication,
 )
+from yarnball.policies.scheduler import _appscheduling
 from yarnball.policies.scheduler._acl import QueueACL, QueueState
 from yarnball.policies.scheduler._notifications import (
     AppAccepted,
@@ -164,10 +164,7 @@ class EventHandlers(ContinuousScheduling):
             return
         if app.attempt is not None:
             self._remove_attempt(app.attempt, keep=False)
-        for rmc in app.kept:
-            if rmc.cid in self._ctx.containers:
-                self.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
-        app.kept.clear()
+        self.complete_kept(app)
         q: CSQueue | None = app.queue
         while q is not None:
             q.num_applications -= 1
@@ -186,21 +183,7 @@ class EventHandlers(ContinuousScheduling):
         if app.attempt is not None:
             self._remove_attempt(app.attempt, keep=False)
         leaf = app.queue
-        hint = self.am_hints.get(app.app_id)
-        am_m, am_v = (hint.memory_mb, hint.vcores) if hint is not None else (ctx.min_m, ctx.min_v)
-        attempt = SchedulerApp(attempt_id, app, leaf.get_user(app.user), am_m, am_v)
-        attempt.am_known = hint is not None
-        if e.transfer_state_from_previous_attempt:
-            attempt.next_seq = app.last_seq + 1
-            for rmc in app.kept:
-                if rmc.cid in ctx.containers:
-                    rmc.app = attempt
-                    attempt.live[rmc.cid] = rmc
-                    attempt.used_m += rmc.mem
-                    attempt.used_v += rmc.vc
-            app.kept.clear()
-        app.attempt = attempt
-        self.attempts[attempt_id] = attempt
+        attempt = self.create_attempt(attempt_id, app, leaf.get_user(app.user), e.transfer_state_from_previous_attempt)
         enforcer = self.max_running
         enforcer.stamp(attempt)
         enforcer.check_runnability_with_update(self.conf, attempt)
@@ -221,29 +204,12 @@ class EventHandlers(ContinuousScheduling):
         """``doneApplicationAttempt``: kill live containers (RUNNING ones survive with keep-containers), drop
         reservations and asks, and let the leaf re-run activation."""
         ctx = self._ctx
-        app = attempt.app
-        for rmc in list(attempt.live.values()):
-            if keep and rmc.state == RUNNING and not rmc.is_am:
-                app.kept.append(rmc)
-                continue
-            self.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+        _appscheduling.complete_live_containers(self, attempt, keep)
         for by_node in list(attempt.reserved.values()):
             for rmc in list(by_node.values()):
                 unreserve(ctx, rmc)
+        _appscheduling.stop_attempt(self, attempt)
         leaf = attempt.queue
-        had = attempt.has_pending()
-        if had:
-            add_pending(leaf, -attempt.pending_m, -attempt.pending_v)
-            attempt.pending_m = attempt.pending_v = 0
-        attempt.keys.clear()
-        attempt.idle_keys.clear()
-        attempt.sorted_keys = None
-        leaf.app_asks_changed(attempt, had, False)
-        attempt.stopped = True
-        app.last_seq = attempt.next_seq - 1
-        if app.attempt is attempt:
-            app.attempt = None
-        self.attempts.pop(attempt.attempt_id, None)
         leaf.finish_attempt(ctx, attempt)
         self.max_running.untrack_app(attempt)
         if attempt.runnable:

@@ -18,30 +18,25 @@ from collections.abc import Iterable, Sequence
 from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._allocator import add_pending, retire_key
+from yarnball.policies.capacity._allocator import add_pending
 from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 from yarnball.policies.capacity._events import HANDLERS, EventHandlers
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._queues import CSQueue
 from yarnball.policies.capacity._state import (
-    ACQUIRED,
-    KeyAsks,
-    RMContainer,
     SchedulerApp,
 )
-from yarnball.policies.scheduler._abstract import validate_resource_request
 from yarnball.policies.scheduler._acl import QueueACL
+from yarnball.policies.scheduler._appscheduling import has_live_mark
 from yarnball.policies.scheduler._notifications import (
     Allocation,
     QueueMetrics,
     SchedulerNotification,
 )
-from yarnball.policies.scheduler._utils import RELEASED_CONTAINER, RESIZE_REQUEST_ID_BASE, abnormal_status
+from yarnball.policies.scheduler._utils import RESIZE_REQUEST_ID_BASE
 from yarnball.protocols import (
-    ANY,
     ApplicationAttemptId,
     Configuration,
-    Container,
     ContainerId,
     ContainerStatus,
     NodeId,
@@ -52,8 +47,6 @@ from yarnball.protocols import (
 __all__ = ["RESIZE_REQUEST_ID_BASE", "CapacityScheduler"]
 
 log = get_logger(__name__)
-
-_NO_PREEMPT: frozenset[ContainerId] = frozenset()
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -72,6 +65,11 @@ class CapacityScheduler(EventHandlers):
         if queue is None:
             return allowed
         return Resource(min(queue.max_alloc_m, allowed.memory_mb), min(queue.max_alloc_v, allowed.vcores))
+
+    def headroom_of(self, app: SchedulerApp) -> Resource:
+        """``getHeadroom`` as ``LeafQueue.getHeadroom`` computes it for the attempt's user now."""
+        hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
+        return Resource(hm, hv)
 
     def maximum_allocation_of(self, app: SchedulerApp) -> Resource:
         """``getMaximumResourceCapability(app.getQueue())``: :meth:`maximum_allocation` of the application's queue."""
@@ -116,10 +114,7 @@ class CapacityScheduler(EventHandlers):
 
     def headroom(self, attempt_id: ApplicationAttemptId) -> Resource:
         app = self.attempts.get(attempt_id)
-        if app is None:
-            return Resource()
-        hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
-        return Resource(hm, hv)
+        return self.headroom_of(app) if app is not None else Resource()
 
     def queue_metrics(self, *, root_only: bool = False) -> list[QueueMetrics]:
         """One snapshot per queue, root first, in configuration (pre-)order (the root's alone with ``root_only``)."""
@@ -251,113 +246,22 @@ class CapacityScheduler(EventHandlers):
         if not (ask or release or blacklist_additions or blacklist_removals):
             # A pull only (most AM heartbeats): nothing to validate, release or update, no notifications.
             return self._pull(app, ())
-        ctx = self._ctx
         leaf = app.queue
         maximum = self.maximum_allocation(leaf)
         mm, mv = maximum.memory_mb, maximum.vcores
         for r in ask:
             cap = r.capability
             if not (0 <= cap.memory_mb <= mm and 0 <= cap.vcores <= mv and r.num_containers >= 0):
-                errors = _ask_errors(ask, maximum)
+                errors = self.ask_errors(app, ask, maximum)
                 break
         else:
             errors = ()
         if errors:
             # ApplicationMasterService throws InvalidResourceRequestException: nothing of the call is applied.
-            hm, hv = leaf.headroom(ctx, app.user, self.root)
-            return Allocation(headroom=Resource(hm, hv), errors=errors)
+            return Allocation(headroom=self.headroom_of(app), errors=errors)
         out = self._release_and_ask(app, release, ask, maximum, log_unknown=True)
-        for name in blacklist_additions:
-            app.blacklist.add(name)
-        for name in blacklist_removals:
-            app.blacklist.discard(name)
+        app.update_blacklist(blacklist_additions, blacklist_removals)
         return self._pull(app, tuple(out))
-
-    def update_requests(
-        self, attempt_id: ApplicationAttemptId, ask: Sequence[ResourceRequest], release: Sequence[ContainerId]
-    ) -> tuple[SchedulerNotification, ...]:
-        """The RM's own changes to an attempt's requests, made outside the AM's allocate: the asks and temporary
-        containers of container updates (``ContainerUpdateContext`` adds and cancels them in ``AppSchedulingInfo``,
-        ``SchedulerApplicationAttempt`` kills the temporary ones). :meth:`allocate`'s release and ask update without
-        its pull: what the AM has not pulled yet (new and completed containers, preemption marks) waits for its next
-        allocate. The asks are the RM's own, valid by construction."""
-        app = self.attempts.get(attempt_id)
-        if app is None or app.stopped:
-            return ()
-        return tuple(self._release_and_ask(app, release, ask, self.maximum_allocation(app.queue), log_unknown=False))
-
-    def _release_and_ask(
-        self,
-        app: SchedulerApp,
-        release: Sequence[ContainerId],
-        ask: Sequence[ResourceRequest],
-        maximum: Resource,
-        *,
-        log_unknown: bool,
-    ) -> list[SchedulerNotification]:
-        """Release the app's containers in ``release`` and update its asks (both validated by the caller); the
-        notifications this makes. A release of a container the app does not hold is skipped, logged as
-        ``allocate`` does when ``log_unknown`` (the RM's own releases may name a temporary container gone since)."""
-        ctx = self._ctx
-        out: list[SchedulerNotification] = []
-        ctx.outbox = out
-        for cid in release:
-            rmc = ctx.containers.get(cid)
-            if rmc is None or rmc.app is not app or rmc.cid not in app.live:
-                if log_unknown:
-                    log.info("Trying to release container not owned by app or with invalid id.", container=str(cid))
-                continue
-            self.complete_container(rmc, abnormal_status(cid, RELEASED_CONTAINER), notify=True)
-        if ask:
-            self._update_asks(app, ask, maximum)
-        return out
-
-    def _pull(self, app: SchedulerApp, notifications: tuple[SchedulerNotification, ...]) -> Allocation:
-        """``getAllocation``: hand over the new and completed containers, the headroom and the preemption marks."""
-        new = app.new_containers
-        if new:
-            live = app.live
-            # FiCaSchedulerApp.containerCompleted removes a container from newlyAllocatedContainers: one that ended
-            # before the AM pulled it (preempted, or its node lost, while the AM's allocate was late) is not handed
-            # over; the AM hears only of its completion.
-            containers = _still_live(new, live)
-            new.clear()
-            for c in containers:
-                live[c.id].state = ACQUIRED
-        else:
-            containers = ()
-        if app.completed:
-            completed = tuple(app.completed)
-            app.completed.clear()
-        else:
-            completed = ()
-        hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
-        if app.preempt:
-            preempt = _live_marks(app)
-            app.preempt.clear()  # FiCaSchedulerApp.getAllocation: each mark reaches the AM once (containersToPreempt)
-        else:
-            preempt = _NO_PREEMPT
-        return Allocation(
-            containers=containers,
-            completed=completed,
-            headroom=Resource(hm, hv),
-            preempt=preempt,
-            notifications=notifications,
-        )
-
-    def idle_allocate(self, attempt_id: ApplicationAttemptId) -> Resource | None:
-        """The headroom an ``allocate`` with no asks, releases or blacklist changes would return when it would
-        return nothing else (no new or completed containers, no live container marked for preemption); None when
-        it would return something. Such a call changes nothing but dropping dead preemption marks, done here too."""
-        app = self.attempts.get(attempt_id)
-        if app is None or app.stopped or app.new_containers or app.completed:
-            return None
-        if app.preempt:
-            if _has_live_mark(app):
-                return None
-            app.preempt.clear()
-        hm, hv = app.queue.headroom(self._ctx, app.user, self.root)
-        return Resource(hm, hv)
 
     def allocate_has_news(self, attempt_id: ApplicationAttemptId) -> bool:
         """Whether :meth:`idle_allocate` would be None, without its headroom or side effect (actors/_shortcuts/
@@ -365,71 +269,16 @@ class CapacityScheduler(EventHandlers):
         app = self.attempts.get(attempt_id)
         if app is None or app.stopped or app.new_containers or app.completed:
             return True
-        return bool(app.preempt) and _has_live_mark(app)
+        return bool(app.preempt) and has_live_mark(app)
 
     def _update_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> None:
-        """``AppSchedulingInfo.updateResourceRequests``: the latest ask per (key, resource name) replaces the last."""
-        ctx = self._ctx
-        rc = ctx.rc
+        """``AppSchedulingInfo.updateResourceRequests`` (:meth:`_apply_asks`), the change of the pending resource
+        charged up to root; the attempt's first ask sizes its AM."""
         leaf = app.queue
         had = app.has_pending()
         first = not app.am_known and not app.am_running and not app.keys
-        dm = dv = 0
-        touched: list[KeyAsks] = []
-        keys = app.keys
-        last_pri = last_rid = None
-        ka = None
-        for r in asks:
-            pri, rid = r.priority.priority, r.allocation_request_id
-            if pri != last_pri or rid != last_rid or ka is None:
-                # An AM sends the asks of one key together: look the key up only when it changes (keys are not
-                # deleted inside this loop, so the same key always finds the same KeyAsks).
-                key = (pri, rid)
-                ka = keys.get(key)
-                if ka is None:
-                    # A key whose ANY reached 0 keeps its host and rack asks (SchedulerApp.idle_keys).
-                    ka = app.idle_keys.pop(key, None) if app.idle_keys else None
-                    if ka is None:
-                        ka = KeyAsks(key, r.priority, rid)
-                    keys[key] = ka
-                    app.sorted_keys = None
-                touched.append(ka)
-                last_pri, last_rid = pri, rid
-            name = r.resource_name
-            if name != ANY:
-                if r.num_containers > 0:
-                    ka.names[name] = [r.num_containers, r.relax_locality]
-                else:
-                    ka.names.pop(name, None)
-            else:
-                cap = r.capability
-                if rid <= RESIZE_REQUEST_ID_BASE:
-                    nm, nv = cap.memory_mb, cap.vcores  # an increase's difference, as it is
-                else:
-                    nm, nv = rc.normalize(
-                        cap.memory_mb,
-                        cap.vcores,
-                        ctx.min_m,
-                        ctx.min_v,
-                        maximum.memory_mb,
-                        maximum.vcores,
-                        ctx.min_m,
-                        ctx.min_v,
-                    )
-                count = max(r.num_containers, 0)
-                dm += count * nm - ka.any_count * ka.cap_m
-                dv += count * nv - ka.any_count * ka.cap_v
-                if (nm, nv) != (ka.cap_m, ka.cap_v) or ka.resource is None:
-                    ka.resource = Resource(nm, nv)
-                ka.cap_m, ka.cap_v = nm, nv
-                ka.any_count = count
-                ka.any_relax = r.relax_locality
-        for ka in touched:
-            if ka.any_count <= 0 and app.keys.get(ka.key) is ka:
-                retire_key(app, ka)
+        dm, dv = self._apply_asks(app, asks, maximum)
         if dm or dv:
-            app.pending_m += dm
-            app.pending_v += dv
             add_pending(leaf, dm, dv)
             if leaf.fair and leaf.size_based_weight:
                 leaf.fair_dirty = True
@@ -451,30 +300,9 @@ class CapacityScheduler(EventHandlers):
         app.am_m, app.am_v = mem, vc
 
 
-# The generator expressions of _pull, idle_allocate, allocate_has_news and allocate, out of line: a function with one
-# makes a cell per variable it shares with it on every call (in CPython), the common calls that never reach it too.
-def _still_live(new: list[Container], live: dict[ContainerId, RMContainer]) -> tuple[Container, ...]:
-    return tuple(c for c in new if c.id in live)
-
-
-def _live_marks(app: SchedulerApp) -> frozenset[ContainerId]:
-    live = app.live
-    return frozenset(c for c in app.preempt if c in live)
-
-
-def _has_live_mark(app: SchedulerApp) -> bool:
-    live = app.live
-    return any(c in live for c in app.preempt)
-
-
-def _ask_errors(ask: Sequence[ResourceRequest], maximum: Resource) -> tuple[str, ...]:
-    return tuple([e for e in [validate_resource_request(r, maximum) for r in ask] if e])
-
-
 def _leaves(q: CSQueue) -> Iterable[LeafQueue]:
     for child in q.children:
         if isinstance(child, LeafQueue):
             yield child
         else:
             yield from _leaves(child)
-

@@ -8,6 +8,7 @@ does not build records.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from yarnball.policies.scheduler._utils import ACQUIRED, ALLOCATED, RESERVED, RUNNING
@@ -268,6 +269,14 @@ class SchedulerApp:
 
     def has_pending(self) -> bool:
         return self.pending_m > 0 or self.pending_v > 0
+
+    def update_blacklist(self, additions: Iterable[str], removals: Iterable[str]) -> None:
+        """``SchedulerApplicationAttempt.updateBlacklist``: the additions, then the removals (a name in both ends
+        up off the list)."""
+        for name in additions:
+            self.blacklist.add(name)
+        for name in removals:
+            self.blacklist.discard(name)
 
     def get_outstanding_asks_count(self, priority: int, allocation_request_id: int = -1) -> int:
         """``SchedulerApplicationAttempt.getOutstandingAsksCount(schedulerKey)``: the scheduler key's ANY count (0 for

@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 from yarnball._logs import get_logger
 from yarnball.errors import InvalidQueueNameException, SchedulingError
-from yarnball.policies.capacity._state import RESERVED, RUNNING, SchedulerApp, SchedulerApplication
+from yarnball.policies.capacity._state import RESERVED, SchedulerApp, SchedulerApplication
 from yarnball.policies.fair._fsappattempt import FSAppAttempt
 from yarnball.policies.fair._fsleafqueue import FSLeafQueue
 from yarnball.policies.fair._fsqueue import FSQueue
 from yarnball.policies.fair._placement import ExistingQueue
+from yarnball.policies.scheduler import _appscheduling
 from yarnball.policies.scheduler._abstract import AbstractYarnScheduler
 from yarnball.policies.scheduler._acl import QueueACL
 from yarnball.policies.scheduler._notifications import AppAccepted, AttemptAdded, SchedulerNotification
-from yarnball.policies.scheduler._utils import COMPLETED_APPLICATION, abnormal_status
 from yarnball.protocols import ApplicationId
 
 if TYPE_CHECKING:
@@ -155,10 +155,7 @@ def app_removed(s: FairScheduler, e: Any) -> None:
         return
     if app.attempt is not None:
         _remove_attempt(s, app.attempt, keep=False)
-    for rmc in app.kept:
-        if rmc.cid in s.ctx.containers:
-            s.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
-    app.kept.clear()
+    s.complete_kept(app)
     queue = s.app_queues.pop(e.application_id, None)
     if queue is not None:
         queue.remove_assigned_app(e.application_id)
@@ -179,21 +176,8 @@ def attempt_added(s: FairScheduler, e: Any) -> None:
         return
     if app.attempt is not None:
         _remove_attempt(s, app.attempt, keep=False)
-    hint = s.am_hints.get(app.app_id)
-    am_m, am_v = (hint.memory_mb, hint.vcores) if hint is not None else (ctx.min_m, ctx.min_v)
-    attempt = SchedulerApp(attempt_id, app, s.accounting_queue.get_user(app.user), am_m, am_v)
-    attempt.am_known = hint is not None
-    if e.transfer_state_from_previous_attempt:
-        attempt.next_seq = app.last_seq + 1
-        for rmc in app.kept:
-            if rmc.cid in ctx.containers:
-                rmc.app = attempt
-                attempt.live[rmc.cid] = rmc
-                attempt.used_m += rmc.mem
-                attempt.used_v += rmc.vc
-        app.kept.clear()
-    app.attempt = attempt
-    s.attempts[attempt_id] = attempt
+    user = s.accounting_queue.get_user(app.user)
+    attempt = s.create_attempt(attempt_id, app, user, e.transfer_state_from_previous_attempt)
     fs_app = FSAppAttempt(s, attempt, queue, s.now())
     s.fs_apps[attempt_id] = fs_app
     enforcer = s.max_running_enforcer
@@ -222,32 +206,13 @@ def attempt_removed(s: FairScheduler, e: Any) -> None:
 def _remove_attempt(s: FairScheduler, attempt: SchedulerApp, *, keep: bool) -> None:
     """Kill the live containers (RUNNING ones survive a work-preserving AM restart) and the reservations, stop the
     attempt, take it out of its leaf and update the runnability of the applications waiting on it."""
-    app = attempt.app
-    for rmc in list(attempt.live.values()):
-        if keep and rmc.state == RUNNING and not rmc.is_am:
-            log.info(f"Skip killing {rmc.cid}")
-            app.kept.append(rmc)
-            continue
-        s.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+    for rmc in _appscheduling.complete_live_containers(s, attempt, keep):
+        log.info(f"Skip killing {rmc.cid}")  # (completing the others logs nothing: the log reads as Hadoop's)
     for by_node in list(attempt.reserved.values()):
         for rmc in list(by_node.values()):
             if rmc.state == RESERVED:
                 s.unreserve(rmc)
-    leaf = s.accounting_queue
-    had = attempt.has_pending()
-    if had:
-        leaf.pending_m -= attempt.pending_m
-        leaf.pending_v -= attempt.pending_v
-        attempt.pending_m = attempt.pending_v = 0
-    attempt.keys.clear()
-    attempt.idle_keys.clear()
-    attempt.sorted_keys = None
-    leaf.app_asks_changed(attempt, had, False)
-    attempt.stopped = True  # (the containers and reservations are settled above)
-    app.last_seq = attempt.next_seq - 1
-    if app.attempt is attempt:
-        app.attempt = None
-    s.attempts.pop(attempt.attempt_id, None)
+    _appscheduling.stop_attempt(s, attempt)  # (the containers and reservations are settled above)
     fs_app = s.fs_apps.pop(attempt.attempt_id, None)
     if fs_app is None:
         return

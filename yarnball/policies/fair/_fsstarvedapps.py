@@ -4,13 +4,16 @@ update thread found, waiting for the preemption thread.
 Hadoop keeps them in a ``PriorityBlockingQueue`` whose ``StarvationComparator`` says ``-1`` when the first
 application's starvation fits in the second's and ``1`` otherwise (never ``0``: the order is not a total order, and
 the comparator reads each application's starvation as it is when the heap compares). The queue here is the same
-binary heap (``java.util.PriorityQueue``'s ``siftUp`` / ``siftDown``), so the preemption thread takes the applications
-in exactly Hadoop's order. ``addStarvedApp`` skips the application being processed and those already queued.
+binary heap (``JavaPriorityQueue``: ``java.util.PriorityQueue``'s ``siftUp`` / ``siftDown``), so the preemption
+thread takes the applications in exactly Hadoop's order. ``addStarvedApp`` skips the application being processed and
+those already queued.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from yarnball.policies.preemption._java import JavaPriorityQueue
 
 if TYPE_CHECKING:
     from yarnball.policies.fair._fsapp import FSApp
@@ -30,7 +33,7 @@ class FSStarvedApps:
     __slots__ = ("app_being_processed", "apps_to_process")
 
     def __init__(self) -> None:
-        self.apps_to_process: list[FSApp] = []  # the heap array of java.util.PriorityQueue
+        self.apps_to_process: JavaPriorityQueue[FSApp] = JavaPriorityQueue(starvation_compare)
         self.app_being_processed: FSApp | None = None
 
     def __len__(self) -> int:
@@ -43,42 +46,13 @@ class FSStarvedApps:
         """``addStarvedApp``: queue ``app`` unless it is being processed or already queued."""
         if app is self.app_being_processed or app in self:
             return
-        queue = self.apps_to_process
-        queue.append(app)
-        # PriorityQueue.siftUpUsingComparator
-        k = len(queue) - 1
-        while k > 0:
-            parent = (k - 1) >> 1
-            e = queue[parent]
-            if starvation_compare(app, e) >= 0:
-                break
-            queue[k] = e
-            k = parent
-        queue[k] = app
+        self.apps_to_process.add(app)
 
     def take(self) -> FSApp | None:
         """``take``: the head of the queue, tracked as the application being processed until the next call."""
         self.app_being_processed = None
-        queue = self.apps_to_process
-        if not queue:
+        if not self.apps_to_process:
             return None
-        result = queue[0]
-        last = queue.pop()
-        n = len(queue)
-        if n:
-            # PriorityQueue.siftDownUsingComparator(0, last)
-            k, half = 0, n >> 1
-            while k < half:
-                child = 2 * k + 1
-                c = queue[child]
-                right = child + 1
-                if right < n and starvation_compare(c, queue[right]) > 0:
-                    child = right
-                    c = queue[child]
-                if starvation_compare(last, c) <= 0:
-                    break
-                queue[k] = c
-                k = child
-            queue[k] = last
+        result = self.apps_to_process.poll()
         self.app_being_processed = result
         return result

@@ -10,22 +10,17 @@ are not tried); the loop ends once the node has less than a minimum allocation o
 
 from __future__ import annotations
 
-from yarnball.policies.capacity._allocator import retire_key
+from yarnball.policies.capacity._allocator import _allocate
 from yarnball.policies.capacity._context import SchedulerContext
 from yarnball.policies.capacity._leaf import LeafQueue
 from yarnball.policies.capacity._state import (
-    ALLOCATED,
-    LOCALITY_NAMES,
     NODE_LOCAL,
     OFF_SWITCH,
     RACK_LOCAL,
     KeyAsks,
-    RMContainer,
     SchedulerApp,
     SchedulerNode,
 )
-from yarnball.policies.scheduler._notifications import ContainerAllocated
-from yarnball.protocols import Container, ContainerId, Resource
 
 __all__ = ["assign_containers"]
 
@@ -79,69 +74,8 @@ def _assign(
         return 0
     n = min(k, node.unalloc_m // ka.cap_m)
     for _ in range(max(n, 0)):
-        _allocate(ctx, leaf, node, app, ka, locality)
+        # FifoAppAttempt.allocate: FiCaSchedulerApp.allocate's container, without a reservation to turn into it (the
+        # FifoScheduler reserves nothing) and with no queue above its one leaf, which is never activated (so the AM
+        # container's size is only recorded, not charged to an AM limit)
+        _allocate(ctx, leaf, app, node, ka, locality, None, None)
     return max(n, 0)
-
-
-def _allocate(
-    ctx: SchedulerContext, leaf: LeafQueue, node: SchedulerNode, app: SchedulerApp, ka: KeyAsks, locality: int
-) -> None:
-    """``FifoAppAttempt.allocate`` + ``node.allocateContainer`` + ``increaseUsedResources``: a new container, the
-    attempt's live containers and usage, ``AppSchedulingInfo.allocate``'s ask decrements (node-local: host, rack,
-    ANY; rack-local: rack, ANY; off-switch: ANY) and the queue metrics."""
-    cap_m, cap_v = ka.cap_m, ka.cap_v
-    seq = app.next_seq
-    app.next_seq = seq + 1
-    cid = ContainerId(app.attempt_id, seq)
-    rmc = RMContainer(cid, app, node, ka.key, ka.priority, cap_m, cap_v, ALLOCATED)
-    ctx.containers[cid] = rmc
-    leaf.user_used_changed(app.user, cap_m, cap_v)
-    node.unalloc_m -= cap_m
-    node.unalloc_v -= cap_v
-    node.containers[cid] = rmc
-    app.live[cid] = rmc
-    app.used_m += cap_m
-    app.used_v += cap_v
-    leaf.used_m += cap_m
-    leaf.used_v += cap_v
-    leaf.num_containers += 1
-    leaf.allocated_by_locality[locality] += 1
-    leaf.pending_m -= cap_m
-    leaf.pending_v -= cap_v
-    names = ka.names
-    if locality == NODE_LOCAL:
-        _dec(names, node.host)
-        _dec(names, node.rack)
-    elif locality == RACK_LOCAL:
-        _dec(names, node.rack)
-    had = app.has_pending()
-    ka.any_count -= 1
-    app.pending_m -= cap_m
-    app.pending_v -= cap_v
-    if ka.any_count <= 0:
-        retire_key(app, ka)
-    if had and not app.has_pending():
-        leaf.app_asks_changed(app, True, False)
-    is_am = False
-    if not app.am_running:
-        # The attempt's first container is its AM container (AppSchedulingInfo's pending -> runAppAttempt).
-        is_am = rmc.is_am = app.am_running = True
-        app.am_m, app.am_v = cap_m, cap_v
-    container = Container(
-        id=cid,  # type: ignore[arg-type]
-        node_id=node.node_id,
-        resource=ka.resource or Resource(cap_m, cap_v),
-        priority=ka.priority,
-        allocation_request_id=ka.request_id,
-    )
-    rmc.container = container
-    app.new_containers.append(container)
-    ctx.outbox.append(ContainerAllocated(app.attempt_id, container, is_am, LOCALITY_NAMES[locality]))
-
-
-def _dec(names: dict[str, list], name: str) -> None:
-    entry = names.get(name)
-    if entry is not None:
-        entry[0] -= 1
-        if entry[0] <= 0:
-            del names[name]

@@ -25,8 +25,9 @@ from yarnball.policies.capacity._calculator import DefaultResourceCalculator
 from yarnball.policies.capacity._configuration import CapacitySchedulerConfiguration
 from yarnball.policies.capacity._context import SchedulerContext
 from yarnball.policies.capacity._leaf import LeafQueue
-from yarnball.policies.capacity._state import RUNNING, SchedulerApp, SchedulerApplication, SchedulerNode
+from yarnball.policies.capacity._state import SchedulerApp, SchedulerApplication, SchedulerNode
 from yarnball.policies.fifo._appattempt import assign_containers
+from yarnball.policies.scheduler import _appscheduling
 from yarnball.policies.scheduler._abstract import AbstractYarnScheduler
 from yarnball.policies.scheduler._acl import QueueACL, QueueState
 from yarnball.policies.scheduler._notifications import (
@@ -35,7 +36,6 @@ from yarnball.policies.scheduler._notifications import (
     QueueMetrics,
     SchedulerNotification,
 )
-from yarnball.policies.scheduler._utils import COMPLETED_APPLICATION, abnormal_status
 from yarnball.protocols import (
     ApplicationAttemptId,
     ApplicationId,
@@ -202,10 +202,7 @@ class FifoScheduler(AbstractYarnScheduler):
             return
         if app.attempt is not None:
             self._remove_attempt(app.attempt, keep=False)
-        for rmc in app.kept:
-            if rmc.cid in self._ctx.containers:
-                self.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
-        app.kept.clear()
+        self.complete_kept(app)
         order = (e.application_id.cluster_timestamp, e.application_id.id)
         if self._by_order.pop(order, None) is not None:
             del self._order[bisect.bisect_left(self._order, order)]
@@ -222,21 +219,8 @@ class FifoScheduler(AbstractYarnScheduler):
             return
         if app.attempt is not None:
             self._remove_attempt(app.attempt, keep=False)
-        hint = self.am_hints.get(app.app_id)
-        am_m, am_v = (hint.memory_mb, hint.vcores) if hint is not None else (ctx.min_m, ctx.min_v)
-        attempt = SchedulerApp(attempt_id, app, self.default_queue.get_user(app.user), am_m, am_v)
-        attempt.am_known = hint is not None
-        if e.transfer_state_from_previous_attempt:
-            attempt.next_seq = app.last_seq + 1
-            for rmc in app.kept:
-                if rmc.cid in ctx.containers:
-                    rmc.app = attempt
-                    attempt.live[rmc.cid] = rmc
-                    attempt.used_m += rmc.mem
-                    attempt.used_v += rmc.vc
-            app.kept.clear()
-        app.attempt = attempt
-        self.attempts[attempt_id] = attempt
+        user = self.default_queue.get_user(app.user)
+        self.create_attempt(attempt_id, app, user, e.transfer_state_from_previous_attempt)
         log.info("Added Application Attempt " + str(attempt_id) + " to scheduler from user " + app.user)
         if not e.is_attempt_recovering:
             ctx.outbox.append(AttemptAdded(attempt_id))
@@ -254,27 +238,8 @@ class FifoScheduler(AbstractYarnScheduler):
 
     def _remove_attempt(self, attempt: SchedulerApp, *, keep: bool) -> None:
         """Kill the live containers (RUNNING ones survive a work-preserving AM restart), then ``attempt.stop``."""
-        app = attempt.app
-        for rmc in list(attempt.live.values()):
-            if keep and rmc.state == RUNNING and not rmc.is_am:
-                app.kept.append(rmc)
-                continue
-            self.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
-        leaf = self.default_queue
-        had = attempt.has_pending()
-        if had:
-            leaf.pending_m -= attempt.pending_m
-            leaf.pending_v -= attempt.pending_v
-            attempt.pending_m = attempt.pending_v = 0
-        attempt.keys.clear()
-        attempt.idle_keys.clear()
-        attempt.sorted_keys = None
-        leaf.app_asks_changed(attempt, had, False)
-        attempt.stopped = True
-        app.last_seq = attempt.next_seq - 1
-        if app.attempt is attempt:
-            app.attempt = None
-        self.attempts.pop(attempt.attempt_id, None)
+        _appscheduling.complete_live_containers(self, attempt, keep)
+        _appscheduling.stop_attempt(self, attempt)
         self._headroom.pop(attempt.attempt_id, None)
 
     # -- nodeUpdate --------------------------------------------------------------------------------------------

@@ -31,20 +31,19 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from yarnball._logs import get_logger
-from yarnball.policies.capacity._allocator import release_container, retire_key, unreserve
+from yarnball.policies.capacity._allocator import release_container, unreserve
 from yarnball.policies.capacity._context import SchedulerContext
 from yarnball.policies.capacity._state import (
-    ACQUIRED,
     RESERVED,
     RUNNING,
-    KeyAsks,
     RMContainer,
     SchedulerApp,
     SchedulerApplication,
     SchedulerNode,
+    User,
 )
 from yarnball.policies.placement import NodePlacementPolicy, continuous_scheduling_settings, placement_from_conf
-from yarnball.policies.scheduler import _updatecontext
+from yarnball.policies.scheduler import _appscheduling, _updatecontext
 from yarnball.policies.scheduler._acl import AccessControlList
 from yarnball.policies.scheduler._notifications import (
     Allocation,
@@ -53,15 +52,14 @@ from yarnball.policies.scheduler._notifications import (
     SchedulerNotification,
 )
 from yarnball.policies.scheduler._utils import (
+    COMPLETED_APPLICATION,
     EXPIRED_CONTAINER,
     LOST_CONTAINER,
     RELEASED_CONTAINER,
-    RESIZE_REQUEST_ID_BASE,
     abnormal_status,
     preempted_status,
 )
 from yarnball.protocols import (
-    ANY,
     ApplicationAttemptId,
     ApplicationId,
     Configuration,
@@ -78,9 +76,6 @@ from yarnball.protocols import keys as k
 __all__ = ["AbstractYarnScheduler", "validate_resource_request"]
 
 log = get_logger(__name__)
-
-_NO_PREEMPT: frozenset[ContainerId] = frozenset()
-
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class AbstractYarnScheduler:
@@ -212,6 +207,39 @@ class AbstractYarnScheduler:
             if rmc.container is not None and rmc.cid.application_attempt_id != attempt_id and not rmc.is_am
         ]
         return tuple(sorted(kept, key=lambda c: c.id.container_id))
+
+    def create_attempt(
+        self, attempt_id: ApplicationAttemptId, app: SchedulerApplication, user: User, transfer: bool
+    ) -> SchedulerApp:
+        """``addApplicationAttempt``'s new attempt, charged to ``user``, now the application's current attempt: sized
+        for its AM by the submission's AM ask (the minimum allocation when none was told) and, when ``transfer``
+        (``SchedulerApplicationAttempt.transferStateFromPreviousAttempt``), holding the containers the previous
+        attempt kept (those still allocated) and continuing its container id sequence."""
+        ctx = self._ctx
+        hint = self.am_hints.get(app.app_id)
+        am_m, am_v = (hint.memory_mb, hint.vcores) if hint is not None else (ctx.min_m, ctx.min_v)
+        attempt = SchedulerApp(attempt_id, app, user, am_m, am_v)
+        attempt.am_known = hint is not None
+        if transfer:
+            attempt.next_seq = app.last_seq + 1
+            for rmc in app.kept:
+                if rmc.cid in ctx.containers:
+                    rmc.app = attempt
+                    attempt.live[rmc.cid] = rmc
+                    attempt.used_m += rmc.mem
+                    attempt.used_v += rmc.vc
+            app.kept.clear()
+        app.attempt = attempt
+        self.attempts[attempt_id] = attempt
+        return attempt
+
+    def complete_kept(self, app: SchedulerApplication) -> None:
+        """``doneApplication``: the containers an attempt kept for a next one that never came end with the
+        application (COMPLETED_APPLICATION)."""
+        for rmc in app.kept:
+            if rmc.cid in self._ctx.containers:
+                self.complete_container(rmc, abnormal_status(rmc.cid, COMPLETED_APPLICATION), notify=True)
+        app.kept.clear()
 
     def reject_application(self, app_id: Any, message: str) -> None:
         log.info(message)
@@ -431,8 +459,8 @@ class AbstractYarnScheduler:
         """DECREASE_RESOURCE: the container shrinks to ``resource`` at once (_updatecontext.py)."""
         return _updatecontext.decrease_container(self._ctx, container_id, resource, version)
 
-    # -- the AM's allocate: the ask table, the release and the pull (the FifoScheduler's and the FairScheduler's;
-    # the CapacityScheduler keeps its own, with its AM sizing and fair-ordering hooks) ----------------------------
+    # -- the AM's allocate: the ask table, the release and the pull (the CapacityScheduler keeps its own allocate and
+    # queue charge of the asks, with its AM sizing and fair-ordering hooks, over the rest here) ----------------------
     def allocate(
         self,
         attempt_id: ApplicationAttemptId,
@@ -452,16 +480,17 @@ class AbstractYarnScheduler:
         if errors:
             return Allocation(headroom=self.headroom_of(app), errors=errors)
         out = self._release_and_ask(app, release, ask, maximum, log_unknown=True)
-        for name in blacklist_additions:
-            app.blacklist.add(name)
-        for name in blacklist_removals:
-            app.blacklist.discard(name)
+        app.update_blacklist(blacklist_additions, blacklist_removals)
         return self._pull(app, tuple(out))
 
     def update_requests(
         self, attempt_id: ApplicationAttemptId, ask: Sequence[ResourceRequest], release: Sequence[ContainerId]
     ) -> tuple[SchedulerNotification, ...]:
-        """The RM's own ask and release changes (container updates), without the AM's pull."""
+        """The RM's own changes to an attempt's requests, made outside the AM's allocate: the asks and temporary
+        containers of container updates (``ContainerUpdateContext`` adds and cancels them in ``AppSchedulingInfo``,
+        ``SchedulerApplicationAttempt`` kills the temporary ones). :meth:`allocate`'s release and ask update without
+        its pull: what the AM has not pulled yet (new and completed containers, preemption marks) waits for its next
+        allocate. The asks are the RM's own, valid by construction."""
         app = self.attempts.get(attempt_id)
         if app is None or app.stopped:
             return ()
@@ -476,7 +505,9 @@ class AbstractYarnScheduler:
         *,
         log_unknown: bool,
     ) -> list[SchedulerNotification]:
-        """Release the app's containers in ``release`` and update its asks; the notifications this makes."""
+        """Release the app's containers in ``release`` and update its asks (both validated by the caller); the
+        notifications this makes. A release of a container the app does not hold is skipped, logged as
+        ``allocate`` does when ``log_unknown`` (the RM's own releases may name a temporary container gone since)."""
         ctx = self._ctx
         out: list[SchedulerNotification] = []
         ctx.outbox = out
@@ -492,86 +523,38 @@ class AbstractYarnScheduler:
         return out
 
     def _update_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> None:
-        """``AppSchedulingInfo.updateResourceRequests`` after ``normalizeResourceRequests`` (:meth:`normalize_ask`):
-        the latest ask per (key, resource name) replaces the last; the pending resource is kept on the attempt and
-        on the leaf record it is charged to."""
+        """``AppSchedulingInfo.updateResourceRequests`` (:meth:`_apply_asks`); the change of the pending resource is
+        also charged to the leaf record the attempt is charged to."""
         leaf = app.queue
         had = app.has_pending()
-        dm = dv = 0
-        touched: list[KeyAsks] = []
-        for r in asks:
-            key = (r.priority.priority, r.allocation_request_id)
-            ka = app.keys.get(key)
-            if ka is None:
-                ka = app.idle_keys.pop(key, None) if app.idle_keys else None
-                if ka is None:
-                    ka = KeyAsks(key, r.priority, r.allocation_request_id)
-                app.keys[key] = ka
-                app.sorted_keys = None
-            touched.append(ka)
-            name = r.resource_name
-            if name != ANY:
-                if r.num_containers > 0:
-                    ka.names[name] = [r.num_containers, r.relax_locality]
-                else:
-                    ka.names.pop(name, None)
-                continue
-            cap = r.capability
-            if r.allocation_request_id <= RESIZE_REQUEST_ID_BASE:
-                nm, nv = cap.memory_mb, cap.vcores  # an increase's difference, as it is
-            else:
-                nm, nv = self.normalize_ask(cap.memory_mb, cap.vcores, maximum)
-            count = max(r.num_containers, 0)
-            dm += count * nm - ka.any_count * ka.cap_m
-            dv += count * nv - ka.any_count * ka.cap_v
-            if (nm, nv) != (ka.cap_m, ka.cap_v) or ka.resource is None:
-                ka.resource = Resource(nm, nv)
-            ka.cap_m, ka.cap_v = nm, nv
-            ka.any_count = count
-            ka.any_relax = r.relax_locality
-        for ka in touched:
-            if ka.any_count <= 0 and app.keys.get(ka.key) is ka:
-                retire_key(app, ka)
+        dm, dv = self._apply_asks(app, asks, maximum)
         if dm or dv:
-            app.pending_m += dm
-            app.pending_v += dv
             leaf.pending_m += dm
             leaf.pending_v += dv
         leaf.app_asks_changed(app, had, app.has_pending())
 
+    def _apply_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> tuple[int, int]:
+        """``AppSchedulingInfo.updateResourceRequests`` (_appscheduling.py): the attempt's pending resource changes by
+        the returned (memory, vcores), which the caller charges to its queues."""
+        return _appscheduling.apply_asks(self, app, asks, maximum)
+
     def _pull(self, app: SchedulerApp, notifications: tuple[SchedulerNotification, ...]) -> Allocation:
-        """``getAllocation``: the new containers (one that ended before the pull is not handed over), the completed
-        ones, the headroom and the preemption marks (each reaches the AM once)."""
-        new = app.new_containers
-        containers = tuple(c for c in new if c.id in app.live)
-        new.clear()
-        for c in containers:
-            app.live[c.id].state = ACQUIRED
-        completed = tuple(app.completed)
-        app.completed.clear()
-        if app.preempt:
-            preempt = frozenset(c for c in app.preempt if c in app.live)
-            app.preempt.clear()
-        else:
-            preempt = _NO_PREEMPT
-        return Allocation(
-            containers=containers,
-            completed=completed,
-            headroom=self.headroom_of(app),
-            preempt=preempt,
-            notifications=notifications,
-        )
+        """``getAllocation`` with the headroom of :meth:`headroom_of` (_appscheduling.py)."""
+        return _appscheduling.pull(self, app, notifications)
 
     def idle_allocate(self, attempt_id: ApplicationAttemptId) -> Resource | None:
-        """The headroom of an empty ``allocate`` that would return nothing else; None when it would."""
+        """The headroom an ``allocate`` with no asks, releases or blacklist changes would return when it would
+        return nothing else (no new or completed containers, no live container marked for preemption); None when
+        it would return something. Such a call changes nothing but dropping dead preemption marks, done here too."""
         app = self.attempts.get(attempt_id)
         if app is None or app.stopped or app.new_containers or app.completed:
             return None
         if app.preempt:
-            if any(c in app.live for c in app.preempt):
+            if _appscheduling.has_live_mark(app):
                 return None
             app.preempt.clear()
         return self.headroom_of(app)
+
 
 def validate_resource_request(r: ResourceRequest, maximum: Resource) -> str | None:
     """``SchedulerUtils.validateResourceRequest``: each resource type within ``[0, maximum]``."""
