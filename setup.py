@@ -120,10 +120,12 @@ def _ext_modules() -> list[object]:
             config = Path(tmp) / "mypyc.ini"
             config.write_text(MYPYC_CONFIG, encoding="utf-8")
             compiled = list(
-                mypycify([f"--config-file={config}", *paths], opt_level="3", group_name="yarnball._native", multi_file=True)
+                mypycify(
+                    [f"--config-file={config}", *paths], opt_level="3", group_name="yarnball._native", multi_file=True
+                )
             )
-        # multi_file: one C file per module, so that the parallel build (setup.cfg [build_ext] parallel) compiles them
-        # on every core; their shared header lands in build/yarnball/ with the group's name.
+        # multi_file: one C file per module, so that the parallel build (_OptionalBuildExt.finalize_options) compiles
+        # them on every core; their shared header lands in build/yarnball/ with the group's name.
         for ext in compiled:
             ext.include_dirs.append(str(Path("build") / "yarnball"))
         # Huge-page arenas for pymalloc (yarnball/_hugearena.c, launcher/_memory.py): plain C, no dependency.
