@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
+# every run here stops within a simulated day, or fails (the autouse fixture of the stall tests)
+from test_stalled_runs import _fails_after_a_day  # noqa: F401
 
 from yarnball import ApplicationMaster, Cluster
 from yarnball.launcher import cli
-from yarnball.launcher._embedded import EmbeddedBackend
 from yarnball.launcher._outputs import MetricsRecorder, build_summary
 from yarnball.launcher._simulate import run_status
 from yarnball.launcher.workloads import WorkloadBuilder, task_spec
@@ -23,7 +22,6 @@ from yarnball.protocols import FinalApplicationStatus, Resource, YarnApplication
 ROOT = Path(__file__).resolve().parent.parent
 TRACE = ROOT / "examples" / "traces" / "sample-sls.json"
 NODES = ROOT / "examples" / "traces" / "sample-nodes.json"
-DAY_MS = 24 * 3600 * 1000
 #: 3 GB nodes, 4 GB task containers, a configured maximum allocation of 8 GB.
 OVERSIZED = [
     "--conf", "yarn.sls.nm.memory.mb=3072",
@@ -36,22 +34,6 @@ MAP_DIAG = (
     "Job. mapResourceRequest: <memory:4096, vCores:1> maxContainerCapability:<memory:3072, vCores:4>\n"
     "Job received Kill while in RUNNING state.\n"
 )
-
-
-@pytest.fixture(autouse=True)
-def _fails_after_a_day(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every run here stops within a simulated day, or fails (rather than going on for ever)."""
-    original = EmbeddedBackend.begin_run
-
-    def begin_run(self: EmbeddedBackend, until_ms: float | None = None, on_progress: Any = None) -> bool:
-        def guard(_: Any) -> None:
-            raise AssertionError(f"the run is still going at {self.kernel.now} ms")
-
-        self.kernel.schedule(DAY_MS, guard)
-        return original(self, until_ms, on_progress)
-
-    monkeypatch.setattr(EmbeddedBackend, "begin_run", begin_run)
-    yield
 
 
 def _simulate(tmp_path: Path, capsys: Any, *extra: str) -> tuple[int, str, Path]:

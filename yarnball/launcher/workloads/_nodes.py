@@ -13,7 +13,7 @@ from yarnball.protocols import Resource
 from ._defaults import TraceDefaults
 from ._json import INT_MAX, KeyPolicy, Where, iter_json_values
 from ._keys import NODE_FILE_NODE, NODE_FILE_RACK, check_format
-from ._model import DEFAULT_RACK, NodeSpec
+from ._model import DEFAULT_RACK, JobSpec, NodeSpec, SkippedJob, Workload
 
 __all__ = ["check_node_name", "dedupe_nodes", "generate_nodes", "parse_labels", "read_nodes_file", "split_host_path"]
 
@@ -193,6 +193,21 @@ def generate_nodes(num_nodes: int, num_racks: int, resource: Resource) -> tuple[
     """SLSUtils.generateNodes: ``/rack{i % racks}/node{i}``; racks clamped to ``[1, num_nodes]``."""
     num_racks = max(1, min(num_racks, num_nodes))
     return tuple(NodeSpec(f"node{i}", f"/rack{i % num_racks}", resource) for i in range(num_nodes))
+
+
+def collect_workload(items: Iterable[JobSpec | SkippedJob | NodeSpec], name: str, source: str) -> Workload:
+    """The workload of a trace read whole: its jobs, refused jobs and nodes (deduplicated) in the trace's order."""
+    jobs: list[JobSpec] = []
+    skipped: list[SkippedJob] = []
+    nodes: list[NodeSpec] = []
+    for item in items:
+        if isinstance(item, JobSpec):
+            jobs.append(item)
+        elif isinstance(item, SkippedJob):
+            skipped.append(item)
+        else:
+            nodes.append(item)
+    return Workload(tuple(jobs), dedupe_nodes(nodes, name), tuple(skipped), source)
 
 
 def dedupe_nodes(nodes: Iterable[NodeSpec], source: str) -> tuple[NodeSpec, ...]:

@@ -29,7 +29,7 @@ from ._defaults import TraceDefaults
 from ._json import LONG_MAX, KeyPolicy, Where, iter_json_values, stream_json_values
 from ._keys import RUMEN_ATTEMPT, RUMEN_JOB, RUMEN_TASK, check_format
 from ._model import JobSpec, NodeSpec, SkippedJob, TaskSpec, Workload
-from ._nodes import dedupe_nodes, split_host_path
+from ._nodes import collect_workload, split_host_path
 from ._sls import BAD_DURATION, DEFAULT_AM_TYPE, DEFAULT_USER
 
 __all__ = ["RumenBaseline", "iter_rumen_trace", "read_rumen_trace"]
@@ -64,17 +64,7 @@ def read_rumen_trace(
     ``strict`` turns the unknown-key warnings into errors.
     """
     name = os.fspath(path)
-    jobs: list[JobSpec] = []
-    skipped: list[SkippedJob] = []
-    nodes: list[NodeSpec] = []
-    for item in iter_rumen_trace(path, defaults, baseline=baseline, strict=strict):
-        if isinstance(item, JobSpec):
-            jobs.append(item)
-        elif isinstance(item, SkippedJob):
-            skipped.append(item)
-        else:
-            nodes.append(item)
-    return Workload(tuple(jobs), dedupe_nodes(nodes, name), tuple(skipped), f"RUMEN:{name}")
+    return collect_workload(iter_rumen_trace(path, defaults, baseline=baseline, strict=strict), name, f"RUMEN:{name}")
 
 
 def iter_rumen_trace(

@@ -25,7 +25,7 @@ from ._defaults import TraceDefaults
 from ._json import INT_MAX, MAX_EXPANSION, KeyPolicy, Where, iter_json_values, stream_json_values
 from ._keys import SLS_JOB, SLS_TASK, check_format, resource_keys
 from ._model import JobSpec, NodeSpec, SkippedJob, TaskSpec, Workload
-from ._nodes import dedupe_nodes, generate_nodes, split_host_path
+from ._nodes import collect_workload, generate_nodes, split_host_path
 
 __all__ = ["JobCounter", "iter_sls_trace", "nodes_from_sls_trace", "read_sls_trace"]
 
@@ -59,17 +59,7 @@ def read_sls_trace(
     ``strict`` turns the unknown-key warnings into errors.
     """
     name = os.fspath(path)
-    jobs: list[JobSpec] = []
-    skipped: list[SkippedJob] = []
-    nodes: list[NodeSpec] = []
-    for item in iter_sls_trace(path, defaults, counter=counter, strict=strict):
-        if isinstance(item, JobSpec):
-            jobs.append(item)
-        elif isinstance(item, SkippedJob):
-            skipped.append(item)
-        else:
-            nodes.append(item)
-    return Workload(tuple(jobs), dedupe_nodes(nodes, name), tuple(skipped), f"SLS:{name}")
+    return collect_workload(iter_sls_trace(path, defaults, counter=counter, strict=strict), name, f"SLS:{name}")
 
 
 def iter_sls_trace(
