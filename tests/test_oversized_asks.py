@@ -183,3 +183,35 @@ def test_slow_runs_are_not_stopped() -> None:
     assert cluster.stalled is None
     assert [a.state for a in cluster.applications] == [YarnApplicationState.FINISHED] * 2
     assert patient.registered_at is not None and cluster.now >= patient.registered_at + 600_000
+
+
+FAIR = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
+
+
+def _fair_cluster(tmp_path: Path, queue_xml: str) -> Cluster:
+    allocations = tmp_path / "fair-scheduler.xml"
+    allocations.write_text(f"<?xml version='1.0'?>\n<allocations>{queue_xml}</allocations>\n")
+    workload = WorkloadBuilder().nodes(2, memory_mb=3072, vcores=8).build()
+    conf = {**MAX_8G, "yarn.resourcemanager.scheduler.class": FAIR, "yarn.scheduler.fair.allocation.file": str(allocations)}
+    return Cluster(conf, workload.nodes, seed=1)
+
+
+def test_the_stall_rule_names_the_fair_schedulers_queue(tmp_path: Path) -> None:
+    """On the FairScheduler the blocked application is named with the leaf queue the placement rules chose."""
+    cluster = _fair_cluster(tmp_path, "<queue name='etl'/>")
+    cluster.submit(OversizedAM(Resource(4096, 1), queue="etl"))
+    status, reason = _run_status(cluster)
+    assert status == 3 and reason is not None and cluster.stalled is not None
+    assert "application_1700000000000_0001 (queue root.etl) asks for 1 x <memory:4096, vCores:1>" in cluster.stalled
+    assert "but the largest node, node0, has <memory:3072, vCores:8>" in cluster.stalled
+
+
+def test_the_stall_rule_bounds_a_fair_queue_by_its_max_resources(tmp_path: Path) -> None:
+    """An ask that fits a node but not its queue's maxResources can never be given: the run stops, naming the
+    queue's maximum (``FSQueue.getMaxShare``)."""
+    cluster = _fair_cluster(tmp_path, "<queue name='small'><maxResources>2048 mb, 8 vcores</maxResources></queue>")
+    cluster.submit(OversizedAM(Resource(3072, 1), queue="small"))
+    status, reason = _run_status(cluster)
+    assert status == 3 and reason is not None and cluster.stalled is not None
+    assert "(queue root.small) asks for 1 x <memory:3072, vCores:1> at priority 1" in cluster.stalled
+    assert "but queue root.small may hold at most <memory:2048, vCores:8>" in cluster.stalled

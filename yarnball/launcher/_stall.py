@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from yarnball.actors._rmapp import AttemptState
-from yarnball.protocols import keys
+from yarnball.protocols import Resource, keys
 
 __all__ = ["CHECK_INTERVAL_MS", "StallWatch", "can_stall_check"]
 
@@ -92,6 +92,7 @@ class StallWatch:
         if holders is None:
             return None  # something runs (or is allocated, or queued at a node) that may end and make room
         refused = rm.dispatcher.refused_asks
+        scheduler = cluster.scheduler
         specs = [nm.resource for nm in cluster.node_managers.values()]
         largest = max(specs, key=lambda r: (r.memory_mb, r.vcores))
         total_m = sum(r.memory_mb for r in specs)
@@ -102,7 +103,7 @@ class StallWatch:
         first: tuple[Any, ...] | None = None
         blocked = waiting = 0
         for app in unfinished:
-            sched_app = cluster.scheduler.applications.get(app.id)
+            sched_app = scheduler.applications.get(app.id)
             attempt = sched_app.attempt if sched_app is not None else None
             if attempt is None:
                 return None  # an attempt on its way
@@ -124,11 +125,11 @@ class StallWatch:
                 state.append((attempt.attempt_id, error))
                 blocked += 1
                 if first is None:
-                    first = (app, attempt.queue, error)
+                    first = (app, scheduler.queue_path_of(attempt), error)
                 continue
-            queue = attempt.queue
-            queue_m = max(int(queue.abs_max * total_m), queue.eff_max_m)
-            queue_v = max(int(queue.abs_max * total_v), queue.eff_max_v)
+            queue = scheduler.queue_path_of(attempt)
+            queue_max = scheduler.queue_max_resource_of(attempt, Resource(total_m, total_v))
+            queue_m, queue_v = queue_max.memory_mb, queue_max.vcores
             fits = False
             mine: tuple[Any, ...] | None = None
             for memory, vcores, count, what, key in asks:
@@ -154,16 +155,16 @@ class StallWatch:
             return None  # no application blocked for ever: those waiting wait for something else
         if len(first) == 3:
             app, queue, error = first
-            detail = f"{app.id} (queue {queue.path}) had its ask refused: {error}"
+            detail = f"{app.id} (queue {queue}) had its ask refused: {error}"
         else:
             app, memory, vcores, count, what, queue, queue_m, queue_v, node_bound = first
             host = next(h for h, nm in cluster.node_managers.items() if nm.resource is largest)
             limit = (
                 f"the largest node, {host}, has {_resource(largest.memory_mb, largest.vcores)}"
                 if node_bound
-                else f"queue {queue.path} may hold at most {_resource(queue_m, queue_v)}"
+                else f"queue {queue} may hold at most {_resource(queue_m, queue_v)}"
             )
-            detail = f"{app.id} (queue {queue.path}) asks for {count} x {_resource(memory, vcores)} {what}, but {limit}"
+            detail = f"{app.id} (queue {queue}) asks for {count} x {_resource(memory, vcores)} {what}, but {limit}"
         others = blocked - 1
         notes = [f"{others} other application{'s' if others != 1 else ''} blocked alike"] if others else []
         if waiting:

@@ -34,6 +34,7 @@ from yarnball.policies.capacity._state import RMContainer, SchedulerApp, Schedul
 from yarnball.policies.fair import _fsevents as events
 from yarnball.policies.fair._allocationconfiguration import AllocationConfiguration, reload_allocations
 from yarnball.policies.fair._configurableresource import unbounded
+from yarnball.policies.fair._demand import queue_max_share
 from yarnball.policies.fair._fairschedulerconfiguration import FairSchedulerConfiguration
 from yarnball.policies.fair._fsappattempt import CONTAINER_RESERVED, FSAppAttempt
 from yarnball.policies.fair._fsleafqueue import FSLeafQueue, subtract_non_negative
@@ -506,6 +507,19 @@ class FairScheduler(AbstractYarnScheduler):
     def maximum_allocation_of(self, app: SchedulerApp) -> Resource:
         fs_app = self.fs_apps.get(app.attempt_id)
         return self.maximum_allocation(fs_app.queue if fs_app is not None else None)
+
+    def queue_path_of(self, app: SchedulerApp) -> str:
+        fs_app = self.fs_apps.get(app.attempt_id)
+        return fs_app.queue.name if fs_app is not None else app.queue.path
+
+    def queue_max_resource_of(self, app: SchedulerApp, cluster: Resource) -> Resource:
+        """``FSQueue.getMaxShare`` at a cluster of ``cluster``: the configured max resources, never below the min."""
+        fs_app = self.fs_apps.get(app.attempt_id)
+        if fs_app is None:
+            return cluster
+        queue = fs_app.queue
+        maximum = queue.raw_max_share.get_resource(cluster)
+        return cluster if maximum is None else queue_max_share(maximum, queue.min_share)
 
     def _update_asks(self, app: SchedulerApp, asks: Sequence[ResourceRequest], maximum: Resource) -> None:
         """The base's ask table, then each host and rack ask's own size (``FSAppAttempt.record_name_capabilities``)."""

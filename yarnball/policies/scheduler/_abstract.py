@@ -141,6 +141,19 @@ class AbstractYarnScheduler:
         """``getMaximumResourceCapability(queue)``: the largest container ``app`` may ask for."""
         return self.max_allowed_allocation()
 
+    def queue_path_of(self, app: SchedulerApp) -> str:
+        """The full name of the queue ``app`` runs in, as the scheduler's queue reports name it."""
+        return app.queue.path
+
+    def queue_max_resource_of(self, app: SchedulerApp, cluster: Resource) -> Resource:
+        """The most ``app``'s queue may ever hold in a cluster of ``cluster``: the leaf queue's absolute maximum
+        capacity of it, or its effective maximum if larger (the CapacityScheduler's and the FifoScheduler's queue)."""
+        queue = app.queue
+        return Resource(
+            max(int(queue.abs_max * cluster.memory_mb), queue.eff_max_m),
+            max(int(queue.abs_max * cluster.vcores), queue.eff_max_v),
+        )
+
     def normalize_ask(self, cap_m: int, cap_v: int, maximum: Resource) -> tuple[int, int]:
         """``SchedulerUtils.normalizeRequest``: the DefaultResourceCalculator, the minimum allocation as
         increment (a scheduler with its own increment or calculator overrides it)."""
