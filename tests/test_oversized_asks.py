@@ -192,7 +192,8 @@ def _fair_cluster(tmp_path: Path, queue_xml: str) -> Cluster:
     allocations = tmp_path / "fair-scheduler.xml"
     allocations.write_text(f"<?xml version='1.0'?>\n<allocations>{queue_xml}</allocations>\n")
     workload = WorkloadBuilder().nodes(2, memory_mb=3072, vcores=8).build()
-    conf = {**MAX_8G, "yarn.resourcemanager.scheduler.class": FAIR, "yarn.scheduler.fair.allocation.file": str(allocations)}
+    conf = {**MAX_8G, "yarn.resourcemanager.scheduler.class": FAIR}
+    conf["yarn.scheduler.fair.allocation.file"] = str(allocations)
     return Cluster(conf, workload.nodes, seed=1)
 
 
