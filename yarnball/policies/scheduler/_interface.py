@@ -298,6 +298,15 @@ class ResourceScheduler(Protocol):
         AM container's size against at submission (a registering AM gets :meth:`maximum_allocation_of`)."""
         ...
 
+    def queue_path_of(self, app: Any) -> str:
+        """The full name of the leaf queue the application attempt ``app`` runs in (``root.default``)."""
+        ...
+
+    def queue_max_resource_of(self, app: Any, cluster: Resource) -> Resource:
+        """The most the queue of ``app`` may ever hold in a cluster of ``cluster`` (a CapacityScheduler leaf's
+        maximum capacity, a FairScheduler queue's ``maxResources``): the run's stall rule compares asks with it."""
+        ...
+
     def maximum_allocation_of(self, app: Any) -> Resource:
         """``getMaximumResourceCapability(queue)`` for the application attempt ``app`` (one of :attr:`attempts`):
         the largest container it may ask for now, which ``registerApplicationMaster`` hands out as
