@@ -167,13 +167,14 @@ def test_a_settled_heartbeat_is_one_the_clock_would_not_keep(monkeypatch: pytest
     handle = tracker.handle_node_heartbeat
     checked = [0, 0]
 
-    def handled(node_id: Any, statuses: Any, status: Any, sender: Any) -> None:
-        handle(node_id, statuses, status, sender)
+    def handled(node_id: Any, statuses: Any, status: Any) -> Any:
+        response = handle(node_id, statuses, status)
         if tracker.settled and any(s.state is ContainerState.COMPLETE for s in statuses):
             checked[0] += 1
             assert not rm.needs_heartbeat(node_id)
         elif any(s.state is ContainerState.COMPLETE for s in statuses):
             checked[1] += 1
+        return response
 
     tracker.handle_node_heartbeat = handled  # type: ignore[method-assign]
     cluster.submit_workload(workload)

@@ -97,7 +97,9 @@ class InPlaceHeartbeats:
         origin, seq = kernel.next_key()  # R's key: the NM's next sequence, then R as the current event
         kernel.event = (kernel.now, NORMAL, origin, seq)
         kernel.current = ref.id
-        rm.node_heartbeat_in_place(nm.node_id, changes, nm.ref, nm.response_id)
+        response = rm.node_heartbeat_in_place(nm.node_id, changes, nm.ref, nm.response_id)
+        if response is not None:
+            deliver_heartbeat_response(rm, nm.ref, response)  # what the RM's handler sends
         return True
 
 
