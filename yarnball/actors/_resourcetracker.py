@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from yarnball.actors._actor import ActorRef
 from yarnball.actors._shortcuts import deliver_heartbeat_response
 from yarnball.protocols import (
     ApplicationId,
@@ -266,13 +265,13 @@ class ResourceTrackerService:
             clock.processed(node_id)
         return response  # type: ignore[no-any-return]
 
-    def virtual_heartbeat(self, node_id: NodeId, nm: ActorRef) -> None:
+    def virtual_heartbeat(self, node_id: NodeId) -> NodeHeartbeatResponse:
         """An empty heartbeat the NM did not send (it had nothing to report) processed at its phase point: the
-        same status update as a real one, the response delivered to the NM as usual (see actors/_heartbeats.py)."""
-        rm = self.rm
+        same status update as a real one; the response is returned for the heartbeat's route to deliver to the NM
+        as usual (see actors/_heartbeats.py), after the clock heard of it (as :meth:`handle_node_heartbeat`)."""
         response = self.node_heartbeat(node_id, ())
-        deliver_heartbeat_response(rm, nm, response)
-        rm.heartbeats.processed(node_id)
+        self.rm.heartbeats.processed(node_id)
+        return response
 
     def node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any = None) -> NodeHeartbeatResponse:
         """The node's status update, and its response.
