@@ -1,7 +1,7 @@
 """The files one message's handling passes through: file crossings per event, measured, not read.
 
     python bench/message_path.py                          # a NodeHeartbeat on the default path
-    python bench/message_path.py --through actors/_applicationmasterservice.py:allocate   # an AllocateRequest
+    python bench/message_path.py --through actors/_applicationmasterservice.py:serve_allocate   # an AllocateRequest
     python bench/message_path.py --show 1                 # also print the longest path, call by call
 
 Runs a busy synthetic cluster (bench_simulation.py's workload, small) with the shipped defaults in pure Python

@@ -10,7 +10,7 @@ from skipping_helpers import TWO_QUEUES, run_state
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import synthetic_workload
 from yarnball.launcher.workloads._model import Workload
-from yarnball.protocols import Configuration, keys
+from yarnball.protocols import Configuration, NodeHeartbeatResponse, keys
 from yarnball.testing import captured_events
 
 
@@ -114,3 +114,23 @@ def test_a_failing_heartbeat_is_reported_as_the_request_would_be() -> None:
         assert cluster.kernel.handler_failures == 3 and cluster.rm.counters["containers_allocated"] > 50
         logs.append(events)
     assert logs[0] == logs[1]
+
+
+def test_the_rm_returns_each_in_place_heartbeats_response_to_the_route() -> None:
+    """The RM's in-place entry returns the tracker's response to the route, which sends it (nothing below the route
+    calls back into the delivery layer)."""
+    workload = _busy()
+    cluster = Cluster(Configuration(QUEUES), workload.nodes, seed=4)
+    rm = cluster.rm
+    entry = rm.node_heartbeat_in_place
+    returned: list[Any] = []
+
+    def in_place(node_id: Any, statuses: Any, sender: Any, response_id: int) -> Any:
+        response = entry(node_id, statuses, sender, response_id)
+        returned.append(response)
+        return response
+
+    rm.node_heartbeat_in_place = in_place  # type: ignore[method-assign]
+    cluster.submit_workload(workload)
+    cluster.run(until_ms=300_000)
+    assert len(returned) > 100 and all(type(r) is NodeHeartbeatResponse for r in returned)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from skipping_helpers import TWO_QUEUES, run_state
 from test_capacity_fastpaths import DRF, QUEUES, Driver
-from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_scheduler, submit
+from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_conf, make_scheduler, submit
 
 from yarnball.actors import _resourcetracker, _schedulerdispatcher
 from yarnball.launcher import Cluster
@@ -21,6 +21,7 @@ from yarnball.protocols import (
     Configuration,
     ContainerState,
     ContainerStatus,
+    NodeId,
     NodeUpdateSchedulerEvent,
     keys,
 )
@@ -167,13 +168,14 @@ def test_a_settled_heartbeat_is_one_the_clock_would_not_keep(monkeypatch: pytest
     handle = tracker.handle_node_heartbeat
     checked = [0, 0]
 
-    def handled(node_id: Any, statuses: Any, status: Any, sender: Any) -> None:
-        handle(node_id, statuses, status, sender)
+    def handled(node_id: Any, statuses: Any, status: Any) -> Any:
+        response = handle(node_id, statuses, status)
         if tracker.settled and any(s.state is ContainerState.COMPLETE for s in statuses):
             checked[0] += 1
             assert not rm.needs_heartbeat(node_id)
         elif any(s.state is ContainerState.COMPLETE for s in statuses):
             checked[1] += 1
+        return response
 
     tracker.handle_node_heartbeat = handled  # type: ignore[method-assign]
     cluster.submit_workload(workload)
@@ -240,3 +242,26 @@ def test_a_run_keeps_the_kernel_and_scheduler_attributes_inline() -> None:
     cluster.rm.__dict__  # noqa: B018
     assert _dict_materialized(cluster.rm, "scheduler")
 
+
+
+def test_each_scheduler_the_dispatcher_meets_is_proven_once() -> None:
+    """The dispatcher checks a scheduler's own handle once, when it first meets it: a new scheduler (as an RM restart
+    makes) whose handle is overridden keeps the event record from its first NODE_UPDATE on."""
+
+    class Watching(CapacityScheduler):
+        seen = 0
+
+        def handle(self, event: object) -> list:
+            if type(event) is NodeUpdateSchedulerEvent:
+                Watching.seen += 1
+            return super().handle(event)
+
+    cluster = Cluster(Configuration({}), synthetic_workload(2, 1, seed=3).nodes, seed=2)
+    rm = cluster.rm
+    unknown = NodeId("nowhere", 1)  # (a NODE_UPDATE of an unknown node changes nothing)
+    rm.dispatcher.node_update(unknown, [], [])
+    assert rm.dispatcher.own_handle
+    rm.scheduler = Watching(make_conf())
+    rm.dispatcher.node_update(unknown, [], [])
+    rm.dispatcher.node_update(unknown, [], [])
+    assert Watching.seen == 2 and not rm.dispatcher.own_handle

@@ -313,8 +313,15 @@ class ApplicationMaster(AMRMClient, NMClient, AMResync):
         if self.sleeper is not None:
             self.sleeper.wake()  # anything the AM runs wakes it first: it may send, and it takes sequences
         Actor._deliver(self, arg)
-        if type(arg[0]) is AllocateResponse and self.quiet_when_idle and type(self)._allocate is _BASE_ALLOCATE:
-            sleep_after_response(self)  # idle after this response: dormant now, not a tick later (_amrounds.py)
+        if (
+            type(arg[0]) is AllocateResponse
+            and self.quiet_when_idle
+            and type(self)._allocate is _BASE_ALLOCATE
+            and not self.finished
+            and self.has_nothing_to_send()
+        ):
+            # idle after this response: dormant now, not a tick later (_amrounds.py)
+            sleep_after_response(self, self.direct_rm(), self.progress)
 
     def heartbeat_tick(self, tick: Any) -> None:
         """Deliver its heartbeat timer's ``tick`` (``Actor.timer_tick``) now, as the firing's delivery would: a free,
@@ -409,7 +416,11 @@ class ApplicationMaster(AMRMClient, NMClient, AMResync):
             return
         if self._rpc is not None and self._rpc.in_flight is not None:
             return  # the heartbeat thread still waits in allocate (one call at a time): this tick does nothing
-        if self.quiet_when_idle and not (self._changed or self._release or self._updates) and idle_allocate(self):
+        if (
+            self.quiet_when_idle
+            and not (self._changed or self._release or self._updates)
+            and idle_allocate(self, self.direct_rm(), self.progress)
+        ):
             return
         changed = self._changed
         if changed:

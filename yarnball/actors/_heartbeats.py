@@ -74,7 +74,7 @@ class HeartbeatClock:
         self.beats: dict[Any, NodeBeat] = {}  # NodeId -> NodeBeat
         # The RM's predicate and virtual heartbeat (set by the ResourceManager when it is given this clock).
         self.needs: Callable[[Any], bool] = lambda node_id: True
-        self.virtual: Callable[[Any, Any], None] | None = None
+        self.virtual: Callable[[Any], Any] | None = None
         #: How a phase point's heartbeat goes: nowhere, a virtual heartbeat or the real request (the exact
         #: shortcuts' one route choice, actors/_shortcuts/_routes.py).
         self.route: Callable[[HeartbeatClock, Any], None] = heartbeat_route

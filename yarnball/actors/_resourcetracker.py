@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from yarnball.actors._actor import ActorRef
 from yarnball.actors._shortcuts import deliver_heartbeat_response
 from yarnball.protocols import (
     ApplicationId,
@@ -233,7 +232,11 @@ class ResourceTrackerService:
     # -- heartbeats -----------------------------------------------------------------------------------------------
     def _on_node_heartbeat(self, msg: NodeHeartbeatRequest) -> None:
         status = msg.node_status
-        self.handle_node_heartbeat(status.node_id, status.container_statuses, status, self.rm.sender)
+        rm = self.rm
+        response = self.handle_node_heartbeat(status.node_id, status.container_statuses, status)
+        sender = rm.sender
+        if sender is not None:
+            deliver_heartbeat_response(rm, sender, response)
 
     def _on_node_heartbeat_checked(self, msg: NodeHeartbeatRequest) -> None:
         """With NodeHeartbeatRules: a duplicate heartbeat, or one too far behind, is answered without processing."""
@@ -243,27 +246,32 @@ class ResourceTrackerService:
         if old is not None:
             rm.reply(old)
             return
-        self.handle_node_heartbeat(status.node_id, status.container_statuses, status, rm.sender)
-
-    def handle_node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any, sender: ActorRef | None) -> None:
-        """A heartbeat's processing through the chain, its response delivered to ``sender`` (the exact shortcuts'
-        response route, actors/_shortcuts/_routes.py)."""
-        self.settled = False
-        response = self.process(node_id, statuses, status)
-        rm = self.rm
+        response = self.handle_node_heartbeat(status.node_id, status.container_statuses, status)
+        sender = rm.sender
         if sender is not None:
             deliver_heartbeat_response(rm, sender, response)
-        clock = rm.heartbeats
+
+    def handle_node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any) -> NodeHeartbeatResponse:
+        """A heartbeat's processing through the chain; the response is returned for the RM to send (a message's
+        handler above, or the delivery in place of the request, actors/_shortcuts/_routes.py).
+
+        The heartbeat clock hears that the node's heartbeat was processed before the response leaves: the phase
+        point it may arm and the response's delivery are queued with the RM's sequences in that order (both
+        paths alike)."""
+        self.settled = False
+        response = self.process(node_id, statuses, status)
+        clock = self.rm.heartbeats
         if clock is not None and not self.settled:
             clock.processed(node_id)
+        return response  # type: ignore[no-any-return]
 
-    def virtual_heartbeat(self, node_id: NodeId, nm: ActorRef) -> None:
+    def virtual_heartbeat(self, node_id: NodeId) -> NodeHeartbeatResponse:
         """An empty heartbeat the NM did not send (it had nothing to report) processed at its phase point: the
-        same status update as a real one, the response delivered to the NM as usual (see actors/_heartbeats.py)."""
-        rm = self.rm
+        same status update as a real one; the response is returned for the heartbeat's route to deliver to the NM
+        as usual (see actors/_heartbeats.py), after the clock heard of it (as :meth:`handle_node_heartbeat`)."""
         response = self.node_heartbeat(node_id, ())
-        deliver_heartbeat_response(rm, nm, response)
-        rm.heartbeats.processed(node_id)
+        self.rm.heartbeats.processed(node_id)
+        return response
 
     def node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any = None) -> NodeHeartbeatResponse:
         """The node's status update, and its response.

@@ -16,6 +16,7 @@ from yarnball.protocols import (
     AllocateRequest,
     AllocateResponse,
     NodeHeartbeatRequest,
+    NodeHeartbeatResponse,
     NodeId,
     NodeStatus,
     RemoteRefusal,
@@ -56,16 +57,20 @@ class RMDeliveryProtocol(Actor):
             and self.opportunistic is None
         )
 
-    def node_heartbeat_in_place(self, node_id: NodeId, statuses: list[Any], sender: Any, response_id: int) -> None:
+    def node_heartbeat_in_place(
+        self, node_id: NodeId, statuses: list[Any], sender: Any, response_id: int
+    ) -> NodeHeartbeatResponse | None:
         """The heartbeat of ``sender`` (the NM of ``node_id``, with its response id and changed ``statuses``) handled
         now as its delivery would handle it (:meth:`takes_heartbeats_in_place` holds, the RM is free): the
-        sender set, and a failure handed to the supervision with the request, built then."""
+        sender set, and a failure handed to the supervision with the request, built then. The response is returned
+        for the caller to send; None after a failure (there is none)."""
         self._sender = sender
         try:
-            self.resource_tracker.handle_node_heartbeat(node_id, statuses, None, sender)
+            return self.resource_tracker.handle_node_heartbeat(node_id, statuses, None)
         except Exception as exc:
             status = NodeStatus(node_id=node_id, response_id=response_id, container_statuses=tuple(statuses))
             self._failed(exc, NodeHeartbeatRequest(node_status=status), sender)
+            return None
 
     def runs_stock_heartbeats(self) -> bool:
         """Whether a NodeHeartbeatRequest to this RM takes the stock path: ``Actor._deliver``, this class's

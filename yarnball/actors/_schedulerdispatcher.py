@@ -74,6 +74,12 @@ class SchedulerEventDispatcher:
         #: The first refusal of each attempt whose last allocate with asks was refused (InvalidResourceRequest):
         #: the stall check reads it (launcher/_stall.py); an allocate whose asks are taken clears it.
         self.refused_asks: dict[ApplicationAttemptId, str] = {}
+        #: The scheduler last checked for the CapacityScheduler's own ``handle`` and ``allocate`` (:meth:`_prove`),
+        #: and what it runs: the fast paths of node_update and allocate ask these instead of the methods per call.
+        self.proven: Any = None
+        self.own_handle = False
+        self.own_allocate = False
+        self._log: Any = None
         self.build_chain()
 
     def build_chain(self) -> None:
@@ -95,6 +101,23 @@ class SchedulerEventDispatcher:
         if resize is not None:
             expirers.append(resize.expire)  # increases the NM never applied
         self.expirers = tuple(expirers)
+
+    @property
+    def log(self) -> Any:
+        """The RM's bound logger (``Actor.log``), taken on first use: the RM has no id before it is spawned."""
+        log = self._log
+        if log is None:
+            log = self._log = self.rm.log
+        return log
+
+    def _prove(self, scheduler: Any) -> None:
+        """Whether ``scheduler`` runs the CapacityScheduler's own ``handle`` and ``allocate`` (neither overridden
+        nor replaced on the instance), checked once per scheduler (an RM restart makes a new one) at its first
+        NODE_UPDATE or allocate: a test replaces these methods, or switches the fast paths off
+        (``_CS_HANDLE.func``, ``_CS_ALLOCATE.func``), before the run."""
+        self.proven = scheduler
+        self.own_handle = _CS_HANDLE.runs(scheduler, scheduler.handle)
+        self.own_allocate = _CS_ALLOCATE.runs(scheduler, scheduler.allocate)
 
     # -- the dispatcher -----------------------------------------------------------------------------------------
     def dispatch(self, event: Any) -> None:
@@ -123,12 +146,11 @@ class SchedulerEventDispatcher:
         a scheduler whose ``handle`` is replaced or overridden."""
         rm = self.rm
         scheduler = rm.scheduler
-        if (
-            # replaced or overridden: read through the bound methods, never through the scheduler's ``__dict__``
-            # (that would move its attribute values out of CPython's inline storage for the rest of the run: see
-            # _kernel.enter_replaced)
-            getattr(rm.dispatch, "__func__", None) is not _DISPATCH or not _CS_HANDLE.runs(scheduler, scheduler.handle)
-        ):
+        if scheduler is not self.proven:
+            self._prove(scheduler)
+        # (rm.dispatch replaced or overridden: read through the bound method, never through the RM's ``__dict__``,
+        # which would move its attribute values out of CPython's inline storage: see _kernel.enter_replaced)
+        if getattr(rm.dispatch, "__func__", None) is not _DISPATCH or not self.own_handle:
             # (the same event as NodeUpdateSchedulerEvent(node_id=node.id) when there is nothing to report)
             rm.dispatch(
                 NodeUpdateSchedulerEvent(
@@ -163,12 +185,14 @@ class SchedulerEventDispatcher:
         """``CapacityScheduler.allocate`` for ``attempt_id``, its notifications acted on."""
         rm = self.rm
         scheduler = rm.scheduler
+        if scheduler is not self.proven:
+            self._prove(scheduler)
         allocate = scheduler.allocate
         if (
             not ask
             and not release
             and (blacklist is None or not (blacklist.blacklist_additions or blacklist.blacklist_removals))
-            and _CS_ALLOCATE.runs(scheduler, allocate)  # (no __dict__ read: _kernel.enter_replaced)
+            and self.own_allocate
         ):
             # A pull (most AM heartbeats): CapacityScheduler.allocate then only hands over what is there (_pull):
             # no errors, no notifications, pending asks unchanged (so no wake_needed): only the timing remains.
@@ -191,7 +215,7 @@ class SchedulerEventDispatcher:
         rm.op_counts["allocate"] += 1
         for error in allocation.errors:
             rm.counters["invalid_resource_requests"] += 1
-            rm.log.warning("invalid_resource_request", attempt=str(attempt_id), error=error)
+            self.log.warning("invalid_resource_request", attempt=str(attempt_id), error=error)
         if allocation.errors:
             self.refused_asks[attempt_id] = allocation.errors[0]
         elif ask and self.refused_asks:
@@ -219,7 +243,12 @@ class SchedulerEventDispatcher:
         rm = self.rm
         dormant = rm.dormant
         if dormant:
-            dormant.notified(notes)  # an allocated / completed container wakes a dormant AM
+            # a container allocated, reserved or completed for a dormant AM's attempt (or the attempt added) wakes
+            # it, before any note is acted on (DormantAMs.wake for each, inline: no call when none sleeps)
+            for note in notes:
+                sleeper = dormant.get(getattr(note, "attempt_id", None))
+                if sleeper is not None:
+                    sleeper.wake()
         for note in notes:
             kind = type(note)
             if kind is ContainerAllocated:
@@ -246,7 +275,7 @@ class SchedulerEventDispatcher:
         rm.counters["containers_allocated"] += 1
         cid = container.id
         node_id = container.node_id
-        log = rm.log
+        log = self.log
         if log.is_enabled_for(logging.DEBUG):
             # FiCaSchedulerApp.apply's "allocate: applicationAttemptId=... container=... host=... type=..." (debug)
             log.debug(
@@ -304,7 +333,7 @@ class SchedulerEventDispatcher:
             for listener in self.done_listeners:
                 listener(cid)
         exit_status = status.exit_status
-        log = rm.log
+        log = self.log
         if log.is_enabled_for(logging.DEBUG):
             # (what the invariant checker reads, yarnball/_invariants.py: every container ends exactly once)
             log.debug("container_finished", container=str(cid), exit_status=exit_status, diagnostics=status.diagnostics)
@@ -333,7 +362,7 @@ class SchedulerEventDispatcher:
         deadline = rm.now - rm.alloc_expiry_ms
         for cid, (allocated_at, _node) in list(rm.unlaunched.items()):
             if allocated_at < deadline:
-                rm.log.info("container_expired", container=str(cid))
+                self.log.info("container_expired", container=str(cid))
                 rm.dispatch(ContainerExpiredSchedulerEvent(container_id=cid))
         for expire in self.expirers:
             expire(rm.now)

@@ -197,15 +197,6 @@ class DormantAMs(dict):  # type: ignore[type-arg]
         if sleeper is not None:
             sleeper.wake()
 
-    def notified(self, notes: Any) -> None:
-        """The scheduler's notifications: an allocated or completed container wakes its attempt."""
-        for note in notes:
-            attempt_id = getattr(note, "attempt_id", None)
-            if attempt_id is not None:
-                sleeper = self.get(attempt_id)
-                if sleeper is not None:
-                    sleeper.wake()
-
     def wake_all(self) -> None:
         for sleeper in list(self.values()):
             sleeper.wake()

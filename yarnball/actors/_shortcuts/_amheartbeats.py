@@ -40,16 +40,17 @@ _NO_BLACKLIST_CHANGE = ResourceBlacklistRequest()  # records are frozen: one sha
 _LIVE = (AttemptState.RUNNING, AttemptState.FINISHING)  # a constant: Enum class attributes are slow lookups
 
 
-def idle_allocate(am: Any) -> bool:
-    """``am`` has nothing to send: queue the check in place of its AllocateRequest; False if it must send one."""
-    rm = am.direct_rm()
+def idle_allocate(am: Any, rm: Any, progress: float) -> bool:
+    """``am`` has nothing to send: queue the check in place of its AllocateRequest; False if it must send one.
+    The AM hands over what only it knows: ``rm``, its ``direct_rm()``, and the ``progress`` its request would
+    report."""
     if rm is None:
         return False  # an AMRMProxy in between (distributed scheduling), or no RM hosted here
     clock = getattr(rm, "heartbeats", None)
     if clock is None or not clock.skip_am:
         return False
     kernel = am.kernel
-    arg = (rm, am, am.attempt_id, am.response_id, am.progress)
+    arg = (rm, am, am.attempt_id, am.response_id, progress)
     # ActorRef.tell's key: the same delay, priority, origin and sequence, and the RM as the owner.
     owner = rm.ref.id
     delay = kernel.latency(am.ref.id, owner)

@@ -58,16 +58,12 @@ __all__ = ["hold_tell", "scheduler_has_news", "sleep_after_response"]
 _LIVE = (AttemptState.RUNNING, AttemptState.FINISHING)
 
 
-def sleep_after_response(am: Any) -> None:
-    """``am`` (quiet, with the base ``_allocate``: the caller checks) has just handled an AllocateResponse: go
-    dormant now if its next tick would be a no-op."""
-    if am.finished or not am.has_nothing_to_send():
-        return
+def sleep_after_response(am: Any, rm: Any, progress: float) -> None:
+    """``am`` (quiet, with the base ``_allocate``, not finished and with nothing to send: the AM checks) has just
+    handled an AllocateResponse: go dormant now if its next tick would be a no-op. The AM hands over what only it
+    knows: ``rm``, its ``direct_rm()``, and the ``progress`` its next request would report."""
     attempt_id = am.attempt_id
-    if attempt_id is None:
-        return
-    rm = am.direct_rm()
-    if rm is None:
+    if attempt_id is None or rm is None:
         return
     dormant = getattr(rm, "dormant", None)
     if dormant is None or not dormant.enabled or not dormant.early:
@@ -80,7 +76,7 @@ def sleep_after_response(am: Any) -> None:
         return
     if scheduler_has_news(rm.scheduler, attempt_id):
         return
-    dormant.sleep(am, attempt, am.progress)
+    dormant.sleep(am, attempt, progress)
 
 
 def scheduler_has_news(scheduler: Any, attempt_id: Any) -> bool:

@@ -17,10 +17,11 @@ when it was popped, ``E`` queues nothing below ``R`` before the request (only th
 ``R``'s sequence is taken, ``Kernel.event`` is ``R``'s key and ``Kernel.current`` the RM (the origin of whatever it
 queues); ``now``, ``priority`` and ``high`` stay (``R`` is below ``E``). What the delivery would do is the RM's
 (``ResourceManager.node_heartbeat_in_place``, under ``takes_heartbeats_in_place``: its own delivery and handler, no
-fault rules, no opportunistic service, which is also why the request itself need not be built); the NM's part is
-``NodeManager.heartbeat_changes``. The message path stays with any modelled latency, under ``Kernel.run_async``, for
-a kernel whose ``_enter`` a test observes (``Kernel.enter_hooked``), for a busy NM or RM, an NM that reports its
-queue, and an RM that is not a local actor of this kernel. Only ``Kernel.events_processed`` differs
+fault rules, no opportunistic service, which is also why the request itself need not be built); it returns the
+response, which the route sends as the handler would (below). The NM's part is ``NodeManager.heartbeat_changes``.
+The message path stays with any modelled latency, under ``Kernel.run_async``, for a kernel whose ``_enter`` a test
+observes (``Kernel.enter_hooked``), for a busy NM or RM, an NM that reports its queue, and an RM that is not a local
+actor of this kernel. Only ``Kernel.events_processed`` differs
 (tests/test_inline_heartbeats.py). The same argument, for any entry, is ``Kernel.run_if_next``, which
 :func:`run_next` uses for an AM firing's allocate (_amrounds.py).
 
@@ -33,11 +34,12 @@ the reply) and the layer sends the reply with the key ``ActorRef.tell`` would ta
 ``Kernel.deliver_in_place``: run at once when it is the next event, since this delivery ends with it, else queued.
 With modelled latency, a sender on another kernel or ``inline_allocates`` off the reply is a message.
 
-**A heartbeat's response** (:func:`deliver_heartbeat_response`) is stored by the NM at once, without an event, when
-all its delivery would do is store its response id (``NodeManager.take_plain_response``: NORMAL, nothing to clean
-up, update or limit, the interval the NM uses, its own handler), to a free local NM under the "resume" policy with
-no modelled latency: with zero latency the NM runs nothing that reads the id before the delivery would have (its
-next heartbeat is at a later phase point). Otherwise it is a message.
+**A heartbeat's response** (:func:`deliver_heartbeat_response`: the route sends what the RM returns for a virtual
+heartbeat or one handed over in place, the RM's handler what it answers a request with) is stored by the NM at
+once, without an event, when all its delivery would do is store its response id (``NodeManager.take_plain_response``:
+NORMAL, nothing to clean up, update or limit, the interval the NM uses, its own handler), to a free local NM under
+the "resume" policy with no modelled latency: with zero latency the NM runs nothing that reads the id before the
+delivery would have (its next heartbeat is at a later phase point). Otherwise it is a message.
 """
 
 from __future__ import annotations
@@ -59,7 +61,8 @@ def heartbeat_route(clock: Any, nm: Any) -> None:
             nm.heartbeat_now()
     elif clock.needs(nm.node_id):
         clock.virtual_count += 1
-        clock.virtual(nm.node_id, nm.ref)
+        response = clock.virtual(nm.node_id)
+        deliver_heartbeat_response(nm.rm.actor, nm.ref, response)  # (the clock's RM: hosted here, as the NM's)
 
 
 class InPlaceHeartbeats:
@@ -97,7 +100,9 @@ class InPlaceHeartbeats:
         origin, seq = kernel.next_key()  # R's key: the NM's next sequence, then R as the current event
         kernel.event = (kernel.now, NORMAL, origin, seq)
         kernel.current = ref.id
-        rm.node_heartbeat_in_place(nm.node_id, changes, nm.ref, nm.response_id)
+        response = rm.node_heartbeat_in_place(nm.node_id, changes, nm.ref, nm.response_id)
+        if response is not None:
+            deliver_heartbeat_response(rm, nm.ref, response)  # what the RM's handler sends
         return True
 
 
