@@ -57,6 +57,9 @@ MYPYC_MODULES: tuple[str, ...] = (
     # actor-side helpers: native classes the actors call into on every heartbeat, never subclassed by users
     "yarnball.actors._heartbeats",
     "yarnball.actors._shortcuts._lazyrunning",
+    # the NodeManager's plain classes (its actors stay interpreted): the tokens and their secret managers, the
+    # ContainerManager's authorization, its ContainerScheduler, its record of a container and that record's states
+    "yarnball.protocols._tokens",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"
