@@ -60,6 +60,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     # the NodeManager's plain classes (its actors stay interpreted): the tokens and their secret managers, the
     # ContainerManager's authorization, its ContainerScheduler, its record of a container and that record's states
     "yarnball.protocols._tokens",
+    "yarnball.actors._secretmanagers",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"
