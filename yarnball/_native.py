@@ -61,6 +61,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     # ContainerManager's authorization, its ContainerScheduler, its record of a container and that record's states
     "yarnball.protocols._tokens",
     "yarnball.actors._secretmanagers",
+    "yarnball.actors._containermanagerauth",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"
