@@ -62,6 +62,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.protocols._tokens",
     "yarnball.actors._secretmanagers",
     "yarnball.actors._containermanagerauth",
+    "yarnball.actors._containerscheduler",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"
