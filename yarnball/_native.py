@@ -63,6 +63,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.actors._secretmanagers",
     "yarnball.actors._containermanagerauth",
     "yarnball.actors._containerscheduler",
+    "yarnball.actors._nmstates",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"
