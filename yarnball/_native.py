@@ -64,6 +64,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.actors._containermanagerauth",
     "yarnball.actors._containerscheduler",
     "yarnball.actors._nmstates",
+    "yarnball.actors._containerimpl",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"
