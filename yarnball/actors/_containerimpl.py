@@ -4,14 +4,11 @@ A container is SCHEDULED (localizing), then RUNNING, then COMPLETE; while RUNNIN
 ContainerScheduler (its ``phase``, actors/_nmstates.py). The :class:`~yarnball.actors._containermanager
 .ContainerManager` drives the transitions; the record keeps what they need and what the ContainerScheduler reads
 (arrival and start order, the run time still to go).
-
-This module is compiled with mypyc (yarnball/_native.py): :class:`ContainerImpl` is a native class (no new
-attributes); its times are typed ``Any`` so that they keep the run's type (int or float milliseconds).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from yarnball.actors._containerscheduler import APP_REMAINING_TASKS_ENV
 from yarnball.actors._nmstates import NMContainerState
@@ -23,8 +20,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ContainerImpl", "running_status"]
 
-_SCHEDULED: Final = ContainerState.SCHEDULED
-_RUNNING: Final = ContainerState.RUNNING
+_SCHEDULED = ContainerState.SCHEDULED
+_RUNNING = ContainerState.RUNNING
 # (module constants: reading a member off an Enum class goes through EnumType.__getattr__'s slow attribute hook)
 
 
@@ -50,7 +47,7 @@ class ContainerImpl:
     def __init__(self, container: Container, context: ContainerLaunchContext, nm: ContainerManager, seq: int) -> None:
         self.container = container
         self.context = context
-        self.state: ContainerState = _SCHEDULED
+        self.state = _SCHEDULED
         self.timer: Any = None
         self.process: str | None = None
         # For the ContainerScheduler: arrival order, start order, pause state and the run time still to go.
@@ -63,13 +60,13 @@ class ContainerImpl:
         # (ContainerImpl.addDiagnostics), "" until it is paused.
         self.phase: NMContainerState | None = None
         self.diagnostics = ""
-        self.started_at: Any = 0.0
-        self.remaining: Any = context.simulated_duration_ms  # None: runs until stopped
+        self.started_at = 0.0
+        self.remaining: float | None = context.simulated_duration_ms
 
-    def expected_ms(self) -> Any:
+    def expected_ms(self) -> float | None:
         return self.remaining
 
-    def remaining_ms(self) -> Any:
+    def remaining_ms(self) -> float | None:
         if self.remaining is None or self.paused or self.state is not _RUNNING:
             return self.remaining
         return max(0.0, self.remaining - (self.nm.now - self.started_at))

@@ -17,16 +17,12 @@ NMToken names.
 Every refusal is a ``FailedContainerRequest`` in the response, logged and counted by the NM's ``Rejections``
 (actors/_secretmanagers.py); the container it names is not touched. An NM without the RM's keys (one that never
 registered, as in the NM's own unit tests) checks nothing.
-
-This module is compiled with mypyc (yarnball/_native.py); ``nm`` is the (interpreted) NodeManager actor, its
-``secrets`` the native :class:`~yarnball.actors._secretmanagers.NMSecretManagers`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from yarnball.actors._secretmanagers import NMSecretManagers
 from yarnball.protocols import (
     ContainerId,
     ContainerUpdateRequest,
@@ -61,12 +57,12 @@ def _reject_all(nm: Any, error: str, cids: Any, msg: Any) -> list[FailedContaine
 
 def _token_error(nm: Any, token: NMToken | None) -> str | None:
     """The call's NMToken, checked once per application and token (``NMTokenSecretManagerInNM`` keeps them)."""
-    secrets: NMSecretManagers = nm.secrets
+    secrets = nm.secrets
     if token is not None and secrets.verified.get(token.application_attempt_id.application_id) is token:
         return None
     error: str | None = secrets.nm_token_error(token)
-    if error is None and token is not None:  # (a missing token is an error)
-        secrets.verified[token.application_attempt_id.application_id] = token
+    if error is None:
+        secrets.verified[token.application_attempt_id.application_id] = token  # type: ignore[union-attr]
     return error
 
 
@@ -75,14 +71,13 @@ def authorize_starts(
 ) -> tuple[tuple[StartContainerRequest, ...], list[FailedContainerRequest]]:
     """The start requests ``nm`` may go on with, and the refused ones (see the module docstring)."""
     requests = msg.start_container_requests
-    secrets: NMSecretManagers = nm.secrets
+    secrets = nm.secrets
     if not secrets.enabled:
         return requests, []
     token = msg.nm_token
     error = _token_error(nm, token)
     if error is not None:
         return (), _reject_all(nm, error, [r.container.id for r in requests], msg)
-    assert token is not None  # (_token_error refuses a missing one)
     allowed: list[StartContainerRequest] = []
     failed: list[FailedContainerRequest] = []
     for request in requests:
@@ -98,14 +93,13 @@ def authorize_starts(
 def authorize_ids(nm: Any, msg: Any, *, stop: bool) -> tuple[tuple[ContainerId, ...], list[FailedContainerRequest]]:
     """The container ids of a stop (or status) request ``nm`` may act on, and the refused ones."""
     ids = msg.container_ids
-    secrets: NMSecretManagers = nm.secrets
+    secrets = nm.secrets
     if not secrets.enabled:
         return ids, []
     token = msg.nm_token
     error = _token_error(nm, token)
     if error is not None:
         return (), _reject_all(nm, error, ids, msg)
-    assert token is not None  # (_token_error refuses a missing one)
     allowed: list[ContainerId] = []
     failed: list[FailedContainerRequest] = []
     for cid in ids:
@@ -123,7 +117,7 @@ def authorize_updates(
 ) -> tuple[tuple[UpdateContainerRequest, ...], list[FailedContainerRequest]]:
     """The updates ``nm`` may apply, and the refused ones."""
     updates = msg.containers_to_update
-    secrets: NMSecretManagers = nm.secrets
+    secrets = nm.secrets
     if not secrets.enabled:
         return updates, []
     token = msg.nm_token

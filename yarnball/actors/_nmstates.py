@@ -18,8 +18,6 @@ restart, actors/_nmrecovery.py), with ``ContainerImpl``'s transitions:
 Each step the launcher takes (pausing, resuming the process) is one event of the NM later, at the same simulated
 time, so a PAUSING or RESUMING container is seen by what runs in between. A kill in any of them ends the container
 (``KillTransition``).
-
-This module is compiled with mypyc (yarnball/_native.py).
 """
 
 from __future__ import annotations

@@ -21,9 +21,6 @@ MACs an identifier with a copy of it (:func:`_mac`): the key is not looked up or
 
 :class:`Rejections` counts and logs every refused request of a role (``request_rejected`` events); summary.json adds
 them up under ``security`` (launcher/_summary.py).
-
-This module is compiled with mypyc (yarnball/_native.py): its classes are native (no new attributes, no methods
-replaced on instances).
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections import Counter
-from typing import Any, Final
+from typing import Any
 
 import msgspec
 
@@ -56,7 +53,7 @@ __all__ = [
 ]
 
 _DIGEST_SIZE = 20  # HmacSHA1's length
-_replace: Final = msgspec.structs.replace
+_replace = msgspec.structs.replace
 
 
 def master_key(kind: str, seed: int, cluster_timestamp: int) -> MasterKey:
@@ -66,7 +63,7 @@ def master_key(kind: str, seed: int, cluster_timestamp: int) -> MasterKey:
 
 
 # A BLAKE2b state per master key that has absorbed its secret: a copy of it MACs the next identifier.
-_KEYED: Final[dict[bytes, Any]] = {}
+_KEYED: dict[bytes, Any] = {}
 
 
 def _keyed(key: MasterKey) -> Any:
@@ -152,8 +149,8 @@ class RMSecretManagers:
         #: keys, so it checks nothing (as :class:`NMSecretManagers` without keys).
         self.nm_key = master_key("nm", seed, cluster_timestamp) if container_tokens else None
         self.container_key = master_key("container", seed, cluster_timestamp) if container_tokens else None
-        self._nm_mac: Any = None if self.nm_key is None else _keyed(self.nm_key)
-        self._container_mac: Any = None if self.container_key is None else _keyed(self.container_key)
+        self._nm_mac = None if self.nm_key is None else _keyed(self.nm_key)
+        self._container_mac = None if self.container_key is None else _keyed(self.container_key)
         self.rm_identifier = cluster_timestamp  # ResourceManager's identifier: its start time
         # NMTokenSecretManagerInRM.appAttemptToNodeKeyMap: the nodes each attempt already holds an NMToken for
         self.nm_tokens_sent: dict[ApplicationAttemptId, set[NodeId]] = {}
@@ -161,7 +158,7 @@ class RMSecretManagers:
     def create_amrm_token(self, attempt_id: ApplicationAttemptId) -> AMRMToken:
         """``AMRMTokenSecretManager.createAndGetAMRMToken``."""
         token = AMRMToken(application_attempt_id=attempt_id, key_id=self.amrm_key.key_id)
-        return _replace(token, password=password(self.amrm_key, token))
+        return msgspec.structs.replace(token, password=password(self.amrm_key, token))
 
     def create_nm_token(self, attempt_id: ApplicationAttemptId, node_id: NodeId, user: str) -> NMToken | None:
         """``NMTokenSecretManagerInRM.createNMToken`` (None without the key)."""

@@ -17,12 +17,10 @@ under a master key only the RM, and for NM-side tokens the NMs, know):
 The records (protocols/_records.py, with ``Container`` that carries one) hold the identifier's fields and the
 password; :func:`identifier_bytes` is what the password signs
 (MessagePack instead of Hadoop's protobuf). The secret managers that make and check passwords live with the roles
-(actors/_secretmanagers.py). Compiled with mypyc (yarnball/_native.py).
+(actors/_secretmanagers.py).
 """
 
 from __future__ import annotations
-
-from typing import Final
 
 import msgspec
 
@@ -39,7 +37,7 @@ from yarnball.protocols._records import (
 __all__ = ["container_identifier", "identifier_bytes", "nm_identifier"]
 
 
-_encode: Final = msgspec.msgpack.encode
+_encode = msgspec.msgpack.encode
 
 
 # Flat tuples of plain values: encoded several times faster than the nested records (a password is made per
