@@ -57,6 +57,13 @@ MYPYC_MODULES: tuple[str, ...] = (
     # actor-side helpers: native classes the actors call into on every heartbeat, never subclassed by users
     "yarnball.actors._heartbeats",
     "yarnball.actors._shortcuts._lazyrunning",
+    # the NodeManager's ContainerScheduler (its ContainerManager actor stays interpreted). Interpreted on purpose:
+    # protocols/_tokens.py, actors/_secretmanagers.py, _containermanagerauth.py, _containerimpl.py and _nmstates.py.
+    # Their work is reading the fields of msgspec records, which compiled code does through the generic
+    # PyObject_GetAttr (~200 instructions a read) where CPython 3.11's specialised LOAD_ATTR takes under 60; and the
+    # interpreted ContainerManager would read a native ContainerImpl's fields through descriptors 3.11 does not
+    # specialise. Compiled, they made a busy run 2.5% more instructions (bench/count_instructions.py), not fewer.
+    "yarnball.actors._containerscheduler",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"

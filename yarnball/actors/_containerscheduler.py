@@ -4,11 +4,14 @@ Not an actor: the NodeManager owns one and calls it from its handlers (one threa
 The scheduler decides; the NodeManager acts through three callbacks: ``launch`` (start, or resume a paused
 container), ``kill`` (exit status and diagnostics) and ``pause``. Resources are accounted by *allocation* as
 ``AllocationBasedResourceUtilizationTracker`` does (pmem MB, vmem MB = memory * vmem-pmem-ratio, vcores).
+
+This module is compiled with mypyc (yarnball/_native.py): the scheduler and its settings are native classes (no new
+attributes, no methods replaced on instances); the containers it queues (``entry``) are whatever the owner gives it.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from yarnball._logs import get_logger
 from yarnball.errors import ConfigurationError
@@ -55,8 +58,8 @@ APP_REMAINING_TASKS_ENV = "YARNBALL_APP_REMAINING_TASKS"
 
 KILLED = ContainerExitStatus.KILLED_BY_CONTAINER_SCHEDULER
 
-_GUARANTEED = ExecutionType.GUARANTEED
-_OPPORTUNISTIC = ExecutionType.OPPORTUNISTIC
+_GUARANTEED: Final = ExecutionType.GUARANTEED
+_OPPORTUNISTIC: Final = ExecutionType.OPPORTUNISTIC
 
 
 class ContainerSchedulerSettings:
@@ -131,7 +134,7 @@ class ContainerSchedulerOwner(Protocol):
     def _scheduler_pause(self, entry: Any) -> None: ...
 
 
-_EMPTY: dict[ContainerId, Any] = {}  # never written: see ContainerScheduler._put
+_EMPTY: Final[dict[ContainerId, Any]] = {}  # never written: see ContainerScheduler._own_queues
 
 
 class ContainerScheduler:
@@ -161,13 +164,13 @@ class ContainerScheduler:
         self.cap_vmem = int(capability.memory_mb * self.vmem_ratio)
         self.owner = owner
         # Until something is queued, running (outside the fast path) or being killed, these are the shared empty
-        # mapping; _put replaces it with a dict of this scheduler's own before the first insert.
+        # mapping; _own_queues replaces the four with dicts of this scheduler's own before the first insert.
         self.queued_guaranteed: dict[ContainerId, Any] = _EMPTY
         self.queued_opportunistic: dict[ContainerId, Any] = _EMPTY
         self.running: dict[ContainerId, Any] = _EMPTY  # insertion order = start order
         self.to_kill: dict[ContainerId, Any] = _EMPTY
-        #: True until the first _put: nothing has ever been queued, kept running or marked to kill (start_now and
-        #: completed then know every queue is empty).
+        #: True until the first insert (_own_queues): nothing has ever been queued, kept running or marked to kill
+        #: (start_now and completed then know every queue is empty).
         self.quiet = True
         self.pmem = 0
         self.vmem = 0
@@ -188,13 +191,12 @@ class ContainerScheduler:
         """NodeManagerMetrics of the scheduler: running/queued containers of each type, and what it killed."""
         return self
 
-    def _put(self, name: str, cid: ContainerId, entry: Any) -> None:
-        queue = getattr(self, name)
-        if queue is _EMPTY:
-            queue = {}
-            setattr(self, name, queue)
+    def _own_queues(self) -> None:
+        """Before an insert into a queue (or the running set or the kill list): the first one gives the scheduler
+        four dicts of its own in place of the shared empty mapping, and ends its quiet."""
+        if self.running is _EMPTY:
+            self.queued_guaranteed, self.queued_opportunistic, self.running, self.to_kill = {}, {}, {}, {}
             self.quiet = False
-        queue[cid] = entry
 
     # settings, read through the scheduler for brevity
     @property
@@ -267,14 +269,16 @@ class ContainerScheduler:
                 self._account(entry, +1)
                 self._started(entry)
                 return
-            self._put("queued_guaranteed", entry.container.id, entry)
+            self._own_queues()
+            self.queued_guaranteed[entry.container.id] = entry
             self._start_pending(self.force_start_guaranteed)
             if entry.container.id in self.queued_guaranteed:
                 self._reclaim_for(entry)
         else:
             self._start_pending(False)
             if self._admits_opportunistic(entry):
-                self._put("queued_opportunistic", entry.container.id, entry)
+                self._own_queues()
+                self.queued_opportunistic[entry.container.id] = entry
                 self._start_pending(False)
             else:
                 self.rejected += 1
@@ -314,7 +318,8 @@ class ContainerScheduler:
     def _start(self, entry: Any) -> None:
         cid = entry.container.id
         if cid not in self.running:
-            self._put("running", cid, entry)
+            self._own_queues()
+            self.running[cid] = entry
             self._account(entry, +1)
         self._started(entry)
 
@@ -375,7 +380,8 @@ class ContainerScheduler:
         if not victims and not (need[0] <= 0 and need[1] <= 0 and need[2] <= 0):
             log.warning("no_opportunistic_containers_to_reclaim", container=str(entry.container.id))
         for v in victims:
-            self._put("to_kill", v.container.id, v)
+            self._own_queues()
+            self.to_kill[v.container.id] = v
             if self.use_pause:
                 self.paused += 1
                 self.owner._scheduler_pause(v)
@@ -411,7 +417,8 @@ class ContainerScheduler:
         if paused:
             # Back to the tail of its queue; resumed when started again.
             opportunistic = entry.container.execution_type is _OPPORTUNISTIC
-            self._put("queued_opportunistic" if opportunistic else "queued_guaranteed", cid, entry)
+            self._own_queues()
+            (self.queued_opportunistic if opportunistic else self.queued_guaranteed)[cid] = entry
         if self.running.pop(cid, None) is not None:
             self._account(entry, -1)
             self._start_pending(self.force_start_guaranteed)
@@ -425,11 +432,13 @@ class ContainerScheduler:
         cid = entry.container.id
         if not launched:
             opportunistic = entry.container.execution_type is _OPPORTUNISTIC
-            self._put("queued_opportunistic" if opportunistic else "queued_guaranteed", cid, entry)
+            self._own_queues()
+            (self.queued_opportunistic if opportunistic else self.queued_guaranteed)[cid] = entry
         elif self.forced and entry.container.execution_type is _GUARANTEED:
             self._account(entry, +1)  # as start_now: the forced fast path keeps no running set
         else:
-            self._put("running", cid, entry)
+            self._own_queues()
+            self.running[cid] = entry
             self._account(entry, +1)
 
     def is_queued(self, cid: ContainerId) -> bool:
@@ -478,10 +487,12 @@ class ContainerScheduler:
             self.opport_memory_used += sign * r.memory_mb
             self.opport_cores_used += sign * r.vcores
         elif new is _GUARANTEED and self.queued_opportunistic.pop(cid, None) is not None:
-            self._put("queued_guaranteed", cid, entry)
+            self._own_queues()
+            self.queued_guaranteed[cid] = entry
             self._reclaim_for(entry)
         elif new is _OPPORTUNISTIC and self.queued_guaranteed.pop(cid, None) is not None:
-            self._put("queued_opportunistic", cid, entry)
+            self._own_queues()
+            self.queued_opportunistic[cid] = entry
         self._start_pending(self.force_start_guaranteed)
 
     def on_update_resource(self, entry: Any, old: Resource) -> None:
