@@ -57,6 +57,14 @@ MYPYC_MODULES: tuple[str, ...] = (
     # actor-side helpers: native classes the actors call into on every heartbeat, never subclassed by users
     "yarnball.actors._heartbeats",
     "yarnball.actors._shortcuts._lazyrunning",
+    # the rest of the delivery layer beside the kernel (actors/_shortcuts): route choices, dormant AMs, AM rounds
+    "yarnball.actors._shortcuts._routes",
+    "yarnball.actors._shortcuts._ownmethods",
+    "yarnball.actors._shortcuts._amtimer",
+    "yarnball.actors._shortcuts._amheartbeats",
+    "yarnball.actors._shortcuts._amdormancy",
+    "yarnball.actors._shortcuts._amrounds",
+    "yarnball.actors._shortcuts._quietreplies",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"
