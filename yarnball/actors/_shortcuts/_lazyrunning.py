@@ -71,7 +71,8 @@ an empty heartbeat the RM does not need (``HeartbeatClock.needs``, the RM's ``ne
 makes). Per-link latencies must not be set in the middle of a run.
 tests/test_lazy_running.py compares busy runs with ``yarnball.simulation.lazy-running-reports`` on and off.
 
-Compiled with mypyc (yarnball/_native.py), with actors/_heartbeats.py: LazyRunning is a native class.
+Compiled with mypyc (yarnball/_native.py), with actors/_heartbeats.py: LazyRunning is a native class (a test may
+subclass it in Python).
 """
 
 from __future__ import annotations
