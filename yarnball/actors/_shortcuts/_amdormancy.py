@@ -40,13 +40,16 @@ heartbeat times are not integral milliseconds (their phase points are then compu
 from __future__ import annotations
 
 from collections.abc import ValuesView
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mypy_extensions import mypyc_attr
 
 from yarnball.actors._kernel import NORMAL, Kernel
 from yarnball.actors._shortcuts._amheartbeats import _at_rm
 from yarnball.actors._shortcuts._amtimer import HeartbeatTimer
+
+if TYPE_CHECKING:
+    from yarnball.actors._heartbeats import HeartbeatClock
 
 __all__ = ["DormantAMs", "HeartbeatTimer", "Sleeper"]
 
@@ -131,7 +134,8 @@ class Sleeper:
         self.attempt.response_id = rid
         self.am.response_id = rid
         self.attempt.last_heartbeat = self.t1 + (n - 1) * self.interval
-        self.rm.heartbeats.skipped_allocates += new
+        clock: HeartbeatClock = self.rm.heartbeats
+        clock.skipped_allocates += new
 
     def wake(self) -> None:
         """Settle the ticks that have run and re-queue the tick in progress with its exact keys."""

@@ -37,6 +37,7 @@ from yarnball.protocols import AllocateRequest, ResourceBlacklistRequest
 if TYPE_CHECKING:
     from yarnball.actors._heartbeats import HeartbeatClock
     from yarnball.actors._shortcuts._amdormancy import DormantAMs
+    from yarnball.policies.scheduler._abstract import AbstractYarnScheduler
 
 __all__ = ["idle_allocate"]
 
@@ -79,10 +80,13 @@ def _at_rm(arg: tuple[Any, Any, Any, int, Any]) -> None:  # (the progress: as th
         # Whether the call is a no-op (one function: this check runs at every AM heartbeat that is not dormant).
         # ApplicationMasterService.current_attempt and the state check in one: a RUNNING/FINISHING attempt is never
         # done.
-        attempt = rm.attempts.get(attempt_id)
+        attempts: dict[Any, Any] = rm.attempts
+        attempt = attempts.get(attempt_id)
         # (only with the attempt's own AMRMToken: anything else goes to the RM as a request, to be refused there)
         if attempt is not None and attempt.state in _LIVE and am.amrm_token is attempt.amrm_token:
-            headroom = rm.scheduler.idle_allocate(attempt_id)
+            # (every scheduler is one: its class, not the ResourceScheduler protocol, makes the call a native one)
+            scheduler: AbstractYarnScheduler = rm.scheduler
+            headroom = scheduler.idle_allocate(attempt_id)
             if headroom is not None:
                 # ApplicationMasterService.allocate for a call that carries and returns nothing: liveness and
                 # response id; then the empty AllocateResponse as the AM takes it.

@@ -80,7 +80,8 @@ def sleep_after_response(am: Any) -> None:
     clock: HeartbeatClock | None = rm.heartbeats
     if clock is None or not clock.skip_am or not rm.is_free or rm.opportunistic is not None:
         return
-    attempt = rm.attempts.get(attempt_id)  # (a RUNNING/FINISHING attempt is never done: no is_done check)
+    attempts: dict[Any, Any] = rm.attempts
+    attempt = attempts.get(attempt_id)  # (a RUNNING/FINISHING attempt is never done: no is_done check)
     if attempt is None or attempt.state not in _LIVE or attempt.response_id != am.response_id:
         return
     if scheduler_has_news(rm.scheduler, attempt_id):
