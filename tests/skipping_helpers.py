@@ -4,9 +4,11 @@ the CLI with a skipping key on and off and check that every output file is byte-
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from yarnball.actors._shortcuts import DormantAMs
 from yarnball.launcher.cli import main
 
 #: Two queues (a 60%, elastic to 100%; b 40%, to 70%): the busy two-queue workloads of the shortcut equality tests.
@@ -31,6 +33,21 @@ def assert_same_except(on: dict[str, Any], off: dict[str, Any], *ignored: str) -
     for key in on:
         if key not in ignored:
             assert on[key] == off[key], key
+
+
+def spy_on_sleeps(rm: Any, sleeping: Callable[..., None]) -> DormantAMs:
+    """Give ``rm`` a Python subclass of DormantAMs, with the state of its own moved over, whose ``sleep`` is
+    ``sleeping(sleep, am, attempt, progress)`` (``sleep``: DormantAMs.sleep of the new one); returns it. Compiled,
+    a DormantAMs method cannot be replaced on the instance; the class allows Python subclasses."""
+
+    class Spied(DormantAMs):
+        def sleep(self, am: Any, attempt: Any, progress: Any) -> None:
+            sleeping(super().sleep, am, attempt, progress)
+
+    old, new = rm.dormant, Spied(rm)
+    new.sleepers, new.spare, new.enabled, new.early = old.sleepers, old.spare, old.enabled, old.early
+    rm.dormant = new
+    return new
 
 
 def run_state(cluster: Any) -> dict[str, Any]:

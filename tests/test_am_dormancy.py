@@ -29,7 +29,8 @@ PREEMPTION = {
 
 
 def _is_tick(fn: Any) -> bool:
-    return fn is _at_rm or getattr(fn, "__func__", None) is HeartbeatTimer._fire
+    # (a firing's fn is a timer's bound ``_fire``: a bound method, or compiled a builtin one, whose __self__ is it)
+    return fn is _at_rm or type(getattr(fn, "__self__", None)) is HeartbeatTimer
 
 
 class _Recorder:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skipping_helpers import TWO_QUEUES
+from skipping_helpers import TWO_QUEUES, spy_on_sleeps
 
 from yarnball.actors._shortcuts._amheartbeats import _at_rm
 from yarnball.launcher import Cluster
@@ -72,15 +72,14 @@ def test_sleeper_takes_the_am_id_and_its_next_sequence() -> None:
     cluster = _dormant_cluster(120_000)
     rm = cluster.rm
     made = []
-    sleep = rm.dormant.sleep
 
-    def sleeping(am: Any, attempt: Any, progress: float) -> None:
+    def sleeping(sleep: Any, am: Any, attempt: Any, progress: float) -> None:
         expected = cluster.kernel.sequence(am.id)
         sleep(am, attempt, progress)
         if am.sleeper is not None:
             made.append((am.sleeper.origin == am.id, am.sleeper.c == expected))
 
-    rm.dormant.sleep = sleeping  # type: ignore[method-assign]
+    spy_on_sleeps(rm, sleeping)
     cluster.run(until_ms=300_000)
     assert made and all(a and b for a, b in made)
 

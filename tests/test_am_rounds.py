@@ -7,12 +7,13 @@ import heapq
 from typing import Any
 
 import pytest
-from skipping_helpers import assert_same_except
+from skipping_helpers import assert_same_except, spy_on_sleeps
 from test_am_dormancy import PREEMPTION, QUEUES, PokingAM, _Recorder, _snapshot
 
 from yarnball.actors._kernel import NORMAL
-from yarnball.actors._shortcuts import _amrounds, _amtimer, _routes
+from yarnball.actors._shortcuts import _amrounds, _routes
 from yarnball.actors._shortcuts._amheartbeats import _at_rm
+from yarnball.actors._shortcuts._amtimer import HeartbeatTimer
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_workload, task_spec
 from yarnball.launcher.workloads._model import Workload
@@ -22,45 +23,60 @@ from yarnball.protocols import AllocateResponse, Configuration, ContainerPreempt
 from yarnball.testing import captured_events
 
 
+class _NewsCounted(CapacityScheduler):
+    """Counts the early checks that found work (appeared after the RM served the allocate): only the early sleep's
+    check (``_amrounds.scheduler_has_news``) asks ``allocate_has_news``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.found_work = 0
+
+    def allocate_has_news(self, attempt_id: Any) -> bool:
+        found = super().allocate_has_news(attempt_id)
+        self.found_work += found
+        return found
+
+
+def _counted_cluster(props: dict[str, object], nodes: Any) -> Cluster:
+    """A Cluster whose scheduler is a _NewsCounted (built through the scheduler factory)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_factory, "CapacityScheduler", _NewsCounted)
+        cluster = Cluster(Configuration(dict(props)), nodes, seed=3)
+    assert type(cluster.scheduler) is _NewsCounted
+    return cluster
+
+
 class _Early:
-    """Counts early sleeps and the early checks that found work (appeared after the RM served the allocate)."""
+    """Counts early sleeps (in a Python subclass of the RM's DormantAMs) and the early checks that found work (the
+    cluster's scheduler is a _NewsCounted)."""
 
     def __init__(self, cluster: Cluster) -> None:
         self.slept = 0
-        self.found_work = 0
+        self.scheduler = cluster.scheduler
         rm, kernel = cluster.rm, cluster.kernel
-        news, sleep = _amrounds.scheduler_has_news, rm.dormant.sleep
 
-        def has_news(scheduler: Any, attempt_id: Any) -> bool:
-            found = news(scheduler, attempt_id)
-            self.found_work += found
-            return found
-
-        def sleeping(am: Any, attempt: Any, progress: float) -> None:
+        def sleeping(sleep: Any, am: Any, attempt: Any, progress: float) -> None:
             before = len(rm.dormant)
             sleep(am, attempt, progress)
             if kernel.current != rm.id and len(rm.dormant) > before:
                 self.slept += 1
 
-        self.news, self.has_news = news, has_news
-        rm.dormant.sleep = sleeping  # type: ignore[method-assign]
+        spy_on_sleeps(rm, sleeping)
 
-    def __enter__(self) -> None:
-        _amrounds.scheduler_has_news = self.has_news  # type: ignore[assignment]
-
-    def __exit__(self, *exc: object) -> None:
-        _amrounds.scheduler_has_news = self.news
+    @property
+    def found_work(self) -> int:
+        return self.scheduler.found_work  # type: ignore[attr-defined,no-any-return]
 
 
 def _run(workload: Workload, early: bool, props: dict[str, object] | None = None, *, fail: tuple = ()) -> dict:
-    cluster = Cluster(Configuration(dict(props or {})), workload.nodes, seed=3)
+    cluster = _counted_cluster(props or {}, workload.nodes)
     cluster.rm.dormant.early = early
     rec = _Recorder(cluster)
     counts = _Early(cluster)
     cluster.submit_workload(workload)
     for host, at_ms in fail:
         cluster.fail_node(host, at_ms)
-    with captured_events() as events, counts:
+    with captured_events() as events:
         cluster.run(until_ms=3_600_000)
     return {
         **_snapshot(cluster),
@@ -128,7 +144,7 @@ def _run_with_mark_between(early: bool) -> tuple[Any, ...]:
     b = WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4)
     b.job("j0", submit_ms=0, tasks=[task_spec(10, 300_000)])
     workload = b.build()
-    cluster = Cluster(Configuration({}), workload.nodes, seed=3)
+    cluster = _counted_cluster({}, workload.nodes)
     cluster.rm.dormant.early = early
     rec = _Recorder(cluster)
     counts = _Early(cluster)
@@ -149,8 +165,7 @@ def _run_with_mark_between(early: bool) -> tuple[Any, ...]:
 
     rm.application_master_service.serve_allocate = served  # type: ignore[method-assign]
     cluster.submit_workload(workload)
-    with counts:
-        cluster.run(until_ms=1_000_000)
+    cluster.run(until_ms=1_000_000)
     return _snapshot(cluster), rec.trace, rec.served, injected, (counts.slept, counts.found_work)
 
 
@@ -164,8 +179,13 @@ def test_work_appearing_between_serving_and_response_is_seen() -> None:
     assert on[:4] == off[:4]
 
 
+_HEAPPUSH = heapq.heappush
+
+
 class _Everything:
-    """Every event entered (inline ones included), with the kernel's position marks after entering it."""
+    """Every event entered (inline ones included), with the kernel's position marks after entering it; and the
+    firings' skipped-allocate checks queued rather than run in place (``_routes.run_next``: pushed into the kernel's
+    heap while the current event is a heartbeat timer's firing)."""
 
     def __init__(self, cluster: Cluster) -> None:
         self.trace: list[tuple[Any, ...]] = []
@@ -175,14 +195,13 @@ class _Everything:
         def entered(entry: tuple[Any, ...]) -> None:
             self.trace.append((entry[:4], kernel.high[:4], kernel.priority, kernel.current))
 
-        def run_next(kernel: Any, entry: tuple[Any, ...]) -> None:
-            # _routes.run_next, counting the firings' allocates it queues instead of running them in place
-            if not (_routes.inline_allocates and kernel.exact_shortcuts and kernel.run_if_next(entry)):
-                self.pushed_allocates += entry[4] is _at_rm
-                kernel.push(*entry)
+        def pushing(queue: list[Any], entry: Any) -> None:
+            if type(entry) is tuple and len(entry) == 7 and entry[4] is _at_rm and kernel.event is not None:
+                self.pushed_allocates += type(getattr(kernel.event[4], "__self__", None)) is HeartbeatTimer
+            _HEAPPUSH(queue, entry)
 
         kernel.observe_events(entered)
-        _amtimer.run_next = run_next  # (the callers put _routes.run_next back)
+        heapq.heappush = pushing  # (the callers put it back)
 
 
 class _Marks:
@@ -220,7 +239,7 @@ def _run_inline(workload: Workload, inline: bool, props: dict[str, object] | Non
             cluster.run(until_ms=3_600_000)
     finally:
         _routes.inline_allocates = True
-        _amtimer.run_next = _routes.run_next
+        heapq.heappush = _HEAPPUSH
     return {
         **_snapshot(cluster),
         "events": events,
@@ -294,7 +313,7 @@ def test_an_allocate_with_an_event_before_it_is_queued() -> None:
             cluster.run(until_ms=400_000)
         finally:
             _routes.inline_allocates = True
-            _amtimer.run_next = _routes.run_next
+            heapq.heappush = _HEAPPUSH
         runs[inline] = (_snapshot(cluster), rec.trace, dict(cluster.kernel._seqs), rec.pushed_allocates)
     on, off = runs[True], runs[False]
     assert 1 <= on[3] < off[3]  # some allocates ran inline, the poked one was queued

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skipping_helpers import TWO_QUEUES
+from skipping_helpers import TWO_QUEUES, spy_on_sleeps
 
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import synthetic_workload
@@ -24,11 +24,9 @@ def test_a_reused_sleeper_holds_what_a_new_one_would() -> None:
     """Every sleep after a wake reuses the woken Sleeper, every slot set as Sleeper.__init__ sets it."""
     cluster = _busy_cluster()
     rm, kernel = cluster.rm, cluster.kernel
-    dormant = rm.dormant
-    sleep = dormant.sleep
     reused: list[bool] = []
 
-    def sleeping(am: Any, attempt: Any, progress: float) -> None:
+    def sleeping(sleep: Any, am: Any, attempt: Any, progress: float) -> None:
         spare, timer = dormant.spare, am.heartbeat_timer
         expected = (rm, am, attempt, attempt.attempt_id, am.id, timer.interval, timer.due, timer.seq)
         expected += (kernel.sequence(am.id), attempt.response_id, progress, 0)
@@ -41,7 +39,7 @@ def test_a_reused_sleeper_holds_what_a_new_one_would() -> None:
         if spare is not None:
             reused.append(sleeper is spare and dormant.spare is None)
 
-    dormant.sleep = sleeping  # type: ignore[method-assign]
+    dormant = spy_on_sleeps(rm, sleeping)
     cluster.run(until_ms=200_000)
     assert reused and all(reused)
 

@@ -64,6 +64,14 @@ MYPYC_MODULES: tuple[str, ...] = (
     # interpreted ContainerManager would read a native ContainerImpl's fields through descriptors 3.11 does not
     # specialise. Compiled, they made a busy run 2.5% more instructions (bench/count_instructions.py), not fewer.
     "yarnball.actors._containerscheduler",
+    # the rest of the delivery layer beside the kernel (actors/_shortcuts): route choices, dormant AMs, AM rounds
+    "yarnball.actors._shortcuts._routes",
+    "yarnball.actors._shortcuts._ownmethods",
+    "yarnball.actors._shortcuts._amtimer",
+    "yarnball.actors._shortcuts._amheartbeats",
+    "yarnball.actors._shortcuts._amdormancy",
+    "yarnball.actors._shortcuts._amrounds",
+    "yarnball.actors._shortcuts._quietreplies",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"

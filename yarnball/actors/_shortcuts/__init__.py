@@ -34,6 +34,10 @@ differ. Each module states its own argument beside its code:
 ``heartbeat_timer``, ``sleeper``) and the scheduler (``idle_allocate``, ``allocate_has_news``,
 ``node_update_is_noop``). The role modules import the layer from this package only; the layer imports no role actor
 module at run time, and the roles it works with are the objects the cluster hands it (tests/test_shortcuts_seam.py).
+
+**Compiled.** Every module here but :mod:`._settings` is compiled with mypyc (yarnball/_native.py): native classes
+whose methods nothing replaces (tests subclass DormantAMs and LazyRunning in Python instead), times and progress
+typed ``Any`` so that a run's int milliseconds stay ints, the kernel and the heartbeat clock typed as their classes.
 """
 
 from __future__ import annotations

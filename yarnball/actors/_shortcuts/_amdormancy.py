@@ -39,11 +39,17 @@ heartbeat times are not integral milliseconds (their phase points are then compu
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import ValuesView
+from typing import TYPE_CHECKING, Any
 
-from yarnball.actors._kernel import NORMAL
+from mypy_extensions import mypyc_attr
+
+from yarnball.actors._kernel import NORMAL, Kernel
 from yarnball.actors._shortcuts._amheartbeats import _at_rm
 from yarnball.actors._shortcuts._amtimer import HeartbeatTimer
+
+if TYPE_CHECKING:
+    from yarnball.actors._heartbeats import HeartbeatClock
 
 __all__ = ["DormantAMs", "HeartbeatTimer", "Sleeper"]
 
@@ -66,12 +72,28 @@ class Sleeper:
         "t1",
     )
 
-    def __init__(self, rm: Any, am: Any, attempt: Any, progress: float) -> None:
+    # (times and the progress are Any, not float: compiled, a float field would turn a run's int milliseconds into
+    # floats, see actors/_heartbeats.py NodeBeat)
+    rm: Any
+    am: Any
+    attempt: Any
+    attempt_id: Any
+    origin: str
+    interval: Any
+    t1: Any
+    sf: int
+    c: int
+    r0: int
+    progress: Any
+    settled: int
+
+    def __init__(self, rm: Any, am: Any, attempt: Any, progress: Any) -> None:
         self.begin(rm, am, attempt, progress)
 
-    def begin(self, rm: Any, am: Any, attempt: Any, progress: float) -> None:
+    def begin(self, rm: Any, am: Any, attempt: Any, progress: Any) -> None:
         """``am`` goes dormant now: its timer is suspended, and where its skipped ticks will stand is noted."""
         timer: HeartbeatTimer = am.heartbeat_timer
+        kernel: Kernel = rm.kernel
         self.rm = rm
         self.am = am
         self.attempt = attempt
@@ -80,7 +102,7 @@ class Sleeper:
         self.interval = timer.interval
         self.t1 = timer.due  # the first skipped tick's time
         self.sf = timer.seq  # the first skipped F's own sequence (it is queued, suspended)
-        self.c = rm.kernel.sequence(origin)  # the first skipped A's sequence
+        self.c = kernel.sequence(origin)  # the first skipped A's sequence
         self.r0 = attempt.response_id
         self.progress = progress
         self.settled = 0
@@ -89,7 +111,7 @@ class Sleeper:
 
     def position(self) -> tuple[int, bool]:
         """(ticks whose A has run, whether the next tick's F has run)."""
-        kernel = self.rm.kernel
+        kernel: Kernel = self.rm.kernel
         now, interval, t1 = kernel.now, self.interval, self.t1
         if now < t1:
             return 0, False
@@ -112,16 +134,17 @@ class Sleeper:
         self.attempt.response_id = rid
         self.am.response_id = rid
         self.attempt.last_heartbeat = self.t1 + (n - 1) * self.interval
-        self.rm.heartbeats.skipped_allocates += new
+        clock: HeartbeatClock = self.rm.heartbeats
+        clock.skipped_allocates += new
 
     def wake(self) -> None:
         """Settle the ticks that have run and re-queue the tick in progress with its exact keys."""
         rm, am, origin, c = self.rm, self.am, self.origin, self.c
-        kernel = rm.kernel
+        kernel: Kernel = rm.kernel
         n, half = self.position()
         self.settle(n)
-        dormant = rm.dormant
-        del dormant[self.attempt_id]
+        dormant: DormantAMs = rm.dormant
+        del dormant.sleepers[self.attempt_id]
         am.sleeper = None
         dormant.spare = self  # nothing refers to a woken Sleeper any more: the next sleep reuses it
         timer: HeartbeatTimer = am.heartbeat_timer
@@ -142,18 +165,19 @@ class Sleeper:
     def drop(self) -> None:
         """The AM stops while dormant: settle what has run, forget it."""
         self.settle(self.position()[0])
-        del self.rm.dormant[self.attempt_id]
+        dormant: DormantAMs = self.rm.dormant
+        del dormant.sleepers[self.attempt_id]
         self.am.sleeper = None
 
 
-_new_sleeper = object.__new__
-
-
-class DormantAMs(dict):  # type: ignore[type-arg]
-    """The RM's dormant AMs by attempt id (a dict, so that ``if rm.dormant:`` costs nothing when there are none)."""
+@mypyc_attr(allow_interpreted_subclasses=True)  # (tests observe its sleeps in a Python subclass)
+class DormantAMs:
+    """The RM's dormant AMs by attempt id: a mapping (``if rm.dormant:`` is one call when there are none) that
+    holds its dict (``sleepers``)."""
 
     def __init__(self, rm: Any) -> None:
-        super().__init__()
+        #: attempt id -> the Sleeper of its dormant AM
+        self.sleepers: dict[Any, Sleeper] = {}
         self.rm = rm
         #: Set by the Cluster from ``yarnball.simulation.dormant-idle-ams`` where AM skipping is proven.
         self.enabled = False
@@ -162,13 +186,31 @@ class DormantAMs(dict):  # type: ignore[type-arg]
         #: The last woken Sleeper, reused by the next :meth:`sleep` (Sleeper.wake sets it).
         self.spare: Sleeper | None = None
 
+    def __bool__(self) -> bool:
+        return bool(self.sleepers)
+
+    def __len__(self) -> int:
+        return len(self.sleepers)
+
+    def __contains__(self, attempt_id: object) -> bool:
+        return attempt_id in self.sleepers
+
+    def __getitem__(self, attempt_id: Any) -> Sleeper:
+        return self.sleepers[attempt_id]
+
+    def get(self, attempt_id: Any) -> Sleeper | None:
+        return self.sleepers.get(attempt_id)
+
+    def values(self) -> ValuesView[Sleeper]:
+        return self.sleepers.values()
+
     def disable(self) -> None:
         self.enabled = False
         self.wake_all()
 
-    def sleep(self, am: Any, attempt: Any, progress: float) -> None:
+    def sleep(self, am: Any, attempt: Any, progress: Any) -> None:
         """``am``'s allocate at this tick was a no-op: go dormant if nothing can need its next tick."""
-        timer = am.heartbeat_timer
+        timer: Any = am.heartbeat_timer
         if (
             type(timer) is not HeartbeatTimer
             or not timer.live
@@ -179,29 +221,30 @@ class DormantAMs(dict):  # type: ignore[type-arg]
         ):
             return
         due, interval = timer.due, timer.interval
-        if due != self.rm.kernel.now + interval or due % 1 or interval % 1:
+        kernel: Kernel = self.rm.kernel
+        if due != kernel.now + interval or due % 1 or interval % 1:
             return  # (x % 1: not an integral number of ms)
         if am.attempt_id is not attempt.attempt_id and am.attempt_id != attempt.attempt_id:
             return
         # a new Sleeper, or the last woken one (an AM sleeps and wakes once per container completion)
         sleeper = self.spare
         if sleeper is None:
-            sleeper = _new_sleeper(Sleeper)
+            sleeper = Sleeper(self.rm, am, attempt, progress)
         else:
             self.spare = None
-        sleeper.begin(self.rm, am, attempt, progress)
-        self[attempt.attempt_id] = sleeper
+            sleeper.begin(self.rm, am, attempt, progress)
+        self.sleepers[attempt.attempt_id] = sleeper
 
     def wake(self, attempt_id: Any) -> None:
-        sleeper = self.get(attempt_id)
+        sleeper = self.sleepers.get(attempt_id)
         if sleeper is not None:
             sleeper.wake()
 
     def wake_all(self) -> None:
-        for sleeper in list(self.values()):
+        for sleeper in list(self.sleepers.values()):
             sleeper.wake()
 
     def settle_all(self) -> None:
         """Settle every dormant AM's skipped ticks up to the kernel's position (for whoever looks from outside)."""
-        for sleeper in self.values():
+        for sleeper in self.sleepers.values():
             sleeper.settle(sleeper.position()[0])

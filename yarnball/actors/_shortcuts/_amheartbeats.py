@@ -26,13 +26,18 @@ and the response handling. Only the scheduler's ``allocate`` operation count dif
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from yarnball.actors._kernel import NORMAL
+from yarnball.actors._kernel import NORMAL, Kernel
 from yarnball.actors._rmapp import AttemptState
 from yarnball.actors._shortcuts._amtimer import HeartbeatTimer
 from yarnball.actors._shortcuts._routes import deliver_allocate
 from yarnball.protocols import AllocateRequest, ResourceBlacklistRequest
+
+if TYPE_CHECKING:
+    from yarnball.actors._heartbeats import HeartbeatClock
+    from yarnball.actors._shortcuts._amdormancy import DormantAMs
+    from yarnball.policies.scheduler._abstract import AbstractYarnScheduler
 
 __all__ = ["idle_allocate"]
 
@@ -46,10 +51,10 @@ def idle_allocate(am: Any, rm: Any, progress: float) -> bool:
     report."""
     if rm is None:
         return False  # an AMRMProxy in between (distributed scheduling), or no RM hosted here
-    clock = getattr(rm, "heartbeats", None)
+    clock: HeartbeatClock | None = getattr(rm, "heartbeats", None)
     if clock is None or not clock.skip_am:
         return False
-    kernel = am.kernel
+    kernel: Kernel = am.kernel
     arg = (rm, am, am.attempt_id, am.response_id, progress)
     # ActorRef.tell's key: the same delay, priority, origin and sequence, and the RM as the owner.
     owner = rm.ref.id
@@ -63,7 +68,7 @@ def idle_allocate(am: Any, rm: Any, progress: float) -> bool:
     return True
 
 
-def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
+def _at_rm(arg: tuple[Any, Any, Any, int, Any]) -> None:  # (the progress: as the AM has it, see _amdormancy.py)
     rm, am, attempt_id, response_id, progress = arg
     resize = rm.resize  # container resizes: an allocate with updates or errors to hand over is a real one
     decommissioning = rm.decommissioning  # and one with node updates to hand over (actors/_decommission.py)
@@ -76,18 +81,23 @@ def _at_rm(arg: tuple[Any, Any, Any, int, float]) -> None:
         # Whether the call is a no-op (one function: this check runs at every AM heartbeat that is not dormant).
         # ApplicationMasterService.current_attempt and the state check in one: a RUNNING/FINISHING attempt is never
         # done.
-        attempt = rm.attempts.get(attempt_id)
+        attempts: dict[Any, Any] = rm.attempts
+        attempt = attempts.get(attempt_id)
         # (only with the attempt's own AMRMToken: anything else goes to the RM as a request, to be refused there)
         if attempt is not None and attempt.state in _LIVE and am.amrm_token is attempt.amrm_token:
-            headroom = rm.scheduler.idle_allocate(attempt_id)
+            # (every scheduler is one: its class, not the ResourceScheduler protocol, makes the call a native one)
+            scheduler: AbstractYarnScheduler = rm.scheduler
+            headroom = scheduler.idle_allocate(attempt_id)
             if headroom is not None:
                 # ApplicationMasterService.allocate for a call that carries and returns nothing: liveness and
                 # response id; then the empty AllocateResponse as the AM takes it.
-                attempt.last_heartbeat = rm.kernel.now
+                kernel: Kernel = rm.kernel
+                clock: HeartbeatClock = rm.heartbeats
+                attempt.last_heartbeat = kernel.now
                 attempt.response_id = rid = response_id + 1
                 am.idle_response(rid, headroom, len(rm.nodes))
-                rm.heartbeats.skipped_allocates += 1
-                dormant = rm.dormant
+                clock.skipped_allocates += 1
+                dormant: DormantAMs = rm.dormant
                 if dormant.enabled:
                     dormant.sleep(am, attempt, progress)  # _amdormancy.py
                 return

@@ -46,12 +46,17 @@ place in turn when it is the next event: a firing, its allocate and the AM's han
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from yarnball.actors._kernel import NORMAL
+from yarnball.actors._kernel import NORMAL, Kernel
 from yarnball.actors._ref import ActorRef
 from yarnball.actors._rmapp import AttemptState
+from yarnball.actors._shortcuts._amtimer import HeartbeatTimer
 from yarnball.actors._shortcuts._routes import deliver_allocate
+
+if TYPE_CHECKING:
+    from yarnball.actors._heartbeats import HeartbeatClock
+    from yarnball.actors._shortcuts._amdormancy import DormantAMs
 
 __all__ = ["hold_tell", "scheduler_has_news", "sleep_after_response"]
 
@@ -65,13 +70,14 @@ def sleep_after_response(am: Any, rm: Any, progress: float) -> None:
     attempt_id = am.attempt_id
     if attempt_id is None or rm is None:
         return
-    dormant = getattr(rm, "dormant", None)
+    dormant: DormantAMs | None = getattr(rm, "dormant", None)
     if dormant is None or not dormant.enabled or not dormant.early:
         return
-    clock = rm.heartbeats
+    clock: HeartbeatClock | None = rm.heartbeats
     if clock is None or not clock.skip_am or not rm.is_free or rm.opportunistic is not None:
         return
-    attempt = rm.attempts.get(attempt_id)  # (a RUNNING/FINISHING attempt is never done: no is_done check)
+    attempts: dict[Any, Any] = rm.attempts
+    attempt = attempts.get(attempt_id)  # (a RUNNING/FINISHING attempt is never done: no is_done check)
     if attempt is None or attempt.state not in _LIVE or attempt.response_id != am.response_id:
         return
     if scheduler_has_news(rm.scheduler, attempt_id):
@@ -89,10 +95,10 @@ def scheduler_has_news(scheduler: Any, attempt_id: Any) -> bool:
     return has_news(attempt_id)  # type: ignore[no-any-return]
 
 
-def hold_tell(timer: Any, ref: Any, request: Any, sender: Any) -> None:
+def hold_tell(timer: HeartbeatTimer, ref: Any, request: Any, sender: Any) -> None:
     """``ref.tell(request, sender)`` (an AllocateRequest to the RM) from a heartbeat firing: the same entry, held
     for the end of the firing (``HeartbeatTimer._fire``)."""
-    kernel = ref.kernel
+    kernel: Kernel = ref.kernel
     actor = ref.actor if type(ref) is ActorRef else None
     if actor is None or not kernel.exact_shortcuts or not kernel.instant:
         ref.tell(request, sender)

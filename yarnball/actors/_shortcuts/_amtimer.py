@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from yarnball.actors._kernel import NORMAL, TimerHandle
+from yarnball.actors._kernel import NORMAL, Kernel, TimerHandle
 from yarnball.actors._shortcuts._routes import run_next
 
 __all__ = ["HeartbeatTimer"]
@@ -19,7 +19,15 @@ class HeartbeatTimer(TimerHandle):
 
     __slots__ = ("actor", "due", "fire", "firing", "held", "interval", "item", "live", "seq", "token")
 
-    def __init__(self, actor: Any, interval: float, what: Callable[[], Any]) -> None:
+    # (times are Any, not float: compiled, a float field would turn a run's int milliseconds into floats, see
+    # actors/_heartbeats.py NodeBeat)
+    actor: Any
+    interval: Any
+    item: Any
+    due: Any
+    fire: Callable[[int], None]
+
+    def __init__(self, actor: Any, interval: Any, what: Callable[[], Any]) -> None:
         super().__init__()
         if interval <= 0:
             raise ValueError(f"timer interval must be > 0, got {interval}")
@@ -41,11 +49,11 @@ class HeartbeatTimer(TimerHandle):
         self.rearm(actor.kernel.now + interval)
         actor.track_timer(self)
 
-    def rearm(self, t: float, key: tuple[str, int] | None = None) -> None:
+    def rearm(self, t: Any, key: tuple[str, int] | None = None) -> None:
         """Queue the next firing at ``t`` with the key ``(t, NORMAL, origin, seq)``: ``key`` = ``(origin, seq)``,
         by default the next one of the current origin (what ``Kernel.schedule`` would take; the owner is the
         origin: the AM)."""
-        kernel = self.actor.kernel
+        kernel: Kernel = self.actor.kernel
         token = self.token = self.token + 1
         if key is None:
             self.seq = kernel.queue_at(t, NORMAL, self.fire, token)
@@ -75,7 +83,7 @@ class HeartbeatTimer(TimerHandle):
             actor.heartbeat_tick(self.item)  # the tick's delivery, as Actor.every's firing (at once when it may)
         finally:
             self.firing = False
-        kernel = actor.kernel
+        kernel: Kernel = actor.kernel
         # self.rearm(now + interval): its default key, inline (once per firing)
         t = kernel.now + self.interval
         token = self.token = self.token + 1

@@ -71,12 +71,15 @@ an empty heartbeat the RM does not need (``HeartbeatClock.needs``, the RM's ``ne
 makes). Per-link latencies must not be set in the middle of a run.
 tests/test_lazy_running.py compares busy runs with ``yarnball.simulation.lazy-running-reports`` on and off.
 
-Compiled with mypyc (yarnball/_native.py), with actors/_heartbeats.py: LazyRunning is a native class.
+Compiled with mypyc (yarnball/_native.py), with actors/_heartbeats.py: LazyRunning is a native class (a test may
+subclass it in Python).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from mypy_extensions import mypyc_attr
 
 from yarnball.actors._shortcuts._routes import InPlaceHeartbeats
 
@@ -87,6 +90,7 @@ if TYPE_CHECKING:
 __all__ = ["LazyRunning"]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (a test leaves out its settles in a Python subclass)
 class LazyRunning:
     """``HeartbeatClock.lazy``: defers and settles the RUNNING-only heartbeats of dormant NMs (module docstring)."""
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from yarnball.actors._kernel import Kernel
 from yarnball.actors._ref import ActorRef
 
 __all__ = ["NOOP_WHEN_ALL_OK", "reply_is_noop"]
@@ -25,7 +26,7 @@ def reply_is_noop(actor: Any, mtype: type) -> bool:
     """Would a ``mtype`` reply without failed requests, sent now to the sender of ``actor``'s current message,
     change nothing when delivered? (The caller checks that there are no failed requests.)"""
     ref = actor.sender
-    kernel = actor.kernel
+    kernel: Kernel = actor.kernel
     if type(ref) is not ActorRef or ref.kernel is not kernel or not kernel.exact_shortcuts or not kernel.instant:
         return False
     receiver = ref.actor

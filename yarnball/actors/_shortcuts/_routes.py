@@ -44,15 +44,18 @@ delivery would have (its next heartbeat is at a later phase point). Otherwise it
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from yarnball.actors._kernel import NORMAL
+from yarnball.actors._kernel import NORMAL, Kernel
 from yarnball.actors._ref import ActorRef
+
+if TYPE_CHECKING:
+    from yarnball.actors._heartbeats import HeartbeatClock
 
 __all__ = ["InPlaceHeartbeats", "deliver_allocate", "deliver_heartbeat_response", "heartbeat_route", "run_next"]
 
 
-def heartbeat_route(clock: Any, nm: Any) -> None:
+def heartbeat_route(clock: HeartbeatClock, nm: Any) -> None:
     """The heartbeat of ``nm`` at a phase point of ``clock``: nowhere, a virtual heartbeat, or the real request."""
     if not clock.skip or nm.has_news():
         clock.real += 1
@@ -73,10 +76,10 @@ class InPlaceHeartbeats:
     __slots__ = ("checked",)
 
     def __init__(self) -> None:
-        self.checked: Any = None  # the RM last found to qualify (what cannot change about it is checked once)
+        self.checked: object = None  # the RM last found to qualify (what cannot change about it is checked once)
 
     def __call__(self, nm: Any) -> bool:
-        kernel = nm.kernel
+        kernel: Kernel = nm.kernel
         if (
             not kernel.instant
             or kernel.running_async
@@ -110,7 +113,7 @@ class InPlaceHeartbeats:
 inline_allocates = True
 
 
-def run_next(kernel: Any, entry: tuple[Any, ...]) -> None:
+def run_next(kernel: Kernel, entry: tuple[Any, ...]) -> None:
     """Run ``entry`` (its key taken) now if it is the event the kernel would pop next, else queue it."""
     if not (inline_allocates and kernel.exact_shortcuts and kernel.run_if_next(entry)):
         kernel.push(*entry)
@@ -134,7 +137,7 @@ def deliver_allocate(arg: tuple[Any, Any, Any, Any]) -> None:
     response = rm.allocate_in_place(request, sender)
     if response is None:
         return
-    kernel = rm.kernel
+    kernel: Kernel = rm.kernel
     target = sender.actor
     if target is None or sender.kernel is not kernel or not kernel.instant or not inline_allocates:
         sender.tell(response, rm.ref)  # (ActorRef.tell: Actor.reply's message)
@@ -145,7 +148,7 @@ def deliver_allocate(arg: tuple[Any, Any, Any, Any]) -> None:
 def deliver_heartbeat_response(rm: Any, nm_ref: Any, response: Any) -> None:
     """Send ``response`` to the NodeManager at ``nm_ref``, or have it stored at once when that is all its delivery
     would do (module docstring)."""
-    kernel = rm.kernel
+    kernel: Kernel = rm.kernel
     if type(nm_ref) is ActorRef and nm_ref.kernel is kernel and kernel.exact_shortcuts and kernel.instant:
         nm: Any = nm_ref.actor  # the NodeManager (or an actor standing in for it in a test: it gets messages)
         # (its class asked, the method called through it: no bound method made per heartbeat)
