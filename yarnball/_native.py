@@ -57,6 +57,8 @@ MYPYC_MODULES: tuple[str, ...] = (
     # actor-side helpers: native classes the actors call into on every heartbeat, never subclassed by users
     "yarnball.actors._heartbeats",
     "yarnball.actors._shortcuts._lazyrunning",
+    # the RM's plain services and records (the RM actor holds them; its Actor classes stay interpreted)
+    "yarnball.actors._rmapp",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"
