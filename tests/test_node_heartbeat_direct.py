@@ -28,8 +28,17 @@ from yarnball.testing import captured_events
 
 
 def _run(direct: bool, props: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """A busy two-queue run with the record-free NODE_UPDATE and the settling after it on or off."""
+    """A busy two-queue run with the record-free NODE_UPDATE and the settling after it on or off; ``records`` counts
+    the NODE_UPDATE event records the dispatcher built (the module switches are read at run time, compiled too)."""
+    records = [0]
+    record = _schedulerdispatcher.NodeUpdateSchedulerEvent
+
+    def recorded(**fields: Any) -> Any:
+        records[0] += 1
+        return record(**fields)
+
     with monkeypatch.context() as m:
+        m.setattr(_schedulerdispatcher, "NodeUpdateSchedulerEvent", recorded)
         if not direct:
             m.setattr(_schedulerdispatcher, "_DISPATCH", None)
             m.setattr(_resourcetracker, "SETTLE_AFTER_UPDATE", False)
@@ -38,7 +47,7 @@ def _run(direct: bool, props: dict[str, object], monkeypatch: pytest.MonkeyPatch
         cluster.submit_workload(workload)
         with captured_events() as events:
             end = cluster.run(until_ms=1_800_000)
-        return {"end": end, "events": events, **run_state(cluster)}
+        return {"end": end, "events": events, "records": records[0], **run_state(cluster)}
 
 
 @pytest.mark.parametrize(
@@ -57,6 +66,7 @@ def test_busy_runs_equal_with_and_without_the_direct_node_update(
     """A busy run equals the event-record path key for key: logs, results, sequences, heartbeats and op counts."""
     on, off = _run(True, props, monkeypatch), _run(False, props, monkeypatch)
     assert on["counters"]["containers_completed"] > 100
+    assert on.pop("records") == 0 < off.pop("records")  # each run took its own path
     assert on == off
 
 

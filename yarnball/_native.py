@@ -59,6 +59,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.actors._shortcuts._lazyrunning",
     # the RM's plain services and records (the RM actor holds them; its Actor classes stay interpreted)
     "yarnball.actors._rmapp",
+    "yarnball.actors._schedulerdispatcher",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"

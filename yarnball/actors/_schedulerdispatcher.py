@@ -22,8 +22,10 @@ import logging
 import time
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from yarnball.actors._rmapp import AttemptState
-from yarnball.actors._shortcuts import OwnMethod
+from yarnball.actors._shortcuts import OwnMethod, is_bound
 from yarnball.policies.scheduler import (
     PROVEN_SCHEDULER_CLASS,
     AppAccepted,
@@ -61,11 +63,16 @@ _perf_counter = time.perf_counter
 _EVENT_NAMES: dict[type, str] = {}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SchedulerEventDispatcher:
     """The dispatcher of the RM ``rm`` into its scheduler (see the module docstring)."""
 
     def __init__(self, rm: Any) -> None:
         self.rm = rm
+        #: ``rm.dispatch`` when it was last found to be this dispatcher's own ``dispatch`` while ``_DISPATCH`` was
+        #: ``own_for`` (node_update: one identity test per heartbeat instead of :func:`is_bound`'s method reads).
+        self.own_dispatch: Any = None
+        self.own_for: Any = None
         #: The members (chosen by build_chain).
         self.claimers: tuple[Any, ...] = ()
         self.absorbers: tuple[Any, ...] = ()
@@ -123,11 +130,16 @@ class SchedulerEventDispatcher:
         a scheduler whose ``handle`` is replaced or overridden."""
         rm = self.rm
         scheduler = rm.scheduler
+        dispatch = rm.dispatch
+        if (dispatch is not self.own_dispatch or self.own_for is not _DISPATCH) and is_bound(self, dispatch, _DISPATCH):
+            self.own_dispatch, self.own_for = dispatch, _DISPATCH  # (a bound method never changes what it runs)
         if (
             # replaced or overridden: read through the bound methods, never through the scheduler's ``__dict__``
             # (that would move its attribute values out of CPython's inline storage for the rest of the run: see
-            # _kernel.enter_replaced)
-            getattr(rm.dispatch, "__func__", None) is not _DISPATCH or not _CS_HANDLE.runs(scheduler, scheduler.handle)
+            # _kernel.enter_replaced); a compiled method has no ``__func__`` (is_bound)
+            dispatch is not self.own_dispatch
+            or self.own_for is not _DISPATCH
+            or not _CS_HANDLE.runs(scheduler, scheduler.handle)
         ):
             # (the same event as NodeUpdateSchedulerEvent(node_id=node.id) when there is nothing to report)
             rm.dispatch(
