@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 import pytest
+from service_spies import spyable_services
 from skipping_helpers import TWO_QUEUES, run_state
 from test_capacity_fastpaths import DRF, QUEUES, Driver
 from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_scheduler, submit
@@ -168,10 +169,14 @@ def test_node_update_of_an_unknown_node_changes_nothing() -> None:
     assert cs.queue_metrics() == before
 
 
-def test_a_settled_heartbeat_is_one_the_clock_would_not_keep(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whenever a dispatched heartbeat is settled, needs_heartbeat is False for its node; settling happens."""
+@pytest.mark.parametrize("settle", [True, False])
+def test_a_settled_heartbeat_is_one_the_clock_would_not_keep(settle: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whenever a dispatched heartbeat is settled, needs_heartbeat is False for its node; settling happens, and
+    never with SETTLE_AFTER_UPDATE off."""
+    monkeypatch.setattr(_resourcetracker, "SETTLE_AFTER_UPDATE", settle)
     workload = synthetic_workload(40, 30, seed=7, queues=("a", "b"), maps=(1, 25), reduces=(0, 5), load=1.5)
-    cluster = Cluster(Configuration(TWO_QUEUES), workload.nodes, seed=4)
+    with spyable_services():  # (handle_node_heartbeat is replaced below)
+        cluster = Cluster(Configuration(TWO_QUEUES), workload.nodes, seed=4)
     rm = cluster.rm
     tracker = rm.resource_tracker
     handle = tracker.handle_node_heartbeat
@@ -188,7 +193,10 @@ def test_a_settled_heartbeat_is_one_the_clock_would_not_keep(monkeypatch: pytest
     tracker.handle_node_heartbeat = handled  # type: ignore[method-assign]
     cluster.submit_workload(workload)
     cluster.run(until_ms=1_800_000)
-    assert checked[0] > 50 and checked[1] > 0  # both outcomes were exercised
+    if settle:
+        assert checked[0] > 50 and checked[1] > 0  # both outcomes were exercised
+    else:
+        assert checked[0] == 0 and checked[1] > 50
 
 
 def test_node_update_is_noop_memory_only_equals_the_calculator_form() -> None:

@@ -60,6 +60,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     # the RM's plain services and records (the RM actor holds them; its Actor classes stay interpreted)
     "yarnball.actors._rmapp",
     "yarnball.actors._schedulerdispatcher",
+    "yarnball.actors._resourcetracker",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"

@@ -23,7 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from yarnball.actors._actor import ActorRef
+from mypy_extensions import mypyc_attr
+
+from yarnball.actors._future import Ms
+from yarnball.actors._ref import ActorRef
 from yarnball.actors._shortcuts import deliver_heartbeat_response
 from yarnball.protocols import (
     ApplicationId,
@@ -49,18 +52,18 @@ __all__ = ["RMNode", "ResourceTrackerService"]
 _RUNNING = ContainerState.RUNNING
 _COMPLETE = ContainerState.COMPLETE
 #: ResourceTrackerService.node_heartbeat settles a dispatched heartbeat that leaves its node a no-op (tests turn it
-#: off).
+#: off: a plain module global, which the compiled module reads at run time, as it would not a Final).
 SETTLE_AFTER_UPDATE = True
 
 
 class RMNode:
     __slots__ = ("id", "last_heartbeat", "pending_app_cleanup", "pending_cleanup", "rack", "resource", "response_id")
 
-    def __init__(self, node_id: NodeId, rack: str, resource: Resource, now: float) -> None:
+    def __init__(self, node_id: NodeId, rack: str, resource: Resource, now: Ms) -> None:
         self.id = node_id
         self.rack = rack
         self.resource = resource
-        self.last_heartbeat = now
+        self.last_heartbeat: Ms = now  # (Ms, not float: a compiled float attribute would make an int time a float)
         self.response_id = 0
         # () until something is queued (a list per node costs 56 bytes, and most nodes have nothing to clean up)
         self.pending_cleanup: list[ContainerId] | tuple[()] = ()
@@ -81,6 +84,7 @@ class RMNode:
             self.pending_app_cleanup = [app_id]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ResourceTrackerService:
     """The ResourceTrackerService of the RM ``rm`` (see the module docstring). The RM holds the nodes (``rm.nodes``,
     as Hadoop's RMContext); this service changes them."""

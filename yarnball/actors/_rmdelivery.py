@@ -12,6 +12,7 @@ from yarnball.actors._actor import PLAIN_DELIVERY, Actor, ActorRef, handler
 from yarnball.actors._amrpc import REFUSED
 from yarnball.actors._applicationmasterservice import ApplicationMasterService
 from yarnball.actors._resourcetracker import ResourceTrackerService
+from yarnball.actors._shortcuts import is_bound
 from yarnball.protocols import (
     AllocateRequest,
     AllocateResponse,
@@ -76,8 +77,9 @@ class RMDeliveryProtocol(Actor):
         return (
             self.delivers_plainly()
             and type(self).handler_for(NodeHeartbeatRequest) is RMDeliveryProtocol.on_node_heartbeat
-            and getattr(tracker.node_heartbeat, "__func__", None) is ResourceTrackerService.node_heartbeat
-            and getattr(tracker.handle_node_heartbeat, "__func__", None) is ResourceTrackerService.handle_node_heartbeat
+            # (is_bound: a compiled method has no ``__func__``)
+            and is_bound(tracker, tracker.node_heartbeat, ResourceTrackerService.node_heartbeat)
+            and is_bound(tracker, tracker.handle_node_heartbeat, ResourceTrackerService.handle_node_heartbeat)
         )
 
     @handler
