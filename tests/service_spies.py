@@ -4,13 +4,15 @@ The RM's services are mypyc native classes in the compiled build (yarnball/_nati
 ``__dict__``, so ``rm.application_master_service.serve_allocate = spy`` fails there. An RM built inside
 :func:`spyable_services` holds instances of plain Python subclasses of them instead (the classes are marked
 ``allow_interpreted_subclasses``), which take such a replacement in both builds; a compiled method calling the
-replaced one on ``self`` calls the replacement, as a Python method would.
+replaced one on ``self`` calls the replacement, as a Python method would. :func:`spyable_ams` swaps the
+ApplicationMasterService of an RM already built.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
@@ -40,3 +42,13 @@ def spyable_services() -> Iterator[None]:
         m.setattr(_resourcemanager, "ResourceTrackerService", SpyableTracker)
         m.setattr(_resourcemanager, "ApplicationMasterService", SpyableAMService)
         yield
+
+
+def spyable_ams(rm: Any) -> SpyableAMService:
+    """Give the built ``rm`` a spyable ApplicationMasterService in place of its own (unless it has one: spies chain),
+    and return it. The service holds no state of its own (its chain is chosen from the RM's services, again here), so
+    nothing else changes."""
+    ams = rm.application_master_service
+    if not isinstance(ams, SpyableAMService):
+        rm.application_master_service = ams = SpyableAMService(rm)
+    return ams

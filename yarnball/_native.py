@@ -61,6 +61,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.actors._rmapp",
     "yarnball.actors._schedulerdispatcher",
     "yarnball.actors._resourcetracker",
+    "yarnball.actors._applicationmasterservice",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"

@@ -285,7 +285,7 @@ class ResourceTrackerService:
         (only the response is delivered, to the NM), and nothing after the dispatch changes the scheduler (the
         opportunistic service's heartbeat handling would run in between)."""
         rm = self.rm
-        node = rm.nodes.get(node_id)
+        node: RMNode | None = rm.nodes.get(node_id)  # (typed: native attribute access, compiled)
         if node is None:
             # ResourceTrackerService: "Node not found resyncing <node>"
             return NodeHeartbeatResponse(node_action=NodeAction.RESYNC, diagnostics_message="Node not found resyncing")
@@ -384,7 +384,7 @@ class ResourceTrackerService:
         """Could an empty heartbeat from ``node_id`` change anything? False only when it provably cannot: no
         cleanup to send and a NODE_UPDATE the scheduler would return from at once."""
         rm = self.rm
-        node = rm.nodes.get(node_id)
+        node: RMNode | None = rm.nodes.get(node_id)
         if node is None:
             return True  # the NM must hear RESYNC
         if node.pending_cleanup or node.pending_app_cleanup:
@@ -394,7 +394,7 @@ class ResourceTrackerService:
     def _needs_heartbeat_or_update(self, node_id: NodeId) -> bool:
         """``_needs_heartbeat``, and True for a node with a container decrease to push (container resizing on)."""
         rm = self.rm
-        node = rm.nodes.get(node_id)
+        node: RMNode | None = rm.nodes.get(node_id)
         if node is None:
             return True  # the NM must hear RESYNC
         if node.pending_cleanup or node.pending_app_cleanup:

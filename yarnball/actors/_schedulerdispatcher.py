@@ -24,7 +24,7 @@ from typing import Any
 
 from mypy_extensions import mypyc_attr
 
-from yarnball.actors._rmapp import AttemptState
+from yarnball.actors._rmapp import AttemptState, RMApp, RMAppAttempt
 from yarnball.actors._shortcuts import OwnMethod, is_bound
 from yarnball.policies.scheduler import (
     PROVEN_SCHEDULER_CLASS,
@@ -274,14 +274,14 @@ class SchedulerEventDispatcher:
         rm.live.add(cid)
         rm.unlaunched[cid] = (now, node_id)
         attempt_id = note.attempt_id
-        app = rm.apps.get(attempt_id.application_id)
+        app: RMApp | None = rm.apps.get(attempt_id.application_id)  # (typed: native calls, compiled)
         if app is not None:
             app.nodes.add(node_id)
             if app.first_task_time is None and not note.is_am:
                 app.first_task_time = now
             app.container_allocated(cid, now, container.resource, is_am=note.is_am)
         if note.is_am:  # (the attempt is looked up for an AM container only)
-            attempt = rm.attempts.get(attempt_id)
+            attempt: RMAppAttempt | None = rm.attempts.get(attempt_id)
             if attempt is not None and attempt.state is _SCHEDULED:
                 rm.app_manager.launch_am(app, attempt, container)
 
@@ -329,7 +329,7 @@ class SchedulerEventDispatcher:
             counters["containers_lost"] += 1
         else:
             counters["containers_killed"] += 1
-        app = rm.apps.get(cid.application_attempt_id.application_id)
+        app: RMApp | None = rm.apps.get(cid.application_attempt_id.application_id)
         if app is not None:
             app.container_finished(cid, rm.kernel.now, exit_status)  # before the attempt hears of it, as Hadoop
         attempt_id = rm.am_containers.pop(cid, None)
