@@ -62,6 +62,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.actors._schedulerdispatcher",
     "yarnball.actors._resourcetracker",
     "yarnball.actors._applicationmasterservice",
+    "yarnball.actors._rmappmanager",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"
