@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from service_spies import spyable_ams
 from skipping_helpers import TWO_QUEUES, assert_same_except, sls_outputs_equal_both_ways
 
 from yarnball import ApplicationMaster
@@ -41,7 +42,7 @@ class _Recorder:
         self.served: list[tuple[Any, ...]] = []
         self.dormant_max = 0
         kernel, rm = cluster.kernel, cluster.rm
-        serve = rm.application_master_service.serve_allocate
+        serve = spyable_ams(rm).serve_allocate
 
         def entered(entry: tuple[Any, ...]) -> None:
             if not _is_tick(entry[4]):

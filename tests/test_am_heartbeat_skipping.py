@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from service_spies import spyable_ams
 from skipping_helpers import TWO_QUEUES, sls_outputs_equal_both_ways
 
 from yarnball.errors import ConfigurationError
@@ -30,7 +31,7 @@ def _run(workload: Workload, skip: bool, props: dict[str, object] | None = None,
     cluster = Cluster(conf, workload.nodes, seed=3)
     rm = cluster.rm
     responses: list[tuple[Any, ...]] = []
-    serve = rm.application_master_service.serve_allocate
+    serve = spyable_ams(rm).serve_allocate
 
     def served(msg: Any) -> Any:
         r = serve(msg)

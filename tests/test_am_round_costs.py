@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from service_spies import spyable_ams
 from test_am_dormancy import QUEUES, _Recorder, _snapshot
 
 from yarnball.actors import _schedulerdispatcher
@@ -150,7 +151,7 @@ def test_sent_asks_are_in_sort_key_order() -> None:
     b = WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4)
     cluster = Cluster(Configuration({}), b.build().nodes, seed=1)
     rm = cluster.rm
-    serve, sent = rm.application_master_service.serve_allocate, []
+    serve, sent = spyable_ams(rm).serve_allocate, []
 
     def served(msg: AllocateRequest) -> Any:
         if msg.ask:

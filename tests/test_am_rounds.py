@@ -7,6 +7,7 @@ import heapq
 from typing import Any
 
 import pytest
+from service_spies import spyable_ams
 from skipping_helpers import assert_same_except, spy_on_sleeps
 from test_am_dormancy import PREEMPTION, QUEUES, PokingAM, _Recorder, _snapshot
 
@@ -149,7 +150,7 @@ def _run_with_mark_between(early: bool) -> tuple[Any, ...]:
     rec = _Recorder(cluster)
     counts = _Early(cluster)
     rm, kernel = cluster.rm, cluster.kernel
-    serve, injected = rm.application_master_service.serve_allocate, []
+    serve, injected = spyable_ams(rm).serve_allocate, []
 
     def served(msg: Any) -> Any:
         response = serve(msg)
@@ -211,7 +212,7 @@ class _Marks:
     def __init__(self, cluster: Cluster) -> None:
         self.trace: list[tuple[Any, ...]] = []
         kernel, rm = cluster.kernel, cluster.rm
-        serve, needs = rm.application_master_service.serve_allocate, rm.needs_heartbeat
+        serve, needs = spyable_ams(rm).serve_allocate, rm.needs_heartbeat
 
         def mark() -> None:
             self.trace.append((kernel.event[:4], kernel.high[:4], kernel.priority, kernel.current))  # type: ignore[index]
@@ -326,7 +327,7 @@ def test_an_observed_rm_delivery_still_sees_every_allocate() -> None:
     workload = synthetic_workload(8, 8, seed=4, maps=(1, 6), reduces=(0, 2), load=1.0)
     cluster = Cluster(Configuration({}), workload.nodes, seed=3)
     rm = cluster.rm
-    deliver, serve, seen, served = rm._deliver, rm.application_master_service.serve_allocate, [], []
+    deliver, serve, seen, served = rm._deliver, spyable_ams(rm).serve_allocate, [], []
 
     def delivered(arg: Any) -> None:
         if type(arg[0]).__name__ == "AllocateRequest":

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from service_spies import spyable_services
 from skipping_helpers import TWO_QUEUES, sls_outputs_equal_both_ways
 
 from yarnball.actors._resourcemanager import ResourceManager
@@ -26,7 +27,8 @@ def _run(workload: Workload, skip: bool, props: dict[str, object] | None = None,
     conf = Configuration({**(props or {}), SKIP: "true" if skip else "false"})
     allocations: list[tuple[float, str, str, bool]] = []
     completions: list[tuple[float, str, int, str]] = []
-    cluster = Cluster(conf, workload.nodes, seed=3)
+    with spyable_services():  # (on_allocated and container_done are replaced below)
+        cluster = Cluster(conf, workload.nodes, seed=3)
     rm = cluster.rm
     on_allocated, container_done = rm.dispatcher.on_allocated, rm.dispatcher.container_done
 
@@ -191,7 +193,8 @@ def test_sls_samples_give_identical_outputs(
 
 def _submit_at_a_phase_point(skip: bool) -> list[tuple[float, str]]:
     workload = synthetic_workload(3, 30, seed=2, maps=(5, 10), reduces=(0, 0))
-    cluster = Cluster(Configuration({SKIP: str(skip).lower()}), workload.nodes, seed=4)
+    with spyable_services():  # (on_allocated is replaced below)
+        cluster = Cluster(Configuration({SKIP: str(skip).lower()}), workload.nodes, seed=4)
     cluster.run(until_ms=1500)
     beat = max(cluster.heartbeats.beats.values(), key=lambda b: b.priority)
     cluster.run(until_ms=beat.start + 2 * beat.interval)  # stop exactly at a phase point of the last node

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from service_spies import spyable_services
 from skipping_helpers import TWO_QUEUES, run_state
 
 from yarnball.launcher import Cluster
@@ -31,7 +32,8 @@ def _run(inline: bool, props: dict[str, object], *, latency: float = 0, until_ms
     heartbeat the RM handles and every scheduler event, the kernel's position (time, current actor, event key,
     marks)."""
     workload = _busy()
-    cluster = Cluster(Configuration({**QUEUES, **props}), workload.nodes, seed=4)
+    with spyable_services():  # (node_heartbeat is replaced below)
+        cluster = Cluster(Configuration({**QUEUES, **props}), workload.nodes, seed=4)
     cluster.kernel.default_latency = latency
     if not inline:
         cluster.heartbeats.inline = None
@@ -89,7 +91,8 @@ def test_a_failing_heartbeat_is_reported_as_the_request_would_be() -> None:
     logs = []
     for inline in (True, False):
         workload = _busy()
-        cluster = Cluster(Configuration(QUEUES), workload.nodes, seed=4)
+        with spyable_services():  # (node_heartbeat is replaced below)
+            cluster = Cluster(Configuration(QUEUES), workload.nodes, seed=4)
         if not inline:
             cluster.heartbeats.inline = None
         rm = cluster.rm

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import pytest
+from service_spies import spyable_services
 from skipping_helpers import TWO_QUEUES, assert_same_except, sls_outputs_equal_both_ways
 
 from yarnball.actors._kernel import NORMAL
@@ -71,10 +73,12 @@ def _run(
     probes: bool = False,
     settle: bool = True,
     setup: Any = None,
+    spyable: bool = False,
 ) -> dict[str, Any]:
-    cluster = Cluster(
-        Configuration({**TWO_QUEUES, **(props or {}), LAZY: "true" if lazy else "false"}), workload.nodes, seed=4
-    )
+    with spyable_services() if spyable else nullcontext():  # (``setup`` may replace the services' methods)
+        cluster = Cluster(
+            Configuration({**TWO_QUEUES, **(props or {}), LAZY: "true" if lazy else "false"}), workload.nodes, seed=4
+        )
     seen: list[Any] = []
     if probes:
         _probe(cluster, 997, NORMAL, seen, settle)
@@ -259,7 +263,7 @@ def test_a_replaced_heartbeat_handler_keeps_every_heartbeat() -> None:
         tracker.node_heartbeat = beat  # type: ignore[method-assign]
         tracker.build_chain()
 
-    on = _run(_short(), True, until_ms=120_000, setup=spy)
+    on = _run(_short(), True, until_ms=120_000, setup=spy, spyable=True)
     assert on["deferred"] == 0 and len(seen) == sum(on["heartbeats"]) > 0  # (real and virtual heartbeats)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from service_spies import spyable_services
 
 from yarnball import Cluster
 from yarnball.launcher.workloads import WorkloadBuilder
@@ -14,7 +15,8 @@ from yarnball.protocols import NodeAction, NodeHeartbeatResponse, NodeId, keys
 def _cluster() -> Cluster:
     # Every heartbeat processed (no skipping), so every phase point has its event.
     conf = {keys.SIMULATION_SKIP_IDLE_HEARTBEATS: "false"}
-    return Cluster(conf, WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4).build().nodes, seed=1)
+    with spyable_services():  # (_heartbeats_seen replaces node_heartbeat)
+        return Cluster(conf, WorkloadBuilder().nodes(2, memory_mb=4096, vcores=4).build().nodes, seed=1)
 
 
 def _heartbeats_seen(cluster: Cluster) -> list[tuple[float, NodeId]]:

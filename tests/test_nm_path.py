@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service_spies import spyable_services
 from skipping_helpers import TWO_QUEUES, run_state
 
 from yarnball.actors import Actor, Kernel
@@ -47,7 +48,8 @@ QUEUES = TWO_QUEUES
 def _run(settle: bool, props: dict[str, object] | None = None) -> dict[str, Any]:
     """A busy run; with ``settle`` off every heartbeat ends with HeartbeatClock.processed (as before the shortcut)."""
     workload = _busy()
-    cluster = Cluster(Configuration({**QUEUES, **(props or {})}), workload.nodes, seed=4)
+    with spyable_services():  # (node_heartbeat is replaced below)
+        cluster = Cluster(Configuration({**QUEUES, **(props or {})}), workload.nodes, seed=4)
     rm = cluster.rm
     tracker = rm.resource_tracker
     node_heartbeat = tracker.node_heartbeat

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 import pytest
+from service_spies import spyable_services
 from skipping_helpers import TWO_QUEUES, run_state
 from test_capacity_fastpaths import DRF, QUEUES, Driver
 from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_conf, make_scheduler, submit
@@ -29,8 +30,17 @@ from yarnball.testing import captured_events
 
 
 def _run(direct: bool, props: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """A busy two-queue run with the record-free NODE_UPDATE and the settling after it on or off."""
+    """A busy two-queue run with the record-free NODE_UPDATE and the settling after it on or off; ``records`` counts
+    the NODE_UPDATE event records the dispatcher built (the module switches are read at run time, compiled too)."""
+    records = [0]
+    record = _schedulerdispatcher.NodeUpdateSchedulerEvent
+
+    def recorded(**fields: Any) -> Any:
+        records[0] += 1
+        return record(**fields)
+
     with monkeypatch.context() as m:
+        m.setattr(_schedulerdispatcher, "NodeUpdateSchedulerEvent", recorded)
         if not direct:
             m.setattr(_schedulerdispatcher, "_DISPATCH", None)
             m.setattr(_resourcetracker, "SETTLE_AFTER_UPDATE", False)
@@ -39,7 +49,7 @@ def _run(direct: bool, props: dict[str, object], monkeypatch: pytest.MonkeyPatch
         cluster.submit_workload(workload)
         with captured_events() as events:
             end = cluster.run(until_ms=1_800_000)
-        return {"end": end, "events": events, **run_state(cluster)}
+        return {"end": end, "events": events, "records": records[0], **run_state(cluster)}
 
 
 @pytest.mark.parametrize(
@@ -58,6 +68,7 @@ def test_busy_runs_equal_with_and_without_the_direct_node_update(
     """A busy run equals the event-record path key for key: logs, results, sequences, heartbeats and op counts."""
     on, off = _run(True, props, monkeypatch), _run(False, props, monkeypatch)
     assert on["counters"]["containers_completed"] > 100
+    assert on.pop("records") == 0 < off.pop("records")  # each run took its own path
     assert on == off
 
 
@@ -159,10 +170,14 @@ def test_node_update_of_an_unknown_node_changes_nothing() -> None:
     assert cs.queue_metrics() == before
 
 
-def test_a_settled_heartbeat_is_one_the_clock_would_not_keep(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whenever a dispatched heartbeat is settled, needs_heartbeat is False for its node; settling happens."""
+@pytest.mark.parametrize("settle", [True, False])
+def test_a_settled_heartbeat_is_one_the_clock_would_not_keep(settle: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whenever a dispatched heartbeat is settled, needs_heartbeat is False for its node; settling happens, and
+    never with SETTLE_AFTER_UPDATE off."""
+    monkeypatch.setattr(_resourcetracker, "SETTLE_AFTER_UPDATE", settle)
     workload = synthetic_workload(40, 30, seed=7, queues=("a", "b"), maps=(1, 25), reduces=(0, 5), load=1.5)
-    cluster = Cluster(Configuration(TWO_QUEUES), workload.nodes, seed=4)
+    with spyable_services():  # (handle_node_heartbeat is replaced below)
+        cluster = Cluster(Configuration(TWO_QUEUES), workload.nodes, seed=4)
     rm = cluster.rm
     tracker = rm.resource_tracker
     handle = tracker.handle_node_heartbeat
@@ -180,7 +195,10 @@ def test_a_settled_heartbeat_is_one_the_clock_would_not_keep(monkeypatch: pytest
     tracker.handle_node_heartbeat = handled  # type: ignore[method-assign]
     cluster.submit_workload(workload)
     cluster.run(until_ms=1_800_000)
-    assert checked[0] > 50 and checked[1] > 0  # both outcomes were exercised
+    if settle:
+        assert checked[0] > 50 and checked[1] > 0  # both outcomes were exercised
+    else:
+        assert checked[0] == 0 and checked[1] > 50
 
 
 def test_node_update_is_noop_memory_only_equals_the_calculator_form() -> None:

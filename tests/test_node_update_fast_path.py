@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from service_spies import spyable_services
 from test_capacity_scheduler_helpers import GB, add_node, ask, attempt_id, heartbeat, make_scheduler, submit
 
 from yarnball.launcher import Cluster
@@ -97,7 +98,8 @@ def _run(fast: bool, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     workload = synthetic_workload(30, 30, seed=11, maps=(1, 25), reduces=(0, 5), load=2.0)
     with monkeypatch.context() as m:
         m.setattr(_factory, "CapacityScheduler", Counting)  # the cluster builds a Counting
-        cluster = Cluster({}, workload.nodes, seed=2)
+        with spyable_services():  # (node_heartbeat is replaced below)
+            cluster = Cluster({}, workload.nodes, seed=2)
     scheduler, rm = cluster.scheduler, cluster.rm
     tracker = rm.resource_tracker
     node_heartbeat = tracker.node_heartbeat

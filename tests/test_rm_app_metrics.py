@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from service_spies import spyable_services
+
 from yarnball.actors import RestartingMRAppMaster, mapreduce_tasks
 from yarnball.launcher import Cluster
 from yarnball.launcher.web._snapshot import take_snapshot
@@ -63,7 +65,8 @@ class Books:
 
 
 def _two_apps(until_ms: int) -> tuple[Cluster, Books, dict[str, Any]]:
-    cluster = Cluster(QUEUES, NODES, seed=3)
+    with spyable_services():  # (Books replaces two of the dispatcher's methods)
+        cluster = Cluster(QUEUES, NODES, seed=3)
     books = Books(cluster)
     big = RestartingMRAppMaster(
         name="app1", queue="q1", tasks=mapreduce_tasks(31, map_ms=400_000, resource=Resource(1024, 1))

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from service_spies import spyable_ams
 
 from yarnball.actors._rmstatestore import (
     ApplicationAttemptStateData,
@@ -127,7 +128,7 @@ def test_am_resync_resends_outstanding_asks() -> None:
     (am,) = cluster.masters
     rm = cluster.rm
     seen: list[tuple[int, int, set[Any]]] = []
-    serve = rm.application_master_service.serve_allocate
+    serve = spyable_ams(rm).serve_allocate
 
     def spy(msg: Any) -> Any:
         if rm.now >= 23_000 and msg.response_id == 0 and not seen:  # the first allocate after the re-registration

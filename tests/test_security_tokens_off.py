@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from security_helpers import victim_and_attacker
+from service_spies import spyable_ams
 from skipping_helpers import TWO_QUEUES, assert_same_except, run_state
 
 from yarnball.actors._nodemanager import NodeManager
@@ -44,7 +45,7 @@ def _run(props: dict[str, str]) -> dict[str, Any]:
     cluster = Cluster(Configuration({**TWO_QUEUES, **props}), workload.nodes, seed=4)
     cluster.submit_workload(workload)
     signed: list[bool] = []
-    pull = cluster.rm.application_master_service.pull
+    pull = spyable_ams(cluster.rm).pull
 
     def counting(attempt_id: Any, containers: Any) -> Any:
         out = pull(attempt_id, containers)

@@ -72,6 +72,12 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.actors._shortcuts._amdormancy",
     "yarnball.actors._shortcuts._amrounds",
     "yarnball.actors._shortcuts._quietreplies",
+    # the RM's plain services and records (the RM actor holds them; its Actor classes stay interpreted)
+    "yarnball.actors._rmapp",
+    "yarnball.actors._schedulerdispatcher",
+    "yarnball.actors._resourcetracker",
+    "yarnball.actors._applicationmasterservice",
+    "yarnball.actors._rmappmanager",
 )
 
 PURE_ENV = "YARNBALL_PURE_PYTHON"

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
+from mypy_extensions import mypyc_attr
 
 from yarnball.actors._amrmauth import am_refusal
 from yarnball.actors._amrpc import REFUSED, old_allocate
@@ -59,6 +60,7 @@ _SHUTDOWN = AMCommand.AM_SHUTDOWN
 _replace = msgspec.structs.replace
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ApplicationMasterService:
     """The ApplicationMasterService of the RM ``rm`` (see the module docstring)."""
 
@@ -209,18 +211,19 @@ class ApplicationMasterService:
         assert isinstance(response, AllocateResponse)
         rm.reply(rm.opportunistic.distributed_allocate_response(response))
 
-    def serve_allocate(self, msg: AllocateRequest) -> AllocateResponse | RemoteRefusal:
+    def serve_allocate(self, msg: AllocateRequest) -> Any:
         """ApplicationMasterService.allocate: the checks, then the processing chain; the response is kept as the
-        attempt's last."""
+        attempt's last. An AllocateResponse, a RemoteRefusal, or REFUSED for an allocate too far behind
+        (actors/_amrpc.py): the compiled return would check a narrower type."""
         rm = self.rm
         attempt_id = msg.application_attempt_id
-        attempt = rm.attempts.get(attempt_id)  # current_attempt: a done attempt's state is not
+        attempt: RMAppAttempt | None = rm.attempts.get(attempt_id)  # current_attempt: a done attempt's state is not
         token = msg.amrm_token
         if attempt is None or (token is not attempt.amrm_token and token != attempt.amrm_token):
             # ApplicationMasterService.allocate: YarnServerSecurityUtils.authorizeRequest (actors/_amrmauth.py)
-            return am_refusal(rm, attempt_id, token, msg)  # type: ignore[return-value]  # (never None here)
+            return am_refusal(rm, attempt_id, token, msg)  # (never None here)
         if attempt.state not in _ALLOCATE_STATES:  # one of these
-            return self.not_serving(attempt_id)  # type: ignore[no-any-return]
+            return self.not_serving(attempt_id)
         attempt.last_heartbeat = rm.kernel.now  # (Actor.now without the property call)
         if msg.response_id != attempt.response_id:
             old = old_allocate(rm, attempt, msg)  # an old heartbeat, or one refused (actors/_amrpc.py)
@@ -228,7 +231,7 @@ class ApplicationMasterService:
                 return old
         response = self.process(attempt, msg)
         attempt.last_response = response
-        return response  # type: ignore[no-any-return]
+        return response
 
     def _not_registered(self, attempt_id: ApplicationAttemptId) -> AllocateResponse | RemoteRefusal:
         """With RM restarts: a recovered attempt not registered again is refused (ApplicationMasterService

@@ -23,6 +23,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
+from yarnball.actors._future import Ms
 from yarnball.actors._shortcuts import deliver_heartbeat_response
 from yarnball.protocols import (
     ApplicationId,
@@ -48,18 +51,18 @@ __all__ = ["RMNode", "ResourceTrackerService"]
 _RUNNING = ContainerState.RUNNING
 _COMPLETE = ContainerState.COMPLETE
 #: ResourceTrackerService.node_heartbeat settles a dispatched heartbeat that leaves its node a no-op (tests turn it
-#: off).
+#: off: a plain module global, which the compiled module reads at run time, as it would not a Final).
 SETTLE_AFTER_UPDATE = True
 
 
 class RMNode:
     __slots__ = ("id", "last_heartbeat", "pending_app_cleanup", "pending_cleanup", "rack", "resource", "response_id")
 
-    def __init__(self, node_id: NodeId, rack: str, resource: Resource, now: float) -> None:
+    def __init__(self, node_id: NodeId, rack: str, resource: Resource, now: Ms) -> None:
         self.id = node_id
         self.rack = rack
         self.resource = resource
-        self.last_heartbeat = now
+        self.last_heartbeat: Ms = now  # (Ms, not float: a compiled float attribute would make an int time a float)
         self.response_id = 0
         # () until something is queued (a list per node costs 56 bytes, and most nodes have nothing to clean up)
         self.pending_cleanup: list[ContainerId] | tuple[()] = ()
@@ -80,6 +83,7 @@ class RMNode:
             self.pending_app_cleanup = [app_id]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ResourceTrackerService:
     """The ResourceTrackerService of the RM ``rm`` (see the module docstring). The RM holds the nodes (``rm.nodes``,
     as Hadoop's RMContext); this service changes them."""
@@ -289,7 +293,7 @@ class ResourceTrackerService:
         (only the response is delivered, to the NM), and nothing after the dispatch changes the scheduler (the
         opportunistic service's heartbeat handling would run in between)."""
         rm = self.rm
-        node = rm.nodes.get(node_id)
+        node: RMNode | None = rm.nodes.get(node_id)  # (typed: native attribute access, compiled)
         if node is None:
             # ResourceTrackerService: "Node not found resyncing <node>"
             return NodeHeartbeatResponse(node_action=NodeAction.RESYNC, diagnostics_message="Node not found resyncing")
@@ -388,7 +392,7 @@ class ResourceTrackerService:
         """Could an empty heartbeat from ``node_id`` change anything? False only when it provably cannot: no
         cleanup to send and a NODE_UPDATE the scheduler would return from at once."""
         rm = self.rm
-        node = rm.nodes.get(node_id)
+        node: RMNode | None = rm.nodes.get(node_id)
         if node is None:
             return True  # the NM must hear RESYNC
         if node.pending_cleanup or node.pending_app_cleanup:
@@ -398,7 +402,7 @@ class ResourceTrackerService:
     def _needs_heartbeat_or_update(self, node_id: NodeId) -> bool:
         """``_needs_heartbeat``, and True for a node with a container decrease to push (container resizing on)."""
         rm = self.rm
-        node = rm.nodes.get(node_id)
+        node: RMNode | None = rm.nodes.get(node_id)
         if node is None:
             return True  # the NM must hear RESYNC
         if node.pending_cleanup or node.pending_app_cleanup:

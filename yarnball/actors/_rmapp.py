@@ -9,7 +9,8 @@ from __future__ import annotations
 import enum
 from typing import Any, NamedTuple
 
-from yarnball.actors._actor import ActorRef
+from yarnball.actors._future import Ms
+from yarnball.actors._ref import ActorRef
 from yarnball.protocols import (
     AMRMToken,
     ApplicationAttemptId,
@@ -135,7 +136,7 @@ class RMAppAttempt:
         "state",
     )
 
-    def __init__(self, attempt_id: ApplicationAttemptId, now: float, amrm_token: AMRMToken | None = None) -> None:
+    def __init__(self, attempt_id: ApplicationAttemptId, now: Ms, amrm_token: AMRMToken | None = None) -> None:
         self.attempt_id = attempt_id
         self.amrm_token = amrm_token  # the one this attempt's AM must show (AMRMTokenSecretManager)
         self.state = AttemptState.SCHEDULED
@@ -143,7 +144,7 @@ class RMAppAttempt:
         self.response_id = 0
         self.last_response: Any = None  # the last AllocateResponse (ApplicationMasterService's AllocateResponseLock)
         self.final_status = FinalApplicationStatus.UNDEFINED
-        self.last_heartbeat = now
+        self.last_heartbeat: Ms = now  # (Ms, not float: a compiled float attribute would make an int time a float)
         self.metrics = RMAppAttemptMetrics()
 
     @property
@@ -176,7 +177,7 @@ class RMApp:
     )
 
     def __init__(
-        self, context: ApplicationSubmissionContext, now: float, max_attempts: int, submitter: ActorRef | None
+        self, context: ApplicationSubmissionContext, now: Ms, max_attempts: int, submitter: ActorRef | None
     ) -> None:
         self.id: ApplicationId = context.application_id
         self.context = context
@@ -186,13 +187,14 @@ class RMApp:
         self.final_status = FinalApplicationStatus.UNDEFINED
         self.diagnostics = ""
         self.rejected = False  # refused at submission (RMAppImpl's AppRejectedTransition): never ran
-        self.submit_time = now
-        self.start_time = now
-        self.launch_time: float | None = None
+        # (times are Ms, not float: a compiled float attribute would make an int time a float in the outputs)
+        self.submit_time: Ms = now
+        self.start_time: Ms = now
+        self.launch_time: Ms | None = None
         # When the RM allocated the application's first container other than an AM's (any attempt): what a user
         # waits for before the work starts. Not in Hadoop's RMAppImpl, nor in its state store (an RM restart loses it).
-        self.first_task_time: float | None = None
-        self.finish_time: float | None = None
+        self.first_task_time: Ms | None = None
+        self.finish_time: Ms | None = None
         self.max_attempts = max_attempts
         self.counted_failures = 0
         self.attempts: list[RMAppAttempt] = []
@@ -212,7 +214,7 @@ class RMApp:
         return self.state in FINAL_APP_STATES
 
     # -- RMAppMetrics -----------------------------------------------------------------------------------------------
-    def container_allocated(self, cid: ContainerId, now: float, resource: Resource, *, is_am: bool = False) -> None:
+    def container_allocated(self, cid: ContainerId, now: Ms, resource: Resource, *, is_am: bool = False) -> None:
         """An RMContainer of this application was created (allocated) ``now``."""
         self.containers[cid] = [now, resource.memory_mb, resource.vcores, is_am]
 
@@ -224,7 +226,7 @@ class RMApp:
             record[1] = resource.memory_mb
             record[2] = resource.vcores
 
-    def container_finished(self, cid: ContainerId, now: float, exit_status: int) -> None:
+    def container_finished(self, cid: ContainerId, now: Ms, exit_status: int) -> None:
         """``RMContainerImpl.FinishedTransition.updateAttemptMetrics``: the finished container's usage goes to the
         application's *current* attempt (``app.getCurrentAppAttempt()``), whichever attempt allocated it."""
         record = self.containers.pop(cid, None)
@@ -239,7 +241,7 @@ class RMApp:
             is_am,
         )
 
-    def app_metrics(self, now: float) -> RMAppMetrics:
+    def app_metrics(self, now: Ms) -> RMAppMetrics:
         """``RMAppImpl.getRMAppMetrics`` at ``now``: every attempt's figures summed, plus, while the application
         runs, its live containers' usage so far (``RMAppAttemptMetrics.getAggregateAppResourceUsage`` adds the
         scheduler's ``getRunningAggregateAppResourceUsage`` for the current attempt; Hadoop caches that walk for 3 s,

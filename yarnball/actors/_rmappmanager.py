@@ -13,7 +13,7 @@ holds them (``rm.apps``, ``rm.attempts``), as Hadoop's RMContext does.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import Any, ClassVar
 
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
@@ -47,8 +47,8 @@ class _NoStateStore:
     """The state store without RM restarts: keeps nothing, recovers nothing (RMRestarts' interface)."""
 
     __slots__ = ()
-    awaiting: frozenset[ApplicationAttemptId] = frozenset()
-    restarted = False
+    awaiting: ClassVar[frozenset[ApplicationAttemptId]] = frozenset()
+    restarted: ClassVar[bool] = False
 
     def app_submitted(self, app: RMApp) -> None:
         pass

@@ -12,6 +12,7 @@ from yarnball.actors._actor import PLAIN_DELIVERY, Actor, ActorRef, handler
 from yarnball.actors._amrpc import REFUSED
 from yarnball.actors._applicationmasterservice import ApplicationMasterService
 from yarnball.actors._resourcetracker import ResourceTrackerService
+from yarnball.actors._shortcuts import OwnMethod, is_bound
 from yarnball.protocols import (
     AllocateRequest,
     AllocateResponse,
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
     from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 
 __all__ = ["RMDeliveryProtocol"]
+
+# ApplicationMasterService's own on_allocate (a compiled method has no ``__func__``: actors/_shortcuts/_ownmethods.py)
+_OWN_ON_ALLOCATE = OwnMethod(ApplicationMasterService, "on_allocate")
 
 
 class RMDeliveryProtocol(Actor):
@@ -81,8 +85,9 @@ class RMDeliveryProtocol(Actor):
         return (
             self.delivers_plainly()
             and type(self).handler_for(NodeHeartbeatRequest) is RMDeliveryProtocol.on_node_heartbeat
-            and getattr(tracker.node_heartbeat, "__func__", None) is ResourceTrackerService.node_heartbeat
-            and getattr(tracker.handle_node_heartbeat, "__func__", None) is ResourceTrackerService.handle_node_heartbeat
+            # (is_bound: a compiled method has no ``__func__``)
+            and is_bound(tracker, tracker.node_heartbeat, ResourceTrackerService.node_heartbeat)
+            and is_bound(tracker, tracker.handle_node_heartbeat, ResourceTrackerService.handle_node_heartbeat)
         )
 
     @handler
@@ -97,8 +102,7 @@ class RMDeliveryProtocol(Actor):
         return (
             getattr(deliver, "__func__", None) is PLAIN_DELIVERY
             and self._handlers.get(AllocateRequest) is RMDeliveryProtocol.on_allocate
-            and getattr(self.application_master_service.on_allocate, "__func__", None)
-            is ApplicationMasterService.on_allocate
+            and _OWN_ON_ALLOCATE.runs(self.application_master_service, self.application_master_service.on_allocate)
         )
 
     def allocate_in_place(self, msg: AllocateRequest, sender: ActorRef) -> AllocateResponse | RemoteRefusal | None:

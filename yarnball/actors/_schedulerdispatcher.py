@@ -22,8 +22,10 @@ import logging
 import time
 from typing import Any
 
-from yarnball.actors._rmapp import AttemptState
-from yarnball.actors._shortcuts import OwnMethod
+from mypy_extensions import mypyc_attr
+
+from yarnball.actors._rmapp import AttemptState, RMApp, RMAppAttempt
+from yarnball.actors._shortcuts import OwnMethod, is_bound
 from yarnball.policies.scheduler import (
     PROVEN_SCHEDULER_CLASS,
     AppAccepted,
@@ -61,11 +63,16 @@ _perf_counter = time.perf_counter
 _EVENT_NAMES: dict[type, str] = {}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SchedulerEventDispatcher:
     """The dispatcher of the RM ``rm`` into its scheduler (see the module docstring)."""
 
     def __init__(self, rm: Any) -> None:
         self.rm = rm
+        #: ``rm.dispatch`` when it was last found to be this dispatcher's own ``dispatch`` while ``_DISPATCH`` was
+        #: ``own_for`` (node_update: one identity test per heartbeat instead of :func:`is_bound`'s method reads).
+        self.own_dispatch: Any = None
+        self.own_for: Any = None
         #: The members (chosen by build_chain).
         self.claimers: tuple[Any, ...] = ()
         self.absorbers: tuple[Any, ...] = ()
@@ -148,9 +155,17 @@ class SchedulerEventDispatcher:
         scheduler = rm.scheduler
         if scheduler is not self.proven:
             self._prove(scheduler)
-        # (rm.dispatch replaced or overridden: read through the bound method, never through the RM's ``__dict__``,
-        # which would move its attribute values out of CPython's inline storage: see _kernel.enter_replaced)
-        if getattr(rm.dispatch, "__func__", None) is not _DISPATCH or not self.own_handle:
+        dispatch = rm.dispatch
+        if (dispatch is not self.own_dispatch or self.own_for is not _DISPATCH) and is_bound(self, dispatch, _DISPATCH):
+            self.own_dispatch, self.own_for = dispatch, _DISPATCH  # (a bound method never changes what it runs)
+        if (
+            # replaced or overridden: read through the bound method, never through the RM's ``__dict__`` (that would
+            # move its attribute values out of CPython's inline storage for the rest of the run: see
+            # _kernel.enter_replaced); a compiled method has no ``__func__`` (is_bound)
+            dispatch is not self.own_dispatch
+            or self.own_for is not _DISPATCH
+            or not self.own_handle
+        ):
             # (the same event as NodeUpdateSchedulerEvent(node_id=node.id) when there is nothing to report)
             rm.dispatch(
                 NodeUpdateSchedulerEvent(
@@ -291,14 +306,14 @@ class SchedulerEventDispatcher:
         rm.live.add(cid)
         rm.unlaunched[cid] = (now, node_id)
         attempt_id = note.attempt_id
-        app = rm.apps.get(attempt_id.application_id)
+        app: RMApp | None = rm.apps.get(attempt_id.application_id)  # (typed: native calls, compiled)
         if app is not None:
             app.nodes.add(node_id)
             if app.first_task_time is None and not note.is_am:
                 app.first_task_time = now
             app.container_allocated(cid, now, container.resource, is_am=note.is_am)
         if note.is_am:  # (the attempt is looked up for an AM container only)
-            attempt = rm.attempts.get(attempt_id)
+            attempt: RMAppAttempt | None = rm.attempts.get(attempt_id)
             if attempt is not None and attempt.state is _SCHEDULED:
                 rm.app_manager.launch_am(app, attempt, container)
 
@@ -346,7 +361,7 @@ class SchedulerEventDispatcher:
             counters["containers_lost"] += 1
         else:
             counters["containers_killed"] += 1
-        app = rm.apps.get(cid.application_attempt_id.application_id)
+        app: RMApp | None = rm.apps.get(cid.application_attempt_id.application_id)
         if app is not None:
             app.container_finished(cid, rm.kernel.now, exit_status)  # before the attempt hears of it, as Hadoop
         attempt_id = rm.am_containers.pop(cid, None)

@@ -81,6 +81,7 @@ from typing import TYPE_CHECKING, Any
 
 from mypy_extensions import mypyc_attr
 
+from yarnball.actors._shortcuts._ownmethods import is_bound, sealed
 from yarnball.actors._shortcuts._routes import InPlaceHeartbeats
 
 if TYPE_CHECKING:
@@ -126,12 +127,13 @@ class LazyRunning:
             or not nm.may_defer_running(rm.heartbeat_interval_ms)
         ):
             return False
-        # the tracker's heartbeat methods replaced on the instance (a spy)? read through the bound methods
+        # the tracker's heartbeat methods replaced on the instance (a spy)? read through the bound methods (none can
+        # be on an instance without a __dict__: a compiled tracker)
         tracker = rm.resource_tracker
         cls = type(tracker)
-        if (
-            getattr(tracker.node_heartbeat, "__func__", None) is not cls.node_heartbeat
-            or getattr(tracker.handle_node_heartbeat, "__func__", None) is not cls.handle_node_heartbeat
+        if sealed(cls) is None and not (
+            is_bound(tracker, tracker.node_heartbeat, cls.node_heartbeat)
+            and is_bound(tracker, tracker.handle_node_heartbeat, cls.handle_node_heartbeat)
         ):
             return False
         if not self.checked:
