@@ -184,7 +184,7 @@ class SchedulerEventDispatcher:
         KILL_RESERVED_CONTAINER, put through the dispatcher like every scheduler event."""
         rm = self.rm
         rm.counters["preemption_" + msg.event_type.value.lower()] += 1
-        if rm.dormant:
+        if rm.dormant.sleepers:
             rm.dormant.wake(msg.application_attempt_id)  # a mark reaches the AM in its next allocate
         rm.dispatch(msg)
 
@@ -256,12 +256,12 @@ class SchedulerEventDispatcher:
         if not notes:
             return  # (most heartbeats: no iterator made over nothing)
         rm = self.rm
-        dormant = rm.dormant
-        if dormant:
+        sleepers = rm.dormant.sleepers
+        if sleepers:
             # a container allocated, reserved or completed for a dormant AM's attempt (or the attempt added) wakes
             # it, before any note is acted on (DormantAMs.wake for each, inline: no call when none sleeps)
             for note in notes:
-                sleeper = dormant.get(getattr(note, "attempt_id", None))
+                sleeper = sleepers.get(getattr(note, "attempt_id", None))
                 if sleeper is not None:
                     sleeper.wake()
         for note in notes:
@@ -334,9 +334,9 @@ class SchedulerEventDispatcher:
         """A container ended (reported by its NM, ended by the scheduler or the RM): out of the RM's books, counted,
         and an AM container ends its attempt."""
         rm = self.rm
-        dormant = rm.dormant
-        if dormant:
-            sleeper = dormant.get(cid.application_attempt_id)  # DormantAMs.wake, inline
+        sleepers = rm.dormant.sleepers
+        if sleepers:
+            sleeper = sleepers.get(cid.application_attempt_id)  # DormantAMs.wake, inline
             if sleeper is not None:
                 sleeper.wake()  # its AM will hear of the completion
         rm.unlaunched.pop(cid, None)
