@@ -315,22 +315,8 @@ class ResourceTrackerService:
             if completed:
                 for cs in completed:
                     rm.dispatcher.container_done(cs.container_id, cs)
-        scheduler = rm.scheduler
-        if not completed and scheduler.node_update_launched_only(node.id, launched):
-            # The NODE_UPDATE only marked containers RUNNING and returned no notification (a full node, say):
-            # dispatch's work without the event record (only its time cost is not recorded).
-            rm.op_counts["NODE_UPDATE"] += 1
-            if not scheduler.continuous_scheduling and self.settles:
-                self.settled = True
-        else:
-            rm.dispatcher.node_update(node.id, launched, completed)
-            if (
-                SETTLE_AFTER_UPDATE
-                and self.settles
-                and not scheduler.continuous_scheduling
-                and scheduler.node_update_is_noop(node.id)
-            ):
-                self.settled = True  # (a full node, say: see the docstring)
+        if rm.dispatcher.heartbeat_node_update(node.id, launched, completed, self.settles, SETTLE_AFTER_UPDATE):
+            self.settled = True  # (a full node, say: see the docstring)
         # ResourceTrackerService: the next response id is the last response's + 1 (the NM echoes the last one).
         response_id = node.response_id = node.response_id + 1
         # (tuple() of an empty list is the empty tuple: new lists are only made when there was something to send)

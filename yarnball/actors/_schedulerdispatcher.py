@@ -141,6 +141,27 @@ class SchedulerEventDispatcher:
         rm.op_counts[name] += 1
         self.on_notifications(notes)
 
+    def heartbeat_node_update(
+        self, node_id: NodeId, launched: list[Any], completed: list[Any], settles: bool, settle_after_update: bool
+    ) -> bool:
+        """A node heartbeat's NODE_UPDATE (ResourceTrackerService.nodeHeartbeat's event to the scheduler), and
+        whether it settled the node (``ResourceTrackerService.node_heartbeat``: ``settles`` when the tracker may
+        settle at all, ``settle_after_update`` its switch for a full NODE_UPDATE)."""
+        rm = self.rm
+        scheduler = rm.scheduler
+        if not completed and scheduler.node_update_launched_only(node_id, launched):
+            # The NODE_UPDATE only marked containers RUNNING and returned no notification (a full node, say):
+            # dispatch's work without the event record (only its time cost is not recorded).
+            rm.op_counts["NODE_UPDATE"] += 1
+            return settles and not scheduler.continuous_scheduling
+        self.node_update(node_id, launched, completed)
+        return (
+            settle_after_update
+            and settles
+            and not scheduler.continuous_scheduling
+            and scheduler.node_update_is_noop(node_id)
+        )
+
     def node_update(self, node_id: NodeId, launched: list[Any], completed: list[Any]) -> None:
         """``dispatch(NodeUpdateSchedulerEvent(node_id=node_id, newly_launched_containers=tuple(launched),
         completed_containers=tuple(completed)))``, without the event record when nothing can observe it.
