@@ -35,16 +35,23 @@ def assert_same_except(on: dict[str, Any], off: dict[str, Any], *ignored: str) -
             assert on[key] == off[key], key
 
 
+class _SpiedDormantAMs(DormantAMs):
+    """DormantAMs whose ``sleep`` goes through the instance's ``sleeping``: one class for every spy, the callback on
+    the instance (a class made per spy, its ``sleep`` closing over the callback, kept the spied run's AMs alive after
+    the run, compiled: tests/test_application_memory.py counts them)."""
+
+    sleeping: Callable[..., None]
+
+    def sleep(self, am: Any, attempt: Any, progress: Any) -> None:
+        self.sleeping(super().sleep, am, attempt, progress)
+
+
 def spy_on_sleeps(rm: Any, sleeping: Callable[..., None]) -> DormantAMs:
     """Give ``rm`` a Python subclass of DormantAMs, with the state of its own moved over, whose ``sleep`` is
     ``sleeping(sleep, am, attempt, progress)`` (``sleep``: DormantAMs.sleep of the new one); returns it. Compiled,
     a DormantAMs method cannot be replaced on the instance; the class allows Python subclasses."""
-
-    class Spied(DormantAMs):
-        def sleep(self, am: Any, attempt: Any, progress: Any) -> None:
-            sleeping(super().sleep, am, attempt, progress)
-
-    old, new = rm.dormant, Spied(rm)
+    old, new = rm.dormant, _SpiedDormantAMs(rm)
+    new.sleeping = sleeping
     new.sleepers, new.spare, new.enabled, new.early = old.sleepers, old.spare, old.enabled, old.early
     rm.dormant = new
     return new

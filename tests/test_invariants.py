@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from service_spies import spyable_services
 
 from tests.test_cluster import TWO_QUEUES, small_cluster
 from yarnball.launcher.workloads import task_spec
@@ -133,7 +134,8 @@ def test_the_checker_reads_an_events_jsonl(tmp_path: Path, run_log: list[dict[st
 
 def test_every_cluster_run_in_the_suite_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     """The conftest's check wraps Cluster.run: a run whose RM reports a container's end twice fails there."""
-    cluster, builder = small_cluster(dict(TWO_QUEUES), nodes=2)
+    with spyable_services():  # (the compiled dispatcher's methods cannot be replaced on its instance)
+        cluster, builder = small_cluster(dict(TWO_QUEUES), nodes=2)
     builder.job("j", queue="a", tasks=[task_spec(2, 5_000)])
     cluster.submit_workload(builder.build())
     rm = cluster.rm
