@@ -222,8 +222,8 @@ def test_node_update_is_noop_memory_only_equals_the_calculator_form() -> None:
             assert cs.node_update_is_noop(n) == general
 
 
-def test_scheduler_type_without_node_update_override_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A scheduler subclass overriding handle keeps the event record (its handle sees every NODE_UPDATE)."""
+def _watching_scheduler() -> Any:
+    """A new CapacityScheduler subclass whose ``handle`` counts the NODE_UPDATE events it sees (``seen``)."""
 
     class Watching(CapacityScheduler):
         seen = 0
@@ -232,6 +232,13 @@ def test_scheduler_type_without_node_update_override_is_used(monkeypatch: pytest
             if type(event) is NodeUpdateSchedulerEvent:
                 Watching.seen += 1
             return super().handle(event)
+
+    return Watching
+
+
+def test_scheduler_type_without_node_update_override_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scheduler subclass overriding handle keeps the event record (its handle sees every NODE_UPDATE)."""
+    Watching = _watching_scheduler()
 
     workload = synthetic_workload(10, 20, seed=3, maps=(1, 10), reduces=(0, 2), load=1.5)
     monkeypatch.setattr(_factory, "CapacityScheduler", Watching)  # the cluster builds a Watching
@@ -261,18 +268,10 @@ def test_a_run_keeps_the_kernel_and_scheduler_attributes_inline() -> None:
     assert _dict_materialized(cluster.rm, "scheduler")
 
 
-
 def test_each_scheduler_the_dispatcher_meets_is_proven_once() -> None:
     """The dispatcher checks a scheduler's own handle once, when it first meets it: a new scheduler (as an RM restart
     makes) whose handle is overridden keeps the event record from its first NODE_UPDATE on."""
-
-    class Watching(CapacityScheduler):
-        seen = 0
-
-        def handle(self, event: object) -> list:
-            if type(event) is NodeUpdateSchedulerEvent:
-                Watching.seen += 1
-            return super().handle(event)
+    Watching = _watching_scheduler()
 
     cluster = Cluster(Configuration({}), synthetic_workload(2, 1, seed=3).nodes, seed=2)
     rm = cluster.rm
