@@ -198,10 +198,10 @@ def test_kernel_scheduler_and_roles_keep_their_inline_attributes() -> None:
     assert not _dict_materialized(kernel, {"now", "_queue"})
     assert not _dict_materialized(scheduler, {"attempts"})
     # (CPython keeps an actor's own attributes inline too, its __dict__ slot notwithstanding.)
-    assert not _dict_materialized(cluster.rm, {"attempts", "scheduler"})
+    assert not _dict_materialized(cluster.rm, {"conf", "cluster_timestamp"})
     assert not any(_dict_materialized(nm, {"node_id"}) for nm in cluster.node_managers.values())
     # (the probe itself works; a compiled kernel has no __dict__ at all)
-    assert "scheduler" in cluster.rm.__dict__ and _dict_materialized(cluster.rm, {"attempts", "scheduler"})
+    assert "conf" in cluster.rm.__dict__ and _dict_materialized(cluster.rm, {"conf", "cluster_timestamp"})
 
 
 def test_an_event_observer_is_called_for_every_event() -> None:

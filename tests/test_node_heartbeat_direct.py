@@ -265,7 +265,7 @@ def test_a_run_keeps_the_kernel_and_scheduler_attributes_inline() -> None:
     assert not _dict_materialized(cluster.scheduler, "_ctx")
     # (the detector itself, checked on the RM: the compiled kernel has no __dict__ at all)
     cluster.rm.__dict__  # noqa: B018
-    assert _dict_materialized(cluster.rm, "scheduler")
+    assert _dict_materialized(cluster.rm, "conf")
 
 
 def test_each_scheduler_the_dispatcher_meets_is_proven_once() -> None:

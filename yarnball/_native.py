@@ -72,7 +72,9 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.actors._shortcuts._amdormancy",
     "yarnball.actors._shortcuts._amrounds",
     "yarnball.actors._shortcuts._quietreplies",
-    # the RM's plain services and records (the RM actor holds them; its Actor classes stay interpreted)
+    # the RM's plain services and records, and the RMContext they share (the RM actor holds them; its Actor classes
+    # stay interpreted)
+    "yarnball.actors._rmcontext",
     "yarnball.actors._rmapp",
     "yarnball.actors._schedulerdispatcher",
     "yarnball.actors._resourcetracker",

@@ -33,6 +33,7 @@ from yarnball.actors._amrpc import REFUSED, old_allocate
 from yarnball.actors._containerresize import RESIZE_TYPES, ContainerResizeService
 from yarnball.actors._preemption import preemption_message
 from yarnball.actors._rmapp import AttemptState, RMAppAttempt
+from yarnball.actors._rmcontext import RMContext
 from yarnball.protocols import (
     AllocateRequest,
     AllocateResponse,
@@ -66,6 +67,7 @@ class ApplicationMasterService:
 
     def __init__(self, rm: Any) -> None:
         self.rm = rm
+        self.context: RMContext = rm.context  # (actors/_rmcontext.py: its fields are native reads)
         #: The chain's members (chosen by build_chain).
         self.process: Any = None
         self.split_updates: Any = None
@@ -104,7 +106,8 @@ class ApplicationMasterService:
             self.on_allocate_distributed = self._allocate_distributed_disabled
 
     def current_attempt(self, attempt_id: ApplicationAttemptId) -> RMAppAttempt | None:
-        attempt = self.rm.attempts.get(attempt_id)
+        ctx = self.context
+        attempt = ctx.attempts.get(attempt_id)
         if attempt is None or attempt.is_done:
             return None
         return attempt
@@ -119,31 +122,32 @@ class ApplicationMasterService:
             rm.reply(response)
 
     def register_am(self, msg: RegisterApplicationMasterRequest) -> RegisterApplicationMasterResponse | None:
+        ctx = self.context
         rm = self.rm
         attempt = self.current_attempt(msg.application_attempt_id)
         if attempt is None:
             rm.log.warning("register_unknown_attempt", attempt=str(msg.application_attempt_id))
             return None
         attempt.state = AttemptState.RUNNING
-        attempt.last_heartbeat = rm.now
-        rm.app_manager.store.registered(attempt.attempt_id)
-        app = rm.apps[msg.application_attempt_id.application_id]
+        attempt.last_heartbeat = ctx.kernel.now
+        ctx.app_manager.store.registered(attempt.attempt_id)
+        app = ctx.apps[msg.application_attempt_id.application_id]
         app.state = YarnApplicationState.RUNNING
         rm.log.info("am_registered", attempt=str(attempt.attempt_id))
         # ApplicationMasterService.registerApplicationMaster: getMaximumResourceCapability(app.getQueue()), the
         # largest container the attempt may ask for now (capped by the largest node once the RM's first
         # scheduling-wait-ms are over), not the configured maximum
-        sched_app = rm.scheduler.attempts.get(attempt.attempt_id)
-        maximum = rm.scheduler.maximum_allocation_of(sched_app) if sched_app is not None else rm.maximum_allocation
+        sched_app = ctx.scheduler.attempts.get(attempt.attempt_id)
+        maximum = ctx.scheduler.maximum_allocation_of(sched_app) if sched_app is not None else rm.maximum_allocation
         if app.context.keep_containers_across_application_attempts and attempt.attempt_id.attempt_id > 1:
             # ApplicationMasterService.registerApplicationMaster: getContainersFromPreviousAttempts, and an NMToken for
             # each of their nodes (NMTokenSecretManagerInRM.createAndGetNMToken) so the new AM can stop or query them
-            kept = rm.scheduler.previous_attempt_containers(attempt.attempt_id)
+            kept = ctx.scheduler.previous_attempt_containers(attempt.attempt_id)
             return RegisterApplicationMasterResponse(
                 maximum_resource_capability=maximum,
                 queue=app.queue,
                 containers_from_previous_attempts=kept,
-                nm_tokens_from_previous_attempts=rm.secrets.nm_tokens_for(attempt.attempt_id, kept, app.context.user),
+                nm_tokens_from_previous_attempts=ctx.secrets.nm_tokens_for(attempt.attempt_id, kept, app.context.user),
             )
         return RegisterApplicationMasterResponse(maximum_resource_capability=maximum, queue=app.queue)
 
@@ -163,13 +167,14 @@ class ApplicationMasterService:
             rm.reply(rm.opportunistic.register_distributed(response))
 
     def on_finish_am(self, msg: FinishApplicationMasterRequest) -> None:
+        ctx = self.context
         rm = self.rm
         refusal = am_refusal(rm, msg.application_attempt_id, msg.amrm_token, msg)
         if refusal is not None:
             rm.reply(refusal)
             return
         attempt = self.current_attempt(msg.application_attempt_id)
-        store = rm.app_manager.store
+        store = ctx.app_manager.store
         if attempt is not None:
             refusal = store.not_registered(attempt.attempt_id)  # ApplicationMasterService.finishApplicationMaster
             if refusal is not None:
@@ -177,7 +182,7 @@ class ApplicationMasterService:
                 return
             attempt.state = AttemptState.FINISHING
             attempt.final_status = msg.final_application_status
-            app = rm.apps[msg.application_attempt_id.application_id]
+            app = ctx.apps[msg.application_attempt_id.application_id]
             app.diagnostics = msg.diagnostics
             store.am_unregistered(app, attempt)
             rm.log.info(
@@ -215,16 +220,17 @@ class ApplicationMasterService:
         """ApplicationMasterService.allocate: the checks, then the processing chain; the response is kept as the
         attempt's last. An AllocateResponse, a RemoteRefusal, or REFUSED for an allocate too far behind
         (actors/_amrpc.py): the compiled return would check a narrower type."""
+        ctx = self.context
         rm = self.rm
         attempt_id = msg.application_attempt_id
-        attempt: RMAppAttempt | None = rm.attempts.get(attempt_id)  # current_attempt: a done attempt's state is not
+        attempt: RMAppAttempt | None = ctx.attempts.get(attempt_id)  # current_attempt: a done attempt's state is not
         token = msg.amrm_token
         if attempt is None or (token is not attempt.amrm_token and token != attempt.amrm_token):
             # ApplicationMasterService.allocate: YarnServerSecurityUtils.authorizeRequest (actors/_amrmauth.py)
             return am_refusal(rm, attempt_id, token, msg)  # (never None here)
         if attempt.state not in _ALLOCATE_STATES:  # one of these
             return self.not_serving(attempt_id)
-        attempt.last_heartbeat = rm.kernel.now  # (Actor.now without the property call)
+        attempt.last_heartbeat = ctx.kernel.now  # (Actor.now without the property call)
         if msg.response_id != attempt.response_id:
             old = old_allocate(rm, attempt, msg)  # an old heartbeat, or one refused (actors/_amrpc.py)
             if old is not None:
@@ -243,11 +249,11 @@ class ApplicationMasterService:
 
     def _process(self, attempt: RMAppAttempt, msg: AllocateRequest) -> AllocateResponse:
         """DefaultAMSProcessor.allocate, alone in the chain."""
+        ctx = self.context
         if msg.update_requests:
             return self._process_chain(attempt, msg)  # (the update member splits them)
-        rm = self.rm
         attempt_id = msg.application_attempt_id
-        allocation = rm.dispatcher.allocate(attempt_id, msg.ask, msg.release, msg.resource_blacklist_request)
+        allocation = ctx.dispatcher.allocate(attempt_id, msg.ask, msg.release, msg.resource_blacklist_request)
         attempt.response_id = response_id = msg.response_id + 1
         containers = allocation.containers
         nm_tokens: tuple[Any, ...] = ()
@@ -258,16 +264,18 @@ class ApplicationMasterService:
             allocated_containers=containers,
             completed_container_statuses=allocation.completed,
             available_resources=allocation.headroom,
-            num_cluster_nodes=len(rm.nodes),
+            num_cluster_nodes=len(ctx.nodes),
             # (None without marks: preemption_message is not called then)
-            preemption_message=preemption_message(allocation, rm.scheduler, attempt_id) if allocation.preempt else None,
+            preemption_message=preemption_message(allocation, ctx.scheduler, attempt_id)
+            if allocation.preempt
+            else None,
             nm_tokens=nm_tokens,
         )
 
     def _process_chain(self, attempt: RMAppAttempt, msg: AllocateRequest) -> AllocateResponse:
         """The chain with its members: the update requests split, the asks split, the default processor's
         allocate, then the processors after it in order."""
-        rm = self.rm
+        ctx = self.context
         attempt_id = msg.application_attempt_id
         resize_asks: list[ResourceRequest] = []
         if msg.update_requests:
@@ -277,7 +285,7 @@ class ApplicationMasterService:
         ask, release = self.split_asks(msg)  # OPPORTUNISTIC asks never reach the scheduler
         if resize_asks:
             ask = [*ask, *resize_asks]
-        allocation = rm.dispatcher.allocate(attempt_id, ask, release, msg.resource_blacklist_request)
+        allocation = ctx.dispatcher.allocate(attempt_id, ask, release, msg.resource_blacklist_request)
         attempt.response_id = response_id = msg.response_id + 1
         containers = allocation.containers
         nm_tokens: tuple[Any, ...] = ()
@@ -288,9 +296,11 @@ class ApplicationMasterService:
             allocated_containers=containers,
             completed_container_statuses=allocation.completed,
             available_resources=allocation.headroom,
-            num_cluster_nodes=len(rm.nodes),
+            num_cluster_nodes=len(ctx.nodes),
             # (None without marks: preemption_message is not called then)
-            preemption_message=preemption_message(allocation, rm.scheduler, attempt_id) if allocation.preempt else None,
+            preemption_message=preemption_message(allocation, ctx.scheduler, attempt_id)
+            if allocation.preempt
+            else None,
             nm_tokens=nm_tokens,
         )
         for processor in self.after:  # (read after the split: a resize service started by it is in the chain now)
@@ -326,18 +336,18 @@ class ApplicationMasterService:
     def sign_updated(self, attempt_id: ApplicationAttemptId, response: AllocateResponse) -> AllocateResponse:
         """``SchedulerApplicationAttempt.pullNewlyUpdatedContainers``: each updated container (resized, promoted,
         demoted) gets a container token for its new version."""
-        rm = self.rm
-        user = rm.apps[attempt_id.application_id].context.user
-        sign = rm.secrets.sign
+        ctx = self.context
+        user = ctx.apps[attempt_id.application_id].context.user
+        sign = ctx.secrets.sign
         updated = tuple([_replace(u, container=sign(u.container, user)) for u in response.updated_containers])
         return _replace(response, updated_containers=updated)
 
     def pull(self, attempt_id: ApplicationAttemptId, containers: tuple[Container, ...]) -> tuple[Any, Any]:
         """``SchedulerApplicationAttempt.pullNewlyAllocatedContainers``: each container leaves with its container
         token, and with an NMToken for every node the attempt has none for yet (``NMTokenSecretManagerInRM``)."""
-        rm = self.rm
-        user = rm.apps[attempt_id.application_id].context.user
-        secrets = rm.secrets
+        ctx = self.context
+        user = ctx.apps[attempt_id.application_id].context.user
+        secrets = ctx.secrets
         return secrets.sign_all(containers, user), secrets.nm_tokens_for(attempt_id, containers, user)
 
 

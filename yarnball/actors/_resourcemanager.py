@@ -24,7 +24,8 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from typing import Any
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
 
 from yarnball.actors._actor import ActorRef, handler
 from yarnball.actors._adminservice import refresh_queues
@@ -33,6 +34,7 @@ from yarnball.actors._clientrmservice import ClientRMService
 from yarnball.actors._containerresize import ContainerResizeService
 from yarnball.actors._decommission import DecommissioningNodes
 from yarnball.actors._heartbeats import HeartbeatClock
+from yarnball.actors._kernel import Kernel
 from yarnball.actors._nmrpc import NodeHeartbeatRules
 from yarnball.actors._opportunisticams import OpportunisticContainerAllocatorAMService
 from yarnball.actors._preemption import create_preemption_monitor, run_fs_preemption
@@ -41,6 +43,7 @@ from yarnball.actors._queuemanagement import spawn_queue_management_monitor
 from yarnball.actors._resourcetracker import ResourceTrackerService, RMNode
 from yarnball.actors._rmapp import RMApp, RMAppAttempt
 from yarnball.actors._rmappmanager import RMAppManager
+from yarnball.actors._rmcontext import RMContext
 from yarnball.actors._rmdelivery import RMDeliveryProtocol
 from yarnball.actors._rmrestart import RMRestarts
 from yarnball.actors._schedulerdispatcher import SchedulerEventDispatcher
@@ -93,6 +96,16 @@ def validate_configs(conf: Configuration) -> None:
         )
 
 
+def _in_context(name: str) -> Any:
+    """The RM attribute ``name`` kept in its RMContext: ``rm.<name>`` reads and sets ``rm.context.<name>`` (the
+    getter is C code: no Python call per read)."""
+
+    def set_field(rm: ResourceManager, value: Any) -> None:
+        setattr(rm.context, name, value)
+
+    return property(attrgetter("context." + name), set_field, doc=f"``context.{name}`` (actors/_rmcontext.py).")
+
+
 class ResourceManager(RMDeliveryProtocol):
     """The ResourceManager. ``conf`` is the layered yarn-site + capacity-scheduler configuration."""
 
@@ -104,6 +117,7 @@ class ResourceManager(RMDeliveryProtocol):
         "app_manager",
         "application_master_service",
         "client_rm_service",
+        "context",
         "decommissioning",
         "dispatch",
         "dispatcher",
@@ -113,6 +127,8 @@ class ResourceManager(RMDeliveryProtocol):
         "resource_tracker",
         "restarts",
     )
+    #: The state the services share (actors/_rmcontext.py); the attributes below that name it are its fields.
+    context: RMContext
     #: RMAppManager: the applications' and attempts' lifecycle, the AM launcher and liveness (actors/_rmappmanager.py).
     app_manager: RMAppManager
     #: ClientRMService: submissions, kills, moves, priorities and reports (actors/_clientrmservice.py).
@@ -138,6 +154,42 @@ class ResourceManager(RMDeliveryProtocol):
     #: AutoCreatedQueueDeletionPolicy's monitor, started with the RM when the monitor keys name it.
     queue_deletion_monitor: QueueDeletionMonitor | None
 
+    # The RMContext's fields, read and set through the RM as its own attributes (``rm.apps`` is
+    # ``rm.context.apps``); the compiled services read the context itself. (The services above are in both: the
+    # RM's delivery reads its own slots, the services read one another from the context.)
+    if TYPE_CHECKING:
+        scheduler: ResourceScheduler
+        nodes: dict[NodeId, RMNode]
+        lost_nodes: set[NodeId]
+        apps: dict[ApplicationId, RMApp]
+        attempts: dict[ApplicationAttemptId, RMAppAttempt]
+        am_containers: dict[ContainerId, ApplicationAttemptId]
+        unlaunched: dict[ContainerId, tuple[float, NodeId]]
+        live: set[ContainerId]
+        counters: Counter[str]
+        op_counts: Counter[str]
+        op_seconds: defaultdict[str, float]
+        heartbeat_interval_ms: int
+        heartbeats: HeartbeatClock | None
+        dormant: DormantAMs
+        secrets: RMSecretManagers
+    else:
+        scheduler = _in_context("scheduler")
+        nodes = _in_context("nodes")
+        lost_nodes = _in_context("lost_nodes")
+        apps = _in_context("apps")
+        attempts = _in_context("attempts")
+        am_containers = _in_context("am_containers")
+        unlaunched = _in_context("unlaunched")
+        live = _in_context("live")
+        counters = _in_context("counters")
+        op_counts = _in_context("op_counts")
+        op_seconds = _in_context("op_seconds")
+        heartbeat_interval_ms = _in_context("heartbeat_interval_ms")
+        heartbeats = _in_context("heartbeats")
+        dormant = _in_context("dormant")
+        secrets = _in_context("secrets")
+
     def __init__(
         self,
         conf: Configuration,
@@ -149,30 +201,17 @@ class ResourceManager(RMDeliveryProtocol):
     ) -> None:
         self.resize = self.decommissioning = self.restarts = self.node_rules = self.queue_deletion_monitor = None
         self.conf = conf
-        #: The scheduler, reached only through its interface (policies/scheduler/_interface.py).
-        self.scheduler: ResourceScheduler = scheduler
+        self.context = RMContext(scheduler, conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS))
         self.cluster_timestamp = cluster_timestamp
-        self.heartbeat_interval_ms = conf.get_int(keys.RM_NM_HEARTBEAT_INTERVAL_MS)
         self.nm_expiry_ms = conf.get_int(keys.RM_NM_EXPIRY_INTERVAL_MS)
         self.alloc_expiry_ms = conf.get_int(keys.RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS)
         self.am_expiry_ms = conf.get_int(keys.RM_AM_EXPIRY_INTERVAL_MS)
         self.max_attempts = conf.get_int(keys.RM_AM_MAX_ATTEMPTS)
         validate_configs(conf)
         self.maximum_allocation = scheduler.get_maximum_allocation()
-        self.nodes: dict[NodeId, RMNode] = {}
-        self.lost_nodes: set[NodeId] = set()
-        self.apps: dict[ApplicationId, RMApp] = {}
-        self.attempts: dict[ApplicationAttemptId, RMAppAttempt] = {}
-        self.am_containers: dict[ContainerId, ApplicationAttemptId] = {}
-        self.unlaunched: dict[ContainerId, tuple[float, NodeId]] = {}
-        self.counters: Counter[str] = Counter()
-        self.live: set[ContainerId] = set()  # allocated and not yet ended, as the RM counts them
         self.done_listeners: list[Any] = []
         self.expected_applications: int | None = None
         self.apps_done = 0
-        # Wall-clock cost of scheduler calls, per operation, like SLS's SchedulerMetrics (not part of the event log).
-        self.op_counts: Counter[str] = Counter()
-        self.op_seconds: defaultdict[str, float] = defaultdict(float)  # wall seconds per op (timecost)
         # SchedulingMonitor for ProportionalCapacityPreemptionPolicy, when the monitor keys enable it.
         self.preemption_monitor = create_preemption_monitor(conf, scheduler)
         # OpportunisticContainerAllocatorAMService in front of the ApplicationMasterService, when enabled.
@@ -186,7 +225,6 @@ class ResourceManager(RMDeliveryProtocol):
                 f"scheduling is enabled. ({keys.OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED}, "
                 f"{keys.DIST_SCHEDULING_ENABLED})"
             )
-        self.heartbeats: HeartbeatClock | None = None
         #: Dormant idle AMs by attempt id (_shortcuts/_amdormancy.py); the hooks below wake them when work appears.
         self.dormant = DormantAMs(self)
         #: AMRMTokens, NMTokens and container tokens (actors/_secretmanagers.py), keyed from the run's seed; and the
@@ -198,12 +236,13 @@ class ResourceManager(RMDeliveryProtocol):
         )
         if conf.get_bool(keys.RECOVERY_ENABLED):
             self.restarts = RMRestarts(self)  # RMStateStore: written from the start
-        self.dispatcher = SchedulerEventDispatcher(self)
+        ctx = self.context
+        self.dispatcher = ctx.dispatcher = SchedulerEventDispatcher(self)
         self.dispatch = self.dispatcher.dispatch
-        self.app_manager = RMAppManager(self)
+        self.app_manager = ctx.app_manager = RMAppManager(self)
         self.client_rm_service = ClientRMService(self)
-        self.resource_tracker = ResourceTrackerService(self)
-        self.application_master_service = ApplicationMasterService(self)
+        self.resource_tracker = ctx.resource_tracker = ResourceTrackerService(self)
+        self.application_master_service = ctx.application_master_service = ApplicationMasterService(self)
 
     def services_changed(self) -> None:
         """An optional service joined or left (the first container resize, a graceful decommission, message
@@ -257,9 +296,13 @@ class ResourceManager(RMDeliveryProtocol):
         makes it a dead letter, a busy one queues it)."""
         self._deliver((message, sender))
 
+    def _attach(self, kernel: Kernel, actor_id: str) -> ActorRef:
+        self.context.kernel = kernel  # (the services read the time from the context)
+        return super()._attach(kernel, actor_id)
+
     def wake_node(self, node_id: NodeId) -> None:
         """A change for ``node_id`` its next heartbeat must see: a skipped heartbeat of it runs after all."""
-        clock = self.heartbeats
+        clock = self.context.heartbeats
         if clock is not None and clock.skip:
             clock.wake_node(node_id)
 
@@ -370,4 +413,3 @@ class ResourceManager(RMDeliveryProtocol):
     @handler
     def on_finish_am(self, msg: FinishApplicationMasterRequest) -> None:
         self.application_master_service.on_finish_am(msg)
-

@@ -26,6 +26,7 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from yarnball.actors._future import Ms
+from yarnball.actors._rmcontext import RMContext
 from yarnball.actors._shortcuts import deliver_heartbeat_response
 from yarnball.protocols import (
     ApplicationId,
@@ -90,6 +91,7 @@ class ResourceTrackerService:
 
     def __init__(self, rm: Any) -> None:
         self.rm = rm
+        self.context: RMContext = rm.context  # (actors/_rmcontext.py: its fields are native reads)
         #: Set when a heartbeat provably left its node's next empty heartbeat a no-op (see node_heartbeat).
         self.settled = False
         #: The chain's entry points (chosen by build_chain).
@@ -107,6 +109,7 @@ class ResourceTrackerService:
 
     def build_chain(self) -> None:
         """Choose the heartbeat chain from the RM's optional services (see the module docstring)."""
+        ctx = self.context
         rm = self.rm
         opportunistic, resize = rm.opportunistic, rm.resize
         listeners: list[Any] = []
@@ -127,8 +130,8 @@ class ResourceTrackerService:
         self.respond = self._respond_updated if updaters else self._respond
         # the heartbeat clock's question (actors/_heartbeats.py): a decrease to push makes a heartbeat needed
         self.needs_heartbeat = self._needs_heartbeat_or_update if resize is not None else self._needs_heartbeat
-        if rm.heartbeats is not None:
-            rm.heartbeats.needs = self.needs_heartbeat
+        if ctx.heartbeats is not None:
+            ctx.heartbeats.needs = self.needs_heartbeat
         # the opportunistic service handles every heartbeat itself: none is settled early
         self.settles = opportunistic is None
         process = self.node_heartbeat  # (read from the instance: a test's spy counts)
@@ -144,13 +147,14 @@ class ResourceTrackerService:
 
     # -- registration ---------------------------------------------------------------------------------------------
     def on_register_node(self, msg: RegisterNodeManagerRequest) -> None:
+        ctx = self.context
         rm = self.rm
         node_id = msg.node_id
-        known = rm.nodes.get(node_id)
+        known = ctx.nodes.get(node_id)
         if known is not None and msg.running_applications:
             # ReconnectNodeTransition with running applications (a restarted NM that recovered its containers): the
             # node stays as it is, and the container statuses it brings are handled as a heartbeat's.
-            known.last_heartbeat = rm.kernel.now
+            known.last_heartbeat = ctx.kernel.now
             known.response_id = 0  # RMNodeImpl.resetLastNodeHeartBeatResponse
             rm.log.info("node_reconnected", node=str(node_id), containers=len(msg.container_statuses))
             self._recovered_statuses(known, msg.container_statuses)
@@ -159,8 +163,8 @@ class ResourceTrackerService:
         if known is not None:
             # A re-registering node (after RESYNC) is removed and added again, as RMNodeImpl's ReconnectNodeTransition.
             rm.dispatch(NodeRemovedSchedulerEvent(node_id=node_id))
-        rm.nodes[node_id] = RMNode(node_id, msg.rack_name, msg.resource, rm.now)
-        rm.lost_nodes.discard(node_id)
+        ctx.nodes[node_id] = RMNode(node_id, msg.rack_name, msg.resource, ctx.kernel.now)
+        ctx.lost_nodes.discard(node_id)
         rm.dispatch(
             NodeAddedSchedulerEvent(
                 node_id=node_id, rack_name=msg.rack_name, total_resource=msg.resource, node_labels=msg.node_labels
@@ -169,23 +173,24 @@ class ResourceTrackerService:
         for listener in self.node_added_listeners:
             listener(node_id, msg.rack_name)
         rm.log.info("node_added", node=str(node_id), rack=msg.rack_name, resource=str(msg.resource))
-        store = rm.app_manager.store
+        store = ctx.app_manager.store
         if store.restarted:
             # a node back after an RM restart: recoverContainersOnNode (actors/_rmrestart.py)
-            store.node_registered(rm.nodes[node_id], msg.container_statuses, msg.running_applications)
+            store.node_registered(ctx.nodes[node_id], msg.container_statuses, msg.running_applications)
         elif msg.container_statuses:
-            self._recovered_statuses(rm.nodes[node_id], msg.container_statuses)
+            self._recovered_statuses(ctx.nodes[node_id], msg.container_statuses)
         rm.reply(self._registered())
 
     def _registered(self) -> RegisterNodeManagerResponse:
         """A NORMAL registration answer, with the master keys the NM checks tokens with (ResourceTrackerService
         .registerNodeManager); a reconnecting NM gets them again too."""
+        ctx = self.context
         rm = self.rm
         return RegisterNodeManagerResponse(
             node_action=NodeAction.NORMAL,
             rm_identifier=rm.cluster_timestamp,
-            container_token_master_key=rm.secrets.container_key,
-            nm_token_master_key=rm.secrets.nm_key,
+            container_token_master_key=ctx.secrets.container_key,
+            nm_token_master_key=ctx.secrets.nm_key,
         )
 
     def _recovered_statuses(self, node: Any, statuses: Any) -> None:
@@ -193,7 +198,7 @@ class ResourceTrackerService:
         end their containers, RUNNING ones the RM allocated are launched, and RUNNING ones it does not hold (it
         expired the node meanwhile, or they ended) are cleaned up, as ``SchedulerApplicationAttempt
         .containerLaunchedOnNode`` does for "some unknown container sneaked into the system"."""
-        rm = self.rm
+        ctx = self.context
         launched: list[ContainerStatus] = []
         completed: list[ContainerStatus] = []
         for s in statuses:
@@ -209,26 +214,27 @@ class ResourceTrackerService:
             if s.container_state is _COMPLETE:
                 completed.append(status)
             elif s.container_state is _RUNNING:
-                if rm.unlaunched.pop(cid, None) is not None:
+                if ctx.unlaunched.pop(cid, None) is not None:
                     launched.append(status)
-                elif cid not in rm.live:
+                elif cid not in ctx.live:
                     node.queue_cleanup(cid)
         for cs in completed:
-            rm.dispatcher.container_done(cs.container_id, cs)
+            ctx.dispatcher.container_done(cs.container_id, cs)
         for listener in self.recovered_listeners:
             listener(completed)
         if launched or completed:
-            rm.dispatcher.node_update(node.id, launched, completed)
+            ctx.dispatcher.node_update(node.id, launched, completed)
 
     def on_unregister_node(self, msg: UnRegisterNodeManagerRequest) -> None:
         """ResourceTrackerService.unRegisterNodeManager: the node leaves (a graceful shutdown or an elastic
         downscale); RMNodeImpl's DeactivateNodeTransition sends NODE_REMOVED to the scheduler."""
+        ctx = self.context
         rm = self.rm
-        node = rm.nodes.pop(msg.node_id, None)
+        node = ctx.nodes.pop(msg.node_id, None)
         if node is None:
             rm.log.warning("unregister_unknown_node", node=str(msg.node_id))
         else:
-            rm.counters["nodes_shutdown"] += 1
+            ctx.counters["nodes_shutdown"] += 1
             rm.log.info("node_unregistered", node=str(msg.node_id))
             rm.dispatch(NodeRemovedSchedulerEvent(node_id=msg.node_id))
         rm.reply(UnRegisterNodeManagerResponse())
@@ -262,9 +268,10 @@ class ResourceTrackerService:
         The heartbeat clock hears that the node's heartbeat was processed before the response leaves: the phase
         point it may arm and the response's delivery are queued with the RM's sequences in that order (both
         paths alike)."""
+        ctx = self.context
         self.settled = False
         response = self.process(node_id, statuses, status)
-        clock = self.rm.heartbeats
+        clock = ctx.heartbeats
         if clock is not None and not self.settled:
             clock.processed(node_id)
         return response  # type: ignore[no-any-return]
@@ -274,7 +281,9 @@ class ResourceTrackerService:
         same status update as a real one; the response is returned for the heartbeat's route to deliver to the NM
         as usual (see actors/_heartbeats.py), after the clock heard of it (as :meth:`handle_node_heartbeat`)."""
         response = self.node_heartbeat(node_id, ())
-        self.rm.heartbeats.processed(node_id)
+        clock = self.context.heartbeats
+        assert clock is not None  # (virtual heartbeats come from the clock)
+        clock.processed(node_id)
         return response
 
     def node_heartbeat(self, node_id: NodeId, statuses: Any, status: Any = None) -> NodeHeartbeatResponse:
@@ -292,16 +301,16 @@ class ResourceTrackerService:
         NODE_UPDATE removes none), its cleanup lists are emptied below and nothing queues more before ``processed``
         (only the response is delivered, to the NM), and nothing after the dispatch changes the scheduler (the
         opportunistic service's heartbeat handling would run in between)."""
-        rm = self.rm
-        node: RMNode | None = rm.nodes.get(node_id)  # (typed: native attribute access, compiled)
+        ctx = self.context
+        node: RMNode | None = ctx.nodes.get(node_id)  # (typed: native attribute access, compiled)
         if node is None:
             # ResourceTrackerService: "Node not found resyncing <node>"
             return NodeHeartbeatResponse(node_action=NodeAction.RESYNC, diagnostics_message="Node not found resyncing")
-        node.last_heartbeat = rm.kernel.now
+        node.last_heartbeat = ctx.kernel.now
         launched: list[ContainerStatus] = []
         completed: list[ContainerStatus] = []
         if statuses:
-            unlaunched = rm.unlaunched
+            unlaunched = ctx.unlaunched
             for cs in statuses:
                 state = cs.state
                 if state is _RUNNING:
@@ -314,8 +323,8 @@ class ResourceTrackerService:
                     completed.append(cs)
             if completed:
                 for cs in completed:
-                    rm.dispatcher.container_done(cs.container_id, cs)
-        if rm.dispatcher.heartbeat_node_update(node.id, launched, completed, self.settles, SETTLE_AFTER_UPDATE):
+                    ctx.dispatcher.container_done(cs.container_id, cs)
+        if ctx.dispatcher.heartbeat_node_update(node.id, launched, completed, self.settles, SETTLE_AFTER_UPDATE):
             self.settled = True  # (a full node, say: see the docstring)
         # ResourceTrackerService: the next response id is the last response's + 1 (the NM echoes the last one).
         response_id = node.response_id = node.response_id + 1
@@ -328,22 +337,21 @@ class ResourceTrackerService:
             app_cleanup, node.pending_app_cleanup = node.pending_app_cleanup, ()
         if not cleanup and not app_cleanup and not self.response_updaters:
             # _respond's common case in line (one call fewer per heartbeat)
-            return NodeHeartbeatResponse(response_id=response_id, next_heartbeat_interval_ms=rm.heartbeat_interval_ms)
+            return NodeHeartbeatResponse(response_id=response_id, next_heartbeat_interval_ms=ctx.heartbeat_interval_ms)
         return self.respond(node_id, response_id, cleanup, app_cleanup, status, completed)
 
     def _respond(
         self, node_id: NodeId, response_id: int, cleanup: Any, app_cleanup: Any, status: Any, completed: Any
     ) -> NodeHeartbeatResponse:
         """The response without response updaters."""
+        ctx = self.context
         if not cleanup and not app_cleanup:
-            return NodeHeartbeatResponse(
-                response_id=response_id, next_heartbeat_interval_ms=self.rm.heartbeat_interval_ms
-            )
+            return NodeHeartbeatResponse(response_id=response_id, next_heartbeat_interval_ms=ctx.heartbeat_interval_ms)
         return NodeHeartbeatResponse(
             response_id=response_id,
             containers_to_cleanup=tuple(cleanup),
             applications_to_cleanup=tuple(app_cleanup),
-            next_heartbeat_interval_ms=self.rm.heartbeat_interval_ms,
+            next_heartbeat_interval_ms=ctx.heartbeat_interval_ms,
         )
 
     def _respond_updated(
@@ -351,6 +359,7 @@ class ResourceTrackerService:
     ) -> NodeHeartbeatResponse:
         """The response with the response updaters' parts: each gives a queuing limit (or None) and containers to
         update, or None when it adds nothing."""
+        ctx = self.context
         limit = None
         updates: tuple[Container, ...] = ()
         full = False
@@ -362,14 +371,12 @@ class ResourceTrackerService:
                     limit = part[0]
                 updates = (*updates, *part[1]) if updates else part[1]
         if not full and not cleanup and not app_cleanup:
-            return NodeHeartbeatResponse(
-                response_id=response_id, next_heartbeat_interval_ms=self.rm.heartbeat_interval_ms
-            )
+            return NodeHeartbeatResponse(response_id=response_id, next_heartbeat_interval_ms=ctx.heartbeat_interval_ms)
         return NodeHeartbeatResponse(
             response_id=response_id,
             containers_to_cleanup=tuple(cleanup),
             applications_to_cleanup=tuple(app_cleanup),
-            next_heartbeat_interval_ms=self.rm.heartbeat_interval_ms,
+            next_heartbeat_interval_ms=ctx.heartbeat_interval_ms,
             container_queuing_limit=limit,
             containers_to_update=updates,
         )
@@ -377,44 +384,45 @@ class ResourceTrackerService:
     def _needs_heartbeat(self, node_id: NodeId) -> bool:
         """Could an empty heartbeat from ``node_id`` change anything? False only when it provably cannot: no
         cleanup to send and a NODE_UPDATE the scheduler would return from at once."""
-        rm = self.rm
-        node: RMNode | None = rm.nodes.get(node_id)
+        ctx = self.context
+        node: RMNode | None = ctx.nodes.get(node_id)
         if node is None:
             return True  # the NM must hear RESYNC
         if node.pending_cleanup or node.pending_app_cleanup:
             return True
-        return not rm.scheduler.node_update_is_noop(node_id)
+        return not ctx.scheduler.node_update_is_noop(node_id)
 
     def _needs_heartbeat_or_update(self, node_id: NodeId) -> bool:
         """``_needs_heartbeat``, and True for a node with a container decrease to push (container resizing on)."""
+        ctx = self.context
         rm = self.rm
-        node: RMNode | None = rm.nodes.get(node_id)
+        node: RMNode | None = ctx.nodes.get(node_id)
         if node is None:
             return True  # the NM must hear RESYNC
         if node.pending_cleanup or node.pending_app_cleanup:
             return True
         if node_id in rm.resize.to_update:
             return True  # a decrease to push to the NM
-        return not rm.scheduler.node_update_is_noop(node_id)
+        return not ctx.scheduler.node_update_is_noop(node_id)
 
     # -- NMLivelinessMonitor --------------------------------------------------------------------------------------
     def check_node_liveness(self) -> None:
+        ctx = self.context
         rm = self.rm
-        deadline = rm.now - rm.nm_expiry_ms
-        clock = rm.heartbeats
+        deadline = ctx.kernel.now - rm.nm_expiry_ms
+        clock = ctx.heartbeats
         if clock is not None and clock.lazy is not None:
             clock.lazy.settle_all()  # deferred RUNNING reports' heartbeats (actors/_shortcuts/_lazyrunning.py)
         if clock is not None and clock.skip:
             # A dormant NM is alive and heartbeating; its skipped heartbeats count (actors/_heartbeats.py).
-            for n in rm.nodes.values():
+            for n in ctx.nodes.values():
                 if n.last_heartbeat < deadline:
                     n.last_heartbeat = clock.last_heartbeat(n.id, n.last_heartbeat)
-        for node in [n for n in rm.nodes.values() if n.last_heartbeat < deadline]:
+        for node in [n for n in ctx.nodes.values() if n.last_heartbeat < deadline]:
             rm.log.warning("node_lost", node=str(node.id), last_heartbeat_ms=node.last_heartbeat)
-            rm.counters["nodes_lost"] += 1
-            del rm.nodes[node.id]
-            rm.lost_nodes.add(node.id)
+            ctx.counters["nodes_lost"] += 1
+            del ctx.nodes[node.id]
+            ctx.lost_nodes.add(node.id)
             for listener in self.node_removed_listeners:
                 listener(node.id)
             rm.dispatch(NodeRemovedSchedulerEvent(node_id=node.id))
-

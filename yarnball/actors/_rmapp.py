@@ -201,9 +201,10 @@ class RMApp:
         self.submitter = submitter
         self.nodes: set[NodeId] = set()  # nodes that ran its containers: they get applications_to_cleanup
         self.used = Resource()
-        #: Its allocated containers not finished yet: id -> [creation time, memory MB, vcores, is the AM container]
+        #: Its allocated containers not finished yet: id -> (creation time, memory MB, vcores, is the AM container)
         #: (what RMContainerImpl keeps for the usage figures: creationTime, the container's resource, isAMContainer).
-        self.containers: dict[ContainerId, list[Any]] = {}
+        #: Tuples of atomic values, which the cyclic collector stops tracking: a busy cluster holds one per container.
+        self.containers: dict[ContainerId, tuple[Ms, int, int, bool]] = {}
 
     @property
     def current_attempt(self) -> RMAppAttempt | None:
@@ -216,15 +217,14 @@ class RMApp:
     # -- RMAppMetrics -----------------------------------------------------------------------------------------------
     def container_allocated(self, cid: ContainerId, now: Ms, resource: Resource, *, is_am: bool = False) -> None:
         """An RMContainer of this application was created (allocated) ``now``."""
-        self.containers[cid] = [now, resource.memory_mb, resource.vcores, is_am]
+        self.containers[cid] = (now, resource.memory_mb, resource.vcores, is_am)
 
     def container_resized(self, cid: ContainerId, resource: Resource) -> None:
         """An increase or decrease took effect: the container is charged at its resource when it finishes
         (``updateAttemptMetrics`` reads ``container.getContainer().getResource()``), for its whole life."""
         record = self.containers.get(cid)
         if record is not None:
-            record[1] = resource.memory_mb
-            record[2] = resource.vcores
+            self.containers[cid] = (record[0], resource.memory_mb, resource.vcores, record[3])
 
     def container_finished(self, cid: ContainerId, now: Ms, exit_status: int) -> None:
         """``RMContainerImpl.FinishedTransition.updateAttemptMetrics``: the finished container's usage goes to the

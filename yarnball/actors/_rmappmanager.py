@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from yarnball.actors._nodemanager import nm_actor_id
 from yarnball.actors._rmapp import NOT_COUNTED_EXITS, AttemptState, RMApp, RMAppAttempt
+from yarnball.actors._rmcontext import RMContext
 from yarnball.protocols import (
     AppAttemptAddedSchedulerEvent,
     AppAttemptRemovedSchedulerEvent,
@@ -86,6 +87,7 @@ class RMAppManager:
         "attempt_removed_listeners",
         "completed",
         "completed_in_store",
+        "context",
         "max_completed",
         "max_completed_in_store",
         "removed",
@@ -97,6 +99,7 @@ class RMAppManager:
 
     def __init__(self, rm: Any) -> None:
         self.rm = rm
+        self.context: RMContext = rm.context  # (actors/_rmcontext.py: its fields are native reads)
         # RMAppManager's constructor: the state store keeps at most as many finished applications as memory.
         conf = rm.conf
         limit = conf.get_int(keys.RM_MAX_COMPLETED_APPLICATIONS, keys.DEFAULT_RM_MAX_COMPLETED_APPLICATIONS)
@@ -126,8 +129,9 @@ class RMAppManager:
 
     # -- RMAppImpl ----------------------------------------------------------------------------------------------
     def on_accepted(self, app_id: ApplicationId, placed_queue: str = "") -> None:
+        ctx = self.context
         rm = self.rm
-        app = rm.apps[app_id]
+        app = ctx.apps[app_id]
         if placed_queue:
             # RMAppManager.copyPlacementQueueToSubmissionContext: the placed queue becomes the application's (its
             # reports, REST and outputs show it); the scheduler sends it only when it differs from the one named
@@ -137,11 +141,12 @@ class RMAppManager:
         self.new_attempt(app)
 
     def on_rejected(self, app_id: ApplicationId, diagnostics: str) -> None:
+        ctx = self.context
         rm = self.rm
-        app = rm.apps[app_id]
+        app = ctx.apps[app_id]
         app.diagnostics = diagnostics
         app.rejected = True
-        rm.counters["apps_rejected"] += 1
+        ctx.counters["apps_rejected"] += 1
         rm.log.warning("application_rejected", application=str(app_id), queue=app.queue, diagnostics=diagnostics)
         self.finish_app(app, YarnApplicationState.FAILED, FinalApplicationStatus.FAILED, rejected=True)
 
@@ -158,23 +163,24 @@ class RMAppManager:
     def finish_app(
         self, app: RMApp, state: YarnApplicationState, final: FinalApplicationStatus, *, rejected: bool = False
     ) -> None:
+        ctx = self.context
         if app.is_done:
             return
         rm = self.rm
         app.state = state
         app.final_status = final
-        app.finish_time = rm.now
+        app.finish_time = ctx.kernel.now
         self.store.app_ended(app, state, final)
         if not rejected:
             rm.dispatch(AppRemovedSchedulerEvent(application_id=app.id, final_state=state.value))
             if state is YarnApplicationState.FINISHED and final is FinalApplicationStatus.SUCCEEDED:
-                rm.counters["apps_finished"] += 1
+                ctx.counters["apps_finished"] += 1
             elif state is YarnApplicationState.KILLED:
-                rm.counters["apps_killed"] += 1
+                ctx.counters["apps_killed"] += 1
             else:
-                rm.counters["apps_failed"] += 1
+                ctx.counters["apps_failed"] += 1
         for node_id in sorted(app.nodes, key=str):
-            node = rm.nodes.get(node_id)
+            node = ctx.nodes.get(node_id)
             if node is not None:
                 node.queue_app_cleanup(app.id)
                 rm.wake_node(node_id)
@@ -207,6 +213,7 @@ class RMAppManager:
     def check_completed_limit(self) -> None:
         """``RMAppManager.checkAppNumCompletedLimit``: the oldest finished applications beyond the limits leave the
         state store, then the RM (its applications and attempts, what the client protocol and REST show)."""
+        ctx = self.context
         rm = self.rm
         completed = self.completed
         while self.completed_in_store > self.max_completed_in_store:
@@ -215,23 +222,24 @@ class RMAppManager:
             self.completed_in_store -= 1
             self.removed_from_store += 1
         while len(completed) > self.max_completed:
-            app = rm.apps.pop(completed.popleft(), None)
+            app = ctx.apps.pop(completed.popleft(), None)
             if app is None:
                 continue
             self.removed += 1
             rm.log.debug("application_removed", application=str(app.id), max_completed_applications=self.max_completed)
             for attempt in app.attempts:
-                rm.attempts.pop(attempt.attempt_id, None)
+                ctx.attempts.pop(attempt.attempt_id, None)
             for listener in self.removed_listeners:
                 listener(app)
 
     # -- RMAppAttemptImpl ---------------------------------------------------------------------------------------
     def new_attempt(self, app: RMApp, *, transfer: bool = False) -> None:
+        ctx = self.context
         rm = self.rm
         attempt_id = ApplicationAttemptId(app.id, len(app.attempts) + 1)
-        attempt = RMAppAttempt(attempt_id, rm.now, rm.secrets.create_amrm_token(attempt_id))
+        attempt = RMAppAttempt(attempt_id, ctx.kernel.now, ctx.secrets.create_amrm_token(attempt_id))
         app.attempts.append(attempt)
-        rm.attempts[attempt.attempt_id] = attempt
+        ctx.attempts[attempt.attempt_id] = attempt
         if transfer:  # the previous attempt's kept containers move to this one
             rm.dispatch(
                 AppAttemptAddedSchedulerEvent(
@@ -243,21 +251,21 @@ class RMAppManager:
 
     def on_attempt_added(self, attempt_id: ApplicationAttemptId) -> None:
         """RMAppAttemptImpl.ScheduleTransition: the AM container is asked for."""
-        rm = self.rm
-        app = rm.apps[attempt_id.application_id]
+        ctx = self.context
+        app = ctx.apps[attempt_id.application_id]
         request = ResourceRequest(priority=AM_PRIORITY, capability=app.context.am_container_resource, resource_name="*")
-        rm.dispatcher.allocate(attempt_id, (request,), ())
+        ctx.dispatcher.allocate(attempt_id, (request,), ())
 
     def am_container_finished(self, attempt_id: ApplicationAttemptId, status: ContainerStatus) -> None:
-        rm = self.rm
-        attempt = rm.attempts.get(attempt_id)
+        ctx = self.context
+        attempt = ctx.attempts.get(attempt_id)
         if attempt is None or attempt.is_done:
             return
         if attempt.state is AttemptState.FINISHING:
             attempt.state = AttemptState.FINISHED
             self.store.attempt_ended(attempt)
             self.remove_attempt(attempt, "FINISHED")
-            app = rm.apps[attempt_id.application_id]
+            app = ctx.apps[attempt_id.application_id]
             final = attempt.final_status
             state = {
                 FinalApplicationStatus.FAILED: YarnApplicationState.FAILED,
@@ -273,12 +281,13 @@ class RMAppManager:
         self.fail_attempt(attempt, diagnostics, counted=counted)
 
     def fail_attempt(self, attempt: RMAppAttempt, diagnostics: str, *, counted: bool) -> None:
+        ctx = self.context
         rm = self.rm
-        app = rm.apps[attempt.attempt_id.application_id]
+        app = ctx.apps[attempt.attempt_id.application_id]
         attempt.state = AttemptState.FAILED
         rm.log.warning("attempt_failed", attempt=str(attempt.attempt_id), diagnostics=diagnostics, counted=counted)
         if attempt.am_container is not None:
-            rm.am_containers.pop(attempt.am_container.id, None)
+            ctx.am_containers.pop(attempt.am_container.id, None)
         if counted:
             app.counted_failures += 1
         retry = app.counted_failures < app.max_attempts
@@ -296,10 +305,11 @@ class RMAppManager:
             self.new_attempt(app, transfer=keep)
 
     def remove_attempt(self, attempt: RMAppAttempt, final_state: str, *, keep: bool = False) -> None:
+        ctx = self.context
         rm = self.rm
-        rm.secrets.attempt_removed(attempt.attempt_id)
-        if rm.dormant:
-            rm.dormant.wake(attempt.attempt_id)  # its next allocate gets AM_SHUTDOWN
+        ctx.secrets.attempt_removed(attempt.attempt_id)
+        if ctx.dormant:
+            ctx.dormant.wake(attempt.attempt_id)  # its next allocate gets AM_SHUTDOWN
         for listener in self.attempt_removed_listeners:
             listener(attempt.attempt_id)
         if keep:
@@ -317,13 +327,14 @@ class RMAppManager:
 
     # -- AMLivelinessMonitor ------------------------------------------------------------------------------------
     def check_am_liveness(self) -> None:
+        ctx = self.context
         rm = self.rm
-        if rm.dormant:
-            rm.dormant.settle_all()  # a dormant AM heartbeats all along (actors/_shortcuts/_amdormancy.py)
-        deadline = rm.now - rm.am_expiry_ms
+        if ctx.dormant:
+            ctx.dormant.settle_all()  # a dormant AM heartbeats all along (actors/_shortcuts/_amdormancy.py)
+        deadline = ctx.kernel.now - rm.am_expiry_ms
         # (a recovered attempt is watched from its recovery on: AttemptRecoveredTransition registers it)
         awaiting = self.store.awaiting
-        for attempt in list(rm.attempts.values()):
+        for attempt in list(ctx.attempts.values()):
             watched = attempt.state is AttemptState.RUNNING or attempt.attempt_id in awaiting
             if watched and attempt.last_heartbeat < deadline:
                 rm.log.warning("am_expired", attempt=str(attempt.attempt_id))
@@ -331,12 +342,13 @@ class RMAppManager:
 
     # -- ApplicationMasterLauncher ------------------------------------------------------------------------------
     def launch_am(self, app: RMApp, attempt: RMAppAttempt, container: Container) -> None:
+        ctx = self.context
         rm = self.rm
         # RMAppAttemptImpl.AMContainerAllocatedTransition pulls the AM container from the scheduler itself.
-        rm.dispatcher.allocate(attempt.attempt_id, (), ())
+        ctx.dispatcher.allocate(attempt.attempt_id, (), ())
         attempt.state = AttemptState.ALLOCATED
         attempt.am_container = container
-        rm.am_containers[container.id] = attempt.attempt_id
+        ctx.am_containers[container.id] = attempt.attempt_id
         spec = app.context.am_container_spec
         # AMLauncher.createAMContainerLaunchContext / setupTokens: the AMRMToken goes into the container's
         # credentials; AMLauncher.getContainerMgrProxy speaks to the NM with an NMToken of the attempt.
@@ -348,17 +360,17 @@ class RMAppManager:
             tokens=(*spec.tokens, attempt.amrm_token) if attempt.amrm_token is not None else spec.tokens,
         )
         user = app.context.user
-        secrets = rm.secrets
+        secrets = ctx.secrets
         request = StartContainersRequest(
             start_container_requests=(
                 StartContainerRequest(container=secrets.sign(container, user), launch_context=context),
             ),
             nm_token=secrets.create_nm_token(attempt.attempt_id, container.node_id, user),
         )
-        rm.kernel.lookup(nm_actor_id(container.node_id.host)).tell(request, rm.ref)
+        ctx.kernel.lookup(nm_actor_id(container.node_id.host)).tell(request, rm.ref)
         attempt.state = AttemptState.LAUNCHED
         if app.launch_time is None:
-            app.launch_time = rm.now
+            app.launch_time = ctx.kernel.now
         self.store.attempt_stored(app, attempt)  # RMStateStore.storeNewApplicationAttempt
         rm.log.info(
             "am_launched", attempt=str(attempt.attempt_id), container=str(container.id), node=str(container.node_id)
@@ -366,9 +378,10 @@ class RMAppManager:
 
     def on_start_response(self, msg: StartContainersResponse) -> None:
         """AMLauncher.launch's answer: an AM container the NM could not start ends its attempt."""
+        ctx = self.context
         rm = self.rm
         for failed in msg.failed_requests:
-            attempt_id = rm.am_containers.get(failed.container_id)
+            attempt_id = ctx.am_containers.get(failed.container_id)
             rm.log.warning("am_launch_failed", container=str(failed.container_id), diagnostics=failed.diagnostics)
             if attempt_id is not None:
                 status = ContainerStatus(
@@ -377,4 +390,4 @@ class RMAppManager:
                     exit_status=ContainerExitStatus.INVALID,
                     diagnostics=failed.diagnostics,
                 )
-                rm.dispatcher.container_done(failed.container_id, status)
+                ctx.dispatcher.container_done(failed.container_id, status)

@@ -220,14 +220,8 @@ class RMRestarts:
         self._orphans.update(dict.fromkeys(sorted(rm.live, key=_container_order), True))
         # what it had ended and not yet told the NMs to kill (an NM bringing one back has it killed, not adopted)
         self._ended.update(cid for node in rm.nodes.values() for cid in node.pending_cleanup)
-        rm.nodes = {}
-        rm.lost_nodes = set()
-        rm.apps = {}
-        rm.attempts = {}
+        rm.context.reset_books()  # (ResourceManager.resetRMContext: the RMContext starts empty)
         rm.app_manager.forget_completed()
-        rm.am_containers = {}
-        rm.unlaunched = {}
-        rm.live = set()
         rm.resize = None
         rm.decommissioning = None
         rm.services_changed()

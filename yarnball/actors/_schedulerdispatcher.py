@@ -25,6 +25,7 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from yarnball.actors._rmapp import AttemptState, RMApp, RMAppAttempt
+from yarnball.actors._rmcontext import RMContext
 from yarnball.actors._shortcuts import OwnMethod, is_bound
 from yarnball.policies.scheduler import (
     PROVEN_SCHEDULER_CLASS,
@@ -69,6 +70,7 @@ class SchedulerEventDispatcher:
 
     def __init__(self, rm: Any) -> None:
         self.rm = rm
+        self.context: RMContext = rm.context  # (actors/_rmcontext.py: its fields are native reads)
         #: ``rm.dispatch`` when it was last found to be this dispatcher's own ``dispatch`` while ``_DISPATCH`` was
         #: ``own_for`` (node_update: one identity test per heartbeat instead of :func:`is_bound`'s method reads).
         self.own_dispatch: Any = None
@@ -129,16 +131,16 @@ class SchedulerEventDispatcher:
     # -- the dispatcher -----------------------------------------------------------------------------------------
     def dispatch(self, event: Any) -> None:
         """Hand one scheduler event to the scheduler and act on its notifications."""
+        ctx = self.context
         name = _EVENT_NAMES.get(type(event))
         if name is None:
             name = event.event_type.value
             if "event_type" not in getattr(type(event), "__struct_fields__", ("event_type",)):
                 _EVENT_NAMES[type(event)] = name  # a class constant (ClassVar), not a field
-        rm = self.rm
         start = _perf_counter()
-        notes = rm.scheduler.handle(event)
-        rm.op_seconds[name] += _perf_counter() - start
-        rm.op_counts[name] += 1
+        notes = ctx.scheduler.handle(event)
+        ctx.op_seconds[name] += _perf_counter() - start
+        ctx.op_counts[name] += 1
         self.on_notifications(notes)
 
     def heartbeat_node_update(
@@ -147,12 +149,12 @@ class SchedulerEventDispatcher:
         """A node heartbeat's NODE_UPDATE (ResourceTrackerService.nodeHeartbeat's event to the scheduler), and
         whether it settled the node (``ResourceTrackerService.node_heartbeat``: ``settles`` when the tracker may
         settle at all, ``settle_after_update`` its switch for a full NODE_UPDATE)."""
-        rm = self.rm
-        scheduler = rm.scheduler
+        ctx = self.context
+        scheduler = ctx.scheduler
         if not completed and scheduler.node_update_launched_only(node_id, launched):
             # The NODE_UPDATE only marked containers RUNNING and returned no notification (a full node, say):
             # dispatch's work without the event record (only its time cost is not recorded).
-            rm.op_counts["NODE_UPDATE"] += 1
+            ctx.op_counts["NODE_UPDATE"] += 1
             return settles and not scheduler.continuous_scheduling
         self.node_update(node_id, launched, completed)
         return (
@@ -172,8 +174,9 @@ class SchedulerEventDispatcher:
         the op count and time are recorded under the same name. The record stays where it could be seen: an
         ``rm.dispatch`` replaced on the RM (tests record every scheduler event) or overridden in a subclass, and
         a scheduler whose ``handle`` is replaced or overridden."""
+        ctx = self.context
         rm = self.rm
-        scheduler = rm.scheduler
+        scheduler = ctx.scheduler
         if scheduler is not self.proven:
             self._prove(scheduler)
         dispatch = rm.dispatch
@@ -183,9 +186,7 @@ class SchedulerEventDispatcher:
             # replaced or overridden: read through the bound method, never through the RM's ``__dict__`` (that would
             # move its attribute values out of CPython's inline storage for the rest of the run: see
             # _kernel.enter_replaced); a compiled method has no ``__func__`` (is_bound)
-            dispatch is not self.own_dispatch
-            or self.own_for is not _DISPATCH
-            or not self.own_handle
+            dispatch is not self.own_dispatch or self.own_for is not _DISPATCH or not self.own_handle
         ):
             # (the same event as NodeUpdateSchedulerEvent(node_id=node.id) when there is nothing to report)
             rm.dispatch(
@@ -196,31 +197,32 @@ class SchedulerEventDispatcher:
             return
         start = _perf_counter()
         notes = scheduler.node_update(node_id, launched, completed)
-        rm.op_seconds["NODE_UPDATE"] += _perf_counter() - start
-        rm.op_counts["NODE_UPDATE"] += 1
+        ctx.op_seconds["NODE_UPDATE"] += _perf_counter() - start
+        ctx.op_counts["NODE_UPDATE"] += 1
         self.on_notifications(notes)
 
     def on_container_preempt(self, msg: ContainerPreemptEvent) -> None:
         """The preemption monitor's MARK_CONTAINER_FOR_PREEMPTION / MARK_CONTAINER_FOR_KILLABLE /
         KILL_RESERVED_CONTAINER, put through the dispatcher like every scheduler event."""
+        ctx = self.context
         rm = self.rm
-        rm.counters["preemption_" + msg.event_type.value.lower()] += 1
-        if rm.dormant.sleepers:
-            rm.dormant.wake(msg.application_attempt_id)  # a mark reaches the AM in its next allocate
+        ctx.counters["preemption_" + msg.event_type.value.lower()] += 1
+        if ctx.dormant.sleepers:
+            ctx.dormant.wake(msg.application_attempt_id)  # a mark reaches the AM in its next allocate
         rm.dispatch(msg)
 
     def continuous_scheduling(self) -> None:
-        rm = self.rm
+        ctx = self.context
         start = time.perf_counter()
-        notes = rm.scheduler.continuous_scheduling_attempt()
-        rm.op_seconds["continuous_scheduling"] += time.perf_counter() - start
-        rm.op_counts["continuous_scheduling"] += 1
+        notes = ctx.scheduler.continuous_scheduling_attempt()
+        ctx.op_seconds["continuous_scheduling"] += time.perf_counter() - start
+        ctx.op_counts["continuous_scheduling"] += 1
         self.on_notifications(notes)
 
     def allocate(self, attempt_id: ApplicationAttemptId, ask: Any, release: Any, blacklist: Any = None) -> Any:
         """``CapacityScheduler.allocate`` for ``attempt_id``, its notifications acted on."""
-        rm = self.rm
-        scheduler = rm.scheduler
+        ctx = self.context
+        scheduler = ctx.scheduler
         if scheduler is not self.proven:
             self._prove(scheduler)
         allocate = scheduler.allocate
@@ -234,10 +236,10 @@ class SchedulerEventDispatcher:
             # no errors, no notifications, pending asks unchanged (so no wake_needed): only the timing remains.
             start = _perf_counter()
             allocation = allocate(attempt_id, (), (), (), ())
-            rm.op_seconds["allocate"] += _perf_counter() - start
-            rm.op_counts["allocate"] += 1
+            ctx.op_seconds["allocate"] += _perf_counter() - start
+            ctx.op_counts["allocate"] += 1
             return allocation
-        clock = rm.heartbeats
+        clock = ctx.heartbeats
         had_pending = clock is None or not clock.skip or scheduler.has_pending()
         start = _perf_counter()
         allocation = allocate(
@@ -247,17 +249,17 @@ class SchedulerEventDispatcher:
             blacklist.blacklist_additions if blacklist is not None else (),
             blacklist.blacklist_removals if blacklist is not None else (),
         )
-        rm.op_seconds["allocate"] += _perf_counter() - start
-        rm.op_counts["allocate"] += 1
+        ctx.op_seconds["allocate"] += _perf_counter() - start
+        ctx.op_counts["allocate"] += 1
         for error in allocation.errors:
-            rm.counters["invalid_resource_requests"] += 1
+            ctx.counters["invalid_resource_requests"] += 1
             self.log.warning("invalid_resource_request", attempt=str(attempt_id), error=error)
         if allocation.errors:
             self.refused_asks[attempt_id] = allocation.errors[0]
         elif ask and self.refused_asks:
             self.refused_asks.pop(attempt_id, None)
         self.on_notifications(allocation.notifications)
-        if not had_pending and rm.scheduler.has_pending():
+        if not had_pending and ctx.scheduler.has_pending():
             clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again
         return allocation
 
@@ -265,19 +267,19 @@ class SchedulerEventDispatcher:
         """The RM's own ask and release changes for ``attempt_id`` (promotions, increases and their temporary
         containers: actors/_opportunisticams.py, actors/_containerresize.py), without pulling what waits for the
         AM's next allocate (``CapacityScheduler.update_requests``)."""
-        rm = self.rm
-        clock = rm.heartbeats
-        had_pending = clock is None or not clock.skip or rm.scheduler.has_pending()
-        self.on_notifications(rm.scheduler.update_requests(attempt_id, ask, release))
-        if not had_pending and rm.scheduler.has_pending():
+        ctx = self.context
+        clock = ctx.heartbeats
+        had_pending = clock is None or not clock.skip or ctx.scheduler.has_pending()
+        self.on_notifications(ctx.scheduler.update_requests(attempt_id, ask, release))
+        if not had_pending and ctx.scheduler.has_pending():
             clock.wake_needed()  # type: ignore[union-attr]  # asks appeared: dormant nodes with room matter again
 
     # -- the scheduler's notifications ----------------------------------------------------------------------------
     def on_notifications(self, notes: Any) -> None:
+        ctx = self.context
         if not notes:
             return  # (most heartbeats: no iterator made over nothing)
-        rm = self.rm
-        sleepers = rm.dormant.sleepers
+        sleepers = ctx.dormant.sleepers
         if sleepers:
             # a container allocated, reserved or completed for a dormant AM's attempt (or the attempt added) wakes
             # it, before any note is acted on (DormantAMs.wake for each, inline: no call when none sleeps)
@@ -292,23 +294,23 @@ class SchedulerEventDispatcher:
             elif kind is ContainerCompleted:
                 self.on_scheduler_completed(note)
             elif kind is AppAccepted:
-                rm.app_manager.on_accepted(note.application_id, note.queue)
+                ctx.app_manager.on_accepted(note.application_id, note.queue)
             elif kind is AppRejected:
-                rm.app_manager.on_rejected(note.application_id, note.diagnostics)
+                ctx.app_manager.on_rejected(note.application_id, note.diagnostics)
             elif kind is AttemptAdded:
-                rm.app_manager.on_attempt_added(note.attempt_id)
+                ctx.app_manager.on_attempt_added(note.attempt_id)
             elif kind is ContainerReserved:
-                rm.counters["containers_reserved"] += 1
+                ctx.counters["containers_reserved"] += 1
 
     def on_allocated(self, note: ContainerAllocated) -> None:
+        ctx = self.context
         container = note.container
         # (the chains are empty tuples without the optional services: tested first, no iterator made per container)
         if self.claimers:
             for claim in self.claimers:
                 if claim(note.attempt_id, container):
                     return  # it serves a promotion or an increase: not a container of its own
-        rm = self.rm
-        rm.counters["containers_allocated"] += 1
+        ctx.counters["containers_allocated"] += 1
         cid = container.id
         node_id = container.node_id
         log = self.log
@@ -323,30 +325,31 @@ class SchedulerEventDispatcher:
                 memory_mb=container.resource.memory_mb,
                 vcores=container.resource.vcores,
             )
-        now = rm.kernel.now
-        rm.live.add(cid)
-        rm.unlaunched[cid] = (now, node_id)
+        now = ctx.kernel.now
+        ctx.live.add(cid)
+        ctx.unlaunched[cid] = (now, node_id)
         attempt_id = note.attempt_id
-        app: RMApp | None = rm.apps.get(attempt_id.application_id)  # (typed: native calls, compiled)
+        app: RMApp | None = ctx.apps.get(attempt_id.application_id)  # (typed: native calls, compiled)
         if app is not None:
             app.nodes.add(node_id)
             if app.first_task_time is None and not note.is_am:
                 app.first_task_time = now
             app.container_allocated(cid, now, container.resource, is_am=note.is_am)
         if note.is_am:  # (the attempt is looked up for an AM container only)
-            attempt: RMAppAttempt | None = rm.attempts.get(attempt_id)
-            if attempt is not None and attempt.state is _SCHEDULED:
-                rm.app_manager.launch_am(app, attempt, container)
+            attempt: RMAppAttempt | None = ctx.attempts.get(attempt_id)
+            if attempt is not None and app is not None and attempt.state is _SCHEDULED:
+                ctx.app_manager.launch_am(app, attempt, container)
 
     def on_scheduler_completed(self, note: ContainerCompleted) -> None:
         """The scheduler ended a container itself: the NM must kill it, and an AM container ends its attempt."""
+        ctx = self.context
         if self.absorbers:
             for absorbs in self.absorbers:
                 if absorbs(note.container_id):
                     return  # a demoted container leaving the scheduler's books: it runs on as OPPORTUNISTIC
         self.container_done(note.container_id, note.status)
         rm = self.rm
-        node = rm.nodes.get(note.node_id)
+        node = ctx.nodes.get(note.node_id)
         if node is not None:
             node.queue_cleanup(note.container_id)
             rm.wake_node(note.node_id)
@@ -354,14 +357,14 @@ class SchedulerEventDispatcher:
     def container_done(self, cid: ContainerId, status: ContainerStatus) -> None:
         """A container ended (reported by its NM, ended by the scheduler or the RM): out of the RM's books, counted,
         and an AM container ends its attempt."""
-        rm = self.rm
-        sleepers = rm.dormant.sleepers
+        ctx = self.context
+        sleepers = ctx.dormant.sleepers
         if sleepers:
             sleeper = sleepers.get(cid.application_attempt_id)  # DormantAMs.wake, inline
             if sleeper is not None:
                 sleeper.wake()  # its AM will hear of the completion
-        rm.unlaunched.pop(cid, None)
-        live = rm.live
+        ctx.unlaunched.pop(cid, None)
+        live = ctx.live
         if cid not in live:
             return
         live.discard(cid)
@@ -373,7 +376,7 @@ class SchedulerEventDispatcher:
         if log.is_enabled_for(logging.DEBUG):
             # (what the invariant checker reads, yarnball/_invariants.py: every container ends exactly once)
             log.debug("container_finished", container=str(cid), exit_status=exit_status, diagnostics=status.diagnostics)
-        counters = rm.counters
+        counters = ctx.counters
         if exit_status == _PREEMPTED:
             counters["containers_preempted"] += 1
         elif exit_status == _SUCCESS:
@@ -382,26 +385,27 @@ class SchedulerEventDispatcher:
             counters["containers_lost"] += 1
         else:
             counters["containers_killed"] += 1
-        app: RMApp | None = rm.apps.get(cid.application_attempt_id.application_id)
+        app: RMApp | None = ctx.apps.get(cid.application_attempt_id.application_id)
         if app is not None:
-            app.container_finished(cid, rm.kernel.now, exit_status)  # before the attempt hears of it, as Hadoop
-        attempt_id = rm.am_containers.pop(cid, None)
+            app.container_finished(cid, ctx.kernel.now, exit_status)  # before the attempt hears of it, as Hadoop
+        attempt_id = ctx.am_containers.pop(cid, None)
         if attempt_id is not None:
-            rm.app_manager.am_container_finished(attempt_id, status)
+            ctx.app_manager.am_container_finished(attempt_id, status)
 
     # -- ContainerAllocationExpirer -------------------------------------------------------------------------------
     def check_container_expiry(self) -> None:
+        ctx = self.context
         rm = self.rm
-        clock = rm.heartbeats
+        clock = ctx.heartbeats
         if clock is not None and clock.lazy is not None:
             clock.lazy.settle_all()  # deferred RUNNING reports leave unlaunched (actors/_shortcuts/_lazyrunning.py)
-        deadline = rm.now - rm.alloc_expiry_ms
-        for cid, (allocated_at, _node) in list(rm.unlaunched.items()):
+        deadline = ctx.kernel.now - rm.alloc_expiry_ms
+        for cid, (allocated_at, _node) in list(ctx.unlaunched.items()):
             if allocated_at < deadline:
                 self.log.info("container_expired", container=str(cid))
                 rm.dispatch(ContainerExpiredSchedulerEvent(container_id=cid))
         for expire in self.expirers:
-            expire(rm.now)
+            expire(ctx.kernel.now)
 
 
 # SchedulerEventDispatcher.node_update hands NODE_UPDATE to the scheduler without the event record only while

@@ -49,7 +49,7 @@ from yarnball.actors._shortcuts._amheartbeats import _at_rm
 from yarnball.actors._shortcuts._amtimer import HeartbeatTimer
 
 if TYPE_CHECKING:
-    from yarnball.actors._heartbeats import HeartbeatClock
+    from yarnball.actors._rmcontext import RMContext
 
 __all__ = ["DormantAMs", "HeartbeatTimer", "Sleeper"]
 
@@ -62,6 +62,7 @@ class Sleeper:
         "attempt",
         "attempt_id",
         "c",
+        "context",
         "interval",
         "origin",
         "progress",
@@ -75,6 +76,7 @@ class Sleeper:
     # (times and the progress are Any, not float: compiled, a float field would turn a run's int milliseconds into
     # floats, see actors/_heartbeats.py NodeBeat)
     rm: Any
+    context: RMContext
     am: Any
     attempt: Any
     attempt_id: Any
@@ -92,9 +94,11 @@ class Sleeper:
 
     def begin(self, rm: Any, am: Any, attempt: Any, progress: Any) -> None:
         """``am`` goes dormant now: its timer is suspended, and where its skipped ticks will stand is noted."""
+        ctx: RMContext = rm.context
         timer: HeartbeatTimer = am.heartbeat_timer
-        kernel: Kernel = rm.kernel
+        kernel: Kernel = ctx.kernel
         self.rm = rm
+        self.context = ctx
         self.am = am
         self.attempt = attempt
         self.attempt_id = attempt.attempt_id
@@ -111,7 +115,8 @@ class Sleeper:
 
     def position(self) -> tuple[int, bool]:
         """(ticks whose A has run, whether the next tick's F has run)."""
-        kernel: Kernel = self.rm.kernel
+        ctx = self.context
+        kernel: Kernel = ctx.kernel
         now, interval, t1 = kernel.now, self.interval, self.t1
         if now < t1:
             return 0, False
@@ -126,6 +131,7 @@ class Sleeper:
 
     def settle(self, n: int) -> None:
         """Account for the first ``n`` skipped ticks (no-op allocates) as ``_amheartbeats._at_rm`` would have."""
+        ctx = self.context
         new = n - self.settled
         if new <= 0:
             return
@@ -134,16 +140,18 @@ class Sleeper:
         self.attempt.response_id = rid
         self.am.response_id = rid
         self.attempt.last_heartbeat = self.t1 + (n - 1) * self.interval
-        clock: HeartbeatClock = self.rm.heartbeats
+        clock = ctx.heartbeats
+        assert clock is not None  # (only a run with a heartbeat clock has dormant AMs)
         clock.skipped_allocates += new
 
     def wake(self) -> None:
         """Settle the ticks that have run and re-queue the tick in progress with its exact keys."""
+        ctx = self.context
         rm, am, origin, c = self.rm, self.am, self.origin, self.c
-        kernel: Kernel = rm.kernel
+        kernel: Kernel = ctx.kernel
         n, half = self.position()
         self.settle(n)
-        dormant: DormantAMs = rm.dormant
+        dormant: DormantAMs = ctx.dormant
         del dormant.sleepers[self.attempt_id]
         am.sleeper = None
         dormant.spare = self  # nothing refers to a woken Sleeper any more: the next sleep reuses it
@@ -164,8 +172,9 @@ class Sleeper:
 
     def drop(self) -> None:
         """The AM stops while dormant: settle what has run, forget it."""
+        ctx = self.context
         self.settle(self.position()[0])
-        dormant: DormantAMs = self.rm.dormant
+        dormant: DormantAMs = ctx.dormant
         del dormant.sleepers[self.attempt_id]
         self.am.sleeper = None
 
@@ -179,6 +188,7 @@ class DormantAMs:
         #: attempt id -> the Sleeper of its dormant AM
         self.sleepers: dict[Any, Sleeper] = {}
         self.rm = rm
+        self.context: RMContext = rm.context
         #: Set by the Cluster from ``yarnball.simulation.dormant-idle-ams`` where AM skipping is proven.
         self.enabled = False
         #: Sleep right after a response that leaves the AM idle, one tick early (actors/_shortcuts/_amrounds.py).
@@ -210,6 +220,7 @@ class DormantAMs:
 
     def sleep(self, am: Any, attempt: Any, progress: Any) -> None:
         """``am``'s allocate at this tick was a no-op: go dormant if nothing can need its next tick."""
+        ctx = self.context
         timer: Any = am.heartbeat_timer
         if (
             type(timer) is not HeartbeatTimer
@@ -221,7 +232,7 @@ class DormantAMs:
         ):
             return
         due, interval = timer.due, timer.interval
-        kernel: Kernel = self.rm.kernel
+        kernel: Kernel = ctx.kernel
         if due != kernel.now + interval or due % 1 or interval % 1:
             return  # (x % 1: not an integral number of ms)
         if am.attempt_id is not attempt.attempt_id and am.attempt_id != attempt.attempt_id:

@@ -36,6 +36,7 @@ from yarnball.protocols import AllocateRequest, ResourceBlacklistRequest
 
 if TYPE_CHECKING:
     from yarnball.actors._heartbeats import HeartbeatClock
+    from yarnball.actors._rmcontext import RMContext
     from yarnball.actors._shortcuts._amdormancy import DormantAMs
     from yarnball.policies.scheduler._abstract import AbstractYarnScheduler
 
@@ -70,6 +71,7 @@ def idle_allocate(am: Any, rm: Any, progress: float) -> bool:
 
 def _at_rm(arg: tuple[Any, Any, Any, int, Any]) -> None:  # (the progress: as the AM has it, see _amdormancy.py)
     rm, am, attempt_id, response_id, progress = arg
+    ctx: RMContext = rm.context
     resize = rm.resize  # container resizes: an allocate with updates or errors to hand over is a real one
     decommissioning = rm.decommissioning  # and one with node updates to hand over (actors/_decommission.py)
     if (
@@ -81,23 +83,24 @@ def _at_rm(arg: tuple[Any, Any, Any, int, Any]) -> None:  # (the progress: as th
         # Whether the call is a no-op (one function: this check runs at every AM heartbeat that is not dormant).
         # ApplicationMasterService.current_attempt and the state check in one: a RUNNING/FINISHING attempt is never
         # done.
-        attempts: dict[Any, Any] = rm.attempts
+        attempts: dict[Any, Any] = ctx.attempts
         attempt = attempts.get(attempt_id)
         # (only with the attempt's own AMRMToken: anything else goes to the RM as a request, to be refused there)
         if attempt is not None and attempt.state in _LIVE and am.amrm_token is attempt.amrm_token:
             # (every scheduler is one: its class, not the ResourceScheduler protocol, makes the call a native one)
-            scheduler: AbstractYarnScheduler = rm.scheduler
+            scheduler: AbstractYarnScheduler = ctx.scheduler
             headroom = scheduler.idle_allocate(attempt_id)
             if headroom is not None:
                 # ApplicationMasterService.allocate for a call that carries and returns nothing: liveness and
                 # response id; then the empty AllocateResponse as the AM takes it.
-                kernel: Kernel = rm.kernel
-                clock: HeartbeatClock = rm.heartbeats
+                kernel: Kernel = ctx.kernel
+                clock = ctx.heartbeats
+                assert clock is not None  # (an idle allocate is a skipped one: a heartbeat clock runs)
                 attempt.last_heartbeat = kernel.now
                 attempt.response_id = rid = response_id + 1
-                am.idle_response(rid, headroom, len(rm.nodes))
+                am.idle_response(rid, headroom, len(ctx.nodes))
                 clock.skipped_allocates += 1
-                dormant: DormantAMs = rm.dormant
+                dormant: DormantAMs = ctx.dormant
                 if dormant.enabled:
                     dormant.sleep(am, attempt, progress)  # _amdormancy.py
                 return

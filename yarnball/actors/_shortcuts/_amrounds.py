@@ -56,7 +56,7 @@ from yarnball.actors._shortcuts._routes import deliver_allocate
 
 if TYPE_CHECKING:
     from yarnball.actors._heartbeats import HeartbeatClock
-    from yarnball.actors._shortcuts._amdormancy import DormantAMs
+    from yarnball.actors._rmcontext import RMContext
 
 __all__ = ["hold_tell", "scheduler_has_news", "sleep_after_response"]
 
@@ -70,17 +70,20 @@ def sleep_after_response(am: Any, rm: Any, progress: float) -> None:
     attempt_id = am.attempt_id
     if attempt_id is None or rm is None:
         return
-    dormant: DormantAMs | None = getattr(rm, "dormant", None)
-    if dormant is None or not dormant.enabled or not dormant.early:
+    ctx: RMContext | None = getattr(rm, "context", None)  # (None: an actor standing in for the RM)
+    if ctx is None:
         return
-    clock: HeartbeatClock | None = rm.heartbeats
+    dormant = ctx.dormant
+    if not dormant.enabled or not dormant.early:
+        return
+    clock: HeartbeatClock | None = ctx.heartbeats
     if clock is None or not clock.skip_am or not rm.is_free or rm.opportunistic is not None:
         return
-    attempts: dict[Any, Any] = rm.attempts
+    attempts: dict[Any, Any] = ctx.attempts
     attempt = attempts.get(attempt_id)  # (a RUNNING/FINISHING attempt is never done: no is_done check)
     if attempt is None or attempt.state not in _LIVE or attempt.response_id != am.response_id:
         return
-    if scheduler_has_news(rm.scheduler, attempt_id):
+    if scheduler_has_news(ctx.scheduler, attempt_id):
         return
     dormant.sleep(am, attempt, progress)
 

@@ -87,6 +87,7 @@ from yarnball.actors._shortcuts._routes import InPlaceHeartbeats
 if TYPE_CHECKING:
     from yarnball.actors._heartbeats import HeartbeatClock, NodeBeat
     from yarnball.actors._resourcemanager import ResourceManager
+    from yarnball.actors._rmcontext import RMContext
 
 __all__ = ["LazyRunning"]
 
@@ -95,11 +96,12 @@ __all__ = ["LazyRunning"]
 class LazyRunning:
     """``HeartbeatClock.lazy``: defers and settles the RUNNING-only heartbeats of dormant NMs (module docstring)."""
 
-    __slots__ = ("checked", "clock", "deferred", "enabled", "pending", "rm")
+    __slots__ = ("checked", "clock", "context", "deferred", "enabled", "pending", "rm")
 
     def __init__(self, clock: HeartbeatClock, rm: ResourceManager) -> None:
         self.clock = clock
         self.rm = rm
+        self.context: RMContext = rm.context  # (actors/_rmcontext.py: its fields are native reads)
         self.enabled = True
         #: NodeBeats holding groups, in the order they got their first (a dict: insertion-ordered, O(1) removal)
         self.pending: dict[NodeBeat, None] = {}
@@ -112,6 +114,7 @@ class LazyRunning:
         """Record the RUNNING report of ``container`` (the frozen record it was launched with; its status is built
         only if it is put back) of dormant ``nm`` for its next phase point instead of waking its clock; False
         (nothing done) when the heartbeat must run."""
+        ctx = self.context
         clock = self.clock
         kernel = clock.kernel
         rm = self.rm
@@ -124,12 +127,12 @@ class LazyRunning:
             or kernel.running_async
             or kernel.enter_hooked  # (the run loop shows every event to a hooked _enter)
             or rm.is_stopped
-            or not nm.may_defer_running(rm.heartbeat_interval_ms)
+            or not nm.may_defer_running(ctx.heartbeat_interval_ms)
         ):
             return False
         # the tracker's heartbeat methods replaced on the instance (a spy)? read through the bound methods (none can
         # be on an instance without a __dict__: a compiled tracker)
-        tracker = rm.resource_tracker
+        tracker = ctx.resource_tracker
         cls = type(tracker)
         if sealed(cls) is None and not (
             is_bound(tracker, tracker.node_heartbeat, cls.node_heartbeat)
@@ -141,7 +144,7 @@ class LazyRunning:
                 return False
             self.checked = True
         node_id = nm.node_id
-        if node_id not in rm.scheduler.nodes or clock.needs(node_id):
+        if node_id not in ctx.scheduler.nodes or clock.needs(node_id):
             return False
         p = clock.next_phase_point(beat)
         self.deferred += 1
@@ -157,13 +160,14 @@ class LazyRunning:
 
     def _rm_qualifies(self, nm: Any) -> bool:
         """What cannot change about the RM (checked once)."""
+        ctx = self.context
         rm = self.rm
         ref = nm.rm
-        scheduler = rm.scheduler
+        scheduler = ctx.scheduler
         return (
             ref.actor is rm
             and ref.kernel is self.clock.kernel
-            and rm.heartbeats is self.clock
+            and ctx.heartbeats is self.clock
             and rm.opportunistic is None
             and not scheduler.continuous_scheduling
             and not scheduler.placement.packs(len(scheduler.nodes))
@@ -173,21 +177,21 @@ class LazyRunning:
     # -- settling ----------------------------------------------------------------------------------------------
     def _settle(self, nm: Any, p: Any, containers: list[Any]) -> None:
         """The fast-path heartbeat of ``nm`` at ``p`` reporting ``containers`` RUNNING, after the fact."""
-        rm = self.rm
+        ctx = self.context
         self.clock.real += 1
-        node = rm.nodes.get(nm.node_id)
+        node = ctx.nodes.get(nm.node_id)
         if node is None:  # (cannot happen: the node is removed only after a settle, see the module docstring)
             return
         node.last_heartbeat = p
-        unlaunched = rm.unlaunched
+        unlaunched = ctx.unlaunched
         launched = []
         for container in containers:
             cid = container.id
             if unlaunched.pop(cid, None) is not None:
                 launched.append(cid)
         if launched:
-            rm.scheduler.mark_launched(launched)
-        rm.op_counts["NODE_UPDATE"] += 1
+            ctx.scheduler.mark_launched(launched)
+        ctx.op_counts["NODE_UPDATE"] += 1
         node.response_id += 1
         nm.heartbeat_answered(node.response_id)
 
