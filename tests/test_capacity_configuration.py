@@ -368,6 +368,18 @@ def test_queue_maximum_allocation_above_cluster() -> None:
         cs_of(two_queues(**{P + "root.a.maximum-allocation-mb": "9000"})).validate()
 
 
+def test_queue_maximum_allocation_above_a_lowered_cluster_setting_names_the_cluster_key() -> None:
+    """Lowering the cluster's maximum below a queue's names the cluster key too: it may be the one to change."""
+    mapping = two_queues(
+        **{P + "root.a.maximum-allocation-vcores": "4", "yarn.scheduler.maximum-allocation-vcores": "2"}
+    )
+    with pytest.raises(ConfigurationError) as raised:
+        cs_of(mapping).validate()
+    message = str(raised.value)
+    assert P + "root.a.maximum-allocation-vcores" in message
+    assert "(yarn.scheduler.maximum-allocation-vcores from mapping)" in message
+
+
 @pytest.mark.parametrize(
     ("suffix", "value"),
     [

@@ -137,7 +137,7 @@ def deliver_allocate(arg: tuple[Any, Any, Any, Any]) -> None:
     response = rm.allocate_in_place(request, sender)
     if response is None:
         return
-    kernel: Kernel = rm.context.kernel
+    kernel: Kernel = rm.kernel
     target = sender.actor
     if target is None or sender.kernel is not kernel or not kernel.instant or not inline_allocates:
         sender.tell(response, rm.ref)  # (ActorRef.tell: Actor.reply's message)
@@ -148,7 +148,7 @@ def deliver_allocate(arg: tuple[Any, Any, Any, Any]) -> None:
 def deliver_heartbeat_response(rm: Any, nm_ref: Any, response: Any) -> None:
     """Send ``response`` to the NodeManager at ``nm_ref``, or have it stored at once when that is all its delivery
     would do (module docstring)."""
-    kernel: Kernel = rm.context.kernel
+    kernel: Kernel = rm.kernel
     if type(nm_ref) is ActorRef and nm_ref.kernel is kernel and kernel.exact_shortcuts and kernel.instant:
         nm: Any = nm_ref.actor  # the NodeManager (or an actor standing in for it in a test: it gets messages)
         # (its class asked, the method called through it: no bound method made per heartbeat)

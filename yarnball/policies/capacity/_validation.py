@@ -233,14 +233,16 @@ class _TreeValidator:
         cluster_max = cs.get_maximum_allocation()
         queue_max = cs.get_maximum_allocation(path)
         if not queue_max.fits_in(cluster_max):
+            memory = queue_max.memory_mb > cluster_max.memory_mb
+            cluster_key = k.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB if memory else k.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES
+            # Hadoop's message, then where the cluster setting comes from (either side may be the one to change)
             raise _error(
                 cs,
-                cs.get_queue_prefix(path)
-                + (k.MAXIMUM_ALLOCATION_MB if queue_max.memory_mb > cluster_max.memory_mb
-                   else k.MAXIMUM_ALLOCATION_VCORES),
+                cs.get_queue_prefix(path) + (k.MAXIMUM_ALLOCATION_MB if memory else k.MAXIMUM_ALLOCATION_VCORES),
                 f"Queue maximum allocation cannot be larger than the cluster setting for queue {path} "
-                f"max allocation per queue: {queue_max} cluster setting: {cluster_max}",
-            )  # fmt: skip
+                f"max allocation per queue: {queue_max} cluster setting: {cluster_max} "
+                f"({cluster_key} from {cs.conf.location_of(cluster_key)})",
+            )
         cs.get_state(path)
         cs.get_priority(path)
         # Read here what the scheduler and the preemption monitor read later (at submission, at their first
