@@ -9,6 +9,12 @@ to four places and the medians compared at the end. For runs too short for bench
 long-task benchmark measures ~0.3 s), and for noisy machines: the median of alternating runs, as bench/RESULTS.md
 asks for ratios measured side by side.
 
+``--same-driver`` times the trees' yarnball with one driver for all, instead of each tree's bench_simulation.run: the
+busy workload made whole before the run (``busy_workload`` and ``Cluster.submit_workload``, as
+bench/count_instructions.py runs it), then ``cluster.run`` over the measured period. Use it to compare the core of
+trees whose benchmark drivers differ: since the job feed (``Cluster.submit_jobs``), bench_simulation.run makes each
+job as the run reaches it, inside the measured period, where an older driver made every job before it.
+
 A tree given as ``PATH:tokens-off`` runs with ``yarnball.simulation.container-tokens`` false (what the tokens cost:
 ``--trees . .:tokens-off``); a tree whose yarnball predates the key has no such tokens and ignores it.
 """
@@ -60,6 +66,20 @@ allocated = cluster.rm.counters["containers_allocated"]
 """
 
 
+# --same-driver's child: the shared set-up, then the measured period timed.
+SAME_DRIVER_CHILD = """
+import gc, json, sys, time
+root = sys.argv[1]
+sys.path[:0] = [root, root + "/bench"]
+""" + BUSY_RUN_UNTIL_MEASURED + """\
+start = time.perf_counter()
+cluster.run(until_ms=end * 1000)
+wall = time.perf_counter() - start
+print(json.dumps({"wall_s": wall, "events": cluster.kernel.events_processed - events,
+                  "allocations": cluster.rm.counters["containers_allocated"] - allocated}))
+"""
+
+
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The trees and the run's arguments (defaults: the long-task benchmark); bench/count_instructions.py's too."""
     parser.add_argument(
@@ -93,7 +113,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     add_run_arguments(parser)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument(
+        "--same-driver", action="store_true", help="one driver for every tree: the workload made before the run"
+    )
     args = parser.parse_args()
+    child = SAME_DRIVER_CHILD if args.same_driver else CHILD
     params = run_params(args)
     specs = [tree_spec(t) for t in args.trees]
     trees = [tree for tree, _, _ in specs]
@@ -101,7 +125,7 @@ def main() -> None:
     for i in range(args.rounds):
         for tree, path, tokens in specs:
             out = subprocess.run(
-                [sys.executable, "-c", CHILD, path, params, tokens], capture_output=True, text=True, check=True, cwd="/"
+                [sys.executable, "-c", child, path, params, tokens], capture_output=True, text=True, check=True, cwd="/"
             )
             r = json.loads(out.stdout.strip().splitlines()[-1])
             walls[tree].append(r["wall_s"])
