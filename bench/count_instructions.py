@@ -11,6 +11,12 @@ yarnball first on ``sys.path`` (as bench/compare_trees.py); the child switches i
 --instr=on``) just before the measured period and off after it, so the setup, the warm-up and the interpreter's start
 are not counted. A count is a proxy: it does not see cache misses, which dominate at 10,000 nodes and more
 (bench/RESULTS.md), so a cut is kept on wall-clock pairs, and the count explains it.
+
+``--cache-sim`` adds callgrind's cache simulation: first-level instruction and data misses and last-level misses,
+with the last level sized as this machine's per-core L2 (512 KiB, 8-way; ``--ll`` to change it), and the estimate
+callgrind's manual gives for cycles, ``Ir + 10 x L1 misses + 100 x LL misses``. That sees what the bare count does
+not: compiled code touches more distinct instructions than the interpreter's one loop, and equal counts can differ
+in misses.
 """
 
 from __future__ import annotations
@@ -46,12 +52,15 @@ print(json.dumps({"events": cluster.kernel.events_processed - events,
 """
 
 
-def count(tree: str, params: str, tokens: str) -> tuple[int, dict[str, int]]:
+def count(tree: str, params: str, tokens: str, cache: tuple[str, ...] = ()) -> tuple[list[int], dict[str, int]]:
+    """The counts callgrind collected over the measured period (Ir, then with ``cache`` its miss counts: Dr Dw I1mr
+    D1mr D1mw ILmr DLmr DLmw), and the run's events and allocations."""
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run(
             [
                 "valgrind",
                 "--tool=callgrind",
+                *cache,
                 "--instr-atstart=no",
                 f"--callgrind-out-file={tmp}/callgrind.out",
                 sys.executable,
@@ -66,23 +75,28 @@ def count(tree: str, params: str, tokens: str) -> tuple[int, dict[str, int]]:
             check=True,
             cwd="/",
         )
-    match = re.search(r"Collected : ([\d,]+)", out.stderr)
+    match = re.search(r"Collected : ([\d, ]+)", out.stderr)
     if match is None:
         raise SystemExit(f"no instruction count in valgrind's output:\n{out.stderr[-2000:]}")
-    return int(match.group(1).replace(",", "")), json.loads(out.stdout.strip().splitlines()[-1])
+    counts = [int(c.replace(",", "")) for c in match.group(1).split()]
+    return counts, json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     add_run_arguments(parser)
+    parser.add_argument("--cache-sim", action="store_true", help="simulate the caches too (about 2x slower)")
+    parser.add_argument("--ll", default="524288,8,64", help="the simulated last level: size,associativity,line")
     args = parser.parse_args()
+    cache = ("--cache-sim=yes", f"--LL={args.ll}") if args.cache_sim else ()
     for tool in ("valgrind", "callgrind_control"):
         if shutil.which(tool) is None:
             parser.error(f"{tool} is not installed (Debian: apt-get install valgrind)")
     params = run_params(args)
-    first = None
+    first = first_estimate = None
     for tree, path, tokens in [tree_spec(t) for t in args.trees]:
-        instructions, run = count(path, params, tokens)
+        counts, run = count(path, params, tokens, cache)
+        instructions = counts[0]
         first = first or instructions
         per = instructions / max(run["allocations"], 1)
         print(
@@ -90,6 +104,15 @@ def main() -> None:
             f"{run['events']:,} events, {run['allocations']:,} allocations, {per:,.0f} per allocation",
             flush=True,
         )
+        if cache:
+            _ir, _dr, _dw, i1, d1r, d1w, ill, dllr, dllw = counts
+            estimate = instructions + 10 * (i1 + d1r + d1w) + 100 * (ill + dllr + dllw)
+            first_estimate = first_estimate or estimate
+            print(
+                f"  misses: I1 {i1:,}, D1 {d1r + d1w:,}, LL {ill + dllr + dllw:,} (instructions {ill:,}); "
+                f"cycle estimate {estimate:,} ({estimate / first_estimate:.3f} x the first tree's)",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
