@@ -22,10 +22,8 @@ leaves (:meth:`ResourceManager.services_changed`).
 from __future__ import annotations
 
 import random
-from collections import Counter, defaultdict
 from collections.abc import Callable
-from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from yarnball.actors._actor import ActorRef, handler
 from yarnball.actors._adminservice import refresh_queues
@@ -41,9 +39,9 @@ from yarnball.actors._preemption import create_preemption_monitor, run_fs_preemp
 from yarnball.actors._queuedeletion import QueueDeletionMonitor, spawn_queue_deletion_monitor
 from yarnball.actors._queuemanagement import spawn_queue_management_monitor
 from yarnball.actors._resourcetracker import ResourceTrackerService, RMNode
-from yarnball.actors._rmapp import RMApp, RMAppAttempt
 from yarnball.actors._rmappmanager import RMAppManager
 from yarnball.actors._rmcontext import RMContext
+from yarnball.actors._rmcontextfields import RMContextFields
 from yarnball.actors._rmdelivery import RMDeliveryProtocol
 from yarnball.actors._rmrestart import RMRestarts
 from yarnball.actors._schedulerdispatcher import SchedulerEventDispatcher
@@ -52,10 +50,7 @@ from yarnball.actors._shortcuts import DormantAMs
 from yarnball.errors import ConfigurationError
 from yarnball.policies.scheduler import ResourceScheduler
 from yarnball.protocols import (
-    ApplicationAttemptId,
-    ApplicationId,
     Configuration,
-    ContainerId,
     ContainerPreemptEvent,
     DistributedSchedulingAllocateRequest,
     FinishApplicationMasterRequest,
@@ -96,17 +91,7 @@ def validate_configs(conf: Configuration) -> None:
         )
 
 
-def _in_context(name: str) -> Any:
-    """The RM attribute ``name`` kept in its RMContext: ``rm.<name>`` reads and sets ``rm.context.<name>`` (the
-    getter is C code: no Python call per read)."""
-
-    def set_field(rm: ResourceManager, value: Any) -> None:
-        setattr(rm.context, name, value)
-
-    return property(attrgetter("context." + name), set_field, doc=f"``context.{name}`` (actors/_rmcontext.py).")
-
-
-class ResourceManager(RMDeliveryProtocol):
+class ResourceManager(RMDeliveryProtocol, RMContextFields):
     """The ResourceManager. ``conf`` is the layered yarn-site + capacity-scheduler configuration."""
 
     # The services, and the optional ones (created on first use, None until then). Slots, not instance
@@ -154,41 +139,6 @@ class ResourceManager(RMDeliveryProtocol):
     #: AutoCreatedQueueDeletionPolicy's monitor, started with the RM when the monitor keys name it.
     queue_deletion_monitor: QueueDeletionMonitor | None
 
-    # The RMContext's fields, read and set through the RM as its own attributes (``rm.apps`` is
-    # ``rm.context.apps``); the compiled services read the context itself. (The services above are in both: the
-    # RM's delivery reads its own slots, the services read one another from the context.)
-    if TYPE_CHECKING:
-        scheduler: ResourceScheduler
-        nodes: dict[NodeId, RMNode]
-        lost_nodes: set[NodeId]
-        apps: dict[ApplicationId, RMApp]
-        attempts: dict[ApplicationAttemptId, RMAppAttempt]
-        am_containers: dict[ContainerId, ApplicationAttemptId]
-        unlaunched: dict[ContainerId, tuple[float, NodeId]]
-        live: set[ContainerId]
-        counters: Counter[str]
-        op_counts: Counter[str]
-        op_seconds: defaultdict[str, float]
-        heartbeat_interval_ms: int
-        heartbeats: HeartbeatClock | None
-        dormant: DormantAMs
-        secrets: RMSecretManagers
-    else:
-        scheduler = _in_context("scheduler")
-        nodes = _in_context("nodes")
-        lost_nodes = _in_context("lost_nodes")
-        apps = _in_context("apps")
-        attempts = _in_context("attempts")
-        am_containers = _in_context("am_containers")
-        unlaunched = _in_context("unlaunched")
-        live = _in_context("live")
-        counters = _in_context("counters")
-        op_counts = _in_context("op_counts")
-        op_seconds = _in_context("op_seconds")
-        heartbeat_interval_ms = _in_context("heartbeat_interval_ms")
-        heartbeats = _in_context("heartbeats")
-        dormant = _in_context("dormant")
-        secrets = _in_context("secrets")
 
     def __init__(
         self,
