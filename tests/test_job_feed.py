@@ -3,8 +3,11 @@ jobs, ids and run as a workload submitted at once, with the later jobs' AMs not 
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import json
+import random
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -15,9 +18,18 @@ from yarnball.actors import configure_logging
 from yarnball.actors._logging import close_logging
 from yarnball.errors import SimulationError
 from yarnball.launcher import Cluster
-from yarnball.launcher._jobfeed import LOOKAHEAD_MS
-from yarnball.launcher.workloads import synthetic_jobs, synthetic_nodes, synthetic_workload
-from yarnball.protocols import keys
+from yarnball.launcher._jobfeed import LOOKAHEAD_MS, PackedTasks, TaskValues
+from yarnball.launcher.workloads import (
+    JobSpec,
+    NodeSpec,
+    TaskSpec,
+    TraceDefaults,
+    synthetic_jobs,
+    synthetic_nodes,
+    synthetic_workload,
+)
+from yarnball.launcher.workloads._builder import _UniformDraw
+from yarnball.protocols import ExecutionType, keys
 
 OPTIONS = {"maps": (1, 8), "reduces": (0, 3), "map_ms": (1_000, 9_000), "reduce_ms": (1_000, 6_000), "load": 2.0}
 
@@ -30,6 +42,75 @@ def test_synthetic_jobs_are_the_workloads_jobs(seed: int, jobs: int, nodes: int)
     assert synthetic_nodes(nodes) == workload.nodes
     lazy = synthetic_jobs(jobs, workload.nodes, seed, queues=("a", "b"), opportunistic_fraction=0.2, **OPTIONS)
     assert tuple(lazy) == workload.jobs
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), ranges=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 2**40))))
+def test_the_uniform_draw_is_randoms_own(seed: int, ranges: list[tuple[int, int]]) -> None:
+    """_UniformDraw gives what Random.randrange / randint give from the same generator, one for one (n = 1 and powers
+    of two included: each still takes its random bits)."""
+    ranges += [(0, 0), (5, 5), (0, 1), (0, 255), (3, 2**32)]
+    ours, theirs = random.Random(seed), random.Random(seed)
+    draw = _UniformDraw(ours)
+    for lo, width in ranges:
+        assert draw.integer(lo, lo + width) == theirs.randint(lo, lo + width)
+        assert draw.below(width + 1) == theirs.randrange(width + 1)
+    assert ours.random() == theirs.random()  # (the same state after)
+
+
+def _reference_jobs(num_jobs: int, nodes: Sequence[NodeSpec], seed: int, fraction: float) -> Iterator[JobSpec]:
+    """synthetic_jobs' trace drawn with Random's own methods, as its definition reads (OPTIONS' ranges)."""
+    rng = random.Random(seed)
+    d = TraceDefaults()
+    container, am = d.container_resource, d.am_resource
+    slots = len(nodes) * min(d.nm_memory_mb // container.memory_mb, d.nm_vcores // container.vcores)
+    (m0, m1), (r0, r1) = OPTIONS["maps"], OPTIONS["reduces"]
+    (a0, a1), (b0, b1) = OPTIONS["map_ms"], OPTIONS["reduce_ms"]
+    mean_work = (m0 + m1) / 2 * (a0 + a1) / 2 + (r0 + r1) / 2 * (b0 + b1) / 2
+    gap = mean_work / (slots * OPTIONS["load"])
+    now = 0.0
+    for i in range(num_jobs):
+        if i:
+            now += rng.expovariate(1.0 / gap)
+        tasks = []
+        for _ in range(rng.randint(m0, m1)):
+            node = nodes[rng.randrange(len(nodes))]
+            opportunistic = fraction > 0 and rng.random() < fraction
+            etype = ExecutionType.OPPORTUNISTIC if opportunistic else ExecutionType.GUARANTEED
+            tasks.append(TaskSpec(1, rng.randint(a0, a1), 20, "map", container, (node.hostname,), node.rack, etype))
+        reduces = rng.randint(r0, r1)
+        if reduces:
+            tasks.append(TaskSpec(reduces, rng.randint(b0, b1), 10, "reduce", container))
+        queue = rng.choices(["default"], [1.0])[0]
+        user = f"user{rng.randrange(4)}"
+        name = f"synthetic_{i:06d}"
+        yield JobSpec(f"synth_{i:06d}", "mapreduce", user, queue, int(now), None, am, tuple(tasks), name=name)
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.3])
+def test_synthetic_jobs_draw_as_randoms_methods_would(fraction: float) -> None:
+    """The synthetic trace is the one its definition's Random calls give (the generator draws its numbers faster,
+    not other numbers): the same jobs for the same seed in every version."""
+    nodes = synthetic_nodes(37)
+    ours = tuple(synthetic_jobs(60, nodes, 11, opportunistic_fraction=fraction, **OPTIONS))
+    assert ours == tuple(_reference_jobs(60, nodes, 11, fraction))
+    assert any(t.execution_type is ExecutionType.OPPORTUNISTIC for j in ours for t in j.tasks) == (fraction > 0)
+
+
+def test_packed_tasks_unpack_to_the_same_specs_with_shared_shapes() -> None:
+    """A job's packed tasks unpack to equal specs, each shape (type, resource, hosts, rack, execution type) kept once
+    in the feed's values; task specs are not tracked by the cyclic collector."""
+    nodes = synthetic_nodes(5)
+    jobs = list(synthetic_jobs(8, nodes, 2, opportunistic_fraction=0.5, **OPTIONS))
+    values = TaskValues()
+    packed = [PackedTasks(job.tasks, values) for job in jobs]
+    assert [p.unpack() for p in packed] == [job.tasks for job in jobs]
+    assert [p.total for p in packed] == [job.num_containers for job in jobs]
+    shapes = {(t.task_type, t.resource, t.hosts, t.rack, t.execution_type) for job in jobs for t in job.tasks}
+    assert len(values.values) == len(shapes) <= 5 * 2 + 1
+    first, again = packed[0].unpack(), packed[0].unpack()
+    assert all(a.hosts is b.hosts and a.resource is b.resource for a, b in zip(first, again))
+    assert not gc.is_tracked(jobs[0].tasks[0])
 
 
 def _run(tmp_path: Path, name: str, seed: int, lazy: bool, start_ms: int) -> tuple[bytes, list[str], float]:

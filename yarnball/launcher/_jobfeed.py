@@ -17,6 +17,7 @@ import msgspec
 
 from yarnball.errors import SimulationError
 from yarnball.launcher.workloads import JobSpec, TaskSpec
+from yarnball.protocols import ExecutionType, Resource
 
 __all__ = ["LOOKAHEAD_MS", "JobFeed", "PackedTasks", "TaskValues"]
 
@@ -28,67 +29,61 @@ FEED_OWNER = "job-feed"
 
 
 class TaskValues:
-    """The distinct non-numeric values of a feed's tasks (types, resources, host tuples, racks, execution types),
-    each kept once: a packed job refers to them by number, so that the tasks its AM unpacks share them (a task spec
-    then costs ~140 bytes, against ~500 with its own decoded strings, resource and tuple). As many as the trace has
-    distinct values: its hosts, racks and container sizes."""
+    """The distinct shapes of a feed's tasks (task type, resource, preferred hosts, rack, execution type), each kept
+    once: a packed job's rows refer to them by number, so that the tasks its AM unpacks share them (a task spec then
+    costs ~140 bytes, against ~500 with its own decoded strings, resource and tuple). As many as the trace has
+    distinct shapes: about one per host and container size."""
 
     __slots__ = ("_numbers", "values")
 
     def __init__(self) -> None:
-        self.values: list[Any] = []
-        self._numbers: dict[Any, int] = {}
+        self.values: list[tuple[str, Resource, tuple[str, ...], str | None, ExecutionType]] = []
+        # (the execution type by identity in the key: an enum member's hash is a Python-level call)
+        self._numbers: dict[tuple[str, Resource, tuple[str, ...], str | None, int], int] = {}
 
-    def number(self, value: Any) -> int:
-        """``value``'s number, given it when first seen."""
-        n = self._numbers.get(value)
-        if n is None:
-            n = self._numbers[value] = len(self.values)
-            self.values.append(value)
-        return n
+    def rows(self, tasks: tuple[TaskSpec, ...]) -> list[tuple[int, int, int, int, int, int]]:
+        """``tasks`` as rows of integers: count, duration, priority, shape number, allocation request id, delay."""
+        numbers, values = self._numbers, self.values
+        rows = []
+        for t in tasks:
+            etype = t.execution_type
+            key = (t.task_type, t.resource, t.hosts, t.rack, id(etype))
+            n = numbers.get(key)
+            if n is None:
+                n = numbers[key] = len(values)
+                values.append((t.task_type, t.resource, t.hosts, t.rack, etype))
+            rows.append((t.count, t.duration_ms, t.priority, n, t.allocation_request_id, t.request_delay_ms))
+        return rows
+
+    def specs(self, rows: list[tuple[int, int, int, int, int, int]]) -> tuple[TaskSpec, ...]:
+        """The task specs of :meth:`rows`' output."""
+        values = self.values
+        specs = []
+        for count, duration, priority, n, request_id, delay in rows:
+            kind, resource, hosts, rack, etype = values[n]
+            specs.append(TaskSpec(count, duration, priority, kind, resource, hosts, rack, etype, request_id, delay))
+        return tuple(specs)
 
 
 class PackedTasks:
-    """A job's task specs as compressed MessagePack rows of integers (~1.5 kB for 100 tasks, against ~20 kB of
-    objects), their values numbered in the feed's :class:`TaskValues`; unpacked by its AM when it first needs them
+    """A job's task specs as compressed MessagePack rows of integers (~1 kB for 100 tasks, against ~20 kB of
+    objects), their shapes numbered in the feed's :class:`TaskValues`; unpacked by its AM when it first needs them
     (actors/_slsam.py DeferredTasks), and again should it need them after letting them go."""
 
     __slots__ = ("_data", "_values", "total")
 
     def __init__(self, tasks: tuple[TaskSpec, ...], values: TaskValues | None = None) -> None:
         values = TaskValues() if values is None else values
-        n = values.number
-        rows = [
-            (
-                t.count,
-                t.duration_ms,
-                t.priority,
-                n(t.task_type),
-                n(t.resource),
-                n(t.hosts),
-                n(t.rack),
-                n(t.execution_type),
-                t.allocation_request_id,
-                t.request_delay_ms,
-            )
-            for t in tasks
-        ]
-        self._data = zlib.compress(_ENCODER.encode(rows), 1)
+        self._data = zlib.compress(_ENCODER.encode(values.rows(tasks)), 1)
         self._values = values
         self.total = sum(max(t.count, 0) for t in tasks)
 
     def unpack(self) -> tuple[TaskSpec, ...]:
-        v = self._values.values
-        return tuple(
-            TaskSpec(count, duration, priority, v[kind], v[resource], v[hosts], v[rack], v[etype], rid, delay)
-            for count, duration, priority, kind, resource, hosts, rack, etype, rid, delay in _DECODER.decode(
-                zlib.decompress(self._data)
-            )
-        )
+        return self._values.specs(_DECODER.decode(zlib.decompress(self._data)))
 
 
 _ENCODER = msgspec.msgpack.Encoder()
-_DECODER = msgspec.msgpack.Decoder(list[tuple[int, int, int, int, int, int, int, int, int, int]])
+_DECODER = msgspec.msgpack.Decoder(list[tuple[int, int, int, int, int, int]])
 
 
 class JobFeed:

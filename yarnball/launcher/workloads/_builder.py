@@ -271,25 +271,53 @@ def _synthetic_jobs(
     container = d.container_resource
     num_nodes = len(nodes)
     rng = random.Random(seed)
+    draw = _UniformDraw(rng)
+    guaranteed, opportunistic_type = ExecutionType.GUARANTEED, ExecutionType.OPPORTUNISTIC
+    places = [((node.hostname,), node.rack) for node in nodes]  # (each node's preferred-hosts tuple made once)
+    no_place: tuple[tuple[str, ...], str | None] = ((), None)
     now = 0.0
     for i in range(num_jobs):
         if i:
             now += rng.expovariate(1.0 / mean_gap_ms)
         tasks: list[TaskSpec] = []
-        for _ in range(rng.randint(*maps)):
-            node = nodes[rng.randrange(num_nodes)] if locality else None
+        for _ in range(draw.integer(*maps)):
+            hosts, rack = places[draw.below(num_nodes)] if locality else no_place
             opportunistic = opportunistic_fraction > 0 and rng.random() < opportunistic_fraction
+            duration = draw.integer(*map_ms)
             tasks.append(TaskSpec(
-                1, rng.randint(*map_ms), 20, "map", container,
-                hosts=(node.hostname,) if node else (), rack=node.rack if node else None,
-                execution_type=ExecutionType.OPPORTUNISTIC if opportunistic else ExecutionType.GUARANTEED,
+                1, duration, 20, "map", container, hosts, rack, opportunistic_type if opportunistic else guaranteed
             ))  # fmt: skip
-        num_reduces = rng.randint(*reduces)
+        num_reduces = draw.integer(*reduces)
         if num_reduces:
             # Reduces of one job share a length: one group, requested anywhere (MRAMSimulator's reduce phase).
-            tasks.append(TaskSpec(num_reduces, rng.randint(*reduce_ms), 10, "reduce", container))
+            tasks.append(TaskSpec(num_reduces, draw.integer(*reduce_ms), 10, "reduce", container))
         queue = rng.choices(queues, weights)[0]
         yield JobSpec(
             f"synth_{i:06d}", "mapreduce", f"user{rng.randrange(max(users, 1))}", queue, int(now), None,
             d.am_resource, tuple(tasks), name=f"synthetic_{i:06d}",
         )  # fmt: skip
+
+
+class _UniformDraw:
+    """``random.Random.randrange(n)`` and ``randint(lo, hi)`` drawn as CPython draws them
+    (``Random._randbelow_with_getrandbits``: ``n.bit_length()`` random bits, drawn again while ``>= n``), from the same
+    generator and so the same numbers, without their argument checks and three calls per number (a synthetic job's
+    hundred tasks draw two numbers each). tests/test_job_feed.py holds it to ``Random``'s own."""
+
+    __slots__ = ("_getrandbits",)
+
+    def __init__(self, rng: random.Random) -> None:
+        self._getrandbits = rng.getrandbits
+
+    def below(self, n: int) -> int:
+        """``randrange(n)``, ``n >= 1``."""
+        getrandbits = self._getrandbits
+        k = n.bit_length()
+        r = getrandbits(k)
+        while r >= n:
+            r = getrandbits(k)
+        return r
+
+    def integer(self, lo: int, hi: int) -> int:
+        """``randint(lo, hi)``, ``lo <= hi``."""
+        return lo + self.below(hi - lo + 1)

@@ -38,12 +38,14 @@ class NodeSpec(msgspec.Struct, frozen=True):
         return f"{self.rack}/{self.hostname}"
 
 
-class TaskSpec(msgspec.Struct, frozen=True):
+class TaskSpec(msgspec.Struct, frozen=True, gc=False):
     """``count`` identical containers of one job (SLS's TaskContainerDefinition).
 
     ``hosts`` are the preferred hosts (``()`` = anywhere) and ``rack`` the rack of the preferred host (or ``None``);
     an SLS AM turns them into node-local, rack-local and ANY requests. ``request_delay_ms`` is the DAG AM's
-    ``container.request.delay``.
+    ``container.request.delay``. Not tracked by the cyclic garbage collector (``gc=False``): a spec holds only
+    strings, numbers, a resource and a tuple of strings, so it is in no reference cycle, and a long trace's hundreds
+    of thousands of them cost no collection time.
     """
 
     count: int
