@@ -15,8 +15,8 @@ import pytest
 from yarnball.actors import configure_logging
 from yarnball.actors._slsam import MRAppMaster
 from yarnball.launcher import Cluster
-from yarnball.launcher._jobfeed import PackedTasks, TaskValues
 from yarnball.launcher.workloads import JobSpec, synthetic_jobs, synthetic_nodes
+from yarnball.launcher.workloads._packed import PackedTasks, TaskValues
 
 OPTIONS: dict[str, Any] = {
     "maps": (5, 10), "reduces": (0, 2), "map_ms": (1_000, 9_000), "reduce_ms": (1_000, 6_000), "load": 1.0

@@ -10,6 +10,7 @@ import random
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,17 +19,19 @@ from yarnball.actors import configure_logging
 from yarnball.actors._logging import close_logging
 from yarnball.errors import SimulationError
 from yarnball.launcher import Cluster
-from yarnball.launcher._jobfeed import LOOKAHEAD_MS, PackedTasks, TaskValues
+from yarnball.launcher._jobfeed import LOOKAHEAD_MS
 from yarnball.launcher.workloads import (
     JobSpec,
     NodeSpec,
+    SyntheticJobs,
     TaskSpec,
     TraceDefaults,
     synthetic_jobs,
     synthetic_nodes,
     synthetic_workload,
 )
-from yarnball.launcher.workloads._builder import _UniformDraw
+from yarnball.launcher.workloads._packed import PackedTasks, TaskValues
+from yarnball.launcher.workloads._synthetic import _UniformDraw
 from yarnball.protocols import ExecutionType, keys
 
 OPTIONS = {"maps": (1, 8), "reduces": (0, 3), "map_ms": (1_000, 9_000), "reduce_ms": (1_000, 6_000), "load": 2.0}
@@ -97,6 +100,29 @@ def test_synthetic_jobs_draw_as_randoms_methods_would(fraction: float) -> None:
     assert any(t.execution_type is ExecutionType.OPPORTUNISTIC for j in ours for t in j.tasks) == (fraction > 0)
 
 
+def test_the_feed_takes_the_synthetic_jobs_packed_as_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fed a synthetic trace, the feed makes no task spec of a job before its AM unpacks them: it takes each job's
+    tasks packed as drawn (SyntheticJobs.next_packed), which unpack to the specs iterating gives."""
+    nodes = synthetic_nodes(6)
+    packed = synthetic_jobs(12, nodes, 4, opportunistic_fraction=0.3, **OPTIONS)
+    values = TaskValues()
+    drawn = [packed.next_packed(values) for _ in range(12)]
+    assert packed.next_packed(values) is None
+    jobs = list(synthetic_jobs(12, nodes, 4, opportunistic_fraction=0.3, **OPTIONS))
+    assert [(job, tasks.unpack(), tasks.total) for job, tasks in filter(None, drawn)] == [
+        (msgspec.structs.replace(job, tasks=()), job.tasks, job.num_containers) for job in jobs
+    ]
+
+    def no_specs(self: object) -> None:
+        raise AssertionError("a job made as specs")
+
+    monkeypatch.setattr(SyntheticJobs, "__next__", no_specs)
+    cluster = Cluster({}, nodes, seed=4)
+    cluster.submit_jobs(synthetic_jobs(12, nodes, 4, **OPTIONS))
+    cluster.run()
+    assert cluster.rm.apps_done == 12
+
+
 def test_packed_tasks_unpack_to_the_same_specs_with_shared_shapes() -> None:
     """A job's packed tasks unpack to equal specs, each shape (type, resource, hosts, rack, execution type) kept once
     in the feed's values; task specs are not tracked by the cyclic collector."""
@@ -113,7 +139,9 @@ def test_packed_tasks_unpack_to_the_same_specs_with_shared_shapes() -> None:
     assert not gc.is_tracked(jobs[0].tasks[0])
 
 
-def _run(tmp_path: Path, name: str, seed: int, lazy: bool, start_ms: int) -> tuple[bytes, list[str], float]:
+def _run(tmp_path: Path, name: str, seed: int, how: str, start_ms: int) -> tuple[bytes, list[str], float]:
+    """The run of a synthetic workload submitted at once (``eager``), fed from its jobs (``fed``), or fed from the
+    synthetic trace packing each job's tasks as it draws them (``drawn``)."""
     workload = synthetic_workload(40, 8, seed, **OPTIONS)
     log = tmp_path / f"{name}.jsonl"
     configure_logging(json_path=log, level="debug")
@@ -121,8 +149,10 @@ def _run(tmp_path: Path, name: str, seed: int, lazy: bool, start_ms: int) -> tup
         cluster = Cluster({}, workload.nodes, seed=seed)
         if start_ms:
             cluster.run(until_ms=start_ms)
-        if lazy:
+        if how == "fed":
             cluster.submit_jobs(iter(workload.jobs))
+        elif how == "drawn":
+            cluster.submit_jobs(synthetic_jobs(40, workload.nodes, seed, **OPTIONS))
         else:
             cluster.submit_workload(workload)
         cluster.run()
@@ -138,11 +168,12 @@ def test_a_fed_run_is_the_run_of_the_workload_submitted_at_once(
     tmp_path_factory: pytest.TempPathFactory, seed: int, start_ms: int
 ) -> None:
     """The same event log (debug level: every submission, allocation and finish), byte for byte, the same AM ids and
-    the same end, whether the jobs were fed as the run went or submitted at once (also after a first run)."""
+    the same end, whether the jobs were fed as the run went (as specs, or packed as the synthetic trace draws them)
+    or submitted at once (also after a first run)."""
     tmp_path = tmp_path_factory.mktemp("feed")
-    eager = _run(tmp_path, "eager", seed, False, start_ms)
-    fed = _run(tmp_path, "fed", seed, True, start_ms)
-    assert fed == eager
+    eager = _run(tmp_path, "eager", seed, "eager", start_ms)
+    assert _run(tmp_path, "fed", seed, "fed", start_ms) == eager
+    assert _run(tmp_path, "drawn", seed, "drawn", start_ms) == eager
     assert sum(1 for line in eager[0].splitlines() if json.loads(line)["event"] == "application_finished") == 40
 
 

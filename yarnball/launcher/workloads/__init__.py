@@ -9,7 +9,7 @@ naming the file, job and field; jobs SLS itself refuses are listed in ``Workload
 
 from __future__ import annotations
 
-from ._builder import WorkloadBuilder, synthetic_jobs, synthetic_nodes, synthetic_workload, task_spec
+from ._builder import WorkloadBuilder, task_spec
 from ._defaults import KNOWN_AM_TYPES, SLSKeys, TraceDefaults
 from ._load import TRACE_TYPES, load_workload
 from ._model import DEFAULT_RACK, JobSpec, NodeSpec, SkippedJob, TaskSpec, Workload
@@ -18,6 +18,7 @@ from ._rumen import read_rumen_trace
 from ._sls import read_sls_trace
 from ._stream import JobOutline, StreamedWorkload, scan_workload
 from ._synth import read_synth_trace
+from ._synthetic import SyntheticJobs, synthetic_jobs, synthetic_nodes, synthetic_workload
 
 __all__ = [
     "DEFAULT_RACK",
@@ -29,6 +30,7 @@ __all__ = [
     "SLSKeys",
     "SkippedJob",
     "StreamedWorkload",
+    "SyntheticJobs",
     "TaskSpec",
     "TraceDefaults",
     "Workload",
