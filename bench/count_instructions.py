@@ -12,6 +12,10 @@ yarnball first on ``sys.path`` (as bench/compare_trees.py); the child switches i
 are not counted. A count is a proxy: it does not see cache misses, which dominate at 10,000 nodes and more
 (bench/RESULTS.md), so a cut is kept on wall-clock pairs, and the count explains it.
 
+``--own-driver`` counts each tree's own ``bench_simulation.run`` (what bench/compare_trees.py times without
+``--same-driver``): the measured period is its ``cluster.run`` up to the run's last simulated second, whatever the
+driver does inside it (since the job feed, main's makes each job there; older drivers made them all first).
+
 ``--cache-sim`` adds callgrind's cache simulation: first-level instruction and data misses and last-level misses,
 with the last level sized as this machine's per-core L2 (512 KiB, 8-way; ``--ll`` to change it), and the estimate
 callgrind's manual gives for cycles, ``Ir + 10 x L1 misses + 100 x LL misses``. That sees what the bare count does
@@ -51,8 +55,39 @@ print(json.dumps({"events": cluster.kernel.events_processed - events,
                   "allocations": cluster.rm.counters["containers_allocated"] - allocated}))
 """
 
+# --own-driver's child: the tree's bench_simulation.run, instrumented over its measured period only.
+OWN_DRIVER_CHILD = """
+import json, os, subprocess, sys
+root = sys.argv[1]
+sys.path[:0] = [root, root + "/bench"]
+import bench_simulation as b
+from yarnball.actors import configure_logging
+from yarnball.launcher import Cluster
+configure_logging(level="warning")
+a = json.loads(sys.argv[2])
+end = (a["warmup_seconds"] + a["sim_seconds"]) * 1000
+toggle = lambda state: subprocess.run(["callgrind_control", "--instr=" + state, str(os.getpid())], check=True,
+                                      capture_output=True)
+plain = Cluster.run
+def run(self, until_ms=None, **kw):
+    if until_ms != end:
+        return plain(self, until_ms=until_ms, **kw)
+    toggle("on")
+    try:
+        return plain(self, until_ms=until_ms, **kw)
+    finally:
+        toggle("off")
+Cluster.run = run
+off = {"container_tokens": False} if sys.argv[3] == "off" else {}
+r = b.run(a["nodes"], a["sim_seconds"], warmup_seconds=a["warmup_seconds"], map_ms=tuple(a["map_ms"]),
+          reduce_ms=tuple(a["reduce_ms"]), load=a["load"], measure_memory=False, **off)
+print(json.dumps({"events": r["events"], "allocations": r["allocations"]}))
+"""
 
-def count(tree: str, params: str, tokens: str, cache: tuple[str, ...] = ()) -> tuple[list[int], dict[str, int]]:
+
+def count(
+    tree: str, params: str, tokens: str, cache: tuple[str, ...] = (), child: str = CHILD
+) -> tuple[list[int], dict[str, int]]:
     """The counts callgrind collected over the measured period (Ir, then with ``cache`` its miss counts: Dr Dw I1mr
     D1mr D1mw ILmr DLmr DLmw), and the run's events and allocations."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -65,7 +100,7 @@ def count(tree: str, params: str, tokens: str, cache: tuple[str, ...] = ()) -> t
                 f"--callgrind-out-file={tmp}/callgrind.out",
                 sys.executable,
                 "-c",
-                CHILD,
+                child,
                 tree,
                 params,
                 tokens,
@@ -86,6 +121,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     add_run_arguments(parser)
     parser.add_argument("--cache-sim", action="store_true", help="simulate the caches too (about 2x slower)")
+    parser.add_argument("--own-driver", action="store_true", help="each tree's own bench_simulation.run")
     parser.add_argument("--ll", default="524288,8,64", help="the simulated last level: size,associativity,line")
     args = parser.parse_args()
     cache = ("--cache-sim=yes", f"--LL={args.ll}") if args.cache_sim else ()
@@ -95,7 +131,7 @@ def main() -> None:
     params = run_params(args)
     first = first_estimate = None
     for tree, path, tokens in [tree_spec(t) for t in args.trees]:
-        counts, run = count(path, params, tokens, cache)
+        counts, run = count(path, params, tokens, cache, OWN_DRIVER_CHILD if args.own_driver else CHILD)
         instructions = counts[0]
         first = first or instructions
         per = instructions / max(run["allocations"], 1)

@@ -52,7 +52,7 @@ class Cluster:
     under ``work_dir`` (a new temporary directory when not given).
     """
 
-    __slots__ = ("_backend",)
+    __slots__ = ("_am_settings", "_backend")
 
     def __init__(
         self,
@@ -112,6 +112,8 @@ class Cluster:
         else:
             raise SimulationError(f"unknown backend {backend!r}; expected one of {', '.join(map(repr, BACKENDS))}")
         object.__setattr__(self, "_backend", impl)
+        # the keys the SLS AMs are built with, each read from the configuration once (_am_setting)
+        object.__setattr__(self, "_am_settings", {})
 
     # What one backend alone has (the embedded kernel, rm and scheduler; the sharded window statistics, ...) is
     # reached through the cluster; the API every backend shares is spelt out below.
@@ -170,11 +172,10 @@ class Cluster:
         if am_class is None:
             impl.skipped.append(_unknown_am_type(job))
             return None
-        conf = impl.conf
-        heartbeat = conf.get_int(keys.SLS_AM_HEARTBEAT_INTERVAL_MS, keys.DEFAULT_SLS_AM_HEARTBEAT_INTERVAL_MS)
+        heartbeat = self._am_setting(keys.SLS_AM_HEARTBEAT_INTERVAL_MS, keys.DEFAULT_SLS_AM_HEARTBEAT_INTERVAL_MS)
         extra: dict[str, Any] = {}
         if job.am_type == "mapreduce":
-            extra["opportunistic_maps_percent"] = conf.get_int(
+            extra["opportunistic_maps_percent"] = self._am_setting(
                 keys.MR_NUM_OPPORTUNISTIC_MAPS_PERCENT, keys.DEFAULT_MR_NUM_OPPORTUNISTIC_MAPS_PERCENT
             )
         am = am_class(
@@ -190,6 +191,14 @@ class Cluster:
         )
         impl.jobs[job.job_id] = job
         return am  # type: ignore[no-any-return]
+
+    def _am_setting(self, key: str, default: int) -> int:
+        """``key`` of the cluster's configuration as an integer, parsed at its first use only (a fed trace builds an
+        AM per job; parsing the two keys was half the cost of building one)."""
+        value = self._am_settings.get(key)
+        if value is None:
+            value = self._am_settings[key] = self._backend.conf.get_int(key, default)
+        return value
 
     def submit_workload(self, workload: Workload | StreamedWorkload) -> None:
         """Submit every job of a workload (its nodes are given to the constructor); skipped jobs are kept. A trace

@@ -193,13 +193,14 @@ class SyntheticJobs(Iterator[JobSpec]):
         guaranteed, opportunistic, reduce_shape = self._cache
         fraction, locality, num_nodes = self._fraction, self._locality, len(self._nodes)
         lo, hi = self._map_ms
+        span = hi - lo + 1  # (randint(lo, hi) is lo + randrange(span))
         durations: list[int] = []
         shapes: list[int] = []
         maps = draw.integer(*self._maps)
         for _ in range(maps):
             where = draw.below(num_nodes) if locality else -1  # (-1: the last place, anywhere)
             table = opportunistic if fraction > 0 and rng.random() < fraction else guaranteed
-            durations.append(draw.integer(lo, hi))
+            durations.append(draw.below(span, lo))
             shape = table[where]
             if shape < 0:
                 shape = table[where] = self._map_shape(values, where, table is opportunistic)
@@ -247,15 +248,15 @@ class _UniformDraw:
     def __init__(self, rng: random.Random) -> None:
         self._getrandbits = rng.getrandbits
 
-    def below(self, n: int) -> int:
-        """``randrange(n)``, ``n >= 1``."""
+    def below(self, n: int, lo: int = 0) -> int:
+        """``lo + randrange(n)``, ``n >= 1``."""
         getrandbits = self._getrandbits
         k = n.bit_length()
         r = getrandbits(k)
         while r >= n:
             r = getrandbits(k)
-        return r
+        return lo + r
 
     def integer(self, lo: int, hi: int) -> int:
         """``randint(lo, hi)``, ``lo <= hi``."""
-        return lo + self.below(hi - lo + 1)
+        return self.below(hi - lo + 1, lo)
