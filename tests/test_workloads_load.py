@@ -49,6 +49,7 @@ def test_public_names_are_pinned() -> None:
             "SLSKeys",
             "SkippedJob",
             "StreamedWorkload",
+            "SyntheticJobs",
             "TaskSpec",
             "TraceDefaults",
             "Workload",

@@ -120,6 +120,11 @@ class PackedTasks:
         packed.total = total
         return packed
 
+    @property
+    def size(self) -> int:
+        """The packed form's bytes."""
+        return len(self._data)
+
     def unpack(self) -> tuple[TaskSpec, ...]:
         return self._values.specs(_DECODER.decode(self._data))
 
