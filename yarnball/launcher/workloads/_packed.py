@@ -1,6 +1,6 @@
 """A job's task specs packed: rows of integers in columns, their shapes numbered once for a whole trace.
 
-A job waiting in its queue holds its tasks packed (~0.7 kB for 100 tasks, against ~20 kB of objects); its AM unpacks
+A job waiting in its queue holds its tasks packed (~0.8 kB for 100 tasks, against ~20 kB of objects); its AM unpacks
 them when it first needs them (actors/_slsam.py DeferredTasks), and again should it need them after letting them go
 (launcher/_jobfeed.py feeds the jobs). A task's *shape* is its type, resource, preferred hosts, rack and execution
 type: the unpacked specs of every job share one copy of each shape's values (a spec then costs ~140 bytes, against
@@ -41,13 +41,12 @@ class TaskValues:
 
     def __init__(self) -> None:
         self.values: list[Shape] = []
-        # (the execution type by identity in the key: an enum member's hash is a Python-level call)
+        # (keyed by _key)
         self._numbers: dict[tuple[str, Resource, tuple[str, ...], str | None, int], int] = {}
 
     def number(self, shape: Shape) -> int:
         """``shape``'s number, given it when first seen."""
-        kind, resource, hosts, rack, etype = shape
-        key = (kind, resource, hosts, rack, id(etype))
+        key = _key(shape)
         n = self._numbers.get(key)
         if n is None:
             n = self._numbers[key] = len(self.values)
@@ -58,7 +57,7 @@ class TaskValues:
         """``tasks`` as :data:`Columns`."""
         numbers = self._numbers
         shapes = [_SHAPE(t) for t in tasks]
-        found = [numbers.get((k, r, h, rack, id(e))) for k, r, h, rack, e in shapes]
+        found = [numbers.get(_key(s)) for s in shapes]
         numbered = [self.number(s) if n is None else n for s, n in zip(shapes, found)] if None in found else found
         rows = list(zip(*map(_NUMBERS, tasks))) if tasks else [(), (), (), (), ()]
         counts, durations, priorities, request_ids, delays = (compact_column(list(c)) for c in rows)  # type: ignore[arg-type]
@@ -89,6 +88,13 @@ class TaskValues:
         )
 
 
+def _key(shape: Shape) -> tuple[str, Resource, tuple[str, ...], str | None, int]:
+    """``shape`` as :class:`TaskValues` looks it up: the execution type by identity (an enum member's hash is a
+    Python-level call)."""
+    kind, resource, hosts, rack, etype = shape
+    return kind, resource, hosts, rack, id(etype)
+
+
 def compact_column(column: list[int]) -> Column:
     """A column as its one value when every row has it."""
     first = column[0] if column else 0
@@ -100,7 +106,7 @@ def _expand(column: Column, n: int) -> list[int] | repeat[int]:
 
 
 class PackedTasks:
-    """A job's task specs as MessagePack :data:`Columns` (~0.7 kB for 100 tasks), their shapes numbered in a
+    """A job's task specs as MessagePack :data:`Columns` (~0.8 kB for 100 tasks), their shapes numbered in a
     trace's :class:`TaskValues`."""
 
     __slots__ = ("_data", "_values", "total")

@@ -7,6 +7,8 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import msgspec
+
 from yarnball.errors import TraceFormatError
 from yarnball.protocols import ExecutionType
 
@@ -164,10 +166,7 @@ class SyntheticJobs(Iterator[JobSpec]):
         if drawn is None:
             raise StopIteration
         job, columns, _ = drawn
-        return JobSpec(
-            job.job_id, job.am_type, job.user, job.queue, job.submit_ms, None, job.am_resource,
-            self._own.specs(columns), name=job.name,
-        )  # fmt: skip
+        return msgspec.structs.replace(job, tasks=self._own.specs(columns))
 
     def next_packed(self, values: TaskValues) -> tuple[JobSpec, PackedTasks] | None:
         """The next job without its tasks and its tasks packed (shapes numbered in ``values``); None at the end."""
