@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import threading
 import types
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,41 @@ def test_a_successful_compile_stage_keeps_the_extensions(tmp_path: Path, monkeyp
     assert sentinel.include_dirs == [str(Path("build") / "yarnball")]
     assert modules[1].name == "yarnball._hugearena" and modules[1].sources == ["yarnball/_hugearena.c"]
     assert (tmp_path / "yarnball" / "_build.txt").read_text() == ""
+
+
+def test_the_groups_c_files_compile_on_every_core_and_link_in_their_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """setuptools compiles one extension's C files one after another; the mypyc group is one extension of many C
+    files, which the build compiles ``parallel`` at a time, handing the link its objects in the sources' order."""
+    from setuptools.command.build_ext import build_ext
+
+    captured = _run_setup_py(tmp_path, monkeypatch, lambda *a, **k: [])
+    sources = []
+    for i, size in enumerate([10, 300, 20, 200]):  # (compiled largest first)
+        source = tmp_path / f"m{i}.c"
+        source.write_text("x" * size)
+        sources.append(str(source))
+    both_running = threading.Barrier(2, timeout=60)  # passes only when two compiles run at once
+    calls: list[list[str]] = []
+
+    class Compiler:
+        def compile(self, files: list[str], output_dir: str | None = None, **kwargs: Any) -> list[str]:
+            calls.append(files)
+            if len(calls) <= 2:
+                both_running.wait()
+            return [f"{f}.{output_dir}.o" for f in files]
+
+    command = captured["cmdclass"]["build_ext"].__new__(captured["cmdclass"]["build_ext"])
+    command.parallel, command.compiler = 2, Compiler()
+    linked: list[str] = []
+    monkeypatch.setattr(build_ext, "build_extensions", lambda self: linked.extend(self.compiler.compile(sources, "t")))
+    command.build_extensions()
+    assert linked == [f"{s}.t.o" for s in sources]
+    assert sorted(calls) == sorted([s] for s in sources) and calls[:2] in (
+        [[sources[1]], [sources[3]]],
+        [[sources[3]], [sources[1]]],
+    )
 
 
 def test_mypyc_checks_with_its_own_settings_which_skip_the_actor_layers(

@@ -30,8 +30,8 @@ from yarnball.launcher.workloads import (
     synthetic_nodes,
     synthetic_workload,
 )
+from yarnball.launcher.workloads._draw import UniformDraw
 from yarnball.launcher.workloads._packed import PackedTasks, TaskValues
-from yarnball.launcher.workloads._synthetic import _UniformDraw
 from yarnball.protocols import ExecutionType, keys
 
 OPTIONS = {"maps": (1, 8), "reduces": (0, 3), "map_ms": (1_000, 9_000), "reduce_ms": (1_000, 6_000), "load": 2.0}
@@ -50,11 +50,11 @@ def test_synthetic_jobs_are_the_workloads_jobs(seed: int, jobs: int, nodes: int)
 @settings(max_examples=50, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), ranges=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 2**40))))
 def test_the_uniform_draw_is_randoms_own(seed: int, ranges: list[tuple[int, int]]) -> None:
-    """_UniformDraw gives what Random.randrange / randint give from the same generator, one for one (n = 1 and powers
+    """UniformDraw gives what Random.randrange / randint give from the same generator, one for one (n = 1 and powers
     of two included: each still takes its random bits)."""
     ranges += [(0, 0), (5, 5), (0, 1), (0, 255), (3, 2**32)]
     ours, theirs = random.Random(seed), random.Random(seed)
-    draw = _UniformDraw(ours)
+    draw = UniformDraw(ours)
     for lo, width in ranges:
         assert draw.integer(lo, lo + width) == theirs.randint(lo, lo + width)
         assert draw.below(width + 1) == theirs.randrange(width + 1)

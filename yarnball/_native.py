@@ -54,6 +54,7 @@ MYPYC_MODULES: tuple[str, ...] = (
     "yarnball.policies.capacity._scheduler",
     "yarnball.actors._asktable",  # the AM ask table: typed functions over plain data (no classes)
     "yarnball.actors._amtasks",  # the AM's requests and the SLS AM's tasks per container: typed functions
+    "yarnball.launcher.workloads._draw",  # the synthetic trace's per-task draws (the job feed makes jobs in the run)
     # actor-side helpers: native classes the actors call into on every heartbeat, never subclassed by users
     "yarnball.actors._heartbeats",
     "yarnball.actors._shortcuts._lazyrunning",

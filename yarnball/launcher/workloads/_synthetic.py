@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -13,6 +14,7 @@ from yarnball.errors import TraceFormatError
 from yarnball.protocols import ExecutionType
 
 from ._defaults import TraceDefaults
+from ._draw import UniformDraw, draw_maps
 from ._model import JobSpec, NodeSpec, Workload
 from ._nodes import generate_nodes
 from ._packed import Columns, PackedTasks, TaskValues, compact_column
@@ -147,7 +149,7 @@ class SyntheticJobs(Iterator[JobSpec]):
         self._maps, self._reduces, self._map_ms, self._reduce_ms = maps, reduces, map_ms, reduce_ms
         self._mean_gap_ms, self._locality, self._fraction = mean_gap_ms, locality, opportunistic_fraction
         self._rng = random.Random(seed)
-        self._draw = _UniformDraw(self._rng)
+        self._draw = UniformDraw(self._rng)
         self._i = 0
         self._now = 0.0
         self._own = TaskValues()  # (the shapes of the specs iterating makes)
@@ -190,20 +192,24 @@ class SyntheticJobs(Iterator[JobSpec]):
         if values is not self._cache_values:
             self._number_in(values)
         guaranteed, opportunistic, reduce_shape = self._cache
-        fraction, locality, num_nodes = self._fraction, self._locality, len(self._nodes)
-        lo, hi = self._map_ms
-        span = hi - lo + 1  # (randint(lo, hi) is lo + randrange(span))
         durations: list[int] = []
         shapes: list[int] = []
         maps = draw.integer(*self._maps)
-        for _ in range(maps):
-            where = draw.below(num_nodes) if locality else -1  # (-1: the last place, anywhere)
-            table = opportunistic if fraction > 0 and rng.random() < fraction else guaranteed
-            durations.append(draw.below(span, lo))
-            shape = table[where]
-            if shape < 0:
-                shape = table[where] = self._map_shape(values, where, table is opportunistic)
-            shapes.append(shape)
+        tables = (guaranteed, opportunistic)
+        new_shape = partial(self._map_shape, values)
+        draw_maps(
+            draw,
+            rng,
+            maps,
+            len(self._nodes),
+            self._locality,
+            self._fraction,
+            self._map_ms,
+            tables,
+            new_shape,
+            durations,
+            shapes,
+        )
         reduces = draw.integer(*self._reduces)
         counts: int | list[int] = 1
         priorities: int | list[int] = 20
@@ -234,28 +240,3 @@ class SyntheticJobs(Iterator[JobSpec]):
         hosts, rack = self._places[where]
         etype = ExecutionType.OPPORTUNISTIC if opportunistic else ExecutionType.GUARANTEED
         return values.number(("map", self._container, hosts, rack, etype))
-
-
-class _UniformDraw:
-    """``random.Random.randrange(n)`` and ``randint(lo, hi)`` drawn as CPython draws them
-    (``Random._randbelow_with_getrandbits``: ``n.bit_length()`` random bits, drawn again while ``>= n``), from the same
-    generator and so the same numbers, without their argument checks and three calls per number (a synthetic job's
-    hundred tasks draw two numbers each). tests/test_job_feed.py holds it to ``Random``'s own."""
-
-    __slots__ = ("_getrandbits",)
-
-    def __init__(self, rng: random.Random) -> None:
-        self._getrandbits = rng.getrandbits
-
-    def below(self, n: int, lo: int = 0) -> int:
-        """``lo + randrange(n)``, ``n >= 1``."""
-        getrandbits = self._getrandbits
-        k = n.bit_length()
-        r = getrandbits(k)
-        while r >= n:
-            r = getrandbits(k)
-        return lo + r
-
-    def integer(self, lo: int, hi: int) -> int:
-        """``randint(lo, hi)``, ``lo <= hi``."""
-        return self.below(hi - lo + 1, lo)
