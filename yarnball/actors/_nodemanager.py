@@ -149,7 +149,12 @@ class NodeManager(ContainerManager):
     def on_start(self) -> None:
         if self.amrm_proxy is not None:
             self.kernel.spawn(self.amrm_proxy, amrmproxy_actor_id(self.node_id.host))
-        self.after(self.start_delay_ms, self._register)
+        # (after_call: the same event as ``after``, and nothing of it is kept once it has fired; a cluster has one
+        # per node)
+        self.after_call(self.start_delay_ms, self._register_at_start, None)
+
+    def _register_at_start(self, _: None) -> None:
+        self._register()
 
     def _register(self, statuses: tuple[NMContainerStatus, ...] = (), apps: tuple[ApplicationId, ...] = ()) -> None:
         request = RegisterNodeManagerRequest(
@@ -436,4 +441,3 @@ class NodeManager(ContainerManager):
                     self.ref,
                 )
         self.stop()
-

@@ -114,13 +114,20 @@ def _signed(mac: Any, key_id: int, rm_identifier: int, container: Container, use
 class Rejections:
     """One role's refused requests: counted by reason and logged as ``request_rejected`` (a warning)."""
 
-    __slots__ = ("by_reason",)
+    __slots__ = ("_by_reason",)
 
     def __init__(self) -> None:
-        self.by_reason: Counter[str] = Counter()
+        self._by_reason: Counter[str] | None = None  # (made at the first refusal: a cluster has one per node)
+
+    @property
+    def by_reason(self) -> Counter[str]:
+        """The refusals so far, counted by reason."""
+        if self._by_reason is None:
+            self._by_reason = Counter()
+        return self._by_reason
 
     def __bool__(self) -> bool:
-        return bool(self.by_reason)
+        return bool(self._by_reason)
 
     def reject(self, actor: Any, reason: str, exception: str, message: str, **fields: Any) -> None:
         self.by_reason[reason] += 1
