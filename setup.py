@@ -4,8 +4,8 @@
 mypyc into C extensions next to their sources: the pure, fully typed CapacityScheduler modules run about 2.6x faster
 compiled, with byte-identical outputs. It also builds yarnball/_hugearena.c (huge-page arenas for CPython's
 small-object allocator, launcher/_memory.py). ``YARNBALL_PURE_PYTHON=1 pip install -e .`` builds pure Python (no
-compiler needed); compiling adds ~45 s to a clean install on 2 cores (mypyc ~3 s, gcc -O3 the rest). After editing a
-listed module, rebuild (``pip install -e .``): until then yarnball warns and runs the sources.
+compiler needed); compiling adds ~70 s to a clean install on 2 cores (mypyc, then gcc -O3 on every core).
+After editing a listed module, rebuild (``pip install -e .``): until then yarnball warns and runs the sources.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from yarnball.actors import configure_logging
 from yarnball.actors._logging import close_logging
 from yarnball.errors import SimulationError
-from yarnball.launcher import Cluster
+from yarnball.launcher import Cluster, _jobfeed
 from yarnball.launcher._jobfeed import LOOKAHEAD_MS
 from yarnball.launcher.workloads import (
     JobSpec,
@@ -175,6 +175,35 @@ def test_a_fed_run_is_the_run_of_the_workload_submitted_at_once(
     assert _run(tmp_path, "fed", seed, "fed", start_ms) == eager
     assert _run(tmp_path, "drawn", seed, "drawn", start_ms) == eager
     assert sum(1 for line in eager[0].splitlines() if json.loads(line)["event"] == "application_finished") == 40
+
+
+def test_jobs_made_ahead_in_batches_change_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The feed makes the trace's jobs PULL_BATCH at a time: the run is the same whatever the batch."""
+    eager = _run(tmp_path, "eager", 5, "eager", 0)
+    for batch in (1, 7):
+        monkeypatch.setattr(_jobfeed, "PULL_BATCH", batch)
+        assert _run(tmp_path, f"drawn-{batch}", 5, "drawn", 0) == eager
+
+
+def test_the_feed_makes_at_most_a_batch_of_jobs_ahead() -> None:
+    """A long trace is read a batch at a time, not whole: a job is made (read from the iterator) at most
+    PULL_BATCH jobs before it is due within the lookahead."""
+    nodes = synthetic_nodes(4)
+    jobs = list(synthetic_jobs(300, nodes, 2, **{**OPTIONS, "load": 0.2}))
+    taken = [0]
+
+    def counted() -> Iterator[JobSpec]:
+        for job in jobs:
+            taken[0] += 1
+            yield job
+
+    cluster = Cluster({}, nodes, seed=2)
+    cluster.submit_jobs(counted())
+    due = sum(1 for j in jobs if j.submit_ms <= LOOKAHEAD_MS)
+    assert due < _jobfeed.PULL_BATCH and taken[0] == _jobfeed.PULL_BATCH
+    cluster.run(until_ms=jobs[150].submit_ms)
+    spawned = len(cluster.masters)
+    assert spawned < taken[0] <= spawned + _jobfeed.PULL_BATCH
 
 
 def test_a_later_jobs_am_is_built_shortly_before_its_submit_time() -> None:

@@ -23,6 +23,10 @@ __all__ = ["LOOKAHEAD_MS", "JobFeed"]
 #: How long before its submit time a job's AM is spawned (simulated ms).
 LOOKAHEAD_MS = 10_000
 
+#: Jobs made (drawn and packed) at a time, ahead of their spawning: a few kB, and the trace's code runs in one go
+#: instead of between every two jobs of the run.
+PULL_BATCH = 64
+
 #: The owner of the feed's events (not an actor: they run for the driver).
 FEED_OWNER = "job-feed"
 
@@ -34,7 +38,18 @@ class JobFeed:
     it; ``base`` is the time the jobs' ``submit_ms`` count from (the kernel's time when they were handed over).
     """
 
-    __slots__ = ("_base", "_jobs", "_kernel", "_last", "_make_am", "_next", "_next_packed", "_submit", "_values")
+    __slots__ = (
+        "_base",
+        "_buffer",
+        "_jobs",
+        "_kernel",
+        "_last",
+        "_make_am",
+        "_next",
+        "_next_packed",
+        "_submit",
+        "_values",
+    )
 
     def __init__(
         self,
@@ -54,6 +69,8 @@ class JobFeed:
             jobs, "next_packed", None
         )
         self._last: JobSpec | None = None
+        # The next jobs, made PULL_BATCH at a time (in reverse order, taken from the end)
+        self._buffer: list[tuple[JobSpec, PackedTasks]] = []
         self._next = self._pull()
         self._step(None)  # the jobs due within the lookahead: now, as if spawned all at once
 
@@ -65,6 +82,19 @@ class JobFeed:
     def _pull(self) -> tuple[JobSpec, PackedTasks] | None:
         """The next job, without its tasks, and its tasks packed until its AM registers (a job may wait long in its
         queue); the cluster's record of the job keeps its times. None after the last."""
+        buffer = self._buffer
+        if not buffer:
+            for _ in range(PULL_BATCH):
+                made = self._make()
+                if made is None:
+                    break
+                buffer.append(made)
+            if not buffer:
+                return None
+            buffer.reverse()
+        return buffer.pop()
+
+    def _make(self) -> tuple[JobSpec, PackedTasks] | None:
         if self._next_packed is not None:
             return self._next_packed(self._values)
         job = next(self._jobs, None)
