@@ -14,7 +14,7 @@ import pytest
 
 from yarnball.errors import TraceFormatError
 from yarnball.launcher import cli, workloads
-from yarnball.launcher._jobfeed import LOOKAHEAD_MS
+from yarnball.launcher._jobfeed import LOOKAHEAD_MS, PULL_BATCH
 from yarnball.launcher.workloads import JobSpec, _json, load_workload, scan_workload
 from yarnball.launcher.workloads._json import iter_json_values, stream_json_values
 
@@ -113,10 +113,11 @@ def test_a_trace_changed_since_its_first_reading_is_an_error(tmp_path: Path) -> 
 
 
 def test_the_run_reads_a_job_shortly_before_its_submit_time(tmp_path: Path) -> None:
-    """Fed through the job feed: when the run starts, only the jobs within the lookahead have been read again."""
+    """Fed through the job feed: when the run starts, only the jobs within the lookahead and one batch of the feed's
+    (launcher/_jobfeed.py PULL_BATCH) have been read again, not the whole trace."""
     from yarnball.launcher import Cluster
 
-    path = _sls_trace(tmp_path / "t.json", 40, gap_ms=5_000)
+    path = _sls_trace(tmp_path / "t.json", 200, gap_ms=5_000)
     streamed = scan_workload("SLS", path)
     read: list[str] = []
     reading = streamed._read
@@ -131,9 +132,9 @@ def test_the_run_reads_a_job_shortly_before_its_submit_time(tmp_path: Path) -> N
     cluster = Cluster({}, streamed.nodes, seed=1)
     cluster.submit_workload(streamed)
     due = sum(1 for j in streamed.jobs if j.submit_ms <= LOOKAHEAD_MS)
-    assert len(read) <= due + 1 < 40  # (the feed looks one job past the lookahead)
+    assert len(read) <= due + PULL_BATCH < 200
     cluster.run(until_ms=60_000)
-    assert len(read) <= sum(1 for j in streamed.jobs if j.submit_ms <= 60_000 + LOOKAHEAD_MS) + 1 < 40
+    assert len(read) <= sum(1 for j in streamed.jobs if j.submit_ms <= 60_000 + LOOKAHEAD_MS) + PULL_BATCH < 200
 
 
 def _outputs(out: Path) -> dict[str, Any]:
