@@ -53,12 +53,15 @@ def test_a_mypy_failure_falls_back_to_pure_python(tmp_path: Path, monkeypatch: p
 def test_a_successful_compile_stage_keeps_the_extensions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """When mypycify works, its extensions are built, with the huge-page arena module, and no pure-Python note is
     left."""
-    sentinel = types.SimpleNamespace(include_dirs=[])
+    sentinel = types.SimpleNamespace(include_dirs=[], extra_compile_args=[], extra_link_args=[])
     captured = _run_setup_py(tmp_path, monkeypatch, lambda *a, **k: [sentinel])
     modules = captured["ext_modules"]
     assert isinstance(modules, list) and modules[0] is sentinel and len(modules) == 2
     # one C file per module (multi_file), each including the group's header from build/yarnball/
     assert sentinel.include_dirs == [str(Path("build") / "yarnball")]
+    if sys.platform.startswith("linux"):  # the group's calls bound inside its library, not through the PLT
+        assert sentinel.extra_compile_args == ["-fno-semantic-interposition"]
+        assert sentinel.extra_link_args == ["-Wl,-Bsymbolic-functions"]
     assert modules[1].name == "yarnball._hugearena" and modules[1].sources == ["yarnball/_hugearena.c"]
     assert (tmp_path / "yarnball" / "_build.txt").read_text() == ""
 
