@@ -23,8 +23,8 @@ __all__ = ["LOOKAHEAD_MS", "JobFeed"]
 #: How long before its submit time a job's AM is spawned (simulated ms).
 LOOKAHEAD_MS = 10_000
 
-#: Jobs made (drawn and packed) at a time, ahead of their spawning: a few kB, and the trace's code runs in one go
-#: instead of between every two jobs of the run.
+#: Jobs made (drawn and packed) at a time, ahead of their spawning: ~60 kB for the busy synthetic trace, and the
+#: trace's code runs in one go instead of between every two jobs of the run.
 PULL_BATCH = 64
 
 #: The owner of the feed's events (not an actor: they run for the driver).
