@@ -45,7 +45,8 @@ def test_a_removed_application_leaves_no_garbage_for_the_collector(fed: bool) ->
             for job in jobs:
                 cluster.submit_job(job)
         cluster.run()
-        alive = sum(1 for o in gc.get_objects() if type(o) is MRAppMaster)
+        # (this run's AMs: a module fixture elsewhere in the suite may hold a cluster of its own)
+        alive = sum(1 for o in gc.get_objects() if type(o) is MRAppMaster and o.kernel is cluster.kernel)
     finally:
         gc.enable()
     assert cluster.rm.apps_done == 20 and len(cluster.rm.apps) == 2

@@ -80,7 +80,9 @@ def _reference_jobs(num_jobs: int, nodes: Sequence[NodeSpec], seed: int, fractio
             node = nodes[rng.randrange(len(nodes))]
             opportunistic = fraction > 0 and rng.random() < fraction
             etype = ExecutionType.OPPORTUNISTIC if opportunistic else ExecutionType.GUARANTEED
-            tasks.append(TaskSpec(1, rng.randint(a0, a1), 20, "map", container, (node.hostname,), node.rack, etype))
+            priority = 19 if opportunistic else 20  # MapReduce's PRIORITY_OPPORTUNISTIC_MAP and PRIORITY_MAP
+            where = (node.hostname,), node.rack
+            tasks.append(TaskSpec(1, rng.randint(a0, a1), priority, "map", container, *where, etype))
         reduces = rng.randint(r0, r1)
         if reduces:
             tasks.append(TaskSpec(reduces, rng.randint(b0, b1), 10, "reduce", container))

@@ -13,8 +13,8 @@ import pytest
 from yarnball import Cluster
 from yarnball.launcher import cli
 from yarnball.launcher._embedded import EmbeddedBackend
-from yarnball.launcher.workloads import WorkloadBuilder, task_spec
-from yarnball.protocols import YarnApplicationState
+from yarnball.launcher.workloads import WorkloadBuilder, synthetic_jobs, synthetic_nodes, task_spec
+from yarnball.protocols import ExecutionType, YarnApplicationState
 
 ROOT = Path(__file__).resolve().parent.parent
 TRACE = ROOT / "examples" / "traces" / "sample-sls.json"
@@ -129,3 +129,82 @@ def test_healthy_runs_never_stall() -> None:
     cluster.run()
     assert cluster.stalled is None
     assert [a.state for a in cluster.applications] == [YarnApplicationState.FINISHED] * 2
+
+
+def _mixed_types(priority_opportunistic: int = 20) -> Any:
+    """One job: a GUARANTEED and an OPPORTUNISTIC map, anywhere, at priority 20 and ``priority_opportunistic``."""
+    return (
+        WorkloadBuilder()
+        .nodes(2, memory_mb=8192, vcores=8)
+        .job(
+            "j1",
+            tasks=[
+                task_spec(1, 5_000),
+                task_spec(1, 5_000, priority=priority_opportunistic, execution_type=ExecutionType.OPPORTUNISTIC),
+            ],
+        )
+        .build()
+    )
+
+
+def test_asks_that_replace_each_other_at_the_scheduler_stall_and_say_so() -> None:
+    """Without opportunistic allocation, the scheduler keeps one ask per priority and resource name: the AM's
+    GUARANTEED and OPPORTUNISTIC asks at one priority replace each other there, and once the GUARANTEED map ran, the
+    AM waits for an OPPORTUNISTIC one the scheduler holds no ask for. The run stops and says so."""
+    workload = _mixed_types()
+    cluster = Cluster({}, workload.nodes, seed=1)
+    cluster.submit_workload(workload)
+    cluster.run()
+    assert cluster.stalled is not None
+    assert "application_1700000000000_0001 (queue root.default) has its AM waiting for 1 container request" in (
+        cluster.stalled
+    )
+    assert "(1 OPPORTUNISTIC at priority 20) that the scheduler holds no ask for" in cluster.stalled
+    assert [a.state for a in cluster.applications] == [YarnApplicationState.RUNNING]
+
+
+def test_the_same_asks_at_their_own_priorities_run_to_the_end() -> None:
+    """The OPPORTUNISTIC map at priority 19 (MapReduce's PRIORITY_OPPORTUNISTIC_MAP) keeps an ask of its own."""
+    workload = _mixed_types(19)
+    cluster = Cluster({}, workload.nodes, seed=1)
+    cluster.submit_workload(workload)
+    cluster.run()
+    assert cluster.stalled is None
+    assert [a.state for a in cluster.applications] == [YarnApplicationState.FINISHED]
+
+
+@pytest.mark.parametrize("queue_length", [0, 10])
+def test_opportunistic_asks_no_node_queues_stall_and_name_the_queue_length(queue_length: int) -> None:
+    """With opportunistic allocation on and NodeManagers that queue no OPPORTUNISTIC container (Hadoop's default
+    queue length, 0), the OPPORTUNISTIC map is never allocated: the run stops naming the key. With room in the
+    queues it runs to the end."""
+    workload = _mixed_types()
+    conf = {
+        "yarn.resourcemanager.opportunistic-container-allocation.enabled": "true",
+        "yarn.nodemanager.opportunistic-containers-max-queue-length": str(queue_length),
+    }
+    cluster = Cluster(conf, workload.nodes, seed=1)
+    cluster.submit_workload(workload)
+    cluster.run()
+    if queue_length:
+        assert cluster.stalled is None
+        assert [a.state for a in cluster.applications] == [YarnApplicationState.FINISHED]
+    else:
+        assert cluster.stalled is not None
+        assert "(1 OPPORTUNISTIC at priority 20) that nothing allocated for a whole check interval" in cluster.stalled
+        assert "yarn.nodemanager.opportunistic-containers-max-queue-length is 0" in cluster.stalled
+
+
+def test_a_synthetic_trace_with_opportunistic_maps_runs_to_the_end_without_opportunistic_allocation() -> None:
+    """The synthetic trace asks for its OPPORTUNISTIC maps at priority 19: on a cluster without opportunistic
+    allocation every job finishes."""
+    nodes = synthetic_nodes(6)
+    jobs = synthetic_jobs(
+        12, nodes, 4, opportunistic_fraction=0.3, maps=(1, 8), reduces=(0, 3), map_ms=(1000, 9000),
+        reduce_ms=(1000, 6000), load=2.0,
+    )  # fmt: skip
+    cluster = Cluster({}, nodes, seed=4)
+    cluster.submit_jobs(jobs)
+    cluster.run()
+    assert cluster.stalled is None
+    assert [a.state for a in cluster.applications] == [YarnApplicationState.FINISHED] * 12

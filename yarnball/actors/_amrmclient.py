@@ -138,7 +138,18 @@ class AMRMClient(Actor):
 
     @property
     def pending_requests(self) -> int:
+        """The outstanding container requests (added, not yet matched to a container nor withdrawn)."""
         return sum(len(q) for q in self._outstanding.values())
+
+    @property
+    def pending_by_priority(self) -> dict[tuple[int, ExecutionType], int]:
+        """The outstanding container requests by priority and execution type (those with any), in priority order."""
+        counts: dict[tuple[int, ExecutionType], int] = {}
+        for priority, queue in sorted(self._outstanding.items()):
+            for request in queue:
+                key = (priority, request.execution_type)
+                counts[key] = counts.get(key, 0) + 1
+        return counts
 
     def _match(self, container: Container) -> None:
         """Decrement the oldest outstanding request this container satisfies (node, then rack, then any).

@@ -13,7 +13,10 @@ between two slices, at whether the run is stuck:
   cluster (every node ever defined, registered or not, labels ignored), or than its leaf queue could ever hold
   (``abs_max`` of the whole cluster; memory always, vcores under the DominantResourceCalculator);
 - an attempt whose AM runs and that has no pending ask is blocked when the RM refused its last asks (larger than
-  the maximum allocation: the dispatcher's ``refused_asks``) and it has asked nothing since; any other attempt
+  the maximum allocation: the dispatcher's ``refused_asks``) and it has asked nothing since, or when its AM waits
+  for container requests it has sent (nothing left to send) that the scheduler no longer holds: the scheduler keeps
+  one ask per priority and resource name (Hadoop's AppSchedulingInfo), so asks that differ only in execution type
+  replace each other there, and without opportunistic allocation nothing else holds them; any other attempt
   without a pending ask has something on its way;
 - when AM containers are live, an unfinished application whose asks would fit is waiting behind the blocked ones
   (the AM room they hold, a user limit their asks exhaust), provided one at least is blocked and nothing was
@@ -36,7 +39,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from yarnball.actors._rmapp import AttemptState
-from yarnball.protocols import Resource, keys
+from yarnball.protocols import ExecutionType, Resource, keys
 
 __all__ = ["CHECK_INTERVAL_MS", "StallWatch", "can_stall_check"]
 
@@ -92,6 +95,7 @@ class StallWatch:
         if holders is None:
             return None  # something runs (or is allocated, or queued at a node) that may end and make room
         refused = rm.dispatcher.refused_asks
+        masters = {am.attempt_id: am for am in cluster.masters}
         scheduler = cluster.scheduler
         specs = [nm.resource for nm in cluster.node_managers.values()]
         largest = max(specs, key=lambda r: (r.memory_mb, r.vcores))
@@ -118,14 +122,22 @@ class StallWatch:
                 asks = [(attempt.am_m, attempt.am_v, 1, "for its AM container", None)]
             if not asks:
                 error = refused.get(attempt.attempt_id) if holder else None
-                if error is None:
-                    return None  # no pending ask: something is on its way (an allocate)
-                # its AM runs, and the RM refused what it asked (larger than the maximum allocation): an AM that
-                # does not ask again differently (the state below would change) waits for ever
+                if error is not None:
+                    # its AM runs, and the RM refused what it asked (larger than the maximum allocation): an AM
+                    # that does not ask again differently (the state below would change) waits for ever
+                    detail = f"had its ask refused: {error}"
+                else:
+                    am = masters.get(attempt.attempt_id) if holder else None
+                    waits = am.pending_by_priority if am is not None and am.has_nothing_to_send() else None
+                    if not waits:
+                        return None  # no pending ask: something is on its way (an allocate)
+                    # its AM has sent all it asks for, and the scheduler holds none of it: it waits for ever
+                    error = repr(waits)
+                    detail = _unheld(waits, rm.opportunistic is not None, cluster.conf)
                 state.append((attempt.attempt_id, error))
                 blocked += 1
                 if first is None:
-                    first = (app, scheduler.queue_path_of(attempt), error)
+                    first = (app, scheduler.queue_path_of(attempt), detail)
                 continue
             queue = scheduler.queue_path_of(attempt)
             queue_max = scheduler.queue_max_resource_of(attempt, Resource(total_m, total_v))
@@ -154,8 +166,8 @@ class StallWatch:
         if first is None:
             return None  # no application blocked for ever: those waiting wait for something else
         if len(first) == 3:
-            app, queue, error = first
-            detail = f"{app.id} (queue {queue}) had its ask refused: {error}"
+            app, queue, what = first
+            detail = f"{app.id} (queue {queue}) {what}"
         else:
             app, memory, vcores, count, what, queue, queue_m, queue_v, node_bound = first
             host = next(h for h, nm in cluster.node_managers.items() if nm.resource is largest)
@@ -172,7 +184,7 @@ class StallWatch:
         if holders:
             lead = (
                 "no application can progress: all that runs is the AM containers of applications whose every "
-                "pending ask is larger than any node or queue can ever give, or was refused; "
+                "pending ask is larger than any node or queue can ever give, was refused, or is given by nothing; "
             )
         else:
             lead = (
@@ -181,6 +193,23 @@ class StallWatch:
             )
         reason = lead + detail + (f" ({', '.join(notes)})" if notes else "")
         return tuple(state), reason
+
+
+def _unheld(waits: dict[tuple[int, ExecutionType], int], opportunistic: bool, conf: Any) -> str:
+    """Why an AM's sent requests are held by no one (``waits``: their counts by priority and execution type)."""
+    count = sum(waits.values())
+    at = ", ".join(f"{n} {etype.value} at priority {priority}" for (priority, etype), n in waits.items())
+    head = f"has its AM waiting for {count} container request{'s' if count != 1 else ''} ({at})"
+    if not opportunistic:
+        return (
+            f"{head} that the scheduler holds no ask for (it keeps one ask per priority and resource name: asks "
+            "that differ only in execution type replace each other)"
+        )
+    why = ""
+    key = keys.NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH
+    if any(etype is ExecutionType.OPPORTUNISTIC for _, etype in waits) and conf.get_int(key) <= 0:
+        why = f" ({key} is {conf.get_int(key)}: no NodeManager queues an OPPORTUNISTIC container)"
+    return f"{head} that nothing allocated for a whole check interval while nothing else ran{why}"
 
 
 def _am_holders(cluster: Any) -> set[Any] | None:

@@ -21,6 +21,13 @@ from ._packed import Columns, PackedTasks, TaskValues, compact_column
 
 __all__ = ["SyntheticJobs", "synthetic_jobs", "synthetic_nodes", "synthetic_workload"]
 
+# The MapReduce AM's priorities (RMContainerAllocator.PRIORITY_MAP, PRIORITY_OPPORTUNISTIC_MAP, PRIORITY_REDUCE).
+# OPPORTUNISTIC maps have a priority of their own: the scheduler keeps one ask per priority and resource name
+# (AppSchedulingInfo), so GUARANTEED and OPPORTUNISTIC asks at one priority would replace each other there.
+MAP_PRIORITY = 20
+OPPORTUNISTIC_MAP_PRIORITY = 19
+REDUCE_PRIORITY = 10
+
 
 def _fail(message: str) -> TraceFormatError:
     return TraceFormatError(f"python workload: synthetic: {message}")
@@ -77,8 +84,8 @@ def synthetic_jobs(
 
     Jobs arrive as a Poisson process whose rate offers ``load`` times the cluster's container capacity (so
     ``load > 1`` keeps queues backed up). Map and reduce counts and durations are uniform in the given ranges; each
-    map prefers a random node (``locality``); a fraction of maps may be OPPORTUNISTIC. Containers have the default
-    container size.
+    map prefers a random node (``locality``); a fraction of maps may be OPPORTUNISTIC, asked for at priority 19 as
+    MapReduce's AM does (maps 20, reduces 10). Containers have the default container size.
     """
     if num_jobs < 0 or not nodes:
         raise _fail(f"need num_jobs >= 0 and num_nodes >= 1, got {num_jobs} and {len(nodes)}")
@@ -117,6 +124,7 @@ class SyntheticJobs(Iterator[JobSpec]):
         "_nodes",
         "_now",
         "_num_jobs",
+        "_opportunistic_shapes",
         "_own",
         "_places",
         "_queues",
@@ -159,6 +167,7 @@ class SyntheticJobs(Iterator[JobSpec]):
         # opportunistic, and of the reduces.
         self._cache_values: TaskValues | None = None
         self._cache: tuple[list[int], list[int], list[int]] = ([], [], [])
+        self._opportunistic_shapes: set[int] = set()  # the numbers of the OPPORTUNISTIC maps' shapes
 
     def __iter__(self) -> SyntheticJobs:
         return self
@@ -212,7 +221,10 @@ class SyntheticJobs(Iterator[JobSpec]):
         )
         reduces = draw.integer(*self._reduces)
         counts: int | list[int] = 1
-        priorities: int | list[int] = 20
+        priorities: int | list[int] = MAP_PRIORITY
+        opportunistic_shapes = self._opportunistic_shapes
+        if opportunistic_shapes and not opportunistic_shapes.isdisjoint(shapes):
+            priorities = [OPPORTUNISTIC_MAP_PRIORITY if s in opportunistic_shapes else MAP_PRIORITY for s in shapes]
         if reduces:
             # Reduces of one job share a length: one group, requested anywhere (MRAMSimulator's reduce phase).
             durations.append(draw.integer(*self._reduce_ms))
@@ -220,7 +232,12 @@ class SyntheticJobs(Iterator[JobSpec]):
                 reduce_shape[0] = values.number(("reduce", self._container, (), None, ExecutionType.GUARANTEED))
             shapes.append(reduce_shape[0])
             counts = compact_column([1] * maps + [reduces])
-            priorities = [20] * maps + [10] if maps else 10
+            if not maps:
+                priorities = REDUCE_PRIORITY
+            elif isinstance(priorities, list):
+                priorities.append(REDUCE_PRIORITY)
+            else:
+                priorities = [MAP_PRIORITY] * maps + [REDUCE_PRIORITY]
         queue = rng.choices(self._queues, self._weights)[0]
         job = JobSpec(
             f"synth_{i:06d}", "mapreduce", f"user{rng.randrange(max(self._users, 1))}", queue, int(self._now), None,
@@ -235,8 +252,12 @@ class SyntheticJobs(Iterator[JobSpec]):
             self._places.append(((), None))
         self._cache_values = values
         self._cache = ([-1] * len(self._places), [-1] * len(self._places), [-1])
+        self._opportunistic_shapes = set()
 
     def _map_shape(self, values: TaskValues, where: int, opportunistic: bool) -> int:
         hosts, rack = self._places[where]
-        etype = ExecutionType.OPPORTUNISTIC if opportunistic else ExecutionType.GUARANTEED
-        return values.number(("map", self._container, hosts, rack, etype))
+        if not opportunistic:
+            return values.number(("map", self._container, hosts, rack, ExecutionType.GUARANTEED))
+        number = values.number(("map", self._container, hosts, rack, ExecutionType.OPPORTUNISTIC))
+        self._opportunistic_shapes.add(number)
+        return number
