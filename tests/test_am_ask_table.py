@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from am_helpers import ATTEMPT, G, O
+from am_helpers import ATTEMPT, G, O, container
 
 from yarnball import ApplicationMaster
 from yarnball.actors._appmaster import ContainerRequest
@@ -44,7 +44,8 @@ class Recording(ApplicationMaster):
 
 
 class Reference:
-    """The ask table as one flat dict and a set of changed keys, the outstanding requests as lists."""
+    """The ask table as one flat dict and a set of changed keys, the outstanding requests as lists; an entry of count 0
+    leaves the table once sent."""
 
     def __init__(self) -> None:
         self.asks: dict[tuple[Any, ...], list[Any]] = {}
@@ -81,6 +82,9 @@ class Reference:
             return (k[0], k[5], k[1] != ANY, k[1], k[2], k[3], k[4])
 
         out = [(*k, *self.asks[k]) for k in sorted(self.changed, key=order)]
+        for k in self.changed:
+            if self.asks[k][0] == 0:
+                del self.asks[k]  # sent with count 0, then out of the table (AMRMClientImpl.decResourceRequest)
         self.changed = set()
         return out
 
@@ -185,6 +189,21 @@ def test_request_of_a_previous_attempt_decrements_the_new_table() -> None:
     am.remove_container_request(old)  # priority 20 is outstanding again: the old object is not in its queue
     am._allocate()
     assert [(r.resource_name, r.num_containers) for r in am.sent[-1].ask] == [(ANY, 2)]
+
+
+def test_entries_sent_with_count_0_leave_the_table() -> None:
+    """As AMRMClientImpl.decResourceRequest: a withdrawn ask is sent with count 0 and its entry is then removed, so
+    an AM whose maps each named another node holds no entry for the maps it has been given."""
+    am = Recording()
+    for i in range(40):
+        am.add_container_request(CAPS[0], 20, nodes=(f"node{i}",), racks=("/r0",))
+    am._allocate()
+    assert len(am._asks) == 42  # 40 nodes, the rack and ANY
+    for i in range(40):
+        am._match(container(100 + i, f"node{i}", 20))
+    am._allocate()
+    assert len(am.sent[-1].ask) == 42 and {r.num_containers for r in am.sent[-1].ask} == {0}
+    assert am._asks == {} and am._tables == {}
 
 
 def _shuffled_entries(rng: random.Random, shapes: list[tuple[int, int, str, int, int]], n: int) -> list[list[Any]]:

@@ -148,13 +148,13 @@ def test_preempted_map_is_asked_again_and_completes_in_a_new_container() -> None
     starts: list[int] = []
     am.start_container = lambda c, *, context: starts.append(c.id.container_id)  # type: ignore[method-assign]
     am._next_phase()
-    take_changed(am._changed)
+    take_changed(am._changed, am._tables)
     am._changed = []
     am.on_allocate_response(AllocateResponse(response_id=1, allocated_containers=(container(2, "node0", 20),)))
-    take_changed(am._changed)
+    take_changed(am._changed, am._tables)
     am._changed = []
     am.on_allocate_response(AllocateResponse(response_id=2, completed_container_statuses=(status(2, PREEMPTED),)))
-    asks = {(a.resource_name, a.priority.priority, a.num_containers) for a in take_changed(am._changed)}
+    asks = {(a.resource_name, a.priority.priority, a.num_containers) for a in take_changed(am._changed, am._tables)}
     assert asks == {("node0", 20, 1), ("/r", 20, 1), ("*", 20, 1)}
     assert (am.preempted_task_attempts, am.failed_task_attempts, len(am.pending)) == (1, 0, 1)
     am.on_allocate_response(AllocateResponse(response_id=3, allocated_containers=(container(3, "node0", 20),)))

@@ -425,7 +425,7 @@ class ApplicationMaster(AMRMClient, NMClient, AMResync):
         changed = self._changed
         if changed:
             self._changed = []
-            asks = take_changed(changed)  # in their send order (actors/_asktable.py)
+            asks = take_changed(changed, self._tables)  # in their send order (actors/_asktable.py)
         else:
             asks = ()
         release, self._release = tuple(self._release), []

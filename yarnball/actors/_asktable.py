@@ -6,8 +6,12 @@ without its resource name (``AskSpec``: priority, execution type's value, memory
 name -> entry, one tuple lookup per request and then str lookups (cached hashes). Each entry is a list
 ``[count, relax_locality, capability, sort key, changed]``: the sort key is the ask's send order (priority, request
 id, not ANY, name, type's value, memory, vcores), built once with the entry; ``changed`` marks an entry already in
-the AM's list of changed entries (sent at the next allocate, each once). Entries are never removed: a withdrawn ask
-is sent with count 0, as Hadoop's.
+the AM's list of changed entries (sent at the next allocate, each once). A withdrawn ask is sent with count 0, and
+an entry whose count is 0 leaves the table once sent, as Hadoop's (``AMRMClientImpl.decResourceRequest`` sends it
+and removes it from ``remoteRequestsTable``; removing it at its send, not at its decrement, sends the same asks:
+Hadoop's later add for the name makes a new entry that replaces the withdrawn one in the ask set). No outstanding
+request names a removed entry: each adds 1 to its entries and its withdrawal takes 1, and a request that is not
+outstanding takes from a priority only when nothing was ever asked at it (actors/_amtasks.py ``remove_request``).
 """
 
 from __future__ import annotations
@@ -143,14 +147,29 @@ def sort_changed(changed: list[list[Any]]) -> None:
     changed[:] = anywhere + named
 
 
-def take_changed(changed: list[list[Any]]) -> tuple[ResourceRequest, ...]:
-    """The ResourceRequests of the changed entries in their send order; they are no longer changed."""
+def take_changed(changed: list[list[Any]], tables: dict[AskSpec, dict[str, list[Any]]]) -> tuple[ResourceRequest, ...]:
+    """The ResourceRequests of the changed entries in their send order; they are no longer changed, and those with
+    count 0 leave ``tables`` (``remoteRequestsTable.remove``)."""
     sort_changed(changed)
     out: list[ResourceRequest] = []
     for entry in changed:
         entry[4] = False
         out.append(entry_request(entry))
+        if entry[0] == 0:
+            _remove_entry(tables, entry)
     return tuple(out)
+
+
+def _remove_entry(tables: dict[AskSpec, dict[str, list[Any]]], entry: list[Any]) -> None:
+    """Take a sent entry of count 0 out of ``tables`` (its spec's table too, once empty)."""
+    sort_key: tuple[Any, ...] = entry[3]  # (priority, request id, not ANY, name, type's value, memory, vcores)
+    spec: AskSpec = (sort_key[0], sort_key[4], sort_key[5], sort_key[6], sort_key[1])
+    table = tables.get(spec)
+    name: str = sort_key[3]
+    if table is not None and table.get(name) is entry:
+        del table[name]
+        if not table:
+            del tables[spec]
 
 
 def entry_request(entry: list[Any]) -> ResourceRequest:
