@@ -342,3 +342,21 @@ def test_tasks_of_makes_what_each_spec_makes_task_by_task() -> None:
             s.priority, s.resource, s.allocation_request_id, s.execution_type, 0
         )
     assert len({id(t) for t in tasks}) == len(tasks)  # each task its own record (attempts are counted per task)
+
+
+def test_tasks_and_requests_naming_one_host_share_their_keys_and_rack() -> None:
+    """Tasks of different AMs naming one host (and rack) at one priority share their (priority, host) keys and their
+    racks tuple, and so do the requests' index entries: an AM holds no tuple of its own per map it waits for."""
+    decoded = [TaskSpec(1, 1000, 20, "map", RES, hosts=("".join(["node", "7"]),), rack="".join(["/r", "1"]))
+               for _ in range(2)]  # fmt: skip
+    assert decoded[0].hosts is not decoded[1].hosts and decoded[0].rack is not decoded[1].rack
+    first, second = (SlsTask(s) for s in decoded)
+    assert first.keys == ((20, "node7"),) and first.racks == ("/r1",)
+    assert second.keys is first.keys and second.racks is first.racks
+    assert SlsTask(spec(("node7",), priority=10)).keys == ((10, "node7"),)
+    ams = [MRAppMaster(name=f"m{i}", tasks=(decoded[i],)) for i in range(2)]
+    for am in ams:
+        am.attempt_id = ATTEMPT
+        am._next_phase()
+    (key_a,), (key_b,) = (am._node_requests for am in ams)
+    assert key_a == (20, "node7") and key_a is key_b is first.keys[0]

@@ -27,6 +27,15 @@ from yarnball.protocols import ANY, Container, ExecutionType, Resource
 TaskKey = tuple[int, str]
 _ANY: Final = ANY  # a C static when compiled (a module global is a dict lookup per use)
 
+# One host's task keys by priority (``((priority, host),)``, whose one item is also the (priority, node) key of
+# ``_node_requests``) and a rack's ``(rack,)``, made once and shared by every task and request naming them: a map
+# names one node, and an AM holds one of each per map it has not finished (~200 bytes a map when each made its
+# own). Values, not identities, are what the AM compares, so a cache cleared when it grows past
+# _SHARED_MAX hosts or racks (a process running clusters of ever new host names) changes nothing but sharing.
+_HOST_KEYS: Final[dict[str, dict[int, tuple[Any, ...]]]] = {}
+_RACKS: Final[dict[str, tuple[str, ...]]] = {}
+_SHARED_MAX: Final = 1_000_000
+
 __all__ = [
     "ContainerRequest",
     "RunQueue",
@@ -41,7 +50,6 @@ __all__ = [
     "task_keys",
     "tasks_of",
 ]
-
 
 
 class RunQueue:
@@ -181,7 +189,7 @@ class SlsTask:
     etype: ExecutionType
     rid: int
     prio: int
-    keys: tuple[TaskKey, ...]
+    keys: tuple[Any, ...]  # (TaskKey items: Any, so that compiled code passes the shared objects on)
     nodes: tuple[str, ...]
     racks: tuple[str, ...]
 
@@ -209,7 +217,7 @@ class SlsTask:
         # the hosts without empty names (usually all are named: then the tuple itself)
         nodes = hosts if all(hosts) else tuple([h for h in hosts if h])
         self.nodes = nodes
-        self.racks = (rack,) if rack and nodes else ()
+        self.racks = _rack_tuple(rack) if rack and nodes else ()
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Pickled by its spec and attempts (see ContainerRequest.__reduce__); the rest follows from the spec.
@@ -253,12 +261,11 @@ def _rebuilt_task(spec: Any, attempts: int) -> SlsTask:
     return task
 
 
-
 # -- the ApplicationMaster's outstanding requests ------------------------------------------------------------------
 def add_request(
     outstanding: dict[int, RunQueue],
     noded: dict[int, int],
-    node_requests: dict[tuple[int, str], list[ContainerRequest]],
+    node_requests: dict[Any, list[ContainerRequest]],
     tables: dict[AskSpec, dict[str, list[Any]]],
     changed: list[list[Any]],
     request: ContainerRequest,
@@ -275,10 +282,10 @@ def add_request(
         repeated = (request,) * count
         noded[priority] = noded.get(priority, 0) + count
         for node in distinct(nodes):
-            key = (priority, node)
-            named = node_requests.get(key)
+            named = node_requests.get((priority, node))
             if named is None:
-                node_requests[key] = list(repeated)
+                shared: tuple[Any, ...] = _host_keys(priority, node)
+                node_requests[shared[0]] = list(repeated)  # (the key kept: a shared one)
             else:
                 named.extend(repeated)
     cap = request.capability
@@ -291,7 +298,7 @@ def add_request(
 def remove_request(
     outstanding: dict[int, RunQueue],
     noded: dict[int, int],
-    node_requests: dict[tuple[int, str], list[ContainerRequest]],
+    node_requests: dict[Any, list[ContainerRequest]],
     tables: dict[AskSpec, dict[str, list[Any]]],
     changed: list[list[Any]],
     request: ContainerRequest,
@@ -345,7 +352,7 @@ def pick(queue: Iterable[ContainerRequest], host: str, etype: ExecutionType | No
 def choose_request(
     outstanding: dict[int, RunQueue],
     noded: dict[int, int],
-    node_requests: dict[tuple[int, str], list[ContainerRequest]],
+    node_requests: dict[Any, list[ContainerRequest]],
     container: Container,
 ) -> ContainerRequest | None:
     """The oldest outstanding request ``container`` satisfies (node, then rack, then any), None when there is none
@@ -381,7 +388,7 @@ def choose_request(
 def match_containers(
     outstanding: dict[int, RunQueue],
     noded: dict[int, int],
-    node_requests: dict[tuple[int, str], list[ContainerRequest]],
+    node_requests: dict[Any, list[ContainerRequest]],
     tables: dict[AskSpec, dict[str, list[Any]]],
     changed: list[list[Any]],
     containers: tuple[Container, ...],
@@ -394,16 +401,45 @@ def match_containers(
 
 
 # -- the SLS AM's pending tasks --------------------------------------------------------------------------------------
-def task_keys(priority: int, hosts: tuple[str, ...]) -> tuple[TaskKey, ...]:
-    """The ``(priority, host)`` keys of a task's named hosts (empty names left out), without repeats, in order."""
+def task_keys(priority: int, hosts: tuple[str, ...]) -> tuple[Any, ...]:
+    """The ``(priority, host)`` keys (TaskKey) of a task's named hosts (empty names left out), without repeats, in
+    order."""
     if len(hosts) == 1:  # (the usual task: one host)
         host = hosts[0]
-        return ((priority, host),) if host else ()
+        return _host_keys(priority, host) if host else ()
     return tuple((priority, host) for host in distinct(hosts) if host)
 
 
+def _host_keys(priority: int, host: str) -> tuple[Any, ...]:
+    """``((priority, host),)``, shared (see _HOST_KEYS). Typed ``tuple[Any, ...]``: a fixed-length tuple type would
+    have compiled code unbox its item and box a new one wherever it is stored."""
+    by_priority = _HOST_KEYS.get(host)
+    if by_priority is None:
+        if len(_HOST_KEYS) >= _SHARED_MAX:
+            _HOST_KEYS.clear()
+        by_priority = _HOST_KEYS[host] = {}
+    keys = by_priority.get(priority)
+    if keys is None:
+        made: tuple[Any, ...] = ((priority, host),)  # (boxed once: a chained assignment would box it twice)
+        by_priority[priority] = made
+        return made
+    return keys
+
+
+def _rack_tuple(rack: str) -> tuple[str, ...]:
+    """``(rack,)``, shared (see _HOST_KEYS)."""
+    racks = _RACKS.get(rack)
+    if racks is None:
+        if len(_RACKS) >= _SHARED_MAX:
+            _RACKS.clear()
+        made: tuple[str, ...] = (rack,)
+        _RACKS[rack] = made
+        return made
+    return racks
+
+
 def take_tasks(
-    pending: RunQueue, by_host: dict[TaskKey, list[SlsTask]], containers: tuple[Container, ...]
+    pending: RunQueue, by_host: dict[Any, list[SlsTask]], containers: tuple[Container, ...]
 ) -> list[SlsTask | None]:
     """The task each container is for, in turn (None: no pending task of its priority), taken out of ``pending``.
 
@@ -434,10 +470,10 @@ def take_tasks(
 
 def request_tasks(
     pending: RunQueue,
-    by_host: dict[TaskKey, list[SlsTask]],
+    by_host: dict[Any, list[SlsTask]],
     outstanding: dict[int, RunQueue],
     noded: dict[int, int],
-    node_requests: dict[tuple[int, str], list[ContainerRequest]],
+    node_requests: dict[Any, list[ContainerRequest]],
     tables: dict[AskSpec, dict[str, list[Any]]],
     changed: list[list[Any]],
     tasks: list[SlsTask],
