@@ -16,8 +16,10 @@ between two slices, at whether the run is stuck:
   the maximum allocation: the dispatcher's ``refused_asks``) and it has asked nothing since, or when its AM waits
   for container requests it has sent (nothing left to send) that the scheduler no longer holds: the scheduler keeps
   one ask per priority and resource name (Hadoop's AppSchedulingInfo), so asks that differ only in execution type
-  replace each other there, and without opportunistic allocation nothing else holds them; any other attempt
-  without a pending ask has something on its way;
+  replace each other there, and without opportunistic allocation nothing else holds them (with it, the RM's
+  opportunistic allocator holds the OPPORTUNISTIC ones: a whole slice in which it allocated nothing while nothing
+  ran, as below, says it never will, as when no NodeManager queues one); any other attempt without a pending ask
+  has something on its way;
 - when AM containers are live, an unfinished application whose asks would fit is waiting behind the blocked ones
   (the AM room they hold, a user limit their asks exhaust), provided one at least is blocked and nothing was
   allocated in the slice;
