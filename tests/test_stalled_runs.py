@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from yarnball import Cluster
+from yarnball import ApplicationMaster, Cluster
 from yarnball.launcher import cli
 from yarnball.launcher._embedded import EmbeddedBackend
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_jobs, synthetic_nodes, task_spec
-from yarnball.protocols import ExecutionType, YarnApplicationState
+from yarnball.protocols import ExecutionType, Resource, YarnApplicationState
 
 ROOT = Path(__file__).resolve().parent.parent
 TRACE = ROOT / "examples" / "traces" / "sample-sls.json"
@@ -208,3 +208,44 @@ def test_a_synthetic_trace_with_opportunistic_maps_runs_to_the_end_without_oppor
     cluster.run()
     assert cluster.stalled is None
     assert [a.state for a in cluster.applications] == [YarnApplicationState.FINISHED] * 12
+
+
+class StrictAM(ApplicationMaster):
+    """A user's AM that asks for one container on ``node0`` only (relax_locality false), naming ``racks``."""
+
+    def __init__(self, racks: tuple[str, ...]) -> None:
+        super().__init__(name="strict")
+        self.racks = racks
+
+    def on_registered(self, response: Any) -> None:
+        self.add_container_request(
+            Resource(1024, 1), priority=1, nodes=("node0",), racks=self.racks, relax_locality=False
+        )
+
+    def on_containers_allocated(self, containers: tuple[Any, ...]) -> None:
+        for c in containers:
+            self.start_container(c, duration_ms=10_000)
+
+    def on_containers_completed(self, statuses: tuple[Any, ...]) -> None:
+        self.finish()
+
+
+@pytest.mark.parametrize("racks", [(), ("/rack0",)])
+def test_a_strict_ask_no_node_can_take_stalls_and_names_what_it_asks_for(racks: tuple[str, ...]) -> None:
+    """A node-local ask that does not relax locality goes on its node only with an ask for the node's rack too
+    (RegularContainerAllocator.canAssign; Hadoop's AMRMClient adds the rack itself with its RackResolver). Without
+    one no node can ever take it: the run stops and names the node asked for. With it the job finishes."""
+    workload = WorkloadBuilder().nodes(2, memory_mb=8192, vcores=8).build()
+    assert {n.rack for n in workload.nodes} == {"/rack0"}
+    cluster = Cluster({}, workload.nodes, seed=1)
+    cluster.submit(StrictAM(racks))
+    cluster.run()
+    if racks:
+        assert cluster.stalled is None
+        assert [a.state for a in cluster.applications] == [YarnApplicationState.FINISHED]
+    else:
+        assert cluster.stalled is not None
+        assert "asks for 1 x <memory:1024, vCores:1> at priority 1 only on node0, but no node can take it" in (
+            cluster.stalled
+        )
+        assert [a.state for a in cluster.applications] == [YarnApplicationState.RUNNING]

@@ -74,7 +74,12 @@ class AMRMClient(Actor):
         request_id: int = -1,
         count: int = 1,
     ) -> None:
-        """Ask for ``count`` containers of ``capability`` at ``priority`` (lower number = more important)."""
+        """Ask for ``count`` containers of ``capability`` at ``priority`` (lower number = more important).
+
+        A request naming ``nodes`` should name their ``racks`` too: Hadoop's AMRMClient adds them itself (its
+        RackResolver), this one does not, and a scheduler gives a container node-locally only when the node's rack
+        is asked for as well. With ``relax_locality=False`` a request without its racks is never given (a run
+        stops with a stall that names it)."""
         if count <= 0:
             return
         request = ContainerRequest(capability, priority, nodes, racks, relax_locality, execution_type, request_id)

@@ -11,7 +11,10 @@ between two slices, at whether the run is stuck:
 - every submitted application has been submitted (a job waiting for its submit time is progress to come);
 - every unfinished application has an attempt whose every pending ask is larger than the largest node of the
   cluster (every node ever defined, registered or not, labels ignored), or than its leaf queue could ever hold
-  (``abs_max`` of the whole cluster; memory always, vcores under the DominantResourceCalculator);
+  (``abs_max`` of the whole cluster; memory always, vcores under the DominantResourceCalculator), or does not relax
+  locality to ``*`` and names no place a scheduler would put it (a node whose host and rack both have an ask, or
+  whose rack has one that relaxes locality: Hadoop's ``RegularContainerAllocator.canAssign``, which a node-local ask
+  without one for its rack never passes);
 - an attempt whose AM runs and that has no pending ask is blocked when the RM refused its last asks (larger than
   the maximum allocation: the dispatcher's ``refused_asks``) and it has asked nothing since, or when its AM waits
   for container requests it has sent (nothing left to send) that the scheduler no longer holds: the scheduler keeps
@@ -104,6 +107,7 @@ class StallWatch:
         total_m = sum(r.memory_mb for r in specs)
         total_v = sum(r.vcores for r in specs)
         labelled = any(nm.labels for nm in cluster.node_managers.values())
+        places = [(nm.node_id.host, nm.rack) for nm in cluster.node_managers.values()]
         node_m, node_v = max(r.memory_mb for r in specs), max(r.vcores for r in specs)
         state: list[Any] = [tuple(sorted(map(str, holders))), rm.counters["containers_allocated"]]
         first: tuple[Any, ...] | None = None
@@ -115,13 +119,13 @@ class StallWatch:
                 return None  # an attempt on its way
             holder = attempt.attempt_id in holders
             asks = [
-                (ka.cap_m, ka.cap_v, ka.any_count, f"at priority {ka.priority.priority}", ka.key)
+                (ka.cap_m, ka.cap_v, ka.any_count, f"at priority {ka.priority.priority}", ka.key, _strict(ka, places))
                 for ka in attempt.keys.values()
                 if ka.any_count > 0
             ]
             if not asks and not attempt.am_running:
                 # the AM container, whose ask the scheduler refused (an invalid_resource_request warning)
-                asks = [(attempt.am_m, attempt.am_v, 1, "for its AM container", None)]
+                asks = [(attempt.am_m, attempt.am_v, 1, "for its AM container", None, None)]
             if not asks:
                 error = refused.get(attempt.attempt_id) if holder else None
                 if error is not None:
@@ -146,14 +150,16 @@ class StallWatch:
             queue_m, queue_v = queue_max.memory_mb, queue_max.vcores
             fits = False
             mine: tuple[Any, ...] | None = None
-            for memory, vcores, count, what, key in asks:
+            for memory, vcores, count, what, key, strict in asks:
                 too_big_for_node = memory > node_m or (self.drf and vcores > node_v)
                 too_big_for_queue = not labelled and (memory > queue_m or (self.drf and vcores > queue_v))
-                state.append((attempt.attempt_id, key, memory, vcores, count))
-                if not (too_big_for_node or too_big_for_queue):
+                state.append((attempt.attempt_id, key, memory, vcores, count, strict))
+                if not (too_big_for_node or too_big_for_queue or strict):
                     fits = True  # it fits somewhere, some day
                 elif mine is None:
-                    mine = (app, memory, vcores, count, what, queue, queue_m, queue_v, too_big_for_node)
+                    bound = "strict" if strict and not (too_big_for_node or too_big_for_queue) else too_big_for_node
+                    what = f"{what} only on {strict}" if bound == "strict" else what
+                    mine = (app, memory, vcores, count, what, queue, queue_m, queue_v, bound)
             if not fits:
                 blocked += 1
                 if first is None:
@@ -173,11 +179,15 @@ class StallWatch:
         else:
             app, memory, vcores, count, what, queue, queue_m, queue_v, node_bound = first
             host = next(h for h, nm in cluster.node_managers.items() if nm.resource is largest)
-            limit = (
-                f"the largest node, {host}, has {_resource(largest.memory_mb, largest.vcores)}"
-                if node_bound
-                else f"queue {queue} may hold at most {_resource(queue_m, queue_v)}"
-            )
+            if node_bound == "strict":
+                limit = (
+                    "no node can take it: a container goes on a node only with an ask for the node's rack "
+                    "(RegularContainerAllocator.canAssign), and the ask for * does not relax locality"
+                )
+            elif node_bound:
+                limit = f"the largest node, {host}, has {_resource(largest.memory_mb, largest.vcores)}"
+            else:
+                limit = f"queue {queue} may hold at most {_resource(queue_m, queue_v)}"
             detail = f"{app.id} (queue {queue}) asks for {count} x {_resource(memory, vcores)} {what}, but {limit}"
         others = blocked - 1
         notes = [f"{others} other application{'s' if others != 1 else ''} blocked alike"] if others else []
@@ -212,6 +222,24 @@ def _unheld(waits: dict[tuple[int, ExecutionType], int], opportunistic: bool, co
     if any(etype is ExecutionType.OPPORTUNISTIC for _, etype in waits) and conf.get_int(key) <= 0:
         why = f" ({key} is {conf.get_int(key)}: no NodeManager queues an OPPORTUNISTIC container)"
     return f"{head} that nothing allocated for a whole check interval while nothing else ran{why}"
+
+
+def _strict(ka: Any, places: list[tuple[str, str]]) -> str | None:
+    """What a pending ask that does not relax locality to ``*`` names, when no node of ``places`` (host, rack) can
+    ever take it; else None. As the CapacityScheduler places it (policies/capacity/_allocator.py): node-locally on a
+    node whose host and rack both have an outstanding ask, rack-locally on a node whose rack has an outstanding ask
+    that relaxes locality."""
+    if ka.any_relax:
+        return None
+    names: dict[str, Any] = ka.names
+    for host, rack in places:
+        rack_ask = names.get(rack)
+        if rack_ask is not None and rack_ask[0] > 0:
+            host_ask = names.get(host)
+            if rack_ask[1] or (host_ask is not None and host_ask[0] > 0):
+                return None
+    named = sorted(name for name, ask in names.items() if ask[0] > 0)
+    return ", ".join(named) if named else "no node or rack"
 
 
 def _am_holders(cluster: Any) -> set[Any] | None:
