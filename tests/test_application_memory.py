@@ -17,9 +17,14 @@ from yarnball.actors._slsam import MRAppMaster
 from yarnball.launcher import Cluster
 from yarnball.launcher.workloads import JobSpec, synthetic_jobs, synthetic_nodes
 from yarnball.launcher.workloads._packed import PackedTasks, TaskValues
+from yarnball.protocols import ContainerId
 
 OPTIONS: dict[str, Any] = {
-    "maps": (5, 10), "reduces": (0, 2), "map_ms": (1_000, 9_000), "reduce_ms": (1_000, 6_000), "load": 1.0
+    "maps": (5, 10),
+    "reduces": (0, 2),
+    "map_ms": (1_000, 9_000),
+    "reduce_ms": (1_000, 6_000),
+    "load": 1.0,
 }
 
 
@@ -114,3 +119,24 @@ def test_a_waiting_application_holds_a_few_kilobytes() -> None:
     waiting = sum(1 for app in cluster.rm.apps.values() if app.state.value == "ACCEPTED")
     assert len(cluster.rm.apps) == 300 and waiting >= 290
     assert used / len(cluster.rm.apps) < 12_000, used / len(cluster.rm.apps)
+
+
+def test_scheduler_attempts_share_their_empty_preemption_marks_and_blacklist() -> None:
+    """A waiting attempt holds no set of its own for its preemption marks or its AM's blacklist (216 bytes each):
+    all share one empty frozenset until the first mark or addition, which makes the attempt's own set."""
+    nodes = synthetic_nodes(2)
+    cluster = Cluster({}, nodes, seed=1)
+    cluster.submit_jobs(_many_jobs(6, nodes))
+    cluster.run(until_ms=20_000)
+    attempts = [app.attempt for app in cluster.scheduler.applications.values() if app.attempt is not None]
+    assert len(attempts) == 6
+    first, second = attempts[0], attempts[1]
+    assert first.preempt is second.preempt is first.blacklist and not first.preempt
+    cid = next(iter(first.live), None) or ContainerId(first.attempt_id, 99)
+    first.mark_preempted(cid)
+    first.update_blacklist(["node0"], [])
+    assert set(first.preempt) == {cid} and set(first.blacklist) == {"node0"}
+    assert not second.preempt and not second.blacklist and second.preempt is second.blacklist
+    first.clear_preempted()
+    first.update_blacklist([], ["node0"])
+    assert not first.preempt and not first.blacklist

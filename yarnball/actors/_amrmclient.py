@@ -49,8 +49,8 @@ class AMRMClient(Actor):
 
     def _new_request_state(self) -> None:
         """AMRMClient's requests, empty (a new attempt, or the process gone: :meth:`_exited`)."""
-        # AMRMClientImpl's remoteRequestsTable as plain data: AskSpec -> name -> entry (see AskSpec); entries are
-        # never removed (a withdrawn ask is sent with count 0, as Hadoop's).
+        # AMRMClientImpl's remoteRequestsTable as plain data: AskSpec -> name -> entry (see AskSpec); a withdrawn
+        # ask is sent with count 0, and its entry then leaves the table, as Hadoop's (actors/_asktable.py).
         self._tables: dict[AskSpec, dict[str, list[Any]]] = {}
         self._changed: list[list[Any]] = []  # the entries changed since the last allocate, each once
         self._outstanding: dict[int, RunQueue] = {}  # priority -> requests, oldest first (actors/_amtasks.py)

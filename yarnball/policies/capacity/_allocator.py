@@ -464,7 +464,7 @@ def release_container(ctx: SchedulerContext, rmc: RMContainer) -> None:
     app.used_m -= rmc.mem
     app.used_v -= rmc.vc
     if app.preempt:
-        app.preempt.discard(cid)
+        app.unmark_preempted(cid)
     ctx.containers.pop(cid, None)
     # charge(-resource) and the container count, in one walk up the queues
     mem, vc = rmc.mem, rmc.vc

@@ -195,7 +195,7 @@ class FSAppAttempt:
         if rmc.cid not in self.containers_to_be_preempted:
             self.containers_to_be_preempted[rmc.cid] = rmc
             self.resources_to_be_preempted = self.resources_to_be_preempted + Resource(rmc.mem, rmc.vc)
-            self.attempt.preempt.add(rmc.cid)
+            self.attempt.mark_preempted(rmc.cid)
 
     def untrack_container_for_preemption(self, rmc: RMContainer) -> None:
         """``untrackContainerForPreemption`` (the container completed)."""

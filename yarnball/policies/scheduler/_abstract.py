@@ -425,7 +425,7 @@ class AbstractYarnScheduler:
         attempt = self.attempts.get(e.application_attempt_id)
         cid = e.container.id
         if attempt is not None and cid in attempt.live:
-            attempt.preempt.add(cid)
+            attempt.mark_preempted(cid)
 
     def handle_mark_killable(self, e: Any) -> None:
         # Lazy preemption is not modelled: a killable container is killed at once (PREEMPTED_CONTAINER).
@@ -565,7 +565,7 @@ class AbstractYarnScheduler:
         if app.preempt:
             if _appscheduling.has_live_mark(app):
                 return None
-            app.preempt.clear()
+            app.clear_preempted()
         return self.headroom_of(app)
 
 

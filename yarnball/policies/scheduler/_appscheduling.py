@@ -107,7 +107,7 @@ def pull(
         completed = ()
     if app.preempt:
         preempt = _live_marks(app)
-        app.preempt.clear()  # FiCaSchedulerApp.getAllocation: each mark reaches the AM once (containersToPreempt)
+        app.clear_preempted()  # FiCaSchedulerApp.getAllocation: each mark reaches the AM once (containersToPreempt)
     else:
         preempt = _NO_PREEMPT
     return Allocation(
