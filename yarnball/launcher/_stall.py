@@ -52,6 +52,13 @@ __all__ = ["CHECK_INTERVAL_MS", "StallWatch", "can_stall_check"]
 CHECK_INTERVAL_MS: Final = 60_000.0
 
 
+#: Why an ask that does not relax locality and names no place a scheduler would put it is never given.
+_NO_PLACE: Final = (
+    "but no node can take it: a container goes on a node only with an ask for the node's rack "
+    "(RegularContainerAllocator.canAssign), and the ask for * does not relax locality"
+)
+
+
 def _resource(memory: int, vcores: int) -> str:
     """Hadoop's ``Resource.toString``."""
     return f"<memory:{memory}, vCores:{vcores}>"
@@ -156,10 +163,14 @@ class StallWatch:
                 state.append((attempt.attempt_id, key, memory, vcores, count, strict))
                 if not (too_big_for_node or too_big_for_queue or strict):
                     fits = True  # it fits somewhere, some day
-                elif mine is None:
-                    bound = "strict" if strict and not (too_big_for_node or too_big_for_queue) else too_big_for_node
-                    what = f"{what} only on {strict}" if bound == "strict" else what
-                    mine = (app, memory, vcores, count, what, queue, queue_m, queue_v, bound)
+                elif mine is None and (too_big_for_node or too_big_for_queue):
+                    mine = (app, memory, vcores, count, what, queue, queue_m, queue_v, too_big_for_node)
+                elif mine is None:  # it fits, but no node can take it where it asks
+                    mine = (
+                        app,
+                        queue,
+                        f"asks for {count} x {_resource(memory, vcores)} {what} only on {strict}, {_NO_PLACE}",
+                    )
             if not fits:
                 blocked += 1
                 if first is None:
@@ -179,15 +190,11 @@ class StallWatch:
         else:
             app, memory, vcores, count, what, queue, queue_m, queue_v, node_bound = first
             host = next(h for h, nm in cluster.node_managers.items() if nm.resource is largest)
-            if node_bound == "strict":
-                limit = (
-                    "no node can take it: a container goes on a node only with an ask for the node's rack "
-                    "(RegularContainerAllocator.canAssign), and the ask for * does not relax locality"
-                )
-            elif node_bound:
-                limit = f"the largest node, {host}, has {_resource(largest.memory_mb, largest.vcores)}"
-            else:
-                limit = f"queue {queue} may hold at most {_resource(queue_m, queue_v)}"
+            limit = (
+                f"the largest node, {host}, has {_resource(largest.memory_mb, largest.vcores)}"
+                if node_bound
+                else f"queue {queue} may hold at most {_resource(queue_m, queue_v)}"
+            )
             detail = f"{app.id} (queue {queue}) asks for {count} x {_resource(memory, vcores)} {what}, but {limit}"
         others = blocked - 1
         notes = [f"{others} other application{'s' if others != 1 else ''} blocked alike"] if others else []
