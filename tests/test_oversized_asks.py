@@ -9,10 +9,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from am_helpers import OneContainerAM
+
 # every run here stops within a simulated day, or fails (the autouse fixture of the stall tests)
 from test_stalled_runs import _fails_after_a_day  # noqa: F401
 
-from yarnball import ApplicationMaster, Cluster
+from yarnball import Cluster
 from yarnball.launcher import cli
 from yarnball.launcher._outputs import MetricsRecorder, build_summary
 from yarnball.launcher._simulate import run_status
@@ -96,7 +98,7 @@ def test_a_reduce_larger_than_the_maximum_kills_the_job_before_any_map_runs() ->
     assert cluster.stalled is None
 
 
-class OversizedAM(ApplicationMaster):
+class OversizedAM(OneContainerAM):
     """A user's AM that asks for one container of ``ask`` and runs it, without reading the register response."""
 
     def __init__(self, ask: Resource, **kw: Any) -> None:
@@ -105,13 +107,6 @@ class OversizedAM(ApplicationMaster):
 
     def on_registered(self, response: Any) -> None:
         self.add_container_request(self.ask, priority=1)
-
-    def on_containers_allocated(self, containers: tuple[Any, ...]) -> None:
-        for c in containers:
-            self.start_container(c, duration_ms=10_000)
-
-    def on_containers_completed(self, statuses: tuple[Any, ...]) -> None:
-        self.finish()
 
 
 def _run_status(cluster: Cluster) -> tuple[int, str | None]:
@@ -149,7 +144,7 @@ def test_a_user_am_whose_ask_fits_no_node_stops_the_run_by_the_stall_rule() -> N
     )
 
 
-class PatientAM(ApplicationMaster):
+class PatientAM(OneContainerAM):
     """A user's AM that holds only its AM container for ``wait_ms``, then asks for a container that fits."""
 
     def __init__(self, wait_ms: float, **kw: Any) -> None:
@@ -158,13 +153,6 @@ class PatientAM(ApplicationMaster):
 
     def on_registered(self, response: Any) -> None:
         self.after(self.wait_ms, lambda: self.add_container_request(Resource(1024, 1), priority=1))
-
-    def on_containers_allocated(self, containers: tuple[Any, ...]) -> None:
-        for c in containers:
-            self.start_container(c, duration_ms=10_000)
-
-    def on_containers_completed(self, statuses: tuple[Any, ...]) -> None:
-        self.finish()
 
 
 def test_slow_runs_are_not_stopped() -> None:

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from am_helpers import OneContainerAM
 
-from yarnball import ApplicationMaster, Cluster
+from yarnball import Cluster
 from yarnball.launcher import cli
 from yarnball.launcher._embedded import EmbeddedBackend
 from yarnball.launcher.workloads import WorkloadBuilder, synthetic_jobs, synthetic_nodes, task_spec
@@ -210,7 +211,7 @@ def test_a_synthetic_trace_with_opportunistic_maps_runs_to_the_end_without_oppor
     assert [a.state for a in cluster.applications] == [YarnApplicationState.FINISHED] * 12
 
 
-class StrictAM(ApplicationMaster):
+class StrictAM(OneContainerAM):
     """A user's AM that asks for one container on ``node0`` only (relax_locality false), naming ``racks``."""
 
     def __init__(self, racks: tuple[str, ...]) -> None:
@@ -221,13 +222,6 @@ class StrictAM(ApplicationMaster):
         self.add_container_request(
             Resource(1024, 1), priority=1, nodes=("node0",), racks=self.racks, relax_locality=False
         )
-
-    def on_containers_allocated(self, containers: tuple[Any, ...]) -> None:
-        for c in containers:
-            self.start_container(c, duration_ms=10_000)
-
-    def on_containers_completed(self, statuses: tuple[Any, ...]) -> None:
-        self.finish()
 
 
 @pytest.mark.parametrize("racks", [(), ("/rack0",)])
