@@ -110,14 +110,17 @@ class StallWatch:
         masters = {am.attempt_id: am for am in cluster.masters}
         scheduler = cluster.scheduler
         specs = [nm.resource for nm in cluster.node_managers.values()]
-        largest = max(specs, key=lambda r: (r.memory_mb, r.vcores))
+        largest_host, largest = max(
+            ((host, nm.resource) for host, nm in cluster.node_managers.items()),
+            key=lambda hr: (hr[1].memory_mb, hr[1].vcores),
+        )
         total_m = sum(r.memory_mb for r in specs)
         total_v = sum(r.vcores for r in specs)
         labelled = any(nm.labels for nm in cluster.node_managers.values())
         places = [(nm.node_id.host, nm.rack) for nm in cluster.node_managers.values()]
         node_m, node_v = max(r.memory_mb for r in specs), max(r.vcores for r in specs)
         state: list[Any] = [tuple(sorted(map(str, holders))), rm.counters["containers_allocated"]]
-        first: tuple[Any, ...] | None = None
+        first: tuple[Any, str, str] | None = None  # the first blocked application, its queue and what blocks it
         blocked = waiting = 0
         for app in unfinished:
             sched_app = scheduler.applications.get(app.id)
@@ -156,25 +159,26 @@ class StallWatch:
             queue_max = scheduler.queue_max_resource_of(attempt, Resource(total_m, total_v))
             queue_m, queue_v = queue_max.memory_mb, queue_max.vcores
             fits = False
-            mine: tuple[Any, ...] | None = None
+            mine: str | None = None  # its first ask never given, and why (only while no application is named)
             for memory, vcores, count, what, key, strict in asks:
                 too_big_for_node = memory > node_m or (self.drf and vcores > node_v)
                 too_big_for_queue = not labelled and (memory > queue_m or (self.drf and vcores > queue_v))
                 state.append((attempt.attempt_id, key, memory, vcores, count, strict))
                 if not (too_big_for_node or too_big_for_queue or strict):
                     fits = True  # it fits somewhere, some day
-                elif mine is None and (too_big_for_node or too_big_for_queue):
-                    mine = (app, memory, vcores, count, what, queue, queue_m, queue_v, too_big_for_node)
-                elif mine is None:  # it fits, but no node can take it where it asks
-                    mine = (
-                        app,
-                        queue,
-                        f"asks for {count} x {_resource(memory, vcores)} {what} only on {strict}, {_NO_PLACE}",
-                    )
+                elif mine is None and first is None:
+                    ask = f"asks for {count} x {_resource(memory, vcores)} {what}"
+                    if too_big_for_node:
+                        limit = f"the largest node, {largest_host}, has {_resource(largest.memory_mb, largest.vcores)}"
+                        mine = f"{ask}, but {limit}"
+                    elif too_big_for_queue:
+                        mine = f"{ask}, but queue {queue} may hold at most {_resource(queue_m, queue_v)}"
+                    else:  # it fits, but no node can take it where it asks
+                        mine = f"{ask} only on {strict}, {_NO_PLACE}"
             if not fits:
                 blocked += 1
-                if first is None:
-                    first = mine
+                if first is None and mine is not None:
+                    first = (app, queue, mine)
             elif not holders:
                 return None  # it may get what it asks for
             else:
@@ -184,18 +188,8 @@ class StallWatch:
                 waiting += 1
         if first is None:
             return None  # no application blocked for ever: those waiting wait for something else
-        if len(first) == 3:
-            app, queue, what = first
-            detail = f"{app.id} (queue {queue}) {what}"
-        else:
-            app, memory, vcores, count, what, queue, queue_m, queue_v, node_bound = first
-            host = next(h for h, nm in cluster.node_managers.items() if nm.resource is largest)
-            limit = (
-                f"the largest node, {host}, has {_resource(largest.memory_mb, largest.vcores)}"
-                if node_bound
-                else f"queue {queue} may hold at most {_resource(queue_m, queue_v)}"
-            )
-            detail = f"{app.id} (queue {queue}) asks for {count} x {_resource(memory, vcores)} {what}, but {limit}"
+        app, queue, what = first
+        detail = f"{app.id} (queue {queue}) {what}"
         others = blocked - 1
         notes = [f"{others} other application{'s' if others != 1 else ''} blocked alike"] if others else []
         if waiting:
